@@ -1,0 +1,125 @@
+# luaprof - a Linux profiler with a Lua 5.4 scripting engine.
+#
+#   make            build ./luaprof
+#   make test       build and run the whole test suite (installs deps as root)
+#   make demo       build and profile a bundled workload with a shipped script
+#   make deps       install the Debian/Ubuntu packages the build and tests need
+#   make check-asan the unit and fuzz tests under AddressSanitizer + UBSan
+#   make bench      benchmarks against perf (not part of make test)
+#
+# WERROR=1 turns warnings into errors (CI sets it).
+
+CC      ?= cc
+PKG_CONFIG ?= pkg-config
+BUILD   ?= build
+OPT     ?= -O2
+SAN     ?=
+
+# First Lua 5.4 pkg-config module found: Debian names it lua5.4, others vary.
+LUA_PC = $(firstword $(foreach m,lua5.4 lua-5.4 lua54 lua,$(shell $(PKG_CONFIG) --exists $(m) 2>/dev/null && echo $(m))))
+DEP_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(LUA_PC) libelf libdw libzstd 2>/dev/null)
+DEP_LIBS   = $(shell $(PKG_CONFIG) --libs $(LUA_PC) libdw libelf libzstd 2>/dev/null)
+
+WARN = -Wall -Wextra -Wshadow -Wpointer-arith -Wcast-qual -Wwrite-strings \
+       -Wmissing-prototypes -Wstrict-prototypes -Wmissing-declarations \
+       -Wundef -Wformat=2 -Wvla -Wnull-dereference -Wdouble-promotion \
+       -Wno-missing-field-initializers
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -g $(OPT) $(SAN) $(WARN) -Iinclude -Icore $(DEP_CFLAGS) $(CFLAGS)
+LDLIBS_ALL = $(SAN) $(DEP_LIBS) -lm -ldl $(LDFLAGS)
+
+CORE_SRC = $(sort $(wildcard core/*.c))
+LUA_SRC  = $(sort $(wildcard lua/*.c))
+CORE_OBJ = $(CORE_SRC:%.c=$(BUILD)/%.o)
+LUA_OBJ  = $(LUA_SRC:%.c=$(BUILD)/%.o)
+LIB      = $(BUILD)/libluaprof.a
+UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+PROG_SRC = $(sort $(wildcard tests/progs/*.c))
+PROG_BIN = $(PROG_SRC:tests/progs/%.c=$(BUILD)/progs/%)
+
+.PHONY: all check-deps deps test test-run demo demo-run check-asan bench clean progs units
+
+all: check-deps luaprof
+
+# One line naming the missing package, then stop.
+check-deps:
+	@$(PKG_CONFIG) --version >/dev/null 2>&1 || { echo "luaprof: pkg-config not found: install pkg-config (or run 'make deps' as root)"; exit 1; }
+	@test -n "$(LUA_PC)" || { echo "luaprof: Lua 5.4 not found by pkg-config: install liblua5.4-dev (or run 'make deps' as root)"; exit 1; }
+	@$(PKG_CONFIG) --exists libelf || { echo "luaprof: libelf not found by pkg-config: install libelf-dev (or run 'make deps' as root)"; exit 1; }
+	@$(PKG_CONFIG) --exists libdw || { echo "luaprof: libdw not found by pkg-config: install libdw-dev (or run 'make deps' as root)"; exit 1; }
+	@$(PKG_CONFIG) --exists libzstd || { echo "luaprof: libzstd not found by pkg-config: install libzstd-dev (or run 'make deps' as root)"; exit 1; }
+
+DEB_PKGS = build-essential pkg-config liblua5.4-dev libelf-dev libdw-dev libzstd-dev \
+           linux-perf python3 procps
+
+deps:
+	@if [ "$$(id -u)" != 0 ]; then echo "luaprof: 'make deps' installs packages and must run as root (sudo make deps)"; exit 1; fi
+	@if command -v apt-get >/dev/null; then \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq --no-install-recommends $(DEB_PKGS) >/dev/null \
+	  || { echo "luaprof: apt-get install failed: install $(DEB_PKGS) by hand"; exit 1; }; \
+	else echo "luaprof: no apt-get: install the equivalents of $(DEB_PKGS)"; exit 1; fi
+
+# As root on a fresh machine, install what is missing first.
+ensure-deps:
+	@if ! $(MAKE) -s --no-print-directory check-deps >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	  echo "luaprof: installing build dependencies (make deps)"; $(MAKE) --no-print-directory deps; fi
+
+luaprof: $(LUA_OBJ) $(LIB)
+	$(CC) -o $@ $(LUA_OBJ) $(LIB) $(LDLIBS_ALL)
+
+$(LIB): $(CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
+
+# Workloads: frame pointers and symbols kept, as a user profiling would.
+PROG_CFLAGS = -O1 -g -fno-omit-frame-pointer -fno-inline-functions-called-once -pthread
+$(BUILD)/progs/%: tests/progs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -ldl
+
+$(BUILD)/progs/libdlwork.so: tests/progs/lib/dlwork.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
+
+units: $(UNIT_BIN)
+progs: $(PROG_BIN) $(BUILD)/progs/libdlwork.so
+
+test: ensure-deps
+	@$(MAKE) --no-print-directory test-run
+
+test-run: check-deps
+	@$(MAKE) --no-print-directory luaprof units progs
+	@BUILD=$(BUILD) tests/run.sh
+
+demo: ensure-deps
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run: check-deps
+	@$(MAKE) --no-print-directory luaprof $(BUILD)/progs/demo
+	./luaprof run scripts/top.lua -F 999 -g -- $(BUILD)/progs/demo
+
+check-asan:
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
+	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer" units
+	@BUILD=build-asan tests/run.sh --unit-only
+
+bench: all
+	@tests/bench/run.sh $(if $(QUICK),--quick)
+
+clean:
+	rm -rf $(BUILD) build-asan luaprof
+
+-include $(CORE_OBJ:.o=.d) $(LUA_OBJ:.o=.d)

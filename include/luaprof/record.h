@@ -1,0 +1,149 @@
+/*
+ * record.h - decoding of perf ring-buffer / perf.data records.
+ *
+ * A record is decoded against the lp_format of the perf_event_attr that
+ * produced it.  Decoding never allocates and never reads outside [rec,
+ * rec+len): every field is bounds-checked and a record whose header size,
+ * counts or strings do not fit is rejected with -EPROTO.  Decoded pointers
+ * (callchain, raw data, file names, comm) borrow from the record buffer and
+ * are valid as long as that buffer is.
+ */
+#ifndef LUAPROF_RECORD_H
+#define LUAPROF_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+/* How the records of one event are laid out: the relevant attr fields. */
+struct lp_format {
+	uint64_t sample_type;         /* PERF_SAMPLE_* bits */
+	uint64_t read_format;         /* PERF_FORMAT_* bits */
+	uint64_t branch_sample_type;  /* PERF_SAMPLE_BRANCH_* (HW_INDEX matters) */
+	uint64_t sample_regs_user;    /* register mask of REGS_USER */
+	uint64_t sample_regs_intr;    /* register mask of REGS_INTR */
+	bool sample_id_all;           /* non-sample records carry a trailer */
+};
+
+/* Fills fmt from an attr.  Never fails. */
+void lp_format_from_attr(struct lp_format *fmt, const struct perf_event_attr *attr);
+
+/* The sample_id trailer of non-sample records (fields present per
+ * sample_type: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER). */
+struct lp_sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t id;
+	uint64_t stream_id;
+	uint32_t cpu;
+};
+
+struct lp_sample {
+	uint64_t id;           /* IDENTIFIER or ID */
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr;
+	uint64_t stream_id;
+	uint32_t cpu;
+	uint64_t period;
+	/* READ: the raw read_format block, nr_read u64 words */
+	const uint64_t *read;
+	uint64_t nr_read;
+	/* CALLCHAIN, with perf's PERF_CONTEXT_* markers left in */
+	const uint64_t *ips;
+	uint64_t nr_ips;
+	/* RAW */
+	const void *raw;
+	uint32_t raw_size;
+	/* BRANCH_STACK: nr entries of struct perf_branch_entry */
+	const struct perf_branch_entry *branches;
+	uint64_t nr_branches;
+	uint64_t branch_hw_idx;
+	/* REGS_USER: abi 0 means no registers (kernel thread) */
+	uint64_t user_abi;
+	const uint64_t *user_regs;
+	uint32_t nr_user_regs;
+	/* STACK_USER */
+	const void *user_stack;
+	uint64_t user_stack_size;
+	uint64_t user_stack_dyn_size;
+	uint64_t weight;       /* WEIGHT or WEIGHT_STRUCT's first u64 */
+	uint64_t data_src;
+	uint64_t transaction;
+	uint64_t intr_abi;
+	const uint64_t *intr_regs;
+	uint32_t nr_intr_regs;
+	uint64_t phys_addr;
+	uint64_t cgroup;
+	uint64_t data_page_size;
+	uint64_t code_page_size;
+	const void *aux;
+	uint64_t aux_size;
+};
+
+/* MMAP and MMAP2 decode to the same shape (MMAP leaves the MMAP2 extras 0). */
+struct lp_mmap {
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	uint32_t prot, flags;
+	uint8_t build_id[20];
+	uint8_t build_id_size;  /* > 0 when misc has PERF_RECORD_MISC_MMAP_BUILD_ID */
+	const char *filename;   /* NUL-terminated inside the record */
+};
+
+struct lp_comm {
+	uint32_t pid, tid;
+	const char *comm;       /* NUL-terminated inside the record */
+	bool exec;              /* PERF_RECORD_MISC_COMM_EXEC */
+};
+
+struct lp_task {                /* FORK and EXIT */
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+struct lp_lost { uint64_t id, lost; };
+struct lp_throttle { uint64_t time, id, stream_id; };
+
+struct lp_record {
+	uint32_t type;          /* PERF_RECORD_* (or perf's user types >= 64) */
+	uint16_t misc;
+	uint16_t size;
+	const void *data;       /* the whole record, borrowed */
+	bool has_sid;           /* sid holds a decoded trailer */
+	struct lp_sample_id sid;
+	union {
+		struct lp_sample sample;
+		struct lp_mmap mmap;
+		struct lp_comm comm;
+		struct lp_task task;
+		struct lp_lost lost;
+		struct lp_throttle throttle;
+		uint64_t lost_samples;  /* PERF_RECORD_LOST_SAMPLES */
+	} u;
+};
+
+/* Decodes the record at rec (len bytes available, len >= header.size is
+ * required).  Types this decoder does not know are returned with only type,
+ * misc, size and data set (and the trailer when fmt says there is one and
+ * the type is a kernel record).  Returns 0, or -EPROTO when the record does
+ * not fit its own header or fmt.  out borrows from rec. */
+int lp_record_parse(const void *rec, size_t len, const struct lp_format *fmt,
+		    struct lp_record *out);
+
+/* Finds the event id of a record without decoding it, for choosing the
+ * format when several attrs share a stream: with PERF_SAMPLE_IDENTIFIER it is
+ * the first u64 after the header of a sample and the last u64 of any other
+ * record.  Returns 0 and sets *id, -ENOENT when the format has no
+ * identifier, -EPROTO when the record is too short. */
+int lp_record_peek_id(const void *rec, size_t len, const struct lp_format *fmt,
+		      uint64_t *id);
+
+/* The time of a record when the format carries one, else 0. Never fails. */
+uint64_t lp_record_time(const struct lp_record *r);
+
+#endif

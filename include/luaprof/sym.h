@@ -1,0 +1,133 @@
+/*
+ * sym.h - symbol tables, object files and the address -> name resolver.
+ *
+ *  lp_symtab   a sorted array of [start, end) -> name, searched by binary
+ *              search; built once per object.
+ *  lp_dso      one object file (ELF on disk, or the vDSO image in memory):
+ *              its path, build-id, PT_LOAD segments and symbol table.
+ *  lp_dsos     the cache of objects, keyed by path and inode, so that each
+ *              object is opened and its symbols read once per run, however
+ *              many processes map it.
+ *  lp_kernel   kernel symbols from /proc/kallsyms (with modules).
+ *  lp_resolver turns (thread, ip) into an lp_frame using the process model.
+ */
+#ifndef LUAPROF_SYM_H
+#define LUAPROF_SYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct lp_procs;
+struct lp_proc;
+struct lp_map;
+
+struct lp_sym {
+	uint64_t start, end;    /* [start, end) */
+	const char *name;       /* owned by the table */
+};
+
+struct lp_symtab;
+
+/* An empty table.  NULL and errno on failure. */
+struct lp_symtab *lp_symtab_new(void);
+void lp_symtab_free(struct lp_symtab *t);
+
+/* Adds a symbol (name is copied).  size 0 means "unknown": the end becomes
+ * the next symbol's start at lp_symtab_finish(), as perf does.  Returns 0 or
+ * -ENOMEM. */
+int lp_symtab_add(struct lp_symtab *t, const char *name, uint64_t start, uint64_t size);
+
+/* Sorts the table and settles aliases: of several symbols at one address the
+ * one kept is chosen deterministically (a sized one over a sizeless one, then
+ * global over weak/local as recorded by the caller's order of preference,
+ * then the lexically smallest name).  Call once after the last add.  Returns 0
+ * or -ENOMEM. */
+int lp_symtab_finish(struct lp_symtab *t);
+
+/* The symbol containing addr, or NULL.  Only after lp_symtab_finish(). */
+const struct lp_sym *lp_symtab_find(const struct lp_symtab *t, uint64_t addr);
+size_t lp_symtab_count(const struct lp_symtab *t);
+
+struct lp_dso;
+
+/* Reads the object at path: build-id, PT_LOAD segments, symbols from
+ * .symtab, or .dynsym when there is no .symtab.  A readable file with no
+ * symbols gives a dso with an empty table.  NULL and errno (ENOENT, ENOEXEC
+ * for a non-ELF file, ...) on failure. */
+struct lp_dso *lp_dso_open(const char *path);
+
+/* The same from an ELF image in memory (the vDSO); the image is read during
+ * the call only.  name is copied and becomes the dso's path. */
+struct lp_dso *lp_dso_open_mem(const char *name, const void *image, size_t size);
+void lp_dso_free(struct lp_dso *d);
+
+const char *lp_dso_path(const struct lp_dso *d);
+
+/* Build-id bytes (borrowed, valid until lp_dso_free) and their count; 0 when
+ * the object has none. */
+size_t lp_dso_build_id(const struct lp_dso *d, const uint8_t **id);
+
+/* Converts a file offset (map pgoff + ip - map start) to the ELF virtual
+ * address used by the symbol table, through the PT_LOAD segment containing
+ * it.  Returns 0, or -ENOENT when no segment contains it. */
+int lp_dso_file_to_vaddr(const struct lp_dso *d, uint64_t off, uint64_t *vaddr);
+
+/* The symbol at ELF virtual address vaddr, or NULL. */
+const struct lp_sym *lp_dso_find(const struct lp_dso *d, uint64_t vaddr);
+
+struct lp_dsos;
+
+struct lp_dsos *lp_dsos_new(void);
+void lp_dsos_free(struct lp_dsos *c);
+
+/* The object for a map: opened on first use, cached afterwards (a failure is
+ * cached too, as NULL, so a missing file costs one open).  "[vdso]" is read
+ * from this process's own vDSO image (the same kernel provides it to every
+ * process).  Returns NULL for anonymous, special or unreadable mappings.
+ * The dso is owned by the cache. */
+struct lp_dso *lp_dsos_get(struct lp_dsos *c, const struct lp_map *m);
+
+struct lp_kernel;
+
+/* Loads kernel symbols from a kallsyms-format file (normally
+ * "/proc/kallsyms"), module symbols included.  *hidden is set when the file
+ * is readable but every address is 0 (kptr_restrict): the table is then
+ * empty.  NULL and errno when the file cannot be read. */
+struct lp_kernel *lp_kernel_load(const char *path, bool *hidden);
+void lp_kernel_free(struct lp_kernel *k);
+
+/* The kernel symbol at addr, and the object name it belongs to
+ * ("[kernel.kallsyms]" or "[module]", borrowed).  NULL when unknown. */
+const struct lp_sym *lp_kernel_find(const struct lp_kernel *k, uint64_t addr,
+				    const char **dso);
+
+/* One resolved address. Strings are borrowed from the resolver's caches
+ * and live until lp_resolver_free(). */
+struct lp_frame {
+	uint64_t ip;
+	const char *sym;        /* NULL when unknown */
+	const char *dso;        /* NULL when unknown */
+	uint64_t symoff;        /* ip - symbol start */
+	bool kernel;
+};
+
+struct lp_resolver;
+
+/* A resolver over a process model.  kallsyms is the kernel symbol file
+ * (NULL: "/proc/kallsyms"; it is loaded on first kernel address).  Objects
+ * are opened on first use.  NULL and errno on failure. */
+struct lp_resolver *lp_resolver_new(struct lp_procs *procs, const char *kallsyms);
+void lp_resolver_free(struct lp_resolver *r);
+
+/* Resolves ip as seen by process proc (NULL: unknown process; kernel
+ * addresses still resolve).  kernel says the address is a kernel one (from
+ * the sample's cpumode or callchain context).  Always fills out (unknown
+ * parts NULL); returns 0, or a negative errno only on allocation failure. */
+int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
+		      uint64_t ip, bool kernel, struct lp_frame *out);
+
+/* True when kernel symbols were asked for and kallsyms hides addresses. */
+bool lp_resolver_kernel_hidden(const struct lp_resolver *r);
+
+#endif

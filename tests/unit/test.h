@@ -1,0 +1,69 @@
+/*
+ * test.h - a tiny unit-test harness: TEST_EQ and friends print both sides on
+ * failure; each test function runs in its own forked process so a crash
+ * fails one test, not the run.  The binary ends with "N passed, N failed".
+ */
+#ifndef LP_TEST_H
+#define LP_TEST_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int test_failed_;
+
+#define TEST_FAIL_(fmt, ...) do { \
+	fprintf(stderr, "  %s:%d: " fmt "\n", __FILE__, __LINE__, __VA_ARGS__); \
+	test_failed_ = 1; } while (0)
+
+#define TEST_TRUE(c) do { if (!(c)) TEST_FAIL_("expected %s", #c); } while (0)
+#define TEST_EQ(a, b) do { \
+	long long a_ = (long long)(a), b_ = (long long)(b); \
+	if (a_ != b_) TEST_FAIL_("%s == %s: %lld != %lld", #a, #b, a_, b_); } while (0)
+#define TEST_EQ_U64(a, b) do { \
+	uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b); \
+	if (a_ != b_) TEST_FAIL_("%s == %s: %#" PRIx64 " != %#" PRIx64, #a, #b, a_, b_); } while (0)
+#define TEST_STREQ(a, b) do { \
+	const char *a_ = (a), *b_ = (b); \
+	if (!a_ || !b_ || strcmp(a_, b_)) \
+		TEST_FAIL_("%s == %s: \"%s\" != \"%s\"", #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+	} while (0)
+
+struct test_case { const char *name; void (*fn)(void); };
+#define TEST_CASE(f) { #f, f }
+
+/* Runs every case in a child process; prints one line per case and the
+ * summary.  Returns the exit status for main(). */
+static inline int test_run(const char *suite, const struct test_case *cases, size_t n)
+{
+	int passed = 0, failed = 0;
+	for (size_t i = 0; i < n; i++) {
+		fflush(NULL);
+		pid_t pid = fork();
+		if (pid == 0) {
+			test_failed_ = 0;
+			cases[i].fn();
+			_exit(test_failed_ ? 1 : 0);
+		}
+		int st = 0;
+		waitpid(pid, &st, 0);
+		int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+		if (!ok && WIFSIGNALED(st))
+			fprintf(stderr, "  killed by signal %d\n", WTERMSIG(st));
+		printf("%s %s.%s\n", ok ? "ok" : "FAIL", suite, cases[i].name);
+		ok ? passed++ : failed++;
+	}
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
+#define TEST_MAIN(suite, ...) \
+	int main(void) { \
+		static const struct test_case cases_[] = { __VA_ARGS__ }; \
+		return test_run(suite, cases_, sizeof cases_ / sizeof cases_[0]); \
+	}
+
+#endif
