@@ -1,0 +1,101 @@
+/*
+ * perfdata.h - reading and writing perf.data, as `perf record` writes it.
+ *
+ * Reader: both layouts (the seekable file with header, attrs, data and
+ * feature sections; and pipe mode, where attrs and features arrive as
+ * in-band records).  Records come out one at a time, in time order (buffered
+ * between FINISHED_ROUND records as perf does), each with the event it
+ * belongs to.  Every offset, size and count read from the file is checked;
+ * a bad file ends with an error message naming the file and the offset.
+ *
+ * Writer: a seekable perf.data that perf report / perf script read.
+ */
+#ifndef LUAPROF_PERFDATA_H
+#define LUAPROF_PERFDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#include "luaprof/record.h"
+
+/* One event (attr) of a recording. */
+struct lp_pd_event {
+	const char *name;               /* EVENT_DESC name, else derived from type/config */
+	struct perf_event_attr attr;    /* as in the file, zero-extended to this size */
+	struct lp_format fmt;
+	const uint64_t *ids;
+	size_t nr_ids;
+};
+
+struct lp_pd_build_id {
+	const char *path;
+	uint8_t id[20];
+	uint8_t size;
+	int32_t pid;                    /* -1 for the kernel/host, as perf writes */
+};
+
+/* Header facts; NULL / 0 when the file does not have them. */
+struct lp_pd_info {
+	const char *hostname, *os_release, *perf_version, *arch;
+	const char **cmdline;           /* argv, nr_cmdline entries */
+	size_t nr_cmdline;
+	uint32_t nr_cpus_online, nr_cpus_avail;
+	const struct lp_pd_build_id *build_ids;
+	size_t nr_build_ids;
+};
+
+struct lp_perfdata;
+
+/* Opens path ("-" reads a pipe-mode stream from standard input) and reads
+ * everything up to the first data record.  On failure returns NULL and, when
+ * err is not NULL, writes one line naming the file, the offset and the
+ * problem into err (errsz bytes). */
+struct lp_perfdata *lp_perfdata_open(const char *path, char *err, size_t errsz);
+void lp_perfdata_close(struct lp_perfdata *pd);
+
+/* Events, valid until close.  In pipe mode more may appear while reading. */
+size_t lp_perfdata_nr_events(const struct lp_perfdata *pd);
+const struct lp_pd_event *lp_perfdata_event(const struct lp_perfdata *pd, size_t idx);
+
+/* Header facts (complete after open for seekable files; in pipe mode after
+ * the in-band feature records, which perf writes before the samples). */
+const struct lp_pd_info *lp_perfdata_info(const struct lp_perfdata *pd);
+
+/* The next record in time order.  Returns 1 and fills *rec (borrowed until
+ * the next call) and *ev (the event of a SAMPLE, or of a record carrying an
+ * id; NULL when none applies), 0 at the end, or a negative errno with the
+ * message available from lp_perfdata_error().  Records the reader consumes
+ * itself (attrs, features, FINISHED_ROUND, compressed wrappers, ...) are not
+ * returned. */
+int lp_perfdata_next(struct lp_perfdata *pd, struct lp_record *rec,
+		     const struct lp_pd_event **ev);
+
+/* The last error as one line "FILE: offset N: problem", or "" when none. */
+const char *lp_perfdata_error(const struct lp_perfdata *pd);
+
+struct lp_pd_writer;
+
+/* Creates path for writing (an existing file is renamed to path.old first,
+ * as perf does).  NULL and errno on failure. */
+struct lp_pd_writer *lp_pd_writer_open(const char *path);
+
+/* Declares an event before the first record: its attr, name and the ids
+ * its fds were given (PERF_EVENT_IOC_ID).  Returns 0 or -errno. */
+int lp_pd_writer_add_event(struct lp_pd_writer *w, const struct perf_event_attr *attr,
+			   const char *name, const uint64_t *ids, size_t nr_ids);
+
+/* Sets header facts written at close (strings copied). */
+int lp_pd_writer_set_info(struct lp_pd_writer *w, const struct lp_pd_info *info);
+
+/* Appends one raw record (header.size bytes) to the data section. */
+int lp_pd_writer_write(struct lp_pd_writer *w, const void *rec);
+
+/* Adds a build-id entry for an object that got samples. */
+int lp_pd_writer_add_build_id(struct lp_pd_writer *w, const struct lp_pd_build_id *b);
+
+/* Writes the attrs, feature sections and final header, and closes the file.
+ * Returns 0 or -errno; the writer is freed either way. */
+int lp_pd_writer_close(struct lp_pd_writer *w);
+
+#endif
