@@ -43,6 +43,16 @@ struct lp_pd_info {
 	uint32_t nr_cpus_online, nr_cpus_avail;
 	const struct lp_pd_build_id *build_ids;
 	size_t nr_build_ids;
+	const char *cpu_desc, *cpuid;   /* CPUDESC, CPUID */
+	uint64_t total_mem;             /* TOTAL_MEM, in kB */
+};
+
+/* Reader counters, for diagnostics. */
+struct lp_pd_stats {
+	uint64_t nr_records;            /* records read (inside compressed ones too) */
+	uint64_t nr_unknown_id;         /* kernel records skipped: their id names no event */
+	uint64_t nr_unordered;          /* queued with a time before the last delivered one */
+	uint64_t nr_half_flushes;       /* queue memory cap reached: delivered early */
 };
 
 struct lp_perfdata;
@@ -70,6 +80,9 @@ const struct lp_pd_info *lp_perfdata_info(const struct lp_perfdata *pd);
  * returned. */
 int lp_perfdata_next(struct lp_perfdata *pd, struct lp_record *rec,
 		     const struct lp_pd_event **ev);
+
+/* Counters so far; valid until close. */
+const struct lp_pd_stats *lp_perfdata_stats(const struct lp_perfdata *pd);
 
 /* The last error as one line "FILE: offset N: problem", or "" when none. */
 const char *lp_perfdata_error(const struct lp_perfdata *pd);

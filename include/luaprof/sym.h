@@ -38,14 +38,30 @@ void lp_symtab_free(struct lp_symtab *t);
  * -ENOMEM. */
 int lp_symtab_add(struct lp_symtab *t, const char *name, uint64_t start, uint64_t size);
 
+/* Preference of a symbol among aliases at one address (higher wins). */
+enum lp_sym_prio { LP_SYM_LOCAL = 1, LP_SYM_WEAK = 2, LP_SYM_GLOBAL = 3 };
+
+/* lp_symtab_add() with a preference (enum lp_sym_prio or any value up to
+ * 255; lp_symtab_add() uses 0) for choosing among aliases. */
+int lp_symtab_add_ex(struct lp_symtab *t, const char *name, uint64_t start,
+		     uint64_t size, unsigned prio);
+
 /* Sorts the table and settles aliases: of several symbols at one address the
  * one kept is chosen deterministically (a sized one over a sizeless one, then
  * global over weak/local as recorded by the caller's order of preference,
  * then the lexically smallest name).  Call once after the last add.  Returns 0
- * or -ENOMEM. */
+ * or -ENOMEM.
+ *
+ * A sizeless symbol ends where the next kept symbol starts; the last one
+ * (having no next) ends at roundup(start, 4096) + 4096, as perf's
+ * symbols__fixup_end does.  Symbols may nest or overlap: lp_symtab_find()
+ * returns, of those containing addr, the one with the greatest start.
+ * Adding after finish is allowed; finish must then be called again. */
 int lp_symtab_finish(struct lp_symtab *t);
 
-/* The symbol containing addr, or NULL.  Only after lp_symtab_finish(). */
+/* The symbol containing addr, or NULL.  Only after lp_symtab_finish() (NULL
+ * before).  Binary search; never allocates.  count is the number of symbols
+ * kept (after aliases were settled, once finished). */
 const struct lp_sym *lp_symtab_find(const struct lp_symtab *t, uint64_t addr);
 size_t lp_symtab_count(const struct lp_symtab *t);
 

@@ -1,0 +1,315 @@
+/*
+ * dso.c - one object file: its path, build-id, PT_LOAD segments and symbol
+ * table, read with libelf.
+ *
+ * Files are read with ELF_C_READ_MMAP; in-memory images (the vDSO) are
+ * copied first, so libelf never touches the caller's pages, which may be
+ * read-only.  The ELF handle is closed before returning: a dso keeps only
+ * what lookups need.  Symbols are the defined, named STT_FUNC and
+ * STT_GNU_IFUNC entries of .symtab, or of .dynsym when there is no .symtab;
+ * C++ names stay mangled.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sym_int.h"
+
+#define BUILD_ID_MAX 64
+#define MEM_IMAGE_MAX (16u << 20)   /* a larger in-memory image is bogus */
+
+struct seg {
+	uint64_t off, vaddr, filesz, memsz;
+};
+
+struct lp_dso {
+	char *path;
+	uint8_t build_id[BUILD_ID_MAX];
+	size_t build_id_size;
+	struct seg *segs;
+	size_t nr_segs;
+	struct lp_symtab *syms;
+};
+
+/* Takes the first GNU build-id note in data.  True when found. */
+static bool note_build_id(struct lp_dso *d, Elf_Data *data)
+{
+	GElf_Nhdr nh;
+	size_t off = 0, name_off, desc_off, next;
+
+	while ((next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		const char *base = data->d_buf;
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp(base + name_off, "GNU", 4) && nh.n_descsz > 0) {
+			size_t n = nh.n_descsz < BUILD_ID_MAX ? nh.n_descsz : BUILD_ID_MAX;
+			memcpy(d->build_id, base + desc_off, n);
+			d->build_id_size = n;
+			return true;
+		}
+		off = next;
+	}
+	return false;
+}
+
+/* PT_LOAD segments, and the build-id from PT_NOTE (present even when the
+ * section headers are gone). */
+static int read_phdrs(struct lp_dso *d, Elf *e)
+{
+	size_t n;
+
+	if (elf_getphdrnum(e, &n) || n == 0)
+		return 0;
+	d->segs = calloc(n, sizeof *d->segs);
+	if (!d->segs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(e, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_LOAD) {
+			d->segs[d->nr_segs++] = (struct seg){ ph.p_offset, ph.p_vaddr,
+							      ph.p_filesz, ph.p_memsz };
+		} else if (ph.p_type == PT_NOTE && !d->build_id_size) {
+			Elf_Data *nd = elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz,
+					ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+			if (nd)
+				note_build_id(d, nd);
+		}
+	}
+	return 0;
+}
+
+static unsigned bind_prio(unsigned bind)
+{
+	switch (bind) {
+	case STB_GLOBAL:
+	case STB_GNU_UNIQUE:
+		return LP_SYM_GLOBAL;
+	case STB_WEAK:
+		return LP_SYM_WEAK;
+	default:
+		return LP_SYM_LOCAL;
+	}
+}
+
+/* Adds the function symbols of one symbol table section. */
+static int read_syms(struct lp_dso *d, Elf *e, Elf_Scn *scn)
+{
+	GElf_Shdr sh;
+	Elf_Data *data;
+	size_t esz = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
+
+	if (!gelf_getshdr(scn, &sh) || !(data = elf_getdata(scn, NULL)) || !esz)
+		return 0;
+	size_t n = data->d_size / esz;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym s;
+		if (!gelf_getsym(data, (int)i, &s))
+			break;
+		unsigned type = GELF_ST_TYPE(s.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    s.st_shndx == SHN_UNDEF || !s.st_name)
+			continue;
+		const char *name = elf_strptr(e, sh.sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		if (lp_symtab_add_ex(d->syms, name, s.st_value, s.st_size,
+				     bind_prio(GELF_ST_BIND(s.st_info))))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Symbols (.symtab, else .dynsym) and, if the segments had none, the
+ * build-id from note sections. */
+static int read_scns(struct lp_dso *d, Elf *e)
+{
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && !symtab)
+			symtab = scn;
+		else if (sh.sh_type == SHT_DYNSYM && !dynsym)
+			dynsym = scn;
+		else if (sh.sh_type == SHT_NOTE && !d->build_id_size) {
+			Elf_Data *nd = elf_getdata(scn, NULL);
+			if (nd)
+				note_build_id(d, nd);
+		}
+	}
+	if (symtab || dynsym)
+		return read_syms(d, e, symtab ? symtab : dynsym);
+	return 0;
+}
+
+static struct lp_dso *dso_from_elf(const char *name, Elf *e)
+{
+	GElf_Ehdr eh;
+
+	if (elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) ||
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
+		errno = ENOEXEC;
+		return NULL;
+	}
+	struct lp_dso *d = calloc(1, sizeof *d);
+	if (!d)
+		goto nomem;
+	d->path = strdup(name);
+	d->syms = lp_symtab_new();
+	if (!d->path || !d->syms || read_phdrs(d, e) || read_scns(d, e) ||
+	    lp_symtab_finish(d->syms))
+		goto nomem;
+	return d;
+nomem:
+	lp_dso_free(d);
+	errno = ENOMEM;
+	return NULL;
+}
+
+/* An fd for a regular file (not a FIFO, device or directory), or -1 and
+ * errno.  O_NONBLOCK keeps the open itself from blocking on a FIFO. */
+static int open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	int err;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st))
+		err = errno;
+	else if (!S_ISREG(st.st_mode))
+		err = S_ISDIR(st.st_mode) ? EISDIR : ENOEXEC;
+	else
+		return fd;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+struct lp_dso *lp_dso_open(const char *path)
+{
+	int fd = open_regular(path);
+
+	if (fd < 0)
+		return NULL;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	struct lp_dso *d = NULL;
+	int err = ENOEXEC;
+	if (e) {
+		d = dso_from_elf(path, e);
+		err = errno;
+		elf_end(e);
+	}
+	close(fd);
+	if (!d)
+		errno = err;
+	return d;
+}
+
+struct lp_dso *lp_dso_open_mem(const char *name, const void *image, size_t size)
+{
+	if (!image || size < sizeof(Elf64_Ehdr) || size > MEM_IMAGE_MAX) {
+		errno = ENOEXEC;
+		return NULL;
+	}
+	char *copy = malloc(size);
+	if (!copy)
+		return NULL;
+	memcpy(copy, image, size);
+	elf_version(EV_CURRENT);
+	Elf *e = elf_memory(copy, size);
+	struct lp_dso *d = NULL;
+	int err = ENOEXEC;
+	if (e) {
+		d = dso_from_elf(name, e);
+		err = errno;
+		elf_end(e);
+	}
+	free(copy);
+	if (!d)
+		errno = err;
+	return d;
+}
+
+size_t lp_dso_mem_size(const void *image)
+{
+	const Elf64_Ehdr *eh = image;
+	const unsigned char native = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ?
+				     ELFDATA2LSB : ELFDATA2MSB;
+
+	if (!image || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != native)
+		return 0;
+	uint64_t size = eh->e_ehsize;
+	uint64_t sh_end = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
+	uint64_t ph_end = eh->e_phoff + (uint64_t)eh->e_phnum * eh->e_phentsize;
+	size = sh_end > size ? sh_end : size;
+	size = ph_end > size ? ph_end : size;
+	if (eh->e_phentsize != sizeof(Elf64_Phdr) || size > MEM_IMAGE_MAX)
+		return size > MEM_IMAGE_MAX ? 0 : size;
+	const Elf64_Phdr *ph = (const Elf64_Phdr *)(const void *)
+			       ((const char *)image + eh->e_phoff);
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		uint64_t end = ph[i].p_offset + ph[i].p_filesz;
+		size = end > size ? end : size;
+	}
+	return size > MEM_IMAGE_MAX ? 0 : size;
+}
+
+void lp_dso_free(struct lp_dso *d)
+{
+	if (!d)
+		return;
+	lp_symtab_free(d->syms);
+	free(d->segs);
+	free(d->path);
+	free(d);
+}
+
+const char *lp_dso_path(const struct lp_dso *d)
+{
+	return d->path;
+}
+
+size_t lp_dso_build_id(const struct lp_dso *d, const uint8_t **id)
+{
+	*id = d->build_id;
+	return d->build_id_size;
+}
+
+int lp_dso_file_to_vaddr(const struct lp_dso *d, uint64_t off, uint64_t *vaddr)
+{
+	/* File bytes first; then a segment's zero-filled tail (memsz), which a
+	 * mapping can reach on the page after the last file byte. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < d->nr_segs; i++) {
+			const struct seg *s = &d->segs[i];
+			uint64_t len = pass ? s->memsz : s->filesz;
+			if (off >= s->off && off - s->off < len) {
+				*vaddr = s->vaddr + (off - s->off);
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+const struct lp_sym *lp_dso_find(const struct lp_dso *d, uint64_t vaddr)
+{
+	return lp_symtab_find(d->syms, vaddr);
+}
+
+const struct lp_symtab *lp_dso_symtab(const struct lp_dso *d)
+{
+	return d->syms;
+}

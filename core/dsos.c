@@ -1,0 +1,203 @@
+/*
+ * dsos.c - the object cache: each object, keyed by (path, maj, min, ino),
+ * is opened and its symbols read once per run however many processes map
+ * it.  A failure is cached too (dso NULL), so a missing file costs one open.
+ *
+ * Paths that are not files are never opened: anonymous and special maps
+ * ("", "//anon", "[heap]", "[stack]", "[anon:...]", ...), devices, SysV
+ * shared memory and anything "(deleted)" (perf does not look for the
+ * original either).  "[vdso]" is read from this process's own vDSO image,
+ * found with getauxval(AT_SYSINFO_EHDR): every process of a native ABI gets
+ * the same one from the kernel; its key ignores maj/min/ino.
+ *
+ * A chained hash table; it doubles when it holds as many entries as buckets.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "luaprof/luaprof.h"
+#include "luaprof/proc.h"
+#include "sym_int.h"
+
+struct dsos_ent {
+	struct dsos_ent *next;
+	uint64_t hash, ino;
+	uint32_t maj, min;
+	struct lp_dso *dso;     /* NULL: could not be opened, or not a file */
+	char path[];
+};
+
+struct lp_dsos {
+	struct dsos_ent **buckets;
+	size_t nr_buckets, nr;
+};
+
+struct lp_dsos *lp_dsos_new(void)
+{
+	struct lp_dsos *c = calloc(1, sizeof *c);
+
+	if (!c)
+		return NULL;
+	c->nr_buckets = 64;
+	c->buckets = calloc(c->nr_buckets, sizeof *c->buckets);
+	if (!c->buckets) {
+		free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return c;
+}
+
+void lp_dsos_free(struct lp_dsos *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nr_buckets; i++) {
+		struct dsos_ent *e = c->buckets[i];
+		while (e) {
+			struct dsos_ent *next = e->next;
+			lp_dso_free(e->dso);
+			free(e);
+			e = next;
+		}
+	}
+	free(c->buckets);
+	free(c);
+}
+
+static bool is_vdso(const char *path)
+{
+	return !strcmp(path, "[vdso]");
+}
+
+/* Whether path can name a file worth opening. */
+static bool is_file_path(const char *path)
+{
+	static const char deleted[] = " (deleted)";
+	size_t n = strlen(path), nd = sizeof deleted - 1;
+
+	if (path[0] != '/' || path[1] == '/')   /* "", "[heap]", "//anon", ... */
+		return false;
+	if (!strncmp(path, "/dev/", 5) || !strncmp(path, "/SYSV", 5))
+		return false;
+	return !(n >= nd && !strcmp(path + n - nd, deleted));
+}
+
+static uint64_t key_hash(const char *path, uint32_t maj, uint32_t min, uint64_t ino)
+{
+	uint64_t h = 0xcbf29ce484222325ull;     /* FNV-1a, then the numbers */
+
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ull;
+	h ^= ((uint64_t)maj << 32 | min) * 0x9e3779b97f4a7c15ull;
+	h ^= ino * 0xc2b2ae3d27d4eb4full;
+	return h ^ (h >> 29);
+}
+
+static int grow(struct lp_dsos *c)
+{
+	size_t n = c->nr_buckets * 2;
+	struct dsos_ent **b = calloc(n, sizeof *b);
+
+	if (!b)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nr_buckets; i++) {
+		struct dsos_ent *e = c->buckets[i], *next;
+		for (; e; e = next) {
+			next = e->next;
+			e->next = b[e->hash & (n - 1)];
+			b[e->hash & (n - 1)] = e;
+		}
+	}
+	free(c->buckets);
+	c->buckets = b;
+	c->nr_buckets = n;
+	return 0;
+}
+
+static struct lp_dso *open_vdso(void)
+{
+	const void *image = (const void *)(uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	size_t size = image ? lp_dso_mem_size(image) : 0;
+
+	if (!size) {
+		lp_log(LP_DEBUG, "sym: [vdso]: no usable vDSO image in this process");
+		return NULL;
+	}
+	return lp_dso_open_mem("[vdso]", image, size);
+}
+
+static struct lp_dso *open_object(const char *path)
+{
+	struct lp_dso *d;
+
+	if (is_vdso(path))
+		return open_vdso();
+	if (!is_file_path(path))
+		return NULL;
+	d = lp_dso_open(path);
+	if (!d)
+		lp_log(LP_DEBUG, "sym: open %s: %s", path, strerror(errno));
+	return d;
+}
+
+/* The entry for the key, created (and its object opened) when new. */
+static struct dsos_ent *entry(struct lp_dsos *c, const char *path, uint32_t maj,
+			      uint32_t min, uint64_t ino)
+{
+	uint64_t h = key_hash(path, maj, min, ino);
+	struct dsos_ent *e;
+
+	for (e = c->buckets[h & (c->nr_buckets - 1)]; e; e = e->next)
+		if (e->hash == h && e->ino == ino && e->maj == maj &&
+		    e->min == min && !strcmp(e->path, path))
+			return e;
+	if (c->nr >= c->nr_buckets && grow(c))
+		return NULL;
+	size_t len = strlen(path);
+	if (!(e = malloc(sizeof *e + len + 1)))
+		return NULL;
+	*e = (struct dsos_ent){ .hash = h, .ino = ino, .maj = maj, .min = min };
+	memcpy(e->path, path, len + 1);
+	e->dso = open_object(e->path);
+	e->next = c->buckets[h & (c->nr_buckets - 1)];
+	c->buckets[h & (c->nr_buckets - 1)] = e;
+	c->nr++;
+	return e;
+}
+
+int lp_dsos_lookup(struct lp_dsos *c, const struct lp_map *m,
+		   struct lp_dso **dso, const char **name)
+{
+	*dso = NULL;
+	*name = NULL;
+	if (!m || !m->path)
+		return 0;
+	bool vdso = is_vdso(m->path);
+	struct dsos_ent *e = entry(c, m->path, vdso ? 0 : m->maj, vdso ? 0 : m->min,
+				   vdso ? 0 : m->ino);
+	if (!e)
+		return -ENOMEM;
+	*dso = e->dso;
+	*name = e->path;
+	return 0;
+}
+
+struct lp_dso *lp_dsos_get(struct lp_dsos *c, const struct lp_map *m)
+{
+	struct lp_dso *d;
+	const char *name;
+
+	if (lp_dsos_lookup(c, m, &d, &name)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return d;
+}
+
+size_t lp_dsos_count(const struct lp_dsos *c)
+{
+	return c->nr;
+}

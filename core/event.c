@@ -1,0 +1,211 @@
+/*
+ * event.c - perf event names, perf_event_attr construction and opening with
+ * perf's fallbacks (see perf's evsel__fallback): no PMU -> cpu-clock,
+ * kernel refused -> user only, precise_ip lowered until accepted.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include "luaprof/event.h"
+
+struct event_name {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+};
+
+#define HW(n, c) { n, PERF_TYPE_HARDWARE, PERF_COUNT_HW_##c }
+#define SW(n, c) { n, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##c }
+
+/* Aliases map to the canonical name that follows the first entry with the
+ * same type and config. */
+static const struct event_name names[] = {
+	HW("cycles", CPU_CYCLES), HW("cpu-cycles", CPU_CYCLES),
+	HW("instructions", INSTRUCTIONS),
+	HW("cache-references", CACHE_REFERENCES),
+	HW("cache-misses", CACHE_MISSES),
+	HW("branches", BRANCH_INSTRUCTIONS), HW("branch-instructions", BRANCH_INSTRUCTIONS),
+	HW("branch-misses", BRANCH_MISSES),
+	HW("bus-cycles", BUS_CYCLES),
+	HW("ref-cycles", REF_CPU_CYCLES),
+	HW("stalled-cycles-frontend", STALLED_CYCLES_FRONTEND),
+	HW("idle-cycles-frontend", STALLED_CYCLES_FRONTEND),
+	HW("stalled-cycles-backend", STALLED_CYCLES_BACKEND),
+	HW("idle-cycles-backend", STALLED_CYCLES_BACKEND),
+	SW("cpu-clock", CPU_CLOCK),
+	SW("task-clock", TASK_CLOCK),
+	SW("page-faults", PAGE_FAULTS), SW("faults", PAGE_FAULTS),
+	SW("minor-faults", PAGE_FAULTS_MIN),
+	SW("major-faults", PAGE_FAULTS_MAJ),
+	SW("context-switches", CONTEXT_SWITCHES), SW("cs", CONTEXT_SWITCHES),
+	SW("cpu-migrations", CPU_MIGRATIONS), SW("migrations", CPU_MIGRATIONS),
+	SW("alignment-faults", ALIGNMENT_FAULTS),
+	SW("emulation-faults", EMULATION_FAULTS),
+};
+
+static const struct event_name *canonical(uint32_t type, uint64_t config)
+{
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (names[i].type == type && names[i].config == config)
+			return &names[i];
+	return NULL;
+}
+
+static int parse_modifiers(const char *mod, struct lp_event_spec *e)
+{
+	bool u = false, k = false;
+	for (; *mod; mod++) {
+		switch (*mod) {
+		case 'u': u = true; break;
+		case 'k': k = true; break;
+		case 'p': if (++e->precise > 3) return -EINVAL; break;
+		case 'P': e->precise_max = true; break;
+		default: return -EINVAL;
+		}
+	}
+	if (u || k) {           /* perf: naming one level excludes the others */
+		e->exclude_user = !u;
+		e->exclude_kernel = !k;
+	}
+	return 0;
+}
+
+static void spec_name(struct lp_event_spec *e, const char *mods)
+{
+	const struct event_name *c = canonical(e->type, e->config);
+	snprintf(e->name, sizeof e->name, "%s%s%s", c ? c->name : "?",
+		 *mods ? ":" : "", mods);
+}
+
+int lp_event_parse(const char *str, struct lp_event_spec *out)
+{
+	const char *colon = strchr(str, ':');
+	size_t len = colon ? (size_t)(colon - str) : strlen(str);
+	const char *mods = colon ? colon + 1 : "";
+
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if (strlen(names[i].name) != len || strncasecmp(names[i].name, str, len))
+			continue;
+		out->type = names[i].type;
+		out->config = names[i].config;
+		if ((colon && !*mods) || strlen(mods) > 8 || parse_modifiers(mods, out))
+			return -EINVAL;
+		spec_name(out, mods);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+void lp_event_default(struct lp_event_spec *out)
+{
+	lp_event_parse("cycles", out);
+	out->precise_max = true;
+}
+
+void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s,
+		   struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof *a);
+	a->size = sizeof *a;
+	a->type = spec->type;
+	a->config = spec->config;
+	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	if (s->callchain)
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	a->freq = !s->use_period;
+	if (s->use_period)
+		a->sample_period = s->period;
+	else
+		a->sample_freq = s->freq;
+	a->disabled = 1;
+	a->inherit = s->inherit;
+	a->enable_on_exec = s->enable_on_exec;
+	a->exclude_user = spec->exclude_user;
+	a->exclude_kernel = spec->exclude_kernel;
+	a->exclude_hv = 1;
+	a->precise_ip = spec->precise_max ? 3 : spec->precise;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = s->tracking;
+}
+
+int lp_event_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+		      unsigned long flags)
+{
+	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int lp_event_paranoid(void)
+{
+	int level = 2;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	if (f) {
+		if (fscanf(f, "%d", &level) != 1)
+			level = 2;
+		fclose(f);
+	}
+	return level;
+}
+
+/* Applies the next fallback for error err, or returns false when none is
+ * left.  Mirrors perf's order: precise level, PMU, kernel exclusion. */
+static bool fall_back(struct lp_event_spec *spec, struct perf_event_attr *a, int err,
+		      unsigned *fb)
+{
+	if (a->precise_ip && spec->precise_max && (err == -EOPNOTSUPP || err == -EINVAL)) {
+		a->precise_ip--;
+		*fb |= LP_FALLBACK_PRECISE;
+		return true;
+	}
+	if (spec->type == PERF_TYPE_HARDWARE && spec->config == PERF_COUNT_HW_CPU_CYCLES &&
+	    (err == -ENOENT || err == -ENXIO || err == -ENODEV || err == -EOPNOTSUPP ||
+	     err == -EINVAL)) {
+		const char *mods = strchr(spec->name, ':');
+		char keep[16];
+		snprintf(keep, sizeof keep, "%s", mods ? mods + 1 : "");
+		spec->type = PERF_TYPE_SOFTWARE;
+		spec->config = PERF_COUNT_SW_CPU_CLOCK;
+		spec_name(spec, keep);
+		a->type = spec->type;
+		a->config = spec->config;
+		a->precise_ip = 0;      /* a software clock has no skid to reduce */
+		*fb |= LP_FALLBACK_CPU_CLOCK;
+		return true;
+	}
+	if ((err == -EACCES || err == -EPERM) && !a->exclude_kernel && !a->exclude_user &&
+	    lp_event_paranoid() > 1) {
+		a->exclude_kernel = spec->exclude_kernel = 1;
+		size_t n = strlen(spec->name);
+		snprintf(spec->name + n, sizeof spec->name - n, "%s", strchr(spec->name, ':') ? "u" : ":u");
+		*fb |= LP_FALLBACK_USER_ONLY;
+		return true;
+	}
+	return false;
+}
+
+int lp_event_open(struct lp_event_spec *spec, const struct lp_sampling *s,
+		  pid_t pid, int cpu, unsigned *fallbacks)
+{
+	struct perf_event_attr a;
+	lp_event_attr(spec, s, &a);
+	for (int tries = 0; tries < 8; tries++) {
+		int fd = lp_event_sys_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0) {
+			spec->precise = (uint8_t)a.precise_ip;
+			spec->precise_max = false;      /* settled: reuse as is */
+			return fd;
+		}
+		if (!fall_back(spec, &a, fd, fallbacks))
+			return fd;
+	}
+	return -EINVAL;
+}

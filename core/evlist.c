@@ -1,0 +1,228 @@
+/*
+ * evlist.c - opening a run's events on every CPU, one ring per CPU.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+
+#include "evlist.h"
+#include "luaprof/luaprof.h"
+#include "luaprof/ring.h"
+
+/* Parses a CPU list such as "0-3,6".  Returns the count, or -errno. */
+static int read_online_cpus(int **out)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	int *cpus = NULL, n = 0, lo, hi;
+	char sep;
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%d", &lo) == 1) {
+		hi = lo;
+		if (fscanf(f, "%c", &sep) == 1 && sep == '-' &&
+		    (fscanf(f, "%d", &hi) != 1 || fscanf(f, "%c", &sep) < 0))
+			break;
+		int *v = hi >= lo && hi - lo < 65536 ? realloc(cpus, (size_t)(n + hi - lo + 1) * sizeof *v) : NULL;
+		if (!v)
+			break;
+		cpus = v;
+		for (int c = lo; c <= hi; c++)
+			cpus[n++] = c;
+	}
+	fclose(f);
+	*out = cpus;
+	return n > 0 ? n : -ENODEV;
+}
+
+int lp_evlist_init(struct lp_evlist *el, struct lp_event_spec *events, size_t nr,
+		   const struct lp_sampling *s)
+{
+	memset(el, 0, sizeof *el);
+	el->events = events;
+	el->nr_events = nr;
+	el->sampling = *s;
+	int n = read_online_cpus(&el->cpus);
+	if (n < 0)
+		return n;
+	el->nr_cpus = (size_t)n;
+	el->rings = calloc(el->nr_cpus, sizeof *el->rings);
+	el->attrs = calloc(nr, sizeof *el->attrs);
+	return el->rings && el->attrs ? 0 : -ENOMEM;
+}
+
+static int ids_put(struct lp_evlist *el, uint64_t id, uint32_t event)
+{
+	if ((el->nr_fds + 1) * 2 > el->nr_id_slots) {
+		size_t n = el->nr_id_slots ? el->nr_id_slots * 2 : 64;
+		struct lp_id_slot *old = el->ids;
+		size_t old_n = el->nr_id_slots;
+		el->ids = calloc(n, sizeof *el->ids);
+		if (!el->ids)
+			return el->ids = old, -ENOMEM;
+		el->nr_id_slots = n;
+		for (size_t i = 0; i < old_n; i++)
+			if (old[i].id)
+				ids_put(el, old[i].id, old[i].event);
+		free(old);
+	}
+	size_t h = (id * 0x9e3779b97f4a7c15ull) >> 20;
+	while (el->ids[h & (el->nr_id_slots - 1)].id)
+		h++;
+	el->ids[h & (el->nr_id_slots - 1)].id = id;
+	el->ids[h & (el->nr_id_slots - 1)].event = event;
+	return 0;
+}
+
+int lp_evlist_event_of(const struct lp_evlist *el, uint64_t id)
+{
+	if (!el->nr_id_slots || !id)
+		return -1;
+	for (size_t h = (id * 0x9e3779b97f4a7c15ull) >> 20;; h++) {
+		size_t i = h & (el->nr_id_slots - 1);
+		if (el->ids[i].id == id)
+			return (int)el->ids[i].event;
+		if (!el->ids[i].id)
+			return -1;
+	}
+}
+
+static int add_fd(struct lp_evlist *el, int fd, uint32_t event)
+{
+	uint64_t id = 0;
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) || ids_put(el, id, event)) {
+		close(fd);
+		return -EIO;
+	}
+	if (el->nr_fds == el->cap_fds) {
+		size_t cap = el->cap_fds ? el->cap_fds * 2 : 16;
+		int *v = realloc(el->fds, cap * sizeof *v);
+		if (!v) {
+			close(fd);
+			return -ENOMEM;
+		}
+		el->fds = v;
+		el->cap_fds = cap;
+	}
+	el->fds[el->nr_fds++] = fd;
+	return 0;
+}
+
+static void open_error(const struct lp_evlist *el, size_t e, int cpu, int rc, char *err,
+		       size_t errsz)
+{
+	const struct lp_event_spec *ev = &el->events[e];
+	const char *hint = "";
+	if (rc == -ENOENT || rc == -EOPNOTSUPP || rc == -ENODEV)
+		hint = ": not supported on this machine (no hardware PMU?); try -e cpu-clock";
+	else if (rc == -EACCES || rc == -EPERM)
+		hint = ": not allowed; run as root or lower kernel.perf_event_paranoid "
+		       "(sysctl kernel.perf_event_paranoid=1)";
+	else if (rc == -EMFILE)
+		hint = ": too many open files; raise 'ulimit -n'";
+	snprintf(err, errsz, "cannot open event '%s' on cpu %d: %s%s", ev->name, cpu,
+		 strerror(-rc), hint);
+}
+
+/* Closes the fds opened after the first `keep`. */
+static void drop_fds(struct lp_evlist *el, size_t keep)
+{
+	while (el->nr_fds > keep)
+		close(el->fds[--el->nr_fds]);
+}
+
+int lp_evlist_open_task(struct lp_evlist *el, pid_t tid, char *err, size_t errsz)
+{
+	size_t first = el->nr_fds;
+	for (size_t c = 0; c < el->nr_cpus; c++) {
+		for (size_t e = 0; e < el->nr_events; e++) {
+			struct lp_sampling s = el->sampling;
+			s.tracking = (e == 0);
+			int fd = lp_event_open(&el->events[e], &s, tid, el->cpus[c], &el->fallbacks);
+			if (fd == -ESRCH) {
+				drop_fds(el, first);    /* the thread has gone meanwhile */
+				return 0;
+			}
+			if (fd < 0) {
+				open_error(el, e, el->cpus[c], fd, err, errsz);
+				return fd;
+			}
+			lp_event_attr(&el->events[e], &el->sampling, &el->attrs[e]);
+			int rc = add_fd(el, fd, (uint32_t)e);
+			if (rc) {
+				snprintf(err, errsz, "cannot read the id of event '%s'", el->events[e].name);
+				return rc;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The CPU of an fd: fds are opened cpu-major per task, events inner. */
+static size_t fd_cpu(const struct lp_evlist *el, size_t i)
+{
+	return (i / el->nr_events) % el->nr_cpus;
+}
+
+static int map_rings(struct lp_evlist *el, size_t pages)
+{
+	for (size_t c = 0; c < el->nr_cpus; c++) {
+		el->rings[c] = lp_ring_mmap(el->fds[c * el->nr_events], pages);
+		if (!el->rings[c])
+			return -errno;
+	}
+	return 0;
+}
+
+int lp_evlist_mmap(struct lp_evlist *el, size_t pages, char *err, size_t errsz)
+{
+	int rc;
+	while ((rc = map_rings(el, pages)) == -EPERM || rc == -ENOMEM) {
+		for (size_t c = 0; c < el->nr_cpus; c++)
+			lp_ring_free(el->rings[c]), el->rings[c] = NULL;
+		if (pages <= 8)
+			break;
+		lp_log(LP_WARN, "ring: %zu pages per cpu refused, trying %zu", pages, pages / 2);
+		pages /= 2;
+	}
+	if (rc) {
+		snprintf(err, errsz, "cannot map the ring buffers: %s%s", strerror(-rc),
+			 rc == -EPERM ? "; raise kernel.perf_event_mlock_kb or use a smaller -m" : "");
+		return rc;
+	}
+	for (size_t i = el->nr_cpus * el->nr_events; i < el->nr_fds; i++)
+		if (ioctl(el->fds[i], PERF_EVENT_IOC_SET_OUTPUT, el->fds[fd_cpu(el, i) * el->nr_events]))
+			goto fail;
+	for (size_t c = 0; c < el->nr_cpus; c++)
+		for (size_t e = 1; e < el->nr_events; e++)
+			if (ioctl(el->fds[c * el->nr_events + e], PERF_EVENT_IOC_SET_OUTPUT,
+				  el->fds[c * el->nr_events]))
+				goto fail;
+	return 0;
+fail:
+	rc = -errno;
+	snprintf(err, errsz, "cannot share the ring buffers between events: %s", strerror(-rc));
+	return rc;
+}
+
+void lp_evlist_enable(struct lp_evlist *el, int on)
+{
+	for (size_t i = 0; i < el->nr_fds; i++)
+		ioctl(el->fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+}
+
+void lp_evlist_close(struct lp_evlist *el)
+{
+	for (size_t c = 0; el->rings && c < el->nr_cpus; c++)
+		lp_ring_free(el->rings[c]);
+	for (size_t i = 0; i < el->nr_fds; i++)
+		close(el->fds[i]);
+	free(el->rings);
+	free(el->fds);
+	free(el->ids);
+	free(el->cpus);
+	free(el->attrs);
+	memset(el, 0, sizeof *el);
+}

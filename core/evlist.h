@@ -1,0 +1,59 @@
+/*
+ * evlist.h - internal: the open events of a live run.
+ *
+ * One fd per (event, cpu, thread).  On each CPU the first fd owns the ring
+ * and every other fd of that CPU is redirected into it (SET_OUTPUT), so the
+ * reader has exactly one ring per CPU.  Every fd's kernel id is recorded so
+ * a sample's PERF_SAMPLE_IDENTIFIER names its event.
+ */
+#ifndef LP_EVLIST_H
+#define LP_EVLIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "luaprof/event.h"
+
+struct lp_ring;
+
+struct lp_id_slot { uint64_t id; uint32_t event; };
+
+struct lp_evlist {
+	struct lp_event_spec *events;   /* borrowed, settled in place on open */
+	size_t nr_events;
+	struct lp_sampling sampling;
+	int *cpus;
+	size_t nr_cpus;
+	int *fds;
+	size_t nr_fds, cap_fds;
+	struct lp_id_slot *ids;         /* hash by id, open addressing */
+	size_t nr_id_slots;
+	struct lp_ring **rings;         /* one per cpu */
+	unsigned fallbacks;             /* LP_FALLBACK_* applied */
+	struct perf_event_attr *attrs;  /* the attr each event was opened with */
+};
+
+/* Prepares an evlist over the online CPUs.  Returns 0 or -errno. */
+int lp_evlist_init(struct lp_evlist *el, struct lp_event_spec *events, size_t nr,
+		   const struct lp_sampling *s);
+
+/* Opens every event for task tid on every CPU (tid -1: system-wide), the
+ * first event of each (tid, cpu) carrying the MMAP/COMM/TASK tracking.
+ * ESRCH (the thread is gone) is not an error.  On failure writes a one-line
+ * reason into err and returns -errno. */
+int lp_evlist_open_task(struct lp_evlist *el, pid_t tid, char *err, size_t errsz);
+
+/* Maps one ring per CPU (pages each; halved down to 8 on EPERM/ENOMEM) and
+ * redirects the other fds into it.  Returns 0 or -errno with err set. */
+int lp_evlist_mmap(struct lp_evlist *el, size_t pages, char *err, size_t errsz);
+
+/* Enables or disables every fd. */
+void lp_evlist_enable(struct lp_evlist *el, int on);
+
+/* The event index of a sample id, or -1. */
+int lp_evlist_event_of(const struct lp_evlist *el, uint64_t id);
+
+void lp_evlist_close(struct lp_evlist *el);
+
+#endif

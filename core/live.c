@@ -1,0 +1,470 @@
+/*
+ * live.c - a live run: launch, poll, drain, merge, stop.
+ *
+ * Ordering: each CPU's ring is in time order on its own, so records are
+ * copied out of the rings into one queue per CPU (freeing the ring for the
+ * kernel at once) and merged by their timestamps.  A record is only handed
+ * out once no other CPU can still produce an earlier one: at each pass the
+ * clock is read before the rings are drained, and records older than that
+ * instant minus a small slack are safe, since the kernel writes a record
+ * within microseconds of stamping it.  At the end everything is flushed.
+ * Timestamps are CLOCK_MONOTONIC (use_clockid), the clock read here.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include "evlist.h"
+#include "luaprof/live.h"
+#include "luaprof/luaprof.h"
+#include "luaprof/proc.h"
+#include "luaprof/ring.h"
+#include "luaprof/workload.h"
+
+#define SAFE_SLACK_NS  2000000ull      /* 2 ms */
+#define POLL_MS        100
+
+/* Copied records of one CPU: [u64 time][record] entries, 8-byte aligned. */
+struct queue {
+	uint8_t *buf;
+	size_t head, len, cap;
+};
+
+struct lp_live {
+	struct lp_evlist el;
+	struct lp_format fmt;
+	struct lp_workload wl;
+	bool has_cmd;
+	const char *cmd;                /* argv[0], borrowed from the options */
+	int *target_fds;                /* pidfds of -p targets */
+	size_t nr_targets;
+	int wake[2];                    /* self-pipe for lp_live_stop */
+	volatile sig_atomic_t stop;
+	bool ending, ended;
+	uint64_t safe_time;             /* records up to this time may go out */
+	uint64_t deadline;              /* CLOCK_MONOTONIC ns, 0 = none */
+	struct queue *q;                /* one per CPU */
+	struct pollfd *pfds;
+	size_t nr_pfds;
+	struct lp_live_stats stats;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------ queues */
+
+static int queue_push(struct queue *q, uint64_t time, const struct perf_event_header *h)
+{
+	size_t need = 8 + h->size;
+	if (q->len + need > q->cap) {
+		if (q->head) {          /* reclaim what was handed out */
+			memmove(q->buf, q->buf + q->head, q->len - q->head);
+			q->len -= q->head;
+			q->head = 0;
+		}
+		if (q->len + need > q->cap) {
+			size_t cap = q->cap ? q->cap * 2 : 1 << 20;
+			while (cap < q->len + need)
+				cap *= 2;
+			uint8_t *b = realloc(q->buf, cap);
+			if (!b)
+				return -ENOMEM;
+			q->buf = b;
+			q->cap = cap;
+		}
+	}
+	memcpy(q->buf + q->len, &time, 8);
+	memcpy(q->buf + q->len + 8, h, h->size);
+	q->len += need;
+	return 0;
+}
+
+static uint64_t queue_time(const struct queue *q)
+{
+	uint64_t t;
+	memcpy(&t, q->buf + q->head, 8);
+	return t;
+}
+
+static const void *queue_pop(struct queue *q)
+{
+	const struct perf_event_header *h = (const void *)(q->buf + q->head + 8);
+	q->head += 8 + h->size;
+	if (q->head == q->len)
+		q->head = q->len = 0;
+	return h;
+}
+
+/* ------------------------------------------------------------- drain */
+
+static uint64_t record_time(struct lp_live *lv, const struct perf_event_header *h)
+{
+	struct lp_record r;
+	if (lp_record_parse(h, h->size, &lv->fmt, &r)) {
+		lv->stats.bad_records++;
+		return UINT64_MAX;      /* dropped by the caller */
+	}
+	return lp_record_time(&r);
+}
+
+static int drain_ring(struct lp_live *lv, size_t cpu)
+{
+	struct lp_ring *ring = lv->el.rings[cpu];
+	const struct perf_event_header *h;
+	int err = 0, rc = 0;
+	lp_ring_begin(ring);
+	while (!rc && (h = lp_ring_next(ring, &err))) {
+		uint64_t t = record_time(lv, h);
+		if (t != UINT64_MAX)
+			rc = queue_push(&lv->q[cpu], t, h);
+	}
+	lp_ring_consume(ring);
+	if (err) {
+		lv->stats.bad_records++;
+		lp_log(LP_WARN, "ring: cpu %d: malformed record, rest of the ring skipped",
+		       lv->el.cpus[cpu]);
+	}
+	return rc;
+}
+
+static int drain_all(struct lp_live *lv)
+{
+	for (size_t c = 0; c < lv->el.nr_cpus; c++) {
+		int rc = drain_ring(lv, c);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The queue holding the earliest record, or NULL when all are empty. */
+static struct queue *earliest(struct lp_live *lv)
+{
+	struct queue *best = NULL;
+	uint64_t bt = UINT64_MAX;
+	for (size_t c = 0; c < lv->el.nr_cpus; c++) {
+		struct queue *q = &lv->q[c];
+		if (q->head < q->len && (!best || queue_time(q) < bt)) {
+			best = q;
+			bt = queue_time(q);
+		}
+	}
+	return best;
+}
+
+/* ------------------------------------------------------- stop checks */
+
+static bool fd_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	return fd >= 0 && poll(&p, 1, 0) == 1;
+}
+
+static bool targets_gone(struct lp_live *lv)
+{
+	if (!lv->nr_targets)
+		return false;
+	for (size_t i = 0; i < lv->nr_targets; i++)
+		if (!fd_readable(lv->target_fds[i]))
+			return false;
+	return true;
+}
+
+static bool should_end(struct lp_live *lv)
+{
+	if (lv->stop)
+		return true;
+	if (lv->has_cmd && (lv->wl.pidfd >= 0 ? fd_readable(lv->wl.pidfd)
+					      : lp_workload_reap(&lv->wl, false)))
+		return true;
+	if (lv->deadline && now_ns() >= lv->deadline)
+		return true;
+	return targets_gone(lv);
+}
+
+static void wait_for_data(struct lp_live *lv)
+{
+	int timeout = POLL_MS;
+	if (lv->deadline) {
+		uint64_t now = now_ns();
+		uint64_t left_ms = lv->deadline > now ? (lv->deadline - now) / 1000000 + 1 : 0;
+		if (left_ms < (uint64_t)timeout)
+			timeout = (int)left_ms;
+	}
+	if (poll(lv->pfds, lv->nr_pfds, timeout) > 0 && (lv->pfds[0].revents & POLLIN)) {
+		char buf[64];
+		while (read(lv->wake[0], buf, sizeof buf) > 0)
+			;
+	}
+}
+
+/* ------------------------------------------------------------- next */
+
+static void count(struct lp_live *lv, const struct lp_record *r)
+{
+	lv->stats.records++;
+	switch (r->type) {
+	case PERF_RECORD_SAMPLE: lv->stats.samples++; break;
+	case PERF_RECORD_LOST: lv->stats.lost += r->u.lost.lost; break;
+	case PERF_RECORD_LOST_SAMPLES: lv->stats.lost += r->u.lost_samples; break;
+	case PERF_RECORD_THROTTLE: lv->stats.throttle++; break;
+	case PERF_RECORD_UNTHROTTLE: lv->stats.unthrottle++; break;
+	default: break;
+	}
+}
+
+static int emit(struct lp_live *lv, struct queue *q, struct lp_record *rec, int *event)
+{
+	const struct perf_event_header *h = queue_pop(q);
+	lp_record_parse(h, h->size, &lv->fmt, rec);     /* checked when queued */
+	count(lv, rec);
+	uint64_t id = rec->type == PERF_RECORD_SAMPLE ? rec->u.sample.id : rec->sid.id;
+	*event = rec->type == PERF_RECORD_SAMPLE || rec->has_sid ? lp_evlist_event_of(&lv->el, id) : -1;
+	return 1;
+}
+
+int lp_live_next(struct lp_live *lv, struct lp_record *rec, int *event)
+{
+	for (;;) {
+		struct queue *q = earliest(lv);
+		if (q && (lv->ending || queue_time(q) <= lv->safe_time))
+			return emit(lv, q, rec, event);
+		if (lv->ending)
+			return 0;       /* drained and flushed */
+		if (should_end(lv)) {
+			lv->ending = true;
+			lp_evlist_enable(&lv->el, 0);
+		} else {
+			wait_for_data(lv);
+		}
+		uint64_t pass = now_ns();
+		int rc = drain_all(lv);
+		if (rc)
+			return rc;
+		lv->safe_time = pass - SAFE_SLACK_NS;
+	}
+}
+
+void lp_live_stop(struct lp_live *lv)
+{
+	lv->stop = 1;
+	if (write(lv->wake[1], "", 1) < 0)
+		return;         /* the pipe is full: a wake-up is pending anyway */
+}
+
+/* ------------------------------------------------------------- setup */
+
+static int open_pid_threads(struct lp_live *lv, pid_t pid, char *err, size_t errsz)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d) {
+		snprintf(err, errsz, "no process with pid %d", (int)pid);
+		return -ESRCH;
+	}
+	struct dirent *de;
+	int rc = 0;
+	while (!rc && (de = readdir(d)))
+		if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
+			rc = lp_evlist_open_task(&lv->el, (pid_t)atoi(de->d_name), err, errsz);
+	closedir(d);
+	return rc;
+}
+
+static int open_targets(struct lp_live *lv, const struct lp_live_opts *o, char *err, size_t errsz)
+{
+	if (o->system_wide)
+		return lp_evlist_open_task(&lv->el, -1, err, errsz);
+	if (o->argv)
+		return lp_evlist_open_task(&lv->el, lv->wl.pid, err, errsz);
+	lv->target_fds = malloc(o->nr_pids * sizeof *lv->target_fds);
+	if (!lv->target_fds)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->nr_pids; i++) {
+		int rc = open_pid_threads(lv, o->pids[i], err, errsz);
+		if (rc)
+			return rc;
+		long fd = syscall(SYS_pidfd_open, o->pids[i], 0);
+		lv->target_fds[lv->nr_targets++] = (int)fd;
+	}
+	return 0;
+}
+
+static int setup_poll(struct lp_live *lv)
+{
+	size_t n = 1 + lv->el.nr_cpus + 1 + lv->nr_targets;
+	lv->pfds = calloc(n, sizeof *lv->pfds);
+	lv->q = calloc(lv->el.nr_cpus, sizeof *lv->q);
+	if (!lv->pfds || !lv->q)
+		return -ENOMEM;
+	lv->pfds[lv->nr_pfds++] = (struct pollfd){ .fd = lv->wake[0], .events = POLLIN };
+	for (size_t c = 0; c < lv->el.nr_cpus; c++)
+		lv->pfds[lv->nr_pfds++] = (struct pollfd){ .fd = lv->el.fds[c * lv->el.nr_events],
+							   .events = POLLIN };
+	if (lv->wl.pidfd >= 0)
+		lv->pfds[lv->nr_pfds++] = (struct pollfd){ .fd = lv->wl.pidfd, .events = POLLIN };
+	for (size_t i = 0; i < lv->nr_targets; i++)
+		lv->pfds[lv->nr_pfds++] = (struct pollfd){ .fd = lv->target_fds[i], .events = POLLIN };
+	return 0;
+}
+
+static int live_setup(struct lp_live *lv, const struct lp_live_opts *o, char *err, size_t errsz)
+{
+	struct lp_sampling s = o->sampling;
+	int rc;
+	s.inherit = !o->system_wide;
+	s.enable_on_exec = o->argv && !o->system_wide;
+	if (pipe2(lv->wake, O_CLOEXEC | O_NONBLOCK))
+		return -errno;
+	if (o->argv && (rc = lp_workload_prepare(&lv->wl, o->argv))) {
+		snprintf(err, errsz, "cannot start '%s': %s", o->argv[0], strerror(-rc));
+		return rc;
+	}
+	lv->has_cmd = o->argv != NULL;
+	lv->cmd = o->argv ? o->argv[0] : NULL;
+	if ((rc = lp_evlist_init(&lv->el, o->events, o->nr_events, &s))) {
+		snprintf(err, errsz, "cannot list the online CPUs: %s", strerror(-rc));
+		return rc;
+	}
+	if ((rc = open_targets(lv, o, err, errsz)))
+		return rc;
+	if (!lv->el.nr_fds) {
+		snprintf(err, errsz, "nothing to profile: every target has exited");
+		return -ESRCH;
+	}
+	if ((rc = lp_evlist_mmap(&lv->el, o->mmap_pages, err, errsz)))
+		return rc;
+	lp_format_from_attr(&lv->fmt, &lv->el.attrs[0]);
+	return setup_poll(lv);
+}
+
+struct lp_live *lp_live_open(const struct lp_live_opts *o, unsigned *fallbacks,
+			     char *err, size_t errsz)
+{
+	struct lp_live *lv = calloc(1, sizeof *lv);
+	if (!lv) {
+		snprintf(err, errsz, "out of memory");
+		return NULL;
+	}
+	lv->wl = (struct lp_workload){ .pid = -1, .go_fd = -1, .err_fd = -1, .pidfd = -1 };
+	lv->wake[0] = lv->wake[1] = -1;
+	int rc = live_setup(lv, o, err, errsz);
+	*fallbacks = lv->el.fallbacks;
+	if (rc) {
+		if (!*err)
+			snprintf(err, errsz, "%s", strerror(-rc));
+		lp_workload_kill(&lv->wl, SIGKILL);
+		lp_workload_reap(&lv->wl, true);
+		lp_live_close(lv);
+		return errno = -rc, NULL;
+	}
+	if (o->duration_ns)
+		lv->deadline = o->duration_ns;  /* made absolute at start */
+	return lv;
+}
+
+int lp_live_start(struct lp_live *lv, char *err, size_t errsz)
+{
+	if (lv->deadline)
+		lv->deadline += now_ns();
+	if (!lv->el.sampling.enable_on_exec)
+		lp_evlist_enable(&lv->el, 1);
+	if (!lv->has_cmd)
+		return 0;
+	int rc = lp_workload_start(&lv->wl);
+	if (rc)
+		snprintf(err, errsz, "cannot run '%s': %s", lv->cmd, strerror(-rc));
+	return rc;
+}
+
+/* ------------------------------------------------------------ finish */
+
+pid_t lp_live_pid(const struct lp_live *lv)
+{
+	return lv->has_cmd ? lv->wl.pid : -1;
+}
+
+void lp_live_signal(struct lp_live *lv, int sig)
+{
+	if (lv->has_cmd)
+		lp_workload_kill(&lv->wl, sig);
+}
+
+/* Polls for the command's exit for up to ms milliseconds. */
+static bool reaped_within(struct lp_live *lv, int ms)
+{
+	for (int i = 0; i < ms / 10 && !lp_workload_reap(&lv->wl, false); i++)
+		usleep(10000);
+	return lp_workload_reap(&lv->wl, false);
+}
+
+int lp_live_wait(struct lp_live *lv, int grace_ms)
+{
+	if (!lv->has_cmd)
+		return -ECHILD;
+	if (grace_ms >= 0 && !reaped_within(lv, grace_ms)) {
+		lp_workload_kill(&lv->wl, SIGTERM);
+		if (!reaped_within(lv, 2000))
+			lp_workload_kill(&lv->wl, SIGKILL);
+	}
+	lp_workload_reap(&lv->wl, true);
+	return lv->wl.status;
+}
+
+const struct perf_event_attr *lp_live_attr(const struct lp_live *lv, size_t event)
+{
+	return &lv->el.attrs[event];
+}
+
+const struct lp_format *lp_live_format(const struct lp_live *lv)
+{
+	return &lv->fmt;
+}
+
+size_t lp_live_ids(const struct lp_live *lv, size_t event, uint64_t *ids, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < lv->el.nr_id_slots; i++)
+		if (lv->el.ids[i].id && lv->el.ids[i].event == event && n < max)
+			ids[n++] = lv->el.ids[i].id;
+	return n;
+}
+
+const struct lp_live_stats *lp_live_stats(const struct lp_live *lv)
+{
+	return &lv->stats;
+}
+
+void lp_live_close(struct lp_live *lv)
+{
+	if (!lv)
+		return;
+	for (size_t c = 0; lv->q && c < lv->el.nr_cpus; c++)
+		free(lv->q[c].buf);
+	lp_evlist_close(&lv->el);
+	lp_workload_close(&lv->wl);
+	for (size_t i = 0; i < lv->nr_targets; i++)
+		if (lv->target_fds[i] >= 0)
+			close(lv->target_fds[i]);
+	for (int i = 0; i < 2; i++)
+		if (lv->wake[i] >= 0)
+			close(lv->wake[i]);
+	free(lv->q);
+	free(lv->pfds);
+	free(lv->target_fds);
+	free(lv);
+}

@@ -1,0 +1,285 @@
+/*
+ * pd_int.h - internals shared by the perf.data reader and writer
+ * (perfdata.c, pdsrc.c, pdevents.c, pdpipe.c, pdfeat.c, pdcomp.c, pdorder.c,
+ * pdwrite.c).  Nothing here is public API.
+ *
+ * The reader is a pull pipeline:
+ *
+ *   pdsrc (mapped file or buffered fd) --> pdcomp (zstd inner stream)
+ *     --> perfdata.c dispatch: user records (pdpipe/pdfeat) are consumed,
+ *         kernel records get their event (pdevents) and time
+ *     --> pdorder (perf's ordered_events: queue, flush per FINISHED_ROUND)
+ *     --> lp_perfdata_next()
+ *
+ * Invariants:
+ *  - every record handed between stages is whole (header.size bytes, at
+ *    least 8), lies at an 8-byte aligned address, and carries the file
+ *    offset it came from (for errors);
+ *  - a record is "stable" when it points into the file mapping and stays
+ *    valid until close; anything else (stream buffer, decompressed data,
+ *    realigned copy) is valid only until the next fetch, so the order queue
+ *    copies it;
+ *  - every size or count read from the file is checked against the bytes
+ *    that are really there before it is used or multiplied.
+ */
+#ifndef LP_PD_INT_H
+#define LP_PD_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "luaprof/perfdata.h"
+
+struct lp_strtab;
+
+/* perf's own record types (tools/perf/util/event.h), ABI of perf.data. */
+enum {
+	PD_HEADER_ATTR = 64,
+	PD_HEADER_EVENT_TYPE = 65,
+	PD_HEADER_TRACING_DATA = 66,
+	PD_HEADER_BUILD_ID = 67,
+	PD_FINISHED_ROUND = 68,
+	PD_ID_INDEX = 69,
+	PD_AUXTRACE_INFO = 70,
+	PD_AUXTRACE = 71,
+	PD_AUXTRACE_ERROR = 72,
+	PD_EVENT_UPDATE = 78,
+	PD_HEADER_FEATURE = 80,
+	PD_COMPRESSED = 81,
+	PD_FINISHED_INIT = 82,
+	PD_COMPRESSED2 = 83,
+};
+
+/* Feature bits (HEADER_* in perf's header.h). */
+enum {
+	PD_FEAT_TRACING_DATA = 1,
+	PD_FEAT_BUILD_ID = 2,
+	PD_FEAT_HOSTNAME = 3,
+	PD_FEAT_OSRELEASE = 4,
+	PD_FEAT_VERSION = 5,
+	PD_FEAT_ARCH = 6,
+	PD_FEAT_NRCPUS = 7,
+	PD_FEAT_CPUDESC = 8,
+	PD_FEAT_CPUID = 9,
+	PD_FEAT_TOTAL_MEM = 10,
+	PD_FEAT_CMDLINE = 11,
+	PD_FEAT_EVENT_DESC = 12,
+	PD_FEAT_COMPRESSED = 27,
+	PD_FEAT_BITS = 256,
+};
+
+/* build-id entries whose header.misc has this bit carry a size byte */
+#define PD_MISC_BUILD_ID_SIZE (1u << 15)
+/* perf pads header strings to this */
+#define PD_NAME_ALIGN 64
+/* perf_file_header: magic, size, attr_size, attrs, data, event_types,
+ * adds_features[4] */
+#define PD_HEADER_SIZE 104
+#define PD_HEADER_SIZE_V0 72 /* before adds_features */
+#define PD_PIPE_HEADER_SIZE 16
+#define PD_MAGIC "PERFILE2"
+
+static inline uint64_t pd_align8(uint64_t x)
+{
+	return (x + 7) & ~(uint64_t)7;
+}
+
+static inline uint64_t pd_u64(const void *p)
+{
+	uint64_t v;
+
+	__builtin_memcpy(&v, p, sizeof v);
+	return v;
+}
+
+static inline uint32_t pd_u32(const void *p)
+{
+	uint32_t v;
+
+	__builtin_memcpy(&v, p, sizeof v);
+	return v;
+}
+
+/* ---- byte source (pdsrc.c) ---------------------------------------------- */
+
+struct pd_src {
+	const uint8_t *map;     /* whole file when mapped, else NULL */
+	size_t map_len;
+	int fd;                 /* stream: the fd read; -1 when mapped */
+	bool own_fd;
+	uint8_t *buf;           /* stream: unread bytes are buf[head, len) */
+	size_t cap, head, len;
+	uint8_t *scratch;       /* aligned copy of an unaligned record */
+	uint64_t pos;           /* file offset of the next unread byte */
+	uint64_t end;           /* offset where records end (stream: UINT64_MAX) */
+	bool eof;               /* stream: read(2) returned 0 */
+};
+
+/* One whole raw record. */
+struct pd_rec {
+	const struct perf_event_header *h;
+	uint64_t off;           /* file offset (compressed: of the wrapper) */
+	bool stable;            /* valid until close (points into the mapping) */
+};
+
+struct lp_perfdata;
+
+int pd_src_open(struct lp_perfdata *pd, const char *path);
+void pd_src_close(struct pd_src *s);
+/* Copies n bytes at the current position and advances; -EPROTO when fewer
+ * are left. */
+int pd_src_read(struct lp_perfdata *pd, void *dst, size_t n);
+/* The next record: 1 and *r, 0 at a clean end, or -errno (error set). */
+int pd_src_next(struct lp_perfdata *pd, struct pd_rec *r);
+/* Skips n payload bytes that follow the record just fetched. */
+int pd_src_skip(struct lp_perfdata *pd, uint64_t n, const char *what);
+
+/* ---- zstd inner stream (pdcomp.c) -------------------------------------- */
+
+struct pd_comp;
+/* Decompresses a COMPRESSED/COMPRESSED2 record into the inner stream. */
+int pd_comp_feed(struct lp_perfdata *pd, const struct pd_rec *r);
+/* The next whole record of the inner stream: 1, or 0 when it needs more. */
+int pd_comp_next(struct lp_perfdata *pd, struct pd_rec *r);
+/* Bytes left over at the end of the file (a partial inner record). */
+size_t pd_comp_pending(const struct pd_comp *c);
+void pd_comp_free(struct pd_comp *c);
+
+/* ---- time ordering (pdorder.c) ----------------------------------------- */
+
+struct pd_oe {
+	uint64_t time;
+	const void *rec;
+	uint64_t off;
+	uint32_t ev;
+	uint32_t chunk;         /* arena chunk of the copy, PD_NO_CHUNK if stable */
+};
+
+#define PD_NO_CHUNK UINT32_MAX
+
+struct pd_chunk {
+	uint8_t *mem;
+	size_t used, live;
+};
+
+struct pd_order {
+	struct pd_oe *q;        /* pending: [head, sorted) in order, [sorted, n) new */
+	size_t head, sorted, n, cap;
+	struct pd_oe *tmp;
+	size_t tmp_cap;
+	bool new_in_order;      /* [sorted, n) is already in time order */
+	bool flushing;          /* delivering entries with time <= limit */
+	uint64_t limit;
+	uint64_t next_flush;    /* perf's oe->next_flush */
+	uint64_t max_ts;        /* perf's oe->max_timestamp */
+	uint64_t last_flush;    /* time of the last entry delivered */
+	struct pd_chunk *chunks;
+	size_t nr_chunks, cur;
+	uint32_t release;       /* chunk of the last delivered entry */
+	size_t bytes, max_bytes;
+	uint64_t nr_unordered, nr_half_flushes;
+};
+
+void pd_order_init(struct pd_order *o, size_t max_bytes);
+void pd_order_free(struct pd_order *o);
+/* Queues a record (copied unless stable).  -ENOMEM. */
+int pd_order_queue(struct pd_order *o, uint64_t time, const struct pd_rec *r,
+		   uint32_t ev);
+/* FINISHED_ROUND: releases everything up to the previous round's max. */
+int pd_order_round(struct pd_order *o);
+/* End of input: releases everything. */
+int pd_order_final(struct pd_order *o);
+/* 1 and *e when an entry is due, else 0.  *e stays valid until the next
+ * call of pd_order_pop or pd_order_release. */
+int pd_order_pop(struct pd_order *o, struct pd_oe *e);
+/* Frees the copy of the entry popped last. */
+void pd_order_release(struct pd_order *o);
+
+/* ---- events (pdevents.c) ------------------------------------------------ */
+
+struct pd_idmap {
+	uint64_t *keys;
+	uint32_t *vals;         /* event index + 1; 0 = empty slot */
+	size_t cap, n;
+};
+
+/* Adds an event from an on-file attr of attr_len bytes (zero-extended) and
+ * its ids.  Returns the index or -errno (error set). */
+int pd_event_add(struct lp_perfdata *pd, const void *attr, size_t attr_len,
+		 const uint8_t *ids, size_t nr_ids, uint64_t off);
+/* Sets the name of event idx unless it has one (force: always). */
+int pd_event_set_name(struct lp_perfdata *pd, size_t idx, const char *name,
+		      size_t len, bool force);
+/* The event with this id, or -ENOENT. */
+int pd_event_by_id(const struct lp_perfdata *pd, uint64_t id);
+/* perf's evlist__event2evsel: the event of a kernel record, -ENOENT for an
+ * unknown id, -EPROTO when the record is too short to hold the id. */
+int pd_event_of(const struct lp_perfdata *pd, const struct perf_event_header *h);
+/* Names derived from the attr, as perf's evsel__name(), for events that got
+ * none from the file. */
+int pd_events_finish_names(struct lp_perfdata *pd);
+void pd_events_free(struct lp_perfdata *pd);
+
+/* ---- features and in-band header records (pdfeat.c, pdpipe.c) ---------- */
+
+/* Parses the payload of feature feat: [p, p + len) read from file offset
+ * off.  Unknown features are ignored.  Returns 0 or -errno (error set). */
+int pd_feat_parse(struct lp_perfdata *pd, unsigned feat, const uint8_t *p,
+		  size_t len, uint64_t off);
+/* The feature section table of a seekable file. */
+int pd_feat_read_sections(struct lp_perfdata *pd, const uint64_t bits[4],
+			  uint64_t table_off);
+/* One build-id entry (feature entry or HEADER_BUILD_ID record). */
+int pd_feat_build_id(struct lp_perfdata *pd, const uint8_t *p, size_t len,
+		     uint64_t off, bool quirk);
+
+/* Consumes a perf user record (type >= 64).  Returns 0 when consumed, 1
+ * when the caller should return it to the user, or -errno. */
+int pd_user_record(struct lp_perfdata *pd, const struct pd_rec *r);
+/* True for the in-band header records read at open in pipe mode. */
+bool pd_is_header_record(uint32_t type);
+
+/* ---- the reader object (perfdata.c) ------------------------------------ */
+
+struct lp_perfdata {
+	char *path;
+	char err[384];
+	int failed;             /* sticky -errno once an error was reported */
+	bool pipe, eof, ordered;
+	struct pd_src src;
+	struct pd_comp *comp;
+	uint32_t comp_mmap_len; /* HEADER_COMPRESSED mmap_len, 0 when absent */
+
+	struct lp_pd_event **evs;
+	size_t nr_evs, cap_evs;
+	struct pd_idmap ids;
+	size_t nr_ids_total;
+	int id_pos, is_pos;     /* perf's id positions, from the first event */
+
+	struct lp_strtab *strs;
+	struct lp_pd_info info;
+	struct lp_pd_build_id *bids;
+	size_t cap_bids;
+	const char **cmdline;
+
+	struct pd_order order;
+	struct lp_pd_stats stats;
+	struct lp_format nofmt; /* for user records */
+};
+
+/* Records the first error as "PATH: offset OFF: message" and returns err
+ * (a negative errno).  Later errors do not overwrite it. */
+int pd_error(struct lp_perfdata *pd, uint64_t off, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A copy of [s, s + n) up to the first NUL, owned by pd; NULL on ENOMEM. */
+const char *pd_strdup(struct lp_perfdata *pd, const void *s, size_t n);
+
+/* Caps that bound what a hostile file can make the reader allocate. */
+#define PD_MAX_EVENTS 65536
+#define PD_MAX_IDS (16u << 20)
+#define PD_MAX_BUILD_IDS (1u << 20)
+#define PD_MAX_PAYLOAD (1ull << 30)   /* AUXTRACE / tracing data skipped */
+#define PD_MAX_QUEUE_BYTES (2ull << 30)
+
+#endif

@@ -1,0 +1,370 @@
+/*
+ * proc.c - the process model: threads, processes, command names and maps.
+ *
+ * Invariants:
+ *  - every thread points at the lp_proc of its process; threads of one
+ *    process share it (refs counts them);
+ *  - a process's maps are sorted by start and never overlap: a new mapping
+ *    trims or removes whatever it covers, as the kernel's mmap does;
+ *  - nothing is freed before lp_procs_free(), so a thread that exited can
+ *    still be looked up while its samples are being read.
+ *
+ * Workload: a few thousand threads at most, and one lookup per sample, so
+ * threads live in an open-addressing hash keyed by tid.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "luaprof/proc.h"
+#include "luaprof/record.h"
+#include "strtab.h"
+
+struct lp_procs {
+	struct lp_thread **slots;   /* hash by tid, open addressing */
+	uint32_t nr_slots, nr_threads;
+	struct lp_proc **procs;     /* every proc ever made, to free them */
+	uint32_t nr_procs, cap_procs;
+	struct lp_proc kernel;
+	struct lp_strtab *paths;
+};
+
+/* ---------------------------------------------------------------- maps */
+
+static int maps_reserve(struct lp_proc *p, uint32_t extra)
+{
+	if (p->nr_maps + extra <= p->cap_maps)
+		return 0;
+	uint32_t cap = p->cap_maps ? p->cap_maps * 2 : 16;
+	while (cap < p->nr_maps + extra)
+		cap *= 2;
+	struct lp_map *m = realloc(p->maps, cap * sizeof *m);
+	if (!m)
+		return -ENOMEM;
+	p->maps = m;
+	p->cap_maps = cap;
+	return 0;
+}
+
+/* Index of the first map whose end is above addr. */
+static uint32_t maps_lower(const struct lp_proc *p, uint64_t addr)
+{
+	uint32_t lo = 0, hi = p->nr_maps;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (p->maps[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const struct lp_map *lp_proc_find_map(const struct lp_proc *p, uint64_t addr)
+{
+	if (!p)
+		return NULL;
+	uint32_t i = maps_lower(p, addr);
+	if (i < p->nr_maps && p->maps[i].start <= addr)
+		return &p->maps[i];
+	return NULL;
+}
+
+/* Inserts m, cutting away whatever part of existing maps it covers.  A map
+ * that straddles m on both sides is split in two. */
+static int maps_insert(struct lp_proc *p, const struct lp_map *m)
+{
+	if (maps_reserve(p, 2))
+		return -ENOMEM;
+	uint32_t i = maps_lower(p, m->start);
+	if (i < p->nr_maps && p->maps[i].start < m->start && p->maps[i].end > m->end) {
+		struct lp_map tail = p->maps[i];
+		tail.pgoff += m->end - tail.start;
+		tail.start = m->end;
+		p->maps[i].end = m->start;
+		memmove(&p->maps[i + 2], &p->maps[i + 1], (p->nr_maps - i - 1) * sizeof *m);
+		p->maps[i + 1] = tail;
+		p->nr_maps++;
+	}
+	if (i < p->nr_maps && p->maps[i].start < m->start) {
+		p->maps[i].end = m->start;      /* head of a map we overlap */
+		i++;
+	}
+	uint32_t j = i;
+	while (j < p->nr_maps && p->maps[j].end <= m->end)
+		j++;                            /* maps entirely covered */
+	if (j < p->nr_maps && p->maps[j].start < m->end) {
+		p->maps[j].pgoff += m->end - p->maps[j].start;
+		p->maps[j].start = m->end;
+	}
+	memmove(&p->maps[i + 1], &p->maps[j], (p->nr_maps - j) * sizeof *m);
+	p->nr_maps = p->nr_maps - (j - i) + 1;
+	p->maps[i] = *m;
+	p->gen++;
+	return 0;
+}
+
+/* ------------------------------------------------------------- threads */
+
+static uint32_t hash_tid(uint32_t tid, uint32_t nr_slots)
+{
+	return (tid * 2654435761u) & (nr_slots - 1);
+}
+
+struct lp_thread *lp_procs_find(struct lp_procs *ps, uint32_t tid)
+{
+	for (uint32_t h = hash_tid(tid, ps->nr_slots);; h = (h + 1) & (ps->nr_slots - 1)) {
+		struct lp_thread *t = ps->slots[h];
+		if (!t || t->tid == tid)
+			return t;
+	}
+}
+
+static int threads_grow(struct lp_procs *ps)
+{
+	uint32_t n = ps->nr_slots * 2;
+	struct lp_thread **s = calloc(n, sizeof *s);
+	if (!s)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < ps->nr_slots; i++) {
+		struct lp_thread *t = ps->slots[i];
+		if (!t)
+			continue;
+		uint32_t h = hash_tid(t->tid, n);
+		while (s[h])
+			h = (h + 1) & (n - 1);
+		s[h] = t;
+	}
+	free(ps->slots);
+	ps->slots = s;
+	ps->nr_slots = n;
+	return 0;
+}
+
+static int threads_put(struct lp_procs *ps, struct lp_thread *t)
+{
+	if ((ps->nr_threads + 1) * 4 > ps->nr_slots * 3 && threads_grow(ps))
+		return -ENOMEM;
+	uint32_t h = hash_tid(t->tid, ps->nr_slots);
+	while (ps->slots[h])
+		h = (h + 1) & (ps->nr_slots - 1);
+	ps->slots[h] = t;
+	ps->nr_threads++;
+	return 0;
+}
+
+static struct lp_proc *proc_new(struct lp_procs *ps, uint32_t pid)
+{
+	if (ps->nr_procs == ps->cap_procs) {
+		uint32_t cap = ps->cap_procs ? ps->cap_procs * 2 : 64;
+		struct lp_proc **v = realloc(ps->procs, cap * sizeof *v);
+		if (!v)
+			return NULL;
+		ps->procs = v;
+		ps->cap_procs = cap;
+	}
+	struct lp_proc *p = calloc(1, sizeof *p);
+	if (p) {
+		p->pid = pid;
+		ps->procs[ps->nr_procs++] = p;
+	}
+	return p;
+}
+
+/* The live process pid: the one its leader thread points at, if known. */
+static struct lp_proc *proc_of(struct lp_procs *ps, uint32_t pid)
+{
+	struct lp_thread *leader = lp_procs_find(ps, pid);
+	if (leader && leader->pid == pid)
+		return leader->proc;
+	return proc_new(ps, pid);
+}
+
+static void thread_set_proc(struct lp_thread *t, struct lp_proc *p)
+{
+	if (t->proc)
+		t->proc->refs--;
+	t->proc = p;
+	p->refs++;
+}
+
+static struct lp_thread *thread_new(struct lp_procs *ps, uint32_t pid, uint32_t tid)
+{
+	struct lp_proc *p = proc_of(ps, pid);
+	struct lp_thread *t = calloc(1, sizeof *t);
+	if (t) {
+		t->pid = pid;
+		t->tid = tid;
+	}
+	if (!p || !t || threads_put(ps, t)) {
+		free(t);
+		return NULL;
+	}
+	snprintf(t->comm, sizeof t->comm, ":%" PRIu32, tid);
+	thread_set_proc(t, p);
+	return t;
+}
+
+struct lp_thread *lp_procs_thread(struct lp_procs *ps, uint32_t pid, uint32_t tid)
+{
+	struct lp_thread *t = lp_procs_find(ps, tid);
+	if (t && t->pid != pid && pid != UINT32_MAX) {
+		/* the tid is known under another pid: after an exec by a
+		 * non-leader thread, or a tid reused by a new process */
+		struct lp_proc *p = proc_of(ps, pid);
+		if (!p)
+			return NULL;
+		t->pid = pid;
+		thread_set_proc(t, p);
+	}
+	return t ? t : thread_new(ps, pid, tid);
+}
+
+/* -------------------------------------------------------------- records */
+
+static int apply_mmap(struct lp_procs *ps, const struct lp_mmap *mm)
+{
+	struct lp_proc *p;
+	if (mm->pid == UINT32_MAX) {
+		p = &ps->kernel;
+	} else {
+		struct lp_thread *t = lp_procs_thread(ps, mm->pid, mm->tid);
+		if (!t)
+			return -ENOMEM;
+		p = t->proc;
+	}
+	if (mm->len == 0 || mm->start + mm->len < mm->start)
+		return 0;               /* empty or wrapping: nothing to map */
+	struct lp_map m = {
+		.start = mm->start, .end = mm->start + mm->len, .pgoff = mm->pgoff,
+		.maj = mm->maj, .min = mm->min, .ino = mm->ino,
+		.prot = mm->prot, .flags = mm->flags,
+		.build_id_size = mm->build_id_size,
+		.path = lp_strtab_intern(ps->paths, mm->filename),
+	};
+	if (!m.path)
+		return -ENOMEM;
+	memcpy(m.build_id, mm->build_id, sizeof m.build_id);
+	return maps_insert(p, &m);
+}
+
+static int apply_comm(struct lp_procs *ps, const struct lp_comm *c)
+{
+	struct lp_thread *t = lp_procs_thread(ps, c->pid, c->tid);
+	if (!t)
+		return -ENOMEM;
+	snprintf(t->comm, sizeof t->comm, "%s", c->comm);
+	if (c->exec && t->proc->nr_maps) {
+		t->proc->nr_maps = 0;   /* the old image is gone */
+		t->proc->gen++;
+	}
+	return 0;
+}
+
+static int copy_maps(struct lp_proc *dst, const struct lp_proc *src)
+{
+	if (!src || maps_reserve(dst, src->nr_maps))
+		return src ? -ENOMEM : 0;
+	memcpy(dst->maps, src->maps, src->nr_maps * sizeof *src->maps);
+	dst->nr_maps = src->nr_maps;
+	dst->gen++;
+	return 0;
+}
+
+static int apply_fork(struct lp_procs *ps, const struct lp_task *f)
+{
+	struct lp_thread *parent = lp_procs_find(ps, f->ptid);
+	struct lp_thread *t = lp_procs_find(ps, f->tid);
+	if (f->pid != f->ppid || !parent) {
+		/* a new process (or an unknown parent): fresh address space */
+		struct lp_proc *p = proc_new(ps, f->pid);
+		if (!p || (parent && f->pid != f->ppid && copy_maps(p, parent->proc)))
+			return -ENOMEM;
+		if (!t && !(t = thread_new(ps, f->pid, f->tid)))
+			return -ENOMEM;
+		thread_set_proc(t, p);
+	} else {
+		if (!t && !(t = thread_new(ps, f->pid, f->tid)))
+			return -ENOMEM;
+		thread_set_proc(t, parent->proc);
+	}
+	t->pid = f->pid;
+	t->exited = false;
+	if (parent)
+		memcpy(t->comm, parent->comm, sizeof t->comm);
+	return 0;
+}
+
+int lp_procs_apply(struct lp_procs *ps, const struct lp_record *r)
+{
+	switch (r->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		return apply_mmap(ps, &r->u.mmap);
+	case PERF_RECORD_COMM:
+		return apply_comm(ps, &r->u.comm);
+	case PERF_RECORD_FORK:
+		return apply_fork(ps, &r->u.task);
+	case PERF_RECORD_EXIT: {
+		struct lp_thread *t = lp_procs_find(ps, r->u.task.tid);
+		if (t)
+			t->exited = true;
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+struct lp_procs *lp_procs_new(void)
+{
+	struct lp_procs *ps = calloc(1, sizeof *ps);
+	if (!ps)
+		return NULL;
+	ps->nr_slots = 256;
+	ps->slots = calloc(ps->nr_slots, sizeof *ps->slots);
+	ps->paths = lp_strtab_new();
+	ps->kernel.pid = UINT32_MAX;
+	if (!ps->slots || !ps->paths) {
+		lp_procs_free(ps);
+		return errno = ENOMEM, NULL;
+	}
+	return ps;
+}
+
+void lp_procs_free(struct lp_procs *ps)
+{
+	if (!ps)
+		return;
+	for (uint32_t i = 0; i < ps->nr_slots && ps->slots; i++)
+		free(ps->slots[i]);
+	for (uint32_t i = 0; i < ps->nr_procs; i++) {
+		free(ps->procs[i]->maps);
+		free(ps->procs[i]);
+	}
+	free(ps->kernel.maps);
+	free(ps->procs);
+	free(ps->slots);
+	lp_strtab_free(ps->paths);
+	free(ps);
+}
+
+struct lp_proc *lp_procs_kernel(struct lp_procs *ps)
+{
+	return &ps->kernel;
+}
+
+int lp_procs_each(struct lp_procs *ps, int (*fn)(struct lp_thread *t, void *arg), void *arg)
+{
+	for (uint32_t i = 0; i < ps->nr_slots; i++) {
+		int rc = ps->slots[i] ? fn(ps->slots[i], arg) : 0;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}

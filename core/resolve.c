@@ -1,0 +1,184 @@
+/*
+ * resolve.c - (process, ip) -> lp_frame.
+ *
+ * User addresses: the process's map containing ip (lp_proc_find_map), the
+ * map's object from the lp_dsos cache (keyed by path and inode; the map's
+ * own dso slot is left alone, so that several resolvers may share one
+ * process model), file offset = ip - map start + pgoff, converted to an ELF
+ * virtual address through the object's PT_LOAD segments, then the object's
+ * symbol table.  Kernel addresses: kallsyms, loaded on the first one.
+ *
+ * A direct-mapped cache of 4096 results keyed by (proc, pid, maps
+ * generation, ip, kernel) skips all of that for repeated addresses, the
+ * common case in a profile.  proc->gen changes whenever the maps change,
+ * so an entry never outlives the maps it was computed from, and lp_procs
+ * frees no proc before lp_procs_free(), so a proc address is not reused.
+ * Cached strings belong to the dsos cache and the kernel table, which live
+ * as long as the resolver.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "luaprof/luaprof.h"
+#include "luaprof/proc.h"
+#include "sym_int.h"
+
+#define FCACHE_BITS 12
+#define FCACHE_SIZE (1u << FCACHE_BITS)
+#define KERNEL_DSO "[kernel.kallsyms]"
+
+struct fcache_ent {
+	const struct lp_proc *proc;     /* NULL for kernel and unknown-process frames */
+	uint64_t ip;
+	uint32_t pid, gen;
+	bool valid, kernel;
+	const char *sym, *dso;
+	uint64_t symoff;
+};
+
+struct lp_resolver {
+	struct lp_procs *procs;
+	struct lp_dsos *dsos;
+	struct lp_kernel *kernel;
+	char *kallsyms;
+	bool kernel_tried, kernel_hidden, cache_on;
+	uint64_t hits, misses;
+	struct fcache_ent *cache;
+};
+
+struct lp_resolver *lp_resolver_new(struct lp_procs *procs, const char *kallsyms)
+{
+	struct lp_resolver *r = calloc(1, sizeof *r);
+
+	if (!r)
+		return NULL;
+	r->procs = procs;
+	r->cache_on = true;
+	r->dsos = lp_dsos_new();
+	r->kallsyms = strdup(kallsyms ? kallsyms : "/proc/kallsyms");
+	r->cache = calloc(FCACHE_SIZE, sizeof *r->cache);
+	if (!r->dsos || !r->kallsyms || !r->cache) {
+		lp_resolver_free(r);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return r;
+}
+
+void lp_resolver_free(struct lp_resolver *r)
+{
+	if (!r)
+		return;
+	lp_dsos_free(r->dsos);
+	lp_kernel_free(r->kernel);
+	free(r->kallsyms);
+	free(r->cache);
+	free(r);
+}
+
+/* Loads kallsyms once; a failure (other than ENOMEM) is final. */
+static int load_kernel(struct lp_resolver *r)
+{
+	bool hidden = false;
+
+	r->kernel = lp_kernel_load(r->kallsyms, &hidden);
+	if (!r->kernel && errno == ENOMEM)
+		return -ENOMEM;
+	r->kernel_tried = true;
+	r->kernel_hidden = hidden;
+	if (!r->kernel)
+		lp_log(LP_WARN, "sym: kernel symbols: %s: %s", r->kallsyms, strerror(errno));
+	return 0;
+}
+
+static int resolve_kernel(struct lp_resolver *r, uint64_t ip, struct lp_frame *out)
+{
+	const char *dso = NULL;
+
+	out->dso = KERNEL_DSO;
+	if (!r->kernel_tried && load_kernel(r))
+		return -ENOMEM;
+	const struct lp_sym *s = r->kernel ? lp_kernel_find(r->kernel, ip, &dso) : NULL;
+	if (s) {
+		out->sym = s->name;
+		out->dso = dso;
+		out->symoff = ip - s->start;
+	}
+	return 0;
+}
+
+static int resolve_user(struct lp_resolver *r, const struct lp_proc *proc, uint64_t ip,
+			struct lp_frame *out)
+{
+	const struct lp_map *m = lp_proc_find_map(proc, ip);
+	struct lp_dso *d;
+	uint64_t vaddr;
+
+	if (!m)
+		return 0;
+	if (lp_dsos_lookup(r->dsos, m, &d, &out->dso))
+		return -ENOMEM;
+	if (!d || lp_dso_file_to_vaddr(d, ip - m->start + m->pgoff, &vaddr))
+		return 0;
+	const struct lp_sym *s = lp_dso_find(d, vaddr);
+	if (s) {
+		out->sym = s->name;
+		out->symoff = vaddr - s->start;
+	}
+	return 0;
+}
+
+static struct fcache_ent *cache_slot(struct lp_resolver *r, const struct lp_proc *key,
+				     uint64_t ip)
+{
+	uint64_t h = (ip ^ ((uint64_t)(uintptr_t)key * 0xc2b2ae3d27d4eb4full)) *
+		     0x9e3779b97f4a7c15ull;
+
+	return &r->cache[h >> (64 - FCACHE_BITS)];
+}
+
+int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
+		      uint64_t ip, bool kernel, struct lp_frame *out)
+{
+	const struct lp_proc *key = kernel ? NULL : proc;
+	uint32_t pid = key ? key->pid : 0, gen = key ? key->gen : 0;
+	struct fcache_ent *e = r->cache_on ? cache_slot(r, key, ip) : NULL;
+
+	*out = (struct lp_frame){ .ip = ip, .kernel = kernel };
+	if (e && e->valid && e->ip == ip && e->proc == key && e->kernel == kernel &&
+	    e->pid == pid && e->gen == gen) {
+		r->hits++;
+		out->sym = e->sym;
+		out->dso = e->dso;
+		out->symoff = e->symoff;
+		return 0;
+	}
+	r->misses++;
+	int err = kernel ? resolve_kernel(r, ip, out) : resolve_user(r, proc, ip, out);
+	if (err || !e)
+		return err;
+	*e = (struct fcache_ent){ .proc = key, .ip = ip, .pid = pid, .gen = gen,
+				  .valid = true, .kernel = kernel, .sym = out->sym,
+				  .dso = out->dso, .symoff = out->symoff };
+	return 0;
+}
+
+bool lp_resolver_kernel_hidden(const struct lp_resolver *r)
+{
+	return r->kernel_hidden;
+}
+
+void lp_resolver_set_cache(struct lp_resolver *r, bool on)
+{
+	if (on && !r->cache_on)
+		memset(r->cache, 0, FCACHE_SIZE * sizeof *r->cache);
+	r->cache_on = on;
+}
+
+void lp_resolver_cache_stats(const struct lp_resolver *r, uint64_t *hits,
+			     uint64_t *misses)
+{
+	*hits = r->hits;
+	*misses = r->misses;
+}

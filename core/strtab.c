@@ -1,0 +1,115 @@
+/*
+ * strtab.c - interned strings: an open-addressing hash of pointers into
+ * chunked storage.  Strings are never removed; chunks are freed together.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strtab.h"
+
+#define CHUNK_SIZE (64 * 1024)
+
+struct chunk {
+	struct chunk *next;
+	size_t used, size;
+	char data[];
+};
+
+struct lp_strtab {
+	struct chunk *chunks;
+	const char **slots;
+	size_t nr_slots, nr_used;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+struct lp_strtab *lp_strtab_new(void)
+{
+	struct lp_strtab *t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	t->nr_slots = 256;
+	t->slots = calloc(t->nr_slots, sizeof *t->slots);
+	if (!t->slots) {
+		free(t);
+		return errno = ENOMEM, NULL;
+	}
+	return t;
+}
+
+void lp_strtab_free(struct lp_strtab *t)
+{
+	if (!t)
+		return;
+	while (t->chunks) {
+		struct chunk *c = t->chunks;
+		t->chunks = c->next;
+		free(c);
+	}
+	free(t->slots);
+	free(t);
+}
+
+const char *lp_strtab_store(struct lp_strtab *t, const char *s, size_t n)
+{
+	struct chunk *c = t->chunks;
+	if (!c || c->size - c->used < n + 1) {
+		size_t size = n + 1 > CHUNK_SIZE ? n + 1 : CHUNK_SIZE;
+		c = malloc(sizeof *c + size);
+		if (!c)
+			return NULL;
+		c->size = size;
+		c->used = 0;
+		c->next = t->chunks;
+		t->chunks = c;
+	}
+	char *p = c->data + c->used;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	c->used += n + 1;
+	return p;
+}
+
+static int grow(struct lp_strtab *t)
+{
+	size_t n = t->nr_slots * 2;
+	const char **s = calloc(n, sizeof *s);
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nr_slots; i++) {
+		if (!t->slots[i])
+			continue;
+		size_t h = hash_str(t->slots[i]) & (n - 1);
+		while (s[h])
+			h = (h + 1) & (n - 1);
+		s[h] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = s;
+	t->nr_slots = n;
+	return 0;
+}
+
+const char *lp_strtab_intern(struct lp_strtab *t, const char *s)
+{
+	if ((t->nr_used + 1) * 2 > t->nr_slots && grow(t))
+		return NULL;
+	size_t h = hash_str(s) & (t->nr_slots - 1);
+	for (; t->slots[h]; h = (h + 1) & (t->nr_slots - 1))
+		if (!strcmp(t->slots[h], s))
+			return t->slots[h];
+	const char *p = lp_strtab_store(t, s, strlen(s));
+	if (p) {
+		t->slots[h] = p;
+		t->nr_used++;
+	}
+	return p;
+}

@@ -1,0 +1,73 @@
+/*
+ * sym_int.h - internal interfaces shared by the symbolizer files (symtab.c,
+ * dso.c, dsos.c, kernel.c, resolve.c).  Not part of the public API; unit
+ * tests may use it.
+ */
+#ifndef LP_SYM_INT_H
+#define LP_SYM_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "luaprof/sym.h"
+
+/* A name arena: strings copied into large chunks, freed all at once.  One
+ * allocation per LP_NAMES_CHUNK bytes of names, not one per name. */
+#define LP_NAMES_CHUNK 65536
+
+struct lp_names {
+	struct lp_names_chunk *head;    /* newest chunk first */
+	size_t used, cap;               /* of head */
+};
+
+/* Copies n bytes of s plus a NUL; NULL when out of memory.  The copy lives
+ * until lp_names_free(). */
+const char *lp_names_dup(struct lp_names *a, const char *s, size_t n);
+void lp_names_free(struct lp_names *a);
+
+/* Like lp_symtab_add_ex(), also recording a tag (a caller-defined small
+ * number, 0 by default; the kernel stores its module index there).  At
+ * lp_symtab_finish() a sizeless symbol followed by a symbol of a different
+ * tag ends at min(next start, page end) instead of the next start, so the
+ * last kernel symbol does not swallow the gap up to the first module. */
+int lp_symtab_add_tagged(struct lp_symtab *t, const char *name, uint64_t start,
+			 uint64_t size, unsigned prio, uint16_t tag);
+
+/* The tag recorded for a symbol returned by lp_symtab_find()/lp_symtab_at()
+ * of the same table. */
+uint16_t lp_symtab_tag(const struct lp_symtab *t, const struct lp_sym *s);
+
+/* The i-th symbol in address order (i < lp_symtab_count()), after
+ * lp_symtab_finish(); NULL otherwise. */
+const struct lp_sym *lp_symtab_at(const struct lp_symtab *t, size_t i);
+
+/* The size of the ELF image at image as its headers describe it: the
+ * largest of the section header table end, the program header table end
+ * and every segment's file end.  0 when image is not a native 64-bit ELF
+ * header.  Only the ELF, program headers are read (they must be mapped). */
+size_t lp_dso_mem_size(const void *image);
+
+/* The symbol table of a dso (borrowed). */
+const struct lp_symtab *lp_dso_symtab(const struct lp_dso *d);
+
+/* The kernel's symbol table (borrowed), for counting and iteration. */
+const struct lp_symtab *lp_kernel_symtab(const struct lp_kernel *k);
+
+/* lp_dsos_get() that also returns the cache's own copy of the map's path
+ * (*name, valid until lp_dsos_free(); NULL when the map has no path) so a
+ * caller can name frames of objects that could not be opened.  Returns 0,
+ * or -ENOMEM when the cache entry could not be made (*dso and *name NULL). */
+int lp_dsos_lookup(struct lp_dsos *c, const struct lp_map *m,
+		   struct lp_dso **dso, const char **name);
+
+/* Number of objects (successful or not) the cache has tried to open. */
+size_t lp_dsos_count(const struct lp_dsos *c);
+
+/* Turns the resolver's frame cache on (the default) or off, for
+ * measurements; hits/misses count lp_resolver_frame() calls since creation. */
+void lp_resolver_set_cache(struct lp_resolver *r, bool on);
+void lp_resolver_cache_stats(const struct lp_resolver *r, uint64_t *hits,
+			     uint64_t *misses);
+
+#endif

@@ -1,0 +1,129 @@
+/*
+ * workload.c - starting the profiled command corked (see workload.h).
+ *
+ * Two pipes: "go" (parent -> child, one byte means exec, EOF means give up)
+ * and "err" (child -> parent, close-on-exec: EOF means exec succeeded, four
+ * bytes are the errno of a failed exec).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "luaprof/workload.h"
+
+static void child(int go, int err, char *const argv[])
+{
+	char c;
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (read(go, &c, 1) != 1)
+		_exit(127);     /* cancelled */
+	execvp(argv[0], argv);
+	int e = errno;
+	if (write(err, &e, sizeof e) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static int open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	long fd = syscall(SYS_pidfd_open, pid, 0);
+	if (fd >= 0) {
+		fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+		return (int)fd;
+	}
+#endif
+	(void)pid;
+	return -1;
+}
+
+int lp_workload_prepare(struct lp_workload *w, char *const argv[])
+{
+	int go[2], err[2];
+	*w = (struct lp_workload){ .pid = -1, .go_fd = -1, .err_fd = -1, .pidfd = -1 };
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	if (pipe2(err, O_CLOEXEC)) {
+		int e = errno;
+		close(go[0]);
+		close(go[1]);
+		return -e;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		close(err[0]);
+		child(go[0], err[1], argv);
+	}
+	int e = errno;
+	close(go[0]);
+	close(err[1]);
+	w->go_fd = go[1];
+	w->err_fd = err[0];
+	if (pid < 0) {
+		lp_workload_close(w);
+		return -e;
+	}
+	w->pid = pid;
+	w->pidfd = open_pidfd(pid);
+	return 0;
+}
+
+int lp_workload_start(struct lp_workload *w)
+{
+	int e = 0;
+	if (write(w->go_fd, "x", 1) != 1)
+		return -errno;
+	close(w->go_fd);
+	w->go_fd = -1;
+	ssize_t n = read(w->err_fd, &e, sizeof e);
+	close(w->err_fd);
+	w->err_fd = -1;
+	if (n == (ssize_t)sizeof e) {
+		lp_workload_reap(w, true);
+		return -e;
+	}
+	return 0;
+}
+
+bool lp_workload_reap(struct lp_workload *w, bool wait)
+{
+	if (w->reaped || w->pid <= 0)
+		return w->reaped;
+	pid_t r;
+	do
+		r = waitpid(w->pid, &w->status, wait ? 0 : WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r == w->pid || (r < 0 && errno == ECHILD))
+		w->reaped = true;
+	return w->reaped;
+}
+
+void lp_workload_kill(struct lp_workload *w, int sig)
+{
+	if (w->go_fd >= 0) {            /* never started: cancel */
+		close(w->go_fd);
+		w->go_fd = -1;
+		return;
+	}
+	if (w->pid > 0 && !w->reaped)
+		kill(w->pid, sig);
+}
+
+void lp_workload_close(struct lp_workload *w)
+{
+	int *fds[] = { &w->go_fd, &w->err_fd, &w->pidfd };
+	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}

@@ -1,0 +1,86 @@
+/*
+ * live.h - a live profiling run as a stream of records in time order.
+ *
+ * lp_live_open() prepares everything (the command corked, events opened,
+ * rings mapped); lp_live_start() lets the command exec (or enables the
+ * events for -p/-a); lp_live_next() then returns records merged across CPUs
+ * in time order until the run ends: the command exited, every -p target
+ * exited, the duration passed, or lp_live_stop() was called.  Everything the
+ * kernel wrote is drained before the end is reported.
+ */
+#ifndef LUAPROF_LIVE_H
+#define LUAPROF_LIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "luaprof/event.h"
+#include "luaprof/record.h"
+
+struct lp_live_opts {
+	char *const *argv;              /* command to launch, or NULL */
+	const pid_t *pids;              /* -p targets */
+	size_t nr_pids;
+	bool system_wide;               /* -a */
+	struct lp_event_spec *events;   /* settled in place by fallbacks */
+	size_t nr_events;
+	struct lp_sampling sampling;
+	size_t mmap_pages;              /* per CPU, a power of two */
+	uint64_t duration_ns;           /* 0: no limit */
+};
+
+struct lp_live_stats {
+	uint64_t records, samples;
+	uint64_t lost;                  /* samples the kernel reported lost */
+	uint64_t throttle, unthrottle;
+	uint64_t bad_records;           /* rejected as malformed */
+};
+
+struct lp_live;
+
+/* Prepares a run.  On failure returns NULL and writes one line saying why
+ * into err.  The events' specs are updated to what was actually opened;
+ * *fallbacks receives the LP_FALLBACK_* bits applied. */
+struct lp_live *lp_live_open(const struct lp_live_opts *o, unsigned *fallbacks,
+			     char *err, size_t errsz);
+
+/* Starts the run.  Returns 0, or -errno with err set (exec failure). */
+int lp_live_start(struct lp_live *lv, char *err, size_t errsz);
+
+/* The next record in time order.  Returns 1 with *rec (borrowed until the
+ * next call) and *event (index into the events, or -1 when the record names
+ * none), 0 when the run has ended and everything is drained, or -errno. */
+int lp_live_next(struct lp_live *lv, struct lp_record *rec, int *event);
+
+/* Asks the run to end: the rings are drained and lp_live_next() then
+ * returns 0.  Async-signal-safe. */
+void lp_live_stop(struct lp_live *lv);
+
+/* The launched command's pid, or -1. */
+pid_t lp_live_pid(const struct lp_live *lv);
+
+/* Sends sig to the launched command if it is still running. */
+void lp_live_signal(struct lp_live *lv, int sig);
+
+/* Waits for the launched command and returns its wait status, or -ECHILD
+ * when there is no command.  grace_ms < 0 waits as long as it takes;
+ * otherwise a command still running after grace_ms gets SIGTERM, and
+ * SIGKILL two seconds later. */
+int lp_live_wait(struct lp_live *lv, int grace_ms);
+
+/* The attr and format events were opened with (index as in opts). */
+const struct perf_event_attr *lp_live_attr(const struct lp_live *lv, size_t event);
+const struct lp_format *lp_live_format(const struct lp_live *lv);
+
+/* The kernel ids of event's fds (for writing a recording). */
+size_t lp_live_ids(const struct lp_live *lv, size_t event, uint64_t *ids, size_t max);
+
+const struct lp_live_stats *lp_live_stats(const struct lp_live *lv);
+
+/* Stops counting, unmaps and closes everything; does not wait for the
+ * command (use lp_live_wait first).  Accepts NULL. */
+void lp_live_close(struct lp_live *lv);
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * workload.h - a command started "corked": forked, then held before exec
+ * until the profiler has opened its events on it, so that counting (with
+ * enable_on_exec) starts exactly at the command's first instruction and no
+ * code of the profiler's own is sampled.
+ */
+#ifndef LUAPROF_WORKLOAD_H
+#define LUAPROF_WORKLOAD_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct lp_workload {
+	pid_t pid;              /* -1 before prepare / after reaping */
+	int go_fd;              /* write end: one byte releases the child */
+	int err_fd;             /* read end: the child's errno if exec failed */
+	int pidfd;              /* readable when the child exits, -1 if none */
+	int status;             /* wait status once reaped */
+	bool reaped;
+};
+
+/* Forks argv[0] (looked up in PATH) and leaves it waiting.  The child keeps
+ * the caller's stdin/stdout/stderr, gets SIGTERM if the caller dies, and has
+ * an empty signal mask.  Returns 0 or -errno. */
+int lp_workload_prepare(struct lp_workload *w, char *const argv[]);
+
+/* Releases the child into exec.  Returns 0, or -errno when exec failed (the
+ * child then exits 127 and is reaped here). */
+int lp_workload_start(struct lp_workload *w);
+
+/* Reaps the child if it has exited (wait true: blocks until it does).
+ * Returns true once reaped; w->status then holds the wait status. */
+bool lp_workload_reap(struct lp_workload *w, bool wait);
+
+/* Cancels a child never started, or signals a running one.  Accepts a
+ * workload that was never prepared. */
+void lp_workload_kill(struct lp_workload *w, int sig);
+
+/* Closes the descriptors.  Does not wait. */
+void lp_workload_close(struct lp_workload *w);
+
+#endif

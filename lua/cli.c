@@ -1,0 +1,244 @@
+/*
+ * cli.c - parsing luaprof's command line.  Every mistake gets one line that
+ * names the problem and the fix.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "luaprof/luaprof.h"
+
+#define DEFAULT_FREQ 4000
+#define DEFAULT_PAGES 256
+
+static const char usage[] =
+"usage: luaprof run SCRIPT [options] [--] [CMD [ARGS...]]\n"
+"\n"
+"Runs SCRIPT (Lua 5.4) over the samples of CMD and every thread and process\n"
+"it starts, of running processes (-p), or of the whole system (-a).\n"
+"\n"
+"options:\n"
+"  -e, --event EVENT[,EVENT...]  events to sample (repeatable); default: cycles,\n"
+"                                or cpu-clock when there is no hardware PMU.\n"
+"                                Modifiers :u :k :p :pp :ppp :P as in perf\n"
+"  -F, --freq HZ                 samples per second (default 4000)\n"
+"  -c, --count N                 one sample every N events (instead of -F)\n"
+"  -g, --call-graph              record call stacks (frame pointers)\n"
+"  -p, --pid PID[,PID...]        profile running processes\n"
+"  -a, --all-cpus                profile the whole system\n"
+"  -d, --duration SECONDS        stop after SECONDS\n"
+"  -m, --mmap-pages PAGES        ring buffer pages per CPU (power of two)\n"
+"  -A, --arg VALUE               pass VALUE to the script in arg[] (repeatable)\n"
+"  -h, --help                    this help\n"
+"  -v, --version                 print the version\n"
+"\n"
+"Exit status: the command's (128+N when signal N killed it); 0 with -p/-a;\n"
+"255 when luaprof itself fails (bad usage, script error, cannot profile).\n";
+
+static const struct option longopts[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "call-graph", no_argument, NULL, 'g' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "arg", required_argument, NULL, 'A' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'v' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "luaprof: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	return -1;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int add_events(struct lp_cli *cli, const char *list)
+{
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (cli->nr_events == LP_MAX_EVENTS)
+			return fail("too many events (at most 32)");
+		int rc = lp_event_parse(tok, &cli->events[cli->nr_events]);
+		if (rc == -ENOENT)
+			return fail("unknown event '%s': see 'luaprof run --help' for the list "
+				    "(cpu-clock, page-faults, cycles, ...)", tok);
+		if (rc)
+			return fail("bad modifier in event '%s': use :u, :k, :p, :pp, :ppp or :P", tok);
+		cli->nr_events++;
+	}
+	cli->user_events = true;
+	return 0;
+}
+
+static int add_pids(struct lp_cli *cli, const char *list)
+{
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+		if (parse_u64(tok, &v) || v == 0 || v > 4194304)
+			return fail("-p needs process ids such as 1234 or 1234,5678 (got '%s')", tok);
+		pid_t *p = realloc(cli->pids, (cli->nr_pids + 1) * sizeof *p);
+		if (!p)
+			return fail("out of memory");
+		cli->pids = p;
+		cli->pids[cli->nr_pids++] = (pid_t)v;
+	}
+	return 0;
+}
+
+static int parse_duration(struct lp_cli *cli, const char *s)
+{
+	char *end;
+	double d = strtod(s, &end);
+	if (end == s || *end || !(d > 0) || d > 1e9)
+		return fail("--duration needs a positive number of seconds (got '%s')", s);
+	cli->duration_ns = (uint64_t)llround(d * 1e9);
+	return 0;
+}
+
+static int parse_pages(struct lp_cli *cli, const char *s)
+{
+	uint64_t v;
+	if (parse_u64(s, &v) || v == 0 || (v & (v - 1)) || v > (1u << 20))
+		return fail("-m needs a power of two number of pages such as 64 or 1024 (got '%s')", s);
+	cli->mmap_pages = v;
+	return 0;
+}
+
+static int add_arg(struct lp_cli *cli, char *s)
+{
+	char **a = realloc(cli->args, (size_t)(cli->nargs + 1) * sizeof *a);
+	if (!a)
+		return fail("out of memory");
+	cli->args = a;
+	cli->args[cli->nargs++] = s;
+	return 0;
+}
+
+/* One option; returns 0, 1 (help/version printed) or -1. */
+static int option(struct lp_cli *cli, int c, char *val)
+{
+	uint64_t v;
+	switch (c) {
+	case 'e': return add_events(cli, val);
+	case 'F':
+		if (parse_u64(val, &v) || v == 0)
+			return fail("-F needs a positive number of samples per second (got '%s')", val);
+		cli->sampling.freq = v;
+		return 0;
+	case 'c':
+		if (parse_u64(val, &v) || v == 0)
+			return fail("-c needs a positive event count (got '%s')", val);
+		cli->sampling.period = v;
+		cli->sampling.use_period = true;
+		return 0;
+	case 'g': cli->sampling.callchain = true; return 0;
+	case 'p': return add_pids(cli, val);
+	case 'a': cli->system_wide = true; return 0;
+	case 'd': return parse_duration(cli, val);
+	case 'm': return parse_pages(cli, val);
+	case 'A': return add_arg(cli, val);
+	case 'h': fputs(usage, stdout); return 1;
+	case 'v': printf("luaprof %s\n", LP_VERSION); return 1;
+	default:
+		return fail("unknown option: see 'luaprof run --help'");
+	}
+}
+
+static int check(struct lp_cli *cli)
+{
+	if (!cli->script)
+		return fail("no script given: luaprof run SCRIPT [options] -- CMD");
+	if (cli->nr_pids && (cli->argv || cli->system_wide))
+		return fail("-p cannot be combined with a command or -a");
+	if (!cli->argv && !cli->nr_pids && !cli->system_wide)
+		return fail("nothing to profile: give a command after --, -p PID or -a");
+	if (cli->sampling.use_period && cli->sampling.freq)
+		return fail("-F and -c exclude each other: choose a frequency or a period");
+	if (!cli->sampling.use_period && !cli->sampling.freq)
+		cli->sampling.freq = DEFAULT_FREQ;
+	if (!cli->mmap_pages)
+		cli->mmap_pages = DEFAULT_PAGES;
+	if (!cli->nr_events) {
+		lp_event_default(&cli->events[0]);
+		cli->nr_events = 1;
+	}
+	return 0;
+}
+
+static int parse_run(struct lp_cli *cli, int argc, char **argv)
+{
+	int c, rc;
+	optind = 1;
+	opterr = 0;
+	for (;;) {
+		while ((c = getopt_long(argc, argv, "+:e:F:c:gp:ad:m:A:hv", longopts, NULL)) != -1) {
+			if (c == ':')
+				return fail("option %s needs a value", argv[optind - 1]);
+			if (c == '?')
+				return fail("unknown option '%s': see 'luaprof run --help'", argv[optind - 1]);
+			if ((rc = option(cli, c, optarg)))
+				return rc;
+		}
+		bool dashdash = optind > 1 && !strcmp(argv[optind - 1], "--");
+		if (optind >= argc || dashdash || cli->script)
+			break;
+		cli->script = argv[optind++];   /* then options may follow it */
+	}
+	if (optind < argc)
+		cli->argv = &argv[optind];
+	return check(cli);
+}
+
+int lp_cli_parse(struct lp_cli *cli, int argc, char **argv)
+{
+	memset(cli, 0, sizeof *cli);
+	if (argc < 2)
+		return fputs(usage, stderr), -1;
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help"))
+		return fputs(usage, stdout), 1;
+	if (!strcmp(cmd, "-v") || !strcmp(cmd, "--version"))
+		return printf("luaprof %s\n", LP_VERSION), 1;
+	if (strcmp(cmd, "run"))
+		return fail("unknown command '%s': the command is 'luaprof run SCRIPT ...' "
+			    "(see luaprof --help)", cmd);
+	cli->command = cmd;
+	return parse_run(cli, argc - 1, argv + 1);
+}
+
+void lp_cli_free(struct lp_cli *cli)
+{
+	free(cli->pids);
+	free(cli->args);
+}

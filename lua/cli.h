@@ -1,0 +1,39 @@
+/*
+ * cli.h - internal to lua/: the command line of luaprof.
+ */
+#ifndef LP_CLI_H
+#define LP_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "luaprof/event.h"
+
+#define LP_MAX_EVENTS 32
+
+struct lp_cli {
+	const char *command;            /* "run" */
+	const char *script;
+	char **args;                    /* --arg values, for the script */
+	int nargs;
+	char **argv;                    /* the command, or NULL */
+	pid_t *pids;
+	size_t nr_pids;
+	bool system_wide;
+	struct lp_event_spec events[LP_MAX_EVENTS];
+	size_t nr_events;
+	bool user_events;               /* -e given */
+	struct lp_sampling sampling;
+	size_t mmap_pages;
+	uint64_t duration_ns;
+};
+
+/* Parses argv into cli.  Returns 0 to go on, 1 when it printed help or the
+ * version (exit 0), or -1 after printing one line about what is wrong. */
+int lp_cli_parse(struct lp_cli *cli, int argc, char **argv);
+
+void lp_cli_free(struct lp_cli *cli);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * lluaprof.c - the `luaprof` module: a global in every script, and also
+ * what require "luaprof" returns.
+ *
+ *   luaprof.version      the version string
+ *   luaprof.exit()       end the run after the current callback
+ */
+#include <lauxlib.h>
+
+#include "luaprof/luaprof.h"
+#include "lp.h"
+
+static struct lp_run *get_run(lua_State *L)
+{
+	lua_getfield(L, LUA_REGISTRYINDEX, "luaprof.run");
+	struct lp_run *run = lua_touserdata(L, -1);
+	lua_pop(L, 1);
+	return run;
+}
+
+static int l_exit(lua_State *L)
+{
+	get_run(L)->exit_requested = true;
+	return 0;
+}
+
+static const luaL_Reg funcs[] = {
+	{ "exit", l_exit },
+	{ NULL, NULL },
+};
+
+int luaopen_luaprof(lua_State *L)
+{
+	luaL_newlib(L, funcs);
+	lua_pushliteral(L, LP_VERSION);
+	lua_setfield(L, -2, "version");
+	lua_pushvalue(L, -1);
+	lua_setglobal(L, "luaprof");
+	return 1;
+}

@@ -1,0 +1,73 @@
+/*
+ * lp.h - internal to lua/: the state shared by the VM, the bindings, the
+ * driver loop and the command line.
+ */
+#ifndef LP_LUA_H
+#define LP_LUA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <lua.h>
+
+#include "luaprof/proc.h"
+#include "luaprof/record.h"
+#include "luaprof/sym.h"
+
+#define LP_EXIT_FAILURE 255     /* luaprof's own failures */
+#define LP_SAMPLE_MT "luaprof.Sample"
+#define LP_MAX_STACK 512        /* frames kept per sample */
+
+/* Where records come from: a live run or a recording. */
+struct lp_source {
+	void *ctx;
+	/* 1 with a record, 0 at the end, -errno on failure */
+	int (*next)(void *ctx, struct lp_record *rec, int *event);
+	void (*stop)(void *ctx);
+};
+
+/* The sample view: one per run, pointed at the current sample only while
+ * on_sample runs.  Lazily computed fields are cached here, keyed by gen. */
+struct lp_view {
+	const struct lp_record *rec;    /* NULL outside on_sample */
+	int event;
+	struct lp_thread *thread;
+	bool have_frame;
+	struct lp_frame frame;          /* s.sym, s.dso, s.symoff, s.kernel */
+	uint32_t cached;                /* bit set of uservalue slots filled */
+};
+
+struct lp_run {
+	lua_State *L;
+	const char *script;
+	int ref_on_sample, ref_on_end, ref_on_start;
+	int ref_view;                   /* the Sample userdata */
+	int ref_event_names;            /* table: event index + 1 -> name */
+	struct lp_view view;
+	struct lp_procs *procs;
+	struct lp_resolver *resolver;
+	uint64_t samples;               /* delivered to on_sample */
+	uint64_t lost;
+	bool exit_requested;            /* luaprof.exit() */
+	bool failed;                    /* a hook raised an error */
+	bool kernel_notice_given;
+	struct lp_frame frames[LP_MAX_STACK];   /* scratch for one stack */
+};
+
+/* vm.c */
+int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs);
+int lp_vm_call(struct lp_run *run, int ref, int nargs);
+void lp_vm_close(struct lp_run *run);
+
+/* lsample.c */
+void lp_sample_open(lua_State *L, struct lp_run *run);
+void lp_sample_invalidate(lua_State *L, struct lp_run *run);
+
+/* lluaprof.c */
+int luaopen_luaprof(lua_State *L);
+
+/* run.c: feeds every record of src to the model and the script.  Returns 0,
+ * or -1 after a script error (already reported). */
+int lp_run_loop(struct lp_run *run, const struct lp_source *src);
+
+#endif

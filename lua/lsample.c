@@ -1,0 +1,152 @@
+/*
+ * lsample.c - "luaprof.Sample": the view of one sample handed to on_sample.
+ *
+ * There is exactly one Sample userdata per run.  It points at the current
+ * record only while on_sample runs; reading it at any other time raises an
+ * error.  Fields are computed when read: the name is mapped to a small
+ * integer through an upvalue table (one hash lookup), and fields that cost
+ * something (symbols, the stack, the folded string) are cached for the
+ * rest of the call, the tables and strings in the userdata's user values.
+ */
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "lp.h"
+#include "lstack.h"
+
+enum field {
+	F_EVENT = 1, F_PID, F_TID, F_CPU, F_COMM, F_TIME, F_PERIOD, F_IP,
+	F_SYM, F_DSO, F_SYMOFF, F_KERNEL, F_STACK, F_FOLDED, F_ADDR, F_ID,
+};
+
+static const char *const field_names[] = {
+	"event", "pid", "tid", "cpu", "comm", "time", "period", "ip",
+	"sym", "dso", "symoff", "kernel", "stack", "folded", "addr", "id",
+};
+
+#define NR_FIELDS (sizeof field_names / sizeof field_names[0])
+
+static struct lp_run *check_view(lua_State *L)
+{
+	struct lp_run *run = *(struct lp_run **)luaL_checkudata(L, 1, LP_SAMPLE_MT);
+	if (!run->view.rec)
+		luaL_error(L, "sample used outside on_sample: copy the fields you need "
+			      "into your own table while on_sample runs");
+	return run;
+}
+
+static void push_comm(lua_State *L, struct lp_run *run)
+{
+	struct lp_view *v = &run->view;
+	if (!v->thread)
+		v->thread = lp_procs_thread(run->procs, v->rec->u.sample.pid, v->rec->u.sample.tid);
+	if (v->thread)
+		lua_pushstring(L, v->thread->comm);
+	else
+		lua_pushnil(L);
+}
+
+static void push_event(lua_State *L, struct lp_run *run)
+{
+	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_event_names);
+	lua_rawgeti(L, -1, run->view.event + 1);
+	lua_remove(L, -2);
+}
+
+/* A cached Lua value in user value slot `slot`, or build it with fn. */
+static void push_cached(lua_State *L, struct lp_run *run, int slot,
+			void (*fn)(lua_State *L, struct lp_run *run))
+{
+	if (run->view.cached & (1u << slot)) {
+		lua_getiuservalue(L, 1, slot);
+		return;
+	}
+	fn(L, run);
+	lua_pushvalue(L, -1);
+	lua_setiuservalue(L, 1, slot);
+	run->view.cached |= 1u << slot;
+}
+
+static void push_frame_field(lua_State *L, struct lp_run *run, enum field f)
+{
+	const struct lp_frame *fr = lp_stack_leaf(run);
+	switch (f) {
+	case F_SYM: fr->sym ? (void)lua_pushstring(L, fr->sym) : lua_pushnil(L); break;
+	case F_DSO: fr->dso ? (void)lua_pushstring(L, fr->dso) : lua_pushnil(L); break;
+	case F_SYMOFF: fr->sym ? lua_pushinteger(L, (lua_Integer)fr->symoff) : lua_pushnil(L); break;
+	default: lua_pushboolean(L, fr->kernel); break;
+	}
+}
+
+static int l_index(lua_State *L)
+{
+	struct lp_run *run = check_view(L);
+	const struct lp_sample *s = &run->view.rec->u.sample;
+	lua_pushvalue(L, 2);
+	int f = lua_rawget(L, lua_upvalueindex(1)) == LUA_TNUMBER ? (int)lua_tointeger(L, -1) : 0;
+	switch (f) {
+	case F_EVENT: push_event(L, run); break;
+	case F_PID: lua_pushinteger(L, s->pid); break;
+	case F_TID: lua_pushinteger(L, s->tid); break;
+	case F_CPU: lua_pushinteger(L, s->cpu); break;
+	case F_COMM: push_comm(L, run); break;
+	case F_TIME: lua_pushinteger(L, (lua_Integer)s->time); break;
+	case F_PERIOD: lua_pushinteger(L, (lua_Integer)s->period); break;
+	case F_IP: lua_pushinteger(L, (lua_Integer)s->ip); break;
+	case F_ADDR: lua_pushinteger(L, (lua_Integer)s->addr); break;
+	case F_ID: lua_pushinteger(L, (lua_Integer)s->id); break;
+	case F_SYM: case F_DSO: case F_SYMOFF: case F_KERNEL:
+		push_frame_field(L, run, (enum field)f);
+		break;
+	case F_STACK: push_cached(L, run, 1, lp_stack_push); break;
+	case F_FOLDED: push_cached(L, run, 2, lp_stack_push_folded); break;
+	default: lua_pushnil(L); break;
+	}
+	return 1;
+}
+
+static int l_newindex(lua_State *L)
+{
+	return luaL_error(L, "sample fields are read-only (field '%s')", luaL_checkstring(L, 2));
+}
+
+static int l_tostring(lua_State *L)
+{
+	struct lp_run *run = *(struct lp_run **)luaL_checkudata(L, 1, LP_SAMPLE_MT);
+	if (!run->view.rec)
+		lua_pushliteral(L, "luaprof.Sample (expired)");
+	else
+		lua_pushfstring(L, "luaprof.Sample (tid %d, time %I)", (int)run->view.rec->u.sample.tid,
+				(lua_Integer)run->view.rec->u.sample.time);
+	return 1;
+}
+
+void lp_sample_open(lua_State *L, struct lp_run *run)
+{
+	struct lp_run **ud = lua_newuserdatauv(L, sizeof *ud, 2);
+	*ud = run;
+	luaL_newmetatable(L, LP_SAMPLE_MT);
+	lua_createtable(L, 0, NR_FIELDS);
+	for (size_t i = 0; i < NR_FIELDS; i++) {
+		lua_pushinteger(L, (lua_Integer)i + 1);
+		lua_setfield(L, -2, field_names[i]);
+	}
+	lua_pushcclosure(L, l_index, 1);
+	lua_setfield(L, -2, "__index");
+	lua_pushcfunction(L, l_newindex);
+	lua_setfield(L, -2, "__newindex");
+	lua_pushcfunction(L, l_tostring);
+	lua_setfield(L, -2, "__tostring");
+	lua_setmetatable(L, -2);
+	run->ref_view = luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+void lp_sample_invalidate(lua_State *L, struct lp_run *run)
+{
+	(void)L;
+	run->view.rec = NULL;
+	run->view.thread = NULL;
+	run->view.have_frame = false;
+	run->view.cached = 0;
+}

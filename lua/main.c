@@ -1,0 +1,244 @@
+/*
+ * main.c - luaprof's entry point: parse the command line, load the script,
+ * open the events, run the hooks, and choose the exit status.
+ *
+ * Signals: SIGINT, SIGTERM and SIGHUP end the run cleanly (rings drained,
+ * on_end called).  A signal typed at the terminal reaches the command too,
+ * as it would without luaprof; one sent to luaprof alone (kill) is passed
+ * on to the command.  A command still running when the run ends for another
+ * reason (a script error, luaprof.exit(), --duration) is sent SIGTERM.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <dirent.h>
+#include <sys/wait.h>
+
+#include <lauxlib.h>
+
+#include "cli.h"
+#include "lp.h"
+#include "luaprof/live.h"
+#include "luaprof/luaprof.h"
+
+static struct lp_live *volatile sig_live;
+static volatile sig_atomic_t sig_caught;
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	sig_caught = sig;
+	if (!sig_live)
+		return;
+	lp_live_stop(sig_live);
+	if (si->si_code == SI_USER || si->si_code == SI_QUEUE)
+		lp_live_signal(sig_live, sig);  /* not from the terminal: pass it on */
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static void log_to_stderr(enum lp_log_level level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	if (level <= LP_WARN)
+		fprintf(stderr, "luaprof: %s\n", msg);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void notices(const struct lp_cli *cli, unsigned fb)
+{
+	if (fb & LP_FALLBACK_CPU_CLOCK)
+		fprintf(stderr, "luaprof: no hardware 'cycles' event on this machine (no PMU, "
+				"as in most VMs): sampling cpu-clock instead\n");
+	if (fb & LP_FALLBACK_USER_ONLY)
+		fprintf(stderr, "luaprof: kernel samples not allowed (kernel.perf_event_paranoid=%d): "
+				"profiling user space only (:u)\n", lp_event_paranoid());
+	(void)cli;
+}
+
+static int source_next(void *ctx, struct lp_record *rec, int *event)
+{
+	return lp_live_next(ctx, rec, event);
+}
+
+static void source_stop(void *ctx)
+{
+	lp_live_stop(ctx);
+}
+
+static void push_events(lua_State *L, const struct lp_cli *cli)
+{
+	lua_createtable(L, (int)cli->nr_events, 0);
+	for (size_t i = 0; i < cli->nr_events; i++) {
+		lua_pushstring(L, cli->events[i].name);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+}
+
+static void call_on_start(struct lp_run *run, const struct lp_cli *cli, pid_t pid)
+{
+	lua_State *L = run->L;
+	push_events(L, cli);
+	lua_pushvalue(L, -1);
+	run->ref_event_names = luaL_ref(L, LUA_REGISTRYINDEX);
+	if (run->ref_on_start == LUA_NOREF) {
+		lua_pop(L, 1);
+		return;
+	}
+	lua_createtable(L, 0, 3);
+	lua_insert(L, -2);
+	lua_setfield(L, -2, "events");
+	if (cli->argv) {
+		lua_newtable(L);
+		for (int i = 0; cli->argv[i]; i++) {
+			lua_pushstring(L, cli->argv[i]);
+			lua_rawseti(L, -2, i + 1);
+		}
+		lua_setfield(L, -2, "command");
+		lua_pushinteger(L, pid);
+		lua_setfield(L, -2, "pid");
+	}
+	lp_vm_call(run, run->ref_on_start, 1);
+}
+
+/* 128+N for a signal, the code for an exit. */
+static int exit_code(int status)
+{
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+static void call_on_end(struct lp_run *run, uint64_t duration, int status)
+{
+	if (run->ref_on_end == LUA_NOREF)
+		return;
+	lua_State *L = run->L;
+	lua_createtable(L, 0, 4);
+	lua_pushinteger(L, (lua_Integer)run->samples);
+	lua_setfield(L, -2, "samples");
+	lua_pushinteger(L, (lua_Integer)run->lost);
+	lua_setfield(L, -2, "lost");
+	lua_pushinteger(L, (lua_Integer)duration);
+	lua_setfield(L, -2, "duration");
+	if (status >= 0) {
+		lua_pushinteger(L, exit_code(status));
+		lua_setfield(L, -2, "status");
+	}
+	lp_vm_call(run, run->ref_on_end, 1);
+}
+
+/* Seeds the model with processes that exist already (-p, -a). */
+static void seed_procs(struct lp_run *run, const struct lp_cli *cli)
+{
+	for (size_t i = 0; i < cli->nr_pids; i++)
+		lp_procs_synthesize(run->procs, cli->pids[i], true);
+	if (!cli->system_wide)
+		return;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] >= '1' && de->d_name[0] <= '9')
+			lp_procs_synthesize(run->procs, atoi(de->d_name), true);
+	if (d)
+		closedir(d);
+}
+
+static void report_losses(const struct lp_live *lv)
+{
+	const struct lp_live_stats *st = lp_live_stats(lv);
+	if (st->lost)
+		fprintf(stderr, "luaprof: the kernel lost %llu samples (ring full): use a larger "
+				"-m or a lower -F\n", (unsigned long long)st->lost);
+	if (st->throttle)
+		fprintf(stderr, "luaprof: the kernel throttled sampling %llu times: use a lower -F\n",
+			(unsigned long long)st->throttle);
+	if (st->bad_records)
+		fprintf(stderr, "luaprof: %llu malformed records were skipped\n",
+			(unsigned long long)st->bad_records);
+}
+
+/* The live part of a run; returns the process exit status. */
+static int run_live(struct lp_run *run, struct lp_cli *cli)
+{
+	char err[512] = "";
+	unsigned fb = 0;
+	struct lp_live_opts o = {
+		.argv = cli->argv, .pids = cli->pids, .nr_pids = cli->nr_pids,
+		.system_wide = cli->system_wide, .events = cli->events,
+		.nr_events = cli->nr_events, .sampling = cli->sampling,
+		.mmap_pages = cli->mmap_pages, .duration_ns = cli->duration_ns,
+	};
+	struct lp_live *lv = lp_live_open(&o, &fb, err, sizeof err);
+	if (!lv) {
+		fprintf(stderr, "luaprof: %s\n", err);
+		return LP_EXIT_FAILURE;
+	}
+	notices(cli, fb);
+	seed_procs(run, cli);
+	call_on_start(run, cli, lp_live_pid(lv));
+	sig_live = lv;
+	uint64_t t0 = now_ns();
+	int rc = run->failed ? -1 : lp_live_start(lv, err, sizeof err);
+	if (rc > 0 || (rc < 0 && !run->failed))
+		fprintf(stderr, "luaprof: %s\n", err);
+	if (rc == 0) {
+		struct lp_source src = { lv, source_next, source_stop };
+		rc = lp_run_loop(run, &src);
+		if (rc < 0 && !run->failed)
+			fprintf(stderr, "luaprof: reading the samples failed: %s\n", strerror(-rc));
+	}
+	uint64_t t1 = now_ns();
+	int grace = rc == 0 && sig_caught ? 1000 : (rc == 0 && !run->exit_requested && !cli->duration_ns ? -1 : 0);
+	int status = lp_live_wait(lv, grace);
+	sig_live = NULL;
+	report_losses(lv);
+	if (rc == 0)
+		call_on_end(run, t1 - t0, status);
+	lp_live_close(lv);
+	if (rc || run->failed)
+		return LP_EXIT_FAILURE;
+	return status >= 0 ? exit_code(status) : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct lp_cli cli;
+	int rc = lp_cli_parse(&cli, argc, argv);
+	if (rc)
+		return rc > 0 ? 0 : LP_EXIT_FAILURE;
+	lp_log_set_hook(log_to_stderr, NULL);
+	struct lp_run run = { .ref_on_sample = LUA_NOREF, .ref_on_end = LUA_NOREF,
+			      .ref_on_start = LUA_NOREF };
+	run.procs = lp_procs_new();
+	run.resolver = run.procs ? lp_resolver_new(run.procs, NULL) : NULL;
+	int status = LP_EXIT_FAILURE;
+	if (!run.resolver)
+		fprintf(stderr, "luaprof: out of memory\n");
+	else if (lp_vm_open(&run, cli.script, cli.args, cli.nargs) == 0) {
+		install_signals();
+		status = run_live(&run, &cli);
+	}
+	fflush(stdout);
+	lp_vm_close(&run);
+	lp_resolver_free(run.resolver);
+	lp_procs_free(run.procs);
+	lp_cli_free(&cli);
+	return status;
+}

@@ -1,0 +1,54 @@
+/*
+ * run.c - the driver loop: every record from the source updates the process
+ * model; every sample goes to on_sample through the one Sample view.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "lp.h"
+
+static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
+{
+	run->samples++;
+	if (run->ref_on_sample == LUA_NOREF)
+		return 0;
+	lua_State *L = run->L;
+	run->view.rec = rec;
+	run->view.event = event;
+	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_view);
+	int rc = lp_vm_call(run, run->ref_on_sample, 1);
+	lp_sample_invalidate(L, run);
+	return rc;
+}
+
+int lp_run_loop(struct lp_run *run, const struct lp_source *src)
+{
+	struct lp_record rec;
+	int event, rc;
+	while ((rc = src->next(src->ctx, &rec, &event)) > 0) {
+		switch (rec.type) {
+		case PERF_RECORD_SAMPLE:
+			if (deliver(run, &rec, event))
+				return -1;
+			break;
+		case PERF_RECORD_LOST:
+			run->lost += rec.u.lost.lost;
+			break;
+		case PERF_RECORD_LOST_SAMPLES:
+			run->lost += rec.u.lost_samples;
+			break;
+		default:
+			if (lp_procs_apply(run->procs, &rec)) {
+				fprintf(stderr, "luaprof: out of memory tracking processes\n");
+				return -1;
+			}
+		}
+		if (run->exit_requested) {
+			src->stop(src->ctx);
+			return 0;
+		}
+	}
+	return rc;
+}

@@ -1,0 +1,97 @@
+/*
+ * vm.c - the Lua state: creating it, loading the user's script, and calling
+ * its hooks under lua_pcall with a traceback message handler kept at a fixed
+ * stack slot (index 1), so a hook call costs a rawgeti and a pcall.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "lp.h"
+
+/* Message handler: the error plus a traceback. */
+static int msgh(lua_State *L)
+{
+	const char *msg = lua_tostring(L, 1);
+	if (!msg) {
+		if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+			return 1;
+		msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+	}
+	luaL_traceback(L, L, msg, 1);
+	return 1;
+}
+
+static int hook_ref(lua_State *L, const char *name)
+{
+	if (lua_getglobal(L, name) == LUA_TFUNCTION)
+		return luaL_ref(L, LUA_REGISTRYINDEX);
+	lua_pop(L, 1);
+	return LUA_NOREF;
+}
+
+static void set_args(lua_State *L, const char *script, char **args, int nargs)
+{
+	lua_createtable(L, nargs, 1);
+	lua_pushstring(L, script);
+	lua_rawseti(L, -2, 0);
+	for (int i = 0; i < nargs; i++) {
+		lua_pushstring(L, args[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setglobal(L, "arg");
+}
+
+int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
+{
+	lua_State *L = luaL_newstate();
+	if (!L) {
+		fprintf(stderr, "luaprof: cannot create the Lua state: out of memory\n");
+		return -1;
+	}
+	run->L = L;
+	run->script = script;
+	lua_gc(L, LUA_GCGEN, 0, 0);
+	luaL_openlibs(L);
+	lua_pushcfunction(L, msgh);             /* stays at index 1 */
+	lua_pushlightuserdata(L, run);
+	lua_setfield(L, LUA_REGISTRYINDEX, "luaprof.run");
+	luaL_requiref(L, "luaprof", luaopen_luaprof, 1);
+	lua_pop(L, 1);
+	set_args(L, script, args, nargs);
+	lp_sample_open(L, run);
+	if (luaL_loadfile(L, script) != LUA_OK) {
+		fprintf(stderr, "luaprof: %s\n", lua_tostring(L, -1));
+		return -1;
+	}
+	if (lua_pcall(L, 0, 0, 1) != LUA_OK) {
+		fprintf(stderr, "luaprof: %s\n", lua_tostring(L, -1));
+		return -1;
+	}
+	run->ref_on_start = hook_ref(L, "on_start");
+	run->ref_on_sample = hook_ref(L, "on_sample");
+	run->ref_on_end = hook_ref(L, "on_end");
+	return 0;
+}
+
+int lp_vm_call(struct lp_run *run, int ref, int nargs)
+{
+	lua_State *L = run->L;
+	lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+	lua_insert(L, -1 - nargs);
+	if (lua_pcall(L, nargs, 0, 1) == LUA_OK)
+		return 0;
+	fprintf(stderr, "luaprof: %s: %s\n", run->script, lua_tostring(L, -1));
+	lua_pop(L, 1);
+	run->failed = true;
+	return -1;
+}
+
+void lp_vm_close(struct lp_run *run)
+{
+	if (run->L)
+		lua_close(run->L);
+	run->L = NULL;
+}

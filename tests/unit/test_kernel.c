@@ -1,0 +1,236 @@
+/*
+ * test_kernel.c - lp_kernel on the real /proc/kallsyms (every text symbol
+ * resolves back to its own address; schedule; modules) and on synthetic
+ * files (hidden addresses, module boundaries, buffer boundaries, junk).
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "test.h"
+#include "luaprof/sym.h"
+#include "sym_int.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static char tmpfile_path[64];
+
+static FILE *tmp_open(void)
+{
+	strcpy(tmpfile_path, "/tmp/lp_kallsyms_XXXXXX");
+	int fd = mkstemp(tmpfile_path);
+	TEST_TRUE(fd >= 0);
+	return fdopen(fd, "w");
+}
+
+static int is_text(char t)
+{
+	return t == 't' || t == 'T' || t == 'w' || t == 'W';
+}
+
+static void test_proc_kallsyms(void)
+{
+	bool hidden = true;
+	double best = 1e9;
+	struct lp_kernel *k = NULL;
+
+	for (int i = 0; i < 5; i++) {
+		double t0 = now();
+		struct lp_kernel *x = lp_kernel_load("/proc/kallsyms", &hidden);
+		double dt = now() - t0;
+		TEST_TRUE(x != NULL);
+		best = dt < best ? dt : best;
+		lp_kernel_free(k);
+		k = x;
+	}
+	if (!k)
+		return;
+	fprintf(stderr, "  info: /proc/kallsyms: %zu text symbols, load %.1f ms (best of 5)\n",
+		lp_symtab_count(lp_kernel_symtab(k)), best * 1e3);
+	if (hidden) {
+		fprintf(stderr, "  info: kallsyms hidden here; skipping address checks\n");
+		lp_kernel_free(k);
+		return;
+	}
+	TEST_TRUE(lp_symtab_count(lp_kernel_symtab(k)) > 10000);
+
+	/* Every text symbol of the file resolves to a symbol starting at its
+	 * address (perhaps an alias), in the right object. */
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[1024], name[512], mod[256], type;
+	uint64_t addr, sched = 0;
+	size_t checked = 0, bad = 0, mods = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		mod[0] = '\0';
+		if (sscanf(line, "%" SCNx64 " %c %511s [%255[^]]]", &addr, &type, name, mod) < 3 ||
+		    !is_text(type))
+			continue;
+		const char *dso = NULL;
+		const struct lp_sym *s = lp_kernel_find(k, addr, &dso);
+		char want[260];
+		snprintf(want, sizeof want, "[%s]", mod[0] ? mod : "kernel.kallsyms");
+		if (!s || s->start != addr || !dso || strcmp(dso, want)) {
+			if (bad++ < 5)
+				fprintf(stderr, "  mismatch: %s", line);
+		}
+		checked++;
+		mods += mod[0] != '\0';
+		if (!strcmp(name, "schedule") && !mod[0])
+			sched = addr;
+	}
+	if (f)
+		fclose(f);
+	TEST_EQ(bad, 0);
+	fprintf(stderr, "  info: checked %zu kallsyms text lines (%zu in modules)\n", checked, mods);
+
+	const char *dso = NULL;
+	TEST_TRUE(sched != 0);
+	const struct lp_sym *s = lp_kernel_find(k, sched, &dso);
+	TEST_STREQ(s ? s->name : NULL, "schedule");
+	TEST_STREQ(dso, "[kernel.kallsyms]");
+	s = lp_kernel_find(k, sched + 1, &dso);
+	TEST_STREQ(s ? s->name : NULL, "schedule");
+	TEST_EQ_U64(s ? sched + 1 - s->start : 0, 1);
+	TEST_TRUE(lp_kernel_find(k, 0x1000, &dso) == NULL);
+	TEST_TRUE(dso == NULL);
+	lp_kernel_free(k);
+}
+
+static void test_synthetic(void)
+{
+	FILE *f = tmp_open();
+
+	fputs("ffffffff81000000 T _text\n"
+	      "ffffffff81000000 T _stext\n"
+	      "ffffffff81000000 t a_local_alias\n"
+	      "ffffffff81000100 t local_fn\n"
+	      "ffffffff81000200 W weak_fn\n"
+	      "ffffffff81000200 w weak_local_alias\n"
+	      "ffffffff81000300 D some_data\n"
+	      "ffffffff81000400 T last_kernel_fn\n"
+	      "this line is junk\n"
+	      "ffffffff81000500 X\n"
+	      "\n"
+	      "ffffffffc0001000 t mod_a_fn1\t[mod_a]\n"
+	      "ffffffffc0001080 T mod_a_fn2\t[mod_a]\n"
+	      "ffffffffc0100000 t mod_b_fn\t[mod_b]\n"
+	      "ffffffffc0100040 t bpf_prog_1234_x\t[bpf]\n"
+	      "ffffffffc0100080 t mod_b_fn2\t[mod_b]", f);      /* no final newline */
+	fclose(f);
+	bool hidden = true;
+	struct lp_kernel *k = lp_kernel_load(tmpfile_path, &hidden);
+	const char *dso;
+	const struct lp_sym *s;
+
+	TEST_TRUE(k != NULL);
+	TEST_TRUE(!hidden);
+	TEST_EQ(lp_symtab_count(lp_kernel_symtab(k)), 9);
+	s = lp_kernel_find(k, 0xffffffff81000010ull, &dso);
+	TEST_STREQ(s->name, "_stext");
+	TEST_STREQ(dso, "[kernel.kallsyms]");
+	TEST_STREQ(lp_kernel_find(k, 0xffffffff810001ffull, NULL)->name, "local_fn");
+	TEST_STREQ(lp_kernel_find(k, 0xffffffff81000200ull, NULL)->name, "weak_fn");
+	/* data is dropped: weak_fn runs up to the next text symbol */
+	TEST_STREQ(lp_kernel_find(k, 0xffffffff81000350ull, NULL)->name, "weak_fn");
+	/* the last kernel symbol stops at its page end, not at the modules */
+	s = lp_kernel_find(k, 0xffffffff81000400ull, &dso);
+	TEST_EQ_U64(s->end, 0xffffffff81002000ull);
+	TEST_TRUE(lp_kernel_find(k, 0xffffffff81002000ull, &dso) == NULL);
+	TEST_TRUE(dso == NULL);
+	s = lp_kernel_find(k, 0xffffffffc0001004ull, &dso);
+	TEST_STREQ(s->name, "mod_a_fn1");
+	TEST_STREQ(dso, "[mod_a]");
+	s = lp_kernel_find(k, 0xffffffffc00010f0ull, &dso);
+	TEST_STREQ(s->name, "mod_a_fn2");
+	TEST_STREQ(dso, "[mod_a]");
+	TEST_TRUE(lp_kernel_find(k, 0xffffffffc0050000ull, NULL) == NULL);
+	TEST_STREQ(lp_kernel_find(k, 0xffffffffc0100000ull, &dso)->name, "mod_b_fn");
+	TEST_STREQ(dso, "[mod_b]");
+	TEST_STREQ(lp_kernel_find(k, 0xffffffffc0100044ull, &dso)->name, "bpf_prog_1234_x");
+	TEST_STREQ(dso, "[bpf]");
+	TEST_STREQ(lp_kernel_find(k, 0xffffffffc0100090ull, &dso)->name, "mod_b_fn2");
+	TEST_STREQ(dso, "[mod_b]");
+	lp_kernel_free(k);
+	unlink(tmpfile_path);
+}
+
+static void test_hidden(void)
+{
+	FILE *f = tmp_open();
+
+	for (int i = 0; i < 1000; i++)
+		fprintf(f, "0000000000000000 %c sym_%d\n", i & 1 ? 'T' : 't', i);
+	fputs("0000000000000000 t modsym\t[somemod]\n", f);
+	fclose(f);
+	bool hidden = false;
+	struct lp_kernel *k = lp_kernel_load(tmpfile_path, &hidden);
+	TEST_TRUE(k != NULL);
+	TEST_TRUE(hidden);
+	TEST_EQ(lp_symtab_count(lp_kernel_symtab(k)), 0);
+	TEST_TRUE(lp_kernel_find(k, 0, NULL) == NULL);
+	TEST_TRUE(lp_kernel_find(k, 0xffffffff81000000ull, NULL) == NULL);
+	lp_kernel_free(k);
+	unlink(tmpfile_path);
+
+	/* An empty file is not "hidden", just empty. */
+	fclose(tmp_open());
+	k = lp_kernel_load(tmpfile_path, &hidden);
+	TEST_TRUE(k != NULL && !hidden);
+	lp_kernel_free(k);
+	unlink(tmpfile_path);
+}
+
+static void test_buffer_boundaries(void)
+{
+	/* ~9 MB: many 1 MiB buffer refills, lines split across them, and one
+	 * over-long line that must be skipped whole. */
+	enum { N = 150000 };
+	FILE *f = tmp_open();
+	for (int i = 0; i < N; i++) {
+		fprintf(f, "%016llx T a_reasonably_long_kernel_function_name_number_%d\n",
+			0xffffffff81000000ull + (unsigned long long)i * 64, i);
+		if (i == N / 2) {
+			fputs("ffffffff90000000 T ", f);
+			for (int j = 0; j < (3 << 20) / 16; j++)
+				fputs("overlong_name___", f);
+			fputc('\n', f);
+		}
+	}
+	fclose(f);
+	struct lp_kernel *k = lp_kernel_load(tmpfile_path, NULL);
+	TEST_TRUE(k != NULL);
+	TEST_EQ(lp_symtab_count(lp_kernel_symtab(k)), N);
+	size_t bad = 0;
+	char want[96];
+	for (int i = 0; i < N; i++) {
+		const struct lp_sym *s = lp_kernel_find(k, 0xffffffff81000000ull + (uint64_t)i * 64 + 5, NULL);
+		snprintf(want, sizeof want, "a_reasonably_long_kernel_function_name_number_%d", i);
+		bad += !s || strcmp(s->name, want);
+	}
+	TEST_EQ(bad, 0);
+	TEST_TRUE(lp_kernel_find(k, 0xffffffff90000000ull, NULL) == NULL);
+	lp_kernel_free(k);
+	unlink(tmpfile_path);
+}
+
+static void test_missing(void)
+{
+	bool hidden = true;
+
+	errno = 0;
+	TEST_TRUE(lp_kernel_load("/nonexistent/kallsyms", &hidden) == NULL);
+	TEST_EQ(errno, ENOENT);
+	TEST_TRUE(!hidden);
+}
+
+TEST_MAIN("kernel",
+	TEST_CASE(test_proc_kallsyms),
+	TEST_CASE(test_synthetic),
+	TEST_CASE(test_hidden),
+	TEST_CASE(test_buffer_boundaries),
+	TEST_CASE(test_missing))

@@ -1,0 +1,374 @@
+/*
+ * test_resolve.c - lp_resolver end to end: a process model fed with MMAP2
+ * records (this process's own /proc/self/maps, and a program compiled at
+ * test time), then user, vDSO, libc and kernel addresses resolved; cache
+ * invalidation on map changes; throughput with and without the frame cache.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+
+#include "test.h"
+#include "luaprof/proc.h"
+#include "luaprof/record.h"
+#include "luaprof/sym.h"
+#include "sym_int.h"
+
+#define PID 4242u
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void mmap2(struct lp_procs *ps, uint32_t pid, uint64_t start, uint64_t end,
+		  uint64_t pgoff, uint32_t maj, uint32_t min, uint64_t ino, const char *path)
+{
+	struct lp_record r = { .type = PERF_RECORD_MMAP2 };
+
+	r.u.mmap = (struct lp_mmap){ .pid = pid, .tid = pid, .start = start,
+				     .len = end - start, .pgoff = pgoff, .maj = maj,
+				     .min = min, .ino = ino, .prot = 5, .filename = path };
+	TEST_EQ(lp_procs_apply(ps, &r), 0);
+}
+
+/* Feeds this process's executable maps to ps as process PID. */
+static void load_self_maps(struct lp_procs *ps)
+{
+	char line[512], path[256];
+	uint64_t start, end, off, ino;
+	unsigned maj, min;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof line, f)) {
+		path[0] = '\0';
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %x:%x %" SCNu64 " %255[^\n]",
+			   &start, &end, &off, &maj, &min, &ino, path) < 6)
+			continue;
+		mmap2(ps, PID, start, end, off, maj, min, ino, path[0] ? path : "//anon");
+	}
+	if (f)
+		fclose(f);
+}
+
+static __attribute__((noinline)) int local_marker(int x)
+{
+	volatile int v = x;
+	for (int i = 0; i < 8; i++)
+		v += i;
+	return v;
+}
+
+static void test_self(void)
+{
+	struct lp_procs *ps = lp_procs_new();
+	struct lp_resolver *r = lp_resolver_new(ps, NULL);
+	struct lp_frame fr;
+
+	load_self_maps(ps);
+	struct lp_proc *p = lp_procs_thread(ps, PID, PID)->proc;
+	uint64_t ip = (uintptr_t)local_marker;
+
+	/* a static function of this executable (.symtab) */
+	TEST_EQ(lp_resolver_frame(r, p, ip + 2, false, &fr), 0);
+	TEST_STREQ(fr.sym, "local_marker");
+	TEST_EQ_U64(fr.symoff, 2);
+	TEST_EQ_U64(fr.ip, ip + 2);
+	TEST_TRUE(fr.dso && strstr(fr.dso, "test_resolve"));
+	TEST_TRUE(!fr.kernel);
+
+	/* libc through .dynsym */
+	void *gp = dlsym(RTLD_DEFAULT, "getpid");
+	TEST_EQ(lp_resolver_frame(r, p, (uintptr_t)gp, false, &fr), 0);
+	TEST_TRUE(fr.sym && strstr(fr.sym, "getpid"));
+	TEST_EQ_U64(fr.symoff, 0);
+	TEST_TRUE(fr.dso && strstr(fr.dso, "libc"));
+
+	/* the vDSO, named as the map is */
+	void *h = dlopen("linux-vdso.so.1", RTLD_NOLOAD | RTLD_LAZY);
+	void *cg = h ? dlvsym(h, "__vdso_clock_gettime", "LINUX_2.6") : NULL;
+	TEST_TRUE(cg != NULL);
+	TEST_EQ(lp_resolver_frame(r, p, (uintptr_t)cg + 4, false, &fr), 0);
+	TEST_STREQ(fr.sym, "__vdso_clock_gettime");
+	TEST_EQ_U64(fr.symoff, 4);
+	TEST_STREQ(fr.dso, "[vdso]");
+
+	/* an anonymous map: named, no symbol; no map at all: nothing */
+	int *heap = malloc(64);
+	mmap2(ps, PID, 0x10000, 0x20000, 0, 0, 0, 0, "//anon");
+	TEST_EQ(lp_resolver_frame(r, p, 0x10010, false, &fr), 0);
+	TEST_TRUE(fr.sym == NULL);
+	TEST_STREQ(fr.dso, "//anon");
+	TEST_EQ(lp_resolver_frame(r, p, 0x8, false, &fr), 0);
+	TEST_TRUE(fr.sym == NULL && fr.dso == NULL);
+	TEST_EQ(lp_resolver_frame(r, NULL, ip, false, &fr), 0);
+	TEST_TRUE(fr.sym == NULL && fr.dso == NULL && fr.ip == ip);
+	free(heap);
+	lp_resolver_free(r);
+	lp_procs_free(ps);
+}
+
+static char tmpdir[64];
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+static const char prog_src[] =
+	"#include <stdio.h>\n#include <stdint.h>\n"
+	"__attribute__((noinline)) int lp_one(int x)\n"
+	"{ volatile int v = x; for (int i = 0; i < 10; i++) v += i * x; return v; }\n"
+	"__attribute__((noinline)) int lp_two(int x)\n"
+	"{ volatile int v = x; for (int i = 0; i < 20; i++) v ^= i + x; return v; }\n"
+	"static void show(const char *name, uintptr_t a)\n"
+	"{\n"
+	"  FILE *f = fopen(\"/proc/self/maps\", \"r\"); char line[512];\n"
+	"  unsigned long s, e, off;\n"
+	"  while (fgets(line, sizeof line, f))\n"
+	"    if (sscanf(line, \"%lx-%lx %*s %lx\", &s, &e, &off) == 3 && a >= s && a < e) break;\n"
+	"  fclose(f);\n"
+	"  printf(\"%s %lx %lx %lx %lx\\n\", name, (unsigned long)a, s, e, off);\n"
+	"}\n"
+	"int main(void)\n"
+	"{\n"
+	"  show(\"lp_one\", (uintptr_t)lp_one);\n"
+	"  show(\"lp_two\", (uintptr_t)lp_two);\n"
+	"  return (lp_one(1) + lp_two(2)) & 0;\n"
+	"}\n";
+
+struct pos { char name[32]; uint64_t addr, start, end, off; };
+
+/* Compiles and runs the program (flags: PIE or not); fills pos[2]. */
+static const char *build_and_run(const char *flags, struct pos *pos)
+{
+	static char bin[128];
+	char src[128];
+
+	if (!tmpdir[0]) {
+		strcpy(tmpdir, "/tmp/lp_symtest_XXXXXX");
+		TEST_TRUE(mkdtemp(tmpdir) != NULL);
+	}
+	snprintf(src, sizeof src, "%s/prog.c", tmpdir);
+	snprintf(bin, sizeof bin, "%s/prog", tmpdir);
+	FILE *f = fopen(src, "w");
+	fputs(prog_src, f);
+	fclose(f);
+	TEST_EQ(sh("cc -O1 -g %s -o %s %s", flags, bin, src), 0);
+	FILE *p = popen(bin, "r");
+	for (int i = 0; i < 2; i++)
+		TEST_EQ(fscanf(p, "%31s %" SCNx64 " %" SCNx64 " %" SCNx64 " %" SCNx64, pos[i].name,
+			       &pos[i].addr, &pos[i].start, &pos[i].end, &pos[i].off), 5);
+	TEST_EQ(pclose(p), 0);
+	return bin;
+}
+
+static void check_program(const char *flags)
+{
+	struct pos pos[2];
+	const char *bin = build_and_run(flags, pos);
+	struct stat st;
+	struct lp_procs *ps = lp_procs_new();
+	struct lp_resolver *r = lp_resolver_new(ps, NULL);
+	struct lp_frame fr;
+
+	TEST_EQ(stat(bin, &st), 0);
+	for (int i = 0; i < 2; i++)
+		mmap2(ps, PID, pos[i].start, pos[i].end, pos[i].off, major(st.st_dev),
+		      minor(st.st_dev), st.st_ino, bin);
+	struct lp_proc *p = lp_procs_thread(ps, PID, PID)->proc;
+	for (int i = 0; i < 2; i++) {
+		TEST_EQ(lp_resolver_frame(r, p, pos[i].addr, false, &fr), 0);
+		TEST_STREQ(fr.sym, pos[i].name);
+		TEST_EQ_U64(fr.symoff, 0);
+		TEST_STREQ(fr.dso, bin);
+		TEST_EQ(lp_resolver_frame(r, p, pos[i].addr + 5, false, &fr), 0);
+		TEST_STREQ(fr.sym, pos[i].name);
+		TEST_EQ_U64(fr.symoff, 5);
+	}
+	lp_resolver_free(r);
+	lp_procs_free(ps);
+	sh("rm -rf %s", tmpdir);
+}
+
+static void test_program_pie(void)
+{
+	check_program("-fPIE -pie");
+}
+
+static void test_program_nopie(void)
+{
+	check_program("-fno-PIE -no-pie");
+}
+
+/* A new map at the same address (maps generation bumped) is seen at once
+ * even though the old result is cached. */
+static void test_cache_invalidation(void)
+{
+	struct lp_procs *ps = lp_procs_new();
+	struct lp_resolver *r = lp_resolver_new(ps, NULL);
+	struct lp_frame fr;
+
+	load_self_maps(ps);
+	struct lp_proc *p = lp_procs_thread(ps, PID, PID)->proc;
+	uint64_t ip = (uintptr_t)local_marker;
+	TEST_EQ(lp_resolver_frame(r, p, ip, false, &fr), 0);
+	TEST_EQ(lp_resolver_frame(r, p, ip, false, &fr), 0);
+	TEST_STREQ(fr.sym, "local_marker");
+	uint64_t hits, misses;
+	lp_resolver_cache_stats(r, &hits, &misses);
+	TEST_EQ(hits, 1);
+	TEST_EQ(misses, 1);
+	mmap2(ps, PID, ip & ~0xfffull, (ip & ~0xfffull) + 0x1000, 0, 0, 0, 0, "//anon");
+	TEST_EQ(lp_resolver_frame(r, p, ip, false, &fr), 0);
+	TEST_TRUE(fr.sym == NULL);
+	TEST_STREQ(fr.dso, "//anon");
+	lp_resolver_free(r);
+	lp_procs_free(ps);
+}
+
+static const char *write_kallsyms(const char *text)
+{
+	static char path[64];
+
+	strcpy(path, "/tmp/lp_kallsyms_XXXXXX");
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static void test_kernel_frames(void)
+{
+	const char *ks = write_kallsyms("ffffffff81000000 T _stext\n"
+					"ffffffff81000100 T do_work\n"
+					"ffffffffc0001000 t mod_fn\t[mymod]\n");
+	struct lp_resolver *r = lp_resolver_new(NULL, ks);
+	struct lp_frame fr;
+
+	TEST_EQ(lp_resolver_frame(r, NULL, 0xffffffff81000123ull, true, &fr), 0);
+	TEST_STREQ(fr.sym, "do_work");
+	TEST_EQ_U64(fr.symoff, 0x23);
+	TEST_STREQ(fr.dso, "[kernel.kallsyms]");
+	TEST_TRUE(fr.kernel);
+	TEST_EQ(lp_resolver_frame(r, NULL, 0xffffffffc0001008ull, true, &fr), 0);
+	TEST_STREQ(fr.sym, "mod_fn");
+	TEST_STREQ(fr.dso, "[mymod]");
+	TEST_EQ(lp_resolver_frame(r, NULL, 0xffffffffa0000000ull, true, &fr), 0);
+	TEST_TRUE(fr.sym == NULL);
+	TEST_STREQ(fr.dso, "[kernel.kallsyms]");
+	TEST_TRUE(!lp_resolver_kernel_hidden(r));
+	lp_resolver_free(r);
+	unlink(ks);
+
+	ks = write_kallsyms("0000000000000000 T _stext\n0000000000000000 T do_work\n");
+	r = lp_resolver_new(NULL, ks);
+	TEST_TRUE(!lp_resolver_kernel_hidden(r));       /* not asked yet */
+	TEST_EQ(lp_resolver_frame(r, NULL, 0xffffffff81000123ull, true, &fr), 0);
+	TEST_TRUE(fr.sym == NULL);
+	TEST_STREQ(fr.dso, "[kernel.kallsyms]");
+	TEST_TRUE(lp_resolver_kernel_hidden(r));
+	lp_resolver_free(r);
+	unlink(ks);
+
+	r = lp_resolver_new(NULL, "/nonexistent/kallsyms");
+	TEST_EQ(lp_resolver_frame(r, NULL, 0xffffffff81000123ull, true, &fr), 0);
+	TEST_TRUE(fr.sym == NULL);
+	TEST_STREQ(fr.dso, "[kernel.kallsyms]");
+	lp_resolver_free(r);
+}
+
+static void test_real_kallsyms(void)
+{
+	char line[512], name[256], type;
+	uint64_t addr, sched = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	while (f && !sched && fgets(line, sizeof line, f))
+		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) == 3 &&
+		    !strcmp(name, "schedule") && !strchr(line, '['))
+			sched = addr;
+	if (f)
+		fclose(f);
+	struct lp_resolver *r = lp_resolver_new(NULL, NULL);
+	struct lp_frame fr;
+	TEST_EQ(lp_resolver_frame(r, NULL, sched + 1, true, &fr), 0);
+	if (lp_resolver_kernel_hidden(r) || !sched) {
+		fprintf(stderr, "  info: kallsyms hidden; skipped\n");
+	} else {
+		TEST_STREQ(fr.sym, "schedule");
+		TEST_EQ_U64(fr.symoff, 1);
+		TEST_STREQ(fr.dso, "[kernel.kallsyms]");
+	}
+	lp_resolver_free(r);
+}
+
+/* Lookups per second over a working set of distinct ips across libc and
+ * this executable, with the frame cache off and on. */
+static double bench(struct lp_resolver *r, const struct lp_proc *p, const uint64_t *ips,
+		    size_t nips, size_t n, size_t *resolved)
+{
+	struct lp_frame fr;
+	double t0 = now();
+
+	*resolved = 0;
+	for (size_t i = 0; i < n; i++) {
+		lp_resolver_frame(r, p, ips[(i * 7919) % nips], false, &fr);
+		*resolved += fr.sym != NULL;
+	}
+	return (double)n / (now() - t0);
+}
+
+static void test_throughput(void)
+{
+	struct lp_procs *ps = lp_procs_new();
+	struct lp_resolver *r = lp_resolver_new(ps, NULL);
+	enum { NIPS = 2000, N = 2000000 };
+	static uint64_t ips[NIPS];
+	size_t res_off, res_on;
+
+	load_self_maps(ps);
+	struct lp_proc *p = lp_procs_thread(ps, PID, PID)->proc;
+	uint64_t libc = (uintptr_t)dlsym(RTLD_DEFAULT, "getpid");
+	const struct lp_map *m = lp_proc_find_map(p, libc);
+	TEST_TRUE(m != NULL);
+	for (size_t i = 0; i < NIPS; i++)       /* spread over libc's text */
+		ips[i] = m->start + (m->end - m->start) * i / NIPS + (i % 13);
+	lp_resolver_set_cache(r, false);
+	bench(r, p, ips, NIPS, NIPS, &res_off);       /* warm: opens the objects */
+	double off = bench(r, p, ips, NIPS, N, &res_off);
+	lp_resolver_set_cache(r, true);
+	double on = bench(r, p, ips, NIPS, N, &res_on);
+	TEST_EQ(res_on, res_off);
+	TEST_TRUE(res_on > N / 2);
+	uint64_t hits, misses;
+	lp_resolver_cache_stats(r, &hits, &misses);
+	fprintf(stderr, "  info: %d ips over libc: %.2f M lookups/s uncached, %.2f M/s cached "
+		"(%.1f%% hits while cached)\n", NIPS, off / 1e6, on / 1e6,
+		100.0 * (double)(hits) / (double)N);
+	lp_resolver_free(r);
+	lp_procs_free(ps);
+}
+
+TEST_MAIN("resolve",
+	TEST_CASE(test_self),
+	TEST_CASE(test_program_pie),
+	TEST_CASE(test_program_nopie),
+	TEST_CASE(test_cache_invalidation),
+	TEST_CASE(test_kernel_frames),
+	TEST_CASE(test_real_kallsyms),
+	TEST_CASE(test_throughput))

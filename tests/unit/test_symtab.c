@@ -1,0 +1,283 @@
+/*
+ * test_symtab.c - lp_symtab: ordering, sizeless ends, aliases, overlaps,
+ * out-of-range lookups, the empty table and a large table.
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "test.h"
+#include "luaprof/sym.h"
+#include "sym_int.h"
+
+struct def { const char *name; uint64_t start, size; unsigned prio; };
+
+/* Adds defs in the order given by perm (NULL: as listed) and finishes. */
+static struct lp_symtab *build(const struct def *d, size_t n, const size_t *perm)
+{
+	struct lp_symtab *t = lp_symtab_new();
+
+	TEST_TRUE(t != NULL);
+	for (size_t i = 0; i < n; i++) {
+		const struct def *x = &d[perm ? perm[i] : i];
+		TEST_EQ(lp_symtab_add_ex(t, x->name, x->start, x->size, x->prio), 0);
+	}
+	TEST_EQ(lp_symtab_finish(t), 0);
+	return t;
+}
+
+static void shuffle(size_t *perm, size_t n, unsigned *seed)
+{
+	for (size_t i = 0; i < n; i++)
+		perm[i] = i;
+	for (size_t i = n; i > 1; i--) {
+		size_t j = (size_t)rand_r(seed) % i;
+		size_t tmp = perm[i - 1];
+		perm[i - 1] = perm[j];
+		perm[j] = tmp;
+	}
+}
+
+static const char *name_at(const struct lp_symtab *t, uint64_t addr)
+{
+	const struct lp_sym *s = lp_symtab_find(t, addr);
+	return s ? s->name : NULL;
+}
+
+static void test_random_order(void)
+{
+	enum { N = 1000 };
+	static struct def d[N];
+	static char names[N][16];
+	size_t perm[N];
+	unsigned seed = 42;
+
+	for (size_t i = 0; i < N; i++) {
+		snprintf(names[i], sizeof names[i], "f%zu", i);
+		d[i] = (struct def){ names[i], 0x1000 + i * 0x40, 0x30, 0 };
+	}
+	shuffle(perm, N, &seed);
+	struct lp_symtab *t = build(d, N, perm);
+	TEST_EQ(lp_symtab_count(t), N);
+	for (size_t i = 0; i < N; i++) {
+		const struct lp_sym *s = lp_symtab_at(t, i);
+		TEST_STREQ(s->name, names[i]);
+		TEST_EQ_U64(s->start, 0x1000 + i * 0x40);
+		TEST_EQ_U64(s->end, s->start + 0x30);
+		TEST_TRUE(lp_symtab_find(t, s->start) == s);
+		TEST_TRUE(lp_symtab_find(t, s->start + 0x2f) == s);
+		TEST_TRUE(lp_symtab_find(t, s->start + 0x30) == NULL); /* gap */
+	}
+	lp_symtab_free(t);
+}
+
+static void test_sizeless_ends(void)
+{
+	const struct def d[] = {
+		{ "c", 0x3000, 0, 0 }, { "a", 0x1000, 0, 0 },
+		{ "b", 0x2000, 0x10, 0 }, { "last", 0x5010, 0, 0 },
+	};
+	struct lp_symtab *t = build(d, 4, NULL);
+
+	TEST_EQ_U64(lp_symtab_at(t, 0)->end, 0x2000);   /* a: next start */
+	TEST_EQ_U64(lp_symtab_at(t, 1)->end, 0x2010);   /* b: sized */
+	TEST_EQ_U64(lp_symtab_at(t, 2)->end, 0x5010);   /* c: next start */
+	TEST_EQ_U64(lp_symtab_at(t, 3)->end, 0x7000);   /* last: page rounding */
+	TEST_STREQ(name_at(t, 0x1fff), "a");
+	TEST_TRUE(name_at(t, 0x2010) == NULL);  /* after b's end, before c */
+	TEST_STREQ(name_at(t, 0x3000), "c");
+	TEST_STREQ(name_at(t, 0x6fff), "last");
+	TEST_TRUE(name_at(t, 0x7000) == NULL);
+	lp_symtab_free(t);
+}
+
+static void test_sizeless_gap_is_not_c(void)
+{
+	/* b is sized and ends before c: the hole [0x2010, 0x3000) is nobody's. */
+	const struct def d[] = {
+		{ "b", 0x2000, 0x10, 0 }, { "c", 0x3000, 0, 0 },
+	};
+	struct lp_symtab *t = build(d, 2, NULL);
+
+	TEST_TRUE(name_at(t, 0x2010) == NULL);
+	TEST_TRUE(name_at(t, 0x2fff) == NULL);
+	TEST_STREQ(name_at(t, 0x3000), "c");
+	lp_symtab_free(t);
+}
+
+static void test_aliases_deterministic(void)
+{
+	const struct def d[] = {
+		{ "zz_sized_local", 0x1000, 0x20, LP_SYM_LOCAL },
+		{ "yy_sized_global", 0x1000, 0x20, LP_SYM_GLOBAL },
+		{ "xx_sized_global", 0x1000, 0x20, LP_SYM_GLOBAL },
+		{ "aa_sizeless_global", 0x1000, 0, LP_SYM_GLOBAL },
+		{ "bb_sized_weak", 0x1000, 0x20, LP_SYM_WEAK },
+		{ "other", 0x2000, 0x10, 0 },
+		{ "s2", 0x3000, 0, 0 }, { "s1", 0x3000, 0, 0 },
+	};
+	enum { N = sizeof d / sizeof d[0] };
+	size_t perm[N];
+	unsigned seed = 7;
+
+	for (int round = 0; round < 200; round++) {
+		shuffle(perm, N, &seed);
+		struct lp_symtab *t = build(d, N, perm);
+		TEST_EQ(lp_symtab_count(t), 3);
+		TEST_STREQ(name_at(t, 0x1000), "xx_sized_global");
+		TEST_EQ_U64(lp_symtab_find(t, 0x1000)->end, 0x1020);
+		TEST_STREQ(name_at(t, 0x3001), "s1");
+		lp_symtab_free(t);
+	}
+}
+
+static void test_sized_beats_prio(void)
+{
+	const struct def d[] = {
+		{ "a_sizeless", 0x1000, 0, LP_SYM_GLOBAL },
+		{ "b_sized", 0x1000, 8, LP_SYM_LOCAL },
+	};
+	struct lp_symtab *t = build(d, 2, NULL);
+
+	TEST_STREQ(name_at(t, 0x1000), "b_sized");
+	TEST_TRUE(name_at(t, 0x1008) == NULL);
+	lp_symtab_free(t);
+}
+
+static void test_overlapping(void)
+{
+	const struct def d[] = {
+		{ "outer", 0x1000, 0x1000, 0 },
+		{ "inner", 0x1100, 0x100, 0 },
+		{ "innermost", 0x1180, 0x10, 0 },
+		{ "inner2", 0x1800, 0x100, 0 },
+		{ "straddle", 0x1f00, 0x200, 0 },     /* overlaps outer's end */
+		{ "after", 0x3000, 0x10, 0 },
+	};
+	size_t perm[6];
+	unsigned seed = 3;
+
+	for (int round = 0; round < 20; round++) {
+		shuffle(perm, 6, &seed);
+		struct lp_symtab *t = build(d, 6, perm);
+		TEST_STREQ(name_at(t, 0x1000), "outer");
+		TEST_STREQ(name_at(t, 0x10ff), "outer");
+		TEST_STREQ(name_at(t, 0x1100), "inner");
+		TEST_STREQ(name_at(t, 0x1185), "innermost");
+		TEST_STREQ(name_at(t, 0x1190), "inner");
+		TEST_STREQ(name_at(t, 0x1200), "outer");     /* past inner */
+		TEST_STREQ(name_at(t, 0x1850), "inner2");
+		TEST_STREQ(name_at(t, 0x1900), "outer");
+		TEST_STREQ(name_at(t, 0x1f10), "straddle");
+		TEST_STREQ(name_at(t, 0x2050), "straddle");
+		TEST_TRUE(name_at(t, 0x2100) == NULL);
+		TEST_STREQ(name_at(t, 0x3000), "after");
+		lp_symtab_free(t);
+	}
+}
+
+static void test_out_of_range(void)
+{
+	const struct def d[] = {
+		{ "a", 0x1000, 0x10, 0 }, { "b", 0x2000, 0x10, 0 },
+		{ "top", UINT64_MAX - 0x10, 0x100, 0 },  /* size overflows: clamped */
+	};
+	struct lp_symtab *t = build(d, 3, NULL);
+
+	TEST_TRUE(name_at(t, 0) == NULL);
+	TEST_TRUE(name_at(t, 0xfff) == NULL);
+	TEST_TRUE(name_at(t, 0x1010) == NULL);
+	TEST_TRUE(name_at(t, 0x2010) == NULL);
+	TEST_STREQ(name_at(t, UINT64_MAX - 1), "top");
+	lp_symtab_free(t);
+}
+
+static void test_empty(void)
+{
+	struct lp_symtab *t = lp_symtab_new();
+
+	TEST_TRUE(lp_symtab_find(t, 0x1000) == NULL);   /* not finished */
+	TEST_EQ(lp_symtab_finish(t), 0);
+	TEST_EQ(lp_symtab_count(t), 0);
+	TEST_TRUE(lp_symtab_find(t, 0) == NULL);
+	TEST_TRUE(lp_symtab_find(t, UINT64_MAX) == NULL);
+	TEST_TRUE(lp_symtab_at(t, 0) == NULL);
+	lp_symtab_free(t);
+	lp_symtab_free(NULL);
+}
+
+static void test_refinish(void)
+{
+	struct lp_symtab *t = lp_symtab_new();
+
+	TEST_EQ(lp_symtab_add(t, "a", 0x1000, 0), 0);
+	TEST_EQ(lp_symtab_finish(t), 0);
+	TEST_EQ_U64(lp_symtab_find(t, 0x1000)->end, 0x2000);
+	TEST_EQ(lp_symtab_add(t, "b", 0x1800, 0), 0);
+	TEST_TRUE(lp_symtab_find(t, 0x1000) == NULL);   /* unfinished again */
+	TEST_EQ(lp_symtab_finish(t), 0);
+	TEST_EQ_U64(lp_symtab_find(t, 0x1000)->end, 0x1800);
+	TEST_STREQ(name_at(t, 0x1900), "b");
+	lp_symtab_free(t);
+}
+
+static void test_tag_boundary(void)
+{
+	/* The last symbol of tag 0 does not extend to the far-away tag 1. */
+	struct lp_symtab *t = lp_symtab_new();
+
+	TEST_EQ(lp_symtab_add_tagged(t, "k1", 0xffffffff81000000ull, 0, 3, 0), 0);
+	TEST_EQ(lp_symtab_add_tagged(t, "k2", 0xffffffff81000100ull, 0, 3, 0), 0);
+	TEST_EQ(lp_symtab_add_tagged(t, "m1", 0xffffffffc0000000ull, 0, 3, 1), 0);
+	TEST_EQ(lp_symtab_add_tagged(t, "m2", 0xffffffffc0000040ull, 0, 3, 1), 0);
+	TEST_EQ(lp_symtab_finish(t), 0);
+	TEST_EQ_U64(lp_symtab_find(t, 0xffffffff81000000ull)->end, 0xffffffff81000100ull);
+	TEST_EQ_U64(lp_symtab_find(t, 0xffffffff81000100ull)->end, 0xffffffff81002000ull);
+	TEST_TRUE(lp_symtab_find(t, 0xffffffff90000000ull) == NULL);
+	const struct lp_sym *m = lp_symtab_find(t, 0xffffffffc0000010ull);
+	TEST_STREQ(m->name, "m1");
+	TEST_EQ(lp_symtab_tag(t, m), 1);
+	TEST_EQ(lp_symtab_tag(t, lp_symtab_find(t, 0xffffffff81000000ull)), 0);
+	lp_symtab_free(t);
+}
+
+static void test_large_and_names(void)
+{
+	enum { N = 200000 };
+	struct lp_symtab *t = lp_symtab_new();
+	char buf[64];
+
+	for (unsigned i = 0; i < N; i++) {
+		/* descending insertion, long-ish names across many arena chunks */
+		unsigned k = N - 1 - i;
+		snprintf(buf, sizeof buf, "function_with_a_long_name_%u", k);
+		TEST_EQ(lp_symtab_add(t, buf, 0x400000 + (uint64_t)k * 16, 0), 0);
+	}
+	TEST_EQ(lp_symtab_finish(t), 0);
+	TEST_EQ(lp_symtab_count(t), N);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	unsigned bad = 0;
+	for (unsigned k = 0; k < N; k++) {
+		const struct lp_sym *s = lp_symtab_find(t, 0x400000 + (uint64_t)k * 16 + 7);
+		snprintf(buf, sizeof buf, "function_with_a_long_name_%u", k);
+		bad += !s || strcmp(s->name, buf) || (k + 1 < N && s->end != s->start + 16);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	TEST_EQ(bad, 0);
+	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	fprintf(stderr, "  info: %d lookups+checks in %.1f ms\n", N, s * 1e3);
+	lp_symtab_free(t);
+}
+
+TEST_MAIN("symtab",
+	TEST_CASE(test_random_order),
+	TEST_CASE(test_sizeless_ends),
+	TEST_CASE(test_sizeless_gap_is_not_c),
+	TEST_CASE(test_aliases_deterministic),
+	TEST_CASE(test_sized_beats_prio),
+	TEST_CASE(test_overlapping),
+	TEST_CASE(test_out_of_range),
+	TEST_CASE(test_empty),
+	TEST_CASE(test_refinish),
+	TEST_CASE(test_tag_boundary),
+	TEST_CASE(test_large_and_names))
