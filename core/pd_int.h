@@ -177,7 +177,8 @@ struct pd_order {
 	struct pd_chunk *chunks;
 	size_t nr_chunks, cur;
 	uint32_t release;       /* chunk of the last delivered entry */
-	size_t bytes, max_bytes;
+	size_t bytes;           /* arena chunks allocated */
+	size_t max_bytes;       /* cap on arena + pending entries */
 	uint64_t nr_unordered, nr_half_flushes;
 };
 

@@ -83,7 +83,7 @@ int lp_vm_call(struct lp_run *run, int ref, int nargs)
 	lua_insert(L, -1 - nargs);
 	if (lua_pcall(L, nargs, 0, 1) == LUA_OK)
 		return 0;
-	fprintf(stderr, "luaprof: %s: %s\n", run->script, lua_tostring(L, -1));
+	fprintf(stderr, "luaprof: %s\n", lua_tostring(L, -1));
 	lua_pop(L, 1);
 	run->failed = true;
 	return -1;

@@ -335,9 +335,9 @@ static void test_not_elf(void)
 	errno = 0;
 	TEST_TRUE(lp_dso_open(tmp_path("o.o")) == NULL);
 	TEST_EQ(errno, ENOEXEC);
+	char junk[64] = "not an elf image, but long enough for an ELF header";
 	errno = 0;
-	TEST_TRUE(lp_dso_open_mem("x", "not an elf image, long enough for a header.......",
-				  64) == NULL);
+	TEST_TRUE(lp_dso_open_mem("x", junk, sizeof junk) == NULL);
 	TEST_EQ(errno, ENOEXEC);
 	cleanup();
 }

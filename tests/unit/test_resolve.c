@@ -317,49 +317,70 @@ static void test_real_kallsyms(void)
 	lp_resolver_free(r);
 }
 
-/* Lookups per second over a working set of distinct ips across libc and
- * this executable, with the frame cache off and on. */
-static double bench(struct lp_resolver *r, const struct lp_proc *p, const uint64_t *ips,
-		    size_t nips, size_t n, size_t *resolved)
+/* Lookups per second over a sequence of ips, and how many resolved. */
+static double bench(struct lp_resolver *r, const struct lp_proc *p, const uint32_t *seq,
+		    size_t n, const uint64_t *ips, size_t *resolved)
 {
 	struct lp_frame fr;
 	double t0 = now();
 
 	*resolved = 0;
 	for (size_t i = 0; i < n; i++) {
-		lp_resolver_frame(r, p, ips[(i * 7919) % nips], false, &fr);
+		lp_resolver_frame(r, p, ips[seq[i]], false, &fr);
 		*resolved += fr.sym != NULL;
 	}
 	return (double)n / (now() - t0);
+}
+
+/* Runs seq with the cache off then on; both must agree. */
+static void bench_pair(struct lp_resolver *r, const struct lp_proc *p, const char *what,
+		       const uint32_t *seq, size_t n, const uint64_t *ips)
+{
+	size_t res_off, res_on;
+	uint64_t h0, m0, h1, m1;
+
+	lp_resolver_set_cache(r, false);
+	double off = bench(r, p, seq, n, ips, &res_off);
+	lp_resolver_set_cache(r, true);
+	lp_resolver_cache_stats(r, &h0, &m0);
+	double on = bench(r, p, seq, n, ips, &res_on);
+	lp_resolver_cache_stats(r, &h1, &m1);
+	TEST_EQ(res_on, res_off);
+	TEST_TRUE(res_on > 0);
+	fprintf(stderr, "  info: %s: %.1f M lookups/s uncached, %.1f M/s cached "
+		"(%.0f%% hits, %.0f%% with a symbol)\n", what, off / 1e6, on / 1e6,
+		100.0 * (double)(h1 - h0) / (double)n, 100.0 * (double)res_on / (double)n);
 }
 
 static void test_throughput(void)
 {
 	struct lp_procs *ps = lp_procs_new();
 	struct lp_resolver *r = lp_resolver_new(ps, NULL);
-	enum { NIPS = 2000, N = 2000000 };
+	enum { NIPS = 20000, N = 2000000 };
 	static uint64_t ips[NIPS];
-	size_t res_off, res_on;
+	static uint32_t seq[N];
+	unsigned seed = 1;
+	size_t dummy;
 
 	load_self_maps(ps);
 	struct lp_proc *p = lp_procs_thread(ps, PID, PID)->proc;
-	uint64_t libc = (uintptr_t)dlsym(RTLD_DEFAULT, "getpid");
-	const struct lp_map *m = lp_proc_find_map(p, libc);
+	const struct lp_map *m = lp_proc_find_map(p, (uintptr_t)dlsym(RTLD_DEFAULT, "getpid"));
 	TEST_TRUE(m != NULL);
+	if (!m)
+		return;
 	for (size_t i = 0; i < NIPS; i++)       /* spread over libc's text */
 		ips[i] = m->start + (m->end - m->start) * i / NIPS + (i % 13);
-	lp_resolver_set_cache(r, false);
-	bench(r, p, ips, NIPS, NIPS, &res_off);       /* warm: opens the objects */
-	double off = bench(r, p, ips, NIPS, N, &res_off);
-	lp_resolver_set_cache(r, true);
-	double on = bench(r, p, ips, NIPS, N, &res_on);
-	TEST_EQ(res_on, res_off);
-	TEST_TRUE(res_on > N / 2);
-	uint64_t hits, misses;
-	lp_resolver_cache_stats(r, &hits, &misses);
-	fprintf(stderr, "  info: %d ips over libc: %.2f M lookups/s uncached, %.2f M/s cached "
-		"(%.1f%% hits while cached)\n", NIPS, off / 1e6, on / 1e6,
-		100.0 * (double)(hits) / (double)N);
+	for (size_t i = 0; i < NIPS; i++)
+		seq[i] = (uint32_t)i;
+	bench(r, p, seq, NIPS, ips, &dummy);    /* warm: opens the objects */
+
+	for (size_t i = 0; i < N; i++)          /* uniform over 2000 ips */
+		seq[i] = (uint32_t)(rand_r(&seed) % 2000);
+	bench_pair(r, p, "uniform over 2000 libc ips", seq, N, ips);
+	for (size_t i = 0; i < N; i++)          /* 90% on 256 hot ips, 10% over 20000 */
+		seq[i] = (uint32_t)(rand_r(&seed) % 10 ? rand_r(&seed) % 256 * 64
+						       : rand_r(&seed) % NIPS);
+	bench_pair(r, p, "90% on 256 hot ips", seq, N, ips);
 	lp_resolver_free(r);
 	lp_procs_free(ps);
 }

@@ -1,0 +1,303 @@
+/*
+ * pdorder.c - time ordering of records, as perf's ordered_events does it.
+ *
+ * perf script queues every kernel record that has a time (not 0, not
+ * ~0) and delivers queued records only at a flush:
+ *  - FINISHED_ROUND: everything with time <= next_flush, then next_flush =
+ *    max_timestamp (the largest time queued since the queue was last empty);
+ *    so a round releases what the previous round had seen, the first round
+ *    releases nothing;
+ *  - end of input: everything;
+ *  - queue over its memory cap: everything up to the midpoint between the
+ *    oldest and the newest time (perf's OE_FLUSH__HALF).
+ * Within a flush, records come out by time, and in arrival order for equal
+ * times (perf's list insertion is stable).  Records queued after a flush
+ * with a time already passed wait for the next flush, as in perf.
+ *
+ * Layout: q[head, sorted) is the sorted backlog, q[sorted, n) arrived since
+ * the last flush.  A flush sorts the new part (stable merge sort, skipped
+ * when it arrived in order, the common case per round) and merges it behind
+ * the backlog, ties going to the backlog, which arrived first.
+ *
+ * Copies of unstable records live in 1 MiB arena chunks, never one malloc
+ * per record; a chunk is freed when its last record has been delivered and
+ * released (the delivered record stays valid until the next call).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd_int.h"
+
+#define CHUNK_SIZE (1u << 20)
+
+void pd_order_init(struct pd_order *o, size_t max_bytes)
+{
+	memset(o, 0, sizeof *o);
+	o->new_in_order = true;
+	o->release = PD_NO_CHUNK;
+	o->cur = SIZE_MAX;
+	o->max_bytes = max_bytes;
+}
+
+void pd_order_free(struct pd_order *o)
+{
+	for (size_t i = 0; i < o->nr_chunks; i++)
+		free(o->chunks[i].mem);
+	free(o->chunks);
+	free(o->q);
+	free(o->tmp);
+	memset(o, 0, sizeof *o);
+}
+
+/* ---- arena ------------------------------------------------------------- */
+
+static void chunk_put(struct pd_order *o, uint32_t idx)
+{
+	struct pd_chunk *c = &o->chunks[idx];
+
+	if (--c->live || idx == o->cur)
+		return;
+	free(c->mem);
+	c->mem = NULL;
+	c->used = 0;
+	o->bytes -= CHUNK_SIZE;
+}
+
+/* A fresh chunk to fill: a free slot or a new one. */
+static int chunk_new(struct pd_order *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr_chunks && o->chunks[i].mem; i++)
+		;
+	if (i == o->nr_chunks) {
+		struct pd_chunk *c = realloc(o->chunks, (i + 1) * sizeof *c);
+
+		if (!c)
+			return -ENOMEM;
+		o->chunks = c;
+		o->nr_chunks++;
+	}
+	o->chunks[i] = (struct pd_chunk){ malloc(CHUNK_SIZE), 0, 0 };
+	if (!o->chunks[i].mem)
+		return -ENOMEM;
+	o->bytes += CHUNK_SIZE;
+	if (o->cur != SIZE_MAX && !o->chunks[o->cur].live) {
+		free(o->chunks[o->cur].mem);
+		o->chunks[o->cur].mem = NULL;
+		o->bytes -= CHUNK_SIZE;
+	}
+	o->cur = i;
+	return 0;
+}
+
+/* Copies a record into the arena; sets e->rec and e->chunk. */
+static int arena_copy(struct pd_order *o, const struct perf_event_header *h,
+		      struct pd_oe *e)
+{
+	size_t need = pd_align8(h->size);
+	struct pd_chunk *c;
+
+	if (o->cur == SIZE_MAX || CHUNK_SIZE - o->chunks[o->cur].used < need) {
+		int err = chunk_new(o);
+
+		if (err)
+			return err;
+	}
+	c = &o->chunks[o->cur];
+	memcpy(c->mem + c->used, h, h->size);
+	e->rec = c->mem + c->used;
+	e->chunk = (uint32_t)o->cur;
+	c->used += need;
+	c->live++;
+	return 0;
+}
+
+/* ---- queue ------------------------------------------------------------- */
+
+static int grow(struct pd_order *o)
+{
+	size_t cap;
+	struct pd_oe *q;
+
+	if (o->head && o->head >= o->n / 2) {  /* compact before growing */
+		memmove(o->q, o->q + o->head, (o->n - o->head) * sizeof *q);
+		o->n -= o->head;
+		o->sorted -= o->head;
+		o->head = 0;
+		if (o->n < o->cap)
+			return 0;
+	}
+	cap = o->cap ? o->cap * 2 : 4096;
+	q = realloc(o->q, cap * sizeof *q);
+	if (!q)
+		return -ENOMEM;
+	o->q = q;
+	o->cap = cap;
+	return 0;
+}
+
+static int flush_half(struct pd_order *o);
+
+int pd_order_queue(struct pd_order *o, uint64_t time, const struct pd_rec *r,
+		   uint32_t ev)
+{
+	struct pd_oe e = { time, r->h, r->off, ev, PD_NO_CHUNK };
+	int err;
+
+	if (o->n == o->cap && (err = grow(o)))
+		return err;
+	if (!r->stable && (err = arena_copy(o, r->h, &e)))
+		return err;
+	if (time < o->last_flush)
+		o->nr_unordered++;
+	if (o->head == o->n)
+		o->max_ts = time;              /* perf: first event of an empty queue */
+	else if (time >= o->max_ts)
+		o->max_ts = time;
+	if (o->n > o->sorted && time < o->q[o->n - 1].time)
+		o->new_in_order = false;
+	o->q[o->n++] = e;
+	if (o->bytes + (o->n - o->head) * sizeof e > o->max_bytes && !o->flushing)
+		return flush_half(o);
+	return 0;
+}
+
+/* ---- sorting ----------------------------------------------------------- */
+
+static int tmp_reserve(struct pd_order *o, size_t n)
+{
+	struct pd_oe *t;
+
+	if (n <= o->tmp_cap)
+		return 0;
+	t = realloc(o->tmp, n * sizeof *t);
+	if (!t)
+		return -ENOMEM;
+	o->tmp = t;
+	o->tmp_cap = n;
+	return 0;
+}
+
+/* Stable merge of a[0, na) and b[0, nb) into out; ties take a first. */
+static void merge(const struct pd_oe *a, size_t na, const struct pd_oe *b, size_t nb,
+		  struct pd_oe *out)
+{
+	size_t i = 0, j = 0, k = 0;
+
+	while (i < na && j < nb)
+		out[k++] = b[j].time < a[i].time ? b[j++] : a[i++];
+	while (i < na)
+		out[k++] = a[i++];
+	while (j < nb)
+		out[k++] = b[j++];
+}
+
+/* Stable bottom-up merge sort of v[0, n) using tmp (n entries). */
+static void sort_stable(struct pd_oe *v, size_t n, struct pd_oe *tmp)
+{
+	struct pd_oe *src = v, *dst = tmp;
+
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n;
+			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+
+			merge(src + lo, mid - lo, src + mid, hi - mid, dst + lo);
+		}
+		struct pd_oe *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof *v);
+}
+
+/* Makes q[head, n) one sorted run. */
+static int sort_pending(struct pd_order *o)
+{
+	size_t nb = o->n - o->sorted, na = o->sorted - o->head;
+	struct pd_oe *a = o->q + o->head, *b = o->q + o->sorted;
+	int err;
+
+	if (!nb)
+		return 0;
+	if ((err = tmp_reserve(o, na + nb)))
+		return err;
+	if (!o->new_in_order)
+		sort_stable(b, nb, o->tmp);
+	if (na && b[0].time < a[na - 1].time) {
+		merge(a, na, b, nb, o->tmp);
+		memcpy(a, o->tmp, (na + nb) * sizeof *a);
+	}
+	o->sorted = o->n;
+	o->new_in_order = true;
+	return 0;
+}
+
+/* ---- flushing ---------------------------------------------------------- */
+
+static int flush_to(struct pd_order *o, uint64_t limit)
+{
+	int err = sort_pending(o);
+
+	if (err)
+		return err;
+	o->limit = limit;
+	o->flushing = true;
+	return 0;
+}
+
+int pd_order_round(struct pd_order *o)
+{
+	uint64_t limit = o->next_flush;
+	int err = 0;
+
+	if (limit)                              /* perf: a zero limit flushes nothing */
+		err = flush_to(o, limit);
+	o->next_flush = o->max_ts;
+	return err;
+}
+
+int pd_order_final(struct pd_order *o)
+{
+	return flush_to(o, UINT64_MAX);
+}
+
+static int flush_half(struct pd_order *o)
+{
+	int err = sort_pending(o);
+	uint64_t first, last;
+
+	if (err || o->head == o->n)
+		return err;
+	first = o->q[o->head].time;
+	last = o->q[o->n - 1].time;
+	o->next_flush = first + (last - first) / 2;
+	o->nr_half_flushes++;
+	return flush_to(o, o->next_flush);
+}
+
+int pd_order_pop(struct pd_order *o, struct pd_oe *e)
+{
+	if (!o->flushing)
+		return 0;
+	if (o->head == o->n || o->q[o->head].time > o->limit) {
+		o->flushing = false;
+		if (o->head == o->n)
+			o->head = o->sorted = o->n = 0;
+		return 0;
+	}
+	*e = o->q[o->head++];
+	o->last_flush = e->time;
+	o->release = e->chunk;
+	return 1;
+}
+
+void pd_order_release(struct pd_order *o)
+{
+	if (o->release != PD_NO_CHUNK)
+		chunk_put(o, o->release);
+	o->release = PD_NO_CHUNK;
+}

@@ -1,0 +1,264 @@
+/*
+ * pdsrc.c - where perf.data bytes come from.
+ *
+ * A regular file is mapped whole: records are then zero-copy and "stable"
+ * (valid until close), and the seekable layout can be walked at random.
+ * Standard input or a FIFO (pipe mode) is read with read(2) into a buffer
+ * that always holds at least the record being returned.
+ *
+ * Invariants: pd_src_next() hands out whole records only (8 <= size, every
+ * byte present), at 8-byte aligned addresses (an unaligned record, which
+ * pipe files of perf 4.x produce, is copied to a scratch buffer first), and
+ * never reads past src.end.  A record pointer from the stream buffer stays
+ * valid until the next pd_src_next/pd_src_skip/pd_src_read call.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pd_int.h"
+
+#define STREAM_BUF (256u << 10)
+#define MAX_RECORD 65536
+
+static int stream_init(struct lp_perfdata *pd, int fd, bool own)
+{
+	struct pd_src *s = &pd->src;
+
+	s->fd = fd;
+	s->own_fd = own;
+	s->end = UINT64_MAX;
+	s->cap = STREAM_BUF;
+	s->buf = malloc(s->cap);
+	if (!s->buf)
+		return pd_error(pd, 0, -ENOMEM, "out of memory for the read buffer");
+	return 0;
+}
+
+static int map_file(struct lp_perfdata *pd, int fd, size_t size)
+{
+	struct pd_src *s = &pd->src;
+	void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+	close(fd);
+	if (m == MAP_FAILED)
+		return pd_error(pd, 0, -errno, "cannot map the file: %s", strerror(errno));
+	madvise(m, size, MADV_WILLNEED);
+	s->map = m;
+	s->map_len = size;
+	s->end = size;
+	return 0;
+}
+
+int pd_src_open(struct lp_perfdata *pd, const char *path)
+{
+	struct stat st;
+	int fd;
+
+	pd->src.fd = -1;
+	if (!strcmp(path, "-"))
+		return stream_init(pd, 0, false);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pd_error(pd, 0, -errno, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return pd_error(pd, 0, err, "cannot stat: %s", strerror(-err));
+	}
+	if (!S_ISREG(st.st_mode))
+		return stream_init(pd, fd, true);
+	if (st.st_size == 0) {
+		close(fd);
+		return pd_error(pd, 0, -EPROTO, "empty file, not a perf.data file");
+	}
+	return map_file(pd, fd, (size_t)st.st_size);
+}
+
+void pd_src_close(struct pd_src *s)
+{
+	if (s->map)
+		munmap((void *)(uintptr_t)s->map, s->map_len);
+	if (s->own_fd && s->fd >= 0)
+		close(s->fd);
+	free(s->buf);
+	free(s->scratch);
+	memset(s, 0, sizeof *s);
+	s->fd = -1;
+}
+
+/* Stream: makes at least want bytes available at buf + head, as far as the
+ * input has them.  Returns the bytes available or -errno. */
+static ssize_t fill(struct lp_perfdata *pd, size_t want)
+{
+	struct pd_src *s = &pd->src;
+
+	if (s->len - s->head >= want || s->eof)
+		return (ssize_t)(s->len - s->head);
+	if (s->cap - s->head < want) {
+		memmove(s->buf, s->buf + s->head, s->len - s->head);
+		s->len -= s->head;
+		s->head = 0;
+	}
+	while (s->len - s->head < want) {
+		ssize_t n = read(s->fd, s->buf + s->len, s->cap - s->len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return pd_error(pd, s->pos, -errno, "read failed: %s", strerror(errno));
+		if (n == 0) {
+			s->eof = true;
+			break;
+		}
+		s->len += (size_t)n;
+	}
+	return (ssize_t)(s->len - s->head);
+}
+
+int pd_src_read(struct lp_perfdata *pd, void *dst, size_t n)
+{
+	struct pd_src *s = &pd->src;
+	ssize_t have;
+
+	if (s->map) {
+		if (s->pos > s->map_len || n > s->map_len - s->pos)
+			return pd_error(pd, s->pos, -EPROTO,
+					"file ends inside the header (%zu bytes)", s->map_len);
+		memcpy(dst, s->map + s->pos, n);
+	} else {
+		have = fill(pd, n);
+		if (have < 0)
+			return (int)have;
+		if ((size_t)have < n)
+			return pd_error(pd, s->pos, -EPROTO, "input ends inside the header");
+		memcpy(dst, s->buf + s->head, n);
+		s->head += n;
+	}
+	s->pos += n;
+	return 0;
+}
+
+/* The record at p, copied to the scratch buffer when p is unaligned. */
+static const struct perf_event_header *aligned(struct lp_perfdata *pd, const uint8_t *p,
+					       size_t size, bool *stable)
+{
+	struct pd_src *s = &pd->src;
+
+	if (!((uintptr_t)p & 7))
+		return (const void *)p;
+	if (!s->scratch) {
+		s->scratch = malloc(MAX_RECORD);
+		if (!s->scratch)
+			return NULL;
+	}
+	memcpy(s->scratch, p, size);
+	*stable = false;
+	return (const void *)s->scratch;
+}
+
+static int bad_size(struct lp_perfdata *pd, const struct perf_event_header *h)
+{
+	return pd_error(pd, pd->src.pos, -EPROTO,
+			"record type %u has size %u, smaller than its 8-byte header",
+			h->type, h->size);
+}
+
+static int next_mapped(struct lp_perfdata *pd, struct pd_rec *r)
+{
+	struct pd_src *s = &pd->src;
+	struct perf_event_header h;
+	uint64_t left = s->end - s->pos;
+
+	if (s->pos >= s->end)
+		return 0;
+	if (left < sizeof h)
+		return pd_error(pd, s->pos, -EPROTO,
+				"data ends inside a record header (%llu bytes left)",
+				(unsigned long long)left);
+	memcpy(&h, s->map + s->pos, sizeof h);
+	if (h.size < sizeof h)
+		return bad_size(pd, &h);
+	if (h.size > left)
+		return pd_error(pd, s->pos, -EPROTO,
+				"record type %u of %u bytes runs past the end of the data (%llu bytes left)",
+				h.type, h.size, (unsigned long long)left);
+	r->stable = true;
+	r->h = aligned(pd, s->map + s->pos, h.size, &r->stable);
+	if (!r->h)
+		return pd_error(pd, s->pos, -ENOMEM, "out of memory");
+	r->off = s->pos;
+	s->pos += h.size;
+	return 1;
+}
+
+static int next_stream(struct lp_perfdata *pd, struct pd_rec *r)
+{
+	struct pd_src *s = &pd->src;
+	struct perf_event_header h;
+	ssize_t have = fill(pd, sizeof h);
+
+	if (have <= 0)
+		return (int)have;
+	if ((size_t)have < sizeof h)
+		return pd_error(pd, s->pos, -EPROTO,
+				"input ends inside a record header (%zd bytes left)", have);
+	memcpy(&h, s->buf + s->head, sizeof h);
+	if (h.size < sizeof h)
+		return bad_size(pd, &h);
+	have = fill(pd, h.size);
+	if (have < 0)
+		return (int)have;
+	if ((size_t)have < h.size)
+		return pd_error(pd, s->pos, -EPROTO,
+				"input ends inside record type %u of %u bytes (%zd bytes left)",
+				h.type, h.size, have);
+	r->stable = false;
+	r->h = aligned(pd, s->buf + s->head, h.size, &r->stable);
+	if (!r->h)
+		return pd_error(pd, s->pos, -ENOMEM, "out of memory");
+	r->off = s->pos;
+	s->head += h.size;
+	s->pos += h.size;
+	return 1;
+}
+
+int pd_src_next(struct lp_perfdata *pd, struct pd_rec *r)
+{
+	return pd->src.map ? next_mapped(pd, r) : next_stream(pd, r);
+}
+
+int pd_src_skip(struct lp_perfdata *pd, uint64_t n, const char *what)
+{
+	struct pd_src *s = &pd->src;
+
+	if (n > PD_MAX_PAYLOAD || (s->map && n > s->end - s->pos))
+		return pd_error(pd, s->pos, -EPROTO,
+				"%s payload of %llu bytes runs past the end of the data",
+				what, (unsigned long long)n);
+	if (s->map) {
+		s->pos += n;
+		return 0;
+	}
+	for (uint64_t left = n; left;) {
+		ssize_t have = fill(pd, 1);
+		size_t k;
+
+		if (have < 0)
+			return (int)have;
+		if (have == 0)
+			return pd_error(pd, s->pos, -EPROTO,
+					"input ends inside a %s payload of %llu bytes",
+					what, (unsigned long long)n);
+		k = (size_t)have < left ? (size_t)have : (size_t)left;
+		s->head += k;
+		s->pos += k;
+		left -= k;
+	}
+	return 0;
+}

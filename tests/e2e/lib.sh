@@ -1,0 +1,31 @@
+# lib.sh - sourced by every end-to-end test.
+set -u
+ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+LUAPROF=$ROOT/luaprof
+PROGS=$BUILD/progs
+CHECKS=$ROOT/tests/e2e/lua
+TMP=$(mktemp -d /tmp/luaprof-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "$*"; exit 77; }
+
+# need_perf_events: skip unless this kernel lets us open a software event.
+need_perf_events() {
+	[ -r /proc/sys/kernel/perf_event_paranoid ] || skip "no perf_event support in this kernel"
+}
+
+# expect_status WANT CMD...: runs CMD, fails unless it exits WANT.
+expect_status() {
+	local want=$1; shift
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	local rc=$?
+	[ "$rc" = "$want" ] || { cat "$TMP/out" "$TMP/err"; fail "$* exited $rc, expected $want"; }
+}
+
+# expect_grep PATTERN FILE: fails unless FILE has a line matching PATTERN.
+expect_grep() {
+	grep -qE -- "$1" "$2" || { echo "--- $2:"; head -40 "$2"; fail "no line matching '$1' in $(basename "$2")"; }
+}

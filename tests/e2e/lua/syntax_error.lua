@@ -1,0 +1,3 @@
+function on_sample(s)
+  local x = = 1
+end

@@ -1,0 +1,19 @@
+# Script errors: a syntax error is reported as FILE:LINE before anything
+# starts; a runtime error prints a traceback, stops, exits 255 and leaves no
+# process behind; a sample kept past on_sample raises a clear error.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+expect_status 255 "$LUAPROF" run "$CHECKS/syntax_error.lua" -- touch "$TMP/ran"
+expect_grep "^luaprof: .*syntax_error.lua:2: " "$TMP/err"
+[ ! -e "$TMP/ran" ] || fail "the command ran although the script did not compile"
+expect_status 255 "$LUAPROF" run "$CHECKS/runtime_error.lua" -- "$PROGS/spin" 4000 0 "$TMP/marker"
+expect_grep "runtime_error.lua:4: deliberate failure at sample 50" "$TMP/err"
+expect_grep "stack traceback:" "$TMP/err"
+expect_grep "in (local|upvalue|function) 'check'" "$TMP/err"
+! grep -q "on_end must not run" "$TMP/out" || fail "on_end ran after a runtime error"
+sleep 0.2
+! pgrep -f "$PROGS/spin 4000 0 $TMP/marker" >/dev/null || fail "the command was left running"
+expect_status 255 "$LUAPROF" run "$CHECKS/keep_sample.lua" -- "$PROGS/spin" 30
+expect_grep "sample used outside on_sample" "$TMP/err"
+expect_status 255 "$LUAPROF" run "$CHECKS/missing.lua" -- true
+expect_grep "cannot open .*missing.lua" "$TMP/err"

@@ -1,0 +1,10 @@
+# -a sees a process luaprof did not start.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ] || [ "$(id -u)" = 0 ] ||
+	skip "system-wide profiling needs root or kernel.perf_event_paranoid <= 0"
+"$PROGS/spin" 1500 & pid=$!
+sleep 0.1
+expect_status 0 "$LUAPROF" run "$CHECKS/comms.lua" -a --duration 0.6
+kill $pid 2>/dev/null; wait $pid 2>/dev/null
+expect_grep "^comm $pid spin$" "$TMP/out"

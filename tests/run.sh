@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# run.sh - the test suite: C unit tests (build/tests/test_*), then end-to-end
+# tests (tests/e2e/*.sh: exit 0 pass, 77 skip with a reason, else fail)
+# against the real kernel.  Ends with "N passed, N failed, N skipped".
+#   tests/run.sh [--unit-only] [NAME-FILTER]
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+export BUILD ROOT=$PWD
+unit_only=0
+[ "${1:-}" = "--unit-only" ] && { unit_only=1; shift; }
+filter=${1:-}
+passed=0 failed=0 skipped=0
+failures=()
+
+run_unit() {
+	local bin=$1 out
+	out=$("$bin" 2>&1)
+	local p f
+	p=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' | tail -1)
+	f=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' | tail -1)
+	if [ -z "$p" ]; then
+		echo "FAIL $(basename "$bin") (crashed or printed no summary)"
+		printf '%s\n' "$out" | tail -20 | sed 's/^/    /'
+		failed=$((failed + 1)); failures+=("$(basename "$bin")")
+		return
+	fi
+	passed=$((passed + p)); failed=$((failed + f))
+	if [ "$f" != 0 ]; then
+		printf '%s\n' "$out" | grep -v '^ok ' | sed 's/^/    /'
+		failures+=("$(basename "$bin")")
+	fi
+	echo "unit $(basename "$bin"): $p passed, $f failed"
+}
+
+run_e2e() {
+	local t=$1 name out rc start
+	name=$(basename "$t" .sh)
+	start=$(date +%s.%N)
+	out=$(timeout 120 bash "$t" 2>&1); rc=$?
+	local secs
+	secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo 0)")
+	case $rc in
+	0) passed=$((passed + 1)); echo "ok   $name (${secs}s)" ;;
+	77) skipped=$((skipped + 1)); echo "skip $name: $(printf '%s\n' "$out" | tail -1)" ;;
+	*) failed=$((failed + 1)); failures+=("$name")
+	   echo "FAIL $name (exit $rc, ${secs}s)"
+	   printf '%s\n' "$out" | tail -25 | sed 's/^/    /' ;;
+	esac
+}
+
+for bin in "$BUILD"/tests/test_*; do
+	[ -x "$bin" ] || continue
+	case $(basename "$bin") in *"$filter"*) run_unit "$bin" ;; esac
+done
+if [ $unit_only = 0 ]; then
+	for t in tests/e2e/*.sh; do
+		case $(basename "$t") in lib.sh) continue ;; *"$filter"*) run_e2e "$t" ;; esac
+	done
+fi
+[ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
