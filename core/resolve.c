@@ -8,6 +8,10 @@
  * virtual address through the object's PT_LOAD segments, then the object's
  * symbol table.  Kernel addresses: kallsyms, loaded on the first one.
  *
+ * The object of the last map is remembered (map paths are interned by
+ * lp_procs, so the path pointer identifies it), which skips the dsos hash
+ * for runs of addresses in one object.
+ *
  * A direct-mapped cache of 4096 results keyed by (proc, pid, maps
  * generation, ip, kernel) skips all of that for repeated addresses, the
  * common case in a profile.  proc->gen changes whenever the maps change,
@@ -37,9 +41,21 @@ struct fcache_ent {
 	uint64_t symoff;
 };
 
+/* The object of the last map looked up.  Keyed by the path pointer: map
+ * paths are interned by lp_procs, so one pointer is one path for as long as
+ * the model lives, which is longer than the resolver. */
+struct last_obj {
+	const char *path;
+	uint32_t maj, min;
+	uint64_t ino;
+	struct lp_dso *dso;
+	const char *name;
+};
+
 struct lp_resolver {
 	struct lp_procs *procs;
 	struct lp_dsos *dsos;
+	struct last_obj last;
 	struct lp_kernel *kernel;
 	char *kallsyms;
 	bool kernel_tried, kernel_hidden, cache_on;
@@ -108,17 +124,36 @@ static int resolve_kernel(struct lp_resolver *r, uint64_t ip, struct lp_frame *o
 	return 0;
 }
 
+/* Sets r->last to the object of map m.  0 or -ENOMEM. */
+static int map_object(struct lp_resolver *r, const struct lp_map *m)
+{
+	struct last_obj *l = &r->last;
+
+	if (l->path && l->path == m->path && l->ino == m->ino && l->maj == m->maj &&
+	    l->min == m->min)
+		return 0;
+	l->path = NULL;
+	if (lp_dsos_lookup(r->dsos, m, &l->dso, &l->name))
+		return -ENOMEM;
+	l->path = m->path;
+	l->maj = m->maj;
+	l->min = m->min;
+	l->ino = m->ino;
+	return 0;
+}
+
 static int resolve_user(struct lp_resolver *r, const struct lp_proc *proc, uint64_t ip,
 			struct lp_frame *out)
 {
 	const struct lp_map *m = lp_proc_find_map(proc, ip);
-	struct lp_dso *d;
 	uint64_t vaddr;
 
 	if (!m)
 		return 0;
-	if (lp_dsos_lookup(r->dsos, m, &d, &out->dso))
+	if (map_object(r, m))
 		return -ENOMEM;
+	out->dso = r->last.name;
+	const struct lp_dso *d = r->last.dso;
 	if (!d || lp_dso_file_to_vaddr(d, ip - m->start + m->pgoff, &vaddr))
 		return 0;
 	const struct lp_sym *s = lp_dso_find(d, vaddr);

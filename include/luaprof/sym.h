@@ -100,8 +100,9 @@ void lp_dsos_free(struct lp_dsos *c);
 /* The object for a map: opened on first use, cached afterwards (a failure is
  * cached too, as NULL, so a missing file costs one open).  "[vdso]" is read
  * from this process's own vDSO image (the same kernel provides it to every
- * process).  Returns NULL for anonymous, special or unreadable mappings.
- * The dso is owned by the cache. */
+ * process).  Returns NULL for anonymous, special or unreadable mappings
+ * ("", "//anon", "[heap]", "[stack]", "[anon:...]", "/dev/...", paths ending
+ * in " (deleted)", ...).  The dso is owned by the cache. */
 struct lp_dso *lp_dsos_get(struct lp_dsos *c, const struct lp_map *m);
 
 struct lp_kernel;
@@ -114,7 +115,10 @@ struct lp_kernel *lp_kernel_load(const char *path, bool *hidden);
 void lp_kernel_free(struct lp_kernel *k);
 
 /* The kernel symbol at addr, and the object name it belongs to
- * ("[kernel.kallsyms]" or "[module]", borrowed).  NULL when unknown. */
+ * ("[kernel.kallsyms]" or "[module]", borrowed; dso may be NULL).  NULL (and
+ * *dso NULL) when unknown.  Only text symbols (t/T/w/W) are kept; sizes are
+ * unknown, so a symbol ends at the next one, or at its page end when the
+ * next one belongs to another object. */
 const struct lp_sym *lp_kernel_find(const struct lp_kernel *k, uint64_t addr,
 				    const char **dso);
 
