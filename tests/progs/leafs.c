@@ -5,15 +5,20 @@
 #include <stdlib.h>
 
 
-/* The leaves do their own work, so the self samples land in them. */
+/* The leaves do their own work, so the self samples land in them.  Each
+ * ends with a call, so gcc gives it a frame: a function that needs no stack
+ * gets none even with -fno-omit-frame-pointer, and a frame-pointer walk
+ * from inside it would skip its caller (perf's too). */
 static volatile uint64_t sink;
+
+__attribute__((noinline)) void publish(uint64_t x) { sink = x; }
 
 __attribute__((noinline)) void leaf_a(void)
 {
 	uint64_t x = sink;
 	for (int i = 0; i < 2000000; i++)
 		x = x * 6364136223846793005ull + 1442695040888963407ull;
-	sink = x;
+	publish(x);
 }
 
 __attribute__((noinline)) void leaf_b(void)
@@ -21,7 +26,7 @@ __attribute__((noinline)) void leaf_b(void)
 	uint64_t x = sink;
 	for (int i = 0; i < 1000000; i++)
 		x = x * 6364136223846793005ull + 1442695040888963407ull;
-	sink = x;
+	publish(x);
 }
 
 __attribute__((noinline)) void work(void)

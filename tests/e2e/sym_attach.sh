@@ -1,0 +1,11 @@
+# -p and -a: the maps of processes that existed before the run are read
+# once at start, so their samples are named.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+"$PROGS/spin" 2000 & pid=$!
+sleep 0.3
+expect_status 0 "$LUAPROF" run "$CHECKS/named.lua" -A spin -p $pid --duration 0.5
+expect_status 0 "$LUAPROF" run "$CHECKS/named.lua" -A spin -a --duration 0.5 && cp "$TMP/out" "$TMP/out.a"
+kill $pid; wait $pid 2>/dev/null
+expect_grep '^obj spin_iters [0-9]+' "$TMP/out"
+expect_grep '^obj spin_iters [0-9]+' "$TMP/out.a"
