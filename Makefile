@@ -117,7 +117,8 @@ check-asan:
 	@BUILD=build-asan tests/run.sh --unit-only
 
 bench: all
-	@tests/bench/run.sh $(if $(QUICK),--quick)
+	@$(MAKE) --no-print-directory progs
+	@BUILD=$(BUILD) python3 tests/bench/bench.py $(if $(QUICK),--quick)
 
 clean:
 	rm -rf $(BUILD) build-asan luaprof
