@@ -24,6 +24,8 @@ struct lp_source {
 	/* 1 with a record, 0 at the end, -errno on failure */
 	int (*next)(void *ctx, struct lp_record *rec, int *event);
 	void (*stop)(void *ctx);
+	/* the name of event index idx (from next), or NULL */
+	const char *(*event_name)(void *ctx, int idx);
 };
 
 /* The sample view: one per run, pointed at the current sample only while
@@ -42,7 +44,7 @@ struct lp_run {
 	const char *script;
 	int ref_on_sample, ref_on_end, ref_on_start;
 	int ref_view;                   /* the Sample userdata */
-	int ref_event_names;            /* table: event index + 1 -> name */
+	const struct lp_source *src;    /* while the loop runs */
 	struct lp_view view;
 	struct lp_procs *procs;
 	struct lp_resolver *resolver;

@@ -49,9 +49,8 @@ static void push_comm(lua_State *L, struct lp_run *run)
 
 static void push_event(lua_State *L, struct lp_run *run)
 {
-	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_event_names);
-	lua_rawgeti(L, -1, run->view.event + 1);
-	lua_remove(L, -2);
+	const char *name = run->src->event_name(run->src->ctx, run->view.event);
+	name ? (void)lua_pushstring(L, name) : lua_pushnil(L);
 }
 
 /* A cached Lua value in user value slot `slot`, or build it with fn. */

@@ -25,6 +25,12 @@
 #include "luaprof/luaprof.h"
 
 static struct lp_live *volatile sig_live;
+
+/* The context of the live source. */
+struct live_src {
+	struct lp_live *lv;
+	const struct lp_cli *cli;
+};
 static volatile sig_atomic_t sig_caught;
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
@@ -74,12 +80,18 @@ static void notices(const struct lp_cli *cli, unsigned fb)
 
 static int source_next(void *ctx, struct lp_record *rec, int *event)
 {
-	return lp_live_next(ctx, rec, event);
+	return lp_live_next(((struct live_src *)ctx)->lv, rec, event);
 }
 
 static void source_stop(void *ctx)
 {
-	lp_live_stop(ctx);
+	lp_live_stop(((struct live_src *)ctx)->lv);
+}
+
+static const char *source_event_name(void *ctx, int idx)
+{
+	const struct lp_cli *cli = ((struct live_src *)ctx)->cli;
+	return idx >= 0 && (size_t)idx < cli->nr_events ? cli->events[idx].name : NULL;
 }
 
 static void push_events(lua_State *L, const struct lp_cli *cli)
@@ -94,15 +106,10 @@ static void push_events(lua_State *L, const struct lp_cli *cli)
 static void call_on_start(struct lp_run *run, const struct lp_cli *cli, pid_t pid)
 {
 	lua_State *L = run->L;
-	push_events(L, cli);
-	lua_pushvalue(L, -1);
-	run->ref_event_names = luaL_ref(L, LUA_REGISTRYINDEX);
-	if (run->ref_on_start == LUA_NOREF) {
-		lua_pop(L, 1);
+	if (run->ref_on_start == LUA_NOREF)
 		return;
-	}
 	lua_createtable(L, 0, 3);
-	lua_insert(L, -2);
+	push_events(L, cli);
 	lua_setfield(L, -2, "events");
 	if (cli->argv) {
 		lua_newtable(L);
@@ -199,7 +206,8 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	if (rc > 0 || (rc < 0 && !run->failed))
 		fprintf(stderr, "luaprof: %s\n", err);
 	if (rc == 0) {
-		struct lp_source src = { lv, source_next, source_stop };
+		struct live_src ctx = { lv, cli };
+		struct lp_source src = { &ctx, source_next, source_stop, source_event_name };
 		rc = lp_run_loop(run, &src);
 		if (rc < 0 && !run->failed)
 			fprintf(stderr, "luaprof: reading the samples failed: %s\n", strerror(-rc));

@@ -27,6 +27,7 @@ int lp_run_loop(struct lp_run *run, const struct lp_source *src)
 {
 	struct lp_record rec;
 	int event, rc;
+	run->src = src;
 	while ((rc = src->next(src->ctx, &rec, &event)) > 0) {
 		switch (rec.type) {
 		case PERF_RECORD_SAMPLE:
