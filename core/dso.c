@@ -10,6 +10,8 @@
  * C++ names stay mangled.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -21,6 +23,7 @@
 #include "sym_int.h"
 
 #define BUILD_ID_MAX 64
+#define LP_DEBUG_DIR "/usr/lib/debug"  /* separate debug files, by build-id */
 #define MEM_IMAGE_MAX (16u << 20)   /* a larger in-memory image is bogus */
 
 struct seg {
@@ -34,6 +37,7 @@ struct lp_dso {
 	struct seg *segs;
 	size_t nr_segs;
 	struct lp_symtab *syms;
+	bool full_symtab;       /* symbols came from a .symtab */
 };
 
 /* Takes the first GNU build-id note in data.  True when found. */
@@ -145,9 +149,61 @@ static int read_scns(struct lp_dso *d, Elf *e)
 				note_build_id(d, nd);
 		}
 	}
+	d->full_symtab = symtab != NULL;
 	if (symtab || dynsym)
 		return read_syms(d, e, symtab ? symtab : dynsym);
 	return 0;
+}
+
+/* The .symtab section of e, or NULL. */
+static Elf_Scn *find_symtab(Elf *e)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB && sh.sh_size)
+			return scn;
+	return NULL;
+}
+
+/* Where distributions install separate debug files: by build-id
+ * (/usr/lib/debug/.build-id/NN/REST.debug), as gdb and perf look them up. */
+static void debug_path(const struct lp_dso *d, char *buf, size_t n)
+{
+	int off = snprintf(buf, n, "%s/.build-id/%02x/", LP_DEBUG_DIR, d->build_id[0]);
+	for (size_t i = 1; i < d->build_id_size && off > 0 && (size_t)off + 3 < n; i++)
+		off += snprintf(buf + off, n - (size_t)off, "%02x", d->build_id[i]);
+	if (off > 0 && (size_t)off < n)
+		snprintf(buf + off, n - (size_t)off, ".debug");
+}
+
+/* Replaces .dynsym-only symbols by the .symtab of the object's separate
+ * debug file, when one is installed.  Its addresses are the object's own.
+ * Any failure keeps what the object had. */
+static void load_debug_syms(struct lp_dso *d)
+{
+	char path[PATH_MAX];
+	debug_path(d, path, sizeof path);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = e ? find_symtab(e) : NULL;
+	struct lp_symtab *keep = d->syms;
+	if (scn && (d->syms = lp_symtab_new())) {
+		if (read_syms(d, e, scn) || lp_symtab_finish(d->syms)) {
+			lp_symtab_free(d->syms);
+			d->syms = keep;
+		} else {
+			lp_symtab_free(keep);
+			d->full_symtab = true;
+		}
+	} else {
+		d->syms = keep;
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
 }
 
 static struct lp_dso *dso_from_elf(const char *name, Elf *e)
@@ -213,6 +269,8 @@ struct lp_dso *lp_dso_open(const char *path)
 	close(fd);
 	if (!d)
 		errno = err;
+	else if (!d->full_symtab && d->build_id_size)
+		load_debug_syms(d);
 	return d;
 }
 

@@ -19,6 +19,7 @@
 
 static const char usage[] =
 "usage: luaprof run SCRIPT [options] [--] [CMD [ARGS...]]\n"
+"       luaprof run SCRIPT -i FILE\n"
 "\n"
 "Runs SCRIPT (Lua 5.4) over the samples of CMD and every thread and process\n"
 "it starts, of running processes (-p), or of the whole system (-a).\n"
@@ -34,6 +35,8 @@ static const char usage[] =
 "  -a, --all-cpus                profile the whole system\n"
 "  -d, --duration SECONDS        stop after SECONDS\n"
 "  -m, --mmap-pages PAGES        ring buffer pages per CPU (power of two)\n"
+"  -i, --input FILE              run the script over a perf.data recording\n"
+"                                (- reads a pipe-mode stream from stdin)\n"
 "  -A, --arg VALUE               pass VALUE to the script in arg[] (repeatable)\n"
 "  -h, --help                    this help\n"
 "  -v, --version                 print the version\n"
@@ -51,6 +54,7 @@ static const struct option longopts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "arg", required_argument, NULL, 'A' },
+	{ "input", required_argument, NULL, 'i' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
@@ -168,6 +172,7 @@ static int option(struct lp_cli *cli, int c, char *val)
 	case 'd': return parse_duration(cli, val);
 	case 'm': return parse_pages(cli, val);
 	case 'A': return add_arg(cli, val);
+	case 'i': cli->input = val; return 0;
 	case 'h': fputs(usage, stdout); return 1;
 	case 'v': printf("luaprof %s\n", LP_VERSION); return 1;
 	default:
@@ -179,6 +184,10 @@ static int check(struct lp_cli *cli)
 {
 	if (!cli->script)
 		return fail("no script given: luaprof run SCRIPT [options] -- CMD");
+	if (cli->input && (cli->argv || cli->nr_pids || cli->system_wide))
+		return fail("-i replays a recording: it takes no command, -p or -a");
+	if (cli->input)
+		return 0;
 	if (cli->nr_pids && (cli->argv || cli->system_wide))
 		return fail("-p cannot be combined with a command or -a");
 	if (!cli->argv && !cli->nr_pids && !cli->system_wide)
@@ -202,7 +211,7 @@ static int parse_run(struct lp_cli *cli, int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	for (;;) {
-		while ((c = getopt_long(argc, argv, "+:e:F:c:gp:ad:m:A:hv", longopts, NULL)) != -1) {
+		while ((c = getopt_long(argc, argv, "+:e:F:c:gp:ad:m:A:i:hv", longopts, NULL)) != -1) {
 			if (c == ':')
 				return fail("option %s needs a value", argv[optind - 1]);
 			if (c == '?')

@@ -28,6 +28,7 @@ struct lp_cli {
 	struct lp_sampling sampling;
 	size_t mmap_pages;
 	uint64_t duration_ns;
+	const char *input;              /* -i FILE: replay a recording */
 };
 
 /* Parses argv into cli.  Returns 0 to go on, 1 when it printed help or the

@@ -23,6 +23,7 @@
 #include "lp.h"
 #include "luaprof/live.h"
 #include "luaprof/luaprof.h"
+#include "replay.h"
 
 static struct lp_live *volatile sig_live;
 
@@ -241,7 +242,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "luaprof: out of memory\n");
 	else if (lp_vm_open(&run, cli.script, cli.args, cli.nargs) == 0) {
 		install_signals();
-		status = run_live(&run, &cli);
+		status = cli.input ? lp_replay(&run, cli.input) : run_live(&run, &cli);
 	}
 	fflush(stdout);
 	lp_vm_close(&run);

@@ -1,0 +1,155 @@
+/*
+ * replay.c - running a script over a recording (luaprof run SCRIPT -i FILE):
+ * the same hooks, the same sample view and symbolization as a live run, fed
+ * by the perf.data reader.  A file that turns out bad part-way through still
+ * gets on_end for what was read, with the error, and a failing exit.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "lp.h"
+#include "luaprof/perfdata.h"
+#include "replay.h"
+
+struct replay_src {
+	struct lp_perfdata *pd;
+	bool stopped;
+	uint64_t first_time, last_time;
+};
+
+static int event_index(const struct lp_perfdata *pd, const struct lp_pd_event *ev)
+{
+	size_t n = lp_perfdata_nr_events(pd);
+	for (size_t i = 0; ev && i < n; i++)
+		if (lp_perfdata_event(pd, i) == ev)
+			return (int)i;
+	return -1;
+}
+
+static int replay_next(void *ctx, struct lp_record *rec, int *event)
+{
+	struct replay_src *rs = ctx;
+	const struct lp_pd_event *ev = NULL;
+	if (rs->stopped)
+		return 0;
+	int rc = lp_perfdata_next(rs->pd, rec, &ev);
+	if (rc <= 0)
+		return rc;
+	*event = event_index(rs->pd, ev);
+	if (rec->type == PERF_RECORD_SAMPLE && rec->u.sample.time) {
+		if (!rs->first_time)
+			rs->first_time = rec->u.sample.time;
+		rs->last_time = rec->u.sample.time;
+	}
+	return 1;
+}
+
+static void replay_stop(void *ctx)
+{
+	((struct replay_src *)ctx)->stopped = true;
+}
+
+static const char *replay_event_name(void *ctx, int idx)
+{
+	struct replay_src *rs = ctx;
+	if (idx < 0 || (size_t)idx >= lp_perfdata_nr_events(rs->pd))
+		return NULL;
+	return lp_perfdata_event(rs->pd, (size_t)idx)->name;
+}
+
+static void set_string(lua_State *L, const char *key, const char *val)
+{
+	if (val) {
+		lua_pushstring(L, val);
+		lua_setfield(L, -2, key);
+	}
+}
+
+static void push_build_ids(lua_State *L, const struct lp_pd_info *in)
+{
+	lua_createtable(L, 0, (int)in->nr_build_ids);
+	for (size_t i = 0; i < in->nr_build_ids; i++) {
+		char hex[41];
+		const struct lp_pd_build_id *b = &in->build_ids[i];
+		for (size_t k = 0; k < b->size && k < 20; k++)
+			snprintf(hex + 2 * k, 3, "%02x", b->id[k]);
+		hex[2 * (b->size < 20 ? b->size : 20)] = '\0';
+		lua_pushstring(L, hex);
+		lua_setfield(L, -2, b->path);
+	}
+	lua_setfield(L, -2, "build_ids");
+}
+
+static void push_info(lua_State *L, struct replay_src *rs, const char *file)
+{
+	const struct lp_pd_info *in = lp_perfdata_info(rs->pd);
+	size_t n = lp_perfdata_nr_events(rs->pd);
+	lua_createtable(L, 0, 8);
+	set_string(L, "file", file);
+	lua_createtable(L, (int)n, 0);
+	for (size_t i = 0; i < n; i++) {
+		lua_pushstring(L, lp_perfdata_event(rs->pd, i)->name);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "events");
+	set_string(L, "hostname", in->hostname);
+	set_string(L, "os_release", in->os_release);
+	set_string(L, "perf_version", in->perf_version);
+	set_string(L, "arch", in->arch);
+	if (in->nr_cpus_online) {
+		lua_pushinteger(L, in->nr_cpus_online);
+		lua_setfield(L, -2, "nr_cpus");
+	}
+	if (in->nr_cmdline) {
+		lua_createtable(L, (int)in->nr_cmdline, 0);
+		for (size_t i = 0; i < in->nr_cmdline; i++) {
+			lua_pushstring(L, in->cmdline[i]);
+			lua_rawseti(L, -2, (lua_Integer)i + 1);
+		}
+		lua_setfield(L, -2, "cmdline");
+	}
+	push_build_ids(L, in);
+}
+
+static void call_on_end(struct lp_run *run, const struct replay_src *rs)
+{
+	if (run->ref_on_end == LUA_NOREF)
+		return;
+	lua_State *L = run->L;
+	lua_createtable(L, 0, 3);
+	lua_pushinteger(L, (lua_Integer)run->samples);
+	lua_setfield(L, -2, "samples");
+	lua_pushinteger(L, (lua_Integer)run->lost);
+	lua_setfield(L, -2, "lost");
+	lua_pushinteger(L, (lua_Integer)(rs->last_time - rs->first_time));
+	lua_setfield(L, -2, "duration");
+	lp_vm_call(run, run->ref_on_end, 1);
+}
+
+int lp_replay(struct lp_run *run, const char *file)
+{
+	char err[512] = "";
+	struct replay_src rs = { .pd = lp_perfdata_open(file, err, sizeof err) };
+	if (!rs.pd) {
+		fprintf(stderr, "luaprof: %s\n", *err ? err : file);
+		return LP_EXIT_FAILURE;
+	}
+	if (run->ref_on_start != LUA_NOREF) {
+		push_info(run->L, &rs, file);
+		lp_vm_call(run, run->ref_on_start, 1);
+	}
+	int rc = run->failed ? -1 : 0;
+	if (!rc) {
+		struct lp_source src = { &rs, replay_next, replay_stop, replay_event_name };
+		rc = lp_run_loop(run, &src);
+	}
+	if (rc < 0 && !run->failed)
+		fprintf(stderr, "luaprof: %s (on_end sees the %llu samples read before it)\n",
+			lp_perfdata_error(rs.pd), (unsigned long long)run->samples);
+	if (!run->failed)
+		call_on_end(run, &rs);
+	lp_perfdata_close(rs.pd);
+	return rc || run->failed ? LP_EXIT_FAILURE : 0;
+}
