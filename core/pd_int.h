@@ -121,6 +121,7 @@ struct pd_rec {
 	const struct perf_event_header *h;
 	uint64_t off;           /* file offset (compressed: of the wrapper) */
 	bool stable;            /* valid until close (points into the mapping) */
+	bool inner;             /* came out of a compressed record */
 };
 
 struct lp_perfdata;
@@ -179,10 +180,10 @@ struct pd_order {
 	uint32_t release;       /* chunk of the last delivered entry */
 	size_t bytes;           /* arena chunks allocated */
 	size_t max_bytes;       /* cap on arena + pending entries */
-	uint64_t nr_unordered, nr_half_flushes;
+	struct lp_pd_stats *stats;  /* nr_unordered, nr_half_flushes counted here */
 };
 
-void pd_order_init(struct pd_order *o, size_t max_bytes);
+void pd_order_init(struct pd_order *o, size_t max_bytes, struct lp_pd_stats *stats);
 void pd_order_free(struct pd_order *o);
 /* Queues a record (copied unless stable).  -ENOMEM. */
 int pd_order_queue(struct pd_order *o, uint64_t time, const struct pd_rec *r,
@@ -217,9 +218,6 @@ int pd_event_by_id(const struct lp_perfdata *pd, uint64_t id);
 /* perf's evlist__event2evsel: the event of a kernel record, -ENOENT for an
  * unknown id, -EPROTO when the record is too short to hold the id. */
 int pd_event_of(const struct lp_perfdata *pd, const struct perf_event_header *h);
-/* Names derived from the attr, as perf's evsel__name(), for events that got
- * none from the file. */
-int pd_events_finish_names(struct lp_perfdata *pd);
 void pd_events_free(struct lp_perfdata *pd);
 
 /* ---- features and in-band header records (pdfeat.c, pdpipe.c) ---------- */
@@ -232,8 +230,7 @@ int pd_feat_parse(struct lp_perfdata *pd, unsigned feat, const uint8_t *p,
 int pd_feat_read_sections(struct lp_perfdata *pd, const uint64_t bits[4],
 			  uint64_t table_off);
 /* One build-id entry (feature entry or HEADER_BUILD_ID record). */
-int pd_feat_build_id(struct lp_perfdata *pd, const uint8_t *p, size_t len,
-		     uint64_t off, bool quirk);
+int pd_feat_build_id(struct lp_perfdata *pd, const uint8_t *p, size_t len, bool quirk);
 
 /* Consumes a perf user record (type >= 64).  Returns 0 when consumed, 1
  * when the caller should return it to the user, or -errno. */
@@ -264,13 +261,19 @@ struct lp_perfdata {
 	size_t cap_bids;
 	const char **cmdline;
 
+	struct pd_rec pending;  /* first data record, read by open */
+	bool has_pending;
 	struct pd_order order;
 	struct lp_pd_stats stats;
 	struct lp_format nofmt; /* for user records */
 };
 
-/* Records the first error as "PATH: offset OFF: message" and returns err
- * (a negative errno).  Later errors do not overwrite it. */
+#define PD_NO_OFF UINT64_MAX
+#define PD_USER_TYPE_START 64
+
+/* Records the first error as "PATH: offset OFF: message" (no offset part
+ * for PD_NO_OFF) and returns err, a negative errno.  Later errors do not
+ * overwrite it. */
 int pd_error(struct lp_perfdata *pd, uint64_t off, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* A copy of [s, s + n) up to the first NUL, owned by pd; NULL on ENOMEM. */
@@ -281,6 +284,6 @@ const char *pd_strdup(struct lp_perfdata *pd, const void *s, size_t n);
 #define PD_MAX_IDS (16u << 20)
 #define PD_MAX_BUILD_IDS (1u << 20)
 #define PD_MAX_PAYLOAD (1ull << 30)   /* AUXTRACE / tracing data skipped */
-#define PD_MAX_QUEUE_BYTES (2ull << 30)
+#define PD_MAX_QUEUE_BYTES (1ull << 30)  /* then perf's half flush */
 
 #endif

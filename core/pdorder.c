@@ -31,13 +31,14 @@
 
 #define CHUNK_SIZE (1u << 20)
 
-void pd_order_init(struct pd_order *o, size_t max_bytes)
+void pd_order_init(struct pd_order *o, size_t max_bytes, struct lp_pd_stats *stats)
 {
 	memset(o, 0, sizeof *o);
 	o->new_in_order = true;
 	o->release = PD_NO_CHUNK;
 	o->cur = SIZE_MAX;
 	o->max_bytes = max_bytes;
+	o->stats = stats;
 }
 
 void pd_order_free(struct pd_order *o)
@@ -151,7 +152,7 @@ int pd_order_queue(struct pd_order *o, uint64_t time, const struct pd_rec *r,
 	if (!r->stable && (err = arena_copy(o, r->h, &e)))
 		return err;
 	if (time < o->last_flush)
-		o->nr_unordered++;
+		o->stats->nr_unordered++;
 	if (o->head == o->n)
 		o->max_ts = time;              /* perf: first event of an empty queue */
 	else if (time >= o->max_ts)
@@ -275,7 +276,7 @@ static int flush_half(struct pd_order *o)
 	first = o->q[o->head].time;
 	last = o->q[o->n - 1].time;
 	o->next_flush = first + (last - first) / 2;
-	o->nr_half_flushes++;
+	o->stats->nr_half_flushes++;
 	return flush_to(o, o->next_flush);
 }
 

@@ -35,7 +35,7 @@ static int stream_init(struct lp_perfdata *pd, int fd, bool own)
 	s->cap = STREAM_BUF;
 	s->buf = malloc(s->cap);
 	if (!s->buf)
-		return pd_error(pd, 0, -ENOMEM, "out of memory for the read buffer");
+		return pd_error(pd, PD_NO_OFF, -ENOMEM, "out of memory for the read buffer");
 	return 0;
 }
 
@@ -46,7 +46,7 @@ static int map_file(struct lp_perfdata *pd, int fd, size_t size)
 
 	close(fd);
 	if (m == MAP_FAILED)
-		return pd_error(pd, 0, -errno, "cannot map the file: %s", strerror(errno));
+		return pd_error(pd, PD_NO_OFF, -errno, "cannot map the file: %s", strerror(errno));
 	madvise(m, size, MADV_WILLNEED);
 	s->map = m;
 	s->map_len = size;
@@ -64,12 +64,12 @@ int pd_src_open(struct lp_perfdata *pd, const char *path)
 		return stream_init(pd, 0, false);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return pd_error(pd, 0, -errno, "cannot open: %s", strerror(errno));
+		return pd_error(pd, PD_NO_OFF, -errno, "cannot open: %s", strerror(errno));
 	if (fstat(fd, &st) < 0) {
 		int err = -errno;
 
 		close(fd);
-		return pd_error(pd, 0, err, "cannot stat: %s", strerror(-err));
+		return pd_error(pd, PD_NO_OFF, err, "cannot stat: %s", strerror(-err));
 	}
 	if (!S_ISREG(st.st_mode))
 		return stream_init(pd, fd, true);
@@ -189,6 +189,7 @@ static int next_mapped(struct lp_perfdata *pd, struct pd_rec *r)
 				"record type %u of %u bytes runs past the end of the data (%llu bytes left)",
 				h.type, h.size, (unsigned long long)left);
 	r->stable = true;
+	r->inner = false;
 	r->h = aligned(pd, s->map + s->pos, h.size, &r->stable);
 	if (!r->h)
 		return pd_error(pd, s->pos, -ENOMEM, "out of memory");
@@ -219,6 +220,7 @@ static int next_stream(struct lp_perfdata *pd, struct pd_rec *r)
 				"input ends inside record type %u of %u bytes (%zd bytes left)",
 				h.type, h.size, have);
 	r->stable = false;
+	r->inner = false;
 	r->h = aligned(pd, s->buf + s->head, h.size, &r->stable);
 	if (!r->h)
 		return pd_error(pd, s->pos, -ENOMEM, "out of memory");

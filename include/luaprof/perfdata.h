@@ -33,6 +33,8 @@ struct lp_pd_build_id {
 	uint8_t id[20];
 	uint8_t size;
 	int32_t pid;                    /* -1 for the kernel/host, as perf writes */
+	uint16_t cpumode;               /* PERF_RECORD_MISC_KERNEL, _USER, _GUEST_*; 0 = unknown
+					 * (the writer then guesses from the path) */
 };
 
 /* Header facts; NULL / 0 when the file does not have them. */
@@ -41,7 +43,8 @@ struct lp_pd_info {
 	const char **cmdline;           /* argv, nr_cmdline entries */
 	size_t nr_cmdline;
 	uint32_t nr_cpus_online, nr_cpus_avail;
-	const struct lp_pd_build_id *build_ids;
+	const struct lp_pd_build_id *build_ids; /* may move when pipe-mode HEADER_BUILD_ID
+						 * records arrive: fetch the info again */
 	size_t nr_build_ids;
 	const char *cpu_desc, *cpuid;   /* CPUDESC, CPUID */
 	uint64_t total_mem;             /* TOTAL_MEM, in kB */
@@ -69,7 +72,9 @@ size_t lp_perfdata_nr_events(const struct lp_perfdata *pd);
 const struct lp_pd_event *lp_perfdata_event(const struct lp_perfdata *pd, size_t idx);
 
 /* Header facts (complete after open for seekable files; in pipe mode after
- * the in-band feature records, which perf writes before the samples). */
+ * the in-band feature records, which perf writes before the samples).  A
+ * malformed feature section is skipped with an lp_log warning (perf ignores
+ * them too); it never fails the open. */
 const struct lp_pd_info *lp_perfdata_info(const struct lp_perfdata *pd);
 
 /* The next record in time order.  Returns 1 and fills *rec (borrowed until
@@ -77,7 +82,20 @@ const struct lp_pd_info *lp_perfdata_info(const struct lp_perfdata *pd);
  * id; NULL when none applies), 0 at the end, or a negative errno with the
  * message available from lp_perfdata_error().  Records the reader consumes
  * itself (attrs, features, FINISHED_ROUND, compressed wrappers, ...) are not
- * returned. */
+ * returned.
+ *
+ * The order is exactly perf script's (perf 6.1 ordered_events): kernel
+ * records with a time are queued and released at each FINISHED_ROUND up to
+ * the largest time seen before the previous round, sorted by time (file
+ * order for equal times), the rest at the end; records with time 0 or none
+ * (synthesized MMAP/COMM, records without sample_id_all) come at once, in
+ * file order.  A file whose first event has no sample_id_all is delivered
+ * in file order, as perf does.  Records are matched to events like perf's
+ * evlist__event2evsel; a kernel record whose id names no event is skipped
+ * and counted (perf stops there).  Returned without an event: perf's
+ * AUXTRACE_ERROR, STAT_CONFIG, STAT, STAT_ROUND and unknown user types.
+ * Not done here, as perf script does after reading: one delivery per group
+ * member for PERF_SAMPLE_READ group samples, and hiding guest samples. */
 int lp_perfdata_next(struct lp_perfdata *pd, struct lp_record *rec,
 		     const struct lp_pd_event **ev);
 
@@ -101,10 +119,12 @@ int lp_pd_writer_add_event(struct lp_pd_writer *w, const struct perf_event_attr 
 /* Sets header facts written at close (strings copied). */
 int lp_pd_writer_set_info(struct lp_pd_writer *w, const struct lp_pd_info *info);
 
-/* Appends one raw record (header.size bytes) to the data section. */
+/* Appends one raw record (header.size bytes) to the data section.  Readers
+ * sort by time at the end of the file unless the caller also writes perf's
+ * FINISHED_ROUND records (type 68, 8 bytes) between rounds. */
 int lp_pd_writer_write(struct lp_pd_writer *w, const void *rec);
 
-/* Adds a build-id entry for an object that got samples. */
+/* Adds a build-id entry for an object that got samples (path < 4096 bytes). */
 int lp_pd_writer_add_build_id(struct lp_pd_writer *w, const struct lp_pd_build_id *b);
 
 /* Writes the attrs, feature sections and final header, and closes the file.

@@ -1,0 +1,414 @@
+/*
+ * perfdata.c - the perf.data reader: opening both layouts, the header and
+ * attrs of a seekable file, and the record loop behind lp_perfdata_next().
+ *
+ * Seekable layout (all native-endian):
+ *   perf_file_header { "PERFILE2", u64 size (104; 72 before feature bits),
+ *     u64 attr_size, section attrs, data, event_types, u64 features[4] }
+ *   attrs: attrs.size / attr_size entries of { attr, section ids }, where
+ *     the attr takes attr_size - 16 bytes and its own attr.size (0 = 64)
+ *     says how much of it is meaningful (the rest is zero-extended);
+ *   data: the records;  features: a section table at data end (pdfeat.c).
+ * Pipe layout: { "PERFILE2", u64 size = 16 } then records only; the header
+ *   arrives as records (pdpipe.c).  In both layouts open reads perf's header
+ *   records up to the first data record.
+ *
+ * Delivery follows perf script (perf 6.1 session.c / ordered-events.c):
+ * perf's user records act at once, in file order; a kernel record gets its
+ * event (pdevents.c), then its time (sample TIME, or the sample_id trailer
+ * of other records when sample_id_all).  A record with time 0 or none is
+ * delivered at once, before anything still queued (that is what perf does:
+ * synthesized MMAP/COMM records at the start carry time 0); the others go
+ * through the ordering queue (pdorder.c).  A seekable file whose first event
+ * lacks sample_id_all is read unordered, in file order, as perf does.
+ *
+ * Errors are sticky: the first one is kept as "FILE: offset N: problem" and
+ * every later call returns the same negative errno.
+ */
+#include <byteswap.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "luaprof/luaprof.h"
+#include "pd_int.h"
+#include "strtab.h"
+
+
+struct file_section {
+	uint64_t offset, size;
+};
+
+struct file_header {
+	char magic[8];
+	uint64_t size, attr_size;
+	struct file_section attrs, data, event_types;
+	uint64_t features[4];
+};
+
+/* ---- errors and strings ---------------------------------------------------- */
+
+int pd_error(struct lp_perfdata *pd, uint64_t off, int err, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (pd->failed)
+		return err;
+	if (off == PD_NO_OFF)
+		n = snprintf(pd->err, sizeof pd->err, "%s: ", pd->path);
+	else
+		n = snprintf(pd->err, sizeof pd->err, "%s: offset %llu: ", pd->path,
+			     (unsigned long long)off);
+	if (n > 0 && (size_t)n < sizeof pd->err) {
+		va_start(ap, fmt);
+		vsnprintf(pd->err + n, sizeof pd->err - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	pd->failed = err;
+	return err;
+}
+
+const char *pd_strdup(struct lp_perfdata *pd, const void *s, size_t n)
+{
+	return lp_strtab_store(pd->strs, s, strnlen(s, n));
+}
+
+/* ---- header ------------------------------------------------------------------ */
+
+static int check_magic(struct lp_perfdata *pd, const char magic[8])
+{
+	uint64_t m = pd_u64(magic), good = pd_u64(PD_MAGIC);
+
+	if (m == good)
+		return 0;
+	if (m == bswap_64(good))
+		return pd_error(pd, 0, -EPROTONOSUPPORT, "written on a machine of the other byte "
+				"order (byte-swapped magic): not supported");
+	if (!memcmp(magic, "PERFFILE", 8))
+		return pd_error(pd, 0, -EPROTONOSUPPORT, "perf.data version 1 (magic PERFFILE, "
+				"perf before 2.6.37): not supported");
+	return pd_error(pd, 0, -EPROTO, "not a perf.data file (bad magic)");
+}
+
+static bool section_ok(const struct pd_src *s, const struct file_section *sec)
+{
+	return sec->offset <= s->map_len && sec->size <= s->map_len - sec->offset;
+}
+
+/* One attrs entry: the attr and its ids section. */
+static int read_attr(struct lp_perfdata *pd, const struct file_header *fh, size_t i)
+{
+	const struct pd_src *s = &pd->src;
+	uint64_t off = fh->attrs.offset + i * fh->attr_size;
+	const uint8_t *p = s->map + off;
+	struct file_section ids;
+	uint32_t sz = pd_u32(p + 4);
+	int idx;
+
+	if (!sz)
+		sz = PERF_ATTR_SIZE_VER0;
+	if (sz > fh->attr_size - 16)
+		return pd_error(pd, off, -EPROTO, "attr %zu: attr.size %u does not fit the "
+				"%llu-byte attr entries", i, sz, (unsigned long long)fh->attr_size);
+	ids.offset = pd_u64(p + fh->attr_size - 16);
+	ids.size = pd_u64(p + fh->attr_size - 8);
+	if (!section_ok(s, &ids))
+		return pd_error(pd, off, -EPROTO, "attr %zu: ids section [%llu, +%llu) lies "
+				"outside the file", i, (unsigned long long)ids.offset,
+				(unsigned long long)ids.size);
+	idx = pd_event_add(pd, p, sz, s->map + ids.offset, ids.size / sizeof(uint64_t), off);
+	return idx < 0 ? idx : 0;
+}
+
+static int read_attrs(struct lp_perfdata *pd, const struct file_header *fh)
+{
+	uint64_t nr;
+	int err;
+
+	if (fh->attr_size < PERF_ATTR_SIZE_VER0 + 16 || fh->attr_size > 65536)
+		return pd_error(pd, 16, -EPROTO, "implausible attr_size %llu",
+				(unsigned long long)fh->attr_size);
+	if (!section_ok(&pd->src, &fh->attrs))
+		return pd_error(pd, 24, -EPROTO, "attrs section [%llu, +%llu) lies outside the "
+				"file (%zu bytes): truncated?", (unsigned long long)fh->attrs.offset,
+				(unsigned long long)fh->attrs.size, pd->src.map_len);
+	nr = fh->attrs.size / fh->attr_size;
+	if (!nr)
+		return pd_error(pd, 24, -EPROTO, "no events: the attrs section is empty");
+	for (size_t i = 0; i < nr; i++)
+		if ((err = read_attr(pd, fh, i)))
+			return err;
+	return 0;
+}
+
+static int open_file(struct lp_perfdata *pd, uint64_t hsize)
+{
+	struct pd_src *s = &pd->src;
+	struct file_header fh = { 0 };
+	int err;
+
+	if (hsize != PD_HEADER_SIZE && hsize != PD_HEADER_SIZE_V0)
+		return pd_error(pd, 8, -EPROTO, "header size %llu is not 104 (or 72)",
+				(unsigned long long)hsize);
+	if (s->map_len < hsize)
+		return pd_error(pd, 0, -EPROTO, "file of %zu bytes ends inside the header",
+				s->map_len);
+	memcpy(&fh, s->map, hsize);
+	if ((err = read_attrs(pd, &fh)))
+		return err;
+	if (!section_ok(s, &fh.data))
+		return pd_error(pd, 40, -EPROTO, "data section [%llu, +%llu) runs past the end "
+				"of the file (%zu bytes): truncated?", (unsigned long long)fh.data.offset,
+				(unsigned long long)fh.data.size, s->map_len);
+	err = pd_feat_read_sections(pd, fh.features, fh.data.offset + fh.data.size);
+	if (err)
+		return err;
+	pd->ordered = pd->evs[0]->attr.sample_id_all;
+	s->pos = fh.data.offset;
+	s->end = fh.data.offset + fh.data.size;
+	return 0;
+}
+
+/* Consumes perf's header records (in pipe mode: attrs, features, event
+ * names; in a file: id index, thread and cpu maps) up to the first data
+ * record, which stays pending for lp_perfdata_next(). */
+static int read_preamble(struct lp_perfdata *pd)
+{
+	for (;;) {
+		struct pd_rec r;
+		int err = pd_src_next(pd, &r);
+
+		if (err <= 0)
+			return err;
+		pd->stats.nr_records++;
+		if (!pd_is_header_record(r.h->type)) {
+			pd->pending = r;
+			pd->has_pending = true;
+			return 0;
+		}
+		if ((err = pd_user_record(pd, &r)) < 0)
+			return err;
+	}
+}
+
+static int open_any(struct lp_perfdata *pd, const char *path)
+{
+	struct {
+		char magic[8];
+		uint64_t size;
+	} start;
+	int err = pd_src_open(pd, path);
+
+	if (!err)
+		err = pd_src_read(pd, &start, sizeof start);
+	if (!err)
+		err = check_magic(pd, start.magic);
+	if (err)
+		return err;
+	if (start.size == PD_PIPE_HEADER_SIZE)
+		pd->pipe = true;
+	else if (!pd->src.map)
+		return pd_error(pd, 0, -ESPIPE, "a seekable perf.data cannot be read from a pipe "
+				"(record with -o - for pipe mode, or pass the file name)");
+	else if ((err = open_file(pd, start.size)))
+		return err;
+	return read_preamble(pd);
+}
+
+struct lp_perfdata *lp_perfdata_open(const char *path, char *err, size_t errsz)
+{
+	struct lp_perfdata *pd = calloc(1, sizeof *pd);
+	int rc = -ENOMEM;
+
+	if (pd) {
+		pd->src.fd = -1;
+		pd->ordered = true;
+		pd->path = strdup(path);
+		pd->strs = lp_strtab_new();
+		pd_order_init(&pd->order, PD_MAX_QUEUE_BYTES, &pd->stats);
+		rc = pd->path && pd->strs ? open_any(pd, path) : -ENOMEM;
+	}
+	if (!rc)
+		return pd;
+	if (err && errsz)
+		snprintf(err, errsz, "%s", pd && pd->failed ? pd->err : "out of memory");
+	lp_perfdata_close(pd);
+	errno = -rc;
+	return NULL;
+}
+
+void lp_perfdata_close(struct lp_perfdata *pd)
+{
+	if (!pd)
+		return;
+	pd_src_close(&pd->src);
+	pd_comp_free(pd->comp);
+	pd_order_free(&pd->order);
+	pd_events_free(pd);
+	lp_strtab_free(pd->strs);
+	free(pd->bids);
+	free(pd->cmdline);
+	free(pd->path);
+	free(pd);
+}
+
+/* ---- accessors ----------------------------------------------------------------- */
+
+size_t lp_perfdata_nr_events(const struct lp_perfdata *pd)
+{
+	return pd->nr_evs;
+}
+
+const struct lp_pd_event *lp_perfdata_event(const struct lp_perfdata *pd, size_t idx)
+{
+	return idx < pd->nr_evs ? pd->evs[idx] : NULL;
+}
+
+const struct lp_pd_info *lp_perfdata_info(const struct lp_perfdata *pd)
+{
+	return &pd->info;
+}
+
+const struct lp_pd_stats *lp_perfdata_stats(const struct lp_perfdata *pd)
+{
+	return &pd->stats;
+}
+
+const char *lp_perfdata_error(const struct lp_perfdata *pd)
+{
+	return pd->failed ? pd->err : "";
+}
+
+/* ---- the record loop ---------------------------------------------------------- */
+
+/* perf's evsel__parse_sample_timestamp: UINT64_MAX when there is none. */
+static uint64_t peek_time(const struct lp_pd_event *e, const struct perf_event_header *h)
+{
+	uint64_t st = e->attr.sample_type;
+	const uint64_t *a = (const uint64_t *)(h + 1);
+	size_t n = (h->size - sizeof *h) / sizeof *a, i;
+
+	if (!(st & PERF_SAMPLE_TIME))
+		return UINT64_MAX;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		i = (size_t)__builtin_popcountll(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+						       PERF_SAMPLE_TID));
+		return i < n ? a[i] : UINT64_MAX;
+	}
+	if (!e->attr.sample_id_all)
+		return UINT64_MAX;
+	i = 1 + (size_t)__builtin_popcountll(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CPU |
+						   PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_ID));
+	return i <= n ? a[n - i] : UINT64_MAX;
+}
+
+/* Decodes a record for the user; idx < 0: no event. */
+static int deliver(struct lp_perfdata *pd, const void *rec, uint64_t off, int idx,
+		   struct lp_record *out, const struct lp_pd_event **ev)
+{
+	const struct perf_event_header *h = rec;
+	const struct lp_pd_event *e = idx >= 0 ? pd->evs[idx] : NULL;
+
+	if (lp_record_parse(rec, h->size, e ? &e->fmt : &pd->nofmt, out))
+		return pd_error(pd, off, -EPROTO, "record type %u of %u bytes does not decode "
+				"with the layout of event '%s'", h->type, h->size,
+				e ? e->name : "(none)");
+	*ev = e;
+	return 1;
+}
+
+static int fetch(struct lp_perfdata *pd, struct pd_rec *r)
+{
+	int n;
+
+	if (pd->has_pending) {
+		*r = pd->pending;
+		pd->has_pending = false;
+		return 1;
+	}
+	n = pd_comp_next(pd, r);
+	if (!n)
+		n = pd_src_next(pd, r);
+	if (n > 0)
+		pd->stats.nr_records++;
+	return n;
+}
+
+static int at_end(struct lp_perfdata *pd)
+{
+	size_t left = pd_comp_pending(pd->comp);
+
+	if (left)
+		lp_log(LP_WARN, "perfdata: %s: %zu bytes of a record cut off at the end of the "
+		       "compressed data, ignored", pd->path, left);
+	pd->eof = true;
+	if (pd->ordered && pd_order_final(&pd->order))
+		return pd_error(pd, PD_NO_OFF, -ENOMEM, "out of memory sorting records");
+	return 0;
+}
+
+static int kernel_record(struct lp_perfdata *pd, const struct pd_rec *r,
+			 struct lp_record *out, const struct lp_pd_event **ev)
+{
+	int idx = pd_event_of(pd, r->h);
+	uint64_t t;
+
+	if (idx == -EPROTO)
+		return pd_error(pd, r->off, -EPROTO, "record type %u of %u bytes is too short "
+				"to hold its event id", r->h->type, r->h->size);
+	if (idx < 0 && !pd->nr_evs)
+		return pd_error(pd, r->off, -EPROTO, "record type %u before any event was "
+				"defined", r->h->type);
+	if (idx < 0) {
+		pd->stats.nr_unknown_id++;
+		lp_log(LP_DEBUG, "perfdata: %s: offset %llu: record of an unknown event id, "
+		       "skipped", pd->path, (unsigned long long)r->off);
+		return 0;
+	}
+	t = peek_time(pd->evs[idx], r->h);
+	if (!pd->ordered || t == 0 || t == UINT64_MAX)
+		return deliver(pd, r->h, r->off, idx, out, ev);
+	if (pd_order_queue(&pd->order, t, r, (uint32_t)idx))
+		return pd_error(pd, r->off, -ENOMEM, "out of memory queueing records");
+	return 0;
+}
+
+static int dispatch(struct lp_perfdata *pd, const struct pd_rec *r,
+		    struct lp_record *out, const struct lp_pd_event **ev)
+{
+	int n;
+
+	if (r->h->type < PD_USER_TYPE_START)
+		return kernel_record(pd, r, out, ev);
+	n = pd_user_record(pd, r);
+	if (n <= 0)
+		return n;
+	return deliver(pd, r->h, r->off, -1, out, ev);
+}
+
+int lp_perfdata_next(struct lp_perfdata *pd, struct lp_record *rec,
+		     const struct lp_pd_event **ev)
+{
+	struct pd_oe e;
+	struct pd_rec r;
+	int n;
+
+	if (pd->failed)
+		return pd->failed;
+	pd_order_release(&pd->order);
+	for (;;) {
+		if (pd_order_pop(&pd->order, &e))
+			return deliver(pd, e.rec, e.off, (int)e.ev, rec, ev);
+		if (pd->eof)
+			return 0;
+		n = fetch(pd, &r);
+		if (n < 0)
+			return n;
+		n = n ? dispatch(pd, &r, rec, ev) : at_end(pd);
+		if (n)
+			return n;
+	}
+}

@@ -1,0 +1,1185 @@
+/*
+ * test_perfdata.c - the perf.data reader and writer, with perf as the oracle.
+ *
+ *  - corpus: every file of the conformance corpus (../shared/perfdata, or
+ *    $LP_PERFDATA_CORPUS) is read; the (pid, tid, time, event, ip) of every
+ *    sample, in order, and the per-event counts must equal what `perf script`
+ *    prints; header facts must equal `perf report --header-only`;
+ *  - synthetic files (pipe mode built here byte by byte, seekable through the
+ *    writer) pin down perf's time ordering: FINISHED_ROUND flushes, late
+ *    records, equal times, time 0;
+ *  - compressed recordings (`perf record -z`, file and pipe), when perf may
+ *    record here;
+ *  - hostile input: the corrupted corpus file, truncations at many offsets,
+ *    random byte flips, bad magics; all must end in a clean error or EOF;
+ *  - the writer: corpus file -> lp_pd_writer -> perf script / perf report /
+ *    lp_perfdata again.
+ * Parts needing perf or the corpus print "skip:" and pass when those are
+ * missing.  perf runs only here, through popen, never in the library.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include "luaprof/perfdata.h"
+#include "test.h"
+
+#define PERF_SCRIPT "perf script -f -F pid,tid,time,ip,event --ns --hide-call-graph --no-itrace"
+
+/* ---- helpers: corpus, perf, temp files ------------------------------------ */
+
+static const char *corpus(void)
+{
+	static const char *const dirs[] = { "../shared/perfdata", "/work/shared/perfdata" };
+	const char *env = getenv("LP_PERFDATA_CORPUS");
+	struct stat st;
+
+	if (env)
+		return stat(env, &st) ? NULL : env;
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+		if (!stat(dirs[i], &st))
+			return dirs[i];
+	return NULL;
+}
+
+static bool have_perf(void)
+{
+	static int have = -1;
+
+	if (have < 0)
+		have = system("perf --version >/dev/null 2>&1") == 0;
+	return have;
+}
+
+static const char *cpath(const char *name)
+{
+	static char buf[4096];
+
+	snprintf(buf, sizeof buf, "%s/%s", corpus(), name);
+	return buf;
+}
+
+static char tmpdir[256];
+
+/* A path in this test's temp dir; 16 results stay valid at a time. */
+static const char *tmp(const char *name)
+{
+	static char buf[16][512];
+	static int k;
+
+	if (!tmpdir[0]) {
+		snprintf(tmpdir, sizeof tmpdir, "%s/lp_pd_XXXXXX",
+			 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+		if (!mkdtemp(tmpdir))
+			abort();
+	}
+	k = (k + 1) % 16;
+	snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
+	return buf[k];
+}
+
+static void tmp_cleanup(void)
+{
+	char cmd[600];
+
+	if (tmpdir[0]) {
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+		if (system(cmd)) {}
+	}
+}
+
+static void write_file(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(p, 1, n, f) != n)
+		abort();
+	fclose(f);
+}
+
+static void *read_file(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	char *p = NULL;
+	long len;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	p = malloc((size_t)len + 1);
+	if (p && fread(p, 1, (size_t)len, f) != (size_t)len) {
+		free(p);
+		p = NULL;
+	}
+	fclose(f);
+	*n = (size_t)len;
+	return p;
+}
+
+/* ---- sample rows ------------------------------------------------------------ */
+
+struct row {
+	int pid, tid;
+	uint64_t time, ip;
+	char name[96];
+};
+
+struct rows {
+	struct row *v;
+	size_t n, cap;
+};
+
+static void rows_push(struct rows *r, const struct row *x)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 1024;
+		r->v = realloc(r->v, r->cap * sizeof *r->v);
+		if (!r->v)
+			abort();
+	}
+	r->v[r->n++] = *x;
+}
+
+static void rows_free(struct rows *r)
+{
+	free(r->v);
+	memset(r, 0, sizeof *r);
+}
+
+/* "  pid/tid   sec.nsec:   name:   ip" (names may hold ':' and spaces). */
+static bool parse_line(char *l, struct row *r)
+{
+	uint64_t sec, nsec;
+	char *p, *end;
+	int n = 0;
+
+	if (sscanf(l, " %d/%d %" SCNu64 ".%" SCNu64 ":%n", &r->pid, &r->tid, &sec, &nsec, &n) < 4 || !n)
+		return false;
+	r->time = sec * 1000000000ull + nsec;
+	end = l + strlen(l);
+	while (end > l && (end[-1] == '\n' || end[-1] == ' '))
+		*--end = 0;
+	p = strrchr(l + n, ' ');
+	if (!p)
+		return false;
+	r->ip = strtoull(p + 1, NULL, 16);
+	while (p > l + n && (p[-1] == ' ' || p[-1] == ':'))
+		p--;
+	*p = 0;
+	p = l + n;
+	while (*p == ' ')
+		p++;
+	snprintf(r->name, sizeof r->name, "%s", p);
+	return true;
+}
+
+/* perf script's samples; returns perf's exit status (-1: unparsed line). */
+static int perf_rows(const char *file, struct rows *out)
+{
+	char cmd[4600], line[1024];
+	FILE *f;
+	int bad = 0, st;
+
+	snprintf(cmd, sizeof cmd, PERF_SCRIPT " -i '%s' 2>/dev/null", file);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f)) {
+		struct row r = { 0 };
+
+		if (parse_line(line, &r))
+			rows_push(out, &r);
+		else if (bad++ < 3)
+			fprintf(stderr, "  %s: unparsed perf line: %s", file, line);
+	}
+	st = pclose(f);
+	return bad ? -1 : st;
+}
+
+/* Our samples; returns lp_perfdata_next's final value (0 or -errno). */
+static int our_rows(const char *file, struct rows *out, char *err, size_t errsz)
+{
+	struct lp_perfdata *pd = lp_perfdata_open(file, err, errsz);
+	struct lp_record rec;
+	const struct lp_pd_event *ev;
+	int n;
+
+	if (!pd)
+		return -errno;
+	while ((n = lp_perfdata_next(pd, &rec, &ev)) > 0) {
+		struct row r = { 0 };
+
+		if (rec.type != PERF_RECORD_SAMPLE)
+			continue;
+		r.pid = (int)rec.u.sample.pid;
+		r.tid = (int)rec.u.sample.tid;
+		r.time = rec.u.sample.time;
+		r.ip = rec.u.sample.ip;
+		snprintf(r.name, sizeof r.name, "%s", ev ? ev->name : "?");
+		rows_push(out, &r);
+	}
+	if (n < 0)
+		snprintf(err, errsz, "%s", lp_perfdata_error(pd));
+	lp_perfdata_close(pd);
+	return n;
+}
+
+/* Per-event sample counts must agree. */
+static bool same_counts(const char *file, const struct rows *a, const struct rows *b)
+{
+	bool ok = true;
+
+	for (size_t i = 0; i < a->n; i++) {
+		size_t ca = 0, cb = 0;
+		bool first = true;
+
+		for (size_t j = 0; j < a->n && first; j++)
+			if (!strcmp(a->v[j].name, a->v[i].name))
+				first = j == i;
+		if (!first)
+			continue;
+		for (size_t j = 0; j < a->n; j++)
+			ca += !strcmp(a->v[j].name, a->v[i].name);
+		for (size_t j = 0; j < b->n; j++)
+			cb += !strcmp(b->v[j].name, a->v[i].name);
+		if (ca != cb) {
+			fprintf(stderr, "  %s: event '%s': perf %zu samples, luaprof %zu\n",
+				file, a->v[i].name, ca, cb);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/* Same samples in the same order; reports the first difference. */
+static bool same_rows(const char *file, const struct rows *perf, const struct rows *ours)
+{
+	bool counts = same_counts(file, perf, ours);
+
+	for (size_t i = 0; i < perf->n && i < ours->n; i++) {
+		const struct row *a = &perf->v[i], *b = &ours->v[i];
+
+		if (a->pid != b->pid || a->tid != b->tid || a->time != b->time ||
+		    a->ip != b->ip || strcmp(a->name, b->name)) {
+			fprintf(stderr, "  %s: sample %zu: perf %d/%d %" PRIu64 " %s %#" PRIx64
+				", luaprof %d/%d %" PRIu64 " %s %#" PRIx64 "\n", file, i,
+				a->pid, a->tid, a->time, a->name, a->ip,
+				b->pid, b->tid, b->time, b->name, b->ip);
+			return false;
+		}
+	}
+	if (perf->n != ours->n)
+		fprintf(stderr, "  %s: perf %zu samples, luaprof %zu\n", file, perf->n, ours->n);
+	return counts && perf->n == ours->n;
+}
+
+/* perf script and lp_perfdata agree on file; false (with messages) if not. */
+static bool matches_perf(const char *file)
+{
+	struct rows p = { 0 }, o = { 0 };
+	char err[512] = "";
+	int st = perf_rows(file, &p), n = our_rows(file, &o, err, sizeof err);
+	bool ok = st == 0 && n == 0 && same_rows(file, &p, &o);
+
+	if (st)
+		fprintf(stderr, "  %s: perf script failed (status %d)\n", file, st);
+	if (n)
+		fprintf(stderr, "  %s: %s\n", file, err);
+	rows_free(&p);
+	rows_free(&o);
+	return ok;
+}
+
+/* ---- corpus: samples ----------------------------------------------------------- */
+
+static int corpus_filter(const struct dirent *d)
+{
+	return !strncmp(d->d_name, "perf.data", 9);
+}
+
+/* perf 6.1 cannot read this one at all: with --no-itrace it does not skip the
+ * AUXTRACE payload in pipe mode ("bad event header size"), and decoding the
+ * Intel PT data fails ("failed to process sample").  Its record structure
+ * walks cleanly to the last byte; it holds 11 cycles samples. */
+#define PIPED_PT "perf.data.piped.intel_pt-4.14"
+#define CORRUPTED "perf.data.piped.corrupted.zero_size_sample-3.2"
+
+static void check_piped_pt(void)
+{
+	struct rows o = { 0 };
+	char err[512] = "";
+
+	TEST_EQ(our_rows(cpath(PIPED_PT), &o, err, sizeof err), 0);
+	TEST_EQ(o.n, 11);
+	for (size_t i = 0; i < o.n; i++)
+		TEST_STREQ(o.v[i].name, "cycles");
+	rows_free(&o);
+}
+
+static void corpus_matches_perf_script(void)
+{
+	struct dirent **names;
+	int n, matched = 0;
+
+	if (!corpus() || !have_perf()) {
+		printf("  skip: no corpus or no perf\n");
+		return;
+	}
+	n = scandir(corpus(), &names, corpus_filter, alphasort);
+	TEST_TRUE(n >= 49);
+	for (int i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+
+		if (!strcmp(name, PIPED_PT))
+			check_piped_pt();
+		else if (strcmp(name, CORRUPTED)) {
+			bool ok = matches_perf(cpath(name));
+
+			TEST_TRUE(ok);
+			matched += ok;
+		}
+		free(names[i]);
+	}
+	free(names);
+	printf("  %d corpus files match perf script exactly\n", matched);
+}
+
+/* ---- corpus: header facts ----------------------------------------------------------- */
+
+static char *facts_line(char *text, const char *key)
+{
+	char pat[64], *p;
+
+	snprintf(pat, sizeof pat, "\n# %s : ", key);
+	p = strstr(text, pat);
+	if (!p)
+		return NULL;
+	p += strlen(pat);
+	p[strcspn(p, "\n")] = 0;
+	for (char *e = p + strlen(p); e > p && e[-1] == ' ';)
+		*--e = 0;
+	return p;
+}
+
+/* perf stops reading feature sections at the first one it cannot parse; in
+ * this file that is an empty CPUDESC section, so perf has no cpudesc, total
+ * memory or cmdline.  luaprof skips only the bad section and reads on. */
+static bool perf_gave_up(const char *file, const char *key)
+{
+	return strstr(file, "perf.data.armv7.perf_3.14-3.8") &&
+	       (!strcmp(key, "cpudesc") || !strcmp(key, "total memory") ||
+		!strcmp(key, "cmdline"));
+}
+
+static void check_fact(const char *file, char *perf, const char *key, const char *ours)
+{
+	char *dup = strdup(perf), *want = facts_line(dup, key);
+
+	if (perf_gave_up(file, key))
+		want = NULL;
+	if (want && (!ours || strcmp(want, ours))) {
+		fprintf(stderr, "  %s: %s: perf \"%s\", luaprof \"%s\"\n", file, key, want,
+			ours ? ours : "(null)");
+		test_failed_ = 1;
+	}
+	free(dup);
+}
+
+static void check_facts(const char *file, char *perf, const struct lp_pd_info *in)
+{
+	char num[3][32], cmd[8192] = "";
+
+	snprintf(num[0], sizeof num[0], "%u", in->nr_cpus_online);
+	snprintf(num[1], sizeof num[1], "%u", in->nr_cpus_avail);
+	snprintf(num[2], sizeof num[2], "%" PRIu64 " kB", in->total_mem);
+	for (size_t i = 0; i < in->nr_cmdline; i++)
+		snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), "%s%s", i ? " " : "",
+			 in->cmdline[i]);
+	check_fact(file, perf, "hostname", in->hostname);
+	check_fact(file, perf, "os release", in->os_release);
+	check_fact(file, perf, "perf version", in->perf_version);
+	check_fact(file, perf, "arch", in->arch);
+	check_fact(file, perf, "nrcpus online", num[0]);
+	check_fact(file, perf, "nrcpus avail", num[1]);
+	check_fact(file, perf, "cpudesc", in->cpu_desc);
+	check_fact(file, perf, "cpuid", in->cpuid);
+	check_fact(file, perf, "total memory", num[2]);
+	check_fact(file, perf, "cmdline", cmd);
+}
+
+/* Output of a shell command, with a '\n' in front (for "\n# key" lookups). */
+static char *perf_output(const char *cmd)
+{
+	size_t n = 0, cap = 1 << 16;
+	char *out = malloc(cap + 1);
+	FILE *f = popen(cmd, "r");
+
+	if (!f || !out)
+		abort();
+	out[0] = '\n';
+	n = 1 + fread(out + 1, 1, cap - 1, f);
+	out[n] = 0;
+	pclose(f);
+	return out;
+}
+
+static void header_facts_equal_perf(const char *file)
+{
+	char err[512];
+	struct lp_perfdata *pd = lp_perfdata_open(file, err, sizeof err);
+	struct lp_record rec;
+	const struct lp_pd_event *ev;
+	char *perf, cmd[4600];
+
+	TEST_TRUE(pd != NULL);
+	if (!pd)
+		return;
+	while (lp_perfdata_next(pd, &rec, &ev) > 0)
+		;
+	snprintf(cmd, sizeof cmd, "perf report -f --header-only -i '%s' 2>/dev/null", file);
+	perf = perf_output(cmd);
+	check_facts(file, perf, lp_perfdata_info(pd));
+	free(perf);
+	lp_perfdata_close(pd);
+}
+
+static void corpus_header_facts(void)
+{
+	struct dirent **names;
+	int n;
+
+	if (!corpus() || !have_perf()) {
+		printf("  skip: no corpus or no perf\n");
+		return;
+	}
+	n = scandir(corpus(), &names, corpus_filter, alphasort);
+	for (int i = 0; i < n; i++) {
+		if (strcmp(names[i]->d_name, CORRUPTED))
+			header_facts_equal_perf(cpath(names[i]->d_name));
+		free(names[i]);
+	}
+	free(names);
+}
+
+/* Build ids as "hex path" lines, [vdso] left out (perf lists one per
+ * machine only), sorted and unique. */
+static char *our_build_ids(const char *file)
+{
+	char err[512], line[4200], *out = calloc(1, 1 << 20);
+	struct lp_perfdata *pd = lp_perfdata_open(file, err, sizeof err);
+	const struct lp_pd_info *in;
+
+	if (!pd || !out)
+		abort();
+	in = lp_perfdata_info(pd);
+	for (size_t i = 0; i < in->nr_build_ids; i++) {
+		const struct lp_pd_build_id *b = &in->build_ids[i];
+		int k = 0;
+
+		if (!strcmp(b->path, "[vdso]"))
+			continue;
+		for (int j = 0; j < b->size; j++)
+			k += snprintf(line + k, sizeof line - (size_t)k, "%02x", b->id[j]);
+		snprintf(line + k, sizeof line - (size_t)k, " %s\n", b->path);
+		if (!strstr(out, line) && strlen(out) + strlen(line) < (1 << 20))
+			strcat(out, line);
+	}
+	lp_perfdata_close(pd);
+	return out;
+}
+
+static void build_ids_equal_perf(void)
+{
+	static const char *const files[] = {
+		"perf.data.callgraph-3.8", "perf.data.forkexit-3.4", "perf.data.intel_pt-4.14",
+		"perf.data.weight_struct", "perf.data.throttle-3.8", "perf.data.armv7-3.4",
+	};
+
+	if (!corpus() || !have_perf()) {
+		printf("  skip: no corpus or no perf\n");
+		return;
+	}
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		char cmd[4600], *perf;
+
+		snprintf(cmd, sizeof cmd, "perf buildid-list -f -i '%s' 2>/dev/null | "
+			 "grep -v ' \\[vdso\\]$'", cpath(files[i]));
+		perf = perf_output(cmd);
+		char *ours = our_build_ids(cpath(files[i]));
+		long lines = 0;
+
+		for (char *p = ours; (p = strchr(p, '\n')); p++)
+			lines++;
+		for (char *l = strtok(perf + 1, "\n"); l; l = strtok(NULL, "\n")) {
+			char key[4300];
+
+			snprintf(key, sizeof key, "%s\n", l);
+			if (!strstr(ours, key)) {
+				fprintf(stderr, "  %s: perf lists %s, luaprof does not\n", files[i], l);
+				test_failed_ = 1;
+			}
+			lines--;
+		}
+		TEST_EQ(lines, 0);
+		free(perf);
+		free(ours);
+	}
+}
+
+/* ---- hostile input ---------------------------------------------------------------- */
+
+static void corrupted_file_is_refused(void)
+{
+	struct rows o = { 0 };
+	char err[512] = "";
+
+	if (!corpus()) {
+		printf("  skip: no corpus\n");
+		return;
+	}
+	TEST_EQ(our_rows(cpath(CORRUPTED), &o, err, sizeof err), -EPROTO);
+	TEST_TRUE(strstr(err, CORRUPTED) != NULL);
+	TEST_TRUE(strstr(err, "offset 49104") != NULL);
+	TEST_TRUE(strstr(err, "size 0") != NULL);
+	rows_free(&o);
+}
+
+/* Reads everything; must end in EOF or a clean error with a message. */
+static int read_all(const char *path, size_t *nrec)
+{
+	char err[512] = "";
+	struct lp_perfdata *pd = lp_perfdata_open(path, err, sizeof err);
+	struct lp_record rec;
+	const struct lp_pd_event *ev;
+	int n;
+
+	*nrec = 0;
+	if (!pd) {
+		TEST_TRUE(err[0] != 0);
+		return -1;
+	}
+	while ((n = lp_perfdata_next(pd, &rec, &ev)) > 0)
+		(*nrec)++;
+	if (n < 0) {
+		TEST_TRUE(strstr(lp_perfdata_error(pd), "offset") != NULL);
+		TEST_EQ(lp_perfdata_next(pd, &rec, &ev), n);  /* sticky */
+	}
+	lp_perfdata_close(pd);
+	return n;
+}
+
+static uint64_t rnd_state = 0x9E3779B97F4A7C15ull;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static int read_via_stdin(const void *data, size_t len, struct rows *out);
+
+/* Every cut in the first KiB (7-byte steps), then about 100 more; the file is
+ * shortened in place, from the longest cut down. */
+static void truncate_at_many_offsets(const char *path)
+{
+	size_t len, nrec, cuts[400], n = 0;
+	uint8_t *data = read_file(path, &len);
+	const char *t = tmp("trunc.data");
+
+	TEST_TRUE(data != NULL);
+	if (!data)
+		return;
+	for (size_t cut = 0; cut < len && n < 400; cut += cut < 1024 ? 7 : 1 + len / 100)
+		cuts[n++] = cut;
+	write_file(t, data, len);
+	while (n--) {
+		if (truncate(t, (off_t)cuts[n]))
+			abort();
+		read_all(t, &nrec);
+		if (n % 8 == 0) {               /* the buffered-read path too */
+			struct rows r = { 0 };
+
+			read_via_stdin(data, cuts[n], &r);
+			rows_free(&r);
+		}
+	}
+	free(data);
+}
+
+/* Rounds of 1 to 8 changed bytes, half of them in the first 4 KiB (header,
+ * attrs, in-band header records); each round is undone before the next. */
+static void flip_bytes(const char *path, int rounds)
+{
+	size_t len, nrec;
+	uint8_t *data = read_file(path, &len);
+	const char *t = tmp("flip.data");
+	int fd;
+
+	TEST_TRUE(data != NULL && len > 0);
+	if (!data || !len)
+		return;
+	write_file(t, data, len);
+	fd = open(t, O_WRONLY);
+	for (int r = 0; r < rounds && fd >= 0; r++) {
+		size_t at[8];
+		int k = 1 + (int)(rnd() % 8);
+
+		for (int i = 0; i < k; i++) {
+			uint8_t b;
+
+			at[i] = rnd() % 2 ? rnd() % (len < 4096 ? len : 4096) : rnd() % len;
+			b = rnd() % 4 ? data[at[i]] ^ (uint8_t)(1u << (rnd() % 8)) : (uint8_t)rnd();
+			if (pwrite(fd, &b, 1, (off_t)at[i]) != 1)
+				abort();
+		}
+		read_all(t, &nrec);
+		for (int i = 0; i < k; i++)
+			if (pwrite(fd, &data[at[i]], 1, (off_t)at[i]) != 1)
+				abort();
+	}
+	if (fd >= 0)
+		close(fd);
+	free(data);
+}
+
+static void truncations_and_flips_end_cleanly(void)
+{
+	static const char *const files[] = {
+		"perf.data.callgraph-3.8", "perf.data.piped.target-3.8",
+		"perf.data.intel_pt-4.14", "perf.data.piped.header_features_aligned-6.12",
+		"perf.data.piped.intel_pt-4.14", "perf.data.weight_struct",
+	};
+
+	if (!corpus()) {
+		printf("  skip: no corpus\n");
+		return;
+	}
+	alarm(120);
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		const char *path = strdup(cpath(files[i]));
+
+		truncate_at_many_offsets(path);
+		flip_bytes(path, 200);
+		free((void *)(uintptr_t)path);
+	}
+	tmp_cleanup();
+}
+
+static void bad_magic_and_header(void)
+{
+	uint8_t h[104] = { 0 };
+	const char *t = tmp("bad.data");
+	char err[512];
+	uint64_t size = 104;
+
+	memcpy(h, "2ELIFREP", 8);
+	write_file(t, h, sizeof h);
+	TEST_TRUE(!lp_perfdata_open(t, err, sizeof err) && strstr(err, "byte order"));
+	memcpy(h, "PERFFILE", 8);
+	write_file(t, h, sizeof h);
+	TEST_TRUE(!lp_perfdata_open(t, err, sizeof err) && strstr(err, "version 1"));
+	memcpy(h, "ELF\x7f\0\0\0\0", 8);
+	write_file(t, h, sizeof h);
+	TEST_TRUE(!lp_perfdata_open(t, err, sizeof err) && strstr(err, "bad magic"));
+	memcpy(h, "PERFILE2", 8);
+	size = 99;
+	memcpy(h + 8, &size, 8);
+	write_file(t, h, sizeof h);
+	TEST_TRUE(!lp_perfdata_open(t, err, sizeof err) && strstr(err, "header size"));
+	write_file(t, h, 0);
+	TEST_TRUE(!lp_perfdata_open(t, err, sizeof err) && strstr(err, "empty"));
+	TEST_TRUE(!lp_perfdata_open(tmp("missing"), err, sizeof err) && strstr(err, "cannot open"));
+	tmp_cleanup();
+}
+
+/* ---- synthetic recordings: perf's ordering ------------------------------------------- */
+
+struct buf {
+	uint8_t *p;
+	size_t n, cap;
+};
+
+static void put(struct buf *b, const void *p, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p)
+			abort();
+	}
+	memcpy(b->p + b->n, p, n);
+	b->n += n;
+}
+
+#define SYN_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+		  PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
+
+static struct perf_event_attr syn_attr(uint64_t config)
+{
+	struct perf_event_attr a = { 0 };
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof a;
+	a.config = config;
+	a.sample_period = 10000;
+	a.sample_type = SYN_TYPE;
+	a.sample_id_all = 1;
+	return a;
+}
+
+/* IDENTIFIER, IP, TID, TIME, PERIOD */
+static void put_sample(struct buf *b, uint64_t id, uint64_t time, uint32_t tid)
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 48 };
+	uint64_t body[5] = { id, 0x400000 + time % 4096, (uint64_t)tid << 32 | tid, time, 1 };
+
+	put(b, &h, sizeof h);
+	put(b, body, sizeof body);
+}
+
+static void put_round(struct buf *b)
+{
+	struct perf_event_header h = { 68, 0, 8 };
+
+	put(b, &h, sizeof h);
+}
+
+/* Rounds of interleaved "CPUs" with jitter, late records, ties and time 0. */
+static void synth_records(struct buf *b, int with_rounds)
+{
+	uint64_t t = 1000000;
+
+	rnd_state = 12345;
+	for (int round = 0; round < 40; round++) {
+		for (int i = 0; i < 60; i++) {
+			uint64_t jitter = rnd() % 5000, time = t + jitter;
+
+			if (rnd() % 17 == 0)
+				time = t > 30000 ? t - 30000 : t;       /* late: before last flush */
+			if (rnd() % 29 == 0)
+				time = 0;                               /* delivered at once */
+			put_sample(b, 1 + rnd() % 4, time, 100 + (uint32_t)(rnd() % 3));
+			if (rnd() % 5 == 0)                     /* a tie */
+				put_sample(b, 1 + rnd() % 4, time, 200);
+			t += rnd() % 700;
+		}
+		if (with_rounds && rnd() % 6)
+			put_round(b);
+	}
+}
+
+static void put_attr(struct buf *b, const struct perf_event_attr *a, const uint64_t *ids)
+{
+	struct perf_event_header h = { 64, 0, (uint16_t)(8 + sizeof *a + 16) };
+
+	put(b, &h, sizeof h);
+	put(b, a, sizeof *a);
+	put(b, ids, 16);
+}
+
+static void synthetic_pipe_order_matches_perf(void)
+{
+	struct buf b = { 0 };
+	uint64_t size = 16, ids[2][2] = { { 1, 2 }, { 3, 4 } };
+	struct perf_event_attr a0 = syn_attr(PERF_COUNT_SW_CPU_CLOCK);
+	struct perf_event_attr a1 = syn_attr(PERF_COUNT_SW_TASK_CLOCK);
+
+	if (!have_perf()) {
+		printf("  skip: no perf\n");
+		return;
+	}
+	put(&b, "PERFILE2", 8);
+	put(&b, &size, 8);
+	put_attr(&b, &a0, ids[0]);
+	put_attr(&b, &a1, ids[1]);
+	synth_records(&b, 1);
+	write_file(tmp("syn_pipe.data"), b.p, b.n);
+	TEST_TRUE(matches_perf(tmp("syn_pipe.data")));
+	b.n = 0;
+	put(&b, "PERFILE2", 8);
+	put(&b, &size, 8);
+	put_attr(&b, &a0, ids[0]);
+	put_attr(&b, &a1, ids[1]);
+	synth_records(&b, 0);                   /* no rounds: all sorted at the end */
+	write_file(tmp("syn_pipe2.data"), b.p, b.n);
+	TEST_TRUE(matches_perf(tmp("syn_pipe2.data")));
+	free(b.p);
+	tmp_cleanup();
+}
+
+/* Writes the records of b (a synthetic record stream) through the writer. */
+static void write_synthetic(const char *path, const struct buf *b)
+{
+	struct lp_pd_writer *w = lp_pd_writer_open(path);
+	struct perf_event_attr a0 = syn_attr(PERF_COUNT_SW_CPU_CLOCK);
+	struct perf_event_attr a1 = syn_attr(PERF_COUNT_SW_TASK_CLOCK);
+	uint64_t ids[2][2] = { { 1, 2 }, { 3, 4 } };
+
+	TEST_TRUE(w != NULL);
+	if (!w)
+		return;
+	TEST_EQ(lp_pd_writer_add_event(w, &a0, "cpu-clock", ids[0], 2), 0);
+	TEST_EQ(lp_pd_writer_add_event(w, &a1, "task-clock", ids[1], 2), 0);
+	for (size_t off = 0; off < b->n;) {
+		struct perf_event_header h;
+
+		memcpy(&h, b->p + off, sizeof h);
+		TEST_EQ(lp_pd_writer_write(w, b->p + off), 0);
+		off += h.size;
+	}
+	TEST_EQ(lp_pd_writer_close(w), 0);
+}
+
+static void synthetic_file_order_matches_perf(void)
+{
+	struct buf b = { 0 };
+
+	if (!have_perf()) {
+		printf("  skip: no perf\n");
+		return;
+	}
+	synth_records(&b, 1);
+	write_synthetic(tmp("syn_file.data"), &b);
+	TEST_TRUE(matches_perf(tmp("syn_file.data")));
+	b.n = 0;
+	synth_records(&b, 0);
+	write_synthetic(tmp("syn_file2.data"), &b);
+	TEST_TRUE(matches_perf(tmp("syn_file2.data")));
+	free(b.p);
+	tmp_cleanup();
+}
+
+static void unknown_ids_are_skipped(void)
+{
+	struct buf b = { 0 };
+	uint64_t size = 16, ids[2][2] = { { 1, 2 }, { 3, 4 } };
+	struct perf_event_attr a0 = syn_attr(PERF_COUNT_SW_CPU_CLOCK);
+	struct perf_event_attr a1 = syn_attr(PERF_COUNT_SW_TASK_CLOCK);
+	struct lp_perfdata *pd;
+	struct lp_record rec;
+	const struct lp_pd_event *ev;
+	char err[512];
+	int n, got = 0;
+
+	put(&b, "PERFILE2", 8);
+	put(&b, &size, 8);
+	put_attr(&b, &a0, ids[0]);
+	put_attr(&b, &a1, ids[1]);
+	put_sample(&b, 3, 100, 1);
+	put_sample(&b, 77, 200, 1);     /* no such id */
+	put_sample(&b, 1, 300, 1);
+	write_file(tmp("unknown.data"), b.p, b.n);
+	pd = lp_perfdata_open(tmp("unknown.data"), err, sizeof err);
+	TEST_TRUE(pd != NULL);
+	if (!pd)
+		return;
+	TEST_EQ(lp_perfdata_nr_events(pd), 2);
+	/* derived as perf does: exclude_guest == 0 is not the default, so "HG" */
+	TEST_STREQ(lp_perfdata_event(pd, 0)->name, "cpu-clock:HG");
+	TEST_STREQ(lp_perfdata_event(pd, 1)->name, "task-clock:HG");
+	while ((n = lp_perfdata_next(pd, &rec, &ev)) > 0) {
+		TEST_EQ(rec.type, PERF_RECORD_SAMPLE);
+		TEST_TRUE(ev == lp_perfdata_event(pd, got == 0 ? 1 : 0));
+		got++;
+	}
+	TEST_EQ(n, 0);
+	TEST_EQ(got, 2);
+	TEST_EQ(lp_perfdata_stats(pd)->nr_unknown_id, 1);
+	lp_perfdata_close(pd);
+	free(b.p);
+	tmp_cleanup();
+}
+
+/* ---- pipe mode from a real pipe ---------------------------------------------------------- */
+
+/* Reads data through standard input ("-"), fed by a child through a pipe in
+ * small writes (so the reader sees many partial reads).  Returns the final
+ * lp_perfdata_next value, or -errno when open failed. */
+static int read_via_stdin(const void *data, size_t len, struct rows *out)
+{
+	int fds[2], saved = dup(0), n;
+	char err[512] = "";
+	pid_t pid;
+
+	if (pipe(fds))
+		abort();
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		for (size_t off = 0; off < len;) {
+			ssize_t k = write(fds[1], (const char *)data + off,
+					  len - off < 3000 ? len - off : 3000);
+
+			if (k <= 0)
+				break;
+			off += (size_t)k;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	dup2(fds[0], 0);
+	close(fds[0]);
+	n = our_rows("-", out, err, sizeof err);
+	dup2(saved, 0);
+	close(saved);
+	waitpid(pid, NULL, 0);
+	return n;
+}
+
+static int rows_via_stdin(const char *file, struct rows *out)
+{
+	size_t len;
+	void *data = read_file(file, &len);
+	int n = data ? read_via_stdin(data, len, out) : -ENOENT;
+
+	free(data);
+	return n;
+}
+
+static void stdin_pipe_equals_mapped(void)
+{
+	static const char *const files[] = {
+		"perf.data.piped.target-3.8", "perf.data.piped.header_features-4.16",
+		"perf.data.piped.intel_pt-4.14", "perf.data.piped.hw_and_sw-3.4",
+	};
+
+	if (!corpus()) {
+		printf("  skip: no corpus\n");
+		return;
+	}
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		struct rows a = { 0 }, b = { 0 };
+		char err[512];
+
+		TEST_EQ(our_rows(cpath(files[i]), &a, err, sizeof err), 0);
+		TEST_EQ(rows_via_stdin(cpath(files[i]), &b), 0);
+		TEST_EQ(a.n, b.n);
+		TEST_TRUE(a.n == b.n && !memcmp(a.v, b.v, a.n * sizeof *a.v));
+		rows_free(&a);
+		rows_free(&b);
+	}
+}
+
+static void pipe_header_facts(void)
+{
+	char err[512];
+	struct lp_perfdata *pd;
+	const struct lp_pd_info *in;
+
+	if (!corpus()) {
+		printf("  skip: no corpus\n");
+		return;
+	}
+	pd = lp_perfdata_open(cpath("perf.data.piped.header_features-4.16"), err, sizeof err);
+	TEST_TRUE(pd != NULL);
+	if (!pd)
+		return;
+	in = lp_perfdata_info(pd);     /* complete after open: features precede data */
+	TEST_STREQ(in->hostname, "instance-1");
+	TEST_STREQ(in->os_release, "4.4.0-116-generic");
+	TEST_STREQ(in->arch, "x86_64");
+	TEST_EQ(in->nr_cpus_online, 2);
+	TEST_EQ(in->total_mem, 7659268);
+	TEST_TRUE(in->nr_cmdline >= 1);
+	TEST_STREQ(in->cmdline[0], "/tmp/perf");
+	TEST_EQ(lp_perfdata_nr_events(pd), 1);
+	TEST_STREQ(lp_perfdata_event(pd, 0)->name, "cpu-clock");   /* from EVENT_UPDATE */
+	TEST_EQ(lp_perfdata_event(pd, 0)->nr_ids, 2);
+	lp_perfdata_close(pd);
+}
+
+/* ---- compressed recordings ------------------------------------------------------------------ */
+
+static bool perf_record(const char *args, const char *out)
+{
+	char cmd[1200];
+
+	snprintf(cmd, sizeof cmd, "perf record -q -z -e cpu-clock -F 4000 %s -- "
+		 "sh -c 'i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done' >%s 2>/dev/null",
+		 args, out);
+	return system(cmd) == 0;
+}
+
+static void compressed_recordings_match_perf(void)
+{
+	const char *file = tmp("z.data"), *pipe_file = tmp("zpipe.data");
+	char args[700];
+
+	if (!have_perf()) {
+		printf("  skip: no perf\n");
+		return;
+	}
+	snprintf(args, sizeof args, "-g -o '%s'", file);
+	if (!perf_record(args, "/dev/null") || !perf_record("-o -", pipe_file)) {
+		printf("  skip: perf record is not allowed here\n");
+		tmp_cleanup();
+		return;
+	}
+	TEST_TRUE(matches_perf(file));
+	TEST_TRUE(matches_perf(pipe_file));
+	truncate_at_many_offsets(file);         /* the zstd path under hostile input */
+	flip_bytes(file, 100);
+	flip_bytes(pipe_file, 100);
+	tmp_cleanup();
+}
+
+/* ---- writer ------------------------------------------------------------------------------------ */
+
+/* Copies src through the reader and the writer into dst. */
+static void copy_through_writer(const char *src, const char *dst)
+{
+	char err[512];
+	struct lp_perfdata *pd = lp_perfdata_open(src, err, sizeof err);
+	struct lp_pd_writer *w = lp_pd_writer_open(dst);
+	struct lp_record rec;
+	const struct lp_pd_event *ev;
+	int n;
+
+	TEST_TRUE(pd && w);
+	if (!pd || !w)
+		return;
+	for (size_t i = 0; i < lp_perfdata_nr_events(pd); i++) {
+		const struct lp_pd_event *e = lp_perfdata_event(pd, i);
+
+		TEST_EQ(lp_pd_writer_add_event(w, &e->attr, e->name, e->ids, e->nr_ids), 0);
+	}
+	TEST_EQ(lp_pd_writer_set_info(w, lp_perfdata_info(pd)), 0);
+	while ((n = lp_perfdata_next(pd, &rec, &ev)) > 0)
+		TEST_EQ(lp_pd_writer_write(w, rec.data), 0);
+	TEST_EQ(n, 0);
+	TEST_EQ(lp_pd_writer_close(w), 0);
+	lp_perfdata_close(pd);
+}
+
+/* Both files give the same records, byte for byte, in the same order. */
+static void same_records(const char *a, const char *b)
+{
+	char err[512];
+	struct lp_perfdata *pa = lp_perfdata_open(a, err, sizeof err);
+	struct lp_perfdata *pb = lp_perfdata_open(b, err, sizeof err);
+	struct lp_record ra, rb;
+	const struct lp_pd_event *ea, *eb;
+	int na, nb;
+	size_t k = 0;
+
+	TEST_TRUE(pa && pb);
+	while (pa && pb) {
+		na = lp_perfdata_next(pa, &ra, &ea);
+		nb = lp_perfdata_next(pb, &rb, &eb);
+		TEST_EQ(na, nb);
+		if (na <= 0 || na != nb)
+			break;
+		if (ra.size != rb.size || memcmp(ra.data, rb.data, ra.size) ||
+		    strcmp(ea ? ea->name : "", eb ? eb->name : "")) {
+			fprintf(stderr, "  record %zu differs\n", k);
+			test_failed_ = 1;
+			break;
+		}
+		k++;
+	}
+	lp_perfdata_close(pa);
+	lp_perfdata_close(pb);
+}
+
+static void writer_copy_reads_back(void)
+{
+	const char *src, *dst = tmp("copy.data");
+	char *hdr, *errs, cmd[4600];
+
+	if (!corpus() || !have_perf()) {
+		printf("  skip: no corpus or no perf\n");
+		return;
+	}
+	src = strdup(cpath("perf.data.callgraph-3.8"));
+	copy_through_writer(src, dst);
+	TEST_TRUE(matches_perf(dst));
+	same_records(src, dst);
+	snprintf(cmd, sizeof cmd, "perf report -f --header-only -i '%s' 2>/dev/null", dst);
+	hdr = perf_output(cmd);
+	TEST_TRUE(strstr(hdr, "# hostname : ") != NULL);
+	TEST_TRUE(strstr(hdr, "# os release : 3.8.11") != NULL);
+	TEST_TRUE(strstr(hdr, "# event : name = cycles,") != NULL);
+	TEST_TRUE(strstr(hdr, "# cmdline : /usr/sbin/perf record") != NULL);
+	snprintf(cmd, sizeof cmd, "perf report -f --header-only -i '%s' 2>&1 >/dev/null", dst);
+	errs = perf_output(cmd);
+	TEST_TRUE(!strstr(errs, "arn") && !strstr(errs, "rror") && !strstr(errs, "ailed"));
+	free(hdr);
+	free(errs);
+	free((void *)(uintptr_t)src);
+	tmp_cleanup();
+}
+
+static void writer_pipe_to_file(void)
+{
+	const char *dst = tmp("copy2.data");
+	char *src;
+
+	if (!corpus() || !have_perf()) {
+		printf("  skip: no corpus or no perf\n");
+		return;
+	}
+	src = strdup(cpath("perf.data.piped.header_features_aligned-6.12"));
+	copy_through_writer(src, dst);
+	TEST_TRUE(matches_perf(dst));
+	same_records(src, dst);
+	free(src);
+	tmp_cleanup();
+}
+
+static void writer_defaults_and_backup(void)
+{
+	const char *dst = strdup(tmp("w.data"));
+	struct perf_event_attr a = syn_attr(PERF_COUNT_SW_CPU_CLOCK);
+	struct lp_pd_writer *w;
+	struct lp_perfdata *pd;
+	struct stat st;
+	char err[512], old[600];
+	uint64_t id = 1;
+
+	for (int pass = 0; pass < 2; pass++) {
+		w = lp_pd_writer_open(dst);
+		TEST_TRUE(w != NULL);
+		if (!w)
+			return;
+		TEST_EQ(lp_pd_writer_add_event(w, &a, "cpu-clock", &id, 1), 0);
+		TEST_EQ(lp_pd_writer_close(w), 0);
+	}
+	snprintf(old, sizeof old, "%s.old", dst);
+	TEST_EQ(stat(old, &st), 0);             /* the first file was kept as .old */
+	pd = lp_perfdata_open(dst, err, sizeof err);
+	TEST_TRUE(pd != NULL);
+	if (pd) {
+		TEST_TRUE(lp_perfdata_info(pd)->hostname && lp_perfdata_info(pd)->hostname[0]);
+		TEST_TRUE(lp_perfdata_info(pd)->nr_cpus_online > 0);
+		TEST_EQ(lp_perfdata_nr_events(pd), 1);
+		lp_perfdata_close(pd);
+	}
+	w = lp_pd_writer_open(dst);
+	TEST_TRUE(w && lp_pd_writer_close(w) == -EINVAL);      /* no events */
+	free((void *)(uintptr_t)dst);
+	tmp_cleanup();
+}
+
+TEST_MAIN("perfdata",
+	  TEST_CASE(corpus_matches_perf_script),
+	  TEST_CASE(corpus_header_facts),
+	  TEST_CASE(build_ids_equal_perf),
+	  TEST_CASE(corrupted_file_is_refused),
+	  TEST_CASE(truncations_and_flips_end_cleanly),
+	  TEST_CASE(bad_magic_and_header),
+	  TEST_CASE(synthetic_pipe_order_matches_perf),
+	  TEST_CASE(synthetic_file_order_matches_perf),
+	  TEST_CASE(unknown_ids_are_skipped),
+	  TEST_CASE(stdin_pipe_equals_mapped),
+	  TEST_CASE(pipe_header_facts),
+	  TEST_CASE(compressed_recordings_match_perf),
+	  TEST_CASE(writer_copy_reads_back),
+	  TEST_CASE(writer_pipe_to_file),
+	  TEST_CASE(writer_defaults_and_backup))
