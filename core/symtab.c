@@ -143,9 +143,18 @@ int lp_symtab_add(struct lp_symtab *t, const char *name, uint64_t start, uint64_
 
 #define CMP3(a, b) ((a) < (b) ? -1 : (a) > (b))
 
-/* Address order; among aliases the preferred one first: sized, higher
- * priority, smaller name, then (for full determinism) larger end, smaller
- * tag. */
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* Address order; among aliases the preferred one first, by perf's rules
+ * (choose_best_symbol) so that both tools give one address the same name:
+ * sized, higher priority, fewer leading underscores, longer name; then, for
+ * full determinism, smaller name, larger end, smaller tag. */
 static int ent_cmp(const void *pa, const void *pb)
 {
 	const struct sym_ent *a = pa, *b = pb;
@@ -156,6 +165,10 @@ static int ent_cmp(const void *pa, const void *pb)
 	if ((c = CMP3(b->sized, a->sized)))
 		return c;
 	if ((c = CMP3(b->prio, a->prio)))
+		return c;
+	if ((c = CMP3(leading_underscores(a->s.name), leading_underscores(b->s.name))))
+		return c;
+	if ((c = CMP3(strlen(b->s.name), strlen(a->s.name))))
 		return c;
 	if ((c = strcmp(a->s.name, b->s.name)))
 		return c;

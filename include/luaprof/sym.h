@@ -38,8 +38,10 @@ void lp_symtab_free(struct lp_symtab *t);
  * -ENOMEM. */
 int lp_symtab_add(struct lp_symtab *t, const char *name, uint64_t start, uint64_t size);
 
-/* Preference of a symbol among aliases at one address (higher wins). */
-enum lp_sym_prio { LP_SYM_LOCAL = 1, LP_SYM_WEAK = 2, LP_SYM_GLOBAL = 3 };
+/* Preference of a symbol among aliases at one address (higher wins), as
+ * perf's choose_best_symbol: any non-weak symbol over a weak one, then a
+ * global over a local. */
+enum lp_sym_prio { LP_SYM_WEAK = 1, LP_SYM_LOCAL = 2, LP_SYM_GLOBAL = 3 };
 
 /* lp_symtab_add() with a preference (enum lp_sym_prio or any value up to
  * 255; lp_symtab_add() uses 0) for choosing among aliases. */

@@ -1,0 +1,41 @@
+# Recordings made by perf record (frame pointers, DWARF call graphs, -z,
+# pipe mode into stdin, several events): luaprof's per-function sample
+# counts equal perf report's on the same file, exactly.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+command -v perf >/dev/null || skip "perf is not installed: nothing to compare with"
+compare() {     # compare FILE [EVENT]: luaprof -i FILE against perf report
+	local f=$1
+	perf report -i "$f" --stdio --no-children --sort sym -F sample,sym -q -g none 2>/dev/null |
+		awk 'NF >= 3 && $2 ~ /^\[[k.]\]$/ && $3 !~ /^0x/ {print $1, $2, $3}' | sort > "$TMP/theirs"
+	"$LUAPROF" run "$CHECKS/symcount.lua" -i "$f" > "$TMP/all" 2>"$TMP/err" || { cat "$TMP/err"; fail "luaprof -i $f failed"; }
+	grep -v ' \[?\] ' "$TMP/all" | sort > "$TMP/ours"
+	diff "$TMP/theirs" "$TMP/ours" > "$TMP/diff" || { head -20 "$TMP/diff"; fail "per-function counts differ from perf report on $(basename "$f")"; }
+	[ -s "$TMP/ours" ] || fail "no named samples in $(basename "$f")"
+}
+perf record -q -g -F 2000 -o "$TMP/fp.data" -- "$PROGS/leafs" 100 >/dev/null 2>&1 || fail "perf record -g failed"
+compare "$TMP/fp.data"
+perf record -q -F 2000 -o "$TMP/flat.data" -- "$PROGS/forkexec" "$PROGS/spin" 150 >/dev/null 2>&1 || fail "perf record failed"
+compare "$TMP/flat.data"
+perf record -q --call-graph dwarf -F 1000 -o "$TMP/dwarf.data" -- "$PROGS/leafs" 40 >/dev/null 2>&1 || fail "perf record --call-graph dwarf failed"
+compare "$TMP/dwarf.data"
+if perf record -q -z -F 2000 -o "$TMP/z.data" -- "$PROGS/leafs" 60 >/dev/null 2>&1; then
+	compare "$TMP/z.data"
+else
+	echo "this perf cannot write -z (no zstd): compressed recording not checked"
+fi
+perf record -q -e cpu-clock,page-faults -F 2000 -o "$TMP/multi.data" -- "$PROGS/faults" 16 >/dev/null 2>&1 || fail "perf record with two events failed"
+"$LUAPROF" run "$CHECKS/comms.lua" -i "$TMP/multi.data" > "$TMP/out" 2>&1 || fail "luaprof -i on two events failed"
+for ev in cpu-clock page-faults; do
+	want=$(perf report -i "$TMP/multi.data" --stats 2>/dev/null | awk '/SAMPLE events/ {print $3; exit}')
+	got=$(awk -v e="$ev" '$1=="event" && $2==e {print $3}' "$TMP/out")
+	[ -n "$got" ] || fail "no $ev samples from the two-event recording"
+done
+total=$(awk '$1=="event" {n += $3} END {print n}' "$TMP/out")
+[ "$total" = "$want" ] || fail "two-event recording: $total samples, perf report --stats says $want"
+# pipe mode, read from stdin
+perf record -q -g -F 2000 -o - -- "$PROGS/leafs" 60 2>/dev/null > "$TMP/pipe.data" || fail "perf record -o - failed"
+"$LUAPROF" run "$CHECKS/symcount.lua" -i - < "$TMP/pipe.data" > "$TMP/pipe" 2>"$TMP/err" || { cat "$TMP/err"; fail "luaprof -i - failed"; }
+perf report -i - --stdio --no-children --sort sym -F sample,sym -q -g none < "$TMP/pipe.data" 2>/dev/null |
+	awk 'NF >= 3 && $2 ~ /^\[[k.]\]$/ && $3 !~ /^0x/ {print $1, $2, $3}' | sort > "$TMP/theirs"
+grep -v ' \[?\] ' "$TMP/pipe" | sort | diff "$TMP/theirs" - || fail "pipe mode: counts differ from perf report"
