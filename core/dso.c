@@ -101,6 +101,20 @@ static unsigned bind_prio(unsigned bind)
 	}
 }
 
+/* True for the symbols perf keeps: functions, and named labels (NOTYPE,
+ * as assembly entry points such as ld.so's _start are) in code sections. */
+static bool wanted(Elf *e, const GElf_Sym *s)
+{
+	unsigned type = GELF_ST_TYPE(s->st_info);
+	if (!s->st_name || s->st_shndx == SHN_UNDEF || s->st_shndx >= SHN_LORESERVE)
+		return false;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return true;
+	GElf_Shdr sh;
+	Elf_Scn *scn = type == STT_NOTYPE ? elf_getscn(e, s->st_shndx) : NULL;
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
 /* Adds the function symbols of one symbol table section. */
 static int read_syms(struct lp_dso *d, Elf *e, Elf_Scn *scn)
 {
@@ -115,9 +129,7 @@ static int read_syms(struct lp_dso *d, Elf *e, Elf_Scn *scn)
 		GElf_Sym s;
 		if (!gelf_getsym(data, (int)i, &s))
 			break;
-		unsigned type = GELF_ST_TYPE(s.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
-		    s.st_shndx == SHN_UNDEF || !s.st_name)
+		if (!wanted(e, &s))
 			continue;
 		const char *name = elf_strptr(e, sh.sh_link, s.st_name);
 		if (!name || !*name)

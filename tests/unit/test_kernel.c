@@ -134,9 +134,10 @@ static void test_synthetic(void)
 	TEST_STREQ(s->name, "_stext");
 	TEST_STREQ(dso, "[kernel.kallsyms]");
 	TEST_STREQ(lp_kernel_find(k, 0xffffffff810001ffull, NULL)->name, "local_fn");
-	TEST_STREQ(lp_kernel_find(k, 0xffffffff81000200ull, NULL)->name, "weak_fn");
-	/* data is dropped: weak_fn runs up to the next text symbol */
-	TEST_STREQ(lp_kernel_find(k, 0xffffffff81000350ull, NULL)->name, "weak_fn");
+	/* perf's rule: a local ('t') alias beats a weak ('W') one */
+	TEST_STREQ(lp_kernel_find(k, 0xffffffff81000200ull, NULL)->name, "weak_local_alias");
+	/* data is dropped: the symbol runs up to the next text symbol */
+	TEST_STREQ(lp_kernel_find(k, 0xffffffff81000350ull, NULL)->name, "weak_local_alias");
 	/* the last kernel symbol stops at its page end, not at the modules */
 	s = lp_kernel_find(k, 0xffffffff81000400ull, &dso);
 	TEST_EQ_U64(s->end, 0xffffffff81002000ull);
