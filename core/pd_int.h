@@ -192,8 +192,8 @@ int pd_order_queue(struct pd_order *o, uint64_t time, const struct pd_rec *r,
 int pd_order_round(struct pd_order *o);
 /* End of input: releases everything. */
 int pd_order_final(struct pd_order *o);
-/* 1 and *e when an entry is due, else 0.  *e stays valid until the next
- * call of pd_order_pop or pd_order_release. */
+/* 1 and *e when an entry is due, else 0.  e->rec stays valid until the
+ * next pd_order_release(). */
 int pd_order_pop(struct pd_order *o, struct pd_oe *e);
 /* Frees the copy of the entry popped last. */
 void pd_order_release(struct pd_order *o);
@@ -281,7 +281,7 @@ const char *pd_strdup(struct lp_perfdata *pd, const void *s, size_t n);
 
 /* Caps that bound what a hostile file can make the reader allocate. */
 #define PD_MAX_EVENTS 65536
-#define PD_MAX_IDS (16u << 20)
+#define PD_MAX_IDS (4u << 20)
 #define PD_MAX_BUILD_IDS (1u << 20)
 #define PD_MAX_PAYLOAD (1ull << 30)   /* AUXTRACE / tracing data skipped */
 #define PD_MAX_QUEUE_BYTES (1ull << 30)  /* then perf's half flush */

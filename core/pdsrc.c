@@ -39,12 +39,14 @@ static int stream_init(struct lp_perfdata *pd, int fd, bool own)
 	return 0;
 }
 
+/* Maps the whole file; closes fd unless it is standard input. */
 static int map_file(struct lp_perfdata *pd, int fd, size_t size)
 {
 	struct pd_src *s = &pd->src;
 	void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 
-	close(fd);
+	if (fd != 0)
+		close(fd);
 	if (m == MAP_FAILED)
 		return pd_error(pd, PD_NO_OFF, -errno, "cannot map the file: %s", strerror(errno));
 	madvise(m, size, MADV_WILLNEED);
@@ -54,30 +56,34 @@ static int map_file(struct lp_perfdata *pd, int fd, size_t size)
 	return 0;
 }
 
+/* "-" is standard input: mapped when it is a regular file (a redirect),
+ * else read as a stream. */
 int pd_src_open(struct lp_perfdata *pd, const char *path)
 {
+	bool in = !strcmp(path, "-");
+	int fd = in ? 0 : open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
-	int fd;
+	int err;
 
 	pd->src.fd = -1;
-	if (!strcmp(path, "-"))
-		return stream_init(pd, 0, false);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return pd_error(pd, PD_NO_OFF, -errno, "cannot open: %s", strerror(errno));
 	if (fstat(fd, &st) < 0) {
-		int err = -errno;
-
-		close(fd);
+		err = -errno;
+		if (!in)
+			close(fd);
 		return pd_error(pd, PD_NO_OFF, err, "cannot stat: %s", strerror(-err));
 	}
-	if (!S_ISREG(st.st_mode))
-		return stream_init(pd, fd, true);
-	if (st.st_size == 0) {
+	if (S_ISREG(st.st_mode) && st.st_size > 0)
+		return map_file(pd, fd, (size_t)st.st_size);
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return stream_init(pd, fd, !in);       /* pipe, FIFO, socket, tty */
+	if (!in)
 		close(fd);
-		return pd_error(pd, 0, -EPROTO, "empty file, not a perf.data file");
-	}
-	return map_file(pd, fd, (size_t)st.st_size);
+	if (S_ISDIR(st.st_mode))
+		return pd_error(pd, PD_NO_OFF, -EISDIR, "is a directory (the perf record "
+				"--threads layout is not supported)");
+	return pd_error(pd, 0, -EPROTO, "empty file, not a perf.data file");
 }
 
 void pd_src_close(struct pd_src *s)

@@ -60,8 +60,11 @@ struct lp_pd_stats {
 
 struct lp_perfdata;
 
-/* Opens path ("-" reads a pipe-mode stream from standard input) and reads
- * everything up to the first data record.  On failure returns NULL and, when
+/* Opens path ("-" reads a pipe-mode stream from standard input, or any
+ * perf.data when standard input is redirected from a file) and reads
+ * everything up to the first data record.  Regular files are mapped;
+ * other-endian, version-1 ("PERFFILE") and directory (--threads) recordings
+ * are refused with a message saying so.  On failure returns NULL and, when
  * err is not NULL, writes one line naming the file, the offset and the
  * problem into err (errsz bytes). */
 struct lp_perfdata *lp_perfdata_open(const char *path, char *err, size_t errsz);
