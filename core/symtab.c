@@ -65,6 +65,7 @@ void lp_names_free(struct lp_names *a)
 struct sym_ent {
 	struct lp_sym s;        /* first: an lp_sym pointer is an entry pointer */
 	int32_t up;             /* nearest earlier entry open at s.start, or -1 */
+	uint32_t seq;           /* insertion order: perf's last tie-break */
 	uint16_t tag;
 	uint8_t prio;
 	uint8_t sized;
@@ -123,6 +124,7 @@ int lp_symtab_add_tagged(struct lp_symtab *t, const char *name, uint64_t start,
 	e->s.start = start;
 	e->s.end = start + size < start ? UINT64_MAX : start + size;
 	e->up = -1;
+	e->seq = (uint32_t)(t->nr - 1);
 	e->tag = tag;
 	e->prio = prio > 255 ? 255 : (uint8_t)prio;
 	e->sized = size != 0;
@@ -153,8 +155,8 @@ static size_t leading_underscores(const char *s)
 
 /* Address order; among aliases the preferred one first, by perf's rules
  * (choose_best_symbol) so that both tools give one address the same name:
- * sized, higher priority, fewer leading underscores, longer name; then, for
- * full determinism, smaller name, larger end, smaller tag. */
+ * sized, higher priority, fewer leading underscores, longer name, then the
+ * one added first (perf keeps the earlier one of a tie). */
 static int ent_cmp(const void *pa, const void *pb)
 {
 	const struct sym_ent *a = pa, *b = pb;
@@ -170,7 +172,7 @@ static int ent_cmp(const void *pa, const void *pb)
 		return c;
 	if ((c = CMP3(strlen(b->s.name), strlen(a->s.name))))
 		return c;
-	if ((c = strcmp(a->s.name, b->s.name)))
+	if ((c = CMP3(a->seq, b->seq)))
 		return c;
 	if ((c = CMP3(b->s.end, a->s.end)))
 		return c;

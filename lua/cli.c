@@ -20,6 +20,7 @@
 static const char usage[] =
 "usage: luaprof run SCRIPT [options] [--] [CMD [ARGS...]]\n"
 "       luaprof run SCRIPT -i FILE\n"
+"       luaprof record [options] [-o FILE] [--] CMD [ARGS...]\n"
 "\n"
 "Runs SCRIPT (Lua 5.4) over the samples of CMD and every thread and process\n"
 "it starts, of running processes (-p), or of the whole system (-a).\n"
@@ -37,6 +38,8 @@ static const char usage[] =
 "  -m, --mmap-pages PAGES        ring buffer pages per CPU (power of two)\n"
 "  -i, --input FILE              run the script over a perf.data recording\n"
 "                                (- reads a pipe-mode stream from stdin)\n"
+"  -o, --output FILE             keep a perf.data recording of the run (record:\n"
+"                                default perf.data; an existing file becomes FILE.old)\n"
 "  -A, --arg VALUE               pass VALUE to the script in arg[] (repeatable)\n"
 "  -h, --help                    this help\n"
 "  -v, --version                 print the version\n"
@@ -55,6 +58,7 @@ static const struct option longopts[] = {
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "arg", required_argument, NULL, 'A' },
 	{ "input", required_argument, NULL, 'i' },
+	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
@@ -173,6 +177,7 @@ static int option(struct lp_cli *cli, int c, char *val)
 	case 'm': return parse_pages(cli, val);
 	case 'A': return add_arg(cli, val);
 	case 'i': cli->input = val; return 0;
+	case 'o': cli->output = val; return 0;
 	case 'h': fputs(usage, stdout); return 1;
 	case 'v': printf("luaprof %s\n", LP_VERSION); return 1;
 	default:
@@ -182,7 +187,12 @@ static int option(struct lp_cli *cli, int c, char *val)
 
 static int check(struct lp_cli *cli)
 {
-	if (!cli->script)
+	bool record = !strcmp(cli->command, "record");
+	if (record && !cli->output)
+		cli->output = "perf.data";
+	if (cli->input && cli->output)
+		return fail("-i and -o exclude each other: a replay writes no recording");
+	if (!cli->script && !record)
 		return fail("no script given: luaprof run SCRIPT [options] -- CMD");
 	if (cli->input && (cli->argv || cli->nr_pids || cli->system_wide))
 		return fail("-i replays a recording: it takes no command, -p or -a");
@@ -211,7 +221,7 @@ static int parse_run(struct lp_cli *cli, int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	for (;;) {
-		while ((c = getopt_long(argc, argv, "+:e:F:c:gp:ad:m:A:i:hv", longopts, NULL)) != -1) {
+		while ((c = getopt_long(argc, argv, "+:e:F:c:gp:ad:m:A:i:o:hv", longopts, NULL)) != -1) {
 			if (c == ':')
 				return fail("option %s needs a value", argv[optind - 1]);
 			if (c == '?')
@@ -220,7 +230,7 @@ static int parse_run(struct lp_cli *cli, int argc, char **argv)
 				return rc;
 		}
 		bool dashdash = optind > 1 && !strcmp(argv[optind - 1], "--");
-		if (optind >= argc || dashdash || cli->script)
+		if (optind >= argc || dashdash || cli->script || !strcmp(cli->command, "record"))
 			break;
 		cli->script = argv[optind++];   /* then options may follow it */
 	}
@@ -239,10 +249,12 @@ int lp_cli_parse(struct lp_cli *cli, int argc, char **argv)
 		return fputs(usage, stdout), 1;
 	if (!strcmp(cmd, "-v") || !strcmp(cmd, "--version"))
 		return printf("luaprof %s\n", LP_VERSION), 1;
-	if (strcmp(cmd, "run"))
-		return fail("unknown command '%s': the command is 'luaprof run SCRIPT ...' "
-			    "(see luaprof --help)", cmd);
+	if (strcmp(cmd, "run") && strcmp(cmd, "record"))
+		return fail("unknown command '%s': the commands are 'luaprof run SCRIPT ...' "
+			    "and 'luaprof record ...' (see luaprof --help)", cmd);
 	cli->command = cmd;
+	cli->argc = argc;
+	cli->all_argv = argv;
 	return parse_run(cli, argc - 1, argv + 1);
 }
 

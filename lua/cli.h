@@ -29,6 +29,9 @@ struct lp_cli {
 	size_t mmap_pages;
 	uint64_t duration_ns;
 	const char *input;              /* -i FILE: replay a recording */
+	const char *output;             /* -o FILE: keep a recording */
+	int argc;                       /* luaprof's own command line */
+	char **all_argv;
 };
 
 /* Parses argv into cli.  Returns 0 to go on, 1 when it printed help or the

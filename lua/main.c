@@ -23,6 +23,7 @@
 #include "lp.h"
 #include "luaprof/live.h"
 #include "luaprof/luaprof.h"
+#include "record.h"
 #include "replay.h"
 
 static struct lp_live *volatile sig_live;
@@ -199,6 +200,13 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 		return LP_EXIT_FAILURE;
 	}
 	notices(cli, fb);
+	struct lp_recording *recording = NULL;
+	if (cli->output && !(recording = lp_recording_open(cli->output, lv, cli->nr_events,
+							   cli->argc, cli->all_argv))) {
+		lp_live_wait(lv, 0);
+		lp_live_close(lv);
+		return LP_EXIT_FAILURE;
+	}
 	seed_procs(run, cli);
 	call_on_start(run, cli, lp_live_pid(lv));
 	sig_live = lv;
@@ -209,6 +217,8 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	if (rc == 0) {
 		struct live_src ctx = { lv, cli };
 		struct lp_source src = { &ctx, source_next, source_stop, source_event_name };
+		if (recording)
+			lp_recording_source(recording, &src, &src);
 		rc = lp_run_loop(run, &src);
 		if (rc < 0 && !run->failed)
 			fprintf(stderr, "luaprof: reading the samples failed: %s\n", strerror(-rc));
@@ -221,6 +231,8 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	if (rc == 0)
 		call_on_end(run, t1 - t0, status);
 	lp_live_close(lv);
+	if (recording && lp_recording_close(recording, run->procs))
+		rc = -1;
 	if (rc || run->failed)
 		return LP_EXIT_FAILURE;
 	return status >= 0 ? exit_code(status) : 0;
@@ -240,7 +252,7 @@ int main(int argc, char **argv)
 	int status = LP_EXIT_FAILURE;
 	if (!run.resolver)
 		fprintf(stderr, "luaprof: out of memory\n");
-	else if (lp_vm_open(&run, cli.script, cli.args, cli.nargs) == 0) {
+	else if (!cli.script || lp_vm_open(&run, cli.script, cli.args, cli.nargs) == 0) {
 		install_signals();
 		status = cli.input ? lp_replay(&run, cli.input) : run_live(&run, &cli);
 	}

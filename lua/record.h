@@ -1,0 +1,28 @@
+/*
+ * record.h - internal to lua/: keeping a recording of a live run (luaprof
+ * record, or run -o FILE) in perf.data format that perf reads.
+ */
+#ifndef LP_RECORD_H
+#define LP_RECORD_H
+
+#include "lp.h"
+#include "luaprof/live.h"
+
+struct lp_recording;
+
+/* Creates path (an existing file becomes path.old) and declares the run's
+ * events.  argv is luaprof's command line, for the CMDLINE feature.  NULL
+ * after printing one line on failure. */
+struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
+				       size_t nr_events, int argc, char **argv);
+
+/* A source that writes every record of inner to the recording, then hands
+ * it on.  The returned source borrows rec and inner. */
+void lp_recording_source(struct lp_recording *rec, const struct lp_source *inner,
+			 struct lp_source *out);
+
+/* Adds the build-ids of every object mapped by the processes in procs,
+ * writes the header and closes.  Returns 0, or -1 after printing a line. */
+int lp_recording_close(struct lp_recording *rec, struct lp_procs *procs);
+
+#endif
