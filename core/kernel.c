@@ -15,6 +15,7 @@
  * symbol table's arena).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,29 @@ struct lp_kernel {
 struct kparse {
 	size_t lines, nonzero;
 	bool skip;              /* discarding the rest of an over-long line */
+	/* The last symbol read, added once the next one tells its size. */
+	bool pending;
+	uint64_t pend_addr;
+	unsigned pend_prio;
+	int pend_tag;
+	char pend_name[512];
 };
+
+/* Adds the pending symbol, sized up to next_addr when that follows it in
+ * the same object, else sizeless.  This is perf's order for kallsyms: ends
+ * are fixed up before aliases are settled, so of aliases at one address
+ * only the last listed gets a size, and perf's preference for a sized
+ * symbol makes it the one kept. */
+static int flush_pending(struct lp_kernel *k, struct kparse *st, uint64_t next_addr, int next_tag)
+{
+	if (!st->pending)
+		return 0;
+	st->pending = false;
+	uint64_t size = next_tag == st->pend_tag && next_addr > st->pend_addr ?
+			next_addr - st->pend_addr : 0;
+	return lp_symtab_add_tagged(k->syms, st->pend_name, st->pend_addr, size, st->pend_prio,
+				    (uint16_t)st->pend_tag);
+}
 
 void lp_kernel_free(struct lp_kernel *k)
 {
@@ -152,7 +175,13 @@ static int parse_line(struct lp_kernel *k, char *p, char *end, struct kparse *st
 	}
 	if (tag < 0 || !*name)
 		return tag < 0 ? -ENOMEM : 0;
-	return lp_symtab_add_tagged(k->syms, name, addr, 0, prio, (uint16_t)tag);
+	int rc = flush_pending(k, st, addr, tag);
+	snprintf(st->pend_name, sizeof st->pend_name, "%s", name);
+	st->pend_addr = addr;
+	st->pend_prio = prio;
+	st->pend_tag = tag;
+	st->pending = true;
+	return rc;
 }
 
 /* Parses the complete lines of buf[0, len); returns how many bytes were
@@ -217,6 +246,8 @@ struct lp_kernel *lp_kernel_load(const char *path, bool *hidden)
 	struct lp_kernel *k = kernel_new();
 	int err = k ? read_kallsyms(k, fd, &st) : -ENOMEM;
 	close(fd);
+	if (!err)
+		err = flush_pending(k, &st, 0, -1);
 	if (!err)
 		err = lp_symtab_finish(k->syms);
 	if (err) {

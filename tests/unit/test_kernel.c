@@ -130,11 +130,11 @@ static void test_synthetic(void)
 	TEST_TRUE(k != NULL);
 	TEST_TRUE(!hidden);
 	TEST_EQ(lp_symtab_count(lp_kernel_symtab(k)), 9);
+	/* perf's kallsyms rule: of aliases at one address the last listed wins */
 	s = lp_kernel_find(k, 0xffffffff81000010ull, &dso);
-	TEST_STREQ(s->name, "_stext");
+	TEST_STREQ(s->name, "a_local_alias");
 	TEST_STREQ(dso, "[kernel.kallsyms]");
 	TEST_STREQ(lp_kernel_find(k, 0xffffffff810001ffull, NULL)->name, "local_fn");
-	/* perf's rule: a local ('t') alias beats a weak ('W') one */
 	TEST_STREQ(lp_kernel_find(k, 0xffffffff81000200ull, NULL)->name, "weak_local_alias");
 	/* data is dropped: the symbol runs up to the next text symbol */
 	TEST_STREQ(lp_kernel_find(k, 0xffffffff81000350ull, NULL)->name, "weak_local_alias");
