@@ -110,14 +110,16 @@ static const void *queue_pop(struct queue *q)
 
 /* ------------------------------------------------------------- drain */
 
+/* The record's time for the merge, without decoding it: the full decode
+ * (and its checks) happens once, when the record is handed out. */
 static uint64_t record_time(struct lp_live *lv, const struct perf_event_header *h)
 {
-	struct lp_record r;
-	if (lp_record_parse(h, h->size, &lv->fmt, &r)) {
+	uint64_t t;
+	if (lp_record_peek_time(h, h->size, &lv->fmt, &t)) {
 		lv->stats.bad_records++;
 		return UINT64_MAX;      /* dropped by the caller */
 	}
-	return lp_record_time(&r);
+	return t;
 }
 
 static int drain_ring(struct lp_live *lv, size_t cpu)
@@ -226,22 +228,30 @@ static void count(struct lp_live *lv, const struct lp_record *r)
 	}
 }
 
-static int emit(struct lp_live *lv, struct queue *q, struct lp_record *rec, int *event)
+/* Decodes the earliest record of q into rec; false when it is malformed
+ * (it is then dropped and counted). */
+static bool emit(struct lp_live *lv, struct queue *q, struct lp_record *rec, int *event)
 {
 	const struct perf_event_header *h = queue_pop(q);
-	lp_record_parse(h, h->size, &lv->fmt, rec);     /* checked when queued */
+	if (lp_record_parse(h, h->size, &lv->fmt, rec)) {
+		lv->stats.bad_records++;
+		return false;
+	}
 	count(lv, rec);
 	uint64_t id = rec->type == PERF_RECORD_SAMPLE ? rec->u.sample.id : rec->sid.id;
 	*event = rec->type == PERF_RECORD_SAMPLE || rec->has_sid ? lp_evlist_event_of(&lv->el, id) : -1;
-	return 1;
+	return true;
 }
 
 int lp_live_next(struct lp_live *lv, struct lp_record *rec, int *event)
 {
 	for (;;) {
 		struct queue *q = earliest(lv);
-		if (q && (lv->ending || queue_time(q) <= lv->safe_time))
-			return emit(lv, q, rec, event);
+		if (q && (lv->ending || queue_time(q) <= lv->safe_time)) {
+			if (emit(lv, q, rec, event))
+				return 1;
+			continue;
+		}
 		if (lv->ending)
 			return 0;       /* drained and flushed */
 		if (should_end(lv)) {

@@ -561,6 +561,33 @@ int lp_record_peek_id(const void *rec, size_t len, const struct lp_format *fmt,
 	return 0;
 }
 
+int lp_record_peek_time(const void *rec, size_t len, const struct lp_format *fmt,
+			uint64_t *time)
+{
+	struct perf_event_header h;
+	uint64_t st = fmt->sample_type;
+	size_t off;
+
+	if (parse_header(rec, len, &h))
+		return -EPROTO;
+	if (!(st & PERF_SAMPLE_TIME))
+		return -ENOENT;
+	if (h.type == PERF_RECORD_SAMPLE) {
+		off = sizeof h + 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+				      !!(st & PERF_SAMPLE_TID));
+	} else if (has_trailer(h.type, fmt)) {
+		if (trailer_size(st) > (size_t)h.size - sizeof h)
+			return -EPROTO;
+		off = (size_t)h.size - trailer_size(st) + 8 * !!(st & PERF_SAMPLE_TID);
+	} else {
+		return -ENOENT;
+	}
+	if (off + sizeof *time > h.size)
+		return -EPROTO;
+	memcpy(time, (const unsigned char *)rec + off, sizeof *time);
+	return 0;
+}
+
 uint64_t lp_record_time(const struct lp_record *r)
 {
 	if (r->type == PERF_RECORD_SAMPLE)

@@ -143,6 +143,13 @@ int lp_record_parse(const void *rec, size_t len, const struct lp_format *fmt,
 int lp_record_peek_id(const void *rec, size_t len, const struct lp_format *fmt,
 		      uint64_t *id);
 
+/* Finds the timestamp of a record without decoding it (for ordering
+ * records cheaply): the sample's TIME field, or the trailer's.  Returns 0
+ * and sets *time, -ENOENT when the record carries no time, -EPROTO when it
+ * is too short to hold one.  The record is not otherwise checked. */
+int lp_record_peek_time(const void *rec, size_t len, const struct lp_format *fmt,
+			uint64_t *time);
+
 /* The time of a record when the format carries one, else 0. Never fails. */
 uint64_t lp_record_time(const struct lp_record *r);
 

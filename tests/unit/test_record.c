@@ -876,6 +876,32 @@ static void test_unknown_types(void)
 	free(p.buf);
 }
 
+static void test_peek_time(void)
+{
+	struct builder bd;
+	struct lp_format f = full_format();
+	unsigned char *b;
+	uint64_t t = 0;
+
+	build_full_sample(&bd);
+	b = dup_exact(bd.b, bd.n);
+	TEST_EQ(lp_record_peek_time(b, bd.n, &f, &t), 0);
+	TEST_EQ_U64(t, 123456789);
+	free(b);
+
+	put_task(&bd, PERF_RECORD_FORK);
+	put_sid_all(&bd);
+	finish(&bd);
+	b = dup_exact(bd.b, bd.n);
+	TEST_EQ(lp_record_peek_time(b, bd.n, &sid_all, &t), 0);
+	TEST_EQ_U64(t, 5000);
+	TEST_EQ(lp_record_peek_time(b, 4, &sid_all, &t), -EPROTO);
+	f = sid_all;
+	f.sample_id_all = false;
+	TEST_EQ(lp_record_peek_time(b, bd.n, &f, &t), -ENOENT);
+	free(b);
+}
+
 static void test_peek_id(void)
 {
 	struct builder bd;
@@ -1291,6 +1317,7 @@ TEST_MAIN("record",
 	TEST_CASE(test_unknown_types),
 	TEST_CASE(test_peek_id),
 	TEST_CASE(test_record_time),
+	TEST_CASE(test_peek_time),
 	TEST_CASE(test_reject_header),
 	TEST_CASE(test_reject_callchain),
 	TEST_CASE(test_reject_raw),
