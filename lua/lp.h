@@ -64,6 +64,9 @@ void lp_vm_close(struct lp_run *run);
 /* lsample.c */
 void lp_sample_open(lua_State *L, struct lp_run *run);
 void lp_sample_invalidate(lua_State *L, struct lp_run *run);
+/* The current sample's thread (created when unknown), cached in the view;
+ * NULL only when out of memory. */
+struct lp_thread *lp_view_thread(struct lp_run *run);
 
 /* lluaprof.c */
 int luaopen_luaprof(lua_State *L);

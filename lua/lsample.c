@@ -36,15 +36,18 @@ static struct lp_run *check_view(lua_State *L)
 	return run;
 }
 
-static void push_comm(lua_State *L, struct lp_run *run)
+struct lp_thread *lp_view_thread(struct lp_run *run)
 {
 	struct lp_view *v = &run->view;
 	if (!v->thread)
 		v->thread = lp_procs_thread(run->procs, v->rec->u.sample.pid, v->rec->u.sample.tid);
-	if (v->thread)
-		lua_pushstring(L, v->thread->comm);
-	else
-		lua_pushnil(L);
+	return v->thread;
+}
+
+static void push_comm(lua_State *L, struct lp_run *run)
+{
+	struct lp_thread *t = lp_view_thread(run);
+	t ? (void)lua_pushstring(L, t->comm) : lua_pushnil(L);
 }
 
 static void push_event(lua_State *L, struct lp_run *run)

@@ -22,10 +22,8 @@ static bool cpumode_kernel(uint16_t misc)
 
 static struct lp_proc *sample_proc(struct lp_run *run)
 {
-	struct lp_view *v = &run->view;
-	if (!v->thread)
-		v->thread = lp_procs_thread(run->procs, v->rec->u.sample.pid, v->rec->u.sample.tid);
-	return v->thread ? v->thread->proc : NULL;
+	struct lp_thread *t = lp_view_thread(run);
+	return t ? t->proc : NULL;
 }
 
 static void resolve(struct lp_run *run, uint64_t ip, bool kernel, struct lp_frame *out)
@@ -124,8 +122,8 @@ void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 	size_t n = walk(run);
 	luaL_Buffer b;
 	luaL_buffinit(L, &b);
-	sample_proc(run);
-	add_name(&b, run->view.thread ? run->view.thread->comm : "[unknown]", true);
+	struct lp_thread *t = lp_view_thread(run);
+	add_name(&b, t ? t->comm : "[unknown]", true);
 	for (size_t i = n; i-- > 0;) {
 		const struct lp_frame *f = &run->frames[i];
 		luaL_addchar(&b, ';');

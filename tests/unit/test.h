@@ -7,6 +7,7 @@
 #define LP_TEST_H
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,20 @@ static int test_failed_;
 	if (!a_ || !b_ || strcmp(a_, b_)) \
 		TEST_FAIL_("%s == %s: \"%s\" != \"%s\"", #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
 	} while (0)
+
+/* Runs a shell command built printf-style; returns system()'s status.
+ * For setting up fixtures (compilers, readelf) in tests only. */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2), unused));
+static int sh(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
 
 struct test_case { const char *name; void (*fn)(void); };
 #define TEST_CASE(f) { #f, f }

@@ -77,17 +77,6 @@ static void cleanup(void)
 	}
 }
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
 
 /* Compiles prog_src with flags into tmp/name; returns its path. */
 static const char *build_prog(const char *name, const char *flags)

@@ -116,17 +116,6 @@ static void test_self(void)
 
 static char tmpdir[64];
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
 
 static const char prog_src[] =
 	"#include <stdio.h>\n#include <stdint.h>\n"
