@@ -5,7 +5,7 @@
  *
  * The reader is a pull pipeline:
  *
- *   pdsrc (mapped file or buffered fd) --> pdcomp (zstd inner stream)
+ *   pdsrc (buffered reads of a file or a pipe) --> pdcomp (zstd inner stream)
  *     --> perfdata.c dispatch: user records (pdpipe/pdfeat) are consumed,
  *         kernel records get their event (pdevents) and time
  *     --> pdorder (perf's ordered_events: queue, flush per FINISHED_ROUND)
@@ -15,10 +15,8 @@
  *  - every record handed between stages is whole (header.size bytes, at
  *    least 8), lies at an 8-byte aligned address, and carries the file
  *    offset it came from (for errors);
- *  - a record is "stable" when it points into the file mapping and stays
- *    valid until close; anything else (stream buffer, decompressed data,
- *    realigned copy) is valid only until the next fetch, so the order queue
- *    copies it;
+ *  - a record (in the read buffer, in decompressed data, or a realigned
+ *    copy) is valid only until the next fetch, so the order queue copies it;
  *  - every size or count read from the file is checked against the bytes
  *    that are really there before it is used or multiplied.
  */
@@ -120,7 +118,6 @@ struct pd_src {
 struct pd_rec {
 	const struct perf_event_header *h;
 	uint64_t off;           /* file offset (compressed: of the wrapper) */
-	bool stable;            /* valid until close (points into the mapping) */
 	bool inner;             /* came out of a compressed record */
 };
 
@@ -154,7 +151,7 @@ struct pd_oe {
 	const void *rec;
 	uint64_t off;
 	uint32_t ev;
-	uint32_t chunk;         /* arena chunk of the copy, PD_NO_CHUNK if stable */
+	uint32_t chunk;         /* arena chunk of the copy */
 };
 
 #define PD_NO_CHUNK UINT32_MAX
@@ -185,7 +182,7 @@ struct pd_order {
 
 void pd_order_init(struct pd_order *o, size_t max_bytes, struct lp_pd_stats *stats);
 void pd_order_free(struct pd_order *o);
-/* Queues a record (copied unless stable).  -ENOMEM. */
+/* Queues a copy of a record.  -ENOMEM. */
 int pd_order_queue(struct pd_order *o, uint64_t time, const struct pd_rec *r,
 		   uint32_t ev);
 /* FINISHED_ROUND: releases everything up to the previous round's max. */

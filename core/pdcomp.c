@@ -164,7 +164,7 @@ int pd_comp_next(struct lp_perfdata *pd, struct pd_rec *r)
 		memcpy(c->scratch, p, h.size);
 		p = c->scratch;
 	}
-	*r = (struct pd_rec){ (const void *)p, c->off, false, true };
+	*r = (struct pd_rec){ .h = (const void *)p, .off = c->off, .inner = true };
 	c->head += h.size;
 	return 1;
 }

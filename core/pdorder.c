@@ -19,7 +19,7 @@
  * when it arrived in order, the common case per round) and merges it behind
  * the backlog, ties going to the backlog, which arrived first.
  *
- * Copies of unstable records live in 1 MiB arena chunks, never one malloc
+ * Copies of the records live in 1 MiB arena chunks, never one malloc
  * per record; a chunk is freed when its last record has been delivered and
  * released (the delivered record stays valid until the next call).
  */
@@ -149,7 +149,7 @@ int pd_order_queue(struct pd_order *o, uint64_t time, const struct pd_rec *r,
 
 	if (o->n == o->cap && (err = grow(o)))
 		return err;
-	if (!r->stable && (err = arena_copy(o, r->h, &e)))
+	if ((err = arena_copy(o, r->h, &e)))
 		return err;
 	if (time < o->last_flush)
 		o->stats->nr_unordered++;

@@ -1,10 +1,14 @@
 /*
  * pdsrc.c - where perf.data bytes come from.
  *
- * A regular file is mapped whole: records are then zero-copy and "stable"
- * (valid until close), and the seekable layout can be walked at random.
- * Standard input or a FIFO (pipe mode) is read with read(2) into a buffer
- * that always holds at least the record being returned.
+ * A regular file is mapped, so that the header, the attrs and the feature
+ * sections can be read at random; its records, though, are read with
+ * pread(2) into a buffer, as standard input or a FIFO (pipe mode) is with
+ * read(2).  Walking the mapping record by record costs a page fault and a
+ * TLB miss every few records (measured: 0.25 s against 0.03 s for 2 M
+ * records), and keeps every page it touched resident, so memory would grow
+ * with the file; the buffer is reused and stays hot.  The buffer always
+ * holds at least the record being returned.
  *
  * Invariants: pd_src_next() hands out whole records only (8 <= size, every
  * byte present), at 8-byte aligned addresses (an unaligned record, which
@@ -31,7 +35,8 @@ static int stream_init(struct lp_perfdata *pd, int fd, bool own)
 
 	s->fd = fd;
 	s->own_fd = own;
-	s->end = UINT64_MAX;
+	if (!s->map)
+		s->end = UINT64_MAX;
 	s->cap = STREAM_BUF;
 	s->buf = malloc(s->cap);
 	if (!s->buf)
@@ -39,21 +44,25 @@ static int stream_init(struct lp_perfdata *pd, int fd, bool own)
 	return 0;
 }
 
-/* Maps the whole file; closes fd unless it is standard input. */
+/* Maps the whole file and keeps fd for reading its records; fd is closed
+ * with the source unless it is standard input. */
 static int map_file(struct lp_perfdata *pd, int fd, size_t size)
 {
 	struct pd_src *s = &pd->src;
 	void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 
-	if (fd != 0)
-		close(fd);
-	if (m == MAP_FAILED)
-		return pd_error(pd, PD_NO_OFF, -errno, "cannot map the file: %s", strerror(errno));
-	madvise(m, size, MADV_WILLNEED);
+	if (m == MAP_FAILED) {
+		int err = -errno;
+
+		if (fd != 0)
+			close(fd);
+		return pd_error(pd, PD_NO_OFF, err, "cannot map the file: %s", strerror(-err));
+	}
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	s->map = m;
 	s->map_len = size;
 	s->end = size;
-	return 0;
+	return stream_init(pd, fd, fd != 0);
 }
 
 /* "-" is standard input: mapped when it is a regular file (a redirect),
@@ -98,6 +107,20 @@ void pd_src_close(struct pd_src *s)
 	s->fd = -1;
 }
 
+/* A file: reads on at the end of the buffered bytes, never past src.end
+ * (the feature sections follow the records). */
+static ssize_t read_file(struct pd_src *s)
+{
+	uint64_t at = s->pos + (s->len - s->head);
+	size_t room = s->cap - s->len;
+
+	if (at >= s->end)
+		return 0;
+	if (room > s->end - at)
+		room = (size_t)(s->end - at);
+	return pread(s->fd, s->buf + s->len, room, (off_t)at);
+}
+
 /* Stream: makes at least want bytes available at buf + head, as far as the
  * input has them.  Returns the bytes available or -errno. */
 static ssize_t fill(struct lp_perfdata *pd, size_t want)
@@ -112,7 +135,7 @@ static ssize_t fill(struct lp_perfdata *pd, size_t want)
 		s->head = 0;
 	}
 	while (s->len - s->head < want) {
-		ssize_t n = read(s->fd, s->buf + s->len, s->cap - s->len);
+		ssize_t n = s->map ? read_file(s) : read(s->fd, s->buf + s->len, s->cap - s->len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -152,7 +175,7 @@ int pd_src_read(struct lp_perfdata *pd, void *dst, size_t n)
 
 /* The record at p, copied to the scratch buffer when p is unaligned. */
 static const struct perf_event_header *aligned(struct lp_perfdata *pd, const uint8_t *p,
-					       size_t size, bool *stable)
+					       size_t size)
 {
 	struct pd_src *s = &pd->src;
 
@@ -164,7 +187,6 @@ static const struct perf_event_header *aligned(struct lp_perfdata *pd, const uin
 			return NULL;
 	}
 	memcpy(s->scratch, p, size);
-	*stable = false;
 	return (const void *)s->scratch;
 }
 
@@ -175,46 +197,26 @@ static int bad_size(struct lp_perfdata *pd, const struct perf_event_header *h)
 			h->type, h->size);
 }
 
-static int next_mapped(struct lp_perfdata *pd, struct pd_rec *r)
+/* What ends the input early: the data section of a file, or a stream. */
+static const char *input_name(const struct pd_src *s)
+{
+	return s->map ? "data" : "input";
+}
+
+int pd_src_next(struct lp_perfdata *pd, struct pd_rec *r)
 {
 	struct pd_src *s = &pd->src;
 	struct perf_event_header h;
-	uint64_t left = s->end - s->pos;
+	ssize_t have;
 
 	if (s->pos >= s->end)
 		return 0;
-	if (left < sizeof h)
-		return pd_error(pd, s->pos, -EPROTO,
-				"data ends inside a record header (%llu bytes left)",
-				(unsigned long long)left);
-	memcpy(&h, s->map + s->pos, sizeof h);
-	if (h.size < sizeof h)
-		return bad_size(pd, &h);
-	if (h.size > left)
-		return pd_error(pd, s->pos, -EPROTO,
-				"record type %u of %u bytes runs past the end of the data (%llu bytes left)",
-				h.type, h.size, (unsigned long long)left);
-	r->stable = true;
-	r->inner = false;
-	r->h = aligned(pd, s->map + s->pos, h.size, &r->stable);
-	if (!r->h)
-		return pd_error(pd, s->pos, -ENOMEM, "out of memory");
-	r->off = s->pos;
-	s->pos += h.size;
-	return 1;
-}
-
-static int next_stream(struct lp_perfdata *pd, struct pd_rec *r)
-{
-	struct pd_src *s = &pd->src;
-	struct perf_event_header h;
-	ssize_t have = fill(pd, sizeof h);
-
+	have = fill(pd, sizeof h);
 	if (have <= 0)
 		return (int)have;
 	if ((size_t)have < sizeof h)
 		return pd_error(pd, s->pos, -EPROTO,
-				"input ends inside a record header (%zd bytes left)", have);
+				"%s ends inside a record header (%zd bytes left)", input_name(s), have);
 	memcpy(&h, s->buf + s->head, sizeof h);
 	if (h.size < sizeof h)
 		return bad_size(pd, &h);
@@ -223,22 +225,16 @@ static int next_stream(struct lp_perfdata *pd, struct pd_rec *r)
 		return (int)have;
 	if ((size_t)have < h.size)
 		return pd_error(pd, s->pos, -EPROTO,
-				"input ends inside record type %u of %u bytes (%zd bytes left)",
-				h.type, h.size, have);
-	r->stable = false;
+				"record type %u of %u bytes runs past the end of the %s (%zd bytes left)",
+				h.type, h.size, input_name(s), have);
 	r->inner = false;
-	r->h = aligned(pd, s->buf + s->head, h.size, &r->stable);
+	r->h = aligned(pd, s->buf + s->head, h.size);
 	if (!r->h)
 		return pd_error(pd, s->pos, -ENOMEM, "out of memory");
 	r->off = s->pos;
 	s->head += h.size;
 	s->pos += h.size;
 	return 1;
-}
-
-int pd_src_next(struct lp_perfdata *pd, struct pd_rec *r)
-{
-	return pd->src.map ? next_mapped(pd, r) : next_stream(pd, r);
 }
 
 int pd_src_skip(struct lp_perfdata *pd, uint64_t n, const char *what)
@@ -249,7 +245,10 @@ int pd_src_skip(struct lp_perfdata *pd, uint64_t n, const char *what)
 		return pd_error(pd, s->pos, -EPROTO,
 				"%s payload of %llu bytes runs past the end of the data",
 				what, (unsigned long long)n);
-	if (s->map) {
+	if (s->map) {           /* a file: drop what is buffered, read on past it */
+		size_t buffered = s->len - s->head;
+
+		s->head = n < buffered ? s->head + (size_t)n : s->len;
 		s->pos += n;
 		return 0;
 	}

@@ -18,6 +18,12 @@
 #define LP_SAMPLE_MT "luaprof.Sample"
 #define LP_MAX_STACK 512        /* frames kept per sample */
 
+/* Fixed Lua stack slots, set by lp_vm_open: the message handler, and for
+ * the per-sample call the on_sample function (or nil) and the view. */
+#define LP_SLOT_MSGH 1
+#define LP_SLOT_ON_SAMPLE 2
+#define LP_SLOT_VIEW 3
+
 /* Where records come from: a live run or a recording. */
 struct lp_source {
 	void *ctx;
@@ -31,6 +37,7 @@ struct lp_source {
 /* The sample view: one per run, pointed at the current sample only while
  * on_sample runs.  Lazily computed fields are cached here, keyed by gen. */
 struct lp_view {
+	const void *ud;                 /* the Sample userdata's block */
 	const struct lp_record *rec;    /* NULL outside on_sample */
 	int event;
 	struct lp_thread *thread;
@@ -59,6 +66,9 @@ struct lp_run {
 /* vm.c */
 int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs);
 int lp_vm_call(struct lp_run *run, int ref, int nargs);
+/* Calls on_sample with the view (kept at fixed stack slots); 0, or -1
+ * after reporting the error. */
+int lp_vm_call_on_sample(struct lp_run *run);
 void lp_vm_close(struct lp_run *run);
 
 /* lsample.c */

@@ -27,9 +27,13 @@ static const char *const field_names[] = {
 
 #define NR_FIELDS (sizeof field_names / sizeof field_names[0])
 
+/* The run, from l_index's second upvalue; argument 1 must be its view (the
+ * only Sample there is), which one pointer comparison checks. */
 static struct lp_run *check_view(lua_State *L)
 {
-	struct lp_run *run = *(struct lp_run **)luaL_checkudata(L, 1, LP_SAMPLE_MT);
+	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(2));
+	if (lua_touserdata(L, 1) != run->view.ud)
+		luaL_typeerror(L, 1, LP_SAMPLE_MT);
 	if (!run->view.rec)
 		luaL_error(L, "sample used outside on_sample: copy the fields you need "
 			      "into your own table while on_sample runs");
@@ -128,13 +132,15 @@ void lp_sample_open(lua_State *L, struct lp_run *run)
 {
 	struct lp_run **ud = lua_newuserdatauv(L, sizeof *ud, 2);
 	*ud = run;
+	run->view.ud = ud;
 	luaL_newmetatable(L, LP_SAMPLE_MT);
 	lua_createtable(L, 0, NR_FIELDS);
 	for (size_t i = 0; i < NR_FIELDS; i++) {
 		lua_pushinteger(L, (lua_Integer)i + 1);
 		lua_setfield(L, -2, field_names[i]);
 	}
-	lua_pushcclosure(L, l_index, 1);
+	lua_pushlightuserdata(L, run);
+	lua_pushcclosure(L, l_index, 2);
 	lua_setfield(L, -2, "__index");
 	lua_pushcfunction(L, l_newindex);
 	lua_setfield(L, -2, "__newindex");

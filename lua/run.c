@@ -14,12 +14,10 @@ static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
 	run->samples++;
 	if (run->ref_on_sample == LUA_NOREF)
 		return 0;
-	lua_State *L = run->L;
 	run->view.rec = rec;
 	run->view.event = event;
-	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_view);
-	int rc = lp_vm_call(run, run->ref_on_sample, 1);
-	lp_sample_invalidate(L, run);
+	int rc = lp_vm_call_on_sample(run);
+	lp_sample_invalidate(run->L, run);
 	return rc;
 }
 

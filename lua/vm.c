@@ -1,7 +1,9 @@
 /*
  * vm.c - the Lua state: creating it, loading the user's script, and calling
  * its hooks under lua_pcall with a traceback message handler kept at a fixed
- * stack slot (index 1), so a hook call costs a rawgeti and a pcall.
+ * stack slot (LP_SLOT_MSGH), so a hook call costs a rawgeti and a pcall; the
+ * per-sample call finds on_sample and the view at fixed slots too, and costs
+ * two stack copies and a pcall.
  */
 #include <stdio.h>
 #include <string.h>
@@ -55,7 +57,7 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	run->script = script;
 	lua_gc(L, LUA_GCGEN, 0, 0);
 	luaL_openlibs(L);
-	lua_pushcfunction(L, msgh);             /* stays at index 1 */
+	lua_pushcfunction(L, msgh);             /* stays at LP_SLOT_MSGH */
 	lua_pushlightuserdata(L, run);
 	lua_setfield(L, LUA_REGISTRYINDEX, "luaprof.run");
 	luaL_requiref(L, "luaprof", luaopen_luaprof, 1);
@@ -73,7 +75,18 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	run->ref_on_start = hook_ref(L, "on_start");
 	run->ref_on_sample = hook_ref(L, "on_sample");
 	run->ref_on_end = hook_ref(L, "on_end");
+	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_on_sample);  /* LP_SLOT_ON_SAMPLE */
+	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_view);       /* LP_SLOT_VIEW */
 	return 0;
+}
+
+/* Reports the error on top of the stack and pops it; always -1. */
+static int call_failed(struct lp_run *run)
+{
+	fprintf(stderr, "luaprof: %s\n", lua_tostring(run->L, -1));
+	lua_pop(run->L, 1);
+	run->failed = true;
+	return -1;
 }
 
 int lp_vm_call(struct lp_run *run, int ref, int nargs)
@@ -81,12 +94,19 @@ int lp_vm_call(struct lp_run *run, int ref, int nargs)
 	lua_State *L = run->L;
 	lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
 	lua_insert(L, -1 - nargs);
-	if (lua_pcall(L, nargs, 0, 1) == LUA_OK)
+	if (lua_pcall(L, nargs, 0, LP_SLOT_MSGH) == LUA_OK)
 		return 0;
-	fprintf(stderr, "luaprof: %s\n", lua_tostring(L, -1));
-	lua_pop(L, 1);
-	run->failed = true;
-	return -1;
+	return call_failed(run);
+}
+
+int lp_vm_call_on_sample(struct lp_run *run)
+{
+	lua_State *L = run->L;
+	lua_pushvalue(L, LP_SLOT_ON_SAMPLE);
+	lua_pushvalue(L, LP_SLOT_VIEW);
+	if (lua_pcall(L, 1, 0, LP_SLOT_MSGH) == LUA_OK)
+		return 0;
+	return call_failed(run);
 }
 
 void lp_vm_close(struct lp_run *run)
