@@ -274,14 +274,16 @@ static int copy_maps(struct lp_proc *dst, const struct lp_proc *src)
 	return 0;
 }
 
-static int apply_fork(struct lp_procs *ps, const struct lp_task *f)
+/* A fork; clone_maps is false for perf's FORK_EXEC (the child's maps are
+ * its own, reported by the MMAPs that follow). */
+static int apply_fork(struct lp_procs *ps, const struct lp_task *f, bool clone_maps)
 {
 	struct lp_thread *parent = lp_procs_find(ps, f->ptid);
 	struct lp_thread *t = lp_procs_find(ps, f->tid);
 	if (f->pid != f->ppid || !parent) {
 		/* a new process (or an unknown parent): fresh address space */
 		struct lp_proc *p = proc_new(ps, f->pid);
-		if (!p || (parent && f->pid != f->ppid && copy_maps(p, parent->proc)))
+		if (!p || (clone_maps && parent && f->pid != f->ppid && copy_maps(p, parent->proc)))
 			return -ENOMEM;
 		if (!t && !(t = thread_new(ps, f->pid, f->tid)))
 			return -ENOMEM;
@@ -307,7 +309,7 @@ int lp_procs_apply(struct lp_procs *ps, const struct lp_record *r)
 	case PERF_RECORD_COMM:
 		return apply_comm(ps, &r->u.comm);
 	case PERF_RECORD_FORK:
-		return apply_fork(ps, &r->u.task);
+		return apply_fork(ps, &r->u.task, !(r->misc & PERF_RECORD_MISC_FORK_EXEC));
 	case PERF_RECORD_EXIT: {
 		struct lp_thread *t = lp_procs_find(ps, r->u.task.tid);
 		if (t)

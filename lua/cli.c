@@ -21,6 +21,7 @@ static const char usage[] =
 "usage: luaprof run SCRIPT [options] [--] [CMD [ARGS...]]\n"
 "       luaprof run SCRIPT -i FILE\n"
 "       luaprof record [options] [-o FILE] [--] CMD [ARGS...]\n"
+"       luaprof record [options] [-o FILE] -p PID[,PID...] | -a\n"
 "\n"
 "Runs SCRIPT (Lua 5.4) over the samples of CMD and every thread and process\n"
 "it starts, of running processes (-p), or of the whole system (-a).\n"

@@ -153,18 +153,37 @@ static void call_on_end(struct lp_run *run, uint64_t duration, int status)
 	lp_vm_call(run, run->ref_on_end, 1);
 }
 
-/* Seeds the model with processes that exist already (-p, -a). */
-static void seed_procs(struct lp_run *run, const struct lp_cli *cli)
+/* What a /proc scan feeds: the model and, when recording, the file. */
+struct seed {
+	struct lp_procs *procs;
+	struct lp_recording *recording;
+};
+
+static int seed_record(const struct lp_record *r, void *arg)
 {
+	struct seed *s = arg;
+	if (s->recording)
+		lp_recording_synth(s->recording, r);
+	return lp_procs_apply(s->procs, r);
+}
+
+/* Reads the processes that exist already (-p, -a) from /proc once, into
+ * the model and the recording, as perf record synthesizes them: with -a
+ * every process, kernel threads included, with FORKs too.  A process that
+ * exits meanwhile is simply left out. */
+static void seed_procs(struct lp_run *run, const struct lp_cli *cli,
+		       struct lp_recording *recording)
+{
+	struct seed s = { run->procs, recording };
 	for (size_t i = 0; i < cli->nr_pids; i++)
-		lp_procs_synthesize(run->procs, cli->pids[i], true);
+		lp_procfs_scan(cli->pids[i], LP_SCAN_MAPS, seed_record, &s);
 	if (!cli->system_wide)
 		return;
 	DIR *d = opendir("/proc");
 	struct dirent *de;
 	while (d && (de = readdir(d)))
 		if (de->d_name[0] >= '1' && de->d_name[0] <= '9')
-			lp_procs_synthesize(run->procs, atoi(de->d_name), true);
+			lp_procfs_scan(atoi(de->d_name), LP_SCAN_MAPS | LP_SCAN_FORK, seed_record, &s);
 	if (d)
 		closedir(d);
 }
@@ -201,13 +220,13 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	}
 	notices(cli, fb);
 	struct lp_recording *recording = NULL;
-	if (cli->output && !(recording = lp_recording_open(cli->output, lv, cli->nr_events,
-							   cli->argc, cli->all_argv))) {
+	if (cli->output && !(recording = lp_recording_open(cli->output, lv, cli->events,
+							   cli->nr_events, cli->argc, cli->all_argv))) {
 		lp_live_wait(lv, 0);
 		lp_live_close(lv);
 		return LP_EXIT_FAILURE;
 	}
-	seed_procs(run, cli);
+	seed_procs(run, cli, recording);
 	call_on_start(run, cli, lp_live_pid(lv));
 	sig_live = lv;
 	uint64_t t0 = now_ns();

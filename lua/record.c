@@ -19,6 +19,8 @@ struct lp_recording {
 	struct lp_pd_writer *w;
 	const char *path;
 	struct lp_source inner;
+	struct lp_format fmt;   /* of the events: the trailer of made-up records */
+	uint64_t id;            /* the first event's first id, named by that trailer */
 	int err;
 };
 
@@ -43,34 +45,54 @@ static bool kernel_text(uint64_t *start, uint64_t *end)
 	return *start && *end > *start;
 }
 
-/* perf record's synthesized map of the kernel text, which perf needs to
- * place kernel symbols: MMAP pid -1 "[kernel.kallsyms]_text", with the
- * sample_id trailer our attrs promise (TID, TIME, CPU, IDENTIFIER). */
-static void write_kernel_map(struct lp_recording *rec, uint64_t id)
+/* Writes a record luaprof made up, with the sample_id trailer the events
+ * declare: the record's pid and tid, time 0 (before every sample, as perf
+ * writes its synthesized records), cpu 0 and the first event's id. */
+static void write_made_up(struct lp_recording *rec, struct lp_record *r, uint32_t pid,
+			  uint32_t tid)
 {
-	static const char name[] = "[kernel.kallsyms]_text";
+	_Alignas(8) uint8_t buf[8192];
+	r->has_sid = true;
+	r->sid = (struct lp_sample_id){ .pid = pid, .tid = tid, .id = rec->id };
+	int n = lp_record_encode(r, &rec->fmt, buf, sizeof buf);
+	if (n < 0 && !rec->err)
+		rec->err = n;
+	else if (n > 0 && !rec->err)
+		rec->err = lp_pd_writer_write(rec->w, buf);
+}
+
+/* perf record's synthesized map of the kernel text, which perf needs to
+ * place kernel symbols: MMAP pid -1 "[kernel.kallsyms]_text". */
+static void write_kernel_map(struct lp_recording *rec)
+{
 	uint64_t start, end;
 	if (!kernel_text(&start, &end))
 		return;
-	_Alignas(8) uint8_t buf[256] = { 0 };
-	size_t body = 8 + 8 + 3 * 8 + ((sizeof name + 7) & ~(size_t)7);
-	struct perf_event_header h = { PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL,
-				       (uint16_t)(body + 32) };
-	uint32_t pidtid[2] = { UINT32_MAX, 0 };
-	uint64_t words[3] = { start, end - start, start };
-	memcpy(buf, &h, 8);
-	memcpy(buf + 8, pidtid, 8);
-	memcpy(buf + 16, words, sizeof words);
-	memcpy(buf + 40, name, sizeof name);
-	uint32_t tid[2] = { UINT32_MAX, 0 };            /* trailer: pid, tid */
-	memcpy(buf + body, tid, 8);                      /* time 0, cpu 0 follow */
-	memcpy(buf + body + 24, &id, 8);
-	if (lp_pd_writer_write(rec->w, buf))
-		rec->err = -EIO;
+	struct lp_record r = { .type = PERF_RECORD_MMAP, .misc = PERF_RECORD_MISC_KERNEL };
+	r.u.mmap = (struct lp_mmap){ .pid = UINT32_MAX, .start = start, .len = end - start,
+				     .pgoff = start, .filename = "[kernel.kallsyms]_text" };
+	write_made_up(rec, &r, UINT32_MAX, 0);
+}
+
+void lp_recording_synth(struct lp_recording *rec, const struct lp_record *r)
+{
+	struct lp_record copy = *r;
+	switch (r->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		write_made_up(rec, &copy, r->u.mmap.pid, r->u.mmap.tid);
+		break;
+	case PERF_RECORD_COMM:
+		write_made_up(rec, &copy, r->u.comm.pid, r->u.comm.tid);
+		break;
+	default:
+		write_made_up(rec, &copy, r->u.task.pid, r->u.task.tid);
+	}
 }
 
 struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
-				       size_t nr_events, int argc, char **argv)
+				       const struct lp_event_spec *events, size_t nr_events,
+				       int argc, char **argv)
 {
 	struct lp_recording *rec = calloc(1, sizeof *rec);
 	uint64_t ids[4096];
@@ -80,14 +102,16 @@ struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
 		return NULL;
 	}
 	rec->path = path;
+	rec->fmt = *lp_live_format(lv);
 	for (size_t i = 0; i < nr_events; i++) {
 		size_t n = lp_live_ids(lv, i, ids, sizeof ids / sizeof ids[0]);
 		const struct perf_event_attr *a = lp_live_attr(lv, i);
-		if (lp_pd_writer_add_event(rec->w, a, NULL, ids, n))
+		if (lp_pd_writer_add_event(rec->w, a, events[i].name, ids, n))
 			rec->err = -EIO;
 	}
 	if (nr_events && lp_live_ids(lv, 0, ids, 1))
-		write_kernel_map(rec, ids[0]);
+		rec->id = ids[0];
+	write_kernel_map(rec);
 	const char **cmd = calloc((size_t)argc + 1, sizeof *cmd);
 	for (int i = 0; cmd && i < argc; i++)
 		cmd[i] = argv[i];

@@ -11,10 +11,19 @@
 struct lp_recording;
 
 /* Creates path (an existing file becomes path.old) and declares the run's
- * events.  argv is luaprof's command line, for the CMDLINE feature.  NULL
+ * events (nr_events of them, named as in events, as opened in lv).  argv is luaprof's command line, for the CMDLINE feature.  NULL
  * after printing one line on failure. */
 struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
-				       size_t nr_events, int argc, char **argv);
+				       const struct lp_event_spec *events, size_t nr_events,
+				       int argc, char **argv);
+
+/* Writes r, a record made up from /proc for what existed before the run
+ * (lp_procfs_scan's COMM, FORK, MMAP2), as perf record writes its
+ * synthesized records: time 0, so that readers put it before every sample,
+ * and the sample_id trailer the events declare.  Call it before the first
+ * record of the live source.  A failure is reported by
+ * lp_recording_close(). */
+void lp_recording_synth(struct lp_recording *rec, const struct lp_record *r);
 
 /* A source that writes every record of inner to the recording, then hands
  * it on.  The returned source borrows rec and inner. */

@@ -5,8 +5,9 @@
  * The model is driven by decoded records (MMAP/MMAP2, COMM, FORK, EXIT) in
  * time order, so a sample is always interpreted against the maps that were
  * live when it was taken, even when the process has exited since.  Processes
- * that existed before a run are seeded once from /proc.  Kernel maps (records
- * with pid -1) go to a separate kernel address space.
+ * that existed before a run are read once from /proc as the records perf
+ * record synthesizes for them.  Kernel maps (records with pid -1) go to a
+ * separate kernel address space.
  */
 #ifndef LUAPROF_PROC_H
 #define LUAPROF_PROC_H
@@ -55,8 +56,9 @@ void lp_procs_free(struct lp_procs *ps);
 
 /* Applies one decoded record: MMAP/MMAP2 add a map (replacing what it
  * overlaps), COMM renames (exec also drops the old maps), FORK creates the
- * thread and (for a new process) copies the parent's maps, EXIT marks the
- * thread exited.  Other types are ignored.  Returns 0, or -ENOMEM. */
+ * thread and (for a new process) copies the parent's maps unless misc has
+ * PERF_RECORD_MISC_FORK_EXEC (perf's mark on forks synthesized from /proc),
+ * EXIT marks the thread exited.  Other types are ignored.  Returns 0, or -ENOMEM. */
 int lp_procs_apply(struct lp_procs *ps, const struct lp_record *r);
 
 /* The thread tid of process pid, created (comm ":<tid>", as perf names
@@ -74,9 +76,32 @@ struct lp_proc *lp_procs_kernel(struct lp_procs *ps);
  * lp_procs_apply() on this model. */
 const struct lp_map *lp_proc_find_map(const struct lp_proc *p, uint64_t addr);
 
-/* Seeds process pid from /proc: every thread (with its comm) and, when
- * maps is true, /proc/pid/maps.  Returns 0, -ESRCH when it is gone, or
- * another negative errno. */
+/* What lp_procfs_scan reports besides each thread's COMM. */
+enum {
+	LP_SCAN_MAPS = 1,       /* an MMAP2 per executable map */
+	LP_SCAN_FORK = 2,       /* a FORK before each COMM, as perf record -a writes */
+};
+
+typedef int (*lp_scan_fn)(const struct lp_record *r, void *arg);
+
+/* Reads process pid (a thread id stands for its process) from /proc once
+ * and hands fn the records perf record synthesizes for a process that
+ * existed before the run, in perf's order: [FORK,] COMM of the main thread,
+ * then [MMAP2 of each executable map,] then [FORK,] COMM of every other
+ * thread.  Records are decoded only (data NULL, no trailer, time 0) and
+ * borrowed for the call.  FORKs carry PERF_RECORD_MISC_FORK_EXEC (the
+ * process's maps are its own, not copies of the parent's); the main thread
+ * forks from the parent process, the others from the main thread.  MMAP2s
+ * have misc PERF_RECORD_MISC_USER, the device and inode, prot and flags of
+ * the maps line, and "//anon" for a map without a file, as perf writes it.
+ * Threads that exit during the scan are left out.  Stops at the first
+ * non-zero return of fn and returns it; otherwise 0, -ESRCH when pid is
+ * gone, or another negative errno. */
+int lp_procfs_scan(pid_t pid, unsigned flags, lp_scan_fn fn, void *arg);
+
+/* Seeds the model with process pid: lp_procfs_scan's records (with maps
+ * when maps is true, without FORKs) applied with lp_procs_apply().  Returns
+ * as lp_procfs_scan does. */
 int lp_procs_synthesize(struct lp_procs *ps, pid_t pid, bool maps);
 
 /* Visits every thread (order unspecified); stops early when fn returns

@@ -135,6 +135,19 @@ struct lp_record {
 int lp_record_parse(const void *rec, size_t len, const struct lp_format *fmt,
 		    struct lp_record *out);
 
+/* The inverse of lp_record_parse for the records a profiler makes up (as
+ * perf record synthesizes what existed before a run): encodes r (type,
+ * misc and the body in r->u; data and size are ignored) as the kernel lays
+ * it out into buf.  Types: MMAP, MMAP2 (the device/inode flavour, or the
+ * build-id one when misc has PERF_RECORD_MISC_MMAP_BUILD_ID), COMM, FORK
+ * and EXIT.  Strings are NUL-padded to 8 bytes.  When fmt->sample_id_all
+ * the record ends with the sample_id trailer fmt->sample_type declares,
+ * filled from r->sid (zeros when !r->has_sid).  Returns the record's size
+ * (header.size), -ENOSPC when it does not fit in size bytes, or -EINVAL
+ * for another type or a record over 64 KiB.  Nothing is allocated. */
+int lp_record_encode(const struct lp_record *r, const struct lp_format *fmt,
+		     void *buf, size_t size);
+
 /* Finds the event id of a record without decoding it, for choosing the
  * format when several attrs share a stream: with PERF_SAMPLE_IDENTIFIER it is
  * the first u64 after the header of a sample and the last u64 of any other

@@ -1,6 +1,10 @@
 /* test_proc.c - the process model driven by synthetic records: maps that
- * overlap, fork copying maps, exec dropping them, threads sharing them. */
+ * overlap, fork copying maps, exec dropping them, threads sharing them; and
+ * the records a /proc scan makes of a live process (this one). */
 #include <errno.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 
 #include "luaprof/proc.h"
 #include "luaprof/record.h"
@@ -81,6 +85,21 @@ static void fork_thread_and_exec(void)
 	lp_procs_free(ps);
 }
 
+/* perf's synthesized forks (FORK_EXEC) do not copy the parent's maps: the
+ * child's own MMAPs follow. */
+static void fork_exec_keeps_maps_apart(void)
+{
+	struct lp_procs *ps = lp_procs_new();
+	apply(ps, mmap_rec(20, 0x1000, 0x1000, 0, "/bin/parent"));
+	struct lp_record f = task_rec(PERF_RECORD_FORK, 30, 20, 30, 20);
+	f.misc = PERF_RECORD_MISC_FORK_EXEC;
+	apply(ps, f);
+	struct lp_thread *c = lp_procs_find(ps, 30);
+	TEST_TRUE(c && c->proc != lp_procs_find(ps, 20)->proc);
+	TEST_EQ(c->proc->nr_maps, 0);
+	lp_procs_free(ps);
+}
+
 static void unknown_threads_and_many(void)
 {
 	struct lp_procs *ps = lp_procs_new();
@@ -108,5 +127,93 @@ static void synthesize_self(void)
 	lp_procs_free(ps);
 }
 
+/* Records of this process, with a second thread named "scanned". */
+struct scanned {
+	struct lp_record r[512];
+	char comm[512][16];
+	char path[512][64];
+	int n;
+};
+
+static int keep(const struct lp_record *r, void *arg)
+{
+	struct scanned *s = arg;
+	if (s->n == 512)
+		return -E2BIG;
+	s->r[s->n] = *r;
+	if (r->type == PERF_RECORD_COMM) {
+		snprintf(s->comm[s->n], sizeof s->comm[0], "%s", r->u.comm.comm);
+		s->r[s->n].u.comm.comm = s->comm[s->n];
+	} else if (r->type == PERF_RECORD_MMAP2) {
+		snprintf(s->path[s->n], sizeof s->path[0], "%s", r->u.mmap.filename);
+		s->r[s->n].u.mmap.filename = s->path[s->n];
+	}
+	s->n++;
+	return 0;
+}
+
+static pthread_barrier_t named, done;
+
+static void *named_thread(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "scanned");
+	pthread_barrier_wait(&named);
+	pthread_barrier_wait(&done);
+	return NULL;
+}
+
+/* The main thread's FORK (from our parent) and COMM, its executable maps,
+ * then the other thread's FORK (from the main thread) and COMM. */
+static void check_scan(const struct scanned *s, uint32_t pid)
+{
+	TEST_TRUE(s->n >= 6);
+	TEST_EQ(s->r[0].type, PERF_RECORD_FORK);
+	TEST_EQ(s->r[0].misc, PERF_RECORD_MISC_FORK_EXEC);
+	TEST_EQ(s->r[0].u.task.pid, pid);
+	TEST_EQ(s->r[0].u.task.tid, pid);
+	TEST_EQ(s->r[0].u.task.ppid, getppid());
+	TEST_EQ(s->r[1].type, PERF_RECORD_COMM);
+	TEST_STREQ(s->r[1].u.comm.comm, "test_proc");
+	int i = 2, self = 0;
+	for (; i < s->n && s->r[i].type == PERF_RECORD_MMAP2; i++) {
+		const struct lp_mmap *m = &s->r[i].u.mmap;
+		TEST_TRUE(m->pid == pid && m->tid == pid && (m->prot & PROT_EXEC));
+		TEST_EQ(s->r[i].misc, PERF_RECORD_MISC_USER);
+		if (strstr(m->filename, "test_proc") && m->flags == MAP_PRIVATE && m->ino)
+			self++;
+	}
+	TEST_EQ(self, 1);
+	TEST_EQ(s->n, i + 2);
+	TEST_EQ(s->r[i].type, PERF_RECORD_FORK);
+	TEST_EQ(s->r[i].u.task.ppid, pid);
+	TEST_EQ(s->r[i].u.task.ptid, pid);
+	TEST_EQ(s->r[i + 1].type, PERF_RECORD_COMM);
+	TEST_STREQ(s->r[i + 1].u.comm.comm, "scanned");
+	TEST_EQ(s->r[i + 1].u.comm.tid, s->r[i].u.task.tid);
+}
+
+static void scan_self(void)
+{
+	static struct scanned s, quiet;
+	pthread_t th;
+	pthread_barrier_init(&named, NULL, 2);
+	pthread_barrier_init(&done, NULL, 2);
+	pthread_create(&th, NULL, named_thread, NULL);
+	pthread_barrier_wait(&named);
+	TEST_EQ(lp_procfs_scan(getpid(), LP_SCAN_MAPS | LP_SCAN_FORK, keep, &s), 0);
+	TEST_EQ(lp_procfs_scan(getpid(), 0, keep, &quiet), 0);
+	pthread_barrier_wait(&done);
+	pthread_join(th, NULL);
+	check_scan(&s, (uint32_t)getpid());
+	TEST_EQ(quiet.n, 2);                    /* the two COMMs only */
+	TEST_EQ(quiet.r[0].type + quiet.r[1].type, 2 * PERF_RECORD_COMM);
+	s.n = 0;
+	TEST_EQ(lp_procfs_scan(getpid(), 0, keep, &s), 0);
+	TEST_EQ(s.n, 1);                        /* the thread has exited */
+	TEST_EQ(lp_procfs_scan(0x3fffff, 0, keep, &s), -ESRCH);
+}
+
 TEST_MAIN("proc", TEST_CASE(maps_lookup_and_overlap), TEST_CASE(fork_thread_and_exec),
-	  TEST_CASE(unknown_threads_and_many), TEST_CASE(synthesize_self))
+	  TEST_CASE(fork_exec_keeps_maps_apart), TEST_CASE(unknown_threads_and_many),
+	  TEST_CASE(synthesize_self), TEST_CASE(scan_self))

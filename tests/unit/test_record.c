@@ -1297,6 +1297,140 @@ static void test_mutations(void)
 	}
 }
 
+/* ---- encoding (lp_record_encode) --------------------------------------- */
+
+/* Encodes r and checks the bytes equal the builder's record exactly. */
+static void expect_encoded(const struct lp_record *r, const struct lp_format *f,
+			   const struct builder *want)
+{
+	_Alignas(8) unsigned char buf[2048];
+	int n = lp_record_encode(r, f, buf, sizeof buf);
+
+	TEST_EQ(n, want->n);
+	if (n == (int)want->n && memcmp(buf, want->b, want->n))
+		TEST_FAIL_("%s", "the encoded bytes differ from the kernel layout");
+}
+
+static void put_comm(struct builder *bd, uint32_t pid, uint32_t tid, const char *comm)
+{
+	begin(bd, PERF_RECORD_COMM, 0);
+	put_u32(bd, pid);
+	put_u32(bd, tid);
+	put_str(bd, comm);
+}
+
+static const struct lp_sample_id sid_41 = {
+	.pid = 41, .tid = 42, .time = 5000, .id = 0x77, .stream_id = 0x88, .cpu = 6,
+};
+
+static void test_encode_comm_and_tasks(void)
+{
+	struct builder bd;
+	struct lp_record r = { .type = PERF_RECORD_COMM, .has_sid = true, .sid = sid_41 };
+
+	r.u.comm = (struct lp_comm){ .pid = 30, .tid = 31, .comm = "worker" };
+	put_comm(&bd, 30, 31, "worker");
+	put_sid_all(&bd);
+	finish(&bd);
+	expect_encoded(&r, &sid_all, &bd);
+	r.u.comm.comm = "12345678";         /* 8 characters: 8 more bytes of NULs */
+	put_comm(&bd, 30, 31, "12345678");
+	finish(&bd);
+	expect_encoded(&r, &no_sid, &bd);
+
+	static const uint32_t types[] = { PERF_RECORD_FORK, PERF_RECORD_EXIT };
+	for (size_t i = 0; i < 2; i++) {
+		r = (struct lp_record){ .type = types[i], .has_sid = true, .sid = sid_41 };
+		r.u.task = (struct lp_task){ .pid = 50, .ppid = 1, .tid = 51, .ptid = 2, .time = 777 };
+		put_task(&bd, types[i]);
+		put_sid_all(&bd);
+		finish(&bd);
+		expect_encoded(&r, &sid_all, &bd);
+	}
+}
+
+static void test_encode_mmaps(void)
+{
+	struct builder bd;
+	struct lp_record r = { .type = PERF_RECORD_MMAP2, .misc = PERF_RECORD_MISC_USER };
+
+	r.u.mmap = (struct lp_mmap){ .pid = 20, .tid = 21, .start = 0x7f0000, .len = 0x3000,
+				     .pgoff = 0x1000, .maj = 8, .min = 1, .ino = 123456,
+				     .ino_generation = 9, .prot = 5, .flags = 2,
+				     .filename = "/lib/libc.so.6" };
+	put_mmap2_head(&bd, PERF_RECORD_MISC_USER);
+	put_u32(&bd, 8);
+	put_u32(&bd, 1);
+	put_u64(&bd, 123456);
+	put_u64(&bd, 9);
+	put_u32(&bd, 5);
+	put_u32(&bd, 2);
+	put_str(&bd, "/lib/libc.so.6");
+	put_zeros(&bd, 48);                 /* no sid: a trailer of zeros */
+	finish(&bd);
+	expect_encoded(&r, &sid_all, &bd);
+
+	r.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+	r.u.mmap.build_id_size = 20;
+	for (uint8_t i = 0; i < 20; i++)
+		r.u.mmap.build_id[i] = (uint8_t)(0xb0 + i);
+	r.u.mmap.filename = "/bin/x";
+	put_mmap2_head(&bd, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
+	put_build_id(&bd, 20);
+	put_u32(&bd, 5);
+	put_u32(&bd, 2);
+	put_str(&bd, "/bin/x");
+	finish(&bd);
+	expect_encoded(&r, &no_sid, &bd);
+
+	r = (struct lp_record){ .type = PERF_RECORD_MMAP, .misc = PERF_RECORD_MISC_KERNEL };
+	r.u.mmap = (struct lp_mmap){ .pid = UINT32_MAX, .start = 0xffffffff81000000,
+				     .len = 0x1000000, .pgoff = 0xffffffff81000000,
+				     .filename = "[kernel.kallsyms]_text" };
+	begin(&bd, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL);
+	put_u32(&bd, UINT32_MAX);
+	put_u32(&bd, 0);
+	put_u64(&bd, 0xffffffff81000000);
+	put_u64(&bd, 0x1000000);
+	put_u64(&bd, 0xffffffff81000000);
+	put_str(&bd, "[kernel.kallsyms]_text");
+	finish(&bd);
+	expect_encoded(&r, &no_sid, &bd);
+}
+
+/* What is encoded decodes back to the same fields; short buffers and types
+ * it does not make are refused. */
+static void test_encode_round_trip_and_refusals(void)
+{
+	_Alignas(8) unsigned char buf[256];
+	struct lp_record r = { .type = PERF_RECORD_MMAP2, .has_sid = true, .sid = sid_41 }, back;
+
+	r.u.mmap = (struct lp_mmap){ .pid = 7, .tid = 7, .start = 0x1000, .len = 0x2000,
+				     .pgoff = 0x10, .maj = 254, .ino = 99, .prot = 5, .flags = 2,
+				     .filename = "//anon" };
+	int n = lp_record_encode(&r, &sid_all, buf, sizeof buf);
+	TEST_TRUE(n > 0 && n % 8 == 0);
+	TEST_EQ(lp_record_parse(buf, (size_t)n, &sid_all, &back), 0);
+	TEST_EQ(back.size, n);
+	TEST_EQ_U64(back.u.mmap.len, 0x2000);
+	TEST_EQ(back.u.mmap.maj, 254);
+	TEST_EQ_U64(back.u.mmap.ino, 99);
+	TEST_STREQ(back.u.mmap.filename, "//anon");
+	check_sid_all(&back);
+	TEST_EQ(lp_record_encode(&r, &sid_all, buf, (size_t)n - 1), -ENOSPC);
+	TEST_EQ(lp_record_encode(&r, &sid_all, buf, 4), -ENOSPC);
+	r.type = PERF_RECORD_SAMPLE;
+	TEST_EQ(lp_record_encode(&r, &sid_all, buf, sizeof buf), -EINVAL);
+
+	static char big[70000];
+	unsigned char *huge = malloc(1 << 17);
+	memset(big, 'a', sizeof big - 1);
+	r = (struct lp_record){ .type = PERF_RECORD_COMM };
+	r.u.comm = (struct lp_comm){ .pid = 1, .tid = 1, .comm = big };
+	TEST_EQ(lp_record_encode(&r, &no_sid, huge, 1 << 17), -EINVAL);
+	free(huge);
+}
+
 TEST_MAIN("record",
 	TEST_CASE(test_format_from_attr),
 	TEST_CASE(test_sample_all_common),
@@ -1328,4 +1462,7 @@ TEST_MAIN("record",
 	TEST_CASE(test_truncate_sample),
 	TEST_CASE(test_truncate_trailer_records),
 	TEST_CASE(test_mutations),
+	TEST_CASE(test_encode_comm_and_tasks),
+	TEST_CASE(test_encode_mmaps),
+	TEST_CASE(test_encode_round_trip_and_refusals),
 )

@@ -1,0 +1,88 @@
+# Recordings of processes that existed before the run (-p, -a) carry the
+# COMM (per thread) and MMAP2 records perf record synthesizes for them, at
+# time 0, so perf script names their threads and functions; perf report's
+# per-function counts equal luaprof's replay of the file exactly; perf
+# warns about nothing; the replay names every sample as the live run did.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+command -v perf >/dev/null || skip "perf is not installed: nothing to read the recordings with"
+cd "$TMP"
+
+# perf_agrees FILE [PID]: perf script and perf report read FILE without a
+# word on stderr, and perf report's counts per function (of PID's samples:
+# sorted by pid too, as perf report --pid with --sort sym alone would count
+# every process's samples of a function that PID has) equal luaprof's.
+perf_agrees() {
+	local f=$1 pid=${2:-}
+	perf script -i "$f" -F comm,pid,tid,ip,sym,dso > script.txt 2> perf.err ||
+		fail "perf script cannot read $f: $(head -3 perf.err)"
+	[ ! -s perf.err ] || fail "perf script warns on $f: $(head -3 perf.err)"
+	if [ -n "$pid" ]; then
+		perf report -i "$f" --stdio --no-children --sort pid,sym -F sample,pid,sym -q -g none 2> perf.err |
+			awk -v p="$pid:" 'index($2, p) == 1 {$2 = ""; print}' > rows
+	else
+		perf report -i "$f" --stdio --no-children --sort sym -F sample,sym -q -g none 2> perf.err > rows
+	fi
+	[ ! -s perf.err ] || fail "perf report warns on $f: $(head -3 perf.err)"
+	awk 'NF >= 3 && $2 ~ /^\[[k.]\]$/ && $3 !~ /^0x/ && $3 !~ /@plt$/ {print $1, $2, $3}' rows | sort > theirs
+	"$LUAPROF" run "$CHECKS/symcount.lua" ${pid:+-A "$pid"} -i "$f" > all 2> err ||
+		{ cat err; fail "luaprof -i $f failed"; }
+	grep -v ' \[?\] ' all | sort > ours
+	diff theirs ours > diff.txt || { head -20 diff.txt; fail "perf report and luaprof disagree on $f"; }
+	[ -s ours ] || fail "no named samples in $f"
+}
+
+# named_by_perf PID COMM... : at least 90% of PID's samples in script.txt
+# name a function of the workload's binary, and each COMM names a thread.
+# (The rest may be kernel samples or libc; before the synthesized records
+# none was named and every comm read ":TID".)
+named_by_perf() {
+	local pid=$1 bin=$2; shift 2
+	awk -v pid="$pid" -v bin="($bin)" '
+		{ split($2, pt, "/") } pt[1] != pid { next }
+		{ n++ } $NF == bin && $(NF - 1) != "[unknown]" { named++ }
+		END { printf "%d %d\n", n, named }' script.txt > counts
+	read -r total named < counts
+	[ "$total" -ge 50 ] || fail "only $total samples of pid $pid in the recording"
+	[ $((named * 100)) -ge $((total * 90)) ] ||
+		{ grep -m5 "\[unknown\]" script.txt; fail "perf names $named of $total samples of pid $pid in $bin (90% wanted)"; }
+	for comm in "$@"; do
+		awk -v pid="$pid" -v c="$comm" '$1 == c && index($2, pid "/") == 1 {ok = 1} END {exit !ok}' script.txt ||
+			fail "perf script shows no thread of pid $pid named $comm"
+	done
+}
+
+# -p: a process with two named threads, attached for half a second.
+"$PROGS/twothreads" 4000 & pid=$!
+trap 'kill $pid 2>/dev/null; rm -rf "$TMP"' EXIT
+for _ in $(seq 50); do      # until both workers have their names
+	grep -qx worker-2 /proc/$pid/task/*/comm 2>/dev/null && break
+	sleep 0.05
+done
+expect_status 0 "$LUAPROF" record -F 2000 -p $pid -o attach.data --duration 0.5
+perf_agrees attach.data
+named_by_perf $pid "$PROGS/twothreads" worker-1 worker-2
+# the live run and the replay of its recording name every sample alike
+expect_status 0 "$LUAPROF" run "$CHECKS/names.lua" -p $pid -o live.data --duration 0.5
+cp "$TMP/out" live.txt
+expect_status 0 "$LUAPROF" run "$CHECKS/names.lua" -i live.data
+diff live.txt "$TMP/out" > diff.txt || { head diff.txt; fail "the replay names samples differently from the live run"; }
+grep -q " worker-1 spin_iters " live.txt || fail "the live run did not name worker-1's samples"
+kill $pid; wait $pid 2>/dev/null
+
+# -a: every process, kernel threads too (with FORKs, as perf record -a).
+if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 0 ] && [ "$(id -u)" != 0 ]; then
+	echo "system-wide recording not checked: needs root or kernel.perf_event_paranoid <= 0"
+	exit 0
+fi
+"$PROGS/spin" 4000 & pid=$!
+sleep 0.2
+expect_status 0 "$LUAPROF" record -F 1000 -a -o all.data --duration 0.5
+kill $pid; wait $pid 2>/dev/null
+perf_agrees all.data $pid
+named_by_perf $pid "$PROGS/spin" spin
+perf script -i all.data --show-task-events > tasks.txt 2>/dev/null
+grep -qF "PERF_RECORD_FORK($pid:$pid)" tasks.txt || fail "the system-wide recording has no FORK for pid $pid"
+kthread=$(cat /proc/2/comm 2>/dev/null)         # kthreadd, unless in a pid namespace
+[ -z "$kthread" ] || grep -qF "PERF_RECORD_COMM: $kthread:2/2" tasks.txt ||
+	fail "the system-wide recording does not name kernel thread 2 ($kthread)"
