@@ -189,16 +189,12 @@ static void debug_path(const struct lp_dso *d, char *buf, size_t n)
 		snprintf(buf + off, n - (size_t)off, ".debug");
 }
 
-/* Replaces .dynsym-only symbols by the .symtab of the object's separate
- * debug file, when one is installed.  Its addresses are the object's own.
- * Any failure keeps what the object had. */
-static void load_debug_syms(struct lp_dso *d)
+void lp_dso_load_debug_file(struct lp_dso *d, const char *path)
 {
-	char path[PATH_MAX];
-	debug_path(d, path, sizeof path);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
+	elf_version(EV_CURRENT);
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	Elf_Scn *scn = e ? find_symtab(e) : NULL;
 	struct lp_symtab *keep = d->syms;
@@ -216,6 +212,15 @@ static void load_debug_syms(struct lp_dso *d)
 	if (e)
 		elf_end(e);
 	close(fd);
+}
+
+/* Replaces .dynsym-only symbols by the .symtab of the object's separate
+ * debug file, when one is installed. */
+static void load_debug_syms(struct lp_dso *d)
+{
+	char path[PATH_MAX];
+	debug_path(d, path, sizeof path);
+	lp_dso_load_debug_file(d, path);
 }
 
 static struct lp_dso *dso_from_elf(const char *name, Elf *e)
@@ -382,4 +387,9 @@ const struct lp_sym *lp_dso_find(const struct lp_dso *d, uint64_t vaddr)
 const struct lp_symtab *lp_dso_symtab(const struct lp_dso *d)
 {
 	return d->syms;
+}
+
+bool lp_dso_has_symtab(const struct lp_dso *d)
+{
+	return d->full_symtab;
 }

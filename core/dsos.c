@@ -10,6 +10,12 @@
  * found with getauxval(AT_SYSINFO_EHDR): every process of a native ABI gets
  * the same one from the kernel; its key ignores maj/min/ino.
  *
+ * Replaying a recording, the build-ids it gives by path
+ * (lp_dsos_expect_build_id) decide which file an object is read from
+ * (lp_dso_open_recorded: perf's build-id cache, or the path only when its
+ * build-id matches); objects without one are opened by path.  Either way
+ * the choice is made once, when the object is first needed.
+ *
  * A chained hash table; it doubles when it holds as many entries as buckets.
  */
 #include <errno.h>
@@ -32,6 +38,7 @@ struct dsos_ent {
 struct lp_dsos {
 	struct dsos_ent **buckets;
 	size_t nr_buckets, nr;
+	struct lp_bidtab *want;         /* recorded build-ids; NULL in live runs */
 };
 
 struct lp_dsos *lp_dsos_new(void)
@@ -64,6 +71,7 @@ void lp_dsos_free(struct lp_dsos *c)
 		}
 	}
 	free(c->buckets);
+	lp_bidtab_free(c->want);
 	free(c);
 }
 
@@ -129,7 +137,7 @@ static struct lp_dso *open_vdso(void)
 	return lp_dso_open_mem("[vdso]", image, size);
 }
 
-static struct lp_dso *open_object(const char *path)
+struct lp_dso *lp_dsos_open_local(const char *path)
 {
 	struct lp_dso *d;
 
@@ -141,6 +149,34 @@ static struct lp_dso *open_object(const char *path)
 	if (!d)
 		lp_log(LP_DEBUG, "sym: open %s: %s", path, strerror(errno));
 	return d;
+}
+
+/* The object for path: the recorded one when the recording gives a
+ * build-id for path, else whatever the path holds. */
+static struct lp_dso *open_object(struct lp_dsos *c, const char *path)
+{
+	struct lp_bid_want *w = c->want ? lp_bidtab_find(c->want, path) : NULL;
+
+	return w ? lp_dso_open_recorded(path, w) : lp_dsos_open_local(path);
+}
+
+int lp_dsos_expect_build_id(struct lp_dsos *c, const char *path, const uint8_t *id,
+			    size_t size)
+{
+	size_t zero = 0;
+
+	while (id && zero < size && !id[zero])
+		zero++;
+	if (size && zero == size)
+		return 0;       /* all zeros: perf's "no build-id" */
+	if (!c->want && !(c->want = lp_bidtab_new()))
+		return -ENOMEM;
+	return lp_bidtab_add(c->want, path, id, size);
+}
+
+struct lp_bid_want *lp_dsos_expected(struct lp_dsos *c, const char *path)
+{
+	return c->want ? lp_bidtab_find(c->want, path) : NULL;
 }
 
 /* The entry for the key, created (and its object opened) when new. */
@@ -161,7 +197,7 @@ static struct dsos_ent *entry(struct lp_dsos *c, const char *path, uint32_t maj,
 		return NULL;
 	*e = (struct dsos_ent){ .hash = h, .ino = ino, .maj = maj, .min = min };
 	memcpy(e->path, path, len + 1);
-	e->dso = open_object(e->path);
+	e->dso = open_object(c, e->path);
 	e->next = c->buckets[h & (c->nr_buckets - 1)];
 	c->buckets[h & (c->nr_buckets - 1)] = e;
 	c->nr++;

@@ -7,6 +7,8 @@
  * process model), file offset = ip - map start + pgoff, converted to an ELF
  * virtual address through the object's PT_LOAD segments, then the object's
  * symbol table.  Kernel addresses: kallsyms, loaded on the first one.
+ * Replaying, the recorded build-ids choose the files (bidfind.c), once per
+ * object.
  *
  * The object of the last map is remembered (map paths are interned by
  * lp_procs, so the path pointer identifies it), which skips the dsos hash
@@ -21,6 +23,7 @@
  * as long as the resolver.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +62,7 @@ struct lp_resolver {
 	struct lp_kernel *kernel;
 	char *kallsyms;
 	bool kernel_tried, kernel_hidden, cache_on;
+	bool kallsyms_default;          /* reading /proc/kallsyms: the running kernel */
 	uint64_t hits, misses;
 	struct fcache_ent *cache;
 };
@@ -73,6 +77,7 @@ struct lp_resolver *lp_resolver_new(struct lp_procs *procs, const char *kallsyms
 	r->cache_on = true;
 	r->dsos = lp_dsos_new();
 	r->kallsyms = strdup(kallsyms ? kallsyms : "/proc/kallsyms");
+	r->kallsyms_default = !kallsyms;
 	r->cache = calloc(FCACHE_SIZE, sizeof *r->cache);
 	if (!r->dsos || !r->kallsyms || !r->cache) {
 		lp_resolver_free(r);
@@ -93,18 +98,29 @@ void lp_resolver_free(struct lp_resolver *r)
 	free(r);
 }
 
+/* The kallsyms file to read: the resolver's, or for a recording made on
+ * another kernel the copy perf cached (in buf); NULL when there is none. */
+static const char *kallsyms_path(struct lp_resolver *r, char *buf, size_t n)
+{
+	struct lp_bid_want *w = r->kallsyms_default ? lp_dsos_expected(r->dsos, KERNEL_DSO) : NULL;
+
+	return w ? lp_kallsyms_recorded(w, r->kallsyms, buf, n) : r->kallsyms;
+}
+
 /* Loads kallsyms once; a failure (other than ENOMEM) is final. */
 static int load_kernel(struct lp_resolver *r)
 {
 	bool hidden = false;
+	char buf[PATH_MAX];
+	const char *path = kallsyms_path(r, buf, sizeof buf);
 
-	r->kernel = lp_kernel_load(r->kallsyms, &hidden);
-	if (!r->kernel && errno == ENOMEM)
+	r->kernel = path ? lp_kernel_load(path, &hidden) : NULL;
+	if (path && !r->kernel && errno == ENOMEM)
 		return -ENOMEM;
 	r->kernel_tried = true;
 	r->kernel_hidden = hidden;
-	if (!r->kernel)
-		lp_log(LP_WARN, "sym: kernel symbols: %s: %s", r->kallsyms, strerror(errno));
+	if (path && !r->kernel)
+		lp_log(LP_WARN, "sym: kernel symbols: %s: %s", path, strerror(errno));
 	return 0;
 }
 
@@ -197,6 +213,12 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 				  .valid = true, .kernel = kernel, .sym = out->sym,
 				  .dso = out->dso, .symoff = out->symoff };
 	return 0;
+}
+
+int lp_resolver_expect_build_id(struct lp_resolver *r, const char *path,
+				const uint8_t *id, size_t size)
+{
+	return lp_dsos_expect_build_id(r->dsos, path, id, size);
 }
 
 bool lp_resolver_kernel_hidden(const struct lp_resolver *r)

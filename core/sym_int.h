@@ -51,6 +51,95 @@ size_t lp_dso_mem_size(const void *image);
 /* The symbol table of a dso (borrowed). */
 const struct lp_symtab *lp_dso_symtab(const struct lp_dso *d);
 
+/* Whether the dso's symbols came from a .symtab (its own or its debug
+ * file's), rather than from .dynsym alone. */
+bool lp_dso_has_symtab(const struct lp_dso *d);
+
+/* Replaces the dso's symbols by the .symtab of the ELF file at path (a
+ * separate debug file of the same build-id: its addresses are the
+ * object's).  Any failure, or a file without .symtab, keeps what the dso
+ * had. */
+void lp_dso_load_debug_file(struct lp_dso *d, const char *path);
+
+/* ---- build-ids (buildid.c) ---- */
+
+#define LP_BUILD_ID_SIZE 20     /* the most perf.data holds */
+
+/* Whether an object whose build-id is have (hn bytes) is the one recorded
+ * with want (wn bytes).  Equal bytes, or, as perf allows for files written
+ * without the size flag, want being have padded with zeros to 20 bytes.
+ * An empty id matches nothing. */
+bool lp_build_id_equal(const uint8_t *want, size_t wn, const uint8_t *have, size_t hn);
+
+/* Lower-case hex of the first min(n, 20) bytes into buf (at least 41
+ * bytes); returns buf. */
+char *lp_build_id_hex(const uint8_t *id, size_t n, char *buf);
+
+/* The GNU build-id note of a notes file in the kernel's format
+ * ("/sys/kernel/notes": the running kernel's); copies at most cap bytes
+ * into id and returns the count, 0 when unreadable or absent. */
+size_t lp_build_id_read_notes(const char *path, uint8_t *id, size_t cap);
+
+/* The idx-th candidate in perf's build-id cache for the object with build-id
+ * id: DIR/.build-id/NN/REST/base ("elf", "debug", "vdso", "kallsyms"), or
+ * DIR/.build-id/NN/REST itself when that is a file (the old layout); DIR
+ * is $PERF_BUILDID_DIR (idx 0, when set), then $HOME/.debug.  Writes the
+ * name into buf (size bytes) whether the file exists or not; returns false
+ * when there is no idx-th cache directory. */
+bool lp_build_id_cache_file(const uint8_t *id, size_t n, const char *base, unsigned idx,
+			    char *buf, size_t size);
+
+/* ---- the recording's build-ids by path (bidtab.c) ---- */
+
+struct lp_bid_want {
+	char *path;             /* owned by the table */
+	uint8_t id[LP_BUILD_ID_SIZE];
+	uint8_t size;
+	bool warned;            /* the mismatch has been reported */
+	size_t seq;             /* order of addition */
+};
+
+struct lp_bidtab;
+
+/* An empty table; NULL (errno ENOMEM) on failure. */
+struct lp_bidtab *lp_bidtab_new(void);
+void lp_bidtab_free(struct lp_bidtab *t);
+
+/* Records that path had build-id id (size 1..20 bytes; path copied); a later
+ * entry for the same path replaces an earlier one.  Returns 0, -EINVAL
+ * (no path, bad size) or -ENOMEM.  Invalidates pointers from lp_bidtab_find. */
+int lp_bidtab_add(struct lp_bidtab *t, const char *path, const uint8_t *id, size_t size);
+
+/* The entry of path (borrowed until the next add or free), or NULL. */
+struct lp_bid_want *lp_bidtab_find(struct lp_bidtab *t, const char *path);
+
+/* Number of distinct paths. */
+size_t lp_bidtab_count(struct lp_bidtab *t);
+
+/* ---- objects of a recording (bidfind.c) ---- */
+
+/* Opens the object a recording names path with build-id w, from the first
+ * file that has that build-id, in perf's order: perf's build-id cache, then
+ * the object on this machine (path, or this process's vDSO for "[vdso]",
+ * opened as lp_dsos_open_local does).  Symbols come from the file's
+ * .symtab, else from a separate debug file of the build-id
+ * (/usr/lib/debug/.build-id/, then the cache's "debug").  When no file has
+ * it, returns NULL (errno ENOENT or ENOMEM) and, the first time for w,
+ * logs one LP_WARN line naming the object and both build-ids. */
+struct lp_dso *lp_dso_open_recorded(const char *path, struct lp_bid_want *w);
+
+/* The kallsyms file for a recording made on the kernel with build-id w: the
+ * running kernel's (dflt) when its /sys/kernel/notes build-id matches or
+ * cannot be read, else the copy in perf's build-id cache, written into buf.
+ * NULL when there is none, after one LP_WARN line (the first time for w). */
+const char *lp_kallsyms_recorded(struct lp_bid_want *w, const char *dflt, char *buf,
+				 size_t size);
+
+/* The object at path as this machine has it, no build-id check: the file,
+ * or this process's vDSO image for "[vdso]"; NULL (errno) for special,
+ * anonymous and deleted mappings and for files that cannot be read. */
+struct lp_dso *lp_dsos_open_local(const char *path);
+
 /* The kernel's symbol table (borrowed), for counting and iteration. */
 const struct lp_symtab *lp_kernel_symtab(const struct lp_kernel *k);
 
@@ -60,6 +149,10 @@ const struct lp_symtab *lp_kernel_symtab(const struct lp_kernel *k);
  * or -ENOMEM when the cache entry could not be made (*dso and *name NULL). */
 int lp_dsos_lookup(struct lp_dsos *c, const struct lp_map *m,
 		   struct lp_dso **dso, const char **name);
+
+/* The recorded build-id entry of path (borrowed until the next
+ * lp_dsos_expect_build_id), or NULL. */
+struct lp_bid_want *lp_dsos_expected(struct lp_dsos *c, const char *path);
 
 /* Number of objects (successful or not) the cache has tried to open. */
 size_t lp_dsos_count(const struct lp_dsos *c);

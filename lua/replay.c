@@ -3,7 +3,13 @@
  * the same hooks, the same sample view and symbolization as a live run, fed
  * by the perf.data reader.  A file that turns out bad part-way through still
  * gets on_end for what was read, with the error, and a failing exit.
+ *
+ * The recording's build-ids go to the resolver before any sample (and, in
+ * pipe mode, as their records arrive), so each object is read only from a
+ * file with the build-id it had when recorded.  Guest machines' entries are
+ * left out: their objects are not this machine's.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +21,8 @@
 
 struct replay_src {
 	struct lp_perfdata *pd;
+	struct lp_resolver *resolver;
+	size_t nr_bids_given;           /* build-id entries passed to the resolver */
 	bool stopped;
 	uint64_t first_time, last_time;
 };
@@ -28,6 +36,26 @@ static int event_index(const struct lp_perfdata *pd, const struct lp_pd_event *e
 	return -1;
 }
 
+static bool guest(uint16_t cpumode)
+{
+	return cpumode == PERF_RECORD_MISC_GUEST_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_USER;
+}
+
+/* Passes the build-id entries read since the last call to the resolver.
+ * Returns 0 or -ENOMEM. */
+static int give_build_ids(struct replay_src *rs)
+{
+	const struct lp_pd_info *in = lp_perfdata_info(rs->pd);
+	for (; rs->nr_bids_given < in->nr_build_ids; rs->nr_bids_given++) {
+		const struct lp_pd_build_id *b = &in->build_ids[rs->nr_bids_given];
+		if (guest(b->cpumode) || !b->size)
+			continue;
+		if (lp_resolver_expect_build_id(rs->resolver, b->path, b->id, b->size) == -ENOMEM)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int replay_next(void *ctx, struct lp_record *rec, int *event)
 {
 	struct replay_src *rs = ctx;
@@ -35,6 +63,9 @@ static int replay_next(void *ctx, struct lp_record *rec, int *event)
 	if (rs->stopped)
 		return 0;
 	int rc = lp_perfdata_next(rs->pd, rec, &ev);
+	if (rc > 0 && lp_perfdata_info(rs->pd)->nr_build_ids != rs->nr_bids_given &&
+	    give_build_ids(rs))
+		rc = -ENOMEM;
 	if (rc <= 0)
 		return rc;
 	*event = event_index(rs->pd, ev);
@@ -131,9 +162,15 @@ static void call_on_end(struct lp_run *run, const struct replay_src *rs)
 int lp_replay(struct lp_run *run, const char *file)
 {
 	char err[512] = "";
-	struct replay_src rs = { .pd = lp_perfdata_open(file, err, sizeof err) };
+	struct replay_src rs = { .pd = lp_perfdata_open(file, err, sizeof err),
+				 .resolver = run->resolver };
 	if (!rs.pd) {
 		fprintf(stderr, "luaprof: %s\n", *err ? err : file);
+		return LP_EXIT_FAILURE;
+	}
+	if (give_build_ids(&rs)) {
+		fprintf(stderr, "luaprof: out of memory\n");
+		lp_perfdata_close(rs.pd);
 		return LP_EXIT_FAILURE;
 	}
 	if (run->ref_on_start != LUA_NOREF) {
@@ -147,6 +184,7 @@ int lp_replay(struct lp_run *run, const char *file)
 	}
 	if (rc < 0 && !run->failed)
 		fprintf(stderr, "luaprof: %s (on_end sees the %llu samples read before it)\n",
+			rc == -ENOMEM && !*lp_perfdata_error(rs.pd) ? "out of memory" :
 			lp_perfdata_error(rs.pd), (unsigned long long)run->samples);
 	if (!run->failed)
 		call_on_end(run, &rs);

@@ -107,6 +107,20 @@ void lp_dsos_free(struct lp_dsos *c);
  * in " (deleted)", ...).  The dso is owned by the cache. */
 struct lp_dso *lp_dsos_get(struct lp_dsos *c, const struct lp_map *m);
 
+/* Replaying a recording: path (a map's path, or "[vdso]") had build-id id
+ * (size 1..20 bytes, as perf.data holds it) when it was recorded.  From
+ * then on lp_dsos_get() reads that object only from a file with this
+ * build-id: perf's build-id cache ($PERF_BUILDID_DIR, then ~/.debug), then
+ * the path itself; symbols from its .symtab, else from a separate debug
+ * file of the build-id.  When no file has it, lp_dsos_get() returns NULL
+ * for it (its frames go unnamed) and one LP_WARN line names the object and
+ * both build-ids.  Objects without an entry are opened by path as before;
+ * objects already opened are not reopened.  A later entry for the same
+ * path replaces an earlier one; an id of zeros (perf's "none") is ignored.  Returns 0, -EINVAL (no path, size 0 or
+ * over 20) or -ENOMEM. */
+int lp_dsos_expect_build_id(struct lp_dsos *c, const char *path, const uint8_t *id,
+			    size_t size);
+
 struct lp_kernel;
 
 /* Loads kernel symbols from a kallsyms-format file (normally
@@ -148,6 +162,17 @@ void lp_resolver_free(struct lp_resolver *r);
  * parts NULL); returns 0, or a negative errno only on allocation failure. */
 int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 		      uint64_t ip, bool kernel, struct lp_frame *out);
+
+/* Replaying a recording: lp_dsos_expect_build_id() for the resolver's
+ * objects.  For "[kernel.kallsyms]" (the recording's kernel entry), when
+ * the resolver reads the default /proc/kallsyms: the running kernel's
+ * build-id (/sys/kernel/notes) is compared first, and on a mismatch the
+ * kallsyms copy in perf's build-id cache is read instead; with no copy,
+ * kernel frames keep the dso "[kernel.kallsyms]" but no symbol, after one
+ * LP_WARN line.  Call before the first lp_resolver_frame() (addresses
+ * already resolved keep their names).  Returns as lp_dsos_expect_build_id. */
+int lp_resolver_expect_build_id(struct lp_resolver *r, const char *path,
+				const uint8_t *id, size_t size);
 
 /* True when kernel symbols were asked for and kallsyms hides addresses. */
 bool lp_resolver_kernel_hidden(const struct lp_resolver *r);

@@ -47,6 +47,24 @@ static int sh(const char *fmt, ...)
 	return system(cmd);
 }
 
+/* The address of the kernel (not module) symbol name in /proc/kallsyms;
+ * 0 when absent or hidden (kptr_restrict). */
+static uint64_t kallsyms_addr(const char *name) __attribute__((unused));
+static uint64_t kallsyms_addr(const char *name)
+{
+	char line[512], sym[256], type;
+	uint64_t addr, found = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	while (f && !found && fgets(line, sizeof line, f))
+		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, sym) == 3 &&
+		    !strcmp(sym, name) && !strchr(line, '['))
+			found = addr;
+	if (f)
+		fclose(f);
+	return found;
+}
+
 struct test_case { const char *name; void (*fn)(void); };
 #define TEST_CASE(f) { #f, f }
 

@@ -283,16 +283,7 @@ static void test_kernel_frames(void)
 
 static void test_real_kallsyms(void)
 {
-	char line[512], name[256], type;
-	uint64_t addr, sched = 0;
-	FILE *f = fopen("/proc/kallsyms", "r");
-
-	while (f && !sched && fgets(line, sizeof line, f))
-		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) == 3 &&
-		    !strcmp(name, "schedule") && !strchr(line, '['))
-			sched = addr;
-	if (f)
-		fclose(f);
+	uint64_t sched = kallsyms_addr("schedule");
 	struct lp_resolver *r = lp_resolver_new(NULL, NULL);
 	struct lp_frame fr;
 	TEST_EQ(lp_resolver_frame(r, NULL, sched + 1, true, &fr), 0);
