@@ -56,7 +56,8 @@ struct lp_run {
 	struct lp_procs *procs;
 	struct lp_resolver *resolver;
 	uint64_t samples;               /* delivered to on_sample */
-	uint64_t lost;
+	uint64_t lost;                  /* LOST records and the kernel's LOST_SAMPLES */
+	uint64_t lost_summary;          /* perf record's end-of-run LOST_SAMPLES */
 	bool exit_requested;            /* luaprof.exit() */
 	bool failed;                    /* a hook raised an error */
 	bool kernel_notice_given;
@@ -80,6 +81,12 @@ struct lp_thread *lp_view_thread(struct lp_run *run);
 
 /* lluaprof.c */
 int luaopen_luaprof(lua_State *L);
+
+/* run.c: samples lost so far.  perf record ends a file with one
+ * LOST_SAMPLES per event, at time 0, holding the kernel's count of that
+ * event's lost samples: the losses the LOST records already told, so the
+ * two are not added (perf report's "Total Lost Samples" is that count). */
+uint64_t lp_run_lost(const struct lp_run *run);
 
 /* run.c: feeds every record of src to the model and the script.  Returns 0,
  * or -1 after a script error (already reported). */

@@ -142,7 +142,7 @@ static void call_on_end(struct lp_run *run, uint64_t duration, int status)
 	lua_createtable(L, 0, 4);
 	lua_pushinteger(L, (lua_Integer)run->samples);
 	lua_setfield(L, -2, "samples");
-	lua_pushinteger(L, (lua_Integer)run->lost);
+	lua_pushinteger(L, (lua_Integer)lp_run_lost(run));
 	lua_setfield(L, -2, "lost");
 	lua_pushinteger(L, (lua_Integer)duration);
 	lua_setfield(L, -2, "duration");

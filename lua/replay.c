@@ -152,7 +152,7 @@ static void call_on_end(struct lp_run *run, const struct replay_src *rs)
 	lua_createtable(L, 0, 3);
 	lua_pushinteger(L, (lua_Integer)run->samples);
 	lua_setfield(L, -2, "samples");
-	lua_pushinteger(L, (lua_Integer)run->lost);
+	lua_pushinteger(L, (lua_Integer)lp_run_lost(run));
 	lua_setfield(L, -2, "lost");
 	lua_pushinteger(L, (lua_Integer)(rs->last_time - rs->first_time));
 	lua_setfield(L, -2, "duration");

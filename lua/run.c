@@ -21,6 +21,11 @@ static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
 	return rc;
 }
 
+uint64_t lp_run_lost(const struct lp_run *run)
+{
+	return run->lost > run->lost_summary ? run->lost : run->lost_summary;
+}
+
 int lp_run_loop(struct lp_run *run, const struct lp_source *src)
 {
 	struct lp_record rec;
@@ -36,7 +41,10 @@ int lp_run_loop(struct lp_run *run, const struct lp_source *src)
 			run->lost += rec.u.lost.lost;
 			break;
 		case PERF_RECORD_LOST_SAMPLES:
-			run->lost += rec.u.lost_samples;
+			if (rec.has_sid && !rec.sid.time)
+				run->lost_summary += rec.u.lost_samples;
+			else
+				run->lost += rec.u.lost_samples;
 			break;
 		default:
 			if (lp_procs_apply(run->procs, &rec)) {

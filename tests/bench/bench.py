@@ -5,7 +5,9 @@ Every figure is a ratio of the two tools measured in the same run (they
 alternate, median of several runs), or a count that does not depend on speed.
 Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
 
-    tests/bench/bench.py [--quick]
+    tests/bench/bench.py [--quick] [--only NAME[,NAME...]]
+
+NAME is one of: live, replay, keepup, startup, symbols.
 """
 import json, os, resource, statistics, subprocess, sys, tempfile, time
 
@@ -14,6 +16,7 @@ BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
 LUAPROF = os.path.join(ROOT, "luaprof")
 PROGS = os.path.join(BUILD, "progs")
 QUICK = "--quick" in sys.argv
+ONLY = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
 REPS = 3 if QUICK else 5
 TMP = tempfile.mkdtemp(prefix="luaprof-bench.")
 RESULTS = []
@@ -145,12 +148,216 @@ def symbolized_throughput():
             p.wait()
 
 
+# ---- replay: the same recordings read by luaprof and by perf -------------
+
+DEEP = os.path.join(PROGS, "deep16")
+SYM_PY = script("sym.py", "counts = {}\n"
+                          "def process_event(param_dict):\n"
+                          "    k = param_dict.get('symbol', '?')\n"
+                          "    counts[k] = counts.get(k, 0) + 1\n"
+                          "def trace_end():\n"
+                          "    print('samples %d' % sum(counts.values()))\n")
+# The same s.sym count, stopping after arg[1] samples: its CPU time is the
+# run's fixed cost (start-up, symbol tables, kallsyms), which the steady
+# per-sample time leaves out.
+SYM_FIRST = script("symfirst.lua", "local luaprof = require('luaprof')\nlocal c, n, lim = {}, 0, tonumber(arg[1])\n"
+                                   "function on_sample(s) local k = s.sym or '?' c[k] = (c[k] or 0) + 1\n"
+                                   "  n = n + 1 if n >= lim then luaprof.exit() end end\n")
+
+
+def record_deep(target):
+    """A perf record -F 20000 -g (frame pointers, cpu-clock) of deep16's two
+    busy threads, run long enough for about target samples; the VM's timer
+    decides the real rate, so a short run calibrates it first.  Returns
+    (path, samples)."""
+    cal = os.path.join(TMP, "cal.data")
+    subprocess.run(["perf", "record", "-q", "-F", "20000", "-g", "-o", cal, "--", DEEP, "400"],
+                   check=True, stderr=subprocess.DEVNULL)
+    per_ms = perf_samples(cal) / 800.0                  # two threads x 400 ms
+    ms = int(target / per_ms / 2) + 1
+    path = os.path.join(TMP, "deep-%d.data" % target)
+    subprocess.run(["perf", "record", "-q", "-F", "20000", "-g", "-o", path, "--", DEEP, str(ms)],
+                   check=True, stderr=subprocess.DEVNULL)
+    return path, perf_samples(path)
+
+
+def rate(argv, n):
+    """(samples per CPU-second, peak RSS KiB) of one run over n samples."""
+    _, cpu, rss, _ = run(argv)
+    return n / max(cpu, 1e-6), rss
+
+
+def side_by_side(label, n, ours_argv, perf_argv, reps):
+    """Alternates the two tools reps times; reports throughput and memory."""
+    ours, theirs, rss, prss = [], [], [], []
+    for _ in range(reps):
+        r, m = rate(ours_argv, n)
+        ours.append(r); rss.append(m)
+        r, m = rate(perf_argv, n)
+        theirs.append(r); prss.append(m)
+    return statistics.median(ours), statistics.median(theirs), statistics.median(rss), statistics.median(prss)
+
+
+def replay_throughput(data, n, wl):
+    """Rows 1-3 of the issue: s.sym against perf script -s (Python) and perf
+    report; s.folded against perf script report stackcollapse; peak RSS of
+    both against perf report's."""
+    slow_reps = 1 if QUICK else 3                      # perf's Python runs: ~40 s each at 2 M
+    o, p, r, pr_py = side_by_side("sym", n, [LUAPROF, "run", SYM, "-i", data],
+                                  ["perf", "script", "-i", data, "-s", SYM_PY], slow_reps)
+    report(wl, "s.sym vs perf script -s Python (samp/CPU-s)", o, p, "samp/s", better="higher")
+    o, p, r, prep = side_by_side("sym", n, [LUAPROF, "run", SYM, "-i", data],
+                                 ["perf", "report", "-i", data, "--stdio", "--no-children"], REPS)
+    report(wl, "s.sym vs perf report --no-children (samp/CPU-s)", o, p, "samp/s", better="higher")
+    report(wl, "s.sym peak RSS vs perf report", r, prep, "KiB")
+    o, p, rf, _ = side_by_side("folded", n, [LUAPROF, "run", FOLDED, "-i", data],
+                               ["perf", "script", "-i", data, "report", "stackcollapse"], slow_reps)
+    report(wl, "s.folded vs perf stackcollapse (samp/CPU-s)", o, p, "samp/s", better="higher")
+    report(wl, "s.folded peak RSS vs perf report", rf, prep, "KiB")
+
+
+def spread(values):
+    return max(values) / min(values) - 1.0
+
+
+def replay_scaling(files):
+    """Row 3's second half: the s.sym script over recordings of 1, 2 and 4
+    units (million samples; QUICK: 100 thousand): peak RSS and per-sample
+    CPU time should stay within 10%.  Per-sample time is given twice: total
+    CPU / samples, and steady (the CPU of the first 20000 samples, the run's
+    fixed cost, taken away)."""
+    rss, total, steady = [], [], []
+    for data, n in files:
+        cpus, mems, fixed = [], [], []
+        for _ in range(REPS):
+            _, cpu, mem, _ = run([LUAPROF, "run", SYM, "-i", data])
+            cpus.append(cpu); mems.append(mem)
+            fixed.append(run([LUAPROF, "run", SYM_FIRST, "-i", data, "-A", "20000"])[1])
+        cpu, f = statistics.median(cpus), statistics.median(fixed)
+        rss.append(statistics.median(mems))
+        total.append(cpu / n * 1e9)
+        steady.append((cpu - f) / (n - 20000) * 1e9)
+        print("%-22s %-44s %12d KiB %8.1f ns/samp total %8.1f ns/samp steady" %
+              ("deep16 %.1fM" % (n / 1e6), "s.sym replay", rss[-1], total[-1], steady[-1]))
+    sizes = "/".join("%.1fM" % (n / 1e6) for _, n in files)
+    report("deep16 " + sizes, "s.sym peak RSS: largest / smallest", max(rss), min(rss), "KiB")
+    RESULTS.append(dict(workload="deep16 " + sizes, measure="s.sym scaling", rss_kib=rss,
+                        ns_per_sample_total=total, ns_per_sample_steady=steady,
+                        rss_spread=spread(rss), total_spread=spread(total),
+                        steady_spread=spread(steady), time=time.time()))
+    print("%-22s %-44s rss %+.1f%%  per-sample total %+.1f%%  steady %+.1f%% (target: within 10%%)" %
+          ("deep16 " + sizes, "spread across sizes", 100 * spread(rss), 100 * spread(total),
+           100 * spread(steady)))
+
+
+def replay():
+    unit = 100000 if QUICK else 1000000
+    files = [record_deep(k * unit) for k in (1, 2, 4)]
+    data, n = files[1]
+    replay_throughput(data, n, "deep16 %.1fM fp" % (n / 1e6))
+    replay_scaling(files)
+
+
+# ---- keeping up, start-up, symbol loading --------------------------------
+
+def lost_in(path):
+    """LOST_SAMPLES + LOST records' counts of a perf.data, from --stats."""
+    out = subprocess.run(["perf", "report", "-i", path, "--stats"], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL).stdout.decode()
+    lost = 0
+    for line in out.splitlines():
+        w = line.split()
+        if line.strip().startswith("LOST_SAMPLES events:") or line.strip().startswith("LOST events:"):
+            pass
+        if len(w) >= 2 and w[0] == "LOST_SAMPLES" and w[1] == "events:" and "(" not in line:
+            lost += int(w[2])
+    return lost
+
+
+def keepup():
+    """At 20 kHz (or the kernel's limit) on deep16's two busy threads: lost
+    samples of a counting luaprof run and of luaprof record, against perf
+    record's, same settings.  Counts, not speed."""
+    freq = min(20000, int(open("/proc/sys/kernel/perf_event_max_sample_rate").read()))
+    ms = "1000" if QUICK else "3000"
+    ours, rec, theirs = [], [], []
+    for _ in range(REPS):
+        out = run([LUAPROF, "run", COUNT, "-F", str(freq), "-g", "--", DEEP, ms])[3]
+        ours.append(int(out.split()[3]))
+        lp = os.path.join(TMP, "keep-lp.data")
+        run([LUAPROF, "record", "-F", str(freq), "-g", "-o", lp, "--", DEEP, ms])
+        rec.append(lost_in(lp))
+        pd = os.path.join(TMP, "keep.data")
+        run(["perf", "record", "-q", "-F", str(freq), "-g", "-o", pd, "--", DEEP, ms])
+        theirs.append(lost_in(pd))
+    wl = "deep16 -F%d -g" % freq
+    report(wl, "lost samples: luaprof run vs perf record (sum)", sum(ours), sum(theirs), "samples")
+    report(wl, "lost samples: luaprof record vs perf record (sum)", sum(rec), sum(theirs), "samples")
+
+
+def startup():
+    """luaprof run count.lua -- true against perf record -o /dev/null -- true."""
+    ours, theirs = [], []
+    for _ in range(REPS * 2):
+        ours.append(run([LUAPROF, "run", COUNT, "--", "true"])[0])
+        theirs.append(run(["perf", "record", "-q", "-o", "/dev/null", "--", "true"])[0])
+    report("true", "start-up to exit (wall s)", statistics.median(ours), statistics.median(theirs), "s")
+
+
+def gen_program(nfuncs, hot):
+    """An x86-64 program of nfuncs functions (f000000...), each a sized
+    global symbol; main calls f<hot>, which loops, for about half a second."""
+    src = os.path.join(TMP, "gen.s")
+    with open(src, "w") as f:
+        f.write('.section .note.GNU-stack,"",@progbits\n.text\n.globl main\n.type main,@function\n'
+                "main:\n\tpush %%rbp\n\tmov %%rsp,%%rbp\n\tmov $200000,%%ecx\n1:\tcall f%06d\n"
+                "\tdec %%ecx\n\tjnz 1b\n\txor %%eax,%%eax\n\tpop %%rbp\n\tret\n.size main,.-main\n" % hot)
+        for i in range(nfuncs):
+            body = "\tmov $2000,%eax\n2:\tdec %eax\n\tjnz 2b\n\tret\n" if i == hot else "\tnop\n\tret\n"
+            f.write(".globl f%06d\n.type f%06d,@function\nf%06d:\n%s.size f%06d,.-f%06d\n" % ((i,) * 3 + (body,) + (i,) * 2))
+    prog = os.path.join(TMP, "gen200k")
+    subprocess.run(["cc", "-o", prog, src], check=True)
+    return prog
+
+
+FIRST = script("first.lua", "local luaprof = require('luaprof')\nlocal want = arg[1]\n"
+                            "function on_sample(s) if s.dso == want and s.sym then print(s.sym) luaprof.exit() end end\n")
+
+
+def symbols():
+    """The first sample of a 200k-function program named, against perf
+    report loading the same program's symbols (a user-only recording, so
+    neither loads kallsyms): wall time of each over the same file."""
+    prog = gen_program(200000, 123457)
+    data = os.path.join(TMP, "gen.data")
+    subprocess.run(["perf", "record", "-q", "-e", "cpu-clock:u", "-F", "999", "-o", data, "--", prog],
+                   check=True, stderr=subprocess.DEVNULL)
+    ours, theirs, ocpu, pcpu = [], [], [], []
+    for _ in range(REPS):
+        wall, cpu, _, out = run([LUAPROF, "run", FIRST, "-i", data, "-A", prog])
+        if out.strip() != "f123457":
+            sys.exit("bench: the 200k-function program's hot function came out as %r" % out.strip())
+        ours.append(wall); ocpu.append(cpu)
+        wall, cpu, _, _ = run(["perf", "report", "-i", data, "--stdio", "--no-children", "--sort", "sym"])
+        theirs.append(wall); pcpu.append(cpu)
+    report("200k functions", "first sample named vs perf report (wall s)",
+           statistics.median(ours), statistics.median(theirs), "s")
+    report("200k functions", "first sample named vs perf report (CPU s)",
+           statistics.median(ocpu), statistics.median(pcpu), "s")
+
+
+SECTIONS = [("live", lambda: (live_overhead(), live_throughput(), symbolized_throughput())),
+            ("replay", replay), ("keepup", keepup), ("startup", startup), ("symbols", symbols)]
+
+
 def main():
     subprocess.run(["make", "-s", "-C", ROOT, "luaprof", "progs"], check=True)
     print("%-22s %-44s %12s %12s %-8s %7s" % ("workload", "measure", "luaprof", "perf", "unit", "ratio"))
-    live_overhead()
-    live_throughput()
-    symbolized_throughput()
+    t0 = time.time()
+    for name, fn in SECTIONS:
+        if ONLY is None or name in ONLY:
+            fn()
+    print("bench: %.0f s" % (time.time() - t0))
     with open(os.path.join(ROOT, "tests", "bench", "results.jsonl"), "a") as f:
         for r in RESULTS:
             f.write(json.dumps(r) + "\n")
