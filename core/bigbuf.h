@@ -1,0 +1,32 @@
+/*
+ * bigbuf.h - internal: growable buffers whose large sizes live in their own
+ * anonymous mappings, with transparent huge pages asked for.
+ *
+ * Filling fresh memory costs one page fault per 4 KiB page touched, and a
+ * fault is a trap into the kernel (slow under virtualization); a 2 MiB huge
+ * page is one fault.  A buffer smaller than LP_BIGBUF_MIN bytes is ordinary
+ * malloc memory; from that size on it is an mmap rounded up to 2 MiB and
+ * marked MADV_HUGEPAGE (where THP is off the kernel ignores the advice and
+ * uses 4 KiB pages: only slower).  Pages are touched, so paid for, only
+ * when written: reserving more than is used costs address space, not
+ * memory.  The kind of storage follows from the capacity, so a caller keeps
+ * just the pointer and the capacity.
+ */
+#ifndef LP_BIGBUF_H
+#define LP_BIGBUF_H
+
+#include <stddef.h>
+
+#define LP_BIGBUF_MIN ((size_t)1 << 20)
+
+/* Makes the buffer *buf of capacity *cap bytes (NULL and 0 for none yet)
+ * hold at least need bytes, keeping its first *cap bytes; a buffer that is
+ * large enough already is left alone.  The new capacity may exceed need.
+ * Returns 0, or -ENOMEM with *buf and *cap unchanged. */
+int lp_bigbuf_reserve(void **buf, size_t *cap, size_t need);
+
+/* Frees a buffer made by lp_bigbuf_reserve with its capacity (NULL is
+ * fine). */
+void lp_bigbuf_free(void *buf, size_t cap);
+
+#endif

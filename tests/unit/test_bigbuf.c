@@ -1,0 +1,91 @@
+/*
+ * test_bigbuf.c - lp_bigbuf: small buffers, the move to a mapping, growth
+ * of a mapping, contents kept across every step, capacities.
+ */
+#include <errno.h>
+#include <stdint.h>
+
+#include "test.h"
+#include "bigbuf.h"
+
+#define HUGE ((size_t)2 << 20)
+
+/* Fills buf[from, to) with a pattern of the offset. */
+static void fill(unsigned char *buf, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		buf[i] = (unsigned char)(i * 7 + (i >> 12));
+}
+
+/* Offsets in [0, n) whose byte is not the pattern. */
+static size_t mismatches(const unsigned char *buf, size_t n)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < n; i++)
+		bad += buf[i] != (unsigned char)(i * 7 + (i >> 12));
+	return bad;
+}
+
+static void test_grow_keeps_contents(void)
+{
+	void *p = NULL;
+	size_t cap = 0;
+
+	TEST_EQ(lp_bigbuf_reserve(&p, &cap, 1000), 0);
+	TEST_TRUE(p != NULL && cap >= 1000 && cap < LP_BIGBUF_MIN);
+	fill(p, 0, 1000);
+	TEST_EQ(lp_bigbuf_reserve(&p, &cap, 500), 0);   /* big enough: unchanged */
+	TEST_TRUE(cap >= 1000 && cap < LP_BIGBUF_MIN);
+	TEST_EQ(lp_bigbuf_reserve(&p, &cap, 100000), 0);
+	TEST_EQ(mismatches(p, 1000), 0);
+	fill(p, 1000, 100000);
+
+	/* malloc memory to a mapping: rounded to whole huge pages, aligned */
+	TEST_EQ(lp_bigbuf_reserve(&p, &cap, 3 * HUGE + 1), 0);
+	TEST_EQ(cap, 4 * HUGE);
+	TEST_EQ((uintptr_t)p % HUGE, 0);
+	TEST_EQ(mismatches(p, 100000), 0);
+	fill(p, 100000, cap);
+
+	/* a mapping grown: pages moved, not lost */
+	TEST_EQ(lp_bigbuf_reserve(&p, &cap, 9 * HUGE + 1), 0);
+	TEST_EQ(cap, 10 * HUGE);
+	TEST_EQ((uintptr_t)p % HUGE, 0);
+	TEST_EQ(mismatches(p, 4 * HUGE), 0);
+	fill(p, 4 * HUGE, cap);                 /* the new part is writable */
+	TEST_EQ(mismatches(p, cap), 0);
+	lp_bigbuf_free(p, cap);
+}
+
+static void test_fresh_mapping_and_free(void)
+{
+	void *p = NULL;
+	size_t cap = 0;
+
+	TEST_EQ(lp_bigbuf_reserve(&p, &cap, LP_BIGBUF_MIN), 0);
+	TEST_EQ(cap, HUGE);
+	TEST_EQ(((unsigned char *)p)[cap - 1], 0);      /* fresh mappings are zero */
+	lp_bigbuf_free(p, cap);
+	lp_bigbuf_free(NULL, 0);
+}
+
+static void test_impossible_size(void)
+{
+	void *p = NULL;
+	size_t cap = 0;
+
+	TEST_EQ(lp_bigbuf_reserve(&p, &cap, 100), 0);
+	void *keep = p;
+	TEST_EQ(lp_bigbuf_reserve(&p, &cap, SIZE_MAX - 10), -ENOMEM);
+	TEST_TRUE(p == keep);
+	TEST_EQ(cap, 100);
+	TEST_EQ(lp_bigbuf_reserve(&p, &cap, (size_t)1 << 62), -ENOMEM);
+	TEST_TRUE(p == keep);
+	lp_bigbuf_free(p, cap);
+}
+
+TEST_MAIN("bigbuf",
+	TEST_CASE(test_grow_keeps_contents),
+	TEST_CASE(test_fresh_mapping_and_free),
+	TEST_CASE(test_impossible_size))
