@@ -34,6 +34,17 @@ void lp_names_free(struct lp_names *a);
 int lp_symtab_add_tagged(struct lp_symtab *t, const char *name, uint64_t start,
 			 uint64_t size, unsigned prio, uint16_t tag);
 
+/* lp_symtab_add_tagged() without copying the name: the table keeps the
+ * pointer, so name must stay valid and unchanged until lp_symtab_free()
+ * (the caller owns it and frees it after the table).  0 or -ENOMEM. */
+int lp_symtab_add_borrowed(struct lp_symtab *t, const char *name, uint64_t start,
+			   uint64_t size, unsigned prio, uint16_t tag);
+
+/* Makes room for n more symbols at once, so that adding them allocates
+ * nothing more; for a caller that knows (a bound on) the count.  Reserving
+ * more than is added costs address space, not memory.  0 or -ENOMEM. */
+int lp_symtab_reserve(struct lp_symtab *t, size_t n);
+
 /* The tag recorded for a symbol returned by lp_symtab_find()/lp_symtab_at()
  * of the same table. */
 uint16_t lp_symtab_tag(const struct lp_symtab *t, const struct lp_sym *s);

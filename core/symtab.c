@@ -2,22 +2,27 @@
  * symtab.c - symbol tables: [start, end) -> name, searched by binary search.
  *
  * A table is built by appending (lp_symtab_add*) and settled once by
- * lp_symtab_finish(): entries are sorted by start, aliases (several symbols
- * at one address) are reduced to one, sizeless symbols get their end from
- * the next symbol, and each entry records "up": the index of the nearest
- * earlier entry whose range is still open at its start.  Lookup binary
- * searches the last entry starting at or before the address and, when that
- * one ends too early, walks up the chain of enclosing entries (its length is
- * the nesting depth, 0 or 1 in real objects).  Every entry skipped by the
- * chain ends at or before the start of an entry already rejected, so it
- * cannot contain the address either.
+ * lp_symtab_finish(): entries are put in start order, aliases (several
+ * symbols at one address) are reduced to one, sizeless symbols get their
+ * end from the next symbol, and each entry records "up": the index of the
+ * nearest earlier entry whose range is still open at its start.  Lookup
+ * binary searches the last entry starting at or before the address and,
+ * when that one ends too early, walks up the chain of enclosing entries
+ * (its length is the nesting depth, 0 or 1 in real objects).  Every entry
+ * skipped by the chain ends at or before the start of an entry already
+ * rejected, so it cannot contain the address either.
  *
- * Names are copied into an lp_names arena: one malloc per 64 KiB of names.
+ * Finishing is linear when the symbols came in start order (kallsyms does
+ * that); otherwise a radix sort of (start, index) keys puts them in order.
+ * Large arrays are huge-page buffers (bigbuf.h).  Names are copied into an
+ * lp_names arena, one malloc per 64 KiB of names, or borrowed from the
+ * caller (lp_symtab_add_borrowed).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigbuf.h"
 #include "sym_int.h"
 
 /* ------------------------------------------------------------ name arena */
@@ -73,7 +78,8 @@ struct sym_ent {
 
 struct lp_symtab {
 	struct sym_ent *ents;
-	size_t nr, cap;
+	size_t nr;
+	size_t bytes;           /* capacity of ents, a bigbuf */
 	bool finished;
 	struct lp_names names;
 };
@@ -92,35 +98,48 @@ void lp_symtab_free(struct lp_symtab *t)
 	if (!t)
 		return;
 	lp_names_free(&t->names);
-	free(t->ents);
+	lp_bigbuf_free(t->ents, t->bytes);
 	free(t);
 }
 
-static int ents_reserve(struct lp_symtab *t)
+#define MAX_ENTS ((size_t)INT32_MAX)    /* "up" is an int32_t index */
+
+/* Room for want entries in all. */
+static int ents_room(struct lp_symtab *t, size_t want)
 {
-	if (t->nr < t->cap)
+	void *e = t->ents;
+
+	if (want <= t->bytes / sizeof *t->ents)
 		return 0;
-	size_t cap = t->cap ? t->cap * 2 : 64;
-	if (cap > INT32_MAX)
-		return -ENOMEM;
-	struct sym_ent *e = realloc(t->ents, cap * sizeof *e);
-	if (!e)
+	if (want > MAX_ENTS || lp_bigbuf_reserve(&e, &t->bytes, want * sizeof *t->ents))
 		return -ENOMEM;
 	t->ents = e;
-	t->cap = cap;
 	return 0;
 }
 
-int lp_symtab_add_tagged(struct lp_symtab *t, const char *name, uint64_t start,
-			 uint64_t size, unsigned prio, uint16_t tag)
+int lp_symtab_reserve(struct lp_symtab *t, size_t n)
 {
-	if (ents_reserve(t))
-		return -ENOMEM;
-	const char *copy = lp_names_dup(&t->names, name, strlen(name));
-	if (!copy)
+	return n > MAX_ENTS - t->nr ? -ENOMEM : ents_room(t, t->nr + n);
+}
+
+/* Room for one more entry, doubling the capacity when full. */
+static int ents_reserve_one(struct lp_symtab *t)
+{
+	size_t want = t->nr < 32 ? 64 : 2 * t->nr;
+
+	if (t->nr < t->bytes / sizeof *t->ents)
+		return 0;
+	return ents_room(t, want < MAX_ENTS ? want : t->nr + 1);
+}
+
+/* Appends an entry whose name (kept as given) lives as long as t. */
+static int add_entry(struct lp_symtab *t, const char *name, uint64_t start,
+		     uint64_t size, unsigned prio, uint16_t tag)
+{
+	if (ents_reserve_one(t))
 		return -ENOMEM;
 	struct sym_ent *e = &t->ents[t->nr++];
-	e->s.name = copy;
+	e->s.name = name;
 	e->s.start = start;
 	e->s.end = start + size < start ? UINT64_MAX : start + size;
 	e->up = -1;
@@ -130,6 +149,23 @@ int lp_symtab_add_tagged(struct lp_symtab *t, const char *name, uint64_t start,
 	e->sized = size != 0;
 	t->finished = false;
 	return 0;
+}
+
+int lp_symtab_add_borrowed(struct lp_symtab *t, const char *name, uint64_t start,
+			   uint64_t size, unsigned prio, uint16_t tag)
+{
+	return add_entry(t, name, start, size, prio, tag);
+}
+
+int lp_symtab_add_tagged(struct lp_symtab *t, const char *name, uint64_t start,
+			 uint64_t size, unsigned prio, uint16_t tag)
+{
+	if (ents_reserve_one(t))
+		return -ENOMEM;
+	const char *copy = lp_names_dup(&t->names, name, strlen(name));
+	if (!copy)
+		return -ENOMEM;
+	return add_entry(t, copy, start, size, prio, tag);
 }
 
 int lp_symtab_add_ex(struct lp_symtab *t, const char *name, uint64_t start,
@@ -153,17 +189,14 @@ static size_t leading_underscores(const char *s)
 	return n;
 }
 
-/* Address order; among aliases the preferred one first, by perf's rules
- * (choose_best_symbol) so that both tools give one address the same name:
- * sized, higher priority, fewer leading underscores, longer name, then the
- * one added first (perf keeps the earlier one of a tie). */
-static int ent_cmp(const void *pa, const void *pb)
+/* Of two aliases (entries with one start), the preferred one first, by
+ * perf's rules (choose_best_symbol) so that both tools give one address the
+ * same name: sized, higher priority, fewer leading underscores, longer
+ * name, then the one added first (perf keeps the earlier one of a tie). */
+static int alias_cmp(const struct sym_ent *a, const struct sym_ent *b)
 {
-	const struct sym_ent *a = pa, *b = pb;
 	int c;
 
-	if ((c = CMP3(a->s.start, b->s.start)))
-		return c;
 	if ((c = CMP3(b->sized, a->sized)))
 		return c;
 	if ((c = CMP3(b->prio, a->prio)))
@@ -177,6 +210,104 @@ static int ent_cmp(const void *pa, const void *pb)
 	if ((c = CMP3(b->s.end, a->s.end)))
 		return c;
 	return CMP3(a->tag, b->tag);
+}
+
+static bool in_start_order(const struct lp_symtab *t)
+{
+	for (size_t i = 1; i < t->nr; i++)
+		if (t->ents[i].s.start < t->ents[i - 1].s.start)
+			return false;
+	return true;
+}
+
+struct sort_key {
+	uint64_t start;
+	uint64_t idx;           /* into the unsorted entries */
+};
+
+/* Sorts a[0, n) by start, stably: a least-significant-digit radix sort on
+ * bytes, skipping the bytes all keys share (the high ones, mostly).  tmp
+ * has room for n keys; returns whichever of a and tmp holds the result. */
+static struct sort_key *radix_sort(struct sort_key *a, struct sort_key *tmp, size_t n)
+{
+	uint32_t count[8][256] = { { 0 } };     /* n <= MAX_ENTS */
+
+	for (size_t i = 0; i < n; i++)
+		for (unsigned d = 0; d < 8; d++)
+			count[d][(a[i].start >> (8 * d)) & 255]++;
+	for (unsigned d = 0; d < 8; d++) {
+		uint32_t *c = count[d], pos = 0;
+
+		if (c[(a[0].start >> (8 * d)) & 255] == n)
+			continue;
+		for (unsigned v = 0; v < 256; v++) {
+			uint32_t k = c[v];
+			c[v] = pos;
+			pos += k;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[c[(a[i].start >> (8 * d)) & 255]++] = a[i];
+		struct sort_key *swap = a;
+		a = tmp;
+		tmp = swap;
+	}
+	return a;
+}
+
+/* Moves every entry to the place its key went, in place: position i takes
+ * entry k[i].idx, following each cycle of the permutation once. */
+static void permute(struct sym_ent *e, struct sort_key *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (k[i].idx == i)
+			continue;
+		struct sym_ent first = e[i];
+		size_t j = i;
+		while (k[j].idx != i) {
+			size_t src = k[j].idx;
+			e[j] = e[src];
+			k[j].idx = j;
+			j = src;
+		}
+		e[j] = first;
+		k[j].idx = j;
+	}
+}
+
+/* Puts the entries in start order (entries of one start in the order they
+ * were added).  0 or -ENOMEM (then unchanged). */
+static int sort_by_start(struct lp_symtab *t)
+{
+	void *keys = NULL;
+	size_t bytes = 0, n = t->nr;
+
+	if (lp_bigbuf_reserve(&keys, &bytes, 2 * n * sizeof(struct sort_key)))
+		return -ENOMEM;
+	struct sort_key *k = keys;
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct sort_key){ t->ents[i].s.start, i };
+	permute(t->ents, radix_sort(k, k + n, n), n);
+	lp_bigbuf_free(keys, bytes);
+	return 0;
+}
+
+/* Of each run of entries with one start (in start order), keeps the
+ * preferred one. */
+static void keep_best_aliases(struct lp_symtab *t)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < t->nr; i++) {
+		struct sym_ent *last = kept ? &t->ents[kept - 1] : NULL;
+
+		if (last && last->s.start == t->ents[i].s.start) {
+			if (alias_cmp(&t->ents[i], last) < 0)
+				*last = t->ents[i];
+			continue;
+		}
+		t->ents[kept++] = t->ents[i];
+	}
+	t->nr = kept;
 }
 
 /* perf's end for a sizeless symbol with no usable successor. */
@@ -218,20 +349,13 @@ static void link_up(struct lp_symtab *t)
 
 int lp_symtab_finish(struct lp_symtab *t)
 {
-	size_t kept = 0;
-
 	/* Sizeless ends are recomputed, so finishing twice is harmless. */
 	for (size_t i = 0; i < t->nr; i++)
 		if (!t->ents[i].sized)
 			t->ents[i].s.end = t->ents[i].s.start;
-	if (t->nr > 1)
-		qsort(t->ents, t->nr, sizeof *t->ents, ent_cmp);
-	for (size_t i = 0; i < t->nr; i++) {
-		if (kept && t->ents[kept - 1].s.start == t->ents[i].s.start)
-			continue;
-		t->ents[kept++] = t->ents[i];
-	}
-	t->nr = kept;
+	if (!in_start_order(t) && sort_by_start(t))
+		return -ENOMEM;
+	keep_best_aliases(t);
 	fixup_ends(t);
 	link_up(t);
 	t->finished = true;

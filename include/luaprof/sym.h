@@ -49,10 +49,10 @@ int lp_symtab_add_ex(struct lp_symtab *t, const char *name, uint64_t start,
 		     uint64_t size, unsigned prio);
 
 /* Sorts the table and settles aliases: of several symbols at one address the
- * one kept is chosen deterministically (a sized one over a sizeless one, then
- * global over weak/local as recorded by the caller's order of preference,
- * then the lexically smallest name).  Call once after the last add.  Returns 0
- * or -ENOMEM.
+ * one kept is chosen as perf does (a sized one over a sizeless one, then the
+ * higher preference, then fewer leading underscores, then the longer name,
+ * then the one added first).  Call once after the last add.  Returns 0 or
+ * -ENOMEM (the table then stays unfinished).
  *
  * A sizeless symbol ends where the next kept symbol starts; the last one
  * (having no next) ends at roundup(start, 4096) + 4096, as perf's

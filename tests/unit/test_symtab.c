@@ -1,6 +1,7 @@
 /*
  * test_symtab.c - lp_symtab: ordering, sizeless ends, aliases, overlaps,
- * out-of-range lookups, the empty table and a large table.
+ * out-of-range lookups, the empty table, a large table, starts that differ
+ * in every byte, borrowed names and reservation.
  */
 #include <errno.h>
 #include <time.h>
@@ -276,6 +277,82 @@ static void test_large_and_names(void)
 	lp_symtab_free(t);
 }
 
+/* Starts spread over the whole 64-bit range (every byte of the sort key
+ * matters), each with a global and a local alias, added in order and
+ * shuffled: both give the same table, in start order, globals kept. */
+static void test_wide_starts(void)
+{
+	enum { N = 3000 };
+	static struct def d[2 * N];
+	static char names[2 * N][32];
+	static size_t perm[2 * N];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	unsigned seed = 11;
+
+	for (size_t i = 0; i < N; i++) {
+		uint64_t start = (i == 0 ? 0 : x & ~(uint64_t)0xff) + 0x10 * (i % 7);
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		snprintf(names[2 * i], sizeof names[0], "g%zu", i);
+		snprintf(names[2 * i + 1], sizeof names[0], "l%zu_longer", i);
+		d[2 * i] = (struct def){ names[2 * i], start, 0x10, LP_SYM_GLOBAL };
+		d[2 * i + 1] = (struct def){ names[2 * i + 1], start, 0x10, LP_SYM_LOCAL };
+	}
+	for (size_t i = 0; i < 2 * N; i++)     /* sort by start for the in-order table */
+		perm[i] = i;
+	for (size_t i = 1; i < 2 * N; i++)
+		for (size_t j = i; j > 0 && d[perm[j]].start < d[perm[j - 1]].start; j--) {
+			size_t tmp = perm[j];
+			perm[j] = perm[j - 1];
+			perm[j - 1] = tmp;
+		}
+	struct lp_symtab *in_order = build(d, 2 * N, perm);
+	shuffle(perm, 2 * N, &seed);
+	struct lp_symtab *shuffled = build(d, 2 * N, perm);
+
+	TEST_EQ(lp_symtab_count(in_order), N);
+	TEST_EQ(lp_symtab_count(shuffled), N);
+	size_t bad = 0;
+	for (size_t i = 0; i < N; i++) {
+		const struct lp_sym *a = lp_symtab_at(in_order, i), *b = lp_symtab_at(shuffled, i);
+		bad += !a || !b || a->start != b->start || a->end != b->end ||
+		       strcmp(a->name, b->name) || a->name[0] != 'g' ||
+		       (i && a->start <= lp_symtab_at(in_order, i - 1)->start) ||
+		       lp_symtab_find(shuffled, b->start) != b;
+	}
+	TEST_EQ(bad, 0);
+	lp_symtab_free(in_order);
+	lp_symtab_free(shuffled);
+}
+
+/* lp_symtab_add_borrowed keeps the caller's pointer; lp_symtab_reserve
+ * makes room once (here more than is used, and past the huge-page size). */
+static void test_borrowed_and_reserve(void)
+{
+	enum { N = 40000 };
+	static char names[N][16];
+	struct lp_symtab *t = lp_symtab_new();
+
+	TEST_EQ(lp_symtab_reserve(t, 3 * N), 0);
+	TEST_EQ(lp_symtab_reserve(t, 10), 0);           /* already room */
+	for (size_t i = 0; i < N; i++) {
+		snprintf(names[i], sizeof names[i], "b%zu", i);
+		TEST_EQ(lp_symtab_add_borrowed(t, names[i], 0x10000 + i * 0x20, 0,
+					       LP_SYM_GLOBAL, (uint16_t)(i / 1000)), 0);
+	}
+	TEST_EQ(lp_symtab_add(t, "copied", 0x10000 + N * 0x20, 0x20), 0);
+	TEST_EQ(lp_symtab_finish(t), 0);
+	TEST_EQ(lp_symtab_count(t), N + 1);
+	size_t bad = 0;
+	for (size_t i = 0; i < N; i++) {
+		const struct lp_sym *s = lp_symtab_find(t, 0x10000 + i * 0x20 + 0x1f);
+		bad += !s || s->name != names[i] || lp_symtab_tag(t, s) != i / 1000;
+	}
+	TEST_EQ(bad, 0);
+	TEST_STREQ(name_at(t, 0x10000 + N * 0x20), "copied");
+	TEST_TRUE(lp_symtab_reserve(t, (size_t)1 << 40) == -ENOMEM);
+	lp_symtab_free(t);
+}
+
 TEST_MAIN("symtab",
 	TEST_CASE(test_random_order),
 	TEST_CASE(test_sizeless_ends),
@@ -287,4 +364,6 @@ TEST_MAIN("symtab",
 	TEST_CASE(test_empty),
 	TEST_CASE(test_refinish),
 	TEST_CASE(test_tag_boundary),
-	TEST_CASE(test_large_and_names))
+	TEST_CASE(test_large_and_names),
+	TEST_CASE(test_wide_starts),
+	TEST_CASE(test_borrowed_and_reserve))
