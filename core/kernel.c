@@ -9,22 +9,30 @@
  * except that the last symbol of the kernel or of a module ends at most at
  * its page end (the symbol tag is the module index).  Zero addresses (what
  * kptr_restrict shows) are skipped; a file with only those is "hidden".
+ * Names are cut at 511 bytes (the kernel's limit, KSYM_NAME_LEN - 1), and
+ * lines of 1 MiB or more are skipped whole.
  *
- * /proc/kallsyms has 100-200k lines: it is read with 1 MiB read()s and
- * parsed in place, with no per-line stdio or allocation (names go to the
- * symbol table's arena).
+ * /proc/kallsyms has 100-200k lines (5 MB or more): the whole file is read
+ * into one huge-page buffer (bigbuf.h) that the lp_kernel keeps, and the
+ * names stay there, NUL-terminated in place: no per-line stdio, allocation
+ * or copy.  kallsyms lists the kernel in address order, so the table's
+ * finish is linear.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "luaprof/luaprof.h"
+#include "bigbuf.h"
 #include "sym_int.h"
 
-#define KALLSYMS_BUF (1u << 20)
+#define KALLSYMS_GUESS ((size_t)8 << 20)        /* /proc/kallsyms has no size */
+#define MAX_LINE ((size_t)1 << 20)              /* longer lines are skipped */
+#define MAX_NAME 511
+#define MIN_LINE 20             /* about the shortest real line: sizes the table */
 #define MAX_MODS 65535
 
 struct lp_kernel {
@@ -32,18 +40,19 @@ struct lp_kernel {
 	const char **mods;      /* [0] "[kernel.kallsyms]", [tag] "[module]" */
 	size_t nr_mods, cap_mods;
 	struct lp_names names;
+	char *text;             /* the file; symbol names point into it */
+	size_t text_cap;        /* its bigbuf capacity */
 	bool hidden;
 };
 
 struct kparse {
 	size_t lines, nonzero;
-	bool skip;              /* discarding the rest of an over-long line */
 	/* The last symbol read, added once the next one tells its size. */
 	bool pending;
 	uint64_t pend_addr;
 	unsigned pend_prio;
 	int pend_tag;
-	char pend_name[512];
+	const char *pend_name;
 };
 
 /* Adds the pending symbol, sized up to next_addr when that follows it in
@@ -58,8 +67,8 @@ static int flush_pending(struct lp_kernel *k, struct kparse *st, uint64_t next_a
 	st->pending = false;
 	uint64_t size = next_tag == st->pend_tag && next_addr > st->pend_addr ?
 			next_addr - st->pend_addr : 0;
-	return lp_symtab_add_tagged(k->syms, st->pend_name, st->pend_addr, size, st->pend_prio,
-				    (uint16_t)st->pend_tag);
+	return lp_symtab_add_borrowed(k->syms, st->pend_name, st->pend_addr, size, st->pend_prio,
+				      (uint16_t)st->pend_tag);
 }
 
 void lp_kernel_free(struct lp_kernel *k)
@@ -68,6 +77,7 @@ void lp_kernel_free(struct lp_kernel *k)
 		return;
 	lp_symtab_free(k->syms);
 	lp_names_free(&k->names);
+	lp_bigbuf_free(k->text, k->text_cap);
 	free(k->mods);
 	free(k);
 }
@@ -121,20 +131,22 @@ static int module_tag(struct lp_kernel *k, const char *mod, size_t n)
 	return (int)k->nr_mods++;
 }
 
+/* Hex digit values plus one; 0 for a byte that is not a hex digit. */
+static const uint8_t hex_digit[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 static const char *parse_hex(const char *p, const char *end, uint64_t *v)
 {
 	const char *s = p;
 	uint64_t x = 0;
+	unsigned d;
 
-	for (; p < end; p++) {
-		unsigned c = (unsigned char)*p, lc = c | 0x20;
-		if (c - '0' < 10)
-			x = x << 4 | (c - '0');
-		else if (lc - 'a' < 6)
-			x = x << 4 | (lc - 'a' + 10);
-		else
-			break;
-	}
+	for (; p < end && (d = hex_digit[(unsigned char)*p]); p++)
+		x = x << 4 | (d - 1);
 	*v = x;
 	return p == s ? NULL : p;
 }
@@ -149,7 +161,9 @@ static unsigned type_prio(char type)
 	}
 }
 
-/* One line [p, end) (no newline; the buffer is writable). 0 or -ENOMEM. */
+/* One line [p, end) of k->text, without its newline; *end is writable (a
+ * newline or the byte after the file).  The name is NUL-terminated in
+ * place and becomes the pending symbol.  0 or -ENOMEM. */
 static int parse_line(struct lp_kernel *k, char *p, char *end, struct kparse *st)
 {
 	uint64_t addr;
@@ -169,14 +183,13 @@ static int parse_line(struct lp_kernel *k, char *p, char *end, struct kparse *st
 		char *mod = tab + 1, *close = memchr(mod, ']', (size_t)(end - mod));
 		if (mod < end && *mod == '[' && close)
 			tag = module_tag(k, mod + 1, (size_t)(close - mod - 1));
-		*tab = '\0';
-	} else {
-		*end = '\0';
+		end = tab;
 	}
+	*(end - name > MAX_NAME ? name + MAX_NAME : end) = '\0';
 	if (tag < 0 || !*name)
 		return tag < 0 ? -ENOMEM : 0;
 	int rc = flush_pending(k, st, addr, tag);
-	snprintf(st->pend_name, sizeof st->pend_name, "%s", name);
+	st->pend_name = name;
 	st->pend_addr = addr;
 	st->pend_prio = prio;
 	st->pend_tag = tag;
@@ -184,53 +197,51 @@ static int parse_line(struct lp_kernel *k, char *p, char *end, struct kparse *st
 	return rc;
 }
 
-/* Parses the complete lines of buf[0, len); returns how many bytes were
- * consumed.  Sets *err on ENOMEM. */
-static size_t parse_lines(struct lp_kernel *k, char *buf, size_t len,
-			  struct kparse *st, int *err)
+/* Reads the whole file into k->text: returns its length, or -errno. */
+static ssize_t read_all(struct lp_kernel *k, int fd)
 {
-	char *p = buf, *end = buf + len, *nl;
+	struct stat sb;
+	size_t len = 0, want = KALLSYMS_GUESS;
 
-	while (!*err && (nl = memchr(p, '\n', (size_t)(end - p)))) {
-		if (!st->skip)
-			*err = parse_line(k, p, nl, st);
-		st->skip = false;
-		p = nl + 1;
-	}
-	return (size_t)(p - buf);
-}
-
-static int read_kallsyms(struct lp_kernel *k, int fd, struct kparse *st)
-{
-	char *buf = malloc(KALLSYMS_BUF + 1);   /* +1: a NUL after a last line */
-	size_t have = 0;
-	int err = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	while (!err) {
-		ssize_t n = read(fd, buf + have, KALLSYMS_BUF - have);
+	if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) && sb.st_size > 0)
+		want = (size_t)sb.st_size + 4096;      /* + room to see EOF */
+	for (;;) {
+		void *text = k->text;
+		/* +1: a NUL after a last line without newline */
+		if (len + 1 >= k->text_cap &&
+		    lp_bigbuf_reserve(&text, &k->text_cap, len + 1 < want ? want : 2 * len))
+			return -ENOMEM;
+		k->text = text;
+		ssize_t n = read(fd, k->text + len, k->text_cap - 1 - len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			err = -errno;
-			break;
-		}
-		have += (size_t)n;
-		size_t used = parse_lines(k, buf, have, st, &err);
-		if (n == 0) {           /* EOF: a last line without newline */
-			if (!err && used < have && !st->skip)
-				err = parse_line(k, buf + used, buf + have, st);
-			break;
-		}
-		memmove(buf, buf + used, have - used);
-		have -= used;
-		if (have == KALLSYMS_BUF) {     /* a line longer than the buffer */
-			have = 0;
-			st->skip = true;
-		}
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return (ssize_t)len;
+		len += (size_t)n;
 	}
-	free(buf);
+}
+
+/* Parses k->text[0, len), which has a writable byte after its end.  The
+ * table is reserved once for len / MIN_LINE symbols, more than a real
+ * kallsyms has: untouched room costs address space only, and a file of
+ * shorter lines just makes the table grow. */
+static int parse_text(struct lp_kernel *k, size_t len, struct kparse *st)
+{
+	char *p = k->text, *end = p + len;
+	int err = 0;
+
+	if (lp_symtab_reserve(k->syms, len / MIN_LINE + 1))
+		return -ENOMEM;
+	while (!err && p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if ((size_t)(nl - p) < MAX_LINE)
+			err = parse_line(k, p, nl, st);
+		p = nl + 1;
+	}
 	return err;
 }
 
@@ -244,8 +255,9 @@ struct lp_kernel *lp_kernel_load(const char *path, bool *hidden)
 	if (fd < 0)
 		return NULL;
 	struct lp_kernel *k = kernel_new();
-	int err = k ? read_kallsyms(k, fd, &st) : -ENOMEM;
+	ssize_t len = k ? read_all(k, fd) : -ENOMEM;
 	close(fd);
+	int err = len < 0 ? (int)len : parse_text(k, (size_t)len, &st);
 	if (!err)
 		err = flush_pending(k, &st, 0, -1);
 	if (!err)

@@ -1,9 +1,11 @@
 /*
  * test_kernel.c - lp_kernel on the real /proc/kallsyms (every text symbol
  * resolves back to its own address; schedule; modules) and on synthetic
- * files (hidden addresses, module boundaries, buffer boundaries, junk).
+ * files (hidden addresses, module boundaries, buffer boundaries, junk, long
+ * names and lines, modules out of address order, a file without a size).
  */
 #include <errno.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "test.h"
@@ -219,6 +221,129 @@ static void test_buffer_boundaries(void)
 	unlink(tmpfile_path);
 }
 
+/* Name and line limits: a name is cut at 511 bytes (the kernel's own
+ * limit), a line under 1 MiB is read, one of 1 MiB or more is skipped; a
+ * tab not followed by [module] still ends the name. */
+static void test_long_lines(void)
+{
+	enum { MiB = 1 << 20 };
+	FILE *f = tmp_open();
+	char name600[601];
+
+	memset(name600, 'n', 600);
+	name600[600] = '\0';
+	fprintf(f, "ffffffff81000000 T %s\n", name600);
+	/* a line of 1 MiB - 1 bytes before its newline: read, name cut */
+	fputs("ffffffff81000100 T ", f);
+	for (int i = 19; i < MiB - 1; i++)
+		fputc('a', f);
+	fputc('\n', f);
+	/* a line of exactly 1 MiB: skipped */
+	fputs("ffffffff81000200 T ", f);
+	for (int i = 19; i < MiB; i++)
+		fputc('b', f);
+	fputc('\n', f);
+	fputs("ffffffff81000300 T tabbed\tnot a module\n"
+	      "ffffffff81000400 t last_no_newline", f);
+	fclose(f);
+	struct lp_kernel *k = lp_kernel_load(tmpfile_path, NULL);
+	const char *dso;
+	char want[512];
+
+	TEST_TRUE(k != NULL);
+	TEST_EQ(lp_symtab_count(lp_kernel_symtab(k)), 4);
+	memset(want, 'n', 511);
+	want[511] = '\0';
+	TEST_STREQ(lp_kernel_find(k, 0xffffffff81000000ull, NULL)->name, want);
+	memset(want, 'a', 511);
+	const struct lp_sym *s = lp_kernel_find(k, 0xffffffff81000100ull, NULL);
+	TEST_STREQ(s->name, want);
+	/* the skipped line leaves the previous symbol running up to the next */
+	TEST_EQ_U64(s->end, 0xffffffff81000300ull);
+	s = lp_kernel_find(k, 0xffffffff81000300ull, &dso);
+	TEST_STREQ(s->name, "tabbed");
+	TEST_STREQ(dso, "[kernel.kallsyms]");
+	TEST_STREQ(lp_kernel_find(k, 0xffffffff81000400ull, NULL)->name, "last_no_newline");
+	lp_kernel_free(k);
+	unlink(tmpfile_path);
+}
+
+/* Modules listed out of address order, with aliases, and a kernel symbol
+ * after them: the table is sorted, each module's last symbol stops at its
+ * page end, and of two sizeless aliases the global one wins. */
+static void test_modules_out_of_order(void)
+{
+	FILE *f = tmp_open();
+
+	fputs("ffffffff81000000 T k_first\n"
+	      "ffffffff81000100 T k_second\n"
+	      "ffffffffc0200040 t b_two\t[mod_b]\n"
+	      "ffffffffc0200000 t b_one\t[mod_b]\n"
+	      "ffffffffc0200000 T b_one_alias\t[mod_b]\n"
+	      "ffffffffc0100080 t a_three\t[mod_a]\n"
+	      "ffffffffc0100000 t a_one\t[mod_a]\n"
+	      "ffffffffc0100040 W a_two\t[mod_a]\n"
+	      "ffffffff81000080 t k_late\n", f);
+	fclose(f);
+	struct lp_kernel *k = lp_kernel_load(tmpfile_path, NULL);
+	const struct lp_symtab *t = k ? lp_kernel_symtab(k) : NULL;
+	const char *dso;
+
+	TEST_TRUE(k != NULL);
+	TEST_EQ(lp_symtab_count(t), 8);
+	for (size_t i = 1; i < lp_symtab_count(t); i++)
+		TEST_TRUE(lp_symtab_at(t, i - 1)->start < lp_symtab_at(t, i)->start);
+	TEST_STREQ(lp_kernel_find(k, 0xffffffff81000090ull, &dso)->name, "k_late");
+	TEST_STREQ(dso, "[kernel.kallsyms]");
+	TEST_STREQ(lp_kernel_find(k, 0xffffffffc0100010ull, &dso)->name, "a_one");
+	TEST_STREQ(dso, "[mod_a]");
+	TEST_STREQ(lp_kernel_find(k, 0xffffffffc0100050ull, NULL)->name, "a_two");
+	const struct lp_sym *s = lp_kernel_find(k, 0xffffffffc0100090ull, &dso);
+	TEST_STREQ(s->name, "a_three");
+	TEST_EQ_U64(s->end, 0xffffffffc0102000ull);
+	s = lp_kernel_find(k, 0xffffffffc0200010ull, &dso);
+	TEST_STREQ(s->name, "b_one_alias");
+	TEST_STREQ(dso, "[mod_b]");
+	TEST_STREQ(lp_kernel_find(k, 0xffffffffc0200050ull, NULL)->name, "b_two");
+	lp_kernel_free(k);
+	unlink(tmpfile_path);
+}
+
+/* A file that reports no size, as /proc/kallsyms does, larger than the
+ * first buffer the loader guesses (8 MiB): a FIFO fed by a child. */
+static void test_sizeless_file(void)
+{
+	enum { N = 200000 };
+	char path[64];
+
+	snprintf(path, sizeof path, "/tmp/lp_kallsyms_fifo_%d", (int)getpid());
+	TEST_TRUE(mkfifo(path, 0600) == 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		FILE *f = fopen(path, "w");
+		for (int i = 0; f && i < N; i++)
+			fprintf(f, "%016llx T a_name_long_enough_to_make_the_file_big_%d\n",
+				0xffffffff81000000ull + (unsigned long long)i * 32, i);
+		_exit(f && !fclose(f) ? 0 : 1);
+	}
+	struct lp_kernel *k = lp_kernel_load(path, NULL);
+	int st = -1;
+	waitpid(pid, &st, 0);
+	unlink(path);
+	TEST_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	TEST_TRUE(k != NULL);
+	TEST_EQ(lp_symtab_count(lp_kernel_symtab(k)), N);
+	size_t bad = 0;
+	char want[96];
+	for (int i = 0; i < N; i++) {
+		const struct lp_sym *s = lp_kernel_find(k, 0xffffffff81000000ull + (uint64_t)i * 32 + 1, NULL);
+		snprintf(want, sizeof want, "a_name_long_enough_to_make_the_file_big_%d", i);
+		bad += !s || strcmp(s->name, want);
+	}
+	TEST_EQ(bad, 0);
+	lp_kernel_free(k);
+}
+
 static void test_missing(void)
 {
 	bool hidden = true;
@@ -234,4 +359,7 @@ TEST_MAIN("kernel",
 	TEST_CASE(test_synthetic),
 	TEST_CASE(test_hidden),
 	TEST_CASE(test_buffer_boundaries),
+	TEST_CASE(test_long_lines),
+	TEST_CASE(test_modules_out_of_order),
+	TEST_CASE(test_sizeless_file),
 	TEST_CASE(test_missing))
