@@ -6,8 +6,10 @@
  * copied first, so libelf never touches the caller's pages, which may be
  * read-only.  The ELF handle is closed before returning: a dso keeps only
  * what lookups need.  Symbols are the defined, named STT_FUNC and
- * STT_GNU_IFUNC entries of .symtab, or of .dynsym when there is no .symtab;
- * C++ names stay mangled.
+ * STT_GNU_IFUNC entries of .symtab; without one, of the separate debug
+ * file's .symtab (looked for before .dynsym is read, which it would
+ * replace), else of .dynsym; C++ names stay mangled.  The table is reserved
+ * once for the section's symbol count.
  */
 #include <errno.h>
 #include <limits.h>
@@ -125,6 +127,8 @@ static int read_syms(struct lp_dso *d, Elf *e, Elf_Scn *scn)
 	if (!gelf_getshdr(scn, &sh) || !(data = elf_getdata(scn, NULL)) || !esz)
 		return 0;
 	size_t n = data->d_size / esz;
+	if (n > 1 && lp_symtab_reserve(d->syms, n - 1))
+		return -ENOMEM;
 	for (size_t i = 1; i < n; i++) {
 		GElf_Sym s;
 		if (!gelf_getsym(data, (int)i, &s))
@@ -138,32 +142,6 @@ static int read_syms(struct lp_dso *d, Elf *e, Elf_Scn *scn)
 				     bind_prio(GELF_ST_BIND(s.st_info))))
 			return -ENOMEM;
 	}
-	return 0;
-}
-
-/* Symbols (.symtab, else .dynsym) and, if the segments had none, the
- * build-id from note sections. */
-static int read_scns(struct lp_dso *d, Elf *e)
-{
-	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
-
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB && !symtab)
-			symtab = scn;
-		else if (sh.sh_type == SHT_DYNSYM && !dynsym)
-			dynsym = scn;
-		else if (sh.sh_type == SHT_NOTE && !d->build_id_size) {
-			Elf_Data *nd = elf_getdata(scn, NULL);
-			if (nd)
-				note_build_id(d, nd);
-		}
-	}
-	d->full_symtab = symtab != NULL;
-	if (symtab || dynsym)
-		return read_syms(d, e, symtab ? symtab : dynsym);
 	return 0;
 }
 
@@ -189,11 +167,14 @@ static void debug_path(const struct lp_dso *d, char *buf, size_t n)
 		snprintf(buf + off, n - (size_t)off, ".debug");
 }
 
-void lp_dso_load_debug_file(struct lp_dso *d, const char *path)
+/* lp_dso_load_debug_file(), telling whether the symbols were replaced. */
+static bool debug_file_syms(struct lp_dso *d, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool replaced = false;
+
 	if (fd < 0)
-		return;
+		return false;
 	elf_version(EV_CURRENT);
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	Elf_Scn *scn = e ? find_symtab(e) : NULL;
@@ -204,7 +185,7 @@ void lp_dso_load_debug_file(struct lp_dso *d, const char *path)
 			d->syms = keep;
 		} else {
 			lp_symtab_free(keep);
-			d->full_symtab = true;
+			d->full_symtab = replaced = true;
 		}
 	} else {
 		d->syms = keep;
@@ -212,18 +193,54 @@ void lp_dso_load_debug_file(struct lp_dso *d, const char *path)
 	if (e)
 		elf_end(e);
 	close(fd);
+	return replaced;
 }
 
-/* Replaces .dynsym-only symbols by the .symtab of the object's separate
- * debug file, when one is installed. */
-static void load_debug_syms(struct lp_dso *d)
+void lp_dso_load_debug_file(struct lp_dso *d, const char *path)
+{
+	debug_file_syms(d, path);
+}
+
+/* Takes the symbols of the object's separate debug file, when one is
+ * installed; true if it did. */
+static bool load_debug_syms(struct lp_dso *d)
 {
 	char path[PATH_MAX];
 	debug_path(d, path, sizeof path);
-	lp_dso_load_debug_file(d, path);
+	return debug_file_syms(d, path);
 }
 
-static struct lp_dso *dso_from_elf(const char *name, Elf *e)
+/* Symbols (.symtab, else the debug file's when try_debug, else .dynsym)
+ * and, if the segments had none, the build-id from note sections. */
+static int read_scns(struct lp_dso *d, Elf *e, bool try_debug)
+{
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && !symtab)
+			symtab = scn;
+		else if (sh.sh_type == SHT_DYNSYM && !dynsym)
+			dynsym = scn;
+		else if (sh.sh_type == SHT_NOTE && !d->build_id_size) {
+			Elf_Data *nd = elf_getdata(scn, NULL);
+			if (nd)
+				note_build_id(d, nd);
+		}
+	}
+	d->full_symtab = symtab != NULL;
+	if (!symtab && try_debug && d->build_id_size && load_debug_syms(d))
+		return 0;       /* .dynsym would only be replaced */
+	if (symtab || dynsym)
+		return read_syms(d, e, symtab ? symtab : dynsym);
+	return 0;
+}
+
+/* The dso of an ELF image; try_debug: symbols from a separate debug file
+ * when the image has no .symtab. */
+static struct lp_dso *dso_from_elf(const char *name, Elf *e, bool try_debug)
 {
 	GElf_Ehdr eh;
 
@@ -237,7 +254,7 @@ static struct lp_dso *dso_from_elf(const char *name, Elf *e)
 		goto nomem;
 	d->path = strdup(name);
 	d->syms = lp_symtab_new();
-	if (!d->path || !d->syms || read_phdrs(d, e) || read_scns(d, e) ||
+	if (!d->path || !d->syms || read_phdrs(d, e) || read_scns(d, e, try_debug) ||
 	    lp_symtab_finish(d->syms))
 		goto nomem;
 	return d;
@@ -279,15 +296,13 @@ struct lp_dso *lp_dso_open(const char *path)
 	struct lp_dso *d = NULL;
 	int err = ENOEXEC;
 	if (e) {
-		d = dso_from_elf(path, e);
+		d = dso_from_elf(path, e, true);
 		err = errno;
 		elf_end(e);
 	}
 	close(fd);
 	if (!d)
 		errno = err;
-	else if (!d->full_symtab && d->build_id_size)
-		load_debug_syms(d);
 	return d;
 }
 
@@ -306,7 +321,7 @@ struct lp_dso *lp_dso_open_mem(const char *name, const void *image, size_t size)
 	struct lp_dso *d = NULL;
 	int err = ENOEXEC;
 	if (e) {
-		d = dso_from_elf(name, e);
+		d = dso_from_elf(name, e, false);
 		err = errno;
 		elf_end(e);
 	}

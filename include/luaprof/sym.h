@@ -70,9 +70,10 @@ size_t lp_symtab_count(const struct lp_symtab *t);
 struct lp_dso;
 
 /* Reads the object at path: build-id, PT_LOAD segments, symbols from
- * .symtab, or .dynsym when there is no .symtab.  A readable file with no
- * symbols gives a dso with an empty table.  NULL and errno (ENOENT, ENOEXEC
- * for a non-ELF file, ...) on failure. */
+ * .symtab; without one, from the .symtab of the separate debug file of its
+ * build-id (/usr/lib/debug/.build-id/NN/REST.debug), else from .dynsym.
+ * A readable file with no symbols gives a dso with an empty table.  NULL
+ * and errno (ENOENT, ENOEXEC for a non-ELF file, ...) on failure. */
 struct lp_dso *lp_dso_open(const char *path);
 
 /* The same from an ELF image in memory (the vDSO); the image is read during

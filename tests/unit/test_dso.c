@@ -296,6 +296,47 @@ static void test_libc_file_to_vaddr(void)
 	lp_dso_free(d);
 }
 
+/* libc has only .dynsym; with libc6-dbg its symbols come from the debug
+ * file of its build-id: exactly the table the debug file itself gives. */
+static void test_libc_debug_file(void)
+{
+	void *fn = dlsym(RTLD_DEFAULT, "getpid");
+	struct maps_line m;
+	char dbg[256];
+
+	TEST_TRUE(fn != NULL && self_map((uintptr_t)fn, &m));
+	struct lp_dso *d = lp_dso_open(m.path);
+	const uint8_t *id;
+	size_t n = d ? lp_dso_build_id(d, &id) : 0;
+	TEST_TRUE(n > 1);
+	if (n < 2) {
+		lp_dso_free(d);
+		return;
+	}
+	int off = snprintf(dbg, sizeof dbg, "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (size_t i = 1; i < n; i++)
+		off += snprintf(dbg + off, sizeof dbg - (size_t)off, "%02x", id[i]);
+	snprintf(dbg + off, sizeof dbg - (size_t)off, ".debug");
+	struct lp_dso *dd = lp_dso_open(dbg);
+	if (!dd) {
+		fprintf(stderr, "  info: no %s (libc6-dbg not installed): skipping\n", dbg);
+		lp_dso_free(d);
+		return;
+	}
+	const struct lp_symtab *t = lp_dso_symtab(d), *td = lp_dso_symtab(dd);
+	TEST_TRUE(lp_dso_has_symtab(d));
+	TEST_EQ(lp_symtab_count(t), lp_symtab_count(td));
+	size_t bad = 0;
+	for (size_t i = 0; i < lp_symtab_count(t) && i < lp_symtab_count(td); i++) {
+		const struct lp_sym *a = lp_symtab_at(t, i), *b = lp_symtab_at(td, i);
+		bad += a->start != b->start || a->end != b->end || strcmp(a->name, b->name);
+	}
+	TEST_EQ(bad, 0);
+	fprintf(stderr, "  info: libc: %zu symbols from %s\n", lp_symtab_count(t), dbg);
+	lp_dso_free(dd);
+	lp_dso_free(d);
+}
+
 static void test_not_elf(void)
 {
 	const char *txt = tmp_path("text.txt"), *empty = tmp_path("empty");
@@ -467,6 +508,7 @@ TEST_MAIN("dso",
 	TEST_CASE(test_build_id),
 	TEST_CASE(test_stripped),
 	TEST_CASE(test_libc_file_to_vaddr),
+	TEST_CASE(test_libc_debug_file),
 	TEST_CASE(test_not_elf),
 	TEST_CASE(test_open_mem),
 	TEST_CASE(test_vdso),
