@@ -174,6 +174,7 @@ struct pd_order {
 	uint64_t last_flush;    /* time of the last entry delivered */
 	struct pd_chunk *chunks;
 	size_t nr_chunks, cur;
+	uint8_t *spare;         /* an emptied chunk's memory kept for reuse */
 	uint32_t release;       /* chunk of the last delivered entry */
 	size_t bytes;           /* arena chunks allocated */
 	size_t max_bytes;       /* cap on arena + pending entries */
