@@ -70,7 +70,6 @@ void lp_names_free(struct lp_names *a)
 struct sym_ent {
 	struct lp_sym s;        /* first: an lp_sym pointer is an entry pointer */
 	int32_t up;             /* nearest earlier entry open at s.start, or -1 */
-	uint32_t seq;           /* insertion order: perf's last tie-break */
 	uint16_t tag;
 	uint8_t prio;
 	uint8_t sized;
@@ -143,7 +142,6 @@ static int add_entry(struct lp_symtab *t, const char *name, uint64_t start,
 	e->s.start = start;
 	e->s.end = start + size < start ? UINT64_MAX : start + size;
 	e->up = -1;
-	e->seq = (uint32_t)(t->nr - 1);
 	e->tag = tag;
 	e->prio = prio > 255 ? 255 : (uint8_t)prio;
 	e->sized = size != 0;
@@ -189,27 +187,21 @@ static size_t leading_underscores(const char *s)
 	return n;
 }
 
-/* Of two aliases (entries with one start), the preferred one first, by
- * perf's rules (choose_best_symbol) so that both tools give one address the
- * same name: sized, higher priority, fewer leading underscores, longer
- * name, then the one added first (perf keeps the earlier one of a tie). */
-static int alias_cmp(const struct sym_ent *a, const struct sym_ent *b)
+/* Of two aliases (entries with one start), whether a is preferred to b by
+ * perf's rules (choose_best_symbol), so that both tools give one address
+ * the same name: sized, higher priority, fewer leading underscores, longer
+ * name.  Neither is on a tie: then perf keeps the one added first. */
+static bool alias_better(const struct sym_ent *a, const struct sym_ent *b)
 {
 	int c;
 
 	if ((c = CMP3(b->sized, a->sized)))
-		return c;
+		return c < 0;
 	if ((c = CMP3(b->prio, a->prio)))
-		return c;
+		return c < 0;
 	if ((c = CMP3(leading_underscores(a->s.name), leading_underscores(b->s.name))))
-		return c;
-	if ((c = CMP3(strlen(b->s.name), strlen(a->s.name))))
-		return c;
-	if ((c = CMP3(a->seq, b->seq)))
-		return c;
-	if ((c = CMP3(b->s.end, a->s.end)))
-		return c;
-	return CMP3(a->tag, b->tag);
+		return c < 0;
+	return strlen(a->s.name) > strlen(b->s.name);
 }
 
 static bool in_start_order(const struct lp_symtab *t)
@@ -292,7 +284,8 @@ static int sort_by_start(struct lp_symtab *t)
 }
 
 /* Of each run of entries with one start (in start order), keeps the
- * preferred one. */
+ * preferred one; of equals, the first in the table, which is the one added
+ * first (the sort keeps the order of equal starts). */
 static void keep_best_aliases(struct lp_symtab *t)
 {
 	size_t kept = 0;
@@ -301,7 +294,7 @@ static void keep_best_aliases(struct lp_symtab *t)
 		struct sym_ent *last = kept ? &t->ents[kept - 1] : NULL;
 
 		if (last && last->s.start == t->ents[i].s.start) {
-			if (alias_cmp(&t->ents[i], last) < 0)
+			if (alias_better(&t->ents[i], last))
 				*last = t->ents[i];
 			continue;
 		}
