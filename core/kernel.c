@@ -12,11 +12,12 @@
  * Names are cut at 511 bytes (the kernel's limit, KSYM_NAME_LEN - 1), and
  * lines of 1 MiB or more are skipped whole.
  *
- * /proc/kallsyms has 100-200k lines (5 MB or more): the whole file is read
- * into one huge-page buffer (bigbuf.h) that the lp_kernel keeps, and the
- * names stay there, NUL-terminated in place: no per-line stdio, allocation
- * or copy.  kallsyms lists the kernel in address order, so the table's
- * finish is linear.
+ * /proc/kallsyms has 100-200k lines (5 MB or more).  It is read in 64 KiB
+ * pieces and parsed in place, with no per-line stdio or allocation; names
+ * are copied into 2 MiB huge-page chunks and the table is reserved once
+ * from the file size (see bigbuf.h: page faults, one per 4 KiB page, were
+ * most of the cost).  kallsyms lists the kernel in address order, so the
+ * table's finish is linear.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,11 +27,12 @@
 #include <unistd.h>
 
 #include "luaprof/luaprof.h"
-#include "bigbuf.h"
 #include "sym_int.h"
 
 #define KALLSYMS_GUESS ((size_t)8 << 20)        /* /proc/kallsyms has no size */
+#define READ_SIZE ((size_t)64 << 10)
 #define MAX_LINE ((size_t)1 << 20)              /* longer lines are skipped */
+#define NAMES_CHUNK ((size_t)2 << 20)           /* a huge page */
 #define MAX_NAME 511
 #define MIN_LINE 20             /* about the shortest real line: sizes the table */
 #define MAX_MODS 65535
@@ -39,9 +41,7 @@ struct lp_kernel {
 	struct lp_symtab *syms;
 	const char **mods;      /* [0] "[kernel.kallsyms]", [tag] "[module]" */
 	size_t nr_mods, cap_mods;
-	struct lp_names names;
-	char *text;             /* the file; symbol names point into it */
-	size_t text_cap;        /* its bigbuf capacity */
+	struct lp_names names;  /* symbol and module names */
 	bool hidden;
 };
 
@@ -77,7 +77,6 @@ void lp_kernel_free(struct lp_kernel *k)
 		return;
 	lp_symtab_free(k->syms);
 	lp_names_free(&k->names);
-	lp_bigbuf_free(k->text, k->text_cap);
 	free(k->mods);
 	free(k);
 }
@@ -89,6 +88,7 @@ static struct lp_kernel *kernel_new(void)
 	if (!k)
 		return NULL;
 	k->cap_mods = 16;
+	k->names.chunk = NAMES_CHUNK;
 	k->mods = malloc(k->cap_mods * sizeof *k->mods);
 	k->syms = lp_symtab_new();
 	if (!k->mods || !k->syms) {
@@ -161,10 +161,9 @@ static unsigned type_prio(char type)
 	}
 }
 
-/* One line [p, end) of k->text, without its newline; *end is writable (a
- * newline or the byte after the file).  The name is NUL-terminated in
- * place and becomes the pending symbol.  0 or -ENOMEM. */
-static int parse_line(struct lp_kernel *k, char *p, char *end, struct kparse *st)
+/* One line [p, end) without its newline; its name becomes the pending
+ * symbol.  0 or -ENOMEM. */
+static int parse_line(struct lp_kernel *k, const char *p, const char *end, struct kparse *st)
 {
 	uint64_t addr;
 	const char *q = parse_hex(p, end, &addr);
@@ -177,19 +176,22 @@ static int parse_line(struct lp_kernel *k, char *p, char *end, struct kparse *st
 	unsigned prio = type_prio(q[1]);
 	if (!addr || !prio)
 		return 0;
-	char *name = p + (q - p) + 3, *tab = memchr(name, '\t', (size_t)(end - name));
+	const char *name = q + 3, *tab = memchr(name, '\t', (size_t)(end - name));
 	int tag = 0;
 	if (tab) {
-		char *mod = tab + 1, *close = memchr(mod, ']', (size_t)(end - mod));
+		const char *mod = tab + 1, *close = memchr(mod, ']', (size_t)(end - mod));
 		if (mod < end && *mod == '[' && close)
 			tag = module_tag(k, mod + 1, (size_t)(close - mod - 1));
 		end = tab;
 	}
-	*(end - name > MAX_NAME ? name + MAX_NAME : end) = '\0';
-	if (tag < 0 || !*name)
+	size_t len = (size_t)(end - name) > MAX_NAME ? MAX_NAME : (size_t)(end - name);
+	if (tag < 0 || !len || !*name)
 		return tag < 0 ? -ENOMEM : 0;
+	const char *copy = lp_names_dup(&k->names, name, len);
+	if (!copy)
+		return -ENOMEM;
 	int rc = flush_pending(k, st, addr, tag);
-	st->pend_name = name;
+	st->pend_name = copy;
 	st->pend_addr = addr;
 	st->pend_prio = prio;
 	st->pend_tag = tag;
@@ -197,51 +199,76 @@ static int parse_line(struct lp_kernel *k, char *p, char *end, struct kparse *st
 	return rc;
 }
 
-/* Reads the whole file into k->text: returns its length, or -errno. */
-static ssize_t read_all(struct lp_kernel *k, int fd)
+/* Parses the complete lines of buf[0, len); returns how many bytes were
+ * consumed.  *skip: the first line is the end of an over-long one. */
+static size_t parse_lines(struct lp_kernel *k, const char *buf, size_t len,
+			  struct kparse *st, bool *skip, int *err)
 {
-	struct stat sb;
-	size_t len = 0, want = KALLSYMS_GUESS;
+	const char *p = buf, *end = buf + len, *nl;
 
-	if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) && sb.st_size > 0)
-		want = (size_t)sb.st_size + 4096;      /* + room to see EOF */
-	for (;;) {
-		void *text = k->text;
-		/* +1: a NUL after a last line without newline */
-		if (len + 1 >= k->text_cap &&
-		    lp_bigbuf_reserve(&text, &k->text_cap, len + 1 < want ? want : 2 * len))
-			return -ENOMEM;
-		k->text = text;
-		ssize_t n = read(fd, k->text + len, k->text_cap - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return (ssize_t)len;
-		len += (size_t)n;
-	}
-}
-
-/* Parses k->text[0, len), which has a writable byte after its end.  The
- * table is reserved once for len / MIN_LINE symbols, more than a real
- * kallsyms has: untouched room costs address space only, and a file of
- * shorter lines just makes the table grow. */
-static int parse_text(struct lp_kernel *k, size_t len, struct kparse *st)
-{
-	char *p = k->text, *end = p + len;
-	int err = 0;
-
-	if (lp_symtab_reserve(k->syms, len / MIN_LINE + 1))
-		return -ENOMEM;
-	while (!err && p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			nl = end;
-		if ((size_t)(nl - p) < MAX_LINE)
-			err = parse_line(k, p, nl, st);
+	while (!*err && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+		if (!*skip)
+			*err = parse_line(k, p, nl, st);
+		*skip = false;
 		p = nl + 1;
 	}
+	return (size_t)(p - buf);
+}
+
+/* The symbol table's room: about one symbol per MIN_LINE bytes of the
+ * file (its size, or a guess for /proc), more than a real kallsyms has.
+ * Untouched room costs address space only, and shorter lines just make
+ * the table grow. */
+static int reserve_table(struct lp_kernel *k, int fd)
+{
+	struct stat sb;
+	size_t size = KALLSYMS_GUESS;
+
+	if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) && sb.st_size > 0)
+		size = (size_t)sb.st_size;
+	return lp_symtab_reserve(k->syms, size / MIN_LINE + 1);
+}
+
+/* Reads and parses the file, READ_SIZE bytes at a time; a line longer than
+ * the buffer grows it, up to MAX_LINE, where the line is skipped. */
+static int read_kallsyms(struct lp_kernel *k, int fd, struct kparse *st)
+{
+	size_t cap = READ_SIZE, have = 0;
+	char *buf = malloc(cap);
+	bool skip = false;
+	int err = reserve_table(k, fd);
+
+	if (!buf)
+		err = -ENOMEM;
+	while (!err) {
+		ssize_t n = read(fd, buf + have, cap - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		have += (size_t)n;
+		size_t used = parse_lines(k, buf, have, st, &skip, &err);
+		if (n == 0) {           /* EOF: a last line without newline */
+			if (!err && used < have && !skip)
+				err = parse_line(k, buf + used, buf + have, st);
+			break;
+		}
+		memmove(buf, buf + used, have - used);
+		have -= used;
+		if (have == cap && cap < MAX_LINE) {     /* a long line: more room */
+			char *b = realloc(buf, 2 * cap);
+			if (!b)
+				err = -ENOMEM;
+			else
+				buf = b, cap *= 2;
+		} else if (have == cap) {               /* MAX_LINE or longer */
+			have = 0;
+			skip = true;
+		}
+	}
+	free(buf);
 	return err;
 }
 
@@ -255,9 +282,8 @@ struct lp_kernel *lp_kernel_load(const char *path, bool *hidden)
 	if (fd < 0)
 		return NULL;
 	struct lp_kernel *k = kernel_new();
-	ssize_t len = k ? read_all(k, fd) : -ENOMEM;
+	int err = k ? read_kallsyms(k, fd, &st) : -ENOMEM;
 	close(fd);
-	int err = len < 0 ? (int)len : parse_text(k, (size_t)len, &st);
 	if (!err)
 		err = flush_pending(k, &st, 0, -1);
 	if (!err)

@@ -13,12 +13,16 @@
 #include "luaprof/sym.h"
 
 /* A name arena: strings copied into large chunks, freed all at once.  One
- * allocation per LP_NAMES_CHUNK bytes of names, not one per name. */
+ * allocation per chunk (LP_NAMES_CHUNK bytes unless .chunk says otherwise)
+ * of names, not one per name.  A chunk is a bigbuf (bigbuf.h), so chunks
+ * of 2 MiB are huge pages: for millions of bytes of names.  Zero-initialize
+ * before use. */
 #define LP_NAMES_CHUNK 65536
 
 struct lp_names {
 	struct lp_names_chunk *head;    /* newest chunk first */
 	size_t used, cap;               /* of head */
+	size_t chunk;                   /* bytes per chunk; 0: LP_NAMES_CHUNK */
 };
 
 /* Copies n bytes of s plus a NUL; NULL when out of memory.  The copy lives

@@ -15,7 +15,7 @@
  * Finishing is linear when the symbols came in start order (kallsyms does
  * that); otherwise a radix sort of (start, index) keys puts them in order.
  * Large arrays are huge-page buffers (bigbuf.h).  Names are copied into an
- * lp_names arena, one malloc per 64 KiB of names, or borrowed from the
+ * lp_names arena, one allocation per 64 KiB of names, or borrowed from the
  * caller (lp_symtab_add_borrowed).
  */
 #include <errno.h>
@@ -29,21 +29,26 @@
 
 struct lp_names_chunk {
 	struct lp_names_chunk *next;
+	size_t bytes;           /* of the whole chunk, a bigbuf */
 	char data[];
 };
 
 const char *lp_names_dup(struct lp_names *a, const char *s, size_t n)
 {
 	if (!a->head || a->cap - a->used < n + 1) {
-		size_t cap = n + 1 > LP_NAMES_CHUNK ? n + 1 : LP_NAMES_CHUNK;
-		struct lp_names_chunk *c = malloc(sizeof *c + cap);
+		size_t want = a->chunk ? a->chunk : LP_NAMES_CHUNK, bytes = 0;
+		void *mem = NULL;
 
-		if (!c)
+		if (n + 1 > want - sizeof(struct lp_names_chunk))
+			want = sizeof(struct lp_names_chunk) + n + 1;
+		if (lp_bigbuf_reserve(&mem, &bytes, want))
 			return NULL;
+		struct lp_names_chunk *c = mem;
 		c->next = a->head;
+		c->bytes = bytes;
 		a->head = c;
 		a->used = 0;
-		a->cap = cap;
+		a->cap = bytes - sizeof *c;
 	}
 	char *p = a->head->data + a->used;
 	memcpy(p, s, n);
@@ -58,7 +63,7 @@ void lp_names_free(struct lp_names *a)
 
 	while (c) {
 		struct lp_names_chunk *next = c->next;
-		free(c);
+		lp_bigbuf_free(c, c->bytes);
 		c = next;
 	}
 	a->head = NULL;

@@ -2,7 +2,8 @@
  * test_kernel.c - lp_kernel on the real /proc/kallsyms (every text symbol
  * resolves back to its own address; schedule; modules) and on synthetic
  * files (hidden addresses, module boundaries, buffer boundaries, junk, long
- * names and lines, modules out of address order, a file without a size).
+ * names and lines, modules out of address order, a file without a size,
+ * more symbols than the table was reserved for).
  */
 #include <errno.h>
 #include <sys/stat.h>
@@ -310,7 +311,7 @@ static void test_modules_out_of_order(void)
 }
 
 /* A file that reports no size, as /proc/kallsyms does, larger than the
- * first buffer the loader guesses (8 MiB): a FIFO fed by a child. */
+ * size the loader guesses for one (8 MiB): a FIFO fed by a child. */
 static void test_sizeless_file(void)
 {
 	enum { N = 200000 };
@@ -344,6 +345,29 @@ static void test_sizeless_file(void)
 	lp_kernel_free(k);
 }
 
+/* Lines much shorter than real ones: more symbols than the table was
+ * reserved for (one per 20 bytes of file), so it grows. */
+static void test_short_lines(void)
+{
+	enum { N = 300000 };
+	FILE *f = tmp_open();
+
+	for (int i = 0; i < N; i++)
+		fprintf(f, "%x t f\n", 0x100000 + i * 16);
+	fclose(f);
+	struct lp_kernel *k = lp_kernel_load(tmpfile_path, NULL);
+	TEST_TRUE(k != NULL);
+	TEST_EQ(lp_symtab_count(lp_kernel_symtab(k)), N);
+	size_t bad = 0;
+	for (int i = 0; i < N; i++) {
+		const struct lp_sym *s = lp_kernel_find(k, 0x100000 + (uint64_t)i * 16 + 15, NULL);
+		bad += !s || s->start != 0x100000 + (uint64_t)i * 16 || strcmp(s->name, "f");
+	}
+	TEST_EQ(bad, 0);
+	lp_kernel_free(k);
+	unlink(tmpfile_path);
+}
+
 static void test_missing(void)
 {
 	bool hidden = true;
@@ -362,4 +386,5 @@ TEST_MAIN("kernel",
 	TEST_CASE(test_long_lines),
 	TEST_CASE(test_modules_out_of_order),
 	TEST_CASE(test_sizeless_file),
+	TEST_CASE(test_short_lines),
 	TEST_CASE(test_missing))

@@ -353,6 +353,30 @@ static void test_borrowed_and_reserve(void)
 	lp_symtab_free(t);
 }
 
+/* Names longer than an arena chunk get a chunk of their own; the names
+ * around them are intact. */
+static void test_huge_name(void)
+{
+	enum { LEN = 3 << 20 };
+	char *big = malloc(LEN + 1);
+	struct lp_symtab *t = lp_symtab_new();
+
+	TEST_TRUE(big != NULL && t != NULL);
+	memset(big, 'x', LEN);
+	big[LEN] = '\0';
+	TEST_EQ(lp_symtab_add(t, "before", 0x1000, 0x10), 0);
+	TEST_EQ(lp_symtab_add(t, big, 0x2000, 0x10), 0);
+	TEST_EQ(lp_symtab_add(t, "after", 0x3000, 0x10), 0);
+	memset(big, 'y', LEN);          /* the table has its own copy */
+	TEST_EQ(lp_symtab_finish(t), 0);
+	TEST_STREQ(name_at(t, 0x1000), "before");
+	TEST_STREQ(name_at(t, 0x3000), "after");
+	const char *s = name_at(t, 0x2000);
+	TEST_TRUE(s && strlen(s) == LEN && s[0] == 'x' && s[LEN - 1] == 'x');
+	lp_symtab_free(t);
+	free(big);
+}
+
 TEST_MAIN("symtab",
 	TEST_CASE(test_random_order),
 	TEST_CASE(test_sizeless_ends),
@@ -366,4 +390,5 @@ TEST_MAIN("symtab",
 	TEST_CASE(test_tag_boundary),
 	TEST_CASE(test_large_and_names),
 	TEST_CASE(test_wide_starts),
-	TEST_CASE(test_borrowed_and_reserve))
+	TEST_CASE(test_borrowed_and_reserve),
+	TEST_CASE(test_huge_name))
