@@ -136,9 +136,8 @@ static int ents_reserve_one(struct lp_symtab *t)
 	return ents_room(t, want < MAX_ENTS ? want : t->nr + 1);
 }
 
-/* Appends an entry whose name (kept as given) lives as long as t. */
-static int add_entry(struct lp_symtab *t, const char *name, uint64_t start,
-		     uint64_t size, unsigned prio, uint16_t tag)
+int lp_symtab_add_borrowed(struct lp_symtab *t, const char *name, uint64_t start,
+			   uint64_t size, unsigned prio, uint16_t tag)
 {
 	if (ents_reserve_one(t))
 		return -ENOMEM;
@@ -154,12 +153,6 @@ static int add_entry(struct lp_symtab *t, const char *name, uint64_t start,
 	return 0;
 }
 
-int lp_symtab_add_borrowed(struct lp_symtab *t, const char *name, uint64_t start,
-			   uint64_t size, unsigned prio, uint16_t tag)
-{
-	return add_entry(t, name, start, size, prio, tag);
-}
-
 int lp_symtab_add_tagged(struct lp_symtab *t, const char *name, uint64_t start,
 			 uint64_t size, unsigned prio, uint16_t tag)
 {
@@ -168,7 +161,7 @@ int lp_symtab_add_tagged(struct lp_symtab *t, const char *name, uint64_t start,
 	const char *copy = lp_names_dup(&t->names, name, strlen(name));
 	if (!copy)
 		return -ENOMEM;
-	return add_entry(t, copy, start, size, prio, tag);
+	return lp_symtab_add_borrowed(t, copy, start, size, prio, tag);
 }
 
 int lp_symtab_add_ex(struct lp_symtab *t, const char *name, uint64_t start,
