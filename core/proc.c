@@ -32,6 +32,14 @@ struct lp_procs {
 	struct lp_strtab *paths;
 };
 
+/* A generation no process has had: caches keyed by (proc, gen) then never
+ * mistake a freed process's maps for those of one allocated in its place. */
+static void new_gen(struct lp_proc *p)
+{
+	static _Atomic uint32_t last;
+	p->gen = ++last;
+}
+
 /* ---------------------------------------------------------------- maps */
 
 static int maps_reserve(struct lp_proc *p, uint32_t extra)
@@ -103,7 +111,7 @@ static int maps_insert(struct lp_proc *p, const struct lp_map *m)
 	memmove(&p->maps[i + 1], &p->maps[j], (p->nr_maps - j) * sizeof *m);
 	p->nr_maps = p->nr_maps - (j - i) + 1;
 	p->maps[i] = *m;
-	p->gen++;
+	new_gen(p);
 	return 0;
 }
 
@@ -169,6 +177,7 @@ static struct lp_proc *proc_new(struct lp_procs *ps, uint32_t pid)
 	struct lp_proc *p = calloc(1, sizeof *p);
 	if (p) {
 		p->pid = pid;
+		new_gen(p);
 		ps->procs[ps->nr_procs++] = p;
 	}
 	return p;
@@ -259,7 +268,7 @@ static int apply_comm(struct lp_procs *ps, const struct lp_comm *c)
 	snprintf(t->comm, sizeof t->comm, "%s", c->comm);
 	if (c->exec && t->proc->nr_maps) {
 		t->proc->nr_maps = 0;   /* the old image is gone */
-		t->proc->gen++;
+		new_gen(t->proc);
 	}
 	return 0;
 }
@@ -270,7 +279,7 @@ static int copy_maps(struct lp_proc *dst, const struct lp_proc *src)
 		return src ? -ENOMEM : 0;
 	memcpy(dst->maps, src->maps, src->nr_maps * sizeof *src->maps);
 	dst->nr_maps = src->nr_maps;
-	dst->gen++;
+	new_gen(dst);
 	return 0;
 }
 

@@ -39,7 +39,9 @@ struct lp_proc {
 	struct lp_map *maps;    /* sorted by start, non-overlapping */
 	uint32_t nr_maps, cap_maps;
 	uint32_t refs;          /* threads pointing here (+1 while live) */
-	uint32_t gen;           /* bumped whenever the maps change */
+	uint32_t gen;           /* changes whenever the maps change; never the
+				 * same for two processes, so (proc, gen) keys
+				 * a cache even if the struct is reused */
 };
 
 struct lp_thread {

@@ -44,10 +44,11 @@ def run(argv, stdin=None):
 
 
 def report(workload, what, ours, theirs, unit, better="lower"):
-    ratio = (theirs / ours if better == "lower" else ours / theirs) if ours and theirs else float("nan")
+    ratio = (theirs / ours if better == "lower" else ours / theirs) if ours and theirs else None
     RESULTS.append(dict(workload=workload, measure=what, luaprof=ours, perf=theirs, unit=unit,
                         ratio=ratio, better=better, time=time.time()))
-    print("%-22s %-44s %12.4g %12.4g %-8s %6.2fx" % (workload, what, ours, theirs, unit, ratio))
+    print("%-22s %-44s %12.4g %12.4g %-8s %7s" % (workload, what, ours, theirs, unit,
+                                                   "%6.2fx" % ratio if ratio else "-"))
 
 
 def script(name, body):
@@ -211,7 +212,7 @@ def replay_throughput(data, n, wl):
     report(wl, "s.sym vs perf report --no-children (samp/CPU-s)", o, p, "samp/s", better="higher")
     report(wl, "s.sym peak RSS vs perf report", r, prep, "KiB")
     o, p, rf, _ = side_by_side("folded", n, [LUAPROF, "run", FOLDED, "-i", data],
-                               ["perf", "script", "-i", data, "report", "stackcollapse"], slow_reps)
+                               ["perf", "script", "report", "stackcollapse", "-i", data], slow_reps)
     report(wl, "s.folded vs perf stackcollapse (samp/CPU-s)", o, p, "samp/s", better="higher")
     report(wl, "s.folded peak RSS vs perf report", rf, prep, "KiB")
 
@@ -261,17 +262,13 @@ def replay():
 # ---- keeping up, start-up, symbol loading --------------------------------
 
 def lost_in(path):
-    """LOST_SAMPLES + LOST records' counts of a perf.data, from --stats."""
-    out = subprocess.run(["perf", "report", "-i", path, "--stats"], stdout=subprocess.PIPE,
+    """Samples a perf.data says were lost: perf report's Total Lost Samples."""
+    out = subprocess.run(["perf", "report", "-i", path, "--stdio", "--sort", "pid"], stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL).stdout.decode()
-    lost = 0
     for line in out.splitlines():
-        w = line.split()
-        if line.strip().startswith("LOST_SAMPLES events:") or line.strip().startswith("LOST events:"):
-            pass
-        if len(w) >= 2 and w[0] == "LOST_SAMPLES" and w[1] == "events:" and "(" not in line:
-            lost += int(w[2])
-    return lost
+        if "Total Lost Samples:" in line:
+            return int(line.split(":")[1])
+    return 0
 
 
 def keepup():
