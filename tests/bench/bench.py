@@ -75,7 +75,7 @@ def perf_samples(path):
 def live_overhead():
     """Wall time of a CPU-bound two-thread workload alone, under perf record
     and under luaprof run count.lua, same frequency and -g."""
-    wl = [os.path.join(PROGS, "twothreads"), "601"]
+    wl = [os.path.join(PROGS, "twothreads"), "201" if QUICK else "601"]
     alone, perf, ours = [], [], []
     for _ in range(REPS):
         alone.append(run(wl)[0])
@@ -93,7 +93,7 @@ def live_throughput():
     try:
         time.sleep(0.2)
         pids = "%d,%d" % (wl.pid, wl2.pid)
-        dur = "2" if QUICK else "4"
+        dur = "1" if QUICK else "4"
         ours_rate, perf_rate = [], []
         for _ in range(REPS):
             _, cpu, _, out = run([LUAPROF, "run", COUNT, "-F", "20000", "-g", "-p", pids, "--duration", dur])
@@ -124,7 +124,7 @@ def symbolized_throughput():
     try:
         time.sleep(0.2)
         pids = ",".join(str(p.pid) for p in procs)
-        dur = "2" if QUICK else "4"
+        dur = "1" if QUICK else "4"
         data = os.path.join(TMP, "sym.data")
         run(["perf", "record", "-q", "-F", "20000", "-g", "-p", pids, "-o", data, "--", "sleep", dur])
         n = perf_samples(data)
@@ -223,7 +223,7 @@ def spread(values):
 
 def replay_scaling(files):
     """Row 3's second half: the s.sym script over recordings of 1, 2 and 4
-    units (million samples; QUICK: 100 thousand): peak RSS and per-sample
+    units (a million samples; QUICK: 50 thousand): peak RSS and per-sample
     CPU time should stay within 10%.  Per-sample time is given twice: total
     CPU / samples, and steady (the CPU of the first 20000 samples, the run's
     fixed cost, taken away)."""
@@ -252,7 +252,7 @@ def replay_scaling(files):
 
 
 def replay():
-    unit = 100000 if QUICK else 1000000
+    unit = 50000 if QUICK else 1000000
     files = [record_deep(k * unit) for k in (1, 2, 4)]
     data, n = files[1]
     replay_throughput(data, n, "deep16 %.1fM fp" % (n / 1e6))
@@ -276,7 +276,7 @@ def keepup():
     samples of a counting luaprof run and of luaprof record, against perf
     record's, same settings.  Counts, not speed."""
     freq = min(20000, int(open("/proc/sys/kernel/perf_event_max_sample_rate").read()))
-    ms = "1000" if QUICK else "3000"
+    ms = "500" if QUICK else "3000"
     ours, rec, theirs = [], [], []
     for _ in range(REPS):
         out = run([LUAPROF, "run", COUNT, "-F", str(freq), "-g", "--", DEEP, ms])[3]
