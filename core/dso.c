@@ -60,6 +60,25 @@ static bool note_build_id(struct lp_dso *d, Elf_Data *data)
 	return false;
 }
 
+/* The build-id from a PT_NOTE segment, unless d has one. */
+static void phdr_build_id(struct lp_dso *d, Elf *e, const GElf_Phdr *ph)
+{
+	if (d->build_id_size)
+		return;
+	Elf_Data *nd = elf_getdata_rawchunk(e, (int64_t)ph->p_offset, ph->p_filesz,
+					    ph->p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+	if (nd)
+		note_build_id(d, nd);
+}
+
+/* The build-id from an SHT_NOTE section, unless d has one. */
+static void scn_build_id(struct lp_dso *d, Elf_Scn *scn)
+{
+	Elf_Data *nd = d->build_id_size ? NULL : elf_getdata(scn, NULL);
+	if (nd)
+		note_build_id(d, nd);
+}
+
 /* PT_LOAD segments, and the build-id from PT_NOTE (present even when the
  * section headers are gone). */
 static int read_phdrs(struct lp_dso *d, Elf *e)
@@ -78,11 +97,8 @@ static int read_phdrs(struct lp_dso *d, Elf *e)
 		if (ph.p_type == PT_LOAD) {
 			d->segs[d->nr_segs++] = (struct seg){ ph.p_offset, ph.p_vaddr,
 							      ph.p_filesz, ph.p_memsz };
-		} else if (ph.p_type == PT_NOTE && !d->build_id_size) {
-			Elf_Data *nd = elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz,
-					ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-			if (nd)
-				note_build_id(d, nd);
+		} else if (ph.p_type == PT_NOTE) {
+			phdr_build_id(d, e, &ph);
 		}
 	}
 	return 0;
@@ -155,11 +171,8 @@ static int read_scns(struct lp_dso *d, Elf *e)
 			symtab = scn;
 		else if (sh.sh_type == SHT_DYNSYM && !dynsym)
 			dynsym = scn;
-		else if (sh.sh_type == SHT_NOTE && !d->build_id_size) {
-			Elf_Data *nd = elf_getdata(scn, NULL);
-			if (nd)
-				note_build_id(d, nd);
-		}
+		else if (sh.sh_type == SHT_NOTE)
+			scn_build_id(d, scn);
 	}
 	d->full_symtab = symtab != NULL;
 	if (symtab || dynsym)
@@ -289,6 +302,43 @@ struct lp_dso *lp_dso_open(const char *path)
 	else if (!d->full_symtab && d->build_id_size)
 		load_debug_syms(d);
 	return d;
+}
+
+/* The build-id alone: PT_NOTE segments first, then SHT_NOTE sections. */
+static void read_build_id(struct lp_dso *d, Elf *e)
+{
+	size_t n = 0;
+	if (elf_getphdrnum(e, &n))
+		n = 0;
+	for (size_t i = 0; i < n && !d->build_id_size; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_NOTE)
+			phdr_build_id(d, e, &ph);
+	}
+	Elf_Scn *scn = NULL;
+	while (!d->build_id_size && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE)
+			scn_build_id(d, scn);
+	}
+}
+
+size_t lp_elf_build_id(const char *path, uint8_t *id, size_t max)
+{
+	struct lp_dso d = { 0 };
+	int fd = open_regular(path);
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e && elf_kind(e) == ELF_K_ELF)
+		read_build_id(&d, e);
+	if (e)
+		elf_end(e);
+	close(fd);
+	size_t n = d.build_id_size < max ? d.build_id_size : max;
+	memcpy(id, d.build_id, n);
+	return n;
 }
 
 struct lp_dso *lp_dso_open_mem(const char *name, const void *image, size_t size)

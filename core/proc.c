@@ -71,14 +71,19 @@ static uint32_t maps_lower(const struct lp_proc *p, uint64_t addr)
 	return lo;
 }
 
+/* Index of the map containing addr, or nr_maps when none does. */
+static uint32_t map_index(const struct lp_proc *p, uint64_t addr)
+{
+	uint32_t i = maps_lower(p, addr);
+	return i < p->nr_maps && p->maps[i].start <= addr ? i : p->nr_maps;
+}
+
 const struct lp_map *lp_proc_find_map(const struct lp_proc *p, uint64_t addr)
 {
 	if (!p)
 		return NULL;
-	uint32_t i = maps_lower(p, addr);
-	if (i < p->nr_maps && p->maps[i].start <= addr)
-		return &p->maps[i];
-	return NULL;
+	uint32_t i = map_index(p, addr);
+	return i < p->nr_maps ? &p->maps[i] : NULL;
 }
 
 /* Inserts m, cutting away whatever part of existing maps it covers.  A map
@@ -230,6 +235,38 @@ struct lp_thread *lp_procs_thread(struct lp_procs *ps, uint32_t pid, uint32_t ti
 		thread_set_proc(t, p);
 	}
 	return t ? t : thread_new(ps, pid, tid);
+}
+
+/* The process a sample of (pid, tid) belongs to, as lp_procs_thread()
+ * would file it, or NULL when that would be a new one; nothing is created. */
+static struct lp_proc *sample_proc(struct lp_procs *ps, uint32_t pid, uint32_t tid)
+{
+	struct lp_thread *t = lp_procs_find(ps, tid);
+	if (t && (t->pid == pid || pid == UINT32_MAX))
+		return t->proc;
+	t = lp_procs_find(ps, pid);
+	return t && t->pid == pid ? t->proc : NULL;
+}
+
+const struct lp_map *lp_procs_hit(struct lp_procs *ps, const struct lp_record *r)
+{
+	const struct lp_sample *s = &r->u.sample;
+	struct lp_proc *p = NULL;
+	switch (r->misc & PERF_RECORD_MISC_CPUMODE_MASK) {
+	case PERF_RECORD_MISC_USER:
+		p = sample_proc(ps, s->pid, s->tid);
+		break;
+	case PERF_RECORD_MISC_KERNEL:
+		p = &ps->kernel;
+		break;
+	default:
+		break;
+	}
+	uint32_t i = p ? map_index(p, s->ip) : 0;
+	if (!p || i == p->nr_maps || p->maps[i].hit)
+		return NULL;
+	p->maps[i].hit = true;
+	return &p->maps[i];
 }
 
 /* -------------------------------------------------------------- records */
