@@ -35,20 +35,22 @@ perf_agrees() {
 	[ -s ours ] || fail "no named samples in $f"
 }
 
-# named_by_perf PID COMM... : at least 90% of PID's samples in script.txt
-# name a function of the workload's binary, and each COMM names a thread.
-# (The rest may be kernel samples or libc; before the synthesized records
-# none was named and every comm read ":TID".)
+# named_by_perf PID COMM... : at least 90% of PID's user-mode samples in
+# script.txt name a function of the workload's binary, and each COMM names
+# a thread.  (The rest may be libc or the vDSO; kernel samples are left out,
+# as on this VM a fifth of a busy process's can land in the kernel's timer
+# interrupt when the machine is loaded.  Before the synthesized records no
+# user sample was named and every comm read ":TID".)
 named_by_perf() {
 	local pid=$1 bin=$2; shift 2
 	awk -v pid="$pid" -v bin="($bin)" '
-		{ split($2, pt, "/") } pt[1] != pid { next }
+		{ split($2, pt, "/") } pt[1] != pid || $NF == "([kernel.kallsyms])" { next }
 		{ n++ } $NF == bin && $(NF - 1) != "[unknown]" { named++ }
 		END { printf "%d %d\n", n, named }' script.txt > counts
 	read -r total named < counts
-	[ "$total" -ge 50 ] || fail "only $total samples of pid $pid in the recording"
+	[ "$total" -ge 50 ] || fail "only $total user samples of pid $pid in the recording"
 	[ $((named * 100)) -ge $((total * 90)) ] ||
-		{ grep -m5 "\[unknown\]" script.txt; fail "perf names $named of $total samples of pid $pid in $bin (90% wanted)"; }
+		{ awk -v pid="$pid" '{ split($2, pt, "/") } pt[1] == pid' script.txt | head -5; fail "perf names $named of $total samples of pid $pid in $bin (90% wanted)"; }
 	for comm in "$@"; do
 		awk -v pid="$pid" -v c="$comm" '$1 == c && index($2, pid "/") == 1 {ok = 1} END {exit !ok}' script.txt ||
 			fail "perf script shows no thread of pid $pid named $comm"
