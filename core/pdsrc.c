@@ -32,6 +32,7 @@ static int stream_init(struct lp_perfdata *pd, int fd, bool own)
 	s->fd = fd;
 	s->own_fd = own;
 	s->end = UINT64_MAX;
+	s->data_end = UINT64_MAX;
 	s->cap = STREAM_BUF;
 	s->buf = malloc(s->cap);
 	if (!s->buf)
@@ -53,6 +54,7 @@ static int map_file(struct lp_perfdata *pd, int fd, size_t size)
 	s->map = m;
 	s->map_len = size;
 	s->end = size;
+	s->data_end = size;
 	return 0;
 }
 
@@ -175,23 +177,35 @@ static int bad_size(struct lp_perfdata *pd, const struct perf_event_header *h)
 			h->type, h->size);
 }
 
+/* The file ends before the data section the header declares. */
+static int cut_short(struct lp_perfdata *pd)
+{
+	const struct pd_src *s = &pd->src;
+
+	return pd_error(pd, s->pos, -EPROTO, "the file ends at %zu bytes, inside the data "
+			"section (which the header says runs to offset %llu): truncated "
+			"recording", s->map_len, (unsigned long long)s->data_end);
+}
+
 static int next_mapped(struct lp_perfdata *pd, struct pd_rec *r)
 {
 	struct pd_src *s = &pd->src;
 	struct perf_event_header h;
 	uint64_t left = s->end - s->pos;
 
+	bool cut = s->end < s->data_end;
+
 	if (s->pos >= s->end)
-		return 0;
+		return cut ? cut_short(pd) : 0;
 	if (left < sizeof h)
-		return pd_error(pd, s->pos, -EPROTO,
+		return cut ? cut_short(pd) : pd_error(pd, s->pos, -EPROTO,
 				"data ends inside a record header (%llu bytes left)",
 				(unsigned long long)left);
 	memcpy(&h, s->map + s->pos, sizeof h);
 	if (h.size < sizeof h)
 		return bad_size(pd, &h);
 	if (h.size > left)
-		return pd_error(pd, s->pos, -EPROTO,
+		return cut ? cut_short(pd) : pd_error(pd, s->pos, -EPROTO,
 				"record type %u of %u bytes runs past the end of the data (%llu bytes left)",
 				h.type, h.size, (unsigned long long)left);
 	r->stable = true;
