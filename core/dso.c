@@ -212,7 +212,8 @@ void lp_dso_load_debug_file(struct lp_dso *d, const char *path)
 	Elf_Scn *scn = e ? find_symtab(e) : NULL;
 	struct lp_symtab *keep = d->syms;
 	if (scn && (d->syms = lp_symtab_new())) {
-		if (read_syms(d, e, scn) || lp_symtab_finish(d->syms)) {
+		if (read_syms(d, e, scn) || lp_plt_add_file(d->syms, d->path, e) ||
+		    lp_symtab_finish(d->syms)) {
 			lp_symtab_free(d->syms);
 			d->syms = keep;
 		} else {
@@ -251,7 +252,7 @@ static struct lp_dso *dso_from_elf(const char *name, Elf *e)
 	d->path = strdup(name);
 	d->syms = lp_symtab_new();
 	if (!d->path || !d->syms || read_phdrs(d, e) || read_scns(d, e) ||
-	    lp_symtab_finish(d->syms))
+	    lp_plt_add(d->syms, e, e) || lp_symtab_finish(d->syms))
 		goto nomem;
 	return d;
 nomem:

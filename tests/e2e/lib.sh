@@ -64,3 +64,20 @@ build_ids_are_hits() {
 build_id_of() {
 	readelf -n "$1" 2>/dev/null | awk '/Build ID:/ {print $3; exit}'
 }
+
+# perf_symtable ARGS...: perf report ARGS' per-function sample counts as
+# "N [k] sym" / "N [.] sym" lines (unnamed 0x... lines left out), sorted,
+# with the "@plt" lines summed (see sum_plt).
+perf_symtable() {
+	perf report "$@" --stdio --no-children --sort sym -F sample,sym -q -g none 2>/dev/null |
+		awk 'NF >= 3 && $2 ~ /^\[[k.]\]$/ && $3 !~ /^0x/ {print $1, $2, $3}' | sum_plt | sort
+}
+
+# sum_plt [COUNT-FIELD]: sums the lines naming the symbol "@plt" that are
+# otherwise equal.  perf names each stub of an IRELATIVE relocation (libc's
+# calls to its own IFUNCs) "@plt" and keeps each as a line of its own, as it
+# does any two symbols; luaprof's per-name tables cannot tell them apart.
+sum_plt() {
+	awk -v c="${1:-1}" '$NF == "@plt" {n = $c; $c = "#"; s[$0] += n; next} {print}
+		END {for (k in s) {line = k; sub(/#/, s[k], line); print line}}'
+}

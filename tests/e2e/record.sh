@@ -16,9 +16,8 @@ expect_status 0 "$LUAPROF" record -g -F 2000 -o dl.data -- "$PROGS/dlopen" "$PRO
 for f in perf.data perf.data.old dl.data; do
 	perf script -i "$f" > /dev/null 2> "$TMP/perf.err" || fail "perf script cannot read $f: $(cat "$TMP/perf.err")"
 	[ ! -s "$TMP/perf.err" ] || fail "perf script warns on $f: $(head -3 "$TMP/perf.err")"
-	perf report -i "$f" --stdio --no-children --sort sym -F sample,sym -q -g none 2>/dev/null |
-		awk 'NF >= 3 && $2 ~ /^\[[k.]\]$/ && $3 !~ /^0x/ && $3 !~ /@plt$/ {print $1, $2, $3}' | sort > theirs
-	"$LUAPROF" run "$CHECKS/symcount.lua" -i "$f" 2>/dev/null | grep -v ' \[?\] ' | sort > ours
+	perf_symtable -i "$f" > theirs
+	"$LUAPROF" run "$CHECKS/symcount.lua" -i "$f" 2>/dev/null | grep -v ' \[?\] ' | sum_plt | sort > ours
 	diff theirs ours > diff.txt || { head diff.txt; fail "perf report and luaprof disagree on $f"; }
 	[ -s ours ] || fail "no named samples in $f"
 	build_ids_are_hits "$f" exact

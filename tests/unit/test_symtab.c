@@ -276,6 +276,32 @@ static void test_large_and_names(void)
 	lp_symtab_free(t);
 }
 
+/* Late symbols (PLT stubs) and holes: they sit inside a sizeless symbol
+ * without ending it; a lookup in a hole finds nothing. */
+static void test_late_and_holes(void)
+{
+	struct lp_symtab *t = lp_symtab_new();
+	const struct lp_sym *s;
+
+	TEST_EQ(lp_symtab_add(t, "_init", 0x1000, 0), 0);
+	TEST_EQ(lp_symtab_add(t, "_start", 0x1100, 0x20), 0);
+	TEST_EQ(lp_symtab_add_late(t, "puts@plt", 0x1030, 0x10), 0);
+	TEST_EQ(lp_symtab_add_late(t, NULL, 0x1040, 0x20), 0);
+	TEST_EQ(lp_symtab_finish(t), 0);
+	s = lp_symtab_find(t, 0x1020);
+	TEST_TRUE(s && !strcmp(s->name, "_init") && s->end == 0x1100);
+	s = lp_symtab_find(t, 0x103f);
+	TEST_TRUE(s && !strcmp(s->name, "puts@plt") && s->start == 0x1030);
+	TEST_TRUE(lp_symtab_find(t, 0x1040) == NULL);
+	TEST_TRUE(lp_symtab_find(t, 0x105f) == NULL);
+	s = lp_symtab_find(t, 0x1060);
+	TEST_TRUE(s && !strcmp(s->name, "_init"));
+	s = lp_symtab_find(t, 0x1100);
+	TEST_TRUE(s && !strcmp(s->name, "_start"));
+	TEST_EQ(lp_symtab_count(t), 4);
+	lp_symtab_free(t);
+}
+
 TEST_MAIN("symtab",
 	TEST_CASE(test_random_order),
 	TEST_CASE(test_sizeless_ends),
@@ -287,4 +313,5 @@ TEST_MAIN("symtab",
 	TEST_CASE(test_empty),
 	TEST_CASE(test_refinish),
 	TEST_CASE(test_tag_boundary),
+	TEST_CASE(test_late_and_holes),
 	TEST_CASE(test_large_and_names))
