@@ -102,10 +102,6 @@ bool lp_build_id_equal(const uint8_t *want, size_t wn, const uint8_t *have, size
  * bytes); returns buf. */
 char *lp_build_id_hex(const uint8_t *id, size_t n, char *buf);
 
-/* The GNU build-id note of a notes file in the kernel's format
- * ("/sys/kernel/notes": the running kernel's); copies at most cap bytes
- * into id and returns the count, 0 when unreadable or absent. */
-size_t lp_build_id_read_notes(const char *path, uint8_t *id, size_t cap);
 
 /* The idx-th candidate in perf's build-id cache for the object with build-id
  * id: DIR/.build-id/NN/REST/base ("elf", "debug", "vdso", "kallsyms"), or
