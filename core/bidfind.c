@@ -109,7 +109,7 @@ const char *lp_kallsyms_recorded(struct lp_bid_want *w, const char *dflt, char *
 {
 	char want[2 * LP_BUILD_ID_SIZE + 1], have[2 * LP_BUILD_ID_SIZE + 1];
 	uint8_t run[LP_BUILD_ID_SIZE];
-	size_t n = lp_build_id_read_notes(KERNEL_NOTES, run, sizeof run);
+	size_t n = lp_kernel_build_id(KERNEL_NOTES, run, sizeof run);
 	struct stat st;
 
 	if (!n) {

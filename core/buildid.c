@@ -1,8 +1,8 @@
 /*
  * buildid.c - build-ids as perf records and keeps them: comparison (with
- * perf's allowance for the zero-padded 20 bytes old files hold), hex, the
- * running kernel's (the GNU note in /sys/kernel/notes), and the files of
- * perf's build-id cache.
+ * perf's allowance for the zero-padded 20 bytes old files hold), hex, and
+ * the files of perf's build-id cache.  (The running kernel's is read by
+ * kbuildid.c.)
  *
  * The cache is what perf record fills unless --no-buildid-cache: a copy of
  * every object that got samples, under DIR/.build-id/NN/REST, a link to a
@@ -22,8 +22,6 @@
 
 #include "sym_int.h"
 
-#define NOTES_MAX 8192          /* /sys/kernel/notes is a few hundred bytes */
-#define NT_GNU_BUILD_ID_ 3
 
 bool lp_build_id_equal(const uint8_t *want, size_t wn, const uint8_t *have, size_t hn)
 {
@@ -49,36 +47,6 @@ char *lp_build_id_hex(const uint8_t *id, size_t n, char *buf)
 	}
 	buf[2 * n] = '\0';
 	return buf;
-}
-
-static size_t align4(size_t n)
-{
-	return (n + 3) & ~(size_t)3;
-}
-
-size_t lp_build_id_read_notes(const char *path, uint8_t *id, size_t cap)
-{
-	unsigned char buf[NOTES_MAX];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t len = fd < 0 ? -1 : read(fd, buf, sizeof buf);
-
-	if (fd >= 0)
-		close(fd);
-	for (size_t off = 0; len > 0 && off + 12 <= (size_t)len;) {
-		uint32_t h[3];          /* namesz, descsz, type */
-		memcpy(h, buf + off, sizeof h);
-		size_t name = off + 12, desc = name + align4(h[0]);
-		if (h[0] > NOTES_MAX || h[1] > NOTES_MAX || desc + h[1] > (size_t)len)
-			break;
-		if (h[2] == NT_GNU_BUILD_ID_ && h[0] == 4 && !memcmp(buf + name, "GNU", 4) &&
-		    h[1] > 0) {
-			size_t n = h[1] < cap ? h[1] : cap;
-			memcpy(id, buf + desc, n);
-			return n;
-		}
-		off = desc + align4(h[1]);
-	}
-	return 0;
 }
 
 /* The idx-th cache directory into buf; false when there is none. */

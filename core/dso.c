@@ -9,7 +9,8 @@
  * STT_GNU_IFUNC entries of .symtab; without one, of the separate debug
  * file's .symtab (looked for before .dynsym is read, which it would
  * replace), else of .dynsym; C++ names stay mangled.  The table is reserved
- * once for the section's symbol count.
+ * once for the section's symbol count.  PLT stubs are added as perf 6.1
+ * names them (plt.c), from the object and the ELF its symbols came from.
  */
 #include <errno.h>
 #include <limits.h>
@@ -62,6 +63,25 @@ static bool note_build_id(struct lp_dso *d, Elf_Data *data)
 	return false;
 }
 
+/* The build-id from a PT_NOTE segment, unless d has one. */
+static void phdr_build_id(struct lp_dso *d, Elf *e, const GElf_Phdr *ph)
+{
+	if (d->build_id_size)
+		return;
+	Elf_Data *nd = elf_getdata_rawchunk(e, (int64_t)ph->p_offset, ph->p_filesz,
+					    ph->p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+	if (nd)
+		note_build_id(d, nd);
+}
+
+/* The build-id from an SHT_NOTE section, unless d has one. */
+static void scn_build_id(struct lp_dso *d, Elf_Scn *scn)
+{
+	Elf_Data *nd = d->build_id_size ? NULL : elf_getdata(scn, NULL);
+	if (nd)
+		note_build_id(d, nd);
+}
+
 /* PT_LOAD segments, and the build-id from PT_NOTE (present even when the
  * section headers are gone). */
 static int read_phdrs(struct lp_dso *d, Elf *e)
@@ -80,11 +100,8 @@ static int read_phdrs(struct lp_dso *d, Elf *e)
 		if (ph.p_type == PT_LOAD) {
 			d->segs[d->nr_segs++] = (struct seg){ ph.p_offset, ph.p_vaddr,
 							      ph.p_filesz, ph.p_memsz };
-		} else if (ph.p_type == PT_NOTE && !d->build_id_size) {
-			Elf_Data *nd = elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz,
-					ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-			if (nd)
-				note_build_id(d, nd);
+		} else if (ph.p_type == PT_NOTE) {
+			phdr_build_id(d, e, &ph);
 		}
 	}
 	return 0;
@@ -167,8 +184,10 @@ static void debug_path(const struct lp_dso *d, char *buf, size_t n)
 		snprintf(buf + off, n - (size_t)off, ".debug");
 }
 
-/* lp_dso_load_debug_file(), telling whether the symbols were replaced. */
-static bool debug_file_syms(struct lp_dso *d, const char *path)
+/* lp_dso_load_debug_file(), telling whether the symbols were replaced.
+ * runtime: the object's own ELF, for its PLT stubs (NULL: read from
+ * d->path). */
+static bool debug_file_syms(struct lp_dso *d, const char *path, Elf *runtime)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	bool replaced = false;
@@ -180,7 +199,10 @@ static bool debug_file_syms(struct lp_dso *d, const char *path)
 	Elf_Scn *scn = e ? find_symtab(e) : NULL;
 	struct lp_symtab *keep = d->syms;
 	if (scn && (d->syms = lp_symtab_new())) {
-		if (read_syms(d, e, scn) || lp_symtab_finish(d->syms)) {
+		if (read_syms(d, e, scn) ||
+		    (runtime ? lp_plt_add(d->syms, runtime, e)
+			     : lp_plt_add_file(d->syms, d->path, e)) ||
+		    lp_symtab_finish(d->syms)) {
 			lp_symtab_free(d->syms);
 			d->syms = keep;
 		} else {
@@ -198,20 +220,22 @@ static bool debug_file_syms(struct lp_dso *d, const char *path)
 
 void lp_dso_load_debug_file(struct lp_dso *d, const char *path)
 {
-	debug_file_syms(d, path);
+	debug_file_syms(d, path, NULL);
 }
 
 /* Takes the symbols of the object's separate debug file, when one is
- * installed; true if it did. */
-static bool load_debug_syms(struct lp_dso *d)
+ * installed, with the PLT stubs of runtime, the object itself; true if it
+ * did. */
+static bool load_debug_syms(struct lp_dso *d, Elf *runtime)
 {
 	char path[PATH_MAX];
 	debug_path(d, path, sizeof path);
-	return debug_file_syms(d, path);
+	return debug_file_syms(d, path, runtime);
 }
 
 /* Symbols (.symtab, else the debug file's when try_debug, else .dynsym)
- * and, if the segments had none, the build-id from note sections. */
+ * with the PLT stubs perf names, given the table they came from; and, if
+ * the segments had none, the build-id from note sections. */
 static int read_scns(struct lp_dso *d, Elf *e, bool try_debug)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
@@ -224,18 +248,15 @@ static int read_scns(struct lp_dso *d, Elf *e, bool try_debug)
 			symtab = scn;
 		else if (sh.sh_type == SHT_DYNSYM && !dynsym)
 			dynsym = scn;
-		else if (sh.sh_type == SHT_NOTE && !d->build_id_size) {
-			Elf_Data *nd = elf_getdata(scn, NULL);
-			if (nd)
-				note_build_id(d, nd);
-		}
+		else if (sh.sh_type == SHT_NOTE)
+			scn_build_id(d, scn);
 	}
 	d->full_symtab = symtab != NULL;
-	if (!symtab && try_debug && d->build_id_size && load_debug_syms(d))
+	if (!symtab && try_debug && d->build_id_size && load_debug_syms(d, e))
 		return 0;       /* .dynsym would only be replaced */
-	if (symtab || dynsym)
-		return read_syms(d, e, symtab ? symtab : dynsym);
-	return 0;
+	if ((symtab || dynsym) && read_syms(d, e, symtab ? symtab : dynsym))
+		return -ENOMEM;
+	return lp_plt_add(d->syms, e, e);
 }
 
 /* The dso of an ELF image; try_debug: symbols from a separate debug file
@@ -304,6 +325,43 @@ struct lp_dso *lp_dso_open(const char *path)
 	if (!d)
 		errno = err;
 	return d;
+}
+
+/* The build-id alone: PT_NOTE segments first, then SHT_NOTE sections. */
+static void read_build_id(struct lp_dso *d, Elf *e)
+{
+	size_t n = 0;
+	if (elf_getphdrnum(e, &n))
+		n = 0;
+	for (size_t i = 0; i < n && !d->build_id_size; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_NOTE)
+			phdr_build_id(d, e, &ph);
+	}
+	Elf_Scn *scn = NULL;
+	while (!d->build_id_size && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE)
+			scn_build_id(d, scn);
+	}
+}
+
+size_t lp_elf_build_id(const char *path, uint8_t *id, size_t max)
+{
+	struct lp_dso d = { 0 };
+	int fd = open_regular(path);
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e && elf_kind(e) == ELF_K_ELF)
+		read_build_id(&d, e);
+	if (e)
+		elf_end(e);
+	close(fd);
+	size_t n = d.build_id_size < max ? d.build_id_size : max;
+	memcpy(id, d.build_id, n);
+	return n;
 }
 
 struct lp_dso *lp_dso_open_mem(const char *name, const void *image, size_t size)

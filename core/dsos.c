@@ -237,3 +237,19 @@ size_t lp_dsos_count(const struct lp_dsos *c)
 {
 	return c->nr;
 }
+
+size_t lp_map_build_id(const struct lp_map *m, uint8_t *id, size_t max)
+{
+	if (!m->path)
+		return 0;
+	if (!is_vdso(m->path))
+		return is_file_path(m->path) ? lp_elf_build_id(m->path, id, max) : 0;
+	struct lp_dso *d = open_vdso();
+	const uint8_t *v;
+	size_t n = d ? lp_dso_build_id(d, &v) : 0;
+	n = n < max ? n : max;
+	if (n)
+		memcpy(id, v, n);
+	lp_dso_free(d);
+	return n;
+}

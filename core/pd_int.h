@@ -111,6 +111,8 @@ struct pd_src {
 	uint8_t *scratch;       /* aligned copy of an unaligned record */
 	uint64_t pos;           /* file offset of the next unread byte */
 	uint64_t end;           /* offset where records end (stream: UINT64_MAX) */
+	uint64_t data_end;      /* where the header says they end: beyond end when
+				 * the file is cut short (mapped only, else = end) */
 	bool eof;               /* stream: read(2) returned 0 */
 };
 
@@ -242,6 +244,7 @@ struct lp_perfdata {
 	char *path;
 	char err[384];
 	int failed;             /* sticky -errno once an error was reported */
+	bool draining;          /* failed, but records queued before it still go out */
 	bool pipe, eof, ordered;
 	struct pd_src src;
 	struct pd_comp *comp;

@@ -36,7 +36,7 @@ static int stream_init(struct lp_perfdata *pd, int fd, bool own)
 	s->fd = fd;
 	s->own_fd = own;
 	if (!s->map)
-		s->end = UINT64_MAX;
+		s->end = s->data_end = UINT64_MAX;
 	s->cap = STREAM_BUF;
 	s->buf = malloc(s->cap);
 	if (!s->buf)
@@ -61,7 +61,7 @@ static int map_file(struct lp_perfdata *pd, int fd, size_t size)
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	s->map = m;
 	s->map_len = size;
-	s->end = size;
+	s->end = s->data_end = size;
 	return stream_init(pd, fd, fd != 0);
 }
 
@@ -197,6 +197,16 @@ static int bad_size(struct lp_perfdata *pd, const struct perf_event_header *h)
 			h->type, h->size);
 }
 
+/* The file ends before the data section the header declares. */
+static int cut_short(struct lp_perfdata *pd)
+{
+	const struct pd_src *s = &pd->src;
+
+	return pd_error(pd, s->pos, -EPROTO, "the file ends at %zu bytes, inside the data "
+			"section (which the header says runs to offset %llu): truncated "
+			"recording", s->map_len, (unsigned long long)s->data_end);
+}
+
 /* What ends the input early: the data section of a file, or a stream. */
 static const char *input_name(const struct pd_src *s)
 {
@@ -208,14 +218,15 @@ int pd_src_next(struct lp_perfdata *pd, struct pd_rec *r)
 	struct pd_src *s = &pd->src;
 	struct perf_event_header h;
 	ssize_t have;
+	bool cut = s->end < s->data_end;
 
 	if (s->pos >= s->end)
-		return 0;
+		return cut ? cut_short(pd) : 0;
 	have = fill(pd, sizeof h);
-	if (have <= 0)
-		return (int)have;
+	if (have < 0 || (have == 0 && !s->map))
+		return (int)have;       /* a failed read, or a stream's clean end */
 	if ((size_t)have < sizeof h)
-		return pd_error(pd, s->pos, -EPROTO,
+		return cut ? cut_short(pd) : pd_error(pd, s->pos, -EPROTO,
 				"%s ends inside a record header (%zd bytes left)", input_name(s), have);
 	memcpy(&h, s->buf + s->head, sizeof h);
 	if (h.size < sizeof h)
@@ -224,7 +235,7 @@ int pd_src_next(struct lp_perfdata *pd, struct pd_rec *r)
 	if (have < 0)
 		return (int)have;
 	if ((size_t)have < h.size)
-		return pd_error(pd, s->pos, -EPROTO,
+		return cut ? cut_short(pd) : pd_error(pd, s->pos, -EPROTO,
 				"record type %u of %u bytes runs past the end of the %s (%zd bytes left)",
 				h.type, h.size, input_name(s), have);
 	r->inner = false;

@@ -23,7 +23,9 @@
  * lacks sample_id_all is read unordered, in file order, as perf does.
  *
  * Errors are sticky: the first one is kept as "FILE: offset N: problem" and
- * every later call returns the same negative errno.
+ * every later call returns the same negative errno, once the records queued
+ * before it have been delivered.  A seekable file cut short inside its data
+ * section opens, and fails where the cut is (pdsrc.c).
  */
 #include <byteswap.h>
 #include <errno.h>
@@ -144,6 +146,18 @@ static int read_attrs(struct lp_perfdata *pd, const struct file_header *fh)
 	return 0;
 }
 
+/* A file cut short inside its data section: the records up to the cut are
+ * read, then the reader reports the cut (pdsrc.c); the feature sections,
+ * which came after the data, are gone. */
+static int cut_data(struct pd_src *s, const struct file_section *data)
+{
+	s->end = s->map_len;
+	s->data_end = data->offset + data->size;
+	if (s->data_end < data->offset)
+		s->data_end = UINT64_MAX;
+	return 0;
+}
+
 static int open_file(struct lp_perfdata *pd, uint64_t hsize)
 {
 	struct pd_src *s = &pd->src;
@@ -159,17 +173,25 @@ static int open_file(struct lp_perfdata *pd, uint64_t hsize)
 	memcpy(&fh, s->map, hsize);
 	if ((err = read_attrs(pd, &fh)))
 		return err;
-	if (!section_ok(s, &fh.data))
-		return pd_error(pd, 40, -EPROTO, "data section [%llu, +%llu) runs past the end "
+	if (fh.data.offset > s->map_len)
+		return pd_error(pd, 40, -EPROTO, "data section at offset %llu starts past the end "
 				"of the file (%zu bytes): truncated?", (unsigned long long)fh.data.offset,
-				(unsigned long long)fh.data.size, s->map_len);
-	err = pd_feat_read_sections(pd, fh.features, fh.data.offset + fh.data.size);
-	if (err)
-		return err;
+				s->map_len);
 	pd->ordered = pd->evs[0]->attr.sample_id_all;
 	s->pos = fh.data.offset;
-	s->end = fh.data.offset + fh.data.size;
-	return 0;
+	if (fh.data.size > s->map_len - fh.data.offset)
+		return cut_data(s, &fh.data);
+	s->end = s->data_end = fh.data.offset + fh.data.size;
+	return pd_feat_read_sections(pd, fh.features, s->end);
+}
+
+/* An error in the input: the records queued before it are still whole, so
+ * they are delivered first (in time order), then the error. */
+static bool drain(struct lp_perfdata *pd, int err)
+{
+	pd->eof = true;
+	pd->draining = err != -ENOMEM && !pd_order_final(&pd->order);
+	return pd->draining;
 }
 
 /* Consumes perf's header records (in pipe mode: attrs, features, event
@@ -181,6 +203,8 @@ static int read_preamble(struct lp_perfdata *pd)
 		struct pd_rec r;
 		int err = pd_src_next(pd, &r);
 
+		if (err < 0 && pd->src.end < pd->src.data_end)
+			return drain(pd, err) ? 0 : err;        /* cut short: fail in next() */
 		if (err <= 0)
 			return err;
 		pd->stats.nr_records++;
@@ -226,7 +250,7 @@ struct lp_perfdata *lp_perfdata_open(const char *path, char *err, size_t errsz)
 	if (pd) {
 		pd->src.fd = -1;
 		pd->ordered = true;
-		pd->path = strdup(path);
+		pd->path = strdup(strcmp(path, "-") ? path : "stdin");
 		pd->strs = lp_strtab_new();
 		pd_order_init(&pd->order, PD_MAX_QUEUE_BYTES, &pd->stats);
 		rc = pd->path && pd->strs ? open_any(pd, path) : -ENOMEM;
@@ -396,19 +420,23 @@ int lp_perfdata_next(struct lp_perfdata *pd, struct lp_record *rec,
 	struct pd_rec r;
 	int n;
 
-	if (pd->failed)
+	if (pd->failed && !pd->draining)
 		return pd->failed;
 	pd_order_release(&pd->order);
 	for (;;) {
-		if (pd_order_pop(&pd->order, &e))
-			return deliver(pd, e.rec, e.off, (int)e.ev, rec, ev);
-		if (pd->eof)
-			return 0;
-		n = fetch(pd, &r);
-		if (n < 0)
+		if (pd_order_pop(&pd->order, &e)) {
+			n = deliver(pd, e.rec, e.off, (int)e.ev, rec, ev);
+			if (n < 0)
+				pd->draining = false;
 			return n;
-		n = n ? dispatch(pd, &r, rec, ev) : at_end(pd);
-		if (n)
+		}
+		if (pd->eof)
+			return pd->failed;
+		n = fetch(pd, &r);
+		n = n < 0 ? n : n ? dispatch(pd, &r, rec, ev) : at_end(pd);
+		if (n < 0 && !drain(pd, n))
+			return n;
+		if (n > 0)
 			return n;
 	}
 }

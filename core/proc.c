@@ -32,6 +32,14 @@ struct lp_procs {
 	struct lp_strtab *paths;
 };
 
+/* A generation no process has had: caches keyed by (proc, gen) then never
+ * mistake a freed process's maps for those of one allocated in its place. */
+static void new_gen(struct lp_proc *p)
+{
+	static _Atomic uint32_t last;
+	p->gen = ++last;
+}
+
 /* ---------------------------------------------------------------- maps */
 
 static int maps_reserve(struct lp_proc *p, uint32_t extra)
@@ -63,14 +71,19 @@ static uint32_t maps_lower(const struct lp_proc *p, uint64_t addr)
 	return lo;
 }
 
+/* Index of the map containing addr, or nr_maps when none does. */
+static uint32_t map_index(const struct lp_proc *p, uint64_t addr)
+{
+	uint32_t i = maps_lower(p, addr);
+	return i < p->nr_maps && p->maps[i].start <= addr ? i : p->nr_maps;
+}
+
 const struct lp_map *lp_proc_find_map(const struct lp_proc *p, uint64_t addr)
 {
 	if (!p)
 		return NULL;
-	uint32_t i = maps_lower(p, addr);
-	if (i < p->nr_maps && p->maps[i].start <= addr)
-		return &p->maps[i];
-	return NULL;
+	uint32_t i = map_index(p, addr);
+	return i < p->nr_maps ? &p->maps[i] : NULL;
 }
 
 /* Inserts m, cutting away whatever part of existing maps it covers.  A map
@@ -103,7 +116,7 @@ static int maps_insert(struct lp_proc *p, const struct lp_map *m)
 	memmove(&p->maps[i + 1], &p->maps[j], (p->nr_maps - j) * sizeof *m);
 	p->nr_maps = p->nr_maps - (j - i) + 1;
 	p->maps[i] = *m;
-	p->gen++;
+	new_gen(p);
 	return 0;
 }
 
@@ -169,6 +182,7 @@ static struct lp_proc *proc_new(struct lp_procs *ps, uint32_t pid)
 	struct lp_proc *p = calloc(1, sizeof *p);
 	if (p) {
 		p->pid = pid;
+		new_gen(p);
 		ps->procs[ps->nr_procs++] = p;
 	}
 	return p;
@@ -223,6 +237,38 @@ struct lp_thread *lp_procs_thread(struct lp_procs *ps, uint32_t pid, uint32_t ti
 	return t ? t : thread_new(ps, pid, tid);
 }
 
+/* The process a sample of (pid, tid) belongs to, as lp_procs_thread()
+ * would file it, or NULL when that would be a new one; nothing is created. */
+static struct lp_proc *sample_proc(struct lp_procs *ps, uint32_t pid, uint32_t tid)
+{
+	struct lp_thread *t = lp_procs_find(ps, tid);
+	if (t && (t->pid == pid || pid == UINT32_MAX))
+		return t->proc;
+	t = lp_procs_find(ps, pid);
+	return t && t->pid == pid ? t->proc : NULL;
+}
+
+const struct lp_map *lp_procs_hit(struct lp_procs *ps, const struct lp_record *r)
+{
+	const struct lp_sample *s = &r->u.sample;
+	struct lp_proc *p = NULL;
+	switch (r->misc & PERF_RECORD_MISC_CPUMODE_MASK) {
+	case PERF_RECORD_MISC_USER:
+		p = sample_proc(ps, s->pid, s->tid);
+		break;
+	case PERF_RECORD_MISC_KERNEL:
+		p = &ps->kernel;
+		break;
+	default:
+		break;
+	}
+	uint32_t i = p ? map_index(p, s->ip) : 0;
+	if (!p || i == p->nr_maps || p->maps[i].hit)
+		return NULL;
+	p->maps[i].hit = true;
+	return &p->maps[i];
+}
+
 /* -------------------------------------------------------------- records */
 
 static int apply_mmap(struct lp_procs *ps, const struct lp_mmap *mm)
@@ -259,7 +305,7 @@ static int apply_comm(struct lp_procs *ps, const struct lp_comm *c)
 	snprintf(t->comm, sizeof t->comm, "%s", c->comm);
 	if (c->exec && t->proc->nr_maps) {
 		t->proc->nr_maps = 0;   /* the old image is gone */
-		t->proc->gen++;
+		new_gen(t->proc);
 	}
 	return 0;
 }
@@ -270,7 +316,7 @@ static int copy_maps(struct lp_proc *dst, const struct lp_proc *src)
 		return src ? -ENOMEM : 0;
 	memcpy(dst->maps, src->maps, src->nr_maps * sizeof *src->maps);
 	dst->nr_maps = src->nr_maps;
-	dst->gen++;
+	new_gen(dst);
 	return 0;
 }
 

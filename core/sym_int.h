@@ -49,6 +49,33 @@ int lp_symtab_add_borrowed(struct lp_symtab *t, const char *name, uint64_t start
  * more than is added costs address space, not memory.  0 or -ENOMEM. */
 int lp_symtab_reserve(struct lp_symtab *t, size_t n);
 
+/* Adds a symbol the way perf adds PLT stubs: after the other symbols' ends
+ * were settled, so it does not end a sizeless symbol before it (which then
+ * still covers the addresses around it); size 0 stays empty.  Global
+ * preference among aliases.  name NULL adds a hole instead: lookups that
+ * land in [start, start + size) find nothing, though a symbol around it
+ * holds it (where perf's own lookup misses that symbol).  Holes count in
+ * lp_symtab_count() and appear in lp_symtab_at() with the name "".
+ * Returns 0 or -ENOMEM. */
+int lp_symtab_add_late(struct lp_symtab *t, const char *name, uint64_t start,
+		       uint64_t size);
+
+struct Elf;     /* libelf's Elf */
+
+/* Adds to t (before lp_symtab_finish) the PLT stubs of the object runtime,
+ * named "NAME@plt" at their virtual addresses, that perf 6.1 names: perf
+ * synthesizes them after the object's other symbols, and where a sizeless
+ * symbol it already extended (_init) overlaps a stub, its lookup finds one
+ * or the other depending on its tree; that is replayed here from symsrc,
+ * the ELF whose symbol table t was filled from (runtime itself, or its
+ * separate debug file).  An object without usable PLT sections adds
+ * nothing.  Returns 0 or -ENOMEM (t may then hold some of the stubs). */
+int lp_plt_add(struct lp_symtab *t, struct Elf *runtime, struct Elf *symsrc);
+
+/* lp_plt_add() with the object read from path (nothing added when it
+ * cannot be read). */
+int lp_plt_add_file(struct lp_symtab *t, const char *path, struct Elf *symsrc);
+
 /* The tag recorded for a symbol returned by lp_symtab_find()/lp_symtab_at()
  * of the same table. */
 uint16_t lp_symtab_tag(const struct lp_symtab *t, const struct lp_sym *s);
@@ -90,10 +117,6 @@ bool lp_build_id_equal(const uint8_t *want, size_t wn, const uint8_t *have, size
  * bytes); returns buf. */
 char *lp_build_id_hex(const uint8_t *id, size_t n, char *buf);
 
-/* The GNU build-id note of a notes file in the kernel's format
- * ("/sys/kernel/notes": the running kernel's); copies at most cap bytes
- * into id and returns the count, 0 when unreadable or absent. */
-size_t lp_build_id_read_notes(const char *path, uint8_t *id, size_t cap);
 
 /* The idx-th candidate in perf's build-id cache for the object with build-id
  * id: DIR/.build-id/NN/REST/base ("elf", "debug", "vdso", "kallsyms"), or

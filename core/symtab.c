@@ -77,8 +77,13 @@ struct sym_ent {
 	int32_t up;             /* nearest earlier entry open at s.start, or -1 */
 	uint16_t tag;
 	uint8_t prio;
-	uint8_t sized;
+	uint8_t sized : 1;
+	uint8_t late : 1;       /* added after the others' ends were fixed */
+	uint8_t hole : 1;       /* late, and lookups in it find nothing */
 };
+
+/* 32 bytes: two entries per 64-byte cache line. */
+_Static_assert(sizeof(struct sym_ent) == 32, "sym_ent grew");
 
 struct lp_symtab {
 	struct sym_ent *ents;
@@ -149,6 +154,7 @@ int lp_symtab_add_borrowed(struct lp_symtab *t, const char *name, uint64_t start
 	e->tag = tag;
 	e->prio = prio > 255 ? 255 : (uint8_t)prio;
 	e->sized = size != 0;
+	e->late = e->hole = 0;
 	t->finished = false;
 	return 0;
 }
@@ -162,6 +168,18 @@ int lp_symtab_add_tagged(struct lp_symtab *t, const char *name, uint64_t start,
 	if (!copy)
 		return -ENOMEM;
 	return lp_symtab_add_borrowed(t, copy, start, size, prio, tag);
+}
+
+int lp_symtab_add_late(struct lp_symtab *t, const char *name, uint64_t start,
+		       uint64_t size)
+{
+	int err = lp_symtab_add_tagged(t, name ? name : "", start, size, LP_SYM_GLOBAL, 0);
+
+	if (!err) {
+		t->ents[t->nr - 1].late = 1;
+		t->ents[t->nr - 1].hole = !name;
+	}
+	return err;
 }
 
 int lp_symtab_add_ex(struct lp_symtab *t, const char *name, uint64_t start,
@@ -309,21 +327,26 @@ static uint64_t page_end(uint64_t start)
 	return ((start + 4095) & ~(uint64_t)4095) + 4096;
 }
 
+/* A sizeless symbol ends where the next one starts, late ones not counted
+ * (walked backwards to know the next non-late entry). */
 static void fixup_ends(struct lp_symtab *t)
 {
-	for (size_t i = 0; i < t->nr; i++) {
+	const struct sym_ent *next = NULL;
+
+	for (size_t i = t->nr; i-- > 0;) {
 		struct sym_ent *e = &t->ents[i];
 
-		if (e->sized)
-			continue;
-		if (i + 1 == t->nr) {
+		if (!e->sized && e->late)
+			e->s.end = e->s.start;
+		else if (!e->sized && !next)
 			e->s.end = page_end(e->s.start);
-			continue;
+		else if (!e->sized) {
+			e->s.end = next->s.start;
+			if (next->tag != e->tag && page_end(e->s.start) < e->s.end)
+				e->s.end = page_end(e->s.start);
 		}
-		const struct sym_ent *next = e + 1;
-		e->s.end = next->s.start;
-		if (next->tag != e->tag && page_end(e->s.start) < e->s.end)
-			e->s.end = page_end(e->s.start);
+		if (!e->late)
+			next = e;
 	}
 }
 
@@ -368,7 +391,7 @@ const struct lp_sym *lp_symtab_find(const struct lp_symtab *t, uint64_t addr)
 	}
 	for (int32_t i = (int32_t)lo - 1; i >= 0; i = t->ents[i].up)
 		if (addr < t->ents[i].s.end)
-			return &t->ents[i].s;
+			return t->ents[i].hole ? NULL : &t->ents[i].s;
 	return NULL;
 }
 

@@ -18,8 +18,9 @@
 #define LP_SAMPLE_MT "luaprof.Sample"
 #define LP_MAX_STACK 512        /* frames kept per sample */
 
-/* Fixed Lua stack slots, set by lp_vm_open: the message handler, and for
- * the per-sample call the on_sample function (or nil) and the view. */
+/* Fixed slots of the Lua state's base stack (not of a C function's), set
+ * by lp_vm_open: the message handler, and for the per-sample call the
+ * on_sample function (or nil) and the view. */
 #define LP_SLOT_MSGH 1
 #define LP_SLOT_ON_SAMPLE 2
 #define LP_SLOT_VIEW 3
@@ -62,6 +63,7 @@ struct lp_run {
 	bool failed;                    /* a hook raised an error */
 	bool kernel_notice_given;
 	struct lp_frame frames[LP_MAX_STACK];   /* scratch for one stack */
+	struct lp_fold_cache *fold;     /* lfold.c, allocated on first use */
 };
 
 /* vm.c */

@@ -12,6 +12,7 @@
 
 #include <lauxlib.h>
 
+#include "lfold.h"
 #include "lstack.h"
 
 static bool cpumode_kernel(uint16_t misc)
@@ -104,21 +105,26 @@ void lp_stack_push(lua_State *L, struct lp_run *run)
 	}
 }
 
-/* Appends s with the characters the folded format reserves replaced. */
+/* Appends s with the characters the folded format reserves replaced: ';'
+ * by ':', a newline (and in the command name a space) by '_'.  Names rarely
+ * hold one, so whole runs between them are copied at once. */
 static void add_name(luaL_Buffer *b, const char *s, bool comm)
 {
-	for (; *s; s++) {
-		char c = *s;
-		if (c == ';')
-			c = ':';
-		else if (c == '\n' || (comm && c == ' '))
-			c = '_';
-		luaL_addchar(b, c);
+	const char *reserved = comm ? ";\n " : ";\n";
+	for (;;) {
+		size_t n = strcspn(s, reserved);
+		luaL_addlstring(b, s, n);
+		if (!s[n])
+			return;
+		luaL_addchar(b, s[n] == ';' ? ':' : '_');
+		s += n + 1;
 	}
 }
 
 void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 {
+	if (lp_fold_get(L, run, cpumode_kernel(run->view.rec->misc)))
+		return;
 	size_t n = walk(run);
 	luaL_Buffer b;
 	luaL_buffinit(L, &b);
@@ -132,4 +138,5 @@ void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 			luaL_addstring(&b, "_[k]");
 	}
 	luaL_pushresult(&b);
+	lp_fold_put(L, run);
 }

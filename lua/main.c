@@ -220,7 +220,7 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	}
 	notices(cli, fb);
 	struct lp_recording *recording = NULL;
-	if (cli->output && !(recording = lp_recording_open(cli->output, lv, cli->events,
+	if (cli->output && !(recording = lp_recording_open(cli->output, lv, run->procs, cli->events,
 							   cli->nr_events, cli->argc, cli->all_argv))) {
 		lp_live_wait(lv, 0);
 		lp_live_close(lv);
@@ -250,7 +250,7 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	if (rc == 0)
 		call_on_end(run, t1 - t0, status);
 	lp_live_close(lv);
-	if (recording && lp_recording_close(recording, run->procs))
+	if (recording && lp_recording_close(recording))
 		rc = -1;
 	if (rc || run->failed)
 		return LP_EXIT_FAILURE;

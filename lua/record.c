@@ -3,14 +3,22 @@
  *
  * Every record the kernel gives is written as it is (they carry the ids the
  * events were opened with, declared in the attrs), so perf report and perf
- * script read the file like one of perf record's.  Build-ids are added at
- * the end for every object the recorded processes mapped.
+ * script read the file like one of perf record's.
+ *
+ * Build-ids, as perf record writes them: one for each object a sample
+ * landed in (by the sample's ip alone, not its callchain, as perf 6.1),
+ * the kernel's ([kernel.kallsyms], from /sys/kernel/notes) when a kernel
+ * sample fell in its text, and [vdso]'s whenever a recorded process mapped
+ * it, hit or not.  The objects hit are noted while the records stream past
+ * (lp_hits: a flag on the map the sample's ip is in), so only they are
+ * opened at the end.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "luaprof/hits.h"
 #include "luaprof/perfdata.h"
 #include "luaprof/luaprof.h"
 #include "record.h"
@@ -21,6 +29,9 @@ struct lp_recording {
 	struct lp_source inner;
 	struct lp_format fmt;   /* of the events: the trailer of made-up records */
 	uint64_t id;            /* the first event's first id, named by that trailer */
+	struct lp_procs *procs; /* the run's model, as of the record being teed */
+	struct lp_hits *hits;   /* the objects samples landed in */
+	bool vdso;              /* a recorded process mapped [vdso] */
 	int err;
 };
 
@@ -72,11 +83,21 @@ static void write_kernel_map(struct lp_recording *rec)
 	r.u.mmap = (struct lp_mmap){ .pid = UINT32_MAX, .start = start, .len = end - start,
 				     .pgoff = start, .filename = "[kernel.kallsyms]_text" };
 	write_made_up(rec, &r, UINT32_MAX, 0);
+	if (lp_procs_apply(rec->procs, &r) && !rec->err)       /* for kernel hits */
+		rec->err = -ENOMEM;
+}
+
+/* Notes a map of [vdso], whose build-id perf writes whenever it is mapped. */
+static void note_mmap(struct lp_recording *rec, const struct lp_record *r)
+{
+	if (!rec->vdso && (r->type == PERF_RECORD_MMAP || r->type == PERF_RECORD_MMAP2))
+		rec->vdso = !strcmp(r->u.mmap.filename, "[vdso]");
 }
 
 void lp_recording_synth(struct lp_recording *rec, const struct lp_record *r)
 {
 	struct lp_record copy = *r;
+	note_mmap(rec, r);
 	switch (r->type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
@@ -91,17 +112,24 @@ void lp_recording_synth(struct lp_recording *rec, const struct lp_record *r)
 }
 
 struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
-				       const struct lp_event_spec *events, size_t nr_events,
-				       int argc, char **argv)
+				       struct lp_procs *procs, const struct lp_event_spec *events,
+				       size_t nr_events, int argc, char **argv)
 {
 	struct lp_recording *rec = calloc(1, sizeof *rec);
 	uint64_t ids[4096];
-	if (!rec || !(rec->w = lp_pd_writer_open(path))) {
+	if (!rec || !(rec->hits = lp_hits_new())) {
+		fprintf(stderr, "luaprof: out of memory\n");
+		free(rec);
+		return NULL;
+	}
+	if (!(rec->w = lp_pd_writer_open(path))) {
 		fprintf(stderr, "luaprof: cannot create %s: %s\n", path, strerror(errno));
+		lp_hits_free(rec->hits);
 		free(rec);
 		return NULL;
 	}
 	rec->path = path;
+	rec->procs = procs;
 	rec->fmt = *lp_live_format(lv);
 	for (size_t i = 0; i < nr_events; i++) {
 		size_t n = lp_live_ids(lv, i, ids, sizeof ids / sizeof ids[0]);
@@ -127,8 +155,16 @@ static int tee_next(void *ctx, struct lp_record *r, int *event)
 {
 	struct lp_recording *rec = ctx;
 	int rc = rec->inner.next(rec->inner.ctx, r, event);
-	if (rc > 0 && !rec->err)
+	if (rc <= 0)
+		return rc;
+	if (!rec->err)
 		rec->err = lp_pd_writer_write(rec->w, r->data);
+	if (r->type == PERF_RECORD_SAMPLE) {
+		if (lp_hits_sample(rec->hits, rec->procs, r) && !rec->err)
+			rec->err = -ENOMEM;
+	} else {
+		note_mmap(rec, r);
+	}
 	return rc;
 }
 
@@ -151,57 +187,73 @@ void lp_recording_source(struct lp_recording *rec, const struct lp_source *inner
 	*out = (struct lp_source){ rec, tee_next, tee_stop, tee_event_name };
 }
 
-/* Collects the build-id of every object mapped by a thread's process; dsos
- * dedupes (one lp_dso per file), seen keeps what was added. */
-struct bid_walk {
+/* The build-id table being made at close: the paths written so far (a
+ * file replaced while recording is hit under two inodes: one entry, as
+ * perf has one dso per name), and whether the kernel's and [vdso]'s are. */
+struct bid_table {
 	struct lp_recording *rec;
-	struct lp_dsos *dsos;
-	const struct lp_dso **seen;
+	const char **seen;
 	size_t nr_seen, cap_seen;
+	bool kernel, vdso;
 };
 
-static bool seen_before(struct bid_walk *bw, const struct lp_dso *d)
+static void add_build_id(struct bid_table *bt, const char *path, const uint8_t *id, size_t n,
+			 uint16_t cpumode)
 {
-	for (size_t i = 0; i < bw->nr_seen; i++)
-		if (bw->seen[i] == d)
+	struct lp_pd_build_id b = { .path = path, .size = (uint8_t)(n > 20 ? 20 : n), .pid = -1,
+				    .cpumode = cpumode };
+	memcpy(b.id, id, b.size);
+	if (lp_pd_writer_add_build_id(bt->rec->w, &b) == -ENOMEM && !bt->rec->err)
+		bt->rec->err = -ENOMEM;
+}
+
+/* Paths are interned by the process model: one pointer per name. */
+static bool seen_before(struct bid_table *bt, const char *path)
+{
+	for (size_t i = 0; i < bt->nr_seen; i++)
+		if (bt->seen[i] == path)
 			return true;
-	if (bw->nr_seen == bw->cap_seen) {
-		size_t cap = bw->cap_seen ? bw->cap_seen * 2 : 64;
-		const struct lp_dso **v = realloc(bw->seen, cap * sizeof *v);
+	if (bt->nr_seen == bt->cap_seen) {
+		size_t cap = bt->cap_seen ? bt->cap_seen * 2 : 64;
+		const char **v = realloc(bt->seen, cap * sizeof *v);
 		if (!v)
 			return true;    /* out of memory: skip, the file stays valid */
-		bw->seen = v;
-		bw->cap_seen = cap;
+		bt->seen = v;
+		bt->cap_seen = cap;
 	}
-	bw->seen[bw->nr_seen++] = d;
+	bt->seen[bt->nr_seen++] = path;
 	return false;
 }
 
-static int add_thread_objects(struct lp_thread *t, void *arg)
+/* The entry of the object m maps, unless written already or it has none;
+ * the kernel's text map stands for the kernel, named as perf names it. */
+static void add_object(struct bid_table *bt, const struct lp_map *m)
 {
-	struct bid_walk *bw = arg;
-	const struct lp_proc *p = t->proc;
-	for (uint32_t i = 0; p && i < p->nr_maps; i++) {
-		const struct lp_dso *d = lp_dsos_get(bw->dsos, &p->maps[i]);
-		const uint8_t *id;
-		size_t n = d ? lp_dso_build_id(d, &id) : 0;
-		if (!n || seen_before(bw, d))
-			continue;
-		struct lp_pd_build_id b = { .path = p->maps[i].path, .size = (uint8_t)(n > 20 ? 20 : n),
-					    .pid = -1, .cpumode = PERF_RECORD_MISC_USER };
-		memcpy(b.id, id, b.size);
-		lp_pd_writer_add_build_id(bw->rec->w, &b);
+	uint8_t id[20];
+	size_t n;
+	if (!strncmp(m->path, "[kernel.kallsyms]", 17)) {
+		if (!bt->kernel && (n = lp_kernel_build_id(NULL, id, sizeof id)))
+			add_build_id(bt, "[kernel.kallsyms]", id, n, PERF_RECORD_MISC_KERNEL);
+		bt->kernel = true;
+		return;
 	}
-	return 0;
+	bool vdso = !strcmp(m->path, "[vdso]");
+	if ((vdso && bt->vdso) || (!vdso && seen_before(bt, m->path)))
+		return;
+	bt->vdso |= vdso;
+	if ((n = lp_map_build_id(m, id, sizeof id)))
+		add_build_id(bt, m->path, id, n, PERF_RECORD_MISC_USER);
 }
 
-int lp_recording_close(struct lp_recording *rec, struct lp_procs *procs)
+int lp_recording_close(struct lp_recording *rec)
 {
-	struct bid_walk bw = { .rec = rec, .dsos = lp_dsos_new() };
-	if (bw.dsos)
-		lp_procs_each(procs, add_thread_objects, &bw);
-	free(bw.seen);
-	lp_dsos_free(bw.dsos);
+	struct bid_table bt = { .rec = rec };
+	for (size_t i = 0; i < lp_hits_count(rec->hits); i++)
+		add_object(&bt, lp_hits_get(rec->hits, i));
+	if (rec->vdso)
+		add_object(&bt, &(struct lp_map){ .path = "[vdso]" });
+	free(bt.seen);
+	lp_hits_free(rec->hits);
 	int rc = lp_pd_writer_close(rec->w);
 	if (rec->err || rc)
 		fprintf(stderr, "luaprof: writing %s failed: %s\n", rec->path,

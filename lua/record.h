@@ -11,11 +11,16 @@
 struct lp_recording;
 
 /* Creates path (an existing file becomes path.old) and declares the run's
- * events (nr_events of them, named as in events, as opened in lv).  argv is luaprof's command line, for the CMDLINE feature.  NULL
- * after printing one line on failure. */
+ * events (nr_events of them, named as in events, as opened in lv).  argv
+ * is luaprof's command line, for the CMDLINE feature.  procs is the run's
+ * process model, borrowed until lp_recording_close(): the recording adds
+ * the kernel's text map to it and reads it to tell which object each
+ * sample landed in, so every record the source hands on must be applied
+ * to it (as lp_run_loop does) before the next is read.  NULL after
+ * printing one line on failure. */
 struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
-				       const struct lp_event_spec *events, size_t nr_events,
-				       int argc, char **argv);
+				       struct lp_procs *procs, const struct lp_event_spec *events,
+				       size_t nr_events, int argc, char **argv);
 
 /* Writes r, a record made up from /proc for what existed before the run
  * (lp_procfs_scan's COMM, FORK, MMAP2), as perf record writes its
@@ -25,13 +30,16 @@ struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
  * lp_recording_close(). */
 void lp_recording_synth(struct lp_recording *rec, const struct lp_record *r);
 
-/* A source that writes every record of inner to the recording, then hands
- * it on.  The returned source borrows rec and inner. */
+/* A source that writes every record of inner to the recording, notes the
+ * object of each sample, then hands it on.  The returned source borrows
+ * rec and inner. */
 void lp_recording_source(struct lp_recording *rec, const struct lp_source *inner,
 			 struct lp_source *out);
 
-/* Adds the build-ids of every object mapped by the processes in procs,
- * writes the header and closes.  Returns 0, or -1 after printing a line. */
-int lp_recording_close(struct lp_recording *rec, struct lp_procs *procs);
+/* Adds the build-ids perf record would (the objects samples landed in,
+ * the kernel's when a kernel sample fell in its text, [vdso]'s when it was
+ * mapped), writes the header, closes and frees rec.  Returns 0, or -1
+ * after printing a line. */
+int lp_recording_close(struct lp_recording *rec);
 
 #endif

@@ -11,6 +11,7 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
+#include "lfold.h"
 #include "lp.h"
 
 /* Message handler: the error plus a traceback. */
@@ -114,4 +115,5 @@ void lp_vm_close(struct lp_run *run)
 	if (run->L)
 		lua_close(run->L);
 	run->L = NULL;
+	lp_fold_free(run);
 }

@@ -14,8 +14,8 @@ passed=0 failed=0 skipped=0
 failures=()
 
 run_unit() {
-	local bin=$1 out
-	out=$("$bin" 2>&1)
+	local bin=$1 out rc
+	out=$("$bin" 2>&1); rc=$?
 	local p f
 	p=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' | tail -1)
 	f=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' | tail -1)
@@ -24,6 +24,11 @@ run_unit() {
 		printf '%s\n' "$out" | tail -20 | sed 's/^/    /'
 		failed=$((failed + 1)); failures+=("$(basename "$bin")")
 		return
+	fi
+	if [ "$f" = 0 ] && [ "$rc" != 0 ]; then      # e.g. a sanitizer report at exit
+		f=1
+		out="$out
+exited $rc after its summary"
 	fi
 	passed=$((passed + p)); failed=$((failed + f))
 	if [ "$f" != 0 ]; then

@@ -64,9 +64,12 @@ struct lp_perfdata;
  * perf.data when standard input is redirected from a file) and reads
  * everything up to the first data record.  Regular files are mapped;
  * other-endian, version-1 ("PERFFILE") and directory (--threads) recordings
- * are refused with a message saying so.  On failure returns NULL and, when
- * err is not NULL, writes one line naming the file, the offset and the
- * problem into err (errsz bytes). */
+ * are refused with a message saying so.  A file cut short inside its data
+ * section opens (its records up to the cut are read, then
+ * lp_perfdata_next() reports the cut); one cut before its data section
+ * does not.  On failure returns NULL and, when err is not NULL, writes one
+ * line naming the file ("stdin" for "-"), the offset and the problem into
+ * err (errsz bytes). */
 struct lp_perfdata *lp_perfdata_open(const char *path, char *err, size_t errsz);
 void lp_perfdata_close(struct lp_perfdata *pd);
 
@@ -83,7 +86,10 @@ const struct lp_pd_info *lp_perfdata_info(const struct lp_perfdata *pd);
 /* The next record in time order.  Returns 1 and fills *rec (borrowed until
  * the next call) and *ev (the event of a SAMPLE, or of a record carrying an
  * id; NULL when none applies), 0 at the end, or a negative errno with the
- * message available from lp_perfdata_error().  Records the reader consumes
+ * message available from lp_perfdata_error().  When the input turns bad
+ * part-way (a file cut short, a corrupt record), the whole records read
+ * before it that were still waiting to be ordered come out first, then the
+ * error, which every later call returns again.  Records the reader consumes
  * itself (attrs, features, FINISHED_ROUND, compressed wrappers, ...) are not
  * returned.
  *

@@ -21,7 +21,9 @@ struct lp_procs;
 
 /* One mapping.  path is interned by the lp_procs that owns the map and lives
  * as long as it.  dso is a slot for the symbolizer (NULL until it resolves
- * the map); maps copied at fork share it. */
+ * the map); maps copied at fork share it.  hit is set by lp_procs_hit() when
+ * a sample lands in the map; the pieces of a split map and the copies made
+ * at fork keep it. */
 struct lp_map {
 	uint64_t start, end;    /* [start, end) */
 	uint64_t pgoff;         /* file offset of start */
@@ -32,6 +34,7 @@ struct lp_map {
 	uint8_t build_id_size;
 	const char *path;
 	void *dso;
+	bool hit;
 };
 
 struct lp_proc {
@@ -39,7 +42,9 @@ struct lp_proc {
 	struct lp_map *maps;    /* sorted by start, non-overlapping */
 	uint32_t nr_maps, cap_maps;
 	uint32_t refs;          /* threads pointing here (+1 while live) */
-	uint32_t gen;           /* bumped whenever the maps change */
+	uint32_t gen;           /* changes whenever the maps change; never the
+				 * same for two processes, so (proc, gen) keys
+				 * a cache even if the struct is reused */
 };
 
 struct lp_thread {
@@ -75,6 +80,19 @@ struct lp_proc *lp_procs_kernel(struct lp_procs *ps);
 /* The map containing addr, or NULL.  Binary search.  Valid until the next
  * lp_procs_apply() on this model. */
 const struct lp_map *lp_proc_find_map(const struct lp_proc *p, uint64_t addr);
+
+/* Marks the map sample r (a decoded PERF_RECORD_SAMPLE) landed in, as
+ * perf record marks the objects it writes build-ids for: only the sample's
+ * ip counts, not its callchain (perf 6.1).  Its cpumode (r->misc) chooses
+ * the address space: user samples look in the process of thread tid when
+ * it is known under pid, else in the process of pid's main thread (as
+ * lp_procs_thread() would file the sample, but nothing is created); kernel
+ * samples look in the kernel's maps; guest and hypervisor samples in none.
+ * Returns the map when r is the first sample in it (its hit flag was clear
+ * and is now set), else NULL (already hit, or no map there).  The map is
+ * valid until the next lp_procs_apply().  One hash lookup and one binary
+ * search; never allocates. */
+const struct lp_map *lp_procs_hit(struct lp_procs *ps, const struct lp_record *r);
 
 /* What lp_procfs_scan reports besides each thread's COMM. */
 enum {

@@ -87,6 +87,12 @@ const char *lp_dso_path(const struct lp_dso *d);
  * the object has none. */
 size_t lp_dso_build_id(const struct lp_dso *d, const uint8_t **id);
 
+/* The build-id of the ELF file at path, from its notes alone (no symbols
+ * are read, so it costs far less than lp_dso_open()).  Copies up to max
+ * bytes into id and returns how many there were; 0 when the file cannot
+ * be opened, is not ELF or has no build-id. */
+size_t lp_elf_build_id(const char *path, uint8_t *id, size_t max);
+
 /* Converts a file offset (map pgoff + ip - map start) to the ELF virtual
  * address used by the symbol table, through the PT_LOAD segment containing
  * it.  Returns 0, or -ENOENT when no segment contains it. */
@@ -117,10 +123,17 @@ struct lp_dso *lp_dsos_get(struct lp_dsos *c, const struct lp_map *m);
  * for it (its frames go unnamed) and one LP_WARN line names the object and
  * both build-ids.  Objects without an entry are opened by path as before;
  * objects already opened are not reopened.  A later entry for the same
- * path replaces an earlier one; an id of zeros (perf's "none") is ignored.  Returns 0, -EINVAL (no path, size 0 or
- * over 20) or -ENOMEM. */
+ * path replaces an earlier one; an id of zeros (perf's "none") is
+ * ignored.  Returns 0, -EINVAL (no path, size 0 or over 20) or -ENOMEM. */
 int lp_dsos_expect_build_id(struct lp_dsos *c, const char *path, const uint8_t *id,
 			    size_t size);
+
+/* The build-id of the object map m names, as lp_dsos_get() would find it
+ * but reading nothing else: [vdso] from this process's image, a file with
+ * lp_elf_build_id(), nothing for anonymous, special, device or deleted
+ * maps.  Copies up to max bytes into id and returns how many; 0 when there
+ * is none. */
+size_t lp_map_build_id(const struct lp_map *m, uint8_t *id, size_t max);
 
 struct lp_kernel;
 
@@ -138,6 +151,13 @@ void lp_kernel_free(struct lp_kernel *k);
  * next one belongs to another object. */
 const struct lp_sym *lp_kernel_find(const struct lp_kernel *k, uint64_t addr,
 				    const char **dso);
+
+/* The running kernel's build-id: the GNU build-id note of path, a file of
+ * ELF notes (NULL: "/sys/kernel/notes", which perf reads for
+ * [kernel.kallsyms]).  Copies up to max bytes into id and returns how many
+ * there were; 0 and errno (ENOENT: no such note) when there is none or the
+ * file cannot be read. */
+size_t lp_kernel_build_id(const char *path, uint8_t *id, size_t max);
 
 /* One resolved address. Strings are borrowed from the resolver's caches
  * and live until lp_resolver_free(). */

@@ -44,10 +44,11 @@ def run(argv, stdin=None):
 
 
 def report(workload, what, ours, theirs, unit, better="lower"):
-    ratio = (theirs / ours if better == "lower" else ours / theirs) if ours and theirs else float("nan")
+    ratio = (theirs / ours if better == "lower" else ours / theirs) if ours and theirs else None
     RESULTS.append(dict(workload=workload, measure=what, luaprof=ours, perf=theirs, unit=unit,
                         ratio=ratio, better=better, time=time.time()))
-    print("%-22s %-44s %12.4g %12.4g %-8s %6.2fx" % (workload, what, ours, theirs, unit, ratio))
+    print("%-22s %-44s %12.4g %12.4g %-8s %7s" % (workload, what, ours, theirs, unit,
+                                                   "%6.2fx" % ratio if ratio else "-"))
 
 
 def script(name, body):
@@ -74,7 +75,7 @@ def perf_samples(path):
 def live_overhead():
     """Wall time of a CPU-bound two-thread workload alone, under perf record
     and under luaprof run count.lua, same frequency and -g."""
-    wl = [os.path.join(PROGS, "twothreads"), "601"]
+    wl = [os.path.join(PROGS, "twothreads"), "201" if QUICK else "601"]
     alone, perf, ours = [], [], []
     for _ in range(REPS):
         alone.append(run(wl)[0])
@@ -92,7 +93,7 @@ def live_throughput():
     try:
         time.sleep(0.2)
         pids = "%d,%d" % (wl.pid, wl2.pid)
-        dur = "2" if QUICK else "4"
+        dur = "1" if QUICK else "4"
         ours_rate, perf_rate = [], []
         for _ in range(REPS):
             _, cpu, _, out = run([LUAPROF, "run", COUNT, "-F", "20000", "-g", "-p", pids, "--duration", dur])
@@ -123,7 +124,7 @@ def symbolized_throughput():
     try:
         time.sleep(0.2)
         pids = ",".join(str(p.pid) for p in procs)
-        dur = "2" if QUICK else "4"
+        dur = "1" if QUICK else "4"
         data = os.path.join(TMP, "sym.data")
         run(["perf", "record", "-q", "-F", "20000", "-g", "-p", pids, "-o", data, "--", "sleep", dur])
         n = perf_samples(data)
@@ -211,7 +212,7 @@ def replay_throughput(data, n, wl):
     report(wl, "s.sym vs perf report --no-children (samp/CPU-s)", o, p, "samp/s", better="higher")
     report(wl, "s.sym peak RSS vs perf report", r, prep, "KiB")
     o, p, rf, _ = side_by_side("folded", n, [LUAPROF, "run", FOLDED, "-i", data],
-                               ["perf", "script", "-i", data, "report", "stackcollapse"], slow_reps)
+                               ["perf", "script", "report", "stackcollapse", "-i", data], slow_reps)
     report(wl, "s.folded vs perf stackcollapse (samp/CPU-s)", o, p, "samp/s", better="higher")
     report(wl, "s.folded peak RSS vs perf report", rf, prep, "KiB")
 
@@ -222,7 +223,7 @@ def spread(values):
 
 def replay_scaling(files):
     """Row 3's second half: the s.sym script over recordings of 1, 2 and 4
-    units (million samples; QUICK: 100 thousand): peak RSS and per-sample
+    units (a million samples; QUICK: 50 thousand): peak RSS and per-sample
     CPU time should stay within 10%.  Per-sample time is given twice: total
     CPU / samples, and steady (the CPU of the first 20000 samples, the run's
     fixed cost, taken away)."""
@@ -251,7 +252,7 @@ def replay_scaling(files):
 
 
 def replay():
-    unit = 100000 if QUICK else 1000000
+    unit = 50000 if QUICK else 1000000
     files = [record_deep(k * unit) for k in (1, 2, 4)]
     data, n = files[1]
     replay_throughput(data, n, "deep16 %.1fM fp" % (n / 1e6))
@@ -261,17 +262,13 @@ def replay():
 # ---- keeping up, start-up, symbol loading --------------------------------
 
 def lost_in(path):
-    """LOST_SAMPLES + LOST records' counts of a perf.data, from --stats."""
-    out = subprocess.run(["perf", "report", "-i", path, "--stats"], stdout=subprocess.PIPE,
+    """Samples a perf.data says were lost: perf report's Total Lost Samples."""
+    out = subprocess.run(["perf", "report", "-i", path, "--stdio", "--sort", "pid"], stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL).stdout.decode()
-    lost = 0
     for line in out.splitlines():
-        w = line.split()
-        if line.strip().startswith("LOST_SAMPLES events:") or line.strip().startswith("LOST events:"):
-            pass
-        if len(w) >= 2 and w[0] == "LOST_SAMPLES" and w[1] == "events:" and "(" not in line:
-            lost += int(w[2])
-    return lost
+        if "Total Lost Samples:" in line:
+            return int(line.split(":")[1])
+    return 0
 
 
 def keepup():
@@ -279,7 +276,7 @@ def keepup():
     samples of a counting luaprof run and of luaprof record, against perf
     record's, same settings.  Counts, not speed."""
     freq = min(20000, int(open("/proc/sys/kernel/perf_event_max_sample_rate").read()))
-    ms = "1000" if QUICK else "3000"
+    ms = "500" if QUICK else "3000"
     ours, rec, theirs = [], [], []
     for _ in range(REPS):
         out = run([LUAPROF, "run", COUNT, "-F", str(freq), "-g", "--", DEEP, ms])[3]

@@ -1,7 +1,9 @@
 # luaprof record writes perf.data that perf reads without a warning and
 # agrees with luaprof on, function by function; perf.data is the default
 # name and an existing file is kept as perf.data.old; a live run -o and a
-# later replay of its file print the same table.
+# later replay of its file print the same table.  The build-id tables list
+# exactly the objects samples landed in (callchains aside), as perf
+# record's: a library loaded at run time and busy is among them.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v perf >/dev/null || skip "perf is not installed: nothing to read the recordings with"
@@ -10,15 +12,18 @@ expect_status 0 "$LUAPROF" record -g -F 2000 -- "$PROGS/syscalls" 1500
 [ -s perf.data ] || fail "luaprof record wrote no perf.data"
 expect_status 0 "$LUAPROF" record -F 2000 -- "$PROGS/leafs" 80
 [ -s perf.data.old ] || fail "the earlier perf.data was not kept as perf.data.old"
-for f in perf.data perf.data.old; do
+expect_status 0 "$LUAPROF" record -g -F 2000 -o dl.data -- "$PROGS/dlopen" "$PROGS/libdlwork.so" 200
+for f in perf.data perf.data.old dl.data; do
 	perf script -i "$f" > /dev/null 2> "$TMP/perf.err" || fail "perf script cannot read $f: $(cat "$TMP/perf.err")"
 	[ ! -s "$TMP/perf.err" ] || fail "perf script warns on $f: $(head -3 "$TMP/perf.err")"
-	perf report -i "$f" --stdio --no-children --sort sym -F sample,sym -q -g none 2>/dev/null |
-		awk 'NF >= 3 && $2 ~ /^\[[k.]\]$/ && $3 !~ /^0x/ && $3 !~ /@plt$/ {print $1, $2, $3}' | sort > theirs
-	"$LUAPROF" run "$CHECKS/symcount.lua" -i "$f" 2>/dev/null | grep -v ' \[?\] ' | sort > ours
+	perf_symtable -i "$f" > theirs
+	"$LUAPROF" run "$CHECKS/symcount.lua" -i "$f" 2>/dev/null | grep -v ' \[?\] ' | sum_plt | sort > ours
 	diff theirs ours > diff.txt || { head diff.txt; fail "perf report and luaprof disagree on $f"; }
 	[ -s ours ] || fail "no named samples in $f"
+	build_ids_are_hits "$f" exact
 done
+grep -qx "$(build_id_of "$PROGS/libdlwork.so") $PROGS/libdlwork.so" "$TMP/bids" ||
+	{ cat "$TMP/bids"; fail "dl.data has no build-id for libdlwork.so, where its samples are"; }
 expect_status 0 "$LUAPROF" run "$ROOT/scripts/top.lua" -o live.data -- "$PROGS/leafs" 80
 cp "$TMP/out" live.txt
 expect_status 0 "$LUAPROF" run "$ROOT/scripts/top.lua" -i live.data

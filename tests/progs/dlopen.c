@@ -1,8 +1,13 @@
 /* dlopen LIB [ROUNDS]: loads LIB at run time and spends its time in the
- * library's dl_busy_work(). */
+ * library's dl_busy_work().
+ * dlopen LIB idle MS: loads LIB, then burns MS ms of CPU in its own code
+ * without ever running the library's (until exit runs its destructors). */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "spin.h"
 
 int main(int argc, char **argv)
 {
@@ -14,7 +19,10 @@ int main(int argc, char **argv)
 	void (*fn)(long) = (void (*)(long))dlsym(h, "dl_busy_work");
 	if (!fn)
 		return 1;
-	fn(argc > 2 ? strtol(argv[2], NULL, 10) : 300);
+	if (argc > 3 && !strcmp(argv[2], "idle"))
+		spin_ms(strtoull(argv[3], NULL, 10));
+	else
+		fn(argc > 2 ? strtol(argv[2], NULL, 10) : 300);
 	dlclose(h);
 	return 0;
 }

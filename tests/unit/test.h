@@ -69,7 +69,9 @@ struct test_case { const char *name; void (*fn)(void); };
 #define TEST_CASE(f) { #f, f }
 
 /* Runs every case in a child process; prints one line per case and the
- * summary.  Returns the exit status for main(). */
+ * summary.  The child ends with exit(), not _exit(), so that exit-time
+ * checks (LeakSanitizer in make check-asan) judge each case.  Returns the
+ * exit status for main(). */
 static inline int test_run(const char *suite, const struct test_case *cases, size_t n)
 {
 	int passed = 0, failed = 0;
@@ -79,7 +81,7 @@ static inline int test_run(const char *suite, const struct test_case *cases, siz
 		if (pid == 0) {
 			test_failed_ = 0;
 			cases[i].fn();
-			_exit(test_failed_ ? 1 : 0);
+			exit(test_failed_ ? 1 : 0);
 		}
 		int st = 0;
 		waitpid(pid, &st, 0);

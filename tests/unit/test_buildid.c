@@ -127,7 +127,7 @@ static void test_kernel_notes(void)
 {
 	uint8_t id[20];
 	char hex[41], want[64] = "";
-	size_t n = lp_build_id_read_notes("/sys/kernel/notes", id, sizeof id);
+	size_t n = lp_kernel_build_id("/sys/kernel/notes", id, sizeof id);
 	FILE *p = popen("perf buildid-list -k 2>/dev/null", "r");
 
 	if (p && !fgets(want, sizeof want, p))
@@ -149,12 +149,12 @@ static void test_kernel_notes(void)
 	TEST_TRUE(f && fwrite(notes, sizeof notes, 1, f) == 1);
 	if (f)
 		fclose(f);
-	TEST_EQ(lp_build_id_read_notes(tmp_path("notes"), id, sizeof id), 3);
+	TEST_EQ(lp_kernel_build_id(tmp_path("notes"), id, sizeof id), 3);
 	TEST_STREQ(lp_build_id_hex(id, 3, hex), "deadbe");
 	/* cut inside the second note: nothing */
 	TEST_EQ(truncate(tmp_path("notes"), sizeof notes - 2), 0);
-	TEST_EQ(lp_build_id_read_notes(tmp_path("notes"), id, sizeof id), 0);
-	TEST_EQ(lp_build_id_read_notes("/nonexistent/notes", id, sizeof id), 0);
+	TEST_EQ(lp_kernel_build_id(tmp_path("notes"), id, sizeof id), 0);
+	TEST_EQ(lp_kernel_build_id("/nonexistent/notes", id, sizeof id), 0);
 	cleanup();
 }
 
@@ -369,7 +369,7 @@ static void test_kernel(void)
 {
 	uint64_t sched = kallsyms_addr("schedule");
 	uint8_t run[20], other[20] = { 0x42 };
-	size_t rn = lp_build_id_read_notes("/sys/kernel/notes", run, sizeof run);
+	size_t rn = lp_kernel_build_id("/sys/kernel/notes", run, sizeof run);
 	struct lp_frame fr;
 	char hex[41];
 

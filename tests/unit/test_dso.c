@@ -183,9 +183,19 @@ static void dso_build_id_hex(const struct lp_dso *d, char *hex)
 		sprintf(hex + 2 * i, "%02x", id[i]);
 }
 
+static void hex_of(const uint8_t *id, size_t n, char *hex)
+{
+	hex[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+}
+
+/* lp_dso_open's build-id, lp_elf_build_id's (notes alone) and readelf's
+ * agree. */
 static void check_build_id(const char *path)
 {
 	char want[128], got[160];
+	uint8_t id[64];
 	struct lp_dso *d = lp_dso_open(path);
 
 	TEST_TRUE(d != NULL);
@@ -195,6 +205,9 @@ static void check_build_id(const char *path)
 	dso_build_id_hex(d, got);
 	TEST_TRUE(want[0] != '\0');
 	TEST_STREQ(got, want);
+	hex_of(id, lp_elf_build_id(path, id, sizeof id), got);
+	TEST_STREQ(got, want);
+	TEST_EQ(lp_elf_build_id(path, id, 4), 4);      /* truncated to max */
 	lp_dso_free(d);
 }
 
@@ -208,10 +221,16 @@ static void test_build_id(void)
 	TEST_EQ(sh("cp %s %s && strip --strip-all %s", bin, tmp_path("bid.s"),
 		   tmp_path("bid.s")), 0);
 	check_build_id(tmp_path("bid.s"));
-	struct lp_dso *d = lp_dso_open(build_prog("noid", "-Wl,--build-id=none"));
+	const char *noid = build_prog("noid", "-Wl,--build-id=none");
+	struct lp_dso *d = lp_dso_open(noid);
 	const uint8_t *id;
+	uint8_t buf[20];
 	TEST_TRUE(d != NULL);
 	TEST_EQ(lp_dso_build_id(d, &id), 0);
+	TEST_EQ(lp_elf_build_id(noid, buf, sizeof buf), 0);
+	TEST_EQ(lp_elf_build_id(tmp_path("missing"), buf, sizeof buf), 0);
+	TEST_EQ(lp_elf_build_id("/etc/passwd", buf, sizeof buf), 0);
+	TEST_EQ(lp_elf_build_id("/tmp", buf, sizeof buf), 0);
 	lp_dso_free(d);
 	cleanup();
 }
@@ -296,8 +315,25 @@ static void test_libc_file_to_vaddr(void)
 	lp_dso_free(d);
 }
 
+/* Whether two tables hold the same symbols in the same order. */
+static bool same_table(const struct lp_symtab *a, const struct lp_symtab *b)
+{
+	if (lp_symtab_count(a) != lp_symtab_count(b))
+		return false;
+	for (size_t i = 0; i < lp_symtab_count(a); i++) {
+		const struct lp_sym *x = lp_symtab_at(a, i), *y = lp_symtab_at(b, i);
+		if (x->start != y->start || x->end != y->end || strcmp(x->name, y->name))
+			return false;
+	}
+	return true;
+}
+
 /* libc has only .dynsym; with libc6-dbg its symbols come from the debug
- * file of its build-id: exactly the table the debug file itself gives. */
+ * file of its build-id: the table the debug file itself gives, plus libc's
+ * PLT stubs ("NAME@plt") and holes (""), which the debug file (whose
+ * .rela.plt holds no data) lacks.  Reading the debug file up front gives
+ * exactly what replacing the symbols afterwards does
+ * (lp_dso_load_debug_file, which reads the stubs from the object's path). */
 static void test_libc_debug_file(void)
 {
 	void *fn = dlsym(RTLD_DEFAULT, "getpid");
@@ -317,22 +353,36 @@ static void test_libc_debug_file(void)
 	for (size_t i = 1; i < n; i++)
 		off += snprintf(dbg + off, sizeof dbg - (size_t)off, "%02x", id[i]);
 	snprintf(dbg + off, sizeof dbg - (size_t)off, ".debug");
-	struct lp_dso *dd = lp_dso_open(dbg);
+	struct lp_dso *dd = lp_dso_open(dbg), *again = lp_dso_open(m.path);
 	if (!dd) {
 		fprintf(stderr, "  info: no %s (libc6-dbg not installed): skipping\n", dbg);
+		lp_dso_free(again);
 		lp_dso_free(d);
 		return;
 	}
 	const struct lp_symtab *t = lp_dso_symtab(d), *td = lp_dso_symtab(dd);
 	TEST_TRUE(lp_dso_has_symtab(d));
-	TEST_EQ(lp_symtab_count(t), lp_symtab_count(td));
-	size_t bad = 0;
-	for (size_t i = 0; i < lp_symtab_count(t) && i < lp_symtab_count(td); i++) {
-		const struct lp_sym *a = lp_symtab_at(t, i), *b = lp_symtab_at(td, i);
-		bad += a->start != b->start || a->end != b->end || strcmp(a->name, b->name);
+	size_t j = 0, bad = 0, plt = 0;
+	for (size_t i = 0; i < lp_symtab_count(t); i++) {
+		const struct lp_sym *a = lp_symtab_at(t, i), *b = lp_symtab_at(td, j);
+		size_t len = strlen(a->name);
+
+		if (!len || (len >= 4 && !strcmp(a->name + len - 4, "@plt"))) {
+			plt++;
+			continue;
+		}
+		j++;
+		bad += !b || a->start != b->start || a->end != b->end || strcmp(a->name, b->name);
 	}
 	TEST_EQ(bad, 0);
-	fprintf(stderr, "  info: libc: %zu symbols from %s\n", lp_symtab_count(t), dbg);
+	TEST_EQ(j, lp_symtab_count(td));
+	TEST_TRUE(plt > 0);
+	TEST_TRUE(again != NULL);
+	lp_dso_load_debug_file(again, dbg);
+	TEST_TRUE(same_table(t, lp_dso_symtab(again)));
+	fprintf(stderr, "  info: libc: %zu symbols (%zu PLT stubs and holes) from %s\n",
+		lp_symtab_count(t), plt, dbg);
+	lp_dso_free(again);
 	lp_dso_free(dd);
 	lp_dso_free(d);
 }
@@ -439,6 +489,15 @@ static void test_vdso(void)
 	TEST_TRUE(lp_dsos_get(c, &other) == d);  /* one vDSO for every process */
 	TEST_EQ(lp_dsos_count(c), 1);
 	TEST_TRUE(lp_dso_mem_size((const void *)(uintptr_t)ml.start) <= ml.end - ml.start);
+	/* lp_map_build_id reads the same build-id from the image */
+	const uint8_t *id;
+	uint8_t buf[20];
+	char want[64], got[64];
+	hex_of(buf, lp_map_build_id(&m, buf, sizeof buf), got);
+	dso_build_id_hex(d, want);
+	TEST_TRUE(want[0] != '\0');
+	TEST_STREQ(got, want);
+	TEST_TRUE(lp_dso_build_id(d, &id) > 0);
 	lp_dsos_free(c);
 }
 
@@ -470,7 +529,9 @@ static void test_dsos_cache(void)
 		struct lp_map s = mk_map(special[i], 0x1000, 0x2000, 0, 0);
 		struct lp_dso *x;
 		const char *name = NULL;
+		uint8_t id[20];
 		TEST_TRUE(lp_dsos_get(c, &s) == NULL);
+		TEST_EQ(lp_map_build_id(&s, id, sizeof id), 0);   /* never opened either */
 		TEST_EQ(lp_dsos_lookup(c, &s, &x, &name), 0);
 		TEST_TRUE(x == NULL);
 		TEST_STREQ(name, special[i]);
@@ -482,7 +543,15 @@ static void test_dsos_cache(void)
 	TEST_TRUE(lp_dsos_get(c, &miss) == NULL);
 	TEST_EQ(lp_dsos_count(c), before + 1);
 	struct lp_map nopath = mk_map(NULL, 0x1000, 0x2000, 0, 0);
+	uint8_t id[20];
 	TEST_TRUE(lp_dsos_get(c, &nopath) == NULL);
+	TEST_EQ(lp_map_build_id(&nopath, id, sizeof id), 0);
+	const uint8_t *did;
+	char want[64], got[64];
+	hex_of(id, lp_map_build_id(&a, id, sizeof id), got);
+	hex_of(did, lp_dso_build_id(d, &did), want);
+	TEST_TRUE(want[0] != '\0');
+	TEST_STREQ(got, want);
 	/* Many entries: the table grows and everything is still found. */
 	char p[64][32];
 	for (int i = 0; i < 64; i++) {

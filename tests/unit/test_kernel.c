@@ -378,6 +378,50 @@ static void test_missing(void)
 	TEST_TRUE(!hidden);
 }
 
+/* Appends one ELF note (name and descriptor padded to 4 bytes). */
+static void put_note(FILE *f, const char *name, uint32_t type, const void *desc, uint32_t descsz)
+{
+	uint32_t h[3] = { (uint32_t)strlen(name) + 1, descsz, type };
+	static const char zeros[4];
+	fwrite(h, sizeof h, 1, f);
+	fwrite(name, h[0], 1, f);
+	fwrite(zeros, (4 - h[0] % 4) % 4, 1, f);
+	fwrite(desc, descsz, 1, f);
+	fwrite(zeros, (4 - descsz % 4) % 4, 1, f);
+}
+
+/* lp_kernel_build_id: the GNU build-id note among others (as
+ * /sys/kernel/notes has Xen and Linux notes too), truncated and missing
+ * ones, and the running kernel's. */
+static void test_build_id_notes(void)
+{
+	uint8_t want[20], id[32];
+	for (int i = 0; i < 20; i++)
+		want[i] = (uint8_t)(0xa0 + i);
+	FILE *f = tmp_open();
+	put_note(f, "Xen", 6, "abcde", 5);
+	put_note(f, "GNU", 1, "\0\0\0\0\3\0\0\0", 8);      /* ABI tag, not a build-id */
+	put_note(f, "Linux", 3, "x", 1);                        /* type 3, another name */
+	put_note(f, "GNU", 3, want, sizeof want);
+	fclose(f);
+	TEST_EQ(lp_kernel_build_id(tmpfile_path, id, sizeof id), 20);
+	TEST_TRUE(!memcmp(id, want, sizeof want));
+	TEST_EQ(lp_kernel_build_id(tmpfile_path, id, 8), 8);
+	TEST_EQ(truncate(tmpfile_path, 12 + 4 + 8 + 12 + 4 + 8 + 12 + 8 + 4 + 12 + 4 + 10), 0);
+	TEST_EQ(lp_kernel_build_id(tmpfile_path, id, sizeof id), 0);  /* cut inside it */
+	unlink(tmpfile_path);
+	f = tmp_open();
+	put_note(f, "Xen", 6, "abcde", 5);
+	fclose(f);
+	TEST_EQ(lp_kernel_build_id(tmpfile_path, id, sizeof id), 0);
+	TEST_EQ(errno, ENOENT);
+	unlink(tmpfile_path);
+	TEST_EQ(lp_kernel_build_id("/nonexistent/notes", id, sizeof id), 0);
+	TEST_EQ(errno, ENOENT);
+	if (access("/sys/kernel/notes", R_OK) == 0)
+		TEST_EQ(lp_kernel_build_id(NULL, id, sizeof id), 20);
+}
+
 TEST_MAIN("kernel",
 	TEST_CASE(test_proc_kallsyms),
 	TEST_CASE(test_synthetic),
@@ -387,4 +431,5 @@ TEST_MAIN("kernel",
 	TEST_CASE(test_modules_out_of_order),
 	TEST_CASE(test_sizeless_file),
 	TEST_CASE(test_short_lines),
-	TEST_CASE(test_missing))
+	TEST_CASE(test_missing),
+	TEST_CASE(test_build_id_notes))

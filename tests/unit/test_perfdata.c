@@ -1006,6 +1006,72 @@ static void unknown_ids_are_skipped(void)
 	tmp_cleanup();
 }
 
+/* Samples delivered from path, and the final lp_perfdata_next value. */
+static int count_samples(const char *path, size_t *nsamples, char *err, size_t errsz)
+{
+	struct lp_perfdata *pd = lp_perfdata_open(path, err, errsz);
+	struct lp_record rec;
+	const struct lp_pd_event *ev;
+	int n;
+
+	*nsamples = 0;
+	if (!pd)
+		return -1;
+	while ((n = lp_perfdata_next(pd, &rec, &ev)) > 0)
+		*nsamples += rec.type == PERF_RECORD_SAMPLE;
+	snprintf(err, errsz, "%s", lp_perfdata_error(pd));
+	lp_perfdata_close(pd);
+	return n;
+}
+
+/* A file cut inside its data section: every sample whose record ends
+ * before the cut comes out, even those still waiting to be time-ordered
+ * (no rounds here, so all of them), then one error at the cut record. */
+static void cut_file_delivers_what_came_before(void)
+{
+	const char *path = strdup(tmp("cut_src.data")), *t = tmp("cut.data");
+	size_t len, got;
+	uint8_t *data;
+	uint64_t doff, dsize;
+	char err[512], want[64];
+
+	write_synthetic_file(path, (struct syn){ false, true });
+	data = read_file(path, &len);
+	TEST_TRUE(data != NULL && len > 104);
+	if (!data || len <= 104)
+		return;
+	memcpy(&doff, data + 40, 8);
+	memcpy(&dsize, data + 48, 8);
+	for (int k = 1; k <= 7; k++) {
+		uint64_t cut = doff + dsize * (uint64_t)k / 8, off = doff, at = 0;
+		size_t before = 0;
+
+		while (off < doff + dsize) {            /* samples wholly before the cut */
+			struct perf_event_header h;
+
+			memcpy(&h, data + off, sizeof h);
+			if (off + h.size > cut) {
+				at = off;
+				break;
+			}
+			before += h.type == PERF_RECORD_SAMPLE;
+			off += h.size;
+		}
+		write_file(t, data, (size_t)cut);
+		TEST_EQ(count_samples(t, &got, err, sizeof err), -EPROTO);
+		TEST_EQ(got, before);
+		TEST_TRUE(got > 0);
+		snprintf(want, sizeof want, "offset %llu: ", (unsigned long long)at);
+		TEST_TRUE(strstr(err, want) && strstr(err, "truncated"));
+	}
+	write_file(t, data, 100);                       /* inside the header */
+	TEST_EQ(count_samples(t, &got, err, sizeof err), -1);
+	TEST_TRUE(strstr(err, "cut.data: offset 0: ") != NULL);
+	free(data);
+	free((void *)(uintptr_t)path);
+	tmp_cleanup();
+}
+
 /* ---- pipe mode from a real pipe ---------------------------------------------------------- */
 
 /* Reads data through standard input ("-"), fed by a child through a pipe in
@@ -1309,6 +1375,7 @@ TEST_MAIN("perfdata",
 	  TEST_CASE(bad_magic_and_header),
 	  TEST_CASE(synthetic_order_matches_perf),
 	  TEST_CASE(unknown_ids_are_skipped),
+	  TEST_CASE(cut_file_delivers_what_came_before),
 	  TEST_CASE(stdin_pipe_equals_mapped),
 	  TEST_CASE(pipe_header_facts),
 	  TEST_CASE(compressed_recordings_match_perf),

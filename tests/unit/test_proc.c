@@ -114,6 +114,60 @@ static void unknown_threads_and_many(void)
 	lp_procs_free(ps);
 }
 
+static struct lp_record sample_rec(uint16_t cpumode, uint32_t pid, uint32_t tid, uint64_t ip)
+{
+	struct lp_record r = { .type = PERF_RECORD_SAMPLE, .misc = cpumode };
+	r.u.sample.pid = pid;
+	r.u.sample.tid = tid;
+	r.u.sample.ip = ip;
+	return r;
+}
+
+/* lp_procs_hit: the first sample in a map returns it, later ones NULL; the
+ * flag survives splits and fork copies; unknown threads of a known process
+ * use its maps; kernel samples use the kernel's maps; guest samples none. */
+static void hits_mark_maps(void)
+{
+	struct lp_procs *ps = lp_procs_new();
+	apply(ps, mmap_rec(40, 0x1000, 0x4000, 0, "/bin/prog"));
+	apply(ps, mmap_rec(40, 0x9000, 0x1000, 0, "/lib/libidle.so"));
+	struct lp_record r = sample_rec(PERF_RECORD_MISC_USER, 40, 40, 0x1800);
+	const struct lp_map *m = lp_procs_hit(ps, &r);
+	TEST_STREQ(m ? m->path : NULL, "/bin/prog");
+	TEST_TRUE(m && m->hit);
+	TEST_TRUE(lp_procs_hit(ps, &r) == NULL);
+	r.u.sample.ip = 0x4fff;                                   /* same map */
+	TEST_TRUE(lp_procs_hit(ps, &r) == NULL);
+	r.u.sample.ip = 0x8000;                                   /* no map */
+	TEST_TRUE(lp_procs_hit(ps, &r) == NULL);
+	struct lp_proc *p = lp_procs_find(ps, 40)->proc;
+	TEST_TRUE(!lp_proc_find_map(p, 0x9000)->hit);
+	apply(ps, mmap_rec(40, 0x2000, 0x1000, 0, "/anon"));      /* splits /bin/prog */
+	TEST_TRUE(lp_proc_find_map(p, 0x1000)->hit && lp_proc_find_map(p, 0x3000)->hit);
+	TEST_TRUE(!lp_proc_find_map(p, 0x2000)->hit);
+	apply(ps, task_rec(PERF_RECORD_FORK, 41, 40, 41, 40));     /* copies the flags */
+	r = sample_rec(PERF_RECORD_MISC_USER, 41, 41, 0x1000);
+	TEST_TRUE(lp_procs_hit(ps, &r) == NULL);
+	r = sample_rec(PERF_RECORD_MISC_USER, 40, 47, 0x9010);    /* unknown thread of 40 */
+	m = lp_procs_hit(ps, &r);
+	TEST_STREQ(m ? m->path : NULL, "/lib/libidle.so");
+	TEST_TRUE(lp_procs_find(ps, 47) == NULL);                 /* nothing created */
+	r = sample_rec(PERF_RECORD_MISC_USER, 50, 50, 0x1000);    /* unknown process */
+	TEST_TRUE(lp_procs_hit(ps, &r) == NULL);
+	struct lp_record k = mmap_rec(UINT32_MAX, 0xffffffff81000000ull, 0x1000000, 0,
+				      "[kernel.kallsyms]_text");
+	apply(ps, k);
+	r = sample_rec(PERF_RECORD_MISC_KERNEL, 40, 40, 0x1000);  /* a user address */
+	TEST_TRUE(lp_procs_hit(ps, &r) == NULL);
+	r = sample_rec(PERF_RECORD_MISC_GUEST_KERNEL, 0, 0, 0xffffffff81000100ull);
+	TEST_TRUE(lp_procs_hit(ps, &r) == NULL);
+	r = sample_rec(PERF_RECORD_MISC_KERNEL, 0, 0, 0xffffffff81000100ull);
+	m = lp_procs_hit(ps, &r);
+	TEST_STREQ(m ? m->path : NULL, "[kernel.kallsyms]_text");
+	TEST_TRUE(lp_procs_hit(ps, &r) == NULL);
+	lp_procs_free(ps);
+}
+
 static void synthesize_self(void)
 {
 	struct lp_procs *ps = lp_procs_new();
@@ -216,4 +270,4 @@ static void scan_self(void)
 
 TEST_MAIN("proc", TEST_CASE(maps_lookup_and_overlap), TEST_CASE(fork_thread_and_exec),
 	  TEST_CASE(fork_exec_keeps_maps_apart), TEST_CASE(unknown_threads_and_many),
-	  TEST_CASE(synthesize_self), TEST_CASE(scan_self))
+	  TEST_CASE(hits_mark_maps), TEST_CASE(synthesize_self), TEST_CASE(scan_self))

@@ -377,6 +377,106 @@ static void test_huge_name(void)
 	free(big);
 }
 
+/* Late symbols (PLT stubs) and holes: they sit inside a sizeless symbol
+ * without ending it; a lookup in a hole finds nothing. */
+static void test_late_and_holes(void)
+{
+	struct lp_symtab *t = lp_symtab_new();
+	const struct lp_sym *s;
+
+	TEST_EQ(lp_symtab_add(t, "_init", 0x1000, 0), 0);
+	TEST_EQ(lp_symtab_add(t, "_start", 0x1100, 0x20), 0);
+	TEST_EQ(lp_symtab_add_late(t, "puts@plt", 0x1030, 0x10), 0);
+	TEST_EQ(lp_symtab_add_late(t, NULL, 0x1040, 0x20), 0);
+	TEST_EQ(lp_symtab_finish(t), 0);
+	s = lp_symtab_find(t, 0x1020);
+	TEST_TRUE(s && !strcmp(s->name, "_init") && s->end == 0x1100);
+	s = lp_symtab_find(t, 0x103f);
+	TEST_TRUE(s && !strcmp(s->name, "puts@plt") && s->start == 0x1030);
+	TEST_TRUE(lp_symtab_find(t, 0x1040) == NULL);
+	TEST_TRUE(lp_symtab_find(t, 0x105f) == NULL);
+	s = lp_symtab_find(t, 0x1060);
+	TEST_TRUE(s && !strcmp(s->name, "_init"));
+	s = lp_symtab_find(t, 0x1100);
+	TEST_TRUE(s && !strcmp(s->name, "_start"));
+	TEST_EQ(lp_symtab_count(t), 4);
+	lp_symtab_free(t);
+}
+
+/* Late symbols and holes mixed with ordinary ones, added in start order
+ * (the linear finish), ordinary ones first as dso.c adds them (the radix
+ * sort) and shuffled: the same table each time.  A late symbol that wins
+ * an alias takes its start out of the sizeless ends (g runs on to k); a
+ * sizeless late one stays empty; k ends at qq, not at the late stubs
+ * before it; of equal aliases the first added is kept. */
+static void test_late_any_order(void)
+{
+	struct ldef { const char *name; uint64_t start, size; unsigned prio; bool late; };
+	static const struct ldef d[] = {        /* in start order */
+		{ "_init", 0x1000, 0, LP_SYM_GLOBAL, false },
+		{ "a@plt", 0x1010, 0x10, 0, true },
+		{ "b@plt", 0x1020, 0x10, 0, true },
+		{ NULL, 0x1030, 0x10, 0, true },
+		{ "f", 0x1100, 0x20, LP_SYM_GLOBAL, false },
+		{ "g", 0x1200, 0, LP_SYM_GLOBAL, false },
+		{ "h", 0x1300, 0x10, LP_SYM_LOCAL, false },
+		{ "h@plt", 0x1300, 0x10, 0, true },
+		{ "k", 0x1400, 0, LP_SYM_GLOBAL, false },
+		{ "z@plt", 0x1500, 0x10, 0, true },
+		{ "empty@plt", 0x1600, 0, 0, true },
+		{ "qq", 0x1700, 0x10, LP_SYM_GLOBAL, false },
+		{ "rr", 0x1700, 0x10, 0, true },
+	};
+	static const struct { uint64_t addr; const char *name; } want[] = {
+		{ 0x1000, "_init" }, { 0x1015, "a@plt" }, { 0x102f, "b@plt" },
+		{ 0x1030, NULL }, { 0x103f, NULL }, { 0x1040, "_init" },
+		{ 0x10ff, "_init" }, { 0x1100, "f" }, { 0x1120, NULL },
+		{ 0x1200, "g" }, { 0x1300, "h@plt" }, { 0x1350, "g" },
+		{ 0x13ff, "g" }, { 0x1400, "k" }, { 0x1505, "z@plt" },
+		{ 0x1510, "k" }, { 0x1600, "k" }, { 0x1700, "qq" },
+		{ 0x16ff, "k" }, { 0x1710, NULL },
+	};
+	enum { N = sizeof d / sizeof d[0] };
+	size_t orders[3][N], qq = 11, rr = 12, k = 0;
+	unsigned seed = 7;
+
+	for (size_t i = 0; i < N; i++)
+		orders[0][i] = i;
+	for (size_t pass = 0; pass < 2; pass++)         /* ordinary, then late */
+		for (size_t i = 0; i < N; i++)
+			if (d[i].late == (pass == 1))
+				orders[1][k++] = i;
+	shuffle(orders[2], N, &seed);
+	for (size_t i = 0, *q = NULL; i < N; i++) {     /* qq before rr */
+		if (orders[2][i] == qq || orders[2][i] == rr) {
+			if (q) {
+				*q = qq;
+				orders[2][i] = rr;
+			}
+			q = &orders[2][i];
+		}
+	}
+	for (size_t o = 0; o < 3; o++) {
+		struct lp_symtab *t = lp_symtab_new();
+
+		for (size_t i = 0; i < N; i++) {
+			const struct ldef *x = &d[orders[o][i]];
+			TEST_EQ(x->late ? lp_symtab_add_late(t, x->name, x->start, x->size)
+					: lp_symtab_add_ex(t, x->name, x->start, x->size, x->prio), 0);
+		}
+		TEST_EQ(lp_symtab_finish(t), 0);
+		TEST_EQ(lp_symtab_count(t), 11);
+		for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+			const char *n = name_at(t, want[i].addr);
+			if (want[i].name)
+				TEST_STREQ(n, want[i].name);
+			else
+				TEST_TRUE(n == NULL);
+		}
+		lp_symtab_free(t);
+	}
+}
+
 TEST_MAIN("symtab",
 	TEST_CASE(test_random_order),
 	TEST_CASE(test_sizeless_ends),
@@ -391,4 +491,6 @@ TEST_MAIN("symtab",
 	TEST_CASE(test_large_and_names),
 	TEST_CASE(test_wide_starts),
 	TEST_CASE(test_borrowed_and_reserve),
-	TEST_CASE(test_huge_name))
+	TEST_CASE(test_huge_name),
+	TEST_CASE(test_late_and_holes),
+	TEST_CASE(test_late_any_order))

@@ -1,0 +1,447 @@
+/*
+ * plt.c - names for PLT stubs, "NAME@plt", as perf 6.1 gives them
+ * (dso__synthesize_plt_symbols).
+ *
+ * perf 6.1's rule: the object's .rela.plt (or .rel.plt), whose sh_link must
+ * be the .dynsym section, and its .plt.  The i-th relocation, whatever its
+ * type, names the i-th stub after the .plt header: the dynamic symbol it
+ * refers to plus "@plt" (an IRELATIVE relocation refers to symbol 0, so its
+ * stub is plain "@plt").  Header and entry sizes are .plt's sh_entsize
+ * (fixed sizes on ARM, AArch64 and SPARC).  .plt.sec and .plt.got are not
+ * looked at, and the relocations are not sorted by GOT slot, so where the
+ * linker put IRELATIVE relocations last (libc.so.6) the names are shifted,
+ * exactly as perf 6.1 prints them.
+ *
+ * perf adds the stubs after settling its other symbols, whose sizeless ones
+ * were already extended to the next symbol: _init in .init usually
+ * stretches over the whole .plt.  Where ranges overlap like this, perf's
+ * lookup returns whichever symbol it meets first walking down its tree, so
+ * some stubs are named and others are shown as _init, depending on the
+ * tree's shape, and past the stubs (.plt.sec, .plt.got) the search may find
+ * nothing at all.  To name exactly what perf names, this file replays perf's
+ * loading on a model of the tree (perftree.c): the symbols of the symbol
+ * table perf reads (functions, objects, and labels in sections named *text*
+ * or *data*, in table order), their sizeless ends fixed, aliases removed as
+ * symbols__fixup_duplicate does, then the stubs.  A stub is added only when
+ * perf's lookup of its address finds it, and where a symbol overlapping the
+ * stubs is not found by perf, a hole (lp_symtab_add_late) says so.
+ *
+ * Differences from perf 6.1: addresses are virtual addresses (perf uses
+ * .plt's file offset, the same in every common layout), and C++ names stay
+ * mangled, as everywhere in luaprof.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "perftree.h"
+#include "sym_int.h"
+
+#define PLT_NAME_MAX 1024       /* perf's sympltname[] */
+
+struct stub {
+	uint64_t addr;
+	char *name;
+	int32_t node;
+};
+
+struct stubs {
+	struct stub *v;
+	size_t nr;
+	uint64_t size;          /* of each stub */
+};
+
+/* What perf's choose_best_symbol looks at, per tree node. */
+struct meta {
+	const char *name;
+	uint8_t bind;
+};
+
+static void stubs_free(struct stubs *s)
+{
+	for (size_t i = 0; i < s->nr; i++)
+		free(s->v[i].name);
+	free(s->v);
+	s->v = NULL;
+	s->nr = 0;
+}
+
+/* The section called name, its header in *sh and its index in *idx. */
+static Elf_Scn *scn_by_name(Elf *e, const char *name, GElf_Shdr *sh, size_t *idx)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(e, shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name)) {
+			if (idx)
+				*idx = elf_ndxscn(scn);
+			return scn;
+		}
+	}
+	return NULL;
+}
+
+/* perf 6.1's header and entry sizes per machine. */
+static void plt_sizes(const GElf_Ehdr *eh, const GElf_Shdr *plt, uint64_t *head,
+		      uint64_t *ent)
+{
+	switch (eh->e_machine) {
+	case EM_ARM:
+		*head = 20, *ent = 12;
+		break;
+	case EM_AARCH64:
+		*head = 32, *ent = 16;
+		break;
+	case EM_SPARC:
+		*head = 48, *ent = 12;
+		break;
+	case EM_SPARCV9:
+		*head = 128, *ent = 32;
+		break;
+	default:
+		*head = *ent = plt->sh_entsize;
+		break;
+	}
+}
+
+/* "NAME@plt" for dynamic symbol idx; "" for a bad index, as symbol 0. */
+static char *stub_name(Elf *e, Elf_Data *dynsym, size_t strndx, uint32_t idx)
+{
+	GElf_Sym sym;
+	const char *n = NULL;
+	char *out = malloc(PLT_NAME_MAX);
+
+	if (!out)
+		return NULL;
+	if (gelf_getsym(dynsym, (int)idx, &sym))
+		n = elf_strptr(e, strndx, sym.st_name);
+	snprintf(out, PLT_NAME_MAX, "%s@plt", n ? n : "");
+	return out;
+}
+
+/* Symbol index of relocation i of rel (REL or RELA). */
+static int rel_sym(Elf_Data *rel, bool rela, size_t i, uint32_t *sym)
+{
+	GElf_Rela ra;
+	GElf_Rel r;
+
+	if (rela && gelf_getrela(rel, (int)i, &ra)) {
+		*sym = (uint32_t)GELF_R_SYM(ra.r_info);
+		return 0;
+	}
+	if (!rela && gelf_getrel(rel, (int)i, &r)) {
+		*sym = (uint32_t)GELF_R_SYM(r.r_info);
+		return 0;
+	}
+	return -1;
+}
+
+/* The stubs perf 6.1 synthesizes for e; none (0) when e lacks what it
+ * needs.  -ENOMEM. */
+static int read_stubs(Elf *e, struct stubs *out)
+{
+	GElf_Ehdr eh;
+	GElf_Shdr rsh, psh, dsh;
+	size_t dynidx = 0, nrel;
+	uint64_t head, ent;
+	Elf_Scn *rscn, *dscn = scn_by_name(e, ".dynsym", &dsh, &dynidx);
+	Elf_Data *rel, *dyn;
+
+	if (!gelf_getehdr(e, &eh) || !dscn || dsh.sh_type != SHT_DYNSYM)
+		return 0;
+	rscn = scn_by_name(e, ".rela.plt", &rsh, NULL);
+	if (!rscn)
+		rscn = scn_by_name(e, ".rel.plt", &rsh, NULL);
+	if (!rscn || rsh.sh_link != dynidx || !rsh.sh_entsize ||
+	    (rsh.sh_type != SHT_RELA && rsh.sh_type != SHT_REL) ||
+	    !scn_by_name(e, ".plt", &psh, NULL))
+		return 0;
+	rel = elf_getdata(rscn, NULL);
+	dyn = elf_getdata(dscn, NULL);
+	plt_sizes(&eh, &psh, &head, &ent);
+	nrel = rsh.sh_size / rsh.sh_entsize;
+	if (!rel || !dyn || !ent || nrel > (1u << 20))
+		return 0;
+	out->v = calloc(nrel, sizeof *out->v);
+	if (!out->v)
+		return -ENOMEM;
+	out->size = ent;
+	for (size_t i = 0; i < nrel; i++) {
+		uint32_t sym = 0;
+		struct stub *s = &out->v[out->nr];
+
+		if (rel_sym(rel, rsh.sh_type == SHT_RELA, i, &sym))
+			break;
+		s->addr = psh.sh_addr + head + i * ent;
+		s->name = stub_name(e, dyn, dsh.sh_link, sym);
+		if (!s->name)
+			return -ENOMEM;
+		out->nr++;
+	}
+	return 0;
+}
+
+/* ---- replaying perf's symbol loading --------------------------------------- */
+
+/* perf 6.1's dso__load_sym filter: named functions and objects that are
+ * defined, and labels (NOTYPE, not hidden or internal, not absolute) in a
+ * section whose name contains "text" or "data". */
+static bool perf_keeps(Elf *e, size_t shstrndx, const GElf_Sym *s)
+{
+	unsigned type = GELF_ST_TYPE(s->st_info), vis = GELF_ST_VISIBILITY(s->st_other);
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	const char *sec;
+
+	if (!s->st_name || s->st_shndx == SHN_UNDEF)
+		return false;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_OBJECT)
+		return true;
+	if (type != STT_NOTYPE || s->st_shndx == SHN_ABS || vis == STV_HIDDEN ||
+	    vis == STV_INTERNAL)
+		return false;
+	scn = elf_getscn(e, s->st_shndx);
+	sec = scn && gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
+	return sec && (strstr(sec, "text") || strstr(sec, "data"));
+}
+
+/* The table perf reads: .symtab, else .dynsym. */
+static Elf_Scn *perf_symtab(Elf *e, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL, *dyn = NULL;
+	GElf_Shdr dsh;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		if (sh->sh_type == SHT_SYMTAB)
+			return scn;
+		if (sh->sh_type == SHT_DYNSYM && !dyn) {
+			dyn = scn;
+			dsh = *sh;
+		}
+	}
+	if (dyn)
+		*sh = dsh;
+	return dyn;
+}
+
+/* Inserts perf's symbols of e in table order; *nr gets how many. */
+static int load_symbols(struct lp_ptree *t, struct meta **meta, Elf *e, size_t *nr)
+{
+	GElf_Shdr sh;
+	size_t shstrndx, esz = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT), cap = 0;
+	Elf_Scn *scn = perf_symtab(e, &sh);
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+
+	*nr = 0;
+	if (!data || !esz || elf_getshdrstrndx(e, &shstrndx))
+		return 0;
+	for (size_t i = 0; i < data->d_size / esz; i++) {
+		GElf_Sym s;
+		int32_t node;
+
+		if (!gelf_getsym(data, (int)i, &s))
+			break;
+		if (!perf_keeps(e, shstrndx, &s))
+			continue;
+		if ((size_t)t->nr >= cap) {
+			cap = cap ? cap * 2 : 256;
+			struct meta *m = realloc(*meta, cap * sizeof *m);
+			if (!m)
+				return -ENOMEM;
+			*meta = m;
+		}
+		node = lp_ptree_insert(t, s.st_value, s.st_value + s.st_size);
+		if (node < 0)
+			return node;
+		(*meta)[node].name = elf_strptr(e, sh.sh_link, s.st_name);
+		(*meta)[node].bind = (uint8_t)GELF_ST_BIND(s.st_info);
+		if (!(*meta)[node].name)
+			(*meta)[node].name = "";
+		(*nr)++;
+	}
+	return 0;
+}
+
+/* perf's symbols__fixup_end: a sizeless symbol ends where the next one in
+ * address order starts; the last one at the page after its own. */
+static void fixup_ends(struct lp_ptree *t)
+{
+	int32_t prev = lp_ptree_first(t), cur;
+
+	if (prev == LP_PTREE_NIL)
+		return;
+	while ((cur = lp_ptree_next(t, prev)) != LP_PTREE_NIL) {
+		if (t->n[prev].end == t->n[prev].start)
+			t->n[prev].end = t->n[cur].start;
+		prev = cur;
+	}
+	if (t->n[prev].end == t->n[prev].start)
+		t->n[prev].end = ((t->n[prev].start + 4095) & ~(uint64_t)4095) + 4096;
+}
+
+static size_t underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* perf's choose_best_symbol: true when a is kept over b. */
+static bool a_wins(const struct lp_ptree_node *na, const struct meta *a,
+		   const struct lp_ptree_node *nb, const struct meta *b)
+{
+	bool sa = na->end > na->start, sb = nb->end > nb->start;
+	size_t ua = underscores(a->name), ub = underscores(b->name);
+
+	if (sa != sb)
+		return sa;
+	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
+		return b->bind == STB_WEAK;
+	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
+		return a->bind == STB_GLOBAL;
+	if (ua != ub)
+		return ua < ub;
+	return strlen(a->name) >= strlen(b->name);
+}
+
+/* perf's symbols__fixup_duplicate: of neighbours at one address, the loser
+ * is erased and the winner meets the next one. */
+static void drop_aliases(struct lp_ptree *t, const struct meta *meta)
+{
+	int32_t cur = lp_ptree_first(t);
+
+	while (cur != LP_PTREE_NIL) {
+		int32_t next = lp_ptree_next(t, cur);
+
+		if (next == LP_PTREE_NIL)
+			break;
+		if (t->n[cur].start != t->n[next].start) {
+			cur = next;
+		} else if (a_wins(&t->n[cur], &meta[cur], &t->n[next], &meta[next])) {
+			lp_ptree_erase(t, next);
+		} else {
+			lp_ptree_erase(t, cur);
+			cur = next;
+		}
+	}
+}
+
+/* The next stub boundary after a (stubs are contiguous: st->v[0].addr plus
+ * multiples of the stub size), at most end. */
+static uint64_t next_cut(const struct stubs *st, uint64_t a, uint64_t end)
+{
+	uint64_t lo = st->v[0].addr, hi = lo + st->nr * st->size, b;
+
+	if (a < lo)
+		b = lo;
+	else if (a >= hi)
+		b = end;
+	else
+		b = lo + ((a - lo) / st->size + 1) * st->size;
+	return b < end && b > a ? b : end;
+}
+
+/* Holes: the stretches of a symbol overlapping the stubs where perf's
+ * lookup finds nothing (it went down a branch that holds neither).  A
+ * budget of lookups bounds the work on a hostile file. */
+static int add_holes(struct lp_symtab *t, const struct lp_ptree *tree,
+		     const struct stubs *st, int32_t first_stub)
+{
+	uint64_t lo = st->v[0].addr, hi = lo + st->nr * st->size;
+	size_t budget = 4 * st->nr + 1024;
+
+	for (int32_t c = lp_ptree_first(tree); c != LP_PTREE_NIL; c = lp_ptree_next(tree, c)) {
+		const struct lp_ptree_node *n = &tree->n[c];
+		uint64_t hole = 0, hole_end = 0;
+
+		if (c >= first_stub || n->start >= hi || n->end <= lo || n->end <= n->start)
+			continue;
+		for (uint64_t a = n->start, b; a < n->end && budget; a = b, budget--) {
+			b = next_cut(st, a, n->end);
+			if (lp_ptree_find(tree, a) != LP_PTREE_NIL)
+				continue;
+			if (hole_end != a && hole_end > hole &&
+			    lp_symtab_add_late(t, NULL, hole, hole_end - hole))
+				return -ENOMEM;
+			if (hole_end != a)
+				hole = a;
+			hole_end = b;
+		}
+		if (hole_end > hole && lp_symtab_add_late(t, NULL, hole, hole_end - hole))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Inserts the stubs, then adds those a perf lookup finds, and the holes. */
+static int add_found(struct lp_symtab *t, struct lp_ptree *tree, struct stubs *st)
+{
+	int32_t first_stub = (int32_t)tree->nr;
+
+	for (size_t i = 0; i < st->nr; i++) {
+		int32_t n = lp_ptree_insert(tree, st->v[i].addr, st->v[i].addr + st->size);
+
+		if (n < 0)
+			return n;
+		st->v[i].node = n;
+	}
+	for (size_t i = 0; i < st->nr; i++)
+		if (lp_ptree_find(tree, st->v[i].addr) == st->v[i].node &&
+		    lp_symtab_add_late(t, st->v[i].name, st->v[i].addr, st->size))
+			return -ENOMEM;
+	return add_holes(t, tree, st, first_stub);
+}
+
+int lp_plt_add(struct lp_symtab *t, Elf *runtime, Elf *symsrc)
+{
+	struct stubs st = { 0 };
+	struct lp_ptree tree = LP_PTREE_INIT;
+	struct meta *meta = NULL;
+	size_t nsyms = 0;
+	int err = read_stubs(runtime, &st);
+
+	if (!err && st.nr)
+		err = load_symbols(&tree, &meta, symsrc, &nsyms);
+	if (!err && nsyms) {            /* perf adds no stubs to an object without symbols */
+		fixup_ends(&tree);
+		drop_aliases(&tree, meta);
+		err = add_found(t, &tree, &st);
+	}
+	lp_ptree_free(&tree);
+	free(meta);
+	stubs_free(&st);
+	return err;
+}
+
+int lp_plt_add_file(struct lp_symtab *t, const char *path, Elf *symsrc)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	Elf *e;
+
+	if (fd < 0)
+		return 0;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e && elf_kind(e) == ELF_K_ELF)
+		err = lp_plt_add(t, e, symsrc);
+	if (e)
+		elf_end(e);
+	close(fd);
+	return err;
+}
