@@ -357,6 +357,7 @@ def main():
     print("bench: %.0f s" % (time.time() - t0))
     with open(os.path.join(ROOT, "tests", "bench", "results.jsonl"), "a") as f:
         for r in RESULTS:
+            r["quick"] = QUICK
             f.write(json.dumps(r) + "\n")
 
 
