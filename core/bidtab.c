@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sym_int.h"
+#include "grow.h"
 
 struct lp_bidtab {
 	struct lp_bid_want *v;
@@ -41,14 +42,8 @@ int lp_bidtab_add(struct lp_bidtab *t, const char *path, const uint8_t *id, size
 {
 	if (!path || !size || size > LP_BUILD_ID_SIZE)
 		return -EINVAL;
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 32;
-		struct lp_bid_want *v = realloc(t->v, cap * sizeof *v);
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (lp_grow(&t->v, &t->cap, t->nr, sizeof *t->v, 32, SIZE_MAX))
+		return -ENOMEM;
 	struct lp_bid_want *w = &t->v[t->nr];
 	*w = (struct lp_bid_want){ .path = strdup(path), .size = (uint8_t)size,
 				   .seq = t->nr };

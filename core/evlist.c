@@ -11,6 +11,7 @@
 #include "evlist.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/ring.h"
+#include "grow.h"
 
 /* Parses a CPU list such as "0-3,6".  Returns the count, or -errno. */
 static int read_online_cpus(int **out)
@@ -96,15 +97,9 @@ static int add_fd(struct lp_evlist *el, int fd, uint32_t event)
 		close(fd);
 		return -EIO;
 	}
-	if (el->nr_fds == el->cap_fds) {
-		size_t cap = el->cap_fds ? el->cap_fds * 2 : 16;
-		int *v = realloc(el->fds, cap * sizeof *v);
-		if (!v) {
-			close(fd);
-			return -ENOMEM;
-		}
-		el->fds = v;
-		el->cap_fds = cap;
+	if (lp_grow(&el->fds, &el->cap_fds, el->nr_fds, sizeof *el->fds, 16, SIZE_MAX)) {
+		close(fd);
+		return -ENOMEM;
 	}
 	el->fds[el->nr_fds++] = fd;
 	return 0;

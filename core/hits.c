@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "luaprof/hits.h"
+#include "grow.h"
 
 struct lp_hits {
 	struct lp_map *objs;
@@ -87,14 +88,8 @@ int lp_hits_add(struct lp_hits *h, const struct lp_map *m)
 		return 0;
 	if ((h->nr + 1) * 2 > h->nr_slots && grow_slots(h))
 		return -ENOMEM;
-	if (h->nr == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 16;
-		struct lp_map *v = cap < UINT32_MAX ? realloc(h->objs, cap * sizeof *v) : NULL;
-		if (!v)
-			return -ENOMEM;
-		h->objs = v;
-		h->cap = cap;
-	}
+	if (lp_grow(&h->objs, &h->cap, h->nr, sizeof *h->objs, 16, UINT32_MAX - 1))
+		return -ENOMEM;
 	h->objs[h->nr++] = *m;
 	*find_slot(h, m) = (uint32_t)h->nr;
 	return 0;

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "pd_int.h"
+#include "grow.h"
 
 struct pd_ev {
 	struct lp_pd_event pub;         /* first: the public view */
@@ -140,15 +141,8 @@ static int check_positions(struct lp_perfdata *pd, const struct perf_event_attr 
 
 static int push_event(struct lp_perfdata *pd, struct pd_ev *e)
 {
-	if (pd->nr_evs == pd->cap_evs) {
-		size_t cap = pd->cap_evs ? pd->cap_evs * 2 : 8;
-		struct lp_pd_event **v = realloc(pd->evs, cap * sizeof *v);
-
-		if (!v)
-			return -ENOMEM;
-		pd->evs = v;
-		pd->cap_evs = cap;
-	}
+	if (lp_grow(&pd->evs, &pd->cap_evs, pd->nr_evs, sizeof *pd->evs, 8, SIZE_MAX))
+		return -ENOMEM;
 	pd->evs[pd->nr_evs++] = &e->pub;
 	return 0;
 }

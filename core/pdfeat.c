@@ -26,6 +26,7 @@
 
 #include "luaprof/luaprof.h"
 #include "pd_int.h"
+#include "grow.h"
 
 /* A bounded cursor over a payload; off is the file offset of p. */
 struct fcur {
@@ -199,16 +200,10 @@ static int push_build_id(struct lp_perfdata *pd, const struct lp_pd_build_id *b)
 {
 	if (pd->info.nr_build_ids >= PD_MAX_BUILD_IDS)
 		return -EPROTO;
-	if (pd->info.nr_build_ids == pd->cap_bids) {
-		size_t cap = pd->cap_bids ? pd->cap_bids * 2 : 16;
-		struct lp_pd_build_id *v = realloc(pd->bids, cap * sizeof *v);
-
-		if (!v)
-			return -ENOMEM;
-		pd->bids = v;
-		pd->cap_bids = cap;
-		pd->info.build_ids = v;
-	}
+	if (lp_grow(&pd->bids, &pd->cap_bids, pd->info.nr_build_ids, sizeof *pd->bids, 16,
+		    SIZE_MAX))
+		return -ENOMEM;
+	pd->info.build_ids = pd->bids;
 	pd->bids[pd->info.nr_build_ids++] = *b;
 	return 0;
 }

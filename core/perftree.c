@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "perftree.h"
+#include "grow.h"
 
 #define NIL LP_PTREE_NIL
 
@@ -88,15 +89,8 @@ static void insert_fixup(struct lp_ptree *t, int32_t z)
 
 int32_t lp_ptree_insert(struct lp_ptree *t, uint64_t start, uint64_t end)
 {
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct lp_ptree_node *n = cap > INT32_MAX ? NULL : realloc(t->n, cap * sizeof *n);
-
-		if (!n)
-			return -ENOMEM;
-		t->n = n;
-		t->cap = cap;
-	}
+	if (lp_grow(&t->n, &t->cap, t->nr, sizeof *t->n, 256, INT32_MAX))
+		return -ENOMEM;
 	int32_t z = (int32_t)t->nr++, p = NIL;
 
 	for (int32_t x = t->root; x != NIL;) {
