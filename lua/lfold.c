@@ -38,9 +38,11 @@ struct fold_ent {
 struct lp_fold_cache {
 	int ref;                /* the strings' table in the registry */
 	struct fold_ent ents[FOLD_SLOTS];
-	/* the key of the last lookup, for lp_fold_put */
+	/* the key of the last lookup, for lp_fold_put: all but its addresses,
+	 * which stay in the sample (key_ips) until a put copies them */
 	struct fold_ent *pending;
 	struct fold_ent key;
+	const uint64_t *key_ips;
 };
 
 enum { FOLD_KERNEL = 1, FOLD_CHAIN = 2 };
@@ -67,15 +69,18 @@ static bool make_key(struct lp_fold_cache *c, struct lp_run *run, bool kernel_mo
 	for (size_t i = 0; i < sizeof k->comm && k->comm[i]; i++)
 		h = (h ^ (unsigned char)k->comm[i]) * 0x100000001b3ull;
 	k->hash = h;
-	memcpy(k->ips, ips, nr * sizeof *ips);
+	c->key_ips = ips;
 	return true;
 }
 
-static bool same(const struct fold_ent *a, const struct fold_ent *b)
+/* Entry e holds the key of the last lookup. */
+static bool same(const struct fold_ent *e, const struct lp_fold_cache *c)
 {
-	return a->hash == b->hash && a->nr == b->nr && a->proc == b->proc && a->gen == b->gen &&
-	       a->flags == b->flags && !memcmp(a->comm, b->comm, sizeof a->comm) &&
-	       !memcmp(a->ips, b->ips, a->nr * sizeof *a->ips);
+	const struct fold_ent *k = &c->key;
+
+	return e->hash == k->hash && e->nr == k->nr && e->proc == k->proc && e->gen == k->gen &&
+	       e->flags == k->flags && !memcmp(e->comm, k->comm, sizeof e->comm) &&
+	       !memcmp(e->ips, c->key_ips, e->nr * sizeof *e->ips);
 }
 
 static struct lp_fold_cache *cache_new(lua_State *L, struct lp_run *run)
@@ -107,7 +112,7 @@ bool lp_fold_get(lua_State *L, struct lp_run *run, bool kernel_mode)
 	if (!make_key(c, run, kernel_mode))
 		return false;
 	struct fold_ent *e = &c->ents[c->key.hash % FOLD_SLOTS];
-	if (e->nr && same(e, &c->key)) {
+	if (e->nr && same(e, c)) {
 		push_ent(L, c, e);
 		return true;
 	}
@@ -122,7 +127,8 @@ void lp_fold_put(lua_State *L, struct lp_run *run)
 
 	if (!e)
 		return;
-	memcpy(e, &c->key, offsetof(struct fold_ent, ips) + c->key.nr * sizeof *e->ips);
+	memcpy(e, &c->key, offsetof(struct fold_ent, ips));
+	memcpy(e->ips, c->key_ips, c->key.nr * sizeof *e->ips);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, c->ref);
 	lua_pushvalue(L, -2);
 	lua_rawseti(L, -2, (lua_Integer)(e - c->ents) + 1);
