@@ -90,6 +90,11 @@ int luaopen_luaprof(lua_State *L);
  * two are not added (perf report's "Total Lost Samples" is that count). */
 uint64_t lp_run_lost(const struct lp_run *run);
 
+/* run.c: calls on_end, if the script has one, with { samples, lost,
+ * duration (ns), status (only when status >= 0: the command's exit status,
+ * 128+N for signal N) }. */
+void lp_run_end(struct lp_run *run, uint64_t duration, int status);
+
 /* run.c: feeds every record of src to the model and the script.  Returns 0,
  * or -1 after a script error (already reported). */
 int lp_run_loop(struct lp_run *run, const struct lp_source *src);

@@ -134,25 +134,6 @@ static int exit_code(int status)
 	return WEXITSTATUS(status);
 }
 
-static void call_on_end(struct lp_run *run, uint64_t duration, int status)
-{
-	if (run->ref_on_end == LUA_NOREF)
-		return;
-	lua_State *L = run->L;
-	lua_createtable(L, 0, 4);
-	lua_pushinteger(L, (lua_Integer)run->samples);
-	lua_setfield(L, -2, "samples");
-	lua_pushinteger(L, (lua_Integer)lp_run_lost(run));
-	lua_setfield(L, -2, "lost");
-	lua_pushinteger(L, (lua_Integer)duration);
-	lua_setfield(L, -2, "duration");
-	if (status >= 0) {
-		lua_pushinteger(L, exit_code(status));
-		lua_setfield(L, -2, "status");
-	}
-	lp_vm_call(run, run->ref_on_end, 1);
-}
-
 /* What a /proc scan feeds: the model and, when recording, the file. */
 struct seed {
 	struct lp_procs *procs;
@@ -248,7 +229,7 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	sig_live = NULL;
 	report_losses(lv);
 	if (rc == 0)
-		call_on_end(run, t1 - t0, status);
+		lp_run_end(run, t1 - t0, status >= 0 ? exit_code(status) : -1);
 	lp_live_close(lv);
 	if (recording && lp_recording_close(recording))
 		rc = -1;

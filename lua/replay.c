@@ -144,21 +144,6 @@ static void push_info(lua_State *L, struct replay_src *rs, const char *file)
 	push_build_ids(L, in);
 }
 
-static void call_on_end(struct lp_run *run, const struct replay_src *rs)
-{
-	if (run->ref_on_end == LUA_NOREF)
-		return;
-	lua_State *L = run->L;
-	lua_createtable(L, 0, 3);
-	lua_pushinteger(L, (lua_Integer)run->samples);
-	lua_setfield(L, -2, "samples");
-	lua_pushinteger(L, (lua_Integer)lp_run_lost(run));
-	lua_setfield(L, -2, "lost");
-	lua_pushinteger(L, (lua_Integer)(rs->last_time - rs->first_time));
-	lua_setfield(L, -2, "duration");
-	lp_vm_call(run, run->ref_on_end, 1);
-}
-
 int lp_replay(struct lp_run *run, const char *file)
 {
 	char err[512] = "";
@@ -187,7 +172,7 @@ int lp_replay(struct lp_run *run, const char *file)
 			rc == -ENOMEM && !*lp_perfdata_error(rs.pd) ? "out of memory" :
 			lp_perfdata_error(rs.pd), (unsigned long long)run->samples);
 	if (!run->failed)
-		call_on_end(run, &rs);
+		lp_run_end(run, rs.last_time - rs.first_time, -1);
 	lp_perfdata_close(rs.pd);
 	return rc || run->failed ? LP_EXIT_FAILURE : 0;
 }

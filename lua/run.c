@@ -26,6 +26,25 @@ uint64_t lp_run_lost(const struct lp_run *run)
 	return run->lost > run->lost_summary ? run->lost : run->lost_summary;
 }
 
+void lp_run_end(struct lp_run *run, uint64_t duration, int status)
+{
+	if (run->ref_on_end == LUA_NOREF)
+		return;
+	lua_State *L = run->L;
+	lua_createtable(L, 0, 4);
+	lua_pushinteger(L, (lua_Integer)run->samples);
+	lua_setfield(L, -2, "samples");
+	lua_pushinteger(L, (lua_Integer)lp_run_lost(run));
+	lua_setfield(L, -2, "lost");
+	lua_pushinteger(L, (lua_Integer)duration);
+	lua_setfield(L, -2, "duration");
+	if (status >= 0) {
+		lua_pushinteger(L, status);
+		lua_setfield(L, -2, "status");
+	}
+	lp_vm_call(run, run->ref_on_end, 1);
+}
+
 int lp_run_loop(struct lp_run *run, const struct lp_source *src)
 {
 	struct lp_record rec;
