@@ -31,7 +31,7 @@ endif
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -g $(OPT) $(SAN) $(WARN) -Iinclude -Icore $(DEP_CFLAGS) $(CFLAGS)
 LDLIBS_ALL = $(SAN) $(DEP_LIBS) -lm -ldl $(LDFLAGS)
 
-CORE_SRC = $(sort $(wildcard core/*.c))
+CORE_SRC = $(sort $(wildcard core/*/*.c))
 LUA_SRC  = $(sort $(wildcard lua/*.c))
 CORE_OBJ = $(CORE_SRC:%.c=$(BUILD)/%.o)
 LUA_OBJ  = $(LUA_SRC:%.c=$(BUILD)/%.o)

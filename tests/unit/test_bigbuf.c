@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "test.h"
-#include "bigbuf.h"
+#include "util/bigbuf.h"
 
 #define HUGE ((size_t)2 << 20)
 

@@ -13,7 +13,7 @@
 #include "luaprof/luaprof.h"
 #include "luaprof/proc.h"
 #include "luaprof/sym.h"
-#include "sym_int.h"
+#include "sym/sym_int.h"
 
 static const char prog_src[] =
 	"__attribute__((noinline)) int lp_marker(int x)\n"

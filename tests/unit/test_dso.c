@@ -15,7 +15,7 @@
 #include "test.h"
 #include "luaprof/proc.h"
 #include "luaprof/sym.h"
-#include "sym_int.h"
+#include "sym/sym_int.h"
 
 static const char prog_src[] =
 	"#define _GNU_SOURCE\n"

@@ -11,7 +11,7 @@
 
 #include "test.h"
 #include "luaprof/sym.h"
-#include "sym_int.h"
+#include "sym/sym_int.h"
 
 static double now(void)
 {

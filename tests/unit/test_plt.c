@@ -12,8 +12,8 @@
 
 #include "test.h"
 #include "luaprof/sym.h"
-#include "perftree.h"
-#include "sym_int.h"
+#include "sym/perftree.h"
+#include "sym/sym_int.h"
 
 #define PROG_FLAGS "-O1 -g -fno-omit-frame-pointer -fno-inline-functions-called-once -pthread"
 

@@ -1,5 +1,5 @@
 /*
- * test_record.c - unit tests of the perf record decoder (core/record.c).
+ * test_record.c - unit tests of the perf record decoder (core/record/record.c).
  *
  * Records are built byte by byte with a small builder, then copied into an
  * exactly-sized malloc buffer before decoding so that AddressSanitizer sees

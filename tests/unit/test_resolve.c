@@ -15,7 +15,7 @@
 #include "luaprof/proc.h"
 #include "luaprof/record.h"
 #include "luaprof/sym.h"
-#include "sym_int.h"
+#include "sym/sym_int.h"
 
 #define PID 4242u
 

@@ -8,7 +8,7 @@
 
 #include "test.h"
 #include "luaprof/sym.h"
-#include "sym_int.h"
+#include "sym/sym_int.h"
 
 struct def { const char *name; uint64_t start, size; unsigned prio; };
 

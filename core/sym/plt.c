@@ -39,8 +39,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "perftree.h"
-#include "sym_int.h"
+#include "sym/perftree.h"
+#include "sym/sym_int.h"
 
 #define PLT_NAME_MAX 1024       /* perf's sympltname[] */
 

@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 
 #include "luaprof/luaprof.h"
-#include "sym_int.h"
+#include "sym/sym_int.h"
 
 #define KERNEL_NOTES "/sys/kernel/notes"
 

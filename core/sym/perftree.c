@@ -11,8 +11,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "perftree.h"
-#include "grow.h"
+#include "sym/perftree.h"
+#include "util/grow.h"
 
 #define NIL LP_PTREE_NIL
 

@@ -25,8 +25,8 @@
 #include <string.h>
 
 #include "luaprof/luaprof.h"
-#include "pd_int.h"
-#include "grow.h"
+#include "perfdata/pd_int.h"
+#include "util/grow.h"
 
 /* A bounded cursor over a payload; off is the file offset of p. */
 struct fcur {

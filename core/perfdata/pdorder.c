@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bigbuf.h"
-#include "pd_int.h"
+#include "util/bigbuf.h"
+#include "perfdata/pd_int.h"
 
 #define CHUNK_SIZE ((size_t)2 << 20)
 

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sym_int.h"
+#include "sym/sym_int.h"
 
 
 bool lp_build_id_equal(const uint8_t *want, size_t wn, const uint8_t *have, size_t hn)

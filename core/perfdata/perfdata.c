@@ -35,8 +35,8 @@
 #include <string.h>
 
 #include "luaprof/luaprof.h"
-#include "pd_int.h"
-#include "strtab.h"
+#include "perfdata/pd_int.h"
+#include "util/strtab.h"
 
 
 struct file_section {

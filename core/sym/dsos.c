@@ -25,7 +25,7 @@
 
 #include "luaprof/luaprof.h"
 #include "luaprof/proc.h"
-#include "sym_int.h"
+#include "sym/sym_int.h"
 
 struct dsos_ent {
 	struct dsos_ent *next;

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "luaprof/luaprof.h"
-#include "pd_int.h"
+#include "perfdata/pd_int.h"
 
 #define WBUF (64u << 10)
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sym_int.h"
-#include "grow.h"
+#include "sym/sym_int.h"
+#include "util/grow.h"
 
 struct lp_bidtab {
 	struct lp_bid_want *v;

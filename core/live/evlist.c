@@ -8,10 +8,10 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 
-#include "evlist.h"
+#include "live/evlist.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/ring.h"
-#include "grow.h"
+#include "util/grow.h"
 
 /* Parses a CPU list such as "0-3,6".  Returns the count, or -errno. */
 static int read_online_cpus(int **out)

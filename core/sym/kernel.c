@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "luaprof/luaprof.h"
-#include "sym_int.h"
+#include "sym/sym_int.h"
 
 #define KALLSYMS_GUESS ((size_t)8 << 20)        /* /proc/kallsyms has no size */
 #define READ_SIZE ((size_t)64 << 10)

@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pd_int.h"
+#include "perfdata/pd_int.h"
 
 #define STREAM_BUF (256u << 10)
 #define MAX_RECORD 65536

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pd_int.h"
-#include "grow.h"
+#include "perfdata/pd_int.h"
+#include "util/grow.h"
 
 struct pd_ev {
 	struct lp_pd_event pub;         /* first: the public view */

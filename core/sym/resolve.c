@@ -29,7 +29,7 @@
 
 #include "luaprof/luaprof.h"
 #include "luaprof/proc.h"
-#include "sym_int.h"
+#include "sym/sym_int.h"
 
 #define FCACHE_BITS 12
 #define FCACHE_SIZE (1u << FCACHE_BITS)

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bigbuf.h"
-#include "sym_int.h"
+#include "util/bigbuf.h"
+#include "sym/sym_int.h"
 
 /* ------------------------------------------------------------ name arena */
 

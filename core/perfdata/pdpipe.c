@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "luaprof/luaprof.h"
-#include "pd_int.h"
+#include "perfdata/pd_int.h"
 
 enum {
 	TIME_CONV = 79,

@@ -21,7 +21,7 @@
 
 #include "luaprof/proc.h"
 #include "luaprof/record.h"
-#include "strtab.h"
+#include "util/strtab.h"
 
 struct lp_procs {
 	struct lp_thread **slots;   /* hash by tid, open addressing */

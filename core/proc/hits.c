@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "luaprof/hits.h"
-#include "grow.h"
+#include "util/grow.h"
 
 struct lp_hits {
 	struct lp_map *objs;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strtab.h"
+#include "util/strtab.h"
 
 #define CHUNK_SIZE (64 * 1024)
 

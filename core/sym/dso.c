@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sym_int.h"
+#include "sym/sym_int.h"
 
 #define BUILD_ID_MAX 64
 #define LP_DEBUG_DIR "/usr/lib/debug"  /* separate debug files, by build-id */

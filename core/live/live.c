@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-#include "evlist.h"
+#include "live/evlist.h"
 #include "luaprof/live.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/proc.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "bigbuf.h"
+#include "util/bigbuf.h"
 
 #define HUGE_SIZE ((size_t)2 << 20)
 
