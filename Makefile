@@ -5,6 +5,7 @@
 #   make demo       build and profile a bundled workload with a shipped script
 #   make deps       install the Debian/Ubuntu packages the build and tests need
 #   make check-asan the unit and fuzz tests under AddressSanitizer + UBSan (CI runs it)
+#   make fuzz       coverage-guided fuzzing (libFuzzer) of every parser of outside data
 #   make bench      benchmarks against perf (not part of make test)
 #
 # WERROR=1 turns warnings into errors (CI sets it).
@@ -38,10 +39,12 @@ LUA_OBJ  = $(LUA_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libluaprof.a
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 PROG_SRC = $(sort $(wildcard tests/progs/*.c))
 PROG_BIN = $(PROG_SRC:tests/progs/%.c=$(BUILD)/progs/%)
 
-.PHONY: all check-deps deps test test-run demo demo-run check-asan bench clean progs units
+.PHONY: all check-deps deps test test-run demo demo-run check-asan bench clean progs units fuzz
 
 all: check-deps luaprof
 
@@ -84,6 +87,17 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/test.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
+# Fuzz targets, linked with a driver that replays files (tests/fuzz/driver.c):
+# make test replays each target's regression inputs, tests/fuzz/corpus/NAME.
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< tests/fuzz/driver.c $(LIB) $(LDLIBS_ALL)
+
+# The same targets linked with libFuzzer (make fuzz, clang only).
+$(BUILD)/fuzzer/%: tests/fuzz/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS_ALL)
+
 # Workloads: frame pointers and symbols kept, as a user profiling would.
 PROG_CFLAGS = -O1 -g -fno-omit-frame-pointer -fno-inline-functions-called-once -pthread
 $(BUILD)/progs/%: tests/progs/%.c
@@ -94,7 +108,7 @@ $(BUILD)/progs/libdlwork.so: tests/progs/lib/dlwork.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
 
-units: $(UNIT_BIN)
+units: $(UNIT_BIN) $(FUZZ_BIN)
 progs: $(PROG_BIN) $(BUILD)/progs/libdlwork.so
 
 test: ensure-deps
@@ -118,11 +132,28 @@ check-asan:
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" units
 	@BUILD=build-asan tests/run.sh --unit-only
 
+# Coverage-guided fuzzing: each target (or FUZZ_TARGETS=...) runs FUZZ_TIME
+# seconds (default 60) from its seeds (tests/fuzz/seeds.sh) with the
+# dictionary tests/fuzz/perf.dict; crashing inputs land in build-fuzz/crashes/.
+# Needs clang and its libFuzzer runtime (installed here as root).
+FUZZ_TIME ?= 60
+FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+fuzz:
+	@command -v clang >/dev/null && echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return d && n; }' | \
+	  clang -fsanitize=fuzzer -x c -o /dev/null - 2>/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "luaprof: installing clang and libFuzzer (clang libclang-rt-14-dev)"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev >/dev/null; \
+	  else echo "luaprof: make fuzz needs clang with libFuzzer: install clang and libclang-rt-14-dev"; exit 1; fi; }
+	@$(MAKE) --no-print-directory CC=clang BUILD=build-fuzz OPT=-O1 SAN="$(FUZZ_SAN)" \
+	  $(patsubst tests/fuzz/%.c,build-fuzz/fuzzer/%,$(FUZZ_SRC))
+	@BUILD=build-fuzz FUZZ_TIME=$(FUZZ_TIME) tests/fuzz/run.sh $(FUZZ_TARGETS)
+
 bench: all
 	@$(MAKE) --no-print-directory progs
 	@BUILD=$(BUILD) python3 tests/bench/bench.py $(if $(QUICK),--quick)
 
 clean:
-	rm -rf $(BUILD) build-asan luaprof
+	rm -rf $(BUILD) build-asan build-fuzz luaprof
 
 -include $(CORE_OBJ:.o=.d) $(LUA_OBJ:.o=.d)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# run.sh - the test suite: C unit tests (build/tests/test_*), then end-to-end
+# run.sh - the test suite: C unit tests (build/tests/test_*), the fuzz
+# targets' regression inputs (build/fuzz/fuzz_* on tests/fuzz/corpus/*), then end-to-end
 # tests (tests/e2e/*.sh: exit 0 pass, 77 skip with a reason, else fail)
 # against the real kernel.  Ends with "N passed, N failed, N skipped".
 #   tests/run.sh [--unit-only] [NAME-FILTER]
@@ -38,6 +39,22 @@ exited $rc after its summary"
 	echo "unit $(basename "$bin"): $p passed, $f failed"
 }
 
+# A fuzz target's regression inputs: one test per target, passed when every
+# input ran without a crash or sanitizer report.
+run_fuzz() {
+	local bin=$1 name out rc
+	name=$(basename "$bin")
+	out=$("$bin" "tests/fuzz/corpus/$name" 2>&1); rc=$?
+	if [ $rc = 0 ]; then
+		passed=$((passed + 1))
+		echo "ok   $name: $(printf '%s\n' "$out" | sed -n 's/ passed, 0 failed$//p' | tail -1) regression inputs"
+	else
+		failed=$((failed + 1)); failures+=("$name")
+		echo "FAIL $name (exit $rc)"
+		printf '%s\n' "$out" | tail -25 | sed 's/^/    /'
+	fi
+}
+
 run_e2e() {
 	local t=$1 name out rc start
 	name=$(basename "$t" .sh)
@@ -57,6 +74,10 @@ run_e2e() {
 for bin in "$BUILD"/tests/test_*; do
 	[ -x "$bin" ] || continue
 	case $(basename "$bin") in *"$filter"*) run_unit "$bin" ;; esac
+done
+for bin in "$BUILD"/fuzz/fuzz_*; do
+	[ -x "$bin" ] || continue
+	case $(basename "$bin") in *"$filter"*) run_fuzz "$bin" ;; esac
 done
 if [ $unit_only = 0 ]; then
 	for t in tests/e2e/*.sh; do

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# seeds.sh TARGET DIR - fills DIR with seed inputs for fuzz target TARGET:
+# its regression inputs (tests/fuzz/corpus/TARGET) plus, per target, real
+# data: the perf.data files of ../shared/perfdata and recordings the tests
+# leave in build/seeds (when present).  A target with nothing more starts
+# from its regression inputs alone.
+set -u
+cd "$(dirname "$0")/../.."
+target=$1 dir=$2
+mkdir -p "$dir"
+cp -n tests/fuzz/corpus/"$target"/* "$dir"/ 2>/dev/null
+shared=../shared/perfdata
+case $target in
+fuzz_record)
+	# Each record of the perf.data files, after a 40-byte layout prefix.
+	[ -d "$shared" ] && python3 tests/fuzz/seed_records.py "$shared" "$dir" ;;
+esac
+exit 0
