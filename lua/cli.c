@@ -89,23 +89,36 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
-static int add_events(struct lp_cli *cli, const char *list)
+int lp_cli_add_events(struct lp_cli *cli, const char *list, char *err, size_t size)
 {
 	char buf[512];
 	snprintf(buf, sizeof buf, "%s", list);
 	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (cli->nr_events == LP_MAX_EVENTS)
-			return fail("too many events (at most 32)");
+		if (cli->nr_events == LP_MAX_EVENTS) {
+			snprintf(err, size, "too many events (at most %d)", LP_MAX_EVENTS);
+			return -1;
+		}
 		int rc = lp_event_parse(tok, &cli->events[cli->nr_events]);
-		if (rc == -ENOENT)
-			return fail("unknown event '%s': see 'luaprof run --help' for the list "
-				    "(cpu-clock, page-faults, cycles, ...)", tok);
-		if (rc)
-			return fail("bad modifier in event '%s': use :u, :k, :p, :pp, :ppp or :P", tok);
+		if (rc == -ENOENT) {
+			snprintf(err, size, "unknown event '%s': see 'luaprof run --help' for the list "
+				 "(cpu-clock, page-faults, cycles, ...)", tok);
+			return -1;
+		}
+		if (rc) {
+			snprintf(err, size, "bad modifier in event '%s': use :u, :k, :p, :pp, :ppp or :P",
+				 tok);
+			return -1;
+		}
 		cli->nr_events++;
 	}
 	cli->user_events = true;
 	return 0;
+}
+
+static int add_events(struct lp_cli *cli, const char *list)
+{
+	char err[256];
+	return lp_cli_add_events(cli, list, err, sizeof err) ? fail("%s", err) : 0;
 }
 
 static int add_pids(struct lp_cli *cli, const char *list)
@@ -205,6 +218,11 @@ static int check(struct lp_cli *cli)
 		return fail("nothing to profile: give a command after --, -p PID or -a");
 	if (cli->sampling.use_period && cli->sampling.freq)
 		return fail("-F and -c exclude each other: choose a frequency or a period");
+	return 0;
+}
+
+void lp_cli_finish(struct lp_cli *cli)
+{
 	if (!cli->sampling.use_period && !cli->sampling.freq)
 		cli->sampling.freq = DEFAULT_FREQ;
 	if (!cli->mmap_pages)
@@ -213,7 +231,6 @@ static int check(struct lp_cli *cli)
 		lp_event_default(&cli->events[0]);
 		cli->nr_events = 1;
 	}
-	return 0;
 }
 
 static int parse_run(struct lp_cli *cli, int argc, char **argv)

@@ -35,8 +35,20 @@ struct lp_cli {
 };
 
 /* Parses argv into cli.  Returns 0 to go on, 1 when it printed help or the
- * version (exit 0), or -1 after printing one line about what is wrong. */
+ * version (exit 0), or -1 after printing one line about what is wrong.
+ * Settings the command line leaves out stay unset (0) until lp_cli_finish,
+ * so that the script's luaprof.setup (lsetup.c) can fill them first. */
 int lp_cli_parse(struct lp_cli *cli, int argc, char **argv);
+
+/* Adds the events of a comma-separated list ("cpu-clock,page-faults:u") and
+ * marks them the user's.  Returns 0, or -1 with one line (no "luaprof: "
+ * prefix) in err (size bytes). */
+int lp_cli_add_events(struct lp_cli *cli, const char *list, char *err, size_t size);
+
+/* Fills what neither the command line nor the script set with the
+ * defaults: -F 4000, 256 ring pages, perf's default event.  Call once the
+ * script's top level has run. */
+void lp_cli_finish(struct lp_cli *cli);
 
 void lp_cli_free(struct lp_cli *cli);
 

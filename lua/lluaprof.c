@@ -4,13 +4,14 @@
  *
  *   luaprof.version      the version string
  *   luaprof.exit()       end the run after the current callback
+ *   luaprof.setup{...}   the script's own defaults (lsetup.c)
  */
 #include <lauxlib.h>
 
 #include "luaprof/luaprof.h"
 #include "lp.h"
 
-static struct lp_run *get_run(lua_State *L)
+struct lp_run *lp_get_run(lua_State *L)
 {
 	lua_getfield(L, LUA_REGISTRYINDEX, "luaprof.run");
 	struct lp_run *run = lua_touserdata(L, -1);
@@ -20,12 +21,13 @@ static struct lp_run *get_run(lua_State *L)
 
 static int l_exit(lua_State *L)
 {
-	get_run(L)->exit_requested = true;
+	lp_get_run(L)->exit_requested = true;
 	return 0;
 }
 
 static const luaL_Reg funcs[] = {
 	{ "exit", l_exit },
+	{ "setup", lp_setup },
 	{ NULL, NULL },
 };
 

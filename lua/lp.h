@@ -47,9 +47,14 @@ struct lp_view {
 	uint32_t cached;                /* bit set of uservalue slots filled */
 };
 
+struct lp_cli;
+
 struct lp_run {
 	lua_State *L;
 	const char *script;
+	struct lp_cli *cli;             /* the command line, for luaprof.setup; NULL replaying */
+	bool started;                   /* the script's top level has run */
+	bool setup_called;              /* luaprof.setup has been called */
 	int ref_on_sample, ref_on_end, ref_on_start;
 	int ref_view;                   /* the Sample userdata */
 	const struct lp_source *src;    /* while the loop runs */
@@ -83,6 +88,11 @@ struct lp_thread *lp_view_thread(struct lp_run *run);
 
 /* lluaprof.c */
 int luaopen_luaprof(lua_State *L);
+/* The run a Lua state belongs to (from its registry). */
+struct lp_run *lp_get_run(lua_State *L);
+
+/* lsetup.c: luaprof.setup{...}, the lua_CFunction. */
+int lp_setup(lua_State *L);
 
 /* run.c: samples lost so far.  perf record ends a file with one
  * LOST_SAMPLES per event, at time 0, holding the kernel's count of that

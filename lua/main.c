@@ -246,13 +246,14 @@ int main(int argc, char **argv)
 		return rc > 0 ? 0 : LP_EXIT_FAILURE;
 	lp_log_set_hook(log_to_stderr, NULL);
 	struct lp_run run = { .ref_on_sample = LUA_NOREF, .ref_on_end = LUA_NOREF,
-			      .ref_on_start = LUA_NOREF };
+			      .ref_on_start = LUA_NOREF, .cli = cli.input ? NULL : &cli };
 	run.procs = lp_procs_new();
 	run.resolver = run.procs ? lp_resolver_new(run.procs, NULL) : NULL;
 	int status = LP_EXIT_FAILURE;
 	if (!run.resolver)
 		fprintf(stderr, "luaprof: out of memory\n");
 	else if (!cli.script || lp_vm_open(&run, cli.script, cli.args, cli.nargs) == 0) {
+		lp_cli_finish(&cli);
 		install_signals();
 		status = cli.input ? lp_replay(&run, cli.input) : run_live(&run, &cli);
 	}

@@ -73,6 +73,7 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 		fprintf(stderr, "luaprof: %s\n", lua_tostring(L, -1));
 		return -1;
 	}
+	run->started = true;
 	run->ref_on_start = hook_ref(L, "on_start");
 	run->ref_on_sample = hook_ref(L, "on_sample");
 	run->ref_on_end = hook_ref(L, "on_end");

@@ -116,7 +116,13 @@ void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s
 	a->type = spec->type;
 	a->config = spec->config;
 	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	/* The period only when it varies (-F).  With a fixed period (-c) the
+	 * kernel takes PERIOD as a request to sample every software event with
+	 * the count since the last one (perf_swevent_event), so perf leaves it
+	 * out, and readers take the attr's period. */
+	if (!s->use_period)
+		a->sample_type |= PERF_SAMPLE_PERIOD;
 	if (s->callchain)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	a->freq = !s->use_period;

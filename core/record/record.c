@@ -131,10 +131,13 @@ static int opt_u32x2(struct cursor *c, uint64_t st, uint64_t bit, uint32_t *a, u
 
 /* ---- PERF_RECORD_SAMPLE ------------------------------------------------ */
 
-/* The fixed fields from IDENTIFIER to PERIOD. */
-static int sample_head(struct cursor *c, uint64_t st, struct lp_sample *s)
+/* The fixed fields from IDENTIFIER to PERIOD.  Without PERIOD a sample
+ * stands for the event's fixed period (fmt->period), as perf assumes. */
+static int sample_head(struct cursor *c, uint64_t st, uint64_t period, struct lp_sample *s)
 {
 	uint32_t res;
+
+	s->period = period;
 
 	if (opt_u64(c, st, PERF_SAMPLE_IDENTIFIER, &s->id) ||
 	    opt_u64(c, st, PERF_SAMPLE_IP, &s->ip) ||
@@ -272,7 +275,7 @@ static int parse_sample(struct cursor *c, const struct lp_format *f, struct lp_s
 {
 	const uint64_t st = f->sample_type;
 
-	if (sample_head(c, st, s))
+	if (sample_head(c, st, f->period, s))
 		return -EPROTO;
 	if ((st & PERF_SAMPLE_READ) && sample_read(c, f->read_format, s))
 		return -EPROTO;
@@ -502,6 +505,7 @@ void lp_format_from_attr(struct lp_format *fmt, const struct perf_event_attr *at
 	fmt->sample_regs_user = attr->sample_regs_user;
 	fmt->sample_regs_intr = attr->sample_regs_intr;
 	fmt->sample_id_all = attr->sample_id_all;
+	fmt->period = attr->freq ? 0 : attr->sample_period;
 }
 
 int lp_record_parse(const void *rec, size_t len, const struct lp_format *fmt,

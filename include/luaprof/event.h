@@ -45,8 +45,8 @@ struct lp_sampling {
 	bool tracking;          /* emit MMAP2/COMM/FORK/EXIT (first event only) */
 };
 
-/* Fills attr for spec sampled as s: IDENTIFIER|IP|TID|TIME|CPU|PERIOD
- * (+CALLCHAIN), disabled, sample_id_all, CLOCK_MONOTONIC timestamps.  The
+/* Fills attr for spec sampled as s: IDENTIFIER|IP|TID|TIME|CPU, PERIOD with
+ * a frequency only (as perf: see event.c), +CALLCHAIN, disabled, sample_id_all, CLOCK_MONOTONIC timestamps.  The
  * precise level used is spec->precise (or 3 for precise_max); opening lowers
  * it when the machine refuses.  Never fails. */
 void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s,

@@ -24,6 +24,8 @@ struct lp_format {
 	uint64_t sample_regs_user;    /* register mask of REGS_USER */
 	uint64_t sample_regs_intr;    /* register mask of REGS_INTR */
 	bool sample_id_all;           /* non-sample records carry a trailer */
+	uint64_t period;              /* a sample's period when sample_type has no
+					 PERIOD: the attr's fixed sample_period */
 };
 
 /* Fills fmt from an attr.  Never fails. */

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "luaprof/event.h"
+#include "luaprof/record.h"
 #include "test.h"
 
 static const struct lp_sampling freq4k = { .freq = 4000, .inherit = true,
@@ -100,7 +101,14 @@ static void period_callchain_and_no_tracking(void)
 	TEST_EQ(a.freq, 0);
 	TEST_EQ(a.sample_period, 10007);
 	TEST_TRUE(a.sample_type & PERF_SAMPLE_CALLCHAIN);
+	/* A fixed period without PERIOD, as perf: with it the kernel samples
+	 * every software event. */
+	TEST_TRUE(!(a.sample_type & PERF_SAMPLE_PERIOD));
 	TEST_TRUE(!a.mmap && !a.comm && !a.task && !a.inherit);
+	/* and readers take the attr's period for it */
+	struct lp_format f;
+	lp_format_from_attr(&f, &a);
+	TEST_EQ(f.period, 10007);
 }
 
 static void cycles_falls_back_without_pmu(void)

@@ -362,6 +362,34 @@ static void test_sample_tail_fields(void)
 	free(p.buf);
 }
 
+/* Without PERIOD in sample_type a sample stands for the attr's fixed
+ * period (lp_format.period), as perf reads it; with it, the record's. */
+static void test_period_from_format(void)
+{
+	struct builder bd;
+	struct lp_format f = { .sample_type = PERF_SAMPLE_IP, .period = 512 };
+	struct parsed p;
+
+	begin(&bd, PERF_RECORD_SAMPLE, 0);
+	put_u64(&bd, 0x1234);
+	finish(&bd);
+	p = parse_bd(&bd, &f);
+	TEST_EQ(p.rc, 0);
+	TEST_EQ_U64(p.r.u.sample.ip, 0x1234);
+	TEST_EQ_U64(p.r.u.sample.period, 512);
+	free(p.buf);
+
+	f.sample_type |= PERF_SAMPLE_PERIOD;
+	begin(&bd, PERF_RECORD_SAMPLE, 0);
+	put_u64(&bd, 0x1234);
+	put_u64(&bd, 7);
+	finish(&bd);
+	p = parse_bd(&bd, &f);
+	TEST_EQ(p.rc, 0);
+	TEST_EQ_U64(p.r.u.sample.period, 7);
+	free(p.buf);
+}
+
 static void test_read_group(void)
 {
 	struct builder bd;
@@ -1435,6 +1463,7 @@ TEST_MAIN("record",
 	TEST_CASE(test_format_from_attr),
 	TEST_CASE(test_sample_all_common),
 	TEST_CASE(test_sample_tail_fields),
+	TEST_CASE(test_period_from_format),
 	TEST_CASE(test_read_group),
 	TEST_CASE(test_read_no_group),
 	TEST_CASE(test_sample_empty_regs_stack),

@@ -1,0 +1,142 @@
+/*
+ * lsetup.c - luaprof.setup{...}: what a script declares it needs, so that
+ * `luaprof run script.lua -- cmd` needs no flags.
+ *
+ *   luaprof.setup{ events = {"cpu-clock"}, freq = 999, call_graph = true }
+ *
+ * Called at the script's top level (it runs before anything is opened).
+ * Each key fills the command line's setting only when the command line did
+ * not give it: -e replaces the script's events, -F or -c its freq/count.
+ * Keys are checked at the call, so a mistake is reported at the script's
+ * line: an unknown key lists the known ones.  Each key is one entry of
+ * `keys` below; a subsystem adds its own.
+ */
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "cli.h"
+#include "lp.h"
+
+/* Applies the value at the top of the stack to cli (given by the command
+ * line or not); raises a Lua error for a bad value. */
+typedef void (*apply_fn)(lua_State *L, struct lp_cli *cli);
+
+static void add_event_string(lua_State *L, struct lp_cli *cli, const char *s)
+{
+	char err[256];
+	if (lp_cli_add_events(cli, s, err, sizeof err))
+		luaL_error(L, "luaprof.setup: %s", err);
+}
+
+static void set_events(lua_State *L, struct lp_cli *cli)
+{
+	if (cli->user_events)
+		return;                 /* -e replaces the script's events */
+	if (lua_type(L, -1) == LUA_TSTRING) {
+		add_event_string(L, cli, lua_tostring(L, -1));
+	} else if (lua_istable(L, -1)) {
+		lua_Integer n = luaL_len(L, -1);
+		for (lua_Integer i = 1; i <= n; i++) {
+			if (lua_geti(L, -1, i) != LUA_TSTRING)
+				luaL_error(L, "luaprof.setup: events[%d] is not a string", (int)i);
+			add_event_string(L, cli, lua_tostring(L, -1));
+			lua_pop(L, 1);
+		}
+	} else {
+		luaL_error(L, "luaprof.setup: events must be a list of event names or a "
+			      "comma-separated string");
+	}
+	cli->user_events = false;       /* still the script's, not the user's */
+}
+
+static uint64_t positive(lua_State *L, const char *key)
+{
+	int ok;
+	lua_Integer v = lua_tointegerx(L, -1, &ok);
+	if (!ok || v <= 0)
+		luaL_error(L, "luaprof.setup: %s must be a positive integer", key);
+	return (uint64_t)v;
+}
+
+static void set_freq(lua_State *L, struct lp_cli *cli)
+{
+	uint64_t v = positive(L, "freq");
+	if (!cli->sampling.freq && !cli->sampling.use_period)
+		cli->sampling.freq = v;
+}
+
+static void set_count(lua_State *L, struct lp_cli *cli)
+{
+	uint64_t v = positive(L, "count");
+	if (!cli->sampling.freq && !cli->sampling.use_period) {
+		cli->sampling.period = v;
+		cli->sampling.use_period = true;
+	}
+}
+
+static void set_call_graph(lua_State *L, struct lp_cli *cli)
+{
+	if (lua_type(L, -1) == LUA_TBOOLEAN)
+		cli->sampling.callchain |= lua_toboolean(L, -1);
+	else if (lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "fp"))
+		cli->sampling.callchain = true;
+	else
+		luaL_error(L, "luaprof.setup: call_graph must be true, false or \"fp\"");
+}
+
+static const struct {
+	const char *name;
+	apply_fn apply;
+} keys[] = {
+	{ "events", set_events },
+	{ "freq", set_freq },
+	{ "count", set_count },
+	{ "call_graph", set_call_graph },
+};
+
+#define NR_KEYS (sizeof keys / sizeof keys[0])
+
+static int key_index(const char *name)
+{
+	for (size_t i = 0; i < NR_KEYS; i++)
+		if (!strcmp(keys[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static void unknown_key(lua_State *L, const char *name)
+{
+	luaL_Buffer b;
+	luaL_buffinit(L, &b);
+	for (size_t i = 0; i < NR_KEYS; i++) {
+		luaL_addstring(&b, i ? ", " : "");
+		luaL_addstring(&b, keys[i].name);
+	}
+	luaL_pushresult(&b);
+	luaL_error(L, "luaprof.setup: unknown key '%s' (known: %s)", name, lua_tostring(L, -1));
+}
+
+int lp_setup(lua_State *L)
+{
+	struct lp_run *run = lp_get_run(L);
+	luaL_checktype(L, 1, LUA_TTABLE);
+	if (!run->cli || run->started)
+		return luaL_error(L, "luaprof.setup must be called at the script's top level");
+	if (run->setup_called)
+		return luaL_error(L, "luaprof.setup is called once, with every setting in one table");
+	run->setup_called = true;
+	/* Unknown keys first, so nothing is half-applied. */
+	lua_pushnil(L);
+	while (lua_next(L, 1)) {
+		lua_pop(L, 1);
+		if (lua_type(L, -1) != LUA_TSTRING || key_index(lua_tostring(L, -1)) < 0)
+			unknown_key(L, luaL_tolstring(L, -1, NULL));
+	}
+	for (size_t i = 0; i < NR_KEYS; i++) {
+		if (lua_getfield(L, 1, keys[i].name) != LUA_TNIL)
+			keys[i].apply(L, run->cli);
+		lua_pop(L, 1);
+	}
+	return 0;
+}

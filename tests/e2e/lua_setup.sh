@@ -1,0 +1,34 @@
+# luaprof.setup{...}: a script that declares its events, period and call
+# graph runs with no flags; -e, -F and -c on the command line replace what
+# it declares; bad calls stop the run before anything starts, naming the
+# script's line.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+# faults 4: four rounds of 1024 fresh pages, so at least 4096 page faults.
+expect_status 0 "$LUAPROF" run "$CHECKS/setup.lua" -- "$PROGS/faults" 4
+n=$(awk '$1=="event" && $2=="page-faults" {print $3}' "$TMP/out")
+[ "${n:-0}" -ge 4096 ] || fail "setup{count=1} on page-faults gave ${n:-0} samples, expected >= 4096"
+read -r _ deep total < <(grep '^deep' "$TMP/out")
+[ "$deep" -ge $((total * 9 / 10)) ] || fail "call_graph=true: only $deep of $total samples had stacks"
+# -c replaces count: one sample per 512 faults.
+expect_status 0 "$LUAPROF" run "$CHECKS/setup.lua" -c 512 -- "$PROGS/faults" 4
+m=$(awk '$1=="event" && $2=="page-faults" {print $3}' "$TMP/out")
+[ "$m" -ge 8 ] && [ "$m" -le $((n / 512 + 2)) ] || fail "-c 512 gave $m samples ($n faults)"
+# -e replaces the events.
+expect_status 0 "$LUAPROF" run "$CHECKS/setup.lua" -e cpu-clock -- "$PROGS/faults" 4
+expect_grep '^event	cpu-clock	[0-9]+' "$TMP/out"
+grep -q 'page-faults' "$TMP/out" && fail "-e cpu-clock kept the script's page-faults"
+# Mistakes: one message naming the script line, exit 255, nothing run.
+printf 'luaprof.setup{ bogus = 1 }\n' > "$TMP/bad1.lua"
+expect_status 255 "$LUAPROF" run "$TMP/bad1.lua" -- "$PROGS/faults" 1
+expect_grep "bad1.lua:1: luaprof.setup: unknown key 'bogus' \(known: events, " "$TMP/err"
+printf 'luaprof.setup{ events = "nope" }\n' > "$TMP/bad2.lua"
+expect_status 255 "$LUAPROF" run "$TMP/bad2.lua" -- "$PROGS/faults" 1
+expect_grep "bad2.lua:1: luaprof.setup: unknown event 'nope'" "$TMP/err"
+printf 'luaprof.setup{ freq = -3 }\n' > "$TMP/bad3.lua"
+expect_status 255 "$LUAPROF" run "$TMP/bad3.lua" -- "$PROGS/faults" 1
+expect_grep "bad3.lua:1: luaprof.setup: freq must be a positive integer" "$TMP/err"
+printf 'function on_start() luaprof.setup{} end\n' > "$TMP/bad4.lua"
+expect_status 255 "$LUAPROF" run "$TMP/bad4.lua" -- "$PROGS/faults" 1
+expect_grep "luaprof.setup must be called at the script's top level" "$TMP/err"
+exit 0
