@@ -3,14 +3,18 @@
  * `luaprof run script.lua -- cmd` needs no flags.
  *
  *   luaprof.setup{ events = {"cpu-clock"}, freq = 999, call_graph = true }
+ *   luaprof.setup{ events = {"sched:sched_switch"},
+ *                  filter = { ["sched:sched_switch"] = "prev_pid == 1" } }
  *
  * Called at the script's top level (it runs before anything is opened).
  * Each key fills the command line's setting only when the command line did
- * not give it: -e replaces the script's events, -F or -c its freq/count.
+ * not give it: -e replaces the script's events, -F or -c its freq/count,
+ * --filter its filter on the events the command line filters.
  * Keys are checked at the call, so a mistake is reported at the script's
  * line: an unknown key lists the known ones.  Each key is one entry of
  * `keys` below; a subsystem adds its own.
  */
+#include <fnmatch.h>
 #include <string.h>
 
 #include <lauxlib.h>
@@ -24,7 +28,7 @@ typedef void (*apply_fn)(lua_State *L, struct lp_cli *cli);
 
 static void add_event_string(lua_State *L, struct lp_cli *cli, const char *s)
 {
-	char err[256];
+	char err[512];
 	if (lp_cli_add_events(cli, s, err, sizeof err))
 		luaL_error(L, "luaprof.setup: %s", err);
 }
@@ -85,6 +89,46 @@ static void set_call_graph(lua_State *L, struct lp_cli *cli)
 		luaL_error(L, "luaprof.setup: call_graph must be true, false or \"fp\"");
 }
 
+/* Applies expr to the tracepoints whose name matches the glob pattern (NULL:
+ * every tracepoint) and that have no filter from the command line; raises
+ * an error when it names none of the script's own events. */
+static void filter_events(lua_State *L, struct lp_cli *cli, const char *pattern, const char *expr)
+{
+	size_t matched = 0;
+	for (size_t i = 0; i < cli->events.n; i++) {
+		struct lp_event_spec *e = &cli->events.v[i];
+		if (e->type != PERF_TYPE_TRACEPOINT || (pattern && fnmatch(pattern, e->name, 0)))
+			continue;
+		matched++;
+		if (!e->filter && lp_cli_add_filter(e, expr))
+			luaL_error(L, "luaprof.setup: out of memory");
+	}
+	if (!matched && !cli->user_events)
+		luaL_error(L, "luaprof.setup: filter%s%s%s names none of the tracepoints in events",
+			   pattern ? " for '" : "", pattern ? pattern : "", pattern ? "'" : "");
+}
+
+/* filter = "EXPR" (every tracepoint) or { [EVENT or glob] = "EXPR", ... }.
+ * Command-line events (-e) take the filters that name them, if --filter
+ * gave them none. */
+static void set_filter(lua_State *L, struct lp_cli *cli)
+{
+	if (lua_type(L, -1) == LUA_TSTRING) {
+		filter_events(L, cli, NULL, lua_tostring(L, -1));
+		return;
+	}
+	if (!lua_istable(L, -1))
+		luaL_error(L, "luaprof.setup: filter must be a string or a table of event names "
+			      "to filter expressions");
+	for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
+		if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
+			luaL_error(L, "luaprof.setup: filter must map event names to expressions "
+				      "such as [\"sched:sched_switch\"] = \"prev_pid == 1\"");
+		filter_events(L, cli, lua_tostring(L, -2), lua_tostring(L, -1));
+	}
+}
+
+/* In the order applied: filter after events. */
 static const struct {
 	const char *name;
 	apply_fn apply;
@@ -93,6 +137,7 @@ static const struct {
 	{ "freq", set_freq },
 	{ "count", set_count },
 	{ "call_graph", set_call_graph },
+	{ "filter", set_filter },
 };
 
 #define NR_KEYS (sizeof keys / sizeof keys[0])
