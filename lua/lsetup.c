@@ -7,6 +7,8 @@
  *                  filter = { ["sched:sched_switch"] = "prev_pid == 1" } }
  *
  * Called at the script's top level (it runs before anything is opened).
+ * Replaying (-i), the keys are checked but not applied: the recording has
+ * its events already.
  * Each key fills the command line's setting only when the command line did
  * not give it: -e replaces the script's events, -F or -c its freq/count,
  * --filter its filter on the events the command line filters.
@@ -166,7 +168,7 @@ int lp_setup(lua_State *L)
 {
 	struct lp_run *run = lp_get_run(L);
 	luaL_checktype(L, 1, LUA_TTABLE);
-	if (!run->cli || run->started)
+	if (run->started)
 		return luaL_error(L, "luaprof.setup must be called at the script's top level");
 	if (run->setup_called)
 		return luaL_error(L, "luaprof.setup is called once, with every setting in one table");
@@ -178,6 +180,8 @@ int lp_setup(lua_State *L)
 		if (lua_type(L, -1) != LUA_TSTRING || key_index(lua_tostring(L, -1)) < 0)
 			unknown_key(L, luaL_tolstring(L, -1, NULL));
 	}
+	if (!run->cli)
+		return 0;               /* a replay: the recording has its events */
 	for (size_t i = 0; i < NR_KEYS; i++) {
 		if (lua_getfield(L, 1, keys[i].name) != LUA_TNIL)
 			keys[i].apply(L, run->cli);

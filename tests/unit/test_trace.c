@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <sys/syscall.h>
 
+#include "luaprof/perfdata.h"
 #include "luaprof/trace.h"
 #include "test.h"
 
@@ -302,6 +303,81 @@ static void tracing_data_cut_anywhere(void)
 	lp_tp_set_free(set);
 }
 
+/* A recording's tracepoint decodes with the format the recording stores,
+ * not with this machine's (which has no "fake:answer" at all): written
+ * through the perf.data writer with its own TRACING_DATA, read back. */
+static void recording_brings_its_formats(void)
+{
+	static const char fake[] =
+		"name: answer\nID: 424242\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int answer;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield:char tag[8];\toffset:12;\tsize:8;\tsigned:0;\n";
+	struct blob b = { .n = 0 };
+	add(&b, "\027\010\104tracing0.6\0\0\010", 16);
+	add_u32(&b, 4096);
+	add(&b, "header_page", 12);
+	add_u64(&b, 0);
+	add(&b, "header_event", 13);
+	add_u64(&b, 0);
+	add_u32(&b, 0);
+	add_u32(&b, 1);
+	add(&b, "fake", 5);
+	add_u32(&b, 1);
+	add_u64(&b, strlen(fake));
+	add(&b, fake, strlen(fake));
+	add_u32(&b, 0);
+	add_u32(&b, 0);
+	add_u64(&b, 0);
+	char path[] = "/tmp/lp-trace-XXXXXX";
+	int fd = mkstemp(path);
+	TEST_TRUE(fd >= 0);
+	close(fd);
+	struct perf_event_attr a = { .size = sizeof a, .type = PERF_TYPE_TRACEPOINT,
+				     .config = 424242, .sample_period = 1, .sample_id_all = 1,
+				     .sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME |
+						    PERF_SAMPLE_RAW };
+	uint64_t id = 7;
+	/* a sample: header, id, time, u32 size, 20 bytes of raw data (4 + 20
+	 * is 8-aligned, as the kernel pads it) */
+	struct { struct perf_event_header h; uint64_t id, time; uint32_t size; uint8_t raw[20]; }
+		__attribute__((packed)) rec = { { PERF_RECORD_SAMPLE, 0, sizeof rec }, 7, 1000, 20, { 0 } };
+	int32_t answer = -42;
+	memcpy(rec.raw + 8, &answer, 4);
+	memcpy(rec.raw + 12, "lp\0xxxxx", 8);
+	struct lp_pd_writer *w = lp_pd_writer_open(path);
+	TEST_TRUE(w != NULL);
+	TEST_EQ(lp_pd_writer_add_event(w, &a, "fake:answer", &id, 1), 0);
+	TEST_EQ(lp_pd_writer_set_tracing_data(w, b.b, b.n), 0);
+	TEST_EQ(lp_pd_writer_write(w, &rec), 0);
+	TEST_EQ(lp_pd_writer_close(w), 0);
+	char err[256];
+	struct lp_perfdata *pd = lp_perfdata_open(path, err, sizeof err);
+	TEST_TRUE(pd != NULL);
+	if (pd && lp_perfdata_event(pd, 0)->format) {
+		const struct lp_pd_event *ev = lp_perfdata_event(pd, 0);
+		struct lp_record r;
+		const struct lp_pd_event *rev;
+		TEST_TRUE(ev->format && !strcmp(ev->format->system, "fake") &&
+			  !strcmp(ev->format->name, "answer"));
+		TEST_EQ(lp_perfdata_next(pd, &r, &rev), 1);
+		TEST_TRUE(rev == ev && r.u.sample.raw_size == 20);
+		uint64_t v = 0;
+		const char *s = "";
+		size_t len = 0;
+		TEST_EQ(lp_tp_read_int(lp_tp_field_find(ev->format, "answer"), r.u.sample.raw,
+				       r.u.sample.raw_size, &v), 0);
+		TEST_EQ((int64_t)v, -42);
+		TEST_EQ(lp_tp_read_string(lp_tp_field_find(ev->format, "tag"), r.u.sample.raw,
+					  r.u.sample.raw_size, &s, &len), 0);
+		TEST_TRUE(len == 2 && !memcmp(s, "lp", 2));
+	}
+	if (pd)
+		lp_perfdata_close(pd);
+	unlink(path);
+	unlink(strcat(path, ".old"));
+}
+
 static bool have_tracefs(void)
 {
 	if (lp_tracefs_dir())
@@ -390,4 +466,5 @@ TEST_MAIN("trace", TEST_CASE(parses_sched_switch), TEST_CASE(parses_dynamic_and_
 	  TEST_CASE(decodes_fields), TEST_CASE(decodes_dynamic), TEST_CASE(rejects_bad_formats),
 	  TEST_CASE(sets_find_by_id), TEST_CASE(tracing_data_parses),
 	  TEST_CASE(tracing_data_cut_anywhere), TEST_CASE(tracefs_reads_events),
-	  TEST_CASE(tracing_data_round_trip), TEST_CASE(syscall_table))
+	  TEST_CASE(tracing_data_round_trip), TEST_CASE(syscall_table),
+	  TEST_CASE(recording_brings_its_formats))
