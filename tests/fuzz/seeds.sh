@@ -10,9 +10,22 @@ target=$1 dir=$2
 mkdir -p "$dir"
 cp -n tests/fuzz/corpus/"$target"/* "$dir"/ 2>/dev/null
 shared=../shared/perfdata
+# Recordings with tracepoints, made here when perf and tracefs allow: their
+# TRACING_DATA, and each event format in it (every tracepoint of a few
+# systems, so the formats are varied).
+tracing_seeds() {
+	local rec=build-fuzz/seeds/tp.data tmp=build-fuzz/seeds/tdata
+	mkdir -p build-fuzz/seeds
+	[ -s "$rec" ] || perf record -q -o "$rec" -e 'sched:*' -e 'syscalls:sys_enter_open*' \
+		-e 'raw_syscalls:*' -e 'irq:*' -e 'timer:*' -e 'block:*' -- true >/dev/null 2>&1
+	python3 tests/fuzz/seed_tdata.py "$tmp" "$rec" build/seeds/*.data 2>/dev/null
+	cp -n "$tmp/$1"/* "$dir"/ 2>/dev/null
+}
 case $target in
 fuzz_record)
 	# Each record of the perf.data files, after a 40-byte layout prefix.
 	[ -d "$shared" ] && python3 tests/fuzz/seed_records.py "$shared" "$dir" ;;
+fuzz_tdata) tracing_seeds tdata ;;
+fuzz_tpformat) tracing_seeds tpformat ;;
 esac
 exit 0
