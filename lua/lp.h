@@ -75,6 +75,8 @@ struct lp_run {
 	int ref_on_sample, ref_on_end, ref_on_start;
 	int ref_on_comm, ref_on_fork, ref_on_exit;
 	int ref_view;                   /* the Sample userdata */
+	int ref_fields;                 /* the Fields userdata (s.fields) */
+	const void *fields_ud;          /* its block */
 	const struct lp_source *src;    /* while the loop runs */
 	struct lp_evinfo *evinfo;       /* per event + 1, grown as events appear */
 	size_t nr_evinfo;
@@ -106,9 +108,12 @@ void lp_sample_invalidate(lua_State *L, struct lp_run *run);
  * NULL only when out of memory. */
 struct lp_thread *lp_view_thread(struct lp_run *run);
 
-/* ltrace.c: s.fields (a table of the tracepoint's fields, common_* left
+/* ltrace.c: s.fields (the view of the tracepoint's fields, common_* left
  * out; nil for other events) and s.raw (the raw data as a string, or nil),
- * for the sample in the view; and luaprof.syscall_name / syscall_nr. */
+ * for the sample in the view; and luaprof.syscall_name / syscall_nr.
+ * lp_trace_open makes the one Fields view of the run (lp_sample_open calls
+ * it). */
+void lp_trace_open(lua_State *L, struct lp_run *run);
 void lp_trace_push_fields(lua_State *L, struct lp_run *run);
 void lp_trace_push_raw(lua_State *L, struct lp_run *run);
 int lp_l_syscall_name(lua_State *L);

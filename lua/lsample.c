@@ -5,9 +5,9 @@
  * record only while on_sample runs; reading it at any other time raises an
  * error.  Fields are computed when read: the name is mapped to a small
  * integer through an upvalue table (one hash lookup), and fields that cost
- * something (symbols, the stack, the folded string, a tracepoint's fields
- * and raw data) are cached for the rest of the call, the tables and
- * strings in the userdata's user values.
+ * something (symbols, the stack, the folded string, a tracepoint's raw
+ * data) are cached for the rest of the call, the tables and strings in the
+ * userdata's user values; s.fields is a view of its own (ltrace.c).
  */
 #include <string.h>
 
@@ -110,8 +110,8 @@ static int l_index(lua_State *L)
 		break;
 	case F_STACK: push_cached(L, run, 1, lp_stack_push); break;
 	case F_FOLDED: push_cached(L, run, 2, lp_stack_push_folded); break;
-	case F_FIELDS: push_cached(L, run, 3, lp_trace_push_fields); break;
-	case F_RAW: push_cached(L, run, 4, lp_trace_push_raw); break;
+	case F_FIELDS: lp_trace_push_fields(L, run); break;
+	case F_RAW: push_cached(L, run, 3, lp_trace_push_raw); break;
 	default: lua_pushnil(L); break;
 	}
 	return 1;
@@ -135,7 +135,7 @@ static int l_tostring(lua_State *L)
 
 void lp_sample_open(lua_State *L, struct lp_run *run)
 {
-	struct lp_run **ud = lua_newuserdatauv(L, sizeof *ud, 4);
+	struct lp_run **ud = lua_newuserdatauv(L, sizeof *ud, 3);
 	*ud = run;
 	run->view.ud = ud;
 	luaL_newmetatable(L, LP_SAMPLE_MT);
@@ -153,6 +153,7 @@ void lp_sample_open(lua_State *L, struct lp_run *run)
 	lua_setfield(L, -2, "__tostring");
 	lua_setmetatable(L, -2);
 	run->ref_view = luaL_ref(L, LUA_REGISTRYINDEX);
+	lp_trace_open(L, run);
 }
 
 void lp_sample_invalidate(lua_State *L, struct lp_run *run)

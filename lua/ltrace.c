@@ -2,18 +2,27 @@
  * ltrace.c - tracepoint samples in Lua: s.fields and s.raw, and the system
  * call table (luaprof.syscall_name, luaprof.syscall_nr).
  *
- * s.fields is built when first read in a call (lsample.c caches it for the
- * rest of the call), from the event's format, which the loop settled once
- * (run.c): integers are exact Lua integers, signed or not as the format
- * says; char arrays and __data_loc/__rel_loc char[] are strings up to
- * their NUL; other arrays are Lua arrays; pointers are integers; common_*
- * fields are left out.  A field whose data does not lie inside the sample
- * is left out too.
+ * s.fields is a "luaprof.Fields" view, read like a table: f.prev_pid,
+ * pairs(f).  Like the Sample view it is one object per run, pointed at the
+ * current sample only during the call, and it decodes a field when the
+ * field is read, from the event's format (settled once per event by
+ * run.c): no table is built per sample, so reading three fields of a
+ * sched_switch costs three fields (a table of all seven cost twice the
+ * whole replay).  Integers are exact Lua integers, signed or not as the
+ * format says; char arrays and __data_loc/__rel_loc char[] are strings up
+ * to their NUL; other arrays are Lua arrays (made when read); pointers are
+ * integers; common_* fields are left out, as is a field whose data does not
+ * lie inside the sample (it reads as nil).
  */
+#include <stdint.h>
+#include <string.h>
+
 #include <lauxlib.h>
 
 #include "lp.h"
 #include "luaprof/trace.h"
+
+#define LP_FIELDS_MT "luaprof.Fields"
 
 static void push_array(lua_State *L, const struct lp_tp_field *f, const uint8_t *p, size_t len)
 {
@@ -55,20 +64,134 @@ static bool push_field(lua_State *L, const struct lp_tp_field *f, const void *ra
 	}
 }
 
-void lp_trace_push_fields(lua_State *L, struct lp_run *run)
+/* The run of the Fields view at argument 1 (its upvalue 1), checked to be
+ * in a call of a tracepoint sample. */
+static struct lp_run *check_fields(lua_State *L)
 {
+	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(1));
+	if (lua_touserdata(L, 1) != run->fields_ud)
+		luaL_typeerror(L, 1, LP_FIELDS_MT);
+	if (!run->view.rec || !run->view.fmt)
+		luaL_error(L, "s.fields used outside on_sample: copy the fields you need "
+			      "into your own table while on_sample runs");
+	return run;
+}
+
+/* The index of the non-common field called name, or -1. */
+static int find(const struct lp_tp_format *fmt, const char *name)
+{
+	for (size_t i = 0; name && i < fmt->nr_fields; i++)
+		if (!fmt->fields[i].common && !strcmp(fmt->fields[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* find() through a small cache by the key's address: Lua interns short
+ * strings, so a script's "prev_pid" is the same pointer at every sample.
+ * A hit is checked with one strcmp (a key string may have been collected
+ * and another put at its address). */
+static int find_cached(const struct lp_tp_format *fmt, const char *name)
+{
+	static struct { const char *key; const struct lp_tp_format *fmt; int idx; } cache[64];
+	size_t h = ((uintptr_t)name >> 4 ^ (uintptr_t)fmt >> 6) & 63;
+	if (name && cache[h].key == name && cache[h].fmt == fmt &&
+	    !strcmp(fmt->fields[cache[h].idx].name, name))
+		return cache[h].idx;
+	int i = find(fmt, name);
+	if (i >= 0) {
+		cache[h].key = name;
+		cache[h].fmt = fmt;
+		cache[h].idx = i;
+	}
+	return i;
+}
+
+static int l_fields_index(lua_State *L)
+{
+	struct lp_run *run = check_fields(L);
+	const struct lp_sample *s = &run->view.rec->u.sample;
+	int i = find_cached(run->view.fmt, lua_tostring(L, 2));
+	if (i < 0 || !push_field(L, &run->view.fmt->fields[i], s->raw, s->raw_size))
+		lua_pushnil(L);
+	return 1;
+}
+
+/* The iterator of pairs(s.fields): the field after key, in format order. */
+static int l_fields_next(lua_State *L)
+{
+	struct lp_run *run = check_fields(L);
 	const struct lp_tp_format *fmt = run->view.fmt;
 	const struct lp_sample *s = &run->view.rec->u.sample;
-	if (!fmt || !s->raw) {
-		lua_pushnil(L);
-		return;
+	size_t i = 0;
+	if (!lua_isnil(L, 2)) {
+		int k = find(fmt, lua_tostring(L, 2));
+		if (k < 0)
+			return luaL_error(L, "invalid key to 'next' of s.fields");
+		i = (size_t)k + 1;
 	}
-	lua_createtable(L, 0, (int)fmt->nr_fields);
-	for (size_t i = 0; i < fmt->nr_fields; i++) {
+	for (; i < fmt->nr_fields; i++) {
 		const struct lp_tp_field *f = &fmt->fields[i];
+		lua_pushstring(L, f->name);
 		if (!f->common && push_field(L, f, s->raw, s->raw_size))
-			lua_setfield(L, -2, f->name);
+			return 2;
+		lua_pop(L, 1);
 	}
+	lua_pushnil(L);
+	return 1;
+}
+
+static int l_fields_pairs(lua_State *L)
+{
+	check_fields(L);
+	lua_pushvalue(L, lua_upvalueindex(2));          /* l_fields_next */
+	lua_pushvalue(L, 1);
+	lua_pushnil(L);
+	return 3;
+}
+
+static int l_fields_newindex(lua_State *L)
+{
+	return luaL_error(L, "s.fields is read-only (field '%s')", luaL_checkstring(L, 2));
+}
+
+static int l_fields_tostring(lua_State *L)
+{
+	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(1));
+	const struct lp_tp_format *f = run->view.rec ? run->view.fmt : NULL;
+	if (f)
+		lua_pushfstring(L, "luaprof.Fields (%s:%s)", f->system, f->name);
+	else
+		lua_pushliteral(L, "luaprof.Fields (expired)");
+	return 1;
+}
+
+void lp_trace_open(lua_State *L, struct lp_run *run)
+{
+	run->fields_ud = lua_newuserdatauv(L, 1, 0);
+	luaL_newmetatable(L, LP_FIELDS_MT);
+	lua_pushlightuserdata(L, run);
+	lua_pushcclosure(L, l_fields_index, 1);
+	lua_setfield(L, -2, "__index");
+	lua_pushlightuserdata(L, run);
+	lua_pushlightuserdata(L, run);
+	lua_pushcclosure(L, l_fields_next, 1);
+	lua_pushcclosure(L, l_fields_pairs, 2);
+	lua_setfield(L, -2, "__pairs");
+	lua_pushcfunction(L, l_fields_newindex);
+	lua_setfield(L, -2, "__newindex");
+	lua_pushlightuserdata(L, run);
+	lua_pushcclosure(L, l_fields_tostring, 1);
+	lua_setfield(L, -2, "__tostring");
+	lua_setmetatable(L, -2);
+	run->ref_fields = luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+void lp_trace_push_fields(lua_State *L, struct lp_run *run)
+{
+	if (run->view.fmt && run->view.rec->u.sample.raw)
+		lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_fields);
+	else
+		lua_pushnil(L);
 }
 
 void lp_trace_push_raw(lua_State *L, struct lp_run *run)

@@ -19,4 +19,10 @@ expect_grep '^close_args	6	123456	integer$' "$TMP/out"
 expect_grep "^raw	[0-9]+	$id\$" "$TMP/out"
 expect_grep '^other	nil	nil$' "$TMP/out"
 expect_grep '^cached	true	nil$' "$TMP/out"
+expect_grep '^names	prev_comm=string,prev_pid=integer,prev_prio=integer,prev_state=integer,next_comm=string,next_pid=integer,next_prio=integer$' "$TMP/out"
+# s.fields is a view of the current sample, like s: kept past the call, it
+# says so instead of reading another sample's data.
+printf 'local kept\nfunction on_sample(s) kept = kept or s.fields end\nfunction on_end() print(kept.prev_pid) end\n' > "$TMP/keep.lua"
+expect_status 255 "$LUAPROF" run "$TMP/keep.lua" -e sched:sched_switch -- "$PROGS/sleeper" 1 1
+expect_grep 's.fields used outside on_sample: copy the fields you need' "$TMP/err"
 exit 0

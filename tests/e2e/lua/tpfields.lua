@@ -5,7 +5,8 @@
 --   close_args N ARG1 TYPE       raw_syscalls:sys_enter's unsigned long args[6]
 --   raw LEN TYPE                 s.raw's length and its common_type
 --   other FIELDS RAW             a cpu-clock sample's s.fields and s.raw
---   cached SAME COMMON           s.fields is one table per call; no common_*
+--   cached SAME COMMON           s.fields is one view per call; no common_*
+--   names N1,N2,...              pairs(s.fields) of sched_switch, in format order
 local pid, close_nr = nil, luaprof.syscall_nr("close")
 local seen = {}
 local function once(key, ...)
@@ -21,6 +22,9 @@ function on_sample(s)
   once("cached", tostring(s.fields == f), tostring(f.common_pid))
   if s.event == "sched:sched_switch" and f.prev_pid == pid then
     once("switch", f.prev_comm, f.prev_pid, f.prev_state)
+    local names = {}
+    for k, v in pairs(f) do names[#names + 1] = k .. "=" .. (math.type(v) or type(v)) end
+    once("names", table.concat(names, ","))
   elseif s.event == "sched:sched_process_exec" and f.pid == pid then
     once("exec", f.filename, f.pid)
   elseif s.event == "syscalls:sys_exit_close" and f.ret < 0 then
