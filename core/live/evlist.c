@@ -122,7 +122,8 @@ static void open_error(const struct lp_evlist *el, size_t e, int cpu, int rc, ch
 		hint = ": not allowed; run as root or lower kernel.perf_event_paranoid "
 		       "(sysctl kernel.perf_event_paranoid=1)";
 	else if (rc == -EMFILE)
-		hint = ": too many open files; raise 'ulimit -n'";
+		hint = " (a run needs one per event and CPU, more with -p); raise the hard limit "
+		       "(ulimit -Hn, as root)";
 	snprintf(err, errsz, "cannot open event '%s' on cpu %d: %s%s", ev->name, cpu,
 		 strerror(-rc), hint);
 }
