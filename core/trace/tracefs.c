@@ -95,17 +95,27 @@ static bool plain_name(const char *s)
 	return *s && *s != '.' && !strchr(s, '/');
 }
 
-int lp_tracefs_id(const char *system, const char *event, uint64_t *id)
+/* Reads events/SYSTEM/EVENT/FILE: 0, -ENOENT when there is no such
+ * tracepoint, or lp_tracefs_read's error. */
+static int read_event_file(const char *system, const char *event, const char *file,
+			   char **text, size_t *len)
 {
-	char rel[320], *text, *end;
-	size_t len;
+	char rel[320];
 	if (!plain_name(system) || !plain_name(event))
 		return -ENOENT;
-	if ((size_t)snprintf(rel, sizeof rel, "events/%s/%s/id", system, event) >= sizeof rel)
+	if ((size_t)snprintf(rel, sizeof rel, "events/%s/%s/%s", system, event, file) >= sizeof rel)
 		return -ENOENT;
-	int rc = lp_tracefs_read(rel, &text, &len);
+	int rc = lp_tracefs_read(rel, text, len);
+	return rc == -ENOTDIR ? -ENOENT : rc;
+}
+
+int lp_tracefs_id(const char *system, const char *event, uint64_t *id)
+{
+	char *text, *end;
+	size_t len;
+	int rc = read_event_file(system, event, "id", &text, &len);
 	if (rc)
-		return rc == -ENOTDIR ? -ENOENT : rc;
+		return rc;
 	*id = strtoull(text, &end, 10);
 	rc = end == text ? -EPROTO : 0;
 	free(text);
@@ -114,15 +124,11 @@ int lp_tracefs_id(const char *system, const char *event, uint64_t *id)
 
 int lp_tracefs_format(const char *system, const char *event, struct lp_tp_format **out)
 {
-	char rel[320], *text;
+	char *text;
 	size_t len;
-	if (!plain_name(system) || !plain_name(event))
-		return -ENOENT;
-	if ((size_t)snprintf(rel, sizeof rel, "events/%s/%s/format", system, event) >= sizeof rel)
-		return -ENOENT;
-	int rc = lp_tracefs_read(rel, &text, &len);
+	int rc = read_event_file(system, event, "format", &text, &len);
 	if (rc)
-		return rc == -ENOTDIR ? -ENOENT : rc;
+		return rc;
 	rc = lp_tp_format_parse(text, len, system, out);
 	free(text);
 	return rc;
