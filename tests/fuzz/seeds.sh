@@ -25,6 +25,12 @@ case $target in
 fuzz_record)
 	# Each record of the perf.data files, after a 40-byte layout prefix.
 	[ -d "$shared" ] && python3 tests/fuzz/seed_records.py "$shared" "$dir" ;;
+fuzz_perfdata)
+	# Whole recordings: perf's of many versions and layouts, the tests' own.
+	[ -d "$shared" ] && for f in "$shared"/perf.data.*; do
+		[ "$(stat -c %s "$f")" -le 400000 ] && cp -n "$f" "$dir/"
+	done
+	cp -n build/seeds/*.data "$dir/" 2>/dev/null ;;
 fuzz_tdata) tracing_seeds tdata ;;
 fuzz_tpformat) tracing_seeds tpformat ;;
 esac
