@@ -126,7 +126,8 @@ static size_t dir_names(const char *dir, char ***out)
 	}
 	if (d)
 		closedir(d);
-	qsort(v, n, sizeof *v, cmp_str);
+	if (n)
+		qsort(v, n, sizeof *v, cmp_str);
 	*out = v;
 	return n;
 }

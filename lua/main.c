@@ -301,8 +301,10 @@ int main(int argc, char **argv)
 			return commands[i].main(argc - 1, argv + 1);
 		}
 	int rc = lp_cli_parse(&cli, argc, argv);
-	if (rc)
+	if (rc) {
+		lp_cli_free(&cli);
 		return rc > 0 ? 0 : LP_EXIT_FAILURE;
+	}
 	lp_log_set_hook(log_to_stderr, NULL);
 	struct lp_run run = { .ref_on_sample = LUA_NOREF, .ref_on_end = LUA_NOREF,
 			      .ref_on_start = LUA_NOREF, .ref_on_comm = LUA_NOREF,

@@ -176,7 +176,7 @@ static int list_dirs(const char *dir, const char *glob, bool need_id, struct nam
 			ns->n++;
 	}
 	closedir(d);
-	if (!rc)
+	if (!rc && ns->n)       /* qsort takes no NULL array, even empty */
 		qsort(ns->v, ns->n, sizeof *ns->v, cmp_names);
 	return rc;
 }

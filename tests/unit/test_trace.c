@@ -329,7 +329,7 @@ static void recording_brings_its_formats(void)
 	add_u32(&b, 0);
 	add_u32(&b, 0);
 	add_u64(&b, 0);
-	char path[] = "/tmp/lp-trace-XXXXXX";
+	char path[64] = "/tmp/lp-trace-XXXXXX";
 	int fd = mkstemp(path);
 	TEST_TRUE(fd >= 0);
 	close(fd);
