@@ -32,6 +32,12 @@ fuzz_perfdata)
 	done
 	cp -n build/seeds/*.data "$dir/" 2>/dev/null ;;
 fuzz_tdata) tracing_seeds tdata ;;
+fuzz_evparse)
+	# Event strings: every named event and a sample of tracepoints.
+	i=0
+	for e in $(./luaprof list 2>/dev/null | awk 'NR % 40 == 1 || /Software|Hardware/ {print $1}'); do
+		printf '%s' "$e" > "$dir/list-$((i += 1))"
+	done ;;
 fuzz_tpformat) tracing_seeds tpformat ;;
 esac
 exit 0
