@@ -29,6 +29,13 @@ if command -v unshare >/dev/null; then
 		"$LUAPROF" run "$TMP/s.lua" -e sched:sched_switch -- true >"$TMP/out" 2>"$TMP/err"
 	[ $? = 255 ] || { cat "$TMP/err"; fail "no tracefs: exit status is not 255"; }
 	one_line "^luaprof: tracefs is not mounted \(needed for tracepoint 'sched:sched_switch'\): mount it with 'mount -t tracefs nodev /sys/kernel/tracing'$"
+	# luaprof list still lists the rest, and says why there are no tracepoints.
+	unshare -m sh -c 'for d in /sys/kernel/tracing /sys/kernel/debug/tracing /sys/kernel/debug; do
+		umount -l "$d" 2>/dev/null; done; exec "$@"' sh "$LUAPROF" list >"$TMP/out" 2>"$TMP/err" ||
+		fail "luaprof list without tracefs failed"
+	expect_grep '^  cpu-clock ' "$TMP/out"
+	grep -q 'Tracepoint event' "$TMP/out" && fail "tracepoints listed without tracefs"
+	expect_grep "^luaprof: tracefs is not mounted, so no tracepoints are listed: mount it with 'mount -t tracefs nodev /sys/kernel/tracing'$" "$TMP/err"
 	[ -d /sys/kernel/tracing/events ] || [ -d /sys/kernel/debug/tracing/events ] ||
 		fail "the machine lost its tracefs mount"
 else
