@@ -132,6 +132,7 @@ static void filter_error(const struct lp_event_spec *ev, int rc, char *err, size
 {
 	snprintf(err, errsz, "the kernel rejects the filter '%s' on '%s': %s (its fields: "
 		 "luaprof list --fields %s)", ev->filter, ev->name, strerror(-rc), ev->name);
+	lp_one_line(err);
 }
 
 /* Raises the soft limit on open files to the hard one, as perf does when

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "luaprof/event.h"
+#include "luaprof/luaprof.h"
 #include "luaprof/trace.h"
 #include "util/grow.h"
 
@@ -204,9 +205,11 @@ int lp_event_list_add(struct lp_event_list *l, const char *str, char *err, size_
 		if (!*s)
 			break;
 	}
-	if (rc)
+	if (rc) {
 		while (l->n > before)
 			lp_event_spec_free(&l->v[--l->n]);
+		lp_one_line(err);       /* it may quote a name with a newline */
+	}
 	return rc;
 }
 
