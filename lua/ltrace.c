@@ -64,11 +64,14 @@ static bool push_field(lua_State *L, const struct lp_tp_field *f, const void *ra
 	}
 }
 
-/* The run of the Fields view at argument 1 (its upvalue 1), checked to be
- * in a call of a tracepoint sample. */
+/* The run the Fields view belongs to: one per process, like the view. */
+static struct lp_run *fields_run;
+
+/* The run of the Fields view at argument 1, checked to be in a call of a
+ * tracepoint sample. */
 static struct lp_run *check_fields(lua_State *L)
 {
-	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(1));
+	struct lp_run *run = fields_run;
 	if (lua_touserdata(L, 1) != run->fields_ud)
 		luaL_typeerror(L, 1, LP_FIELDS_MT);
 	if (!run->view.rec || !run->view.fmt)
@@ -86,19 +89,24 @@ static int find(const struct lp_tp_format *fmt, const char *name)
 	return -1;
 }
 
-/* find() through a small cache by the key's address: Lua interns short
- * strings, so a script's "prev_pid" is the same pointer at every sample.
- * A hit is checked with one strcmp (a key string may have been collected
- * and another put at its address). */
-static int find_cached(const struct lp_tp_format *fmt, const char *name)
+/* find() through a small cache by the key string's address: Lua interns
+ * short strings, so a script's "prev_pid" is the same object at every
+ * sample.  Each cached key is kept alive in the anchor table (the Fields
+ * view's user value), so its address cannot be taken by another string
+ * while it is in the cache, and a hit needs no string comparison. */
+static int find_cached(lua_State *L, const struct lp_tp_format *fmt)
 {
 	static struct { const char *key; const struct lp_tp_format *fmt; int idx; } cache[64];
+	const char *name = lua_tostring(L, 2);
 	size_t h = ((uintptr_t)name >> 4 ^ (uintptr_t)fmt >> 6) & 63;
-	if (name && cache[h].key == name && cache[h].fmt == fmt &&
-	    !strcmp(fmt->fields[cache[h].idx].name, name))
+	if (name && cache[h].key == name && cache[h].fmt == fmt)
 		return cache[h].idx;
 	int i = find(fmt, name);
 	if (i >= 0) {
+		lua_getiuservalue(L, 1, 1);
+		lua_pushvalue(L, 2);
+		lua_rawseti(L, -2, (lua_Integer)h + 1);
+		lua_pop(L, 1);
 		cache[h].key = name;
 		cache[h].fmt = fmt;
 		cache[h].idx = i;
@@ -110,7 +118,7 @@ static int l_fields_index(lua_State *L)
 {
 	struct lp_run *run = check_fields(L);
 	const struct lp_sample *s = &run->view.rec->u.sample;
-	int i = find_cached(run->view.fmt, lua_tostring(L, 2));
+	int i = find_cached(L, run->view.fmt);
 	if (i < 0 || !push_field(L, &run->view.fmt->fields[i], s->raw, s->raw_size))
 		lua_pushnil(L);
 	return 1;
@@ -143,7 +151,7 @@ static int l_fields_next(lua_State *L)
 static int l_fields_pairs(lua_State *L)
 {
 	check_fields(L);
-	lua_pushvalue(L, lua_upvalueindex(2));          /* l_fields_next */
+	lua_pushvalue(L, lua_upvalueindex(1));          /* l_fields_next */
 	lua_pushvalue(L, 1);
 	lua_pushnil(L);
 	return 3;
@@ -156,7 +164,7 @@ static int l_fields_newindex(lua_State *L)
 
 static int l_fields_tostring(lua_State *L)
 {
-	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(1));
+	struct lp_run *run = fields_run;
 	const struct lp_tp_format *f = run->view.rec ? run->view.fmt : NULL;
 	if (f)
 		lua_pushfstring(L, "luaprof.Fields (%s:%s)", f->system, f->name);
@@ -167,20 +175,19 @@ static int l_fields_tostring(lua_State *L)
 
 void lp_trace_open(lua_State *L, struct lp_run *run)
 {
-	run->fields_ud = lua_newuserdatauv(L, 1, 0);
+	fields_run = run;
+	run->fields_ud = lua_newuserdatauv(L, 1, 1);
+	lua_createtable(L, 64, 0);                      /* find_cached's anchors */
+	lua_setiuservalue(L, -2, 1);
 	luaL_newmetatable(L, LP_FIELDS_MT);
-	lua_pushlightuserdata(L, run);
-	lua_pushcclosure(L, l_fields_index, 1);
+	lua_pushcfunction(L, l_fields_index);
 	lua_setfield(L, -2, "__index");
-	lua_pushlightuserdata(L, run);
-	lua_pushlightuserdata(L, run);
-	lua_pushcclosure(L, l_fields_next, 1);
-	lua_pushcclosure(L, l_fields_pairs, 2);
+	lua_pushcfunction(L, l_fields_next);
+	lua_pushcclosure(L, l_fields_pairs, 1);
 	lua_setfield(L, -2, "__pairs");
 	lua_pushcfunction(L, l_fields_newindex);
 	lua_setfield(L, -2, "__newindex");
-	lua_pushlightuserdata(L, run);
-	lua_pushcclosure(L, l_fields_tostring, 1);
+	lua_pushcfunction(L, l_fields_tostring);
 	lua_setfield(L, -2, "__tostring");
 	lua_setmetatable(L, -2);
 	run->ref_fields = luaL_ref(L, LUA_REGISTRYINDEX);
