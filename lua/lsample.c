@@ -156,5 +156,6 @@ void lp_sample_invalidate(lua_State *L, struct lp_run *run)
 	run->view.rec = NULL;
 	run->view.thread = NULL;
 	run->view.have_frame = false;
+	run->view.addrs = NULL;
 	run->view.cached = 0;
 }

@@ -4,8 +4,13 @@
  * With a callchain the frames are the kernel's, with perf's context markers
  * (PERF_CONTEXT_KERNEL, PERF_CONTEXT_USER, ...) used to tell kernel from
  * user addresses and then dropped; without one, the stack is the single
- * frame of the sampled ip.  Names come from the resolver, which caches per
- * object, so nothing here allocates except the Lua values it returns.
+ * frame of the sampled ip.  A sample with the user registers and a copy of
+ * the user stack (--call-graph dwarf, ours or perf's) has its user part
+ * unwound with the objects' CFI (core/dwarf), after the callchain's kernel
+ * part, as perf does; its callers are named at their return address minus
+ * one, the call instruction, as perf names them.  Names come from the
+ * resolver, which caches per object, so nothing here allocates except the
+ * Lua values it returns.
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +19,7 @@
 
 #include "lfold.h"
 #include "lstack.h"
+#include "luaprof/dwarf.h"
 
 static bool cpumode_kernel(uint16_t misc)
 {
@@ -49,26 +55,79 @@ const struct lp_frame *lp_stack_leaf(struct lp_run *run)
 	return &v->frame;
 }
 
+/* The unwound addresses of a sample with a user stack copy, into
+ * run->addrs: the callchain's kernel part (up to a PERF_CONTEXT_USER),
+ * then PERF_CONTEXT_USER and the unwound user frames.  Returns the count;
+ * 0 when the sample cannot be unwound. */
+static uint64_t unwind(struct lp_run *run, const struct lp_sample *s)
+{
+	uint64_t n = 0;
+	if (!lp_unwind_possible(s) ||
+	    (!run->unwinder && !(run->unwinder = lp_unwinder_new(run->resolver))))
+		return 0;
+	for (; n < s->nr_ips && s->ips[n] != PERF_CONTEXT_USER && n < LP_MAX_STACK / 2; n++)
+		run->addrs[n] = s->ips[n];
+	run->addrs[n++] = PERF_CONTEXT_USER;
+	size_t u = lp_unwind(run->unwinder, sample_proc(run), s, run->addrs + n,
+			     LP_MAX_STACK - n);
+	return u ? n + u : 0;
+}
+
+const uint64_t *lp_stack_addrs(struct lp_run *run, uint64_t *nr, bool *unwound)
+{
+	struct lp_view *v = &run->view;
+	if (!v->addrs) {
+		const struct lp_sample *s = &v->rec->u.sample;
+		v->nr_addrs = unwind(run, s);
+		v->unwound = v->nr_addrs != 0;
+		if (v->unwound)
+			v->addrs = run->addrs;
+		else if (s->nr_ips)
+			v->addrs = s->ips, v->nr_addrs = s->nr_ips;
+		else
+			v->addrs = &s->ip, v->nr_addrs = 1;
+	}
+	*nr = v->nr_addrs;
+	*unwound = v->unwound;
+	return v->addrs;
+}
+
+/* Resolves a return address as the call before it: the function and
+ * offset of ip - 1, reported as ip. */
+static void resolve_caller(struct lp_run *run, uint64_t ip, struct lp_frame *out)
+{
+	resolve(run, ip - 1, false, out);
+	out->ip = ip;
+	if (out->sym)
+		out->symoff++;
+}
+
 /* Resolves every frame of the sample into run->frames; returns the count. */
 static size_t walk(struct lp_run *run)
 {
 	const struct lp_sample *s = &run->view.rec->u.sample;
-	if (!s->nr_ips) {
+	uint64_t nr;
+	bool unwound, first_user = true;
+	const uint64_t *ips = lp_stack_addrs(run, &nr, &unwound);
+	if (!s->nr_ips && !unwound) {
 		run->frames[0] = *lp_stack_leaf(run);
 		return 1;
 	}
 	bool kernel = cpumode_kernel(run->view.rec->misc);
 	size_t n = 0;
-	for (uint64_t i = 0; i < s->nr_ips && n < LP_MAX_STACK; i++) {
-		uint64_t ip = s->ips[i];
+	for (uint64_t i = 0; i < nr && n < LP_MAX_STACK; i++) {
+		uint64_t ip = ips[i];
 		if (ip >= PERF_CONTEXT_MAX) {
 			kernel = ip == PERF_CONTEXT_KERNEL || ip == PERF_CONTEXT_GUEST_KERNEL;
 			continue;
 		}
 		if (n == 0 && ip == s->ip && run->view.have_frame)
 			run->frames[n] = run->view.frame;
+		else if (unwound && !kernel && !first_user)
+			resolve_caller(run, ip, &run->frames[n]);
 		else
 			resolve(run, ip, kernel, &run->frames[n]);
+		first_user &= kernel;
 		n++;
 	}
 	if (n == 0)
@@ -139,4 +198,10 @@ void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 	}
 	luaL_pushresult(&b);
 	lp_fold_put(L, run);
+}
+
+void lp_stack_free(struct lp_run *run)
+{
+	lp_unwinder_free(run->unwinder);
+	run->unwinder = NULL;
 }

@@ -180,6 +180,21 @@ static int resolve_user(struct lp_resolver *r, const struct lp_proc *proc, uint6
 	return 0;
 }
 
+int lp_resolver_object(struct lp_resolver *r, const struct lp_proc *proc, uint64_t ip,
+		       const struct lp_map **map, struct lp_dso **dso)
+{
+	const struct lp_map *m = proc ? lp_proc_find_map(proc, ip) : NULL;
+
+	*map = m;
+	*dso = NULL;
+	if (!m)
+		return 0;
+	if (map_object(r, m))
+		return -ENOMEM;
+	*dso = r->last.dso;
+	return 0;
+}
+
 static struct fcache_ent *cache_slot(struct lp_resolver *r, const struct lp_proc *key,
 				     uint64_t ip)
 {

@@ -184,6 +184,13 @@ void lp_resolver_free(struct lp_resolver *r);
 int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 		      uint64_t ip, bool kernel, struct lp_frame *out);
 
+/* The map of proc containing the user address ip (*map NULL when none),
+ * and the object file it is read from, as lp_resolver_frame() chooses it
+ * (*dso NULL when it could not be opened; owned by the resolver).  Returns
+ * 0, or -ENOMEM. */
+int lp_resolver_object(struct lp_resolver *r, const struct lp_proc *proc, uint64_t ip,
+		       const struct lp_map **map, struct lp_dso **dso);
+
 /* Replaying a recording: lp_dsos_expect_build_id() for the resolver's
  * objects.  For "[kernel.kallsyms]" (the recording's kernel entry), when
  * the resolver reads the default /proc/kallsyms: the running kernel's
