@@ -71,6 +71,8 @@ struct lp_run {
 	bool failed;                    /* a hook raised an error */
 	bool kernel_notice_given;
 	struct lp_frame frames[LP_MAX_STACK];   /* scratch for one stack */
+	bool frame_ret[LP_MAX_STACK];   /* frames[i].vaddr is a return address */
+	struct lp_srclines *lines;      /* source lines, made on first use */
 	uint64_t addrs[LP_MAX_STACK + 2];       /* scratch: an unwound stack's addresses */
 	struct lp_unwinder *unwinder;   /* DWARF unwinding, made on first use */
 	struct lp_fold_cache *fold;     /* lfold.c, allocated on first use */

@@ -127,17 +127,69 @@ static size_t walk(struct lp_run *run)
 			resolve_caller(run, ip, &run->frames[n]);
 		else
 			resolve(run, ip, kernel, &run->frames[n]);
+		/* a callchain's user callers are return addresses */
+		run->frame_ret[n] = !unwound && !kernel && !first_user;
 		first_user &= kernel;
 		n++;
 	}
-	if (n == 0)
-		run->frames[n++] = *lp_stack_leaf(run);
+	if (n == 0) {
+		run->frames[n] = *lp_stack_leaf(run);
+		run->frame_ret[n++] = false;
+	}
 	return n;
+}
+
+/* The source frames of a resolved frame (see lp_srclines_get): none for
+ * kernel frames and objects without DWARF.  ret: f->vaddr is a return
+ * address, looked up at the call before it. */
+static int srcframes(struct lp_run *run, const struct lp_frame *f, bool ret,
+		     const struct lp_srcframe **sf)
+{
+	if (f->kernel || !f->obj || (ret && !f->vaddr))
+		return 0;
+	if (!run->lines && !(run->lines = lp_srclines_new()))
+		return 0;
+	int n = lp_srclines_get(run->lines, f->obj, f->vaddr - ret, sf);
+	return n > 0 ? n : 0;
+}
+
+/* file= and line= of a source frame, when known. */
+static void set_source(lua_State *L, const struct lp_srcframe *sf)
+{
+	if (sf->file) {
+		lua_pushstring(L, sf->file);
+		lua_setfield(L, -2, "file");
+	}
+	if (sf->line) {
+		lua_pushinteger(L, sf->line);
+		lua_setfield(L, -2, "line");
+	}
+}
+
+/* An inlined frame: the function inlined at f's address. */
+static void push_inlined(lua_State *L, const struct lp_frame *f, const struct lp_srcframe *sf)
+{
+	lua_createtable(L, 0, 7);
+	lua_pushinteger(L, (lua_Integer)f->ip);
+	lua_setfield(L, -2, "ip");
+	if (sf->func) {
+		lua_pushstring(L, sf->func);
+		lua_setfield(L, -2, "sym");
+	}
+	if (f->dso) {
+		lua_pushstring(L, f->dso);
+		lua_setfield(L, -2, "dso");
+	}
+	lua_pushboolean(L, false);
+	lua_setfield(L, -2, "kernel");
+	lua_pushboolean(L, true);
+	lua_setfield(L, -2, "inlined");
+	set_source(L, sf);
 }
 
 static void push_frame(lua_State *L, const struct lp_frame *f)
 {
-	lua_createtable(L, 0, 5);
+	lua_createtable(L, 0, 7);
 	lua_pushinteger(L, (lua_Integer)f->ip);
 	lua_setfield(L, -2, "ip");
 	if (f->sym) {
@@ -157,11 +209,29 @@ static void push_frame(lua_State *L, const struct lp_frame *f)
 void lp_stack_push(lua_State *L, struct lp_run *run)
 {
 	size_t n = walk(run);
+	lua_Integer k = 0;
 	lua_createtable(L, (int)n, 0);
 	for (size_t i = 0; i < n; i++) {
+		const struct lp_srcframe *sf;
+		int ns = srcframes(run, &run->frames[i], run->frame_ret[i], &sf);
+		for (int j = 0; j < ns - 1; j++) {
+			push_inlined(L, &run->frames[i], &sf[j]);
+			lua_rawseti(L, -2, ++k);
+		}
 		push_frame(L, &run->frames[i]);
-		lua_rawseti(L, -2, (lua_Integer)i + 1);
+		if (ns)
+			set_source(L, &sf[ns - 1]);
+		lua_rawseti(L, -2, ++k);
 	}
+}
+
+void lp_stack_push_srcline(lua_State *L, struct lp_run *run)
+{
+	const struct lp_srcframe *sf;
+	if (srcframes(run, lp_stack_leaf(run), false, &sf) && sf->file)
+		lua_pushfstring(L, "%s:%d", sf->file, (int)sf->line);
+	else
+		lua_pushnil(L);
 }
 
 /* Appends s with the characters the folded format reserves replaced: ';'
@@ -191,10 +261,15 @@ void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 	add_name(&b, t ? t->comm : "[unknown]", true);
 	for (size_t i = n; i-- > 0;) {
 		const struct lp_frame *f = &run->frames[i];
+		const struct lp_srcframe *sf;
 		luaL_addchar(&b, ';');
 		add_name(&b, f->sym ? f->sym : "[unknown]", false);
 		if (f->kernel)
 			luaL_addstring(&b, "_[k]");
+		for (int j = srcframes(run, f, run->frame_ret[i], &sf) - 1; j-- > 0;) {
+			luaL_addchar(&b, ';');
+			add_name(&b, sf[j].func ? sf[j].func : "[unknown]", false);
+		}
 	}
 	luaL_pushresult(&b);
 	lp_fold_put(L, run);
@@ -204,4 +279,6 @@ void lp_stack_free(struct lp_run *run)
 {
 	lp_unwinder_free(run->unwinder);
 	run->unwinder = NULL;
+	lp_srclines_free(run->lines);
+	run->lines = NULL;
 }

@@ -42,6 +42,8 @@ struct fcache_ent {
 	bool valid, kernel;
 	const char *sym, *dso;
 	uint64_t symoff;
+	const struct lp_dso *obj;
+	uint64_t vaddr;
 };
 
 /* The object of the last map looked up.  Keyed by the path pointer: map
@@ -172,6 +174,8 @@ static int resolve_user(struct lp_resolver *r, const struct lp_proc *proc, uint6
 	const struct lp_dso *d = r->last.dso;
 	if (!d || lp_dso_file_to_vaddr(d, ip - m->start + m->pgoff, &vaddr))
 		return 0;
+	out->obj = d;
+	out->vaddr = vaddr;
 	const struct lp_sym *s = lp_dso_find(d, vaddr);
 	if (s) {
 		out->sym = s->name;
@@ -218,6 +222,8 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 		out->sym = e->sym;
 		out->dso = e->dso;
 		out->symoff = e->symoff;
+		out->obj = e->obj;
+		out->vaddr = e->vaddr;
 		return 0;
 	}
 	r->misses++;
@@ -226,7 +232,8 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 		return err;
 	*e = (struct fcache_ent){ .proc = key, .ip = ip, .pid = pid, .gen = gen,
 				  .valid = true, .kernel = kernel, .sym = out->sym,
-				  .dso = out->dso, .symoff = out->symoff };
+				  .dso = out->dso, .symoff = out->symoff, .obj = out->obj,
+				  .vaddr = out->vaddr };
 	return 0;
 }
 

@@ -43,4 +43,31 @@ bool lp_unwind_possible(const struct lp_sample *s);
 size_t lp_unwind(struct lp_unwinder *u, const struct lp_proc *proc,
 		 const struct lp_sample *s, uint64_t *ips, size_t max);
 
+/* One source-level frame at an address. */
+struct lp_srcframe {
+	const char *func;       /* the function's name (DWARF's; linkage name
+				   when it has one), or NULL */
+	const char *file;       /* the source file, as the line table names it */
+	uint32_t line;          /* 0 when unknown */
+};
+
+struct lp_srclines;
+struct lp_dso;
+
+/* An empty cache; NULL and errno on failure. */
+struct lp_srclines *lp_srclines_new(void);
+void lp_srclines_free(struct lp_srclines *sl);
+
+/* The source frames at ELF virtual address vaddr of object d, innermost
+ * first, as addr2line -f -i prints them: the functions inlined there (the
+ * first at the line of vaddr itself, each next one at the call site of
+ * the one before), then the function they were inlined into (the last
+ * frame).  One frame when nothing is inlined there; 0 frames when the
+ * object has no DWARF for vaddr.  *frames is borrowed from the cache and
+ * valid until lp_srclines_free(); strings too.  The object's DWARF is
+ * opened on the first lookup in it; each address is looked up once.
+ * Returns the number of frames, or -ENOMEM. */
+int lp_srclines_get(struct lp_srclines *sl, const struct lp_dso *d, uint64_t vaddr,
+		    const struct lp_srcframe **frames);
+
 #endif

@@ -167,6 +167,8 @@ struct lp_frame {
 	const char *dso;        /* NULL when unknown */
 	uint64_t symoff;        /* ip - symbol start */
 	bool kernel;
+	const struct lp_dso *obj;       /* the object file ip was looked up in */
+	uint64_t vaddr;                 /* ip as an ELF address of obj */
 };
 
 struct lp_resolver;
