@@ -44,11 +44,15 @@ static const char usage[] =
 "  -o, --output FILE             keep a perf.data recording of the run (record:\n"
 "                                default perf.data; an existing file becomes FILE.old)\n"
 "  -A, --arg VALUE               pass VALUE to the script in arg[] (repeatable)\n"
+"      --symfs DIR               look for object and debug files under DIR\n"
+"      --no-debuginfod           never ask debuginfod servers (DEBUGINFOD_URLS)\n"
 "  -h, --help                    this help\n"
 "  -v, --version                 print the version\n"
 "\n"
 "Exit status: the command's (128+N when signal N killed it); 0 with -p/-a;\n"
 "255 when luaprof itself fails (bad usage, script error, cannot profile).\n";
+
+enum { OPT_SYMFS = 256, OPT_NO_DEBUGINFOD };
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -62,6 +66,8 @@ static const struct option longopts[] = {
 	{ "arg", required_argument, NULL, 'A' },
 	{ "input", required_argument, NULL, 'i' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
@@ -217,6 +223,8 @@ static int option(struct lp_cli *cli, int c, char *val)
 	case 'm': return parse_pages(cli, val);
 	case 'A': return add_arg(cli, val);
 	case 'i': cli->input = val; return 0;
+	case OPT_SYMFS: cli->symfs = val; return 0;
+	case OPT_NO_DEBUGINFOD: cli->no_debuginfod = true; return 0;
 	case 'o': cli->output = val; return 0;
 	case 'h': fputs(usage, stdout); return 1;
 	case 'v': printf("luaprof %s\n", LP_VERSION); return 1;

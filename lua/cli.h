@@ -31,6 +31,8 @@ struct lp_cli {
 	uint64_t duration_ns;
 	const char *input;              /* -i FILE: replay a recording */
 	const char *output;             /* -o FILE: keep a recording */
+	const char *symfs;              /* --symfs DIR */
+	bool no_debuginfod;             /* --no-debuginfod */
 	int argc;                       /* luaprof's own command line */
 	char **all_argv;
 };

@@ -20,6 +20,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+#include "dwarf/dwarf_int.h"
 #include "luaprof/dwarf.h"
 #include "luaprof/sym.h"
 #include "util/grow.h"
@@ -51,22 +52,12 @@ struct lp_srclines {
 	const struct obj *last;     /* the object of the last lookup */
 };
 
-static int no_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
-		  char **file_name, Elf **elfp)
-{
-	(void)mod; (void)userdata; (void)name; (void)base; (void)file_name;
-	*elfp = NULL;
-	return -1;
-}
-
 struct lp_srclines *lp_srclines_new(void)
 {
 	struct lp_srclines *sl = calloc(1, sizeof *sl);
 	if (!sl)
 		return NULL;
-	sl->cb.find_elf = no_elf;
-	sl->cb.find_debuginfo = dwfl_standard_find_debuginfo;
-	sl->cb.section_address = dwfl_offline_section_address;
+	lp_dwarf_callbacks(&sl->cb);
 	sl->cap_objs = 64;
 	sl->cap_addrs = 4096;
 	sl->objs = calloc(sl->cap_objs, sizeof *sl->objs);
@@ -138,7 +129,7 @@ static void obj_open(struct lp_srclines *sl, struct obj *o, const struct lp_dso 
 {
 	const char *path = lp_dso_path(d);
 	o->dso = d;
-	if (path[0] != '/' || !(o->dwfl = dwfl_begin(&sl->cb)))
+	if (path[0] == '[' || !(o->dwfl = dwfl_begin(&sl->cb)))   /* [vdso]: none */
 		return;
 	dwfl_report_begin(o->dwfl);
 	o->mod = dwfl_report_elf(o->dwfl, path, path, -1, 0, true);

@@ -27,6 +27,7 @@
 
 #include <elfutils/libdwfl.h>
 
+#include "dwarf/dwarf_int.h"
 #include "luaprof/dwarf.h"
 #include "luaprof/proc.h"
 #include "luaprof/record.h"
@@ -68,23 +69,13 @@ struct lp_unwinder {
 	size_t n, max;
 };
 
-static int no_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
-		  char **file_name, Elf **elfp)
-{
-	(void)mod; (void)userdata; (void)name; (void)base; (void)file_name;
-	*elfp = NULL;
-	return -1;
-}
-
 struct lp_unwinder *lp_unwinder_new(struct lp_resolver *r)
 {
 	struct lp_unwinder *u = calloc(1, sizeof *u);
 	if (!u)
 		return NULL;
 	u->r = r;
-	u->cb.find_elf = no_elf;
-	u->cb.find_debuginfo = dwfl_standard_find_debuginfo;
-	u->cb.section_address = dwfl_offline_section_address;
+	lp_dwarf_callbacks(&u->cb);
 	return u;
 }
 

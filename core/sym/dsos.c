@@ -19,6 +19,7 @@
  * A chained hash table; it doubles when it holds as many entries as buckets.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -143,11 +144,12 @@ struct lp_dso *lp_dsos_open_local(const char *path)
 
 	if (is_vdso(path))
 		return open_vdso();
+	char rooted[PATH_MAX];
 	if (!is_file_path(path))
 		return NULL;
-	d = lp_dso_open(path);
+	d = lp_symfs_path(path, rooted, sizeof rooted) ? lp_dso_open(rooted) : NULL;
 	if (!d)
-		lp_log(LP_DEBUG, "sym: open %s: %s", path, strerror(errno));
+		lp_log(LP_DEBUG, "sym: open %s: %s", rooted, strerror(errno));
 	return d;
 }
 

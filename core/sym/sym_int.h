@@ -103,6 +103,42 @@ bool lp_dso_has_symtab(const struct lp_dso *d);
  * had. */
 void lp_dso_load_debug_file(struct lp_dso *d, const char *path);
 
+/* ---- separate debug files (debugfile.c) ---- */
+
+/* The CRC-32 .gnu_debuglink uses (zlib's), continuing crc over n bytes. */
+uint32_t lp_debuglink_crc(uint32_t crc, const void *data, size_t n);
+
+/* Parses a .gnu_debuglink section's contents (size bytes): a file name (no
+ * '/'), NUL-padded to 4 bytes, then its CRC-32.  Copies the name into name
+ * (n bytes) and the CRC into *crc.  0, or -EINVAL for a malformed section
+ * or a name that does not fit. */
+int lp_debuglink_parse(const void *data, size_t size, char *name, size_t n, uint32_t *crc);
+
+/* Finds the separate debug file of the object at path (its ELF e, its
+ * build-id id of n bytes; either may be missing) in gdb's and perf's order:
+ * its .gnu_debuglink file (its directory, then .debug/ there, then
+ * /usr/lib/debug + its directory; the CRC must match), then
+ * /usr/lib/debug/.build-id/NN/REST.debug, then perf's build-id cache
+ * (debug), all but the last rooted in the symfs directory.  Writes the
+ * file's name into buf (size bytes); false when there is none. */
+bool lp_debug_file_find(const char *path, struct Elf *e, const uint8_t *id, size_t n,
+			char *buf, size_t size);
+
+/* path rooted in the symfs directory (lp_sym_set_symfs), into buf; false
+ * when it does not fit. */
+bool lp_symfs_path(const char *path, char *buf, size_t size);
+
+/* The ELF of an object's MiniDebugInfo (.gnu_debugdata: an xz-compressed
+ * ELF holding a .symtab of the functions .dynsym lacks), decompressed into
+ * *image (the caller elf_end()s the ELF, then frees *image).  NULL when e
+ * has none or it is not a valid xz stream of an ELF. */
+struct Elf *lp_minidebug_open(struct Elf *e, void **image);
+
+/* The ELF image in an xz stream (size bytes): decompressed into a new
+ * buffer (*out, *out_size; the caller frees it), at most max bytes.  0,
+ * -EINVAL (not xz, corrupt, or larger than max) or -ENOMEM. */
+int lp_xz_decode(const void *data, size_t size, size_t max, void **out, size_t *out_size);
+
 /* ---- build-ids (buildid.c) ---- */
 
 #define LP_BUILD_ID_SIZE 20     /* the most perf.data holds */

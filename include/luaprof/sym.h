@@ -207,4 +207,17 @@ int lp_resolver_expect_build_id(struct lp_resolver *r, const char *path,
 /* True when kernel symbols were asked for and kallsyms hides addresses. */
 bool lp_resolver_kernel_hidden(const struct lp_resolver *r);
 
+/* Roots every lookup of object files and debug files in dir, as perf's
+ * --symfs: /usr/lib/x.so is read as DIR/usr/lib/x.so (NULL or "": no
+ * root).  Process-wide; set before anything is opened.  0, or
+ * -ENAMETOOLONG. */
+int lp_sym_set_symfs(const char *dir);
+const char *lp_sym_symfs(void);          /* "" when unset */
+
+/* Allows (the default) or forbids asking debuginfod servers for debug
+ * files; they are asked only when DEBUGINFOD_URLS is set too.  lp_sym_debuginfod()
+ * tells whether they are to be asked. */
+void lp_sym_set_debuginfod(bool on);
+bool lp_sym_debuginfod(void);
+
 #endif
