@@ -30,7 +30,7 @@ WARN += -Werror
 endif
 
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -g $(OPT) $(SAN) $(WARN) -Iinclude -Icore $(DEP_CFLAGS) $(CFLAGS)
-LDLIBS_ALL = $(SAN) $(DEP_LIBS) -lm -ldl $(LDFLAGS)
+LDLIBS_ALL = $(SAN) $(DEP_LIBS) -liberty -lm -ldl $(LDFLAGS)
 
 CORE_SRC = $(sort $(wildcard core/*/*.c))
 LUA_SRC  = $(sort $(wildcard lua/*.c))
@@ -56,8 +56,9 @@ check-deps:
 	@$(PKG_CONFIG) --exists libdw || { echo "luaprof: libdw not found by pkg-config: install libdw-dev (or run 'make deps' as root)"; exit 1; }
 	@$(PKG_CONFIG) --exists libzstd || { echo "luaprof: libzstd not found by pkg-config: install libzstd-dev (or run 'make deps' as root)"; exit 1; }
 	@$(PKG_CONFIG) --exists liblzma || { echo "luaprof: liblzma not found by pkg-config: install liblzma-dev (or run 'make deps' as root)"; exit 1; }
+	@test -f /usr/include/libiberty/demangle.h || { echo "luaprof: libiberty not found (/usr/include/libiberty/demangle.h): install libiberty-dev (or run 'make deps' as root)"; exit 1; }
 
-DEB_PKGS = build-essential pkg-config liblua5.4-dev libelf-dev libdw-dev libzstd-dev liblzma-dev libc6-dbg \
+DEB_PKGS = build-essential pkg-config liblua5.4-dev libelf-dev libdw-dev libzstd-dev liblzma-dev libiberty-dev libc6-dbg \
            linux-perf python3 procps
 
 deps:

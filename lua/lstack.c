@@ -176,6 +176,10 @@ static void push_inlined(lua_State *L, const struct lp_frame *f, const struct lp
 		lua_pushstring(L, sf->func);
 		lua_setfield(L, -2, "sym");
 	}
+	if (sf->mangled) {
+		lua_pushstring(L, sf->mangled);
+		lua_setfield(L, -2, "mangled");
+	}
 	if (f->dso) {
 		lua_pushstring(L, f->dso);
 		lua_setfield(L, -2, "dso");
@@ -197,6 +201,10 @@ static void push_frame(lua_State *L, const struct lp_frame *f)
 		lua_setfield(L, -2, "sym");
 		lua_pushinteger(L, (lua_Integer)f->symoff);
 		lua_setfield(L, -2, "symoff");
+	}
+	if (f->mangled) {
+		lua_pushstring(L, f->mangled);
+		lua_setfield(L, -2, "mangled");
 	}
 	if (f->dso) {
 		lua_pushstring(L, f->dso);

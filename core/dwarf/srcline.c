@@ -23,6 +23,7 @@
 #include "dwarf/dwarf_int.h"
 #include "luaprof/dwarf.h"
 #include "luaprof/sym.h"
+#include "sym/sym_int.h"
 #include "util/grow.h"
 #include "util/strtab.h"
 
@@ -176,8 +177,15 @@ static const char *die_name(Dwarf_Die *die)
 /* Appends one frame, its strings interned; 0 or -ENOMEM. */
 static int add_frame(struct lp_srclines *sl, const char *func, const char *file, uint32_t line)
 {
-	struct lp_srcframe f = { NULL, NULL, line };
-	if ((func && !(f.func = lp_strtab_intern(sl->strs, func))) ||
+	struct lp_srcframe f = { .line = line };
+	char *dm = lp_demangle(func);
+	if (dm) {
+		f.mangled = lp_strtab_intern(sl->strs, func);
+		func = f.mangled ? dm : NULL;
+	}
+	f.func = func ? lp_strtab_intern(sl->strs, func) : NULL;
+	free(dm);
+	if ((func && !f.func) ||
 	    (file && !(f.file = lp_strtab_intern(sl->strs, file))) ||
 	    lp_grow(&sl->frames, &sl->cap_frames, sl->nr_frames, sizeof f, 256, SIZE_MAX / 2))
 		return -ENOMEM;

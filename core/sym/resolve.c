@@ -21,6 +21,9 @@
  * frees no proc before lp_procs_free(), so a proc address is not reused.
  * Cached strings belong to the dsos cache and the kernel table, which live
  * as long as the resolver.
+ *
+ * C++ and Rust names are demangled when first returned, once per symbol
+ * (a table keyed by the symbol's name pointer), and the raw name kept.
  */
 #include <errno.h>
 #include <limits.h>
@@ -40,7 +43,7 @@ struct fcache_ent {
 	uint64_t ip;
 	uint32_t pid, gen;
 	bool valid, kernel;
-	const char *sym, *dso;
+	const char *sym, *dso, *mangled;
 	uint64_t symoff;
 	const struct lp_dso *obj;
 	uint64_t vaddr;
@@ -67,6 +70,13 @@ struct lp_resolver {
 	bool kallsyms_default;          /* reading /proc/kallsyms: the running kernel */
 	uint64_t hits, misses;
 	struct fcache_ent *cache;
+	struct dm_ent *dm;              /* demangled names, by raw name pointer */
+	size_t nr_dm, cap_dm;
+};
+
+struct dm_ent {
+	const char *raw;                /* NULL: free slot */
+	char *demangled;                /* NULL: does not demangle */
 };
 
 struct lp_resolver *lp_resolver_new(struct lp_procs *procs, const char *kallsyms)
@@ -97,7 +107,53 @@ void lp_resolver_free(struct lp_resolver *r)
 	lp_kernel_free(r->kernel);
 	free(r->kallsyms);
 	free(r->cache);
+	for (size_t i = 0; i < r->cap_dm; i++)
+		free(r->dm[i].demangled);
+	free(r->dm);
 	free(r);
+}
+
+static size_t dm_slot(const struct dm_ent *t, size_t cap, const char *raw)
+{
+	size_t i = (size_t)(((uint64_t)(uintptr_t)raw * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+	while (t[i].raw && t[i].raw != raw)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* Doubles the demangled-name table; 0 or -ENOMEM. */
+static int dm_grow(struct lp_resolver *r)
+{
+	size_t cap = r->cap_dm ? r->cap_dm * 2 : 256;
+	struct dm_ent *t = calloc(cap, sizeof *t);
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->cap_dm; i++)
+		if (r->dm[i].raw)
+			t[dm_slot(t, cap, r->dm[i].raw)] = r->dm[i];
+	free(r->dm);
+	r->dm = t;
+	r->cap_dm = cap;
+	return 0;
+}
+
+/* Sets out->sym to name, demangled when it is a C++ or Rust name (then
+ * out->mangled is name).  Demangles each name once. */
+static void set_name(struct lp_resolver *r, const char *name, struct lp_frame *out)
+{
+	out->sym = name;
+	if (!lp_is_mangled(name) || (2 * (r->nr_dm + 1) > r->cap_dm && dm_grow(r)))
+		return;
+	struct dm_ent *e = &r->dm[dm_slot(r->dm, r->cap_dm, name)];
+	if (!e->raw) {
+		e->raw = name;
+		e->demangled = lp_demangle(name);
+		r->nr_dm++;
+	}
+	if (e->demangled) {
+		out->sym = e->demangled;
+		out->mangled = name;
+	}
 }
 
 /* The kallsyms file to read: the resolver's, or for a recording made on
@@ -178,7 +234,7 @@ static int resolve_user(struct lp_resolver *r, const struct lp_proc *proc, uint6
 	out->vaddr = vaddr;
 	const struct lp_sym *s = lp_dso_find(d, vaddr);
 	if (s) {
-		out->sym = s->name;
+		set_name(r, s->name, out);
 		out->symoff = vaddr - s->start;
 	}
 	return 0;
@@ -222,6 +278,7 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 		out->sym = e->sym;
 		out->dso = e->dso;
 		out->symoff = e->symoff;
+		out->mangled = e->mangled;
 		out->obj = e->obj;
 		out->vaddr = e->vaddr;
 		return 0;
@@ -233,6 +290,7 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 	*e = (struct fcache_ent){ .proc = key, .ip = ip, .pid = pid, .gen = gen,
 				  .valid = true, .kernel = kernel, .sym = out->sym,
 				  .dso = out->dso, .symoff = out->symoff, .obj = out->obj,
+				  .mangled = out->mangled,
 				  .vaddr = out->vaddr };
 	return 0;
 }

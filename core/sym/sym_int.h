@@ -139,6 +139,16 @@ struct Elf *lp_minidebug_open(struct Elf *e, void **image);
  * -EINVAL (not xz, corrupt, or larger than max) or -ENOMEM. */
 int lp_xz_decode(const void *data, size_t size, size_t max, void **out, size_t *out_size);
 
+/* ---- names (demangle.c) ---- */
+
+/* Whether name looks mangled: C++ and Rust legacy "_Z...", Rust v0 "_R...". */
+bool lp_is_mangled(const char *name);
+
+/* The demangled form of a C++ or Rust name (NAME@plt stubs too), malloc'd
+ * (the caller frees it); NULL when name is not mangled, does not demangle,
+ * or memory ran out. */
+char *lp_demangle(const char *name);
+
 /* ---- build-ids (buildid.c) ---- */
 
 #define LP_BUILD_ID_SIZE 20     /* the most perf.data holds */

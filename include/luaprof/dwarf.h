@@ -45,8 +45,9 @@ size_t lp_unwind(struct lp_unwinder *u, const struct lp_proc *proc,
 
 /* One source-level frame at an address. */
 struct lp_srcframe {
-	const char *func;       /* the function's name (DWARF's; linkage name
-				   when it has one), or NULL */
+	const char *func;       /* the function's name (DWARF's linkage name when
+				   it has one, demangled), or NULL */
+	const char *mangled;    /* the linkage name when func is demangled */
 	const char *file;       /* the source file, as the line table names it */
 	uint32_t line;          /* 0 when unknown */
 };

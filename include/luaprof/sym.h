@@ -163,7 +163,8 @@ size_t lp_kernel_build_id(const char *path, uint8_t *id, size_t max);
  * and live until lp_resolver_free(). */
 struct lp_frame {
 	uint64_t ip;
-	const char *sym;        /* NULL when unknown */
+	const char *sym;        /* NULL when unknown; C++ and Rust names demangled */
+	const char *mangled;    /* the symbol's own name when sym is demangled */
 	const char *dso;        /* NULL when unknown */
 	uint64_t symoff;        /* ip - symbol start */
 	bool kernel;
