@@ -270,7 +270,7 @@ int lp_srclines_get(struct lp_srclines *sl, const struct lp_dso *d, uint64_t vad
 	for (; sl->addrs[i].dso; i = (i + 1) & mask) {
 		const struct addr *a = &sl->addrs[i];
 		if (a->dso == d && a->vaddr == vaddr) {
-			*frames = sl->frames + a->first;
+			*frames = a->nr ? sl->frames + a->first : NULL;
 			return (int)a->nr;
 		}
 	}
@@ -290,6 +290,6 @@ int lp_srclines_get(struct lp_srclines *sl, const struct lp_dso *d, uint64_t vad
 	}
 	sl->addrs[i] = (struct addr){ d, vaddr, (uint32_t)first, (uint32_t)(sl->nr_frames - first) };
 	sl->nr_addrs++;
-	*frames = sl->frames + first;
+	*frames = sl->nr_frames > first ? sl->frames + first : NULL;
 	return (int)(sl->nr_frames - first);
 }

@@ -70,6 +70,7 @@ struct lp_resolver {
 	bool kallsyms_default;          /* reading /proc/kallsyms: the running kernel */
 	uint64_t hits, misses;
 	struct fcache_ent *cache;
+	struct lp_perfmaps *perfmaps;   /* JIT symbol files, read on first use */
 	struct dm_ent *dm;              /* demangled names, by raw name pointer */
 	size_t nr_dm, cap_dm;
 };
@@ -110,6 +111,7 @@ void lp_resolver_free(struct lp_resolver *r)
 	for (size_t i = 0; i < r->cap_dm; i++)
 		free(r->dm[i].demangled);
 	free(r->dm);
+	lp_perfmaps_free(r->perfmaps);
 	free(r);
 }
 
@@ -216,6 +218,34 @@ static int map_object(struct lp_resolver *r, const struct lp_map *m)
 	return 0;
 }
 
+/* Whether m is anonymous memory that may hold JIT code, as perf tells it
+ * (it names such maps from /tmp/perf-PID.map). */
+static bool jit_map(const struct lp_map *m)
+{
+	const char *p = m->path;
+	return p && (!strcmp(p, "//anon") || !strncmp(p, "/dev/zero", 9) ||
+		     !strncmp(p, "/anon_hugepage", 14) || !strncmp(p, "[anon:", 6));
+}
+
+/* A JIT frame: named from the process's perf map, which is its dso.
+ * Returns 1 when unnamed (the map may name it later: not to be cached),
+ * else 0 or -ENOMEM. */
+static int resolve_jit(struct lp_resolver *r, const struct lp_proc *proc, uint64_t ip,
+		       struct lp_frame *out)
+{
+	const char *file = NULL;
+	if (!r->perfmaps && !(r->perfmaps = lp_perfmaps_new()))
+		return -ENOMEM;
+	const struct lp_sym *s = lp_perfmap_find(r->perfmaps, proc->pid, ip, &file);
+	out->dso = file;
+	if (!s)
+		return 1;
+	set_name(r, s->name, out);
+	out->symoff = ip - s->start;
+	return 0;
+}
+
+/* Returns 0, 1 (a result not to be cached) or -ENOMEM. */
 static int resolve_user(struct lp_resolver *r, const struct lp_proc *proc, uint64_t ip,
 			struct lp_frame *out)
 {
@@ -224,6 +254,8 @@ static int resolve_user(struct lp_resolver *r, const struct lp_proc *proc, uint6
 
 	if (!m)
 		return 0;
+	if (jit_map(m))
+		return resolve_jit(r, proc, ip, out);
 	if (map_object(r, m))
 		return -ENOMEM;
 	out->dso = r->last.name;
@@ -286,7 +318,7 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 	r->misses++;
 	int err = kernel ? resolve_kernel(r, ip, out) : resolve_user(r, proc, ip, out);
 	if (err || !e)
-		return err;
+		return err < 0 ? err : 0;
 	*e = (struct fcache_ent){ .proc = key, .ip = ip, .pid = pid, .gen = gen,
 				  .valid = true, .kernel = kernel, .sym = out->sym,
 				  .dso = out->dso, .symoff = out->symoff, .obj = out->obj,

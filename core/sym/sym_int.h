@@ -139,6 +139,30 @@ struct Elf *lp_minidebug_open(struct Elf *e, void **image);
  * -EINVAL (not xz, corrupt, or larger than max) or -ENOMEM. */
 int lp_xz_decode(const void *data, size_t size, size_t max, void **out, size_t *out_size);
 
+/* ---- JIT symbol files (perfmap.c) ---- */
+
+/* Parses one line of a /tmp/perf-PID.map (len bytes, no NUL needed):
+ * "START SIZE name", START and SIZE hex (0x optional).  *name points into
+ * line (name_len bytes, the line end left out).  0, or -EINVAL. */
+int lp_perfmap_parse_line(const char *line, size_t len, uint64_t *start, uint64_t *size,
+			  const char **name, size_t *name_len);
+
+/* Adds every well-formed line of text (len bytes) with a size to t (call
+ * lp_symtab_finish after).  0 or -ENOMEM. */
+int lp_perfmap_add_text(struct lp_symtab *t, const char *text, size_t len);
+
+struct lp_perfmaps;
+
+struct lp_perfmaps *lp_perfmaps_new(void);
+void lp_perfmaps_free(struct lp_perfmaps *pm);
+
+/* The function of process pid's perf map (/tmp/perf-PID.map) containing
+ * addr, or NULL; *file is set to the map file's name (borrowed until
+ * lp_perfmaps_free).  The file is read on first use, and again (what was
+ * appended since) when addr is not in it, at most every 10 ms. */
+const struct lp_sym *lp_perfmap_find(struct lp_perfmaps *pm, uint32_t pid, uint64_t addr,
+				     const char **file);
+
 /* ---- names (demangle.c) ---- */
 
 /* Whether name looks mangled: C++ and Rust legacy "_Z...", Rust v0 "_R...". */

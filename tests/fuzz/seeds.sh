@@ -14,6 +14,10 @@ case $target in
 fuzz_record)
 	# Each record of the perf.data files, after a 40-byte layout prefix.
 	[ -d "$shared" ] && python3 tests/fuzz/seed_records.py "$shared" "$dir" ;;
+fuzz_perfmap)
+	# perf maps of the shapes runtimes write
+	printf '7f3a4c001000 40 LazyCompile:*fib /app/x.js:3\n7f3a4c001040 0x80 Function:foo\n' > "$dir/seed-node"
+	printf '0x7f00c0000000 0x120 jit_trace_42\n' > "$dir/seed-luajit" ;;
 fuzz_debuglink)
 	# the debuglink sections of small objects made here
 	if command -v objcopy >/dev/null && command -v cc >/dev/null; then
