@@ -201,7 +201,7 @@ static int resolve_kernel(struct lp_resolver *r, uint64_t ip, struct lp_frame *o
 }
 
 /* Sets r->last to the object of map m.  0 or -ENOMEM. */
-static int map_object(struct lp_resolver *r, const struct lp_map *m)
+static int map_object(struct lp_resolver *r, const struct lp_map *m, uint32_t pid)
 {
 	struct last_obj *l = &r->last;
 
@@ -209,7 +209,7 @@ static int map_object(struct lp_resolver *r, const struct lp_map *m)
 	    l->min == m->min)
 		return 0;
 	l->path = NULL;
-	if (lp_dsos_lookup(r->dsos, m, &l->dso, &l->name))
+	if (lp_dsos_lookup_pid(r->dsos, m, pid, &l->dso, &l->name))
 		return -ENOMEM;
 	l->path = m->path;
 	l->maj = m->maj;
@@ -256,7 +256,7 @@ static int resolve_user(struct lp_resolver *r, const struct lp_proc *proc, uint6
 		return 0;
 	if (jit_map(m))
 		return resolve_jit(r, proc, ip, out);
-	if (map_object(r, m))
+	if (map_object(r, m, proc->pid))
 		return -ENOMEM;
 	out->dso = r->last.name;
 	const struct lp_dso *d = r->last.dso;
@@ -281,7 +281,7 @@ int lp_resolver_object(struct lp_resolver *r, const struct lp_proc *proc, uint64
 	*dso = NULL;
 	if (!m)
 		return 0;
-	if (map_object(r, m))
+	if (map_object(r, m, proc->pid))
 		return -ENOMEM;
 	*dso = r->last.dso;
 	return 0;

@@ -258,6 +258,12 @@ const struct lp_symtab *lp_kernel_symtab(const struct lp_kernel *k);
 int lp_dsos_lookup(struct lp_dsos *c, const struct lp_map *m,
 		   struct lp_dso **dso, const char **name);
 
+/* lp_dsos_lookup() for a map of process pid: a file the map's path does
+ * not reach in this mount namespace is opened through /proc/PID/root (when
+ * its device and inode match the map's).  pid 0: lp_dsos_lookup(). */
+int lp_dsos_lookup_pid(struct lp_dsos *c, const struct lp_map *m, uint32_t pid,
+		       struct lp_dso **dso, const char **name);
+
 /* The recorded build-id entry of path (borrowed until the next
  * lp_dsos_expect_build_id), or NULL. */
 struct lp_bid_want *lp_dsos_expected(struct lp_dsos *c, const char *path);
