@@ -16,6 +16,12 @@
  *
  * Sessions are kept for the LP_UNWIND_PROCS processes used last: each
  * holds its objects open.
+ *
+ * Most samples never reach libdwfl's walk: the CFI rules of each pc,
+ * reduced to rip/rsp/rbp and cached (ustep.c), are applied directly, and
+ * only a sample with a frame whose rule is not that simple is unwound by
+ * libdwfl.  LUAPROF_UNWIND_SLOW in the environment turns that off, to
+ * compare the two.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -54,10 +60,12 @@ struct session {
 	uint64_t used;                  /* LRU tick */
 	struct reported *mods;
 	size_t nr_mods, cap_mods;
+	struct lp_stepcache *steps;     /* the fast path's rules (ustep.c) */
 };
 
 struct lp_unwinder {
 	struct lp_resolver *r;
+	bool fast;                      /* the fast path is on (the default) */
 	struct session sessions[LP_UNWIND_PROCS];
 	uint64_t tick;
 	Dwfl_Callbacks cb;
@@ -75,6 +83,7 @@ struct lp_unwinder *lp_unwinder_new(struct lp_resolver *r)
 	if (!u)
 		return NULL;
 	u->r = r;
+	u->fast = !getenv("LUAPROF_UNWIND_SLOW");       /* for comparisons */
 	lp_dwarf_callbacks(&u->cb);
 	return u;
 }
@@ -84,6 +93,7 @@ static void session_end(struct session *st)
 	if (st->dwfl)
 		dwfl_end(st->dwfl);
 	free(st->mods);
+	lp_stepcache_free(st->steps);
 	*st = (struct session){ 0 };
 }
 
@@ -136,15 +146,24 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 	return true;
 }
 
+/* One word of the stack copy into *val; false outside it. */
+static bool stack_word(const struct lp_unwinder *u, uint64_t addr, uint64_t *val)
+{
+	uint64_t size = u->s->user_stack_dyn_size;
+	if (addr < u->sp || addr - u->sp > size - 8)
+		return false;
+	memcpy(val, (const char *)u->s->user_stack + (addr - u->sp), sizeof *val);
+	return true;
+}
+
 /* Words of the stack copy; anything else is unknown (false ends the walk). */
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
-	struct lp_unwinder *u = arg;
-	uint64_t size = u->s->user_stack_dyn_size;
+	uint64_t v;
 	(void)dwfl;
-	if (addr < u->sp || addr - u->sp > size - 8)
+	if (!stack_word(arg, addr, &v))
 		return false;
-	memcpy(result, (const char *)u->s->user_stack + (addr - u->sp), sizeof *result);
+	*result = v;
 	return true;
 }
 
@@ -247,8 +266,11 @@ static int session_begin(struct lp_unwinder *u, struct session *st, const struct
 {
 	session_end(st);
 	st->dwfl = dwfl_begin(&u->cb);
-	if (!st->dwfl)
+	st->steps = lp_stepcache_new();
+	if (!st->dwfl || !st->steps) {
+		session_end(st);
 		return -ENOMEM;
+	}
 	st->proc = proc;
 	st->gen = proc->gen;
 	return 0;
@@ -293,6 +315,36 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return u->n < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
+/* The walk with cached rules (ustep.c), frame by frame as libdwfl's would
+ * go: true when it ended on its own (u->ips, u->n hold it), false when a
+ * frame's rule is not simple and libdwfl must unwind the sample.  A word
+ * that is not in the stack copy ends the walk, as it does libdwfl's. */
+static bool fast_unwind(struct lp_unwinder *u, uint64_t pc)
+{
+	struct session *st = u->cur;
+	uint64_t sp = u->sp, bp = 0, ra;
+	bool bp_known = perf_reg(u->s, PR_BP, &bp);
+	for (u->n = 0; pc && u->n < u->max;) {
+		u->ips[u->n++] = pc;
+		uint64_t look = u->n > 1 ? pc - 1 : pc;
+		report_pc(u, look);
+		Dwfl_Module *mod = dwfl_addrmodule(st->dwfl, look);
+		const struct lp_step *r = mod ? lp_stepcache_get(st->steps, mod, look) : NULL;
+		if (!r || !r->simple)
+			return false;
+		if (r->outermost || (r->cfa_rbp && !bp_known))
+			return true;
+		uint64_t cfa = (r->cfa_rbp ? bp : sp) + (uint64_t)r->cfa_off;
+		if (!stack_word(u, cfa + (uint64_t)r->ra_off, &ra))
+			return true;
+		if (r->rbp_saved)
+			bp_known = stack_word(u, cfa + (uint64_t)r->rbp_off, &bp);
+		sp = cfa;
+		pc = ra;
+	}
+	return true;
+}
+
 size_t lp_unwind(struct lp_unwinder *u, const struct lp_proc *proc,
 		 const struct lp_sample *s, uint64_t *ips, size_t max)
 {
@@ -310,6 +362,9 @@ size_t lp_unwind(struct lp_unwinder *u, const struct lp_proc *proc,
 		ips[0] = pc;
 		return 1;
 	}
+	if (u->fast && fast_unwind(u, pc))
+		return u->n;
+	u->n = 0;
 	dwfl_getthread_frames(u->cur->dwfl, (pid_t)s->tid, frame_cb, u);
 	if (!u->n)
 		ips[u->n++] = pc;
