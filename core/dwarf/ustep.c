@@ -31,8 +31,8 @@ static bool saved_at(Dwarf_Frame *fr, int reg, int64_t *off, bool *same)
 	*same = false;
 	if (dwarf_frame_register(fr, reg, mem, &ops, &n))
 		return false;
-	if (n == 0) {           /* same value (ops set) or undefined (ops NULL) */
-		*same = ops != NULL;
+	if (n == 0) {           /* same value (ops NULL) or undefined (ops set) */
+		*same = ops == NULL;
 		return false;
 	}
 	if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_plus_uconst) {
