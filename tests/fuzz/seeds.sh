@@ -42,5 +42,11 @@ fuzz_minidebug|fuzz_srcline)
 		[ "$target" = fuzz_srcline ] && rm -f "$dir/seed-mini.xz"
 		rm -rf "$tmp"
 	fi ;;
+fuzz_perfdata)
+	# Whole recordings: perf's of many versions and layouts, the tests' own.
+	[ -d "$shared" ] && for f in "$shared"/perf.data.*; do
+		[ "$(stat -c %s "$f")" -le 400000 ] && cp -n "$f" "$dir/"
+	done
+	cp -n build/seeds/*.data "$dir/" 2>/dev/null ;;
 esac
 exit 0
