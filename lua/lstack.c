@@ -153,39 +153,43 @@ static int srcframes(struct lp_run *run, const struct lp_frame *f, bool ret,
 	return n > 0 ? n : 0;
 }
 
+static void set_str(lua_State *L, const char *key, const char *val)
+{
+	if (val) {
+		lua_pushstring(L, val);
+		lua_setfield(L, -2, key);
+	}
+}
+
 /* file= and line= of a source frame, when known. */
 static void set_source(lua_State *L, const struct lp_srcframe *sf)
 {
-	if (sf->file) {
-		lua_pushstring(L, sf->file);
-		lua_setfield(L, -2, "file");
-	}
+	set_str(L, "file", sf->file);
 	if (sf->line) {
 		lua_pushinteger(L, sf->line);
 		lua_setfield(L, -2, "line");
 	}
 }
 
-/* An inlined frame: the function inlined at f's address. */
-static void push_inlined(lua_State *L, const struct lp_frame *f, const struct lp_srcframe *sf)
+/* A frame table: ip, sym, mangled, dso and kernel; the rest is added by
+ * the caller. */
+static void new_frame(lua_State *L, const struct lp_frame *f, const char *sym,
+		      const char *mangled)
 {
 	lua_createtable(L, 0, 7);
 	lua_pushinteger(L, (lua_Integer)f->ip);
 	lua_setfield(L, -2, "ip");
-	if (sf->func) {
-		lua_pushstring(L, sf->func);
-		lua_setfield(L, -2, "sym");
-	}
-	if (sf->mangled) {
-		lua_pushstring(L, sf->mangled);
-		lua_setfield(L, -2, "mangled");
-	}
-	if (f->dso) {
-		lua_pushstring(L, f->dso);
-		lua_setfield(L, -2, "dso");
-	}
-	lua_pushboolean(L, false);
+	set_str(L, "sym", sym);
+	set_str(L, "mangled", mangled);
+	set_str(L, "dso", f->dso);
+	lua_pushboolean(L, f->kernel);
 	lua_setfield(L, -2, "kernel");
+}
+
+/* An inlined frame: the function inlined at f's address. */
+static void push_inlined(lua_State *L, const struct lp_frame *f, const struct lp_srcframe *sf)
+{
+	new_frame(L, f, sf->func, sf->mangled);
 	lua_pushboolean(L, true);
 	lua_setfield(L, -2, "inlined");
 	set_source(L, sf);
@@ -193,25 +197,11 @@ static void push_inlined(lua_State *L, const struct lp_frame *f, const struct lp
 
 static void push_frame(lua_State *L, const struct lp_frame *f)
 {
-	lua_createtable(L, 0, 7);
-	lua_pushinteger(L, (lua_Integer)f->ip);
-	lua_setfield(L, -2, "ip");
+	new_frame(L, f, f->sym, f->mangled);
 	if (f->sym) {
-		lua_pushstring(L, f->sym);
-		lua_setfield(L, -2, "sym");
 		lua_pushinteger(L, (lua_Integer)f->symoff);
 		lua_setfield(L, -2, "symoff");
 	}
-	if (f->mangled) {
-		lua_pushstring(L, f->mangled);
-		lua_setfield(L, -2, "mangled");
-	}
-	if (f->dso) {
-		lua_pushstring(L, f->dso);
-		lua_setfield(L, -2, "dso");
-	}
-	lua_pushboolean(L, f->kernel);
-	lua_setfield(L, -2, "kernel");
 }
 
 void lp_stack_push(lua_State *L, struct lp_run *run)

@@ -61,26 +61,10 @@ int lp_xz_decode(const void *data, size_t size, size_t max, void **out, size_t *
 	return rc;
 }
 
-/* The .gnu_debugdata section's bytes, or NULL. */
-static Elf_Data *debugdata(Elf *e)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	if (elf_getshdrstrndx(e, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
-		    (name = elf_strptr(e, shstrndx, sh.sh_name)) && !strcmp(name, ".gnu_debugdata"))
-			return elf_rawdata(scn, NULL);
-	}
-	return NULL;
-}
-
 Elf *lp_minidebug_open(Elf *e, void **image)
 {
-	Elf_Data *d = debugdata(e);
+	Elf_Scn *scn = lp_elf_section(e, ".gnu_debugdata");
+	Elf_Data *d = scn ? elf_rawdata(scn, NULL) : NULL;
 	size_t size;
 	*image = NULL;
 	if (!d || !d->d_buf || !d->d_size ||
