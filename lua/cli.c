@@ -259,8 +259,8 @@ void lp_cli_finish(struct lp_cli *cli)
 {
 	if (!cli->sampling.use_period && !cli->sampling.freq)
 		cli->sampling.freq = DEFAULT_FREQ;
-	if (!cli->mmap_pages)
-		cli->mmap_pages = DEFAULT_PAGES;
+	if (!cli->mmap_pages)   /* dwarf samples are ~8 KiB each: 4 MiB rings */
+		cli->mmap_pages = cli->sampling.dwarf_stack ? 4 * DEFAULT_PAGES : DEFAULT_PAGES;
 	if (!cli->nr_events) {
 		lp_event_default(&cli->events[0]);
 		cli->nr_events = 1;
