@@ -20,12 +20,14 @@ enum field {
 	F_EVENT = 1, F_PID, F_TID, F_CPU, F_COMM, F_TIME, F_PERIOD, F_IP,
 	F_SYM, F_DSO, F_SYMOFF, F_KERNEL, F_STACK, F_FOLDED, F_ADDR, F_ID,
 	F_FIELDS, F_RAW,
+	F_SRCLINE,
 };
 
 static const char *const field_names[] = {
 	"event", "pid", "tid", "cpu", "comm", "time", "period", "ip",
 	"sym", "dso", "symoff", "kernel", "stack", "folded", "addr", "id",
 	"fields", "raw",
+	"srcline",
 };
 
 #define NR_FIELDS (sizeof field_names / sizeof field_names[0])
@@ -112,6 +114,7 @@ static int l_index(lua_State *L)
 	case F_FOLDED: push_cached(L, run, 2, lp_stack_push_folded); break;
 	case F_FIELDS: lp_trace_push_fields(L, run); break;
 	case F_RAW: push_cached(L, run, 3, lp_trace_push_raw); break;
+	case F_SRCLINE: lp_stack_push_srcline(L, run); break;
 	default: lua_pushnil(L); break;
 	}
 	return 1;
@@ -163,5 +166,6 @@ void lp_sample_invalidate(lua_State *L, struct lp_run *run)
 	run->view.fmt = NULL;
 	run->view.thread = NULL;
 	run->view.have_frame = false;
+	run->view.addrs = NULL;
 	run->view.cached = 0;
 }

@@ -152,4 +152,5 @@ void lp_vm_close(struct lp_run *run)
 	lp_fold_free(run);
 	free(run->evinfo);
 	run->evinfo = NULL;
+	lp_stack_free(run);
 }

@@ -170,8 +170,17 @@ void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s
 	 * one sample with that count, not that many samples, as perf. */
 	if (!use_period || period == 1)
 		a->sample_type |= PERF_SAMPLE_PERIOD;
-	if (spec->callchain < 0 ? s->callchain : spec->callchain)
+	/* The event's own call graph setting (issue 11's call-graph= term),
+	 * else the run's: frame pointers (-g) or a stack copy (dwarf). */
+	bool dwarf = spec->callchain < 0 && s->dwarf_stack;
+	if (spec->callchain < 0 ? s->callchain || dwarf : spec->callchain)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (dwarf) {            /* the user part is unwound from the copy */
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = LP_DWARF_REGS_MASK;
+		a->sample_stack_user = s->dwarf_stack;
+		a->exclude_callchain_user = 1;
+	}
 	a->freq = !use_period;
 	if (use_period)
 		a->sample_period = period;
@@ -188,6 +197,9 @@ void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = s->tracking;
+	/* perf's unwinder reads CFI tables (.eh_frame_hdr) where the process
+	 * mapped them, in data maps, so dwarf recordings record those too */
+	a->mmap_data = s->tracking && s->dwarf_stack;
 }
 
 int lp_event_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
