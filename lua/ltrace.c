@@ -151,7 +151,7 @@ static int l_fields_next(lua_State *L)
 static int l_fields_pairs(lua_State *L)
 {
 	check_fields(L);
-	lua_pushvalue(L, lua_upvalueindex(1));          /* l_fields_next */
+	lua_pushcfunction(L, l_fields_next);
 	lua_pushvalue(L, 1);
 	lua_pushnil(L);
 	return 3;
@@ -173,6 +173,14 @@ static int l_fields_tostring(lua_State *L)
 	return 1;
 }
 
+static const luaL_Reg fields_meta[] = {
+	{ "__index", l_fields_index },
+	{ "__pairs", l_fields_pairs },
+	{ "__newindex", l_fields_newindex },
+	{ "__tostring", l_fields_tostring },
+	{ NULL, NULL },
+};
+
 void lp_trace_open(lua_State *L, struct lp_run *run)
 {
 	fields_run = run;
@@ -180,15 +188,7 @@ void lp_trace_open(lua_State *L, struct lp_run *run)
 	lua_createtable(L, 64, 0);                      /* find_cached's anchors */
 	lua_setiuservalue(L, -2, 1);
 	luaL_newmetatable(L, LP_FIELDS_MT);
-	lua_pushcfunction(L, l_fields_index);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_fields_next);
-	lua_pushcclosure(L, l_fields_pairs, 1);
-	lua_setfield(L, -2, "__pairs");
-	lua_pushcfunction(L, l_fields_newindex);
-	lua_setfield(L, -2, "__newindex");
-	lua_pushcfunction(L, l_fields_tostring);
-	lua_setfield(L, -2, "__tostring");
+	luaL_setfuncs(L, fields_meta, 0);
 	lua_setmetatable(L, -2);
 	run->ref_fields = luaL_ref(L, LUA_REGISTRYINDEX);
 }
