@@ -30,6 +30,10 @@ struct lp_cli {
 	uint64_t duration_ns;
 	const char *input;              /* -i FILE: replay a recording */
 	const char *output;             /* -o FILE: keep a recording */
+	char **script_opts;             /* the script's options: "--name[=value]" */
+	int nr_script_opts;
+	bool script_help;               /* luaprof run SCRIPT --help */
+	uint64_t interval_ns;           /* -I: on_interval's period; 0 unset */
 	int argc;                       /* luaprof's own command line */
 	char **all_argv;
 };

@@ -31,6 +31,7 @@ static int l_exit(lua_State *L)
 static const luaL_Reg funcs[] = {
 	{ "exit", l_exit },
 	{ "setup", lp_setup },
+	{ "options", lp_options },
 	{ NULL, NULL },
 };
 

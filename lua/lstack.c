@@ -140,3 +140,8 @@ void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 	luaL_pushresult(&b);
 	lp_fold_put(L, run);
 }
+
+size_t lp_stack_frames(struct lp_run *run)
+{
+	return walk(run);
+}
