@@ -173,6 +173,14 @@ static int parse_interval(struct lp_cli *cli, const char *s)
 	return 0;
 }
 
+bool lp_cli_long_option(const char *name, size_t n)
+{
+	for (const struct option *o = longopts; o->name; o++)
+		if (strlen(o->name) == n && !strncmp(o->name, name, n))
+			return true;
+	return false;
+}
+
 /* Whether a (after the script's name) is the script's option: --NAME or
  * --NAME=VALUE where NAME is none of luaprof's long options, compared
  * whole (getopt would take a prefix such as --out for --output). */
@@ -181,10 +189,7 @@ static bool script_option(const char *a)
 	if (strncmp(a, "--", 2) || !a[2])
 		return false;
 	size_t n = strcspn(a + 2, "=");
-	for (const struct option *o = longopts; o->name; o++)
-		if (strlen(o->name) == n && !strncmp(o->name, a + 2, n))
-			return !strcmp(o->name, "help");
-	return true;
+	return !lp_cli_long_option(a + 2, n) || !strcmp(a, "--help");
 }
 
 static int add_script_option(struct lp_cli *cli, char *a)

@@ -56,4 +56,8 @@ void lp_cli_finish(struct lp_cli *cli);
 
 void lp_cli_free(struct lp_cli *cli);
 
+/* Whether name (n bytes) is one of luaprof's own long options ("output",
+ * "duration", ...): a script option may not take such a name. */
+bool lp_cli_long_option(const char *name, size_t n);
+
 #endif

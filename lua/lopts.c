@@ -15,9 +15,11 @@
  * Each option is { name, type, default, help [, choices = {...}] }; types
  * are string, integer, number, boolean and list (comma-separated values,
  * repeatable).  On the command line they follow the script's name as
- * --name=value (--name / --no-name for booleans): luaprof's own long
- * options are taken out first by exact name, so a script option can never
- * be mistaken for one.  A mistake stops the run before anything starts,
+ * --name=value (--name / --no-name for booleans).  A script option may not
+ * take the name of one of luaprof's own long options (--output, --duration,
+ * ...), and after the script's name a long option is luaprof's only when
+ * its name is exactly one of those (no abbreviations), so the two can
+ * never be mistaken for each other.  A mistake stops the run before anything starts,
  * with the list of valid options; `luaprof run SCRIPT --help` prints the
  * description, help and options.
  */
@@ -27,6 +29,7 @@
 
 #include <lauxlib.h>
 
+#include "cli.h"
 #include "lp.h"
 #include "luaprof/buf.h"
 #include "luaprof/optval.h"
@@ -171,6 +174,9 @@ static void check_option(lua_State *L, int i, int names)
 	const char *name = lua_tolstring(L, -4, &n);
 	if (!name || !lp_opt_name_ok(name, n) || !strcmp(name, "help"))
 		bad_spec(L, i, "the name must be lower-case letters, digits, '-' and '_', not 'help'");
+	if (lp_cli_long_option(name, n))
+		bad_spec(L, i, lua_pushfstring(L, "--%s is luaprof's own option: choose another name",
+					       name));
 	if (lua_getfield(L, names, name) != LUA_TNIL)
 		bad_spec(L, i, "a second option of that name");
 	lua_pop(L, 1);

@@ -392,7 +392,11 @@ int lp_flame_svg(struct lp_flame *f, const struct lp_flame_opts *opts, struct lp
 			  .tot_b = f->nodes[0].base,
 			  .countname = o.countname ? o.countname : "samples" };
 	d.scale = d.tot > 0 ? (o.width - 2 * PAD) / d.tot : 0;
-	d.height = TOP + (f->max_depth + 1) * (double)o.frame_height + BOTTOM + 8;
+	uint32_t depth = 0;             /* of the deepest frame drawn */
+	for (size_t i = 0; i < f->nr; i++)
+		if (f->nodes[i].count * d.scale >= o.minwidth && f->nodes[i].depth > depth)
+			depth = f->nodes[i].depth;
+	d.height = TOP + (depth + 1) * (double)o.frame_height + BOTTOM + 8;
 	if (o.diff)
 		d.max_delta = max_delta(f);
 	if (sort_children(f))
