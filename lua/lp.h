@@ -28,7 +28,8 @@
 /* Where records come from: a live run or a recording. */
 struct lp_source {
 	void *ctx;
-	/* 1 with a record, 0 at the end, -errno on failure */
+	/* 1 with a record, 2 with none when an alarm set by run->set_alarm
+	 * went off, 0 at the end, -errno on failure */
 	int (*next)(void *ctx, struct lp_record *rec, int *event);
 	void (*stop)(void *ctx);
 	/* the name of event index idx (from next), or NULL */
@@ -82,6 +83,7 @@ struct lp_run {
 	int ref_on_interval;
 	uint64_t interval_ns;           /* 0: none */
 	uint64_t tick_next, tick_prev;  /* the next boundary; the previous call's time */
+	uint64_t tick_first;            /* the first timed record's time */
 	uint64_t last_time;             /* the latest record time */
 	uint64_t tick_samples;          /* samples since the previous call */
 	void (*set_alarm)(void *ctx, uint64_t t);       /* live runs: lp_live_set_alarm */

@@ -81,6 +81,11 @@ static void notices(const struct lp_cli *cli, unsigned fb)
 	(void)cli;
 }
 
+static void source_alarm(void *ctx, uint64_t t)
+{
+	lp_live_set_alarm(ctx, t);
+}
+
 static int source_next(void *ctx, struct lp_record *rec, int *event)
 {
 	return lp_live_next(((struct live_src *)ctx)->lv, rec, event);
@@ -210,6 +215,8 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	}
 	seed_procs(run, cli, recording);
 	call_on_start(run, cli, lp_live_pid(lv));
+	run->set_alarm = source_alarm;
+	run->alarm_ctx = lv;
 	sig_live = lv;
 	uint64_t t0 = now_ns();
 	int rc = run->failed ? -1 : lp_live_start(lv, err, sizeof err);
