@@ -98,6 +98,7 @@ static struct box *build(lua_State *L, int idx)
 
 static int l_svg(lua_State *L)
 {
+	lua_settop(L, 2);
 	struct box *b = build(L, 1);
 	lua_pushlstring(L, b->out.p, b->out.len);
 	free_box(b);

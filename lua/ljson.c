@@ -55,7 +55,7 @@ static void number(struct enc *e, int idx)
 	}
 	double d = lua_tonumber(e->L, idx);
 	if (!isfinite(d))
-		luaL_error(e->L, "json.encode: %f cannot be written in JSON", d);
+		luaL_error(e->L, "json.encode: NaN and infinities cannot be written in JSON");
 	lp_json_double(e->b, d);
 }
 
