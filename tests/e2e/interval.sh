@@ -21,7 +21,7 @@ n=$(grep -c ' ms +' live.txt)
 [ "$n" -ge 15 ] || fail "only $n intervals of 50 ms in a run of about 0.8 s"
 grep -q ' 0 samples' live.txt || fail "no empty interval while the workload slept"
 grep -q '(last)' live.txt || fail "no last call for the samples after the last boundary"
-awk '/ ms \+/ {s += $4} /^total/ {t = $2} END {exit s == t ? 0 : 1}' live.txt ||
+awk '/ ms \+/ {s += $5} /^total/ {t = $2} END {exit s == t ? 0 : 1}' live.txt ||
 	fail "the intervals' samples do not add up to the total"
 # -I replaces the script's interval.
 expect_status 0 "$LUAPROF" run "$CHECKS/interval.lua" -I 200 -i live.data

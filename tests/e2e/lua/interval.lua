@@ -5,7 +5,7 @@ local funcs = luaprof.map()
 function on_sample(s) funcs:add(s.sym or "?") end
 function on_interval(i)
   local top = funcs:top(1)[1]
-  print(string.format("%5d ms +%3d ms %5d samples%s  %s", i.elapsed // 1000000, i.delta // 1000000,
+  print(string.format("%d ms +%d ms %d samples%s  %s", i.elapsed // 1000000, i.delta // 1000000,
                       i.samples, i.last and " (last)" or "", top and top[1] or "-"))
   funcs:clear()
 end
