@@ -26,7 +26,7 @@
  * PROGRESS_CHECK records. */
 #define PROGRESS_AFTER_NS 2000000000ull
 #define PROGRESS_EVERY_NS 250000000ull
-#define PROGRESS_CHECK 8192
+#define PROGRESS_CHECK 256
 
 struct progress {
 	bool tty, shown;
@@ -80,7 +80,7 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Redraws "luaprof: 42% (120/285 MiB), 3.1M samples/s" on stderr. */
+/* Redraws "luaprof: 42% (120.0/285.5 MiB), 3.1M samples/s" on stderr. */
 static void progress_draw(struct replay_src *rs, uint64_t now)
 {
 	struct progress *p = &rs->prog;
@@ -91,8 +91,10 @@ static void progress_draw(struct replay_src *rs, uint64_t now)
 	char pct[32] = "";
 	if (total)
 		snprintf(pct, sizeof pct, "%.0f%% ", 100.0 * (double)done / (double)total);
-	fprintf(stderr, "\rluaprof: %s(%.0f/%.0f MiB), %.2fM samples/s  ", pct,
-		(double)done / 1048576.0, (double)total / 1048576.0, rate / 1e6);
+	const char *unit = rate >= 1e6 ? "M" : rate >= 1e3 ? "K" : "";
+	double scaled = rate >= 1e6 ? rate / 1e6 : rate >= 1e3 ? rate / 1e3 : rate;
+	fprintf(stderr, "\rluaprof: %s(%.1f/%.1f MiB), %.1f%s samples/s  ", pct,
+		(double)done / 1048576.0, (double)total / 1048576.0, scaled, unit);
 	p->shown = true;
 	p->last = now;
 	p->samples_at_last = *rs->samples;

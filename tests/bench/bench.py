@@ -345,6 +345,9 @@ def symbols():
 
 # ---- the report library: flame graphs, the counting map ------------------
 
+PERF_FLAMEGRAPH = "/usr/lib/perf-core/scripts/python/flamegraph.py"   # perf script report flamegraph
+
+
 def flame():
     """A 2M-sample recording (QUICK: 100k) to a flame graph: luaprof's
     flamegraph script (a counting map of s.folded, then the SVG) against
@@ -360,7 +363,7 @@ def flame():
     for _ in range(1 if QUICK else 3):
         w, _, m, _ = run([LUAPROF, "run", "flamegraph", "--out=" + svg, "-i", data])
         ours.append(w); orss.append(m)
-        w, _, m, _ = run(["perf", "script", "report", "flamegraph", "-i", data,
+        w, _, m, _ = run(["perf", "script", "-i", data, "-s", PERF_FLAMEGRAPH, "--",
                           "--format", "json", "-o", js])
         theirs.append(w); prss.append(m)
     report(wl, "flame graph SVG vs perf script report flamegraph (wall s)",

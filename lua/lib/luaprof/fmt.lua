@@ -19,7 +19,8 @@ local function human(n, steps, units, digits)
   while i < #units and math.abs(v) >= steps[i + 1] do i = i + 1 end
   v = n / steps[i]
   if i == 1 and math.type(n) == "integer" then return string.format("%d%s", n, units[1]) end
-  return string.format("%." .. (digits or (math.abs(v) < 10 and 2 or math.abs(v) < 100 and 1 or 0)) .. "f%s", v, units[i])
+  digits = digits or (math.abs(v) < 10 and 2 or math.abs(v) < 100 and 1 or 0)
+  return string.format("%." .. digits .. "f%s", v, units[i])
 end
 
 function fmt.ns(n)
