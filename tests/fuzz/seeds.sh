@@ -14,5 +14,13 @@ case $target in
 fuzz_record)
 	# Each record of the perf.data files, after a 40-byte layout prefix.
 	[ -d "$shared" ] && python3 tests/fuzz/seed_records.py "$shared" "$dir" ;;
+fuzz_folded)
+	# folded text from the test suite's recordings, when any was left
+	for f in build/seeds/*.folded; do [ -f "$f" ] && cp "$f" "$dir"/; done ;;
+fuzz_optval)
+	# the option strings of the shipped scripts' tests
+	for s in --limit=20 --no-flag --flag=yes --sort=sym,dso --ratio=1e-3 --out=a.svg --x=-5K; do
+		printf '%s' "$s" > "$dir/seed-$(printf '%s' "$s" | md5sum | cut -c1-8)"
+	done ;;
 esac
 exit 0
