@@ -14,9 +14,17 @@ case $target in
 fuzz_record)
 	# Each record of the perf.data files, after a 40-byte layout prefix.
 	[ -d "$shared" ] && python3 tests/fuzz/seed_records.py "$shared" "$dir" ;;
+fuzz_perfdata)
+	# Whole recordings: perf's of many versions and layouts, the tests' own.
+	[ -d "$shared" ] && for f in "$shared"/perf.data.*; do
+		[ "$(stat -c %s "$f")" -le 400000 ] && cp -n "$f" "$dir/"
+	done
+	cp -n build/seeds/*.data "$dir/" 2>/dev/null ;;
 fuzz_folded)
-	# folded text from the test suite's recordings, when any was left
-	for f in build/seeds/*.folded; do [ -f "$f" ] && cp "$f" "$dir"/; done ;;
+	# folded stacks of real recordings, written by the folded script
+	[ -x ./luaprof ] && [ -d "$shared" ] && for f in "$shared"/perf.data.*; do
+		./luaprof run folded --out="$dir/$(basename "$f").folded" -i "$f" >/dev/null 2>&1
+	done ;;
 fuzz_optval)
 	# the option strings of the shipped scripts' tests
 	for s in --limit=20 --no-flag --flag=yes --sort=sym,dso --ratio=1e-3 --out=a.svg --x=-5K; do
