@@ -236,11 +236,18 @@ static void message(struct lp_buf *b, unsigned num, struct lp_buf *sub)
 	sub->len = 0;
 }
 
+/* A sub-message of n varint fields, numbered 1..n, holding w[0..n). */
+static void words(struct lp_buf *b, unsigned num, const uint64_t *w, size_t n, struct lp_buf *sub)
+{
+	for (size_t i = 0; i < n; i++)
+		field(sub, (unsigned)i + 1, w[i]);
+	message(b, num, sub);
+}
+
 static void value_type(struct lp_buf *b, unsigned num, const int64_t t[2], struct lp_buf *sub)
 {
-	field(sub, 1, (uint64_t)t[0]);
-	field(sub, 2, (uint64_t)t[1]);
-	message(b, num, sub);
+	uint64_t w[2] = { (uint64_t)t[0], (uint64_t)t[1] };
+	words(b, num, w, 2, sub);
 }
 
 static const uint64_t *key_words(const struct lp_pprof *p, int t, size_t i, size_t *n)
@@ -265,12 +272,8 @@ static void samples(const struct lp_pprof *p, struct lp_buf *b, struct lp_buf *s
 		for (size_t j = 0; j < p->nr_types; j++)
 			varint(s2, (uint64_t)p->values[i * p->nr_types + j]);
 		message(s1, 2, s2);
-		for (size_t j = 1 + nl; j + 3 <= n; j += 3) {
-			field(s2, 1, k[j]);
-			field(s2, 2, k[j + 1]);
-			field(s2, 3, k[j + 2]);
-			message(s1, 3, s2);
-		}
+		for (size_t j = 1 + nl; j + 3 <= n; j += 3)
+			words(s1, 3, k + j, 3, s2);     /* label: key, str, num */
 		message(b, 2, s1);
 	}
 }
@@ -300,11 +303,8 @@ static void locations(const struct lp_pprof *p, struct lp_buf *b, struct lp_buf 
 		field(s1, 1, i + 1);
 		field(s1, 2, k[0]);
 		field(s1, 3, k[1]);
-		for (size_t j = 2; j + 2 <= n; j += 2) {
-			field(s2, 1, k[j]);
-			field(s2, 2, k[j + 1]);
-			message(s1, 4, s2);
-		}
+		for (size_t j = 2; j + 2 <= n; j += 2)
+			words(s1, 4, k + j, 2, s2);     /* line: function, line */
 		message(b, 4, s1);
 	}
 }

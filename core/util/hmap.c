@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "luaprof/hmap.h"
+#include "util/chunks.h"
 #include "util/grow.h"
 
 #define KEY_CHUNK (1u << 20)
@@ -27,18 +28,12 @@ struct slot {
 	uint32_t hash;
 };
 
-struct chunk {
-	struct chunk *next;
-	size_t used, size;
-	char data[];
-};
-
 struct lp_hmap {
 	struct entry *ents;
 	size_t nr, cap;
 	struct slot *slots;
 	size_t mask;            /* slots - 1 */
-	struct chunk *chunks;
+	struct lp_chunk *chunks;
 	size_t key_bytes;
 };
 
@@ -77,20 +72,11 @@ struct lp_hmap *lp_hmap_new(void)
 	return m;
 }
 
-static void free_chunks(struct chunk *c)
-{
-	while (c) {
-		struct chunk *next = c->next;
-		free(c);
-		c = next;
-	}
-}
-
 void lp_hmap_free(struct lp_hmap *m)
 {
 	if (!m)
 		return;
-	free_chunks(m->chunks);
+	lp_chunks_free(m->chunks);
 	free(m->ents);
 	free(m->slots);
 	free(m);
@@ -99,20 +85,11 @@ void lp_hmap_free(struct lp_hmap *m)
 /* A copy of the key in chunk storage; NULL when out of memory. */
 static const char *store(struct lp_hmap *m, const void *key, size_t n)
 {
-	struct chunk *c = m->chunks;
-	if (!c || c->size - c->used < n) {
-		size_t size = n > KEY_CHUNK ? n : KEY_CHUNK;
-		if (!(c = malloc(sizeof *c + size)))
-			return NULL;
-		c->size = size;
-		c->used = 0;
-		c->next = m->chunks;
-		m->chunks = c;
+	char *p = lp_chunks_alloc(&m->chunks, n, KEY_CHUNK);
+	if (p) {
+		memcpy(p, key, n);
+		m->key_bytes += n;
 	}
-	char *p = c->data + c->used;
-	memcpy(p, key, n);
-	c->used += n;
-	m->key_bytes += n;
 	return p;
 }
 
@@ -199,7 +176,7 @@ size_t lp_hmap_bytes(const struct lp_hmap *m)
 
 void lp_hmap_clear(struct lp_hmap *m)
 {
-	free_chunks(m->chunks);
+	lp_chunks_free(m->chunks);
 	m->chunks = NULL;
 	m->key_bytes = 0;
 	m->nr = 0;
