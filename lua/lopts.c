@@ -355,8 +355,12 @@ static void apply(lua_State *L, struct lp_run *run, const char *arg, int values,
 	if ((i = find(L, name)))
 		type = opt_type(L, i);
 	else if (!strncmp(name, "no-", 3) && !text && (i = find(L, name + 3)) &&
-		 opt_type(L, i) == LP_OPT_BOOLEAN)
-		text = "false", type = LP_OPT_BOOLEAN, memmove(name, name + 3, strlen(name + 3) + 1);
+		 opt_type(L, i) == LP_OPT_BOOLEAN) {
+		/* --no-NAME: NAME = false */
+		text = "false";
+		type = LP_OPT_BOOLEAN;
+		memmove(name, name + 3, strlen(name + 3) + 1);
+	}
 	if (type < 0)
 		stop(L, run, lua_pushfstring(L, "%s: unknown option '--%s'", SCRIPT_NAME(run), name));
 	if (!text && type != LP_OPT_BOOLEAN)
