@@ -18,7 +18,9 @@
  * p:add reads the sample's frames in C (no Lua table per sample): each
  * frame becomes a location at its address in its object's mapping (the
  * callers' return addresses minus one, pointing into the call, as pprof
- * asks), named by its symbol; a mapping's build-id is read once, when the
+ * asks), named by its symbol, with its source file and line and the
+ * functions inlined there (pprof's Line list) when DWARF has them (lstack.c
+ * finds them); a mapping's build-id is read once, when the
  * mapping is first seen.  A cache from (mapping, address) to location
  * makes a frame seen before cost one hash lookup.
  */
@@ -31,6 +33,7 @@
 #include "lib.h"
 #include "lp.h"
 #include "lstack.h"
+#include "luaprof/dwarf.h"
 #include "luaprof/hmap.h"
 #include "luaprof/pprof.h"
 
@@ -86,9 +89,33 @@ static uint64_t mapping_of(struct lpprof *w, struct lp_run *run, const struct lp
 	return id;
 }
 
-static uint64_t location_of(lua_State *L, struct lpprof *w, struct lp_run *run,
-			    const struct lp_frame *f, bool caller)
+/* The location's lines: the functions inlined at the frame's address,
+ * innermost first, then its own (named by its symbol, with its file and
+ * line when DWARF has them).  Returns how many. */
+static size_t lines_of(struct lp_run *run, size_t i, struct lp_pprof_line *out, size_t max)
 {
+	const struct lp_frame *f = &run->frames[i];
+	const struct lp_srcframe *sf;
+	int ns = lp_stack_srcframes(run, i, &sf);
+	size_t n = 0;
+	for (int j = 0; j < ns - 1 && n + 1 < max; j++)
+		out[n++] = (struct lp_pprof_line){ sf[j].func, sf[j].mangled, sf[j].file, sf[j].line };
+	if (!f->sym && !ns)
+		return n;
+	out[n] = (struct lp_pprof_line){ f->sym, f->mangled, NULL, 0 };
+	if (ns) {
+		out[n].file = sf[ns - 1].file;
+		out[n].line = sf[ns - 1].line;
+		if (!f->sym)
+			out[n].function = sf[ns - 1].func;
+	}
+	return n + 1;
+}
+
+static uint64_t location_of(lua_State *L, struct lpprof *w, struct lp_run *run, size_t i)
+{
+	const struct lp_frame *f = &run->frames[i];
+	bool caller = i > 0;
 	uint64_t mapping = mapping_of(w, run, f);
 	uint64_t key[2] = { mapping, caller && f->ip ? f->ip - 1 : f->ip };
 	bool added = false;
@@ -97,8 +124,9 @@ static uint64_t location_of(lua_State *L, struct lpprof *w, struct lp_run *run,
 		luaL_error(L, "pprof: out of memory");
 	uint64_t *v = lp_hmap_value(w->locs, (size_t)e);
 	if (added) {
-		struct lp_pprof_line line = { .function = f->sym };
-		*v = lp_pprof_location(w->p, mapping, key[1], &line, f->sym ? 1 : 0);
+		struct lp_pprof_line lines[16];
+		size_t n = lines_of(run, i, lines, 16);
+		*v = lp_pprof_location(w->p, mapping, key[1], lines, n);
 		if (!*v)
 			luaL_error(L, "pprof: out of memory");
 	}
@@ -147,7 +175,7 @@ static int l_add(lua_State *L)
 		values_arg(L, 3, w, values);
 	size_t n = lp_stack_frames(run);
 	for (size_t i = 0; i < n; i++)
-		w->ids[i] = location_of(L, w, run, &run->frames[i], i > 0);
+		w->ids[i] = location_of(L, w, run, i);
 	struct lp_pprof_label labels[4];
 	size_t nl = labels_of(w, run, labels);
 	nomem(L, lp_pprof_add(w->p, w->ids, n, values, labels, nl));
