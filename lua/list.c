@@ -3,7 +3,8 @@
  * list groups them, and a tracepoint's fields.
  *
  *   luaprof list                    every group
- *   luaprof list GROUP              one group: hw, sw, pmu, tracepoint
+ *   luaprof list GROUP              one group: hw, sw, pmu, tracepoint, or
+ *                                   scripts (the scripts luaprof finds)
  *   luaprof list PATTERN            events matching a glob ("sched:*"), or
  *                                   containing PATTERN when it has no glob
  *   luaprof list --fields TP        name, type, offset, size of each field
@@ -22,18 +23,20 @@
 
 #include "list.h"
 #include "lp.h"
+#include "lscript.h"
 #include "luaprof/event.h"
 #include "luaprof/trace.h"
 
 #define PMU_DIR "/sys/bus/event_source/devices"
 
 static const char list_usage[] =
-"usage: luaprof list [hw | sw | pmu | tracepoint | PATTERN]\n"
+"usage: luaprof list [hw | sw | pmu | tracepoint | scripts | PATTERN]\n"
 "       luaprof list --fields TRACEPOINT\n"
 "\n"
 "Lists the events this machine offers for -e, grouped as perf list groups\n"
 "them; PATTERN is a glob such as 'sched:*' (without * ? [ it matches names\n"
-"containing it).  --fields prints each field of a tracepoint (s.fields).\n";
+"containing it).  luaprof list scripts lists the scripts luaprof finds.\n"
+"--fields prints each field of a tracepoint (s.fields).\n";
 
 /* What a listing prints: lines matching pattern (NULL: all). */
 struct listing {
@@ -197,6 +200,14 @@ static int list_tracepoints(struct listing *ls)
 	return 0;
 }
 
+/* ---- scripts (lscript.c) -------------------------------------------------------------- */
+
+static int list_scripts(struct listing *ls)
+{
+	(void)ls;
+	return lp_list_scripts();
+}
+
 /* ---- groups and fields -------------------------------------------------------------- */
 
 static const struct {
@@ -208,6 +219,7 @@ static const struct {
 	{ "sw", list_software, true },
 	{ "pmu", list_pmus, true },
 	{ "tracepoint", list_tracepoints, true },
+	{ "scripts", list_scripts, false },
 };
 
 #define NR_GROUPS (sizeof groups / sizeof groups[0])

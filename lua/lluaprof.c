@@ -7,9 +7,12 @@
  *   luaprof.setup{...}   the script's own defaults (lsetup.c)
  *   luaprof.syscall_name(nr), luaprof.syscall_nr(name)   this machine's
  *                        system calls (ltrace.c)
+ *   luaprof.options{...} the script's description and options (lopts.c)
+ *   luaprof.map, .hist, .json, ...  the report writers' library (lib.c)
  */
 #include <lauxlib.h>
 
+#include "lib.h"
 #include "luaprof/luaprof.h"
 #include "lp.h"
 
@@ -32,6 +35,7 @@ static const luaL_Reg funcs[] = {
 	{ "setup", lp_setup },
 	{ "syscall_name", lp_l_syscall_name },
 	{ "syscall_nr", lp_l_syscall_nr },
+	{ "options", lp_options },
 	{ NULL, NULL },
 };
 
@@ -40,6 +44,7 @@ int luaopen_luaprof(lua_State *L)
 	luaL_newlib(L, funcs);
 	lua_pushliteral(L, LP_VERSION);
 	lua_setfield(L, -2, "version");
+	lp_lib_open(L);
 	lua_pushvalue(L, -1);
 	lua_setglobal(L, "luaprof");
 	return 1;

@@ -2,13 +2,14 @@
  * lsetup.c - luaprof.setup{...}: what a script declares it needs, so that
  * `luaprof run script.lua -- cmd` needs no flags.
  *
- *   luaprof.setup{ events = {"cpu-clock"}, freq = 999, call_graph = true }
+ *   luaprof.setup{ events = {"cpu-clock"}, freq = 999, call_graph = true,
+ *                  interval = 1000 }
  *   luaprof.setup{ events = {"sched:sched_switch"},
  *                  filter = { ["sched:sched_switch"] = "prev_pid == 1" } }
  *
  * Called at the script's top level (it runs before anything is opened).
- * Replaying (-i), the keys are checked but not applied: the recording has
- * its events already.
+ * Replaying (-i), the keys of what to sample are checked but not applied:
+ * the recording has its events already.
  * Each key fills the command line's setting only when the command line did
  * not give it: -e replaces the script's events, -F or -c its freq/count,
  * --filter its filter on the events the command line filters.
@@ -97,6 +98,13 @@ static void set_call_graph(lua_State *L, struct lp_cli *cli)
 		cli->sampling = s;
 }
 
+static void set_interval(lua_State *L, struct lp_cli *cli)
+{
+	uint64_t v = positive(L, "interval");
+	if (!cli->interval_ns)
+		cli->interval_ns = v * 1000000;        /* milliseconds */
+}
+
 /* Applies expr to the tracepoints whose name matches the glob pattern (NULL:
  * every tracepoint) and that have no filter from the command line; raises
  * an error when it names none of the script's own events. */
@@ -136,16 +144,20 @@ static void set_filter(lua_State *L, struct lp_cli *cli)
 	}
 }
 
-/* In the order applied: filter after events. */
+/* In the order applied: filter after events.  Replaying (-i), the keys of
+ * what to sample are checked but not applied: the recording has its events
+ * (and tracefs, which a tracepoint name needs, may not be there). */
 static const struct {
 	const char *name;
 	apply_fn apply;
+	bool live_only;
 } keys[] = {
-	{ "events", set_events },
-	{ "freq", set_freq },
-	{ "count", set_count },
-	{ "call_graph", set_call_graph },
-	{ "filter", set_filter },
+	{ "events", set_events, true },
+	{ "freq", set_freq, true },
+	{ "count", set_count, true },
+	{ "call_graph", set_call_graph, true },
+	{ "filter", set_filter, true },
+	{ "interval", set_interval, false },
 };
 
 #define NR_KEYS (sizeof keys / sizeof keys[0])
@@ -174,7 +186,7 @@ int lp_setup(lua_State *L)
 {
 	struct lp_run *run = lp_get_run(L);
 	luaL_checktype(L, 1, LUA_TTABLE);
-	if (run->started)
+	if (!run->cli || run->started)
 		return luaL_error(L, "luaprof.setup must be called at the script's top level");
 	if (run->setup_called)
 		return luaL_error(L, "luaprof.setup is called once, with every setting in one table");
@@ -186,9 +198,9 @@ int lp_setup(lua_State *L)
 		if (lua_type(L, -1) != LUA_TSTRING || key_index(lua_tostring(L, -1)) < 0)
 			unknown_key(L, luaL_tolstring(L, -1, NULL));
 	}
-	if (!run->cli)
-		return 0;               /* a replay: the recording has its events */
 	for (size_t i = 0; i < NR_KEYS; i++) {
+		if (run->cli->input && keys[i].live_only)
+			continue;
 		if (lua_getfield(L, 1, keys[i].name) != LUA_TNIL)
 			keys[i].apply(L, run->cli);
 		lua_pop(L, 1);

@@ -14,6 +14,7 @@
 
 #include "lfold.h"
 #include "lp.h"
+#include "lscript.h"
 
 /* Message handler: the error plus a traceback. */
 static int msgh(lua_State *L)
@@ -84,7 +85,10 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	run->L = L;
 	run->script = script;
 	lua_gc(L, LUA_GCGEN, 0, 0);
+	lua_pushboolean(L, 1);          /* LUA_PATH and LUA_CPATH are not read */
+	lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
 	luaL_openlibs(L);
+	lp_script_set_path(L, script);
 	lua_pushcfunction(L, msgh);             /* stays at LP_SLOT_MSGH */
 	lua_pushlightuserdata(L, run);
 	lua_setfield(L, LUA_REGISTRYINDEX, "luaprof.run");
@@ -97,15 +101,21 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 		return -1;
 	}
 	if (lua_pcall(L, 0, 0, 1) != LUA_OK) {
+		if (run->stopped)       /* luaprof.options did what was asked */
+			return run->stopped == 1 ? 1 : -1;
 		fprintf(stderr, "luaprof: %s\n", lua_tostring(L, -1));
 		return -1;
 	}
 	run->started = true;
 	if (check_on_event(L))
 		return -1;
+	int rc = lp_options_check(run);
+	if (rc)
+		return rc;
 	run->ref_on_start = hook_ref(L, "on_start");
 	run->ref_on_sample = hook_ref(L, "on_sample");
 	run->ref_on_end = hook_ref(L, "on_end");
+	run->ref_on_interval = hook_ref(L, "on_interval");
 	run->ref_on_comm = hook_ref(L, "on_comm");
 	run->ref_on_fork = hook_ref(L, "on_fork");
 	run->ref_on_exit = hook_ref(L, "on_exit");
