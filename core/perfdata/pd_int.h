@@ -15,8 +15,11 @@
  *  - every record handed between stages is whole (header.size bytes, at
  *    least 8), lies at an 8-byte aligned address, and carries the file
  *    offset it came from (for errors);
- *  - a record (in the read buffer, in decompressed data, or a realigned
- *    copy) is valid only until the next fetch, so the order queue copies it;
+ *  - a record read from the input lies in a chunk of the order arena
+ *    (pdorder.c), which the source fills directly: the order queue keeps
+ *    it there, holding a reference on its chunk, and never copies it; a
+ *    record elsewhere (decompressed data, a realigned copy) is valid only
+ *    until the next fetch, so the queue copies that one into the arena;
  *  - every size or count read from the file is checked against the bytes
  *    that are really there before it is used or multiplied.
  */
@@ -101,13 +104,17 @@ static inline uint32_t pd_u32(const void *p)
 
 /* ---- byte source (pdsrc.c) ---------------------------------------------- */
 
+#define PD_NO_CHUNK UINT32_MAX
+
 struct pd_src {
 	const uint8_t *map;     /* whole file when mapped, else NULL */
 	size_t map_len;
-	int fd;                 /* stream: the fd read; -1 when mapped */
+	int fd;                 /* the fd records are read from */
 	bool own_fd;
-	uint8_t *buf;           /* stream: unread bytes are buf[head, len) */
-	size_t cap, head, len;
+	uint8_t *buf;           /* the arena chunk being filled (PD_CHUNK_SIZE
+				 * bytes): unread bytes are buf[head, len) */
+	uint32_t chunk;         /* its index, PD_NO_CHUNK before the first */
+	size_t head, len;
 	uint8_t *scratch;       /* aligned copy of an unaligned record */
 	uint64_t pos;           /* file offset of the next unread byte */
 	uint64_t end;           /* offset where records end (stream: UINT64_MAX) */
@@ -121,6 +128,7 @@ struct pd_rec {
 	const struct perf_event_header *h;
 	uint64_t off;           /* file offset (compressed: of the wrapper) */
 	bool inner;             /* came out of a compressed record */
+	uint32_t chunk;         /* the arena chunk h lies in, else PD_NO_CHUNK */
 };
 
 struct lp_perfdata;
@@ -155,14 +163,19 @@ struct pd_oe {
 	const void *rec;
 	uint64_t off;
 	uint32_t ev;
-	uint32_t chunk;         /* arena chunk of the copy */
+	uint32_t chunk;         /* arena chunk the record lies in */
 };
 
-#define PD_NO_CHUNK UINT32_MAX
+/* Arena chunks: 2 MiB huge-page buffers, each with a count of references
+ * (queued records, and the source or the copier filling it); a chunk is
+ * freed (or kept as a spare) when its count drops to 0. */
+#define PD_CHUNK_SIZE ((size_t)2 << 20)
+#define PD_SPARE_CHUNKS 4
 
 struct pd_chunk {
-	uint8_t *mem;
-	size_t used, live;
+	uint8_t *mem;           /* NULL: free slot */
+	size_t used;            /* bytes taken by the copier (its own chunks) */
+	size_t refs;
 };
 
 struct pd_order {
@@ -177,8 +190,10 @@ struct pd_order {
 	uint64_t max_ts;        /* perf's oe->max_timestamp */
 	uint64_t last_flush;    /* time of the last entry delivered */
 	struct pd_chunk *chunks;
-	size_t nr_chunks, cur;
-	uint8_t *spare;         /* an emptied chunk's memory kept for reuse */
+	size_t nr_chunks;
+	uint32_t cur;           /* the chunk records are copied into, or PD_NO_CHUNK */
+	uint8_t *spare[PD_SPARE_CHUNKS];        /* emptied chunks' memory, for reuse */
+	size_t nr_spare;
 	uint32_t release;       /* chunk of the last delivered entry */
 	size_t bytes;           /* arena chunks allocated */
 	size_t max_bytes;       /* cap on arena + pending entries */
@@ -187,7 +202,14 @@ struct pd_order {
 
 void pd_order_init(struct pd_order *o, size_t max_bytes, struct lp_pd_stats *stats);
 void pd_order_free(struct pd_order *o);
-/* Queues a copy of a record.  -ENOMEM. */
+/* A new chunk with one reference (the caller's): 0 and *idx, or -ENOMEM. */
+int pd_chunk_new(struct pd_order *o, uint32_t *idx);
+/* Its memory, PD_CHUNK_SIZE bytes. */
+uint8_t *pd_chunk_mem(const struct pd_order *o, uint32_t idx);
+/* Drops a reference; the chunk goes when none is left. */
+void pd_chunk_put(struct pd_order *o, uint32_t idx);
+/* Queues a record: in place when it lies in a chunk (one more reference
+ * on it), else a copy in the arena.  -ENOMEM. */
 int pd_order_queue(struct pd_order *o, uint64_t time, const struct pd_rec *r,
 		   uint32_t ev);
 /* FINISHED_ROUND: releases everything up to the previous round's max. */

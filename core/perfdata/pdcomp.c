@@ -164,7 +164,8 @@ int pd_comp_next(struct lp_perfdata *pd, struct pd_rec *r)
 		memcpy(c->scratch, p, h.size);
 		p = c->scratch;
 	}
-	*r = (struct pd_rec){ .h = (const void *)p, .off = c->off, .inner = true };
+	*r = (struct pd_rec){ .h = (const void *)p, .off = c->off, .inner = true,
+			      .chunk = PD_NO_CHUNK };
 	c->head += h.size;
 	return 1;
 }

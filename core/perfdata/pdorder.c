@@ -19,11 +19,15 @@
  * when it arrived in order, the common case per round) and merges it behind
  * the backlog, ties going to the backlog, which arrived first.
  *
- * Copies of the records live in 2 MiB arena chunks, never one malloc
- * per record; a chunk is freed when its last record has been delivered and
- * released (the delivered record stays valid until the next call), except
- * that one emptied chunk is kept as a spare for the next.  Chunks are
- * huge-page buffers (bigbuf.h): filling one costs one page fault, not 512.
+ * Records live in 2 MiB arena chunks, never one malloc per record: the
+ * source reads the input straight into chunks (pdsrc.c), so a record read
+ * from the file is queued where it lies, with a reference on its chunk;
+ * only records that lie elsewhere (decompressed, realigned) are copied in.
+ * A chunk is freed when its last reference is dropped: its records have
+ * been delivered and released (the delivered record stays valid until the
+ * next call) and nothing fills it any more; a few emptied chunks are kept
+ * as spares.  Chunks are huge-page buffers (bigbuf.h): filling one costs
+ * one page fault, not 512, and a spare none.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,14 +36,12 @@
 #include "util/bigbuf.h"
 #include "perfdata/pd_int.h"
 
-#define CHUNK_SIZE ((size_t)2 << 20)
-
 void pd_order_init(struct pd_order *o, size_t max_bytes, struct lp_pd_stats *stats)
 {
 	memset(o, 0, sizeof *o);
 	o->new_in_order = true;
 	o->release = PD_NO_CHUNK;
-	o->cur = SIZE_MAX;
+	o->cur = PD_NO_CHUNK;
 	o->max_bytes = max_bytes;
 	o->stats = stats;
 }
@@ -47,100 +49,106 @@ void pd_order_init(struct pd_order *o, size_t max_bytes, struct lp_pd_stats *sta
 void pd_order_free(struct pd_order *o)
 {
 	for (size_t i = 0; i < o->nr_chunks; i++)
-		lp_bigbuf_free(o->chunks[i].mem, CHUNK_SIZE);
-	lp_bigbuf_free(o->spare, CHUNK_SIZE);
+		lp_bigbuf_free(o->chunks[i].mem, PD_CHUNK_SIZE);
+	for (size_t i = 0; i < o->nr_spare; i++)
+		lp_bigbuf_free(o->spare[i], PD_CHUNK_SIZE);
 	free(o->chunks);
 	free(o->q);
 	free(o->tmp);
 	memset(o, 0, sizeof *o);
 }
 
-/* ---- arena ------------------------------------------------------------- */
+/* ---- chunks ------------------------------------------------------------ */
 
-/* Frees an emptied chunk's memory, or keeps it as the spare: its pages
- * are already faulted in. */
-static void chunk_drop(struct pd_order *o, uint8_t *mem)
-{
-	if (!o->spare)
-		o->spare = mem;
-	else
-		lp_bigbuf_free(mem, CHUNK_SIZE);
-}
-
-/* Memory for a new chunk: the spare, else fresh; NULL on ENOMEM. */
+/* Memory for a new chunk: a spare (its pages already faulted in), else
+ * fresh; NULL on ENOMEM. */
 static uint8_t *chunk_mem(struct pd_order *o)
 {
-	void *mem = o->spare;
+	void *mem = NULL;
 	size_t cap = 0;
 
-	if (mem) {
-		o->spare = NULL;
-		return mem;
-	}
-	if (lp_bigbuf_reserve(&mem, &cap, CHUNK_SIZE))
+	if (o->nr_spare)
+		return o->spare[--o->nr_spare];
+	if (lp_bigbuf_reserve(&mem, &cap, PD_CHUNK_SIZE))
 		return NULL;
-	return mem;             /* cap == CHUNK_SIZE: a 2 MiB multiple */
+	return mem;             /* cap == PD_CHUNK_SIZE: a 2 MiB multiple */
 }
 
-static void chunk_put(struct pd_order *o, uint32_t idx)
-{
-	struct pd_chunk *c = &o->chunks[idx];
-
-	if (--c->live || idx == o->cur)
-		return;
-	chunk_drop(o, c->mem);
-	c->mem = NULL;
-	c->used = 0;
-	o->bytes -= CHUNK_SIZE;
-}
-
-/* A fresh chunk to fill: a free slot or a new one. */
-static int chunk_new(struct pd_order *o)
+int pd_chunk_new(struct pd_order *o, uint32_t *idx)
 {
 	size_t i;
 
 	for (i = 0; i < o->nr_chunks && o->chunks[i].mem; i++)
 		;
 	if (i == o->nr_chunks) {
-		struct pd_chunk *c = realloc(o->chunks, (i + 1) * sizeof *c);
+		struct pd_chunk *c = i < PD_NO_CHUNK ? realloc(o->chunks, (i + 1) * sizeof *c) : NULL;
 
 		if (!c)
 			return -ENOMEM;
 		o->chunks = c;
-		o->nr_chunks++;
+		o->chunks[o->nr_chunks++].mem = NULL;
 	}
-	o->chunks[i] = (struct pd_chunk){ chunk_mem(o), 0, 0 };
-	if (!o->chunks[i].mem)
+	uint8_t *mem = chunk_mem(o);
+	if (!mem)
 		return -ENOMEM;
-	o->bytes += CHUNK_SIZE;
-	if (o->cur != SIZE_MAX && !o->chunks[o->cur].live) {
-		chunk_drop(o, o->chunks[o->cur].mem);
-		o->chunks[o->cur].mem = NULL;
-		o->bytes -= CHUNK_SIZE;
-	}
-	o->cur = i;
+	o->chunks[i] = (struct pd_chunk){ mem, 0, 1 };
+	o->bytes += PD_CHUNK_SIZE;
+	*idx = (uint32_t)i;
 	return 0;
 }
 
-/* Copies a record into the arena; sets e->rec and e->chunk. */
+uint8_t *pd_chunk_mem(const struct pd_order *o, uint32_t idx)
+{
+	return o->chunks[idx].mem;
+}
+
+void pd_chunk_put(struct pd_order *o, uint32_t idx)
+{
+	struct pd_chunk *c = &o->chunks[idx];
+
+	if (--c->refs)
+		return;
+	if (o->nr_spare < PD_SPARE_CHUNKS)
+		o->spare[o->nr_spare++] = c->mem;
+	else
+		lp_bigbuf_free(c->mem, PD_CHUNK_SIZE);
+	c->mem = NULL;
+	o->bytes -= PD_CHUNK_SIZE;
+}
+
+/* Copies a record into the arena's copy chunk; sets e->rec and e->chunk. */
 static int arena_copy(struct pd_order *o, const struct perf_event_header *h,
 		      struct pd_oe *e)
 {
 	size_t need = pd_align8(h->size);
 	struct pd_chunk *c;
 
-	if (o->cur == SIZE_MAX || CHUNK_SIZE - o->chunks[o->cur].used < need) {
-		int err = chunk_new(o);
+	if (o->cur == PD_NO_CHUNK || PD_CHUNK_SIZE - o->chunks[o->cur].used < need) {
+		uint32_t idx;
+		int err = pd_chunk_new(o, &idx);
 
 		if (err)
 			return err;
+		if (o->cur != PD_NO_CHUNK)
+			pd_chunk_put(o, o->cur);
+		o->cur = idx;
 	}
 	c = &o->chunks[o->cur];
 	memcpy(c->mem + c->used, h, h->size);
 	e->rec = c->mem + c->used;
-	e->chunk = (uint32_t)o->cur;
+	e->chunk = o->cur;
 	c->used += need;
-	c->live++;
+	c->refs++;
+	return 0;
+}
+
+/* Queues r where it lies when it is in a chunk, else copies it. */
+static int arena_hold(struct pd_order *o, const struct pd_rec *r, struct pd_oe *e)
+{
+	if (r->chunk == PD_NO_CHUNK)
+		return arena_copy(o, r->h, e);
+	o->chunks[r->chunk].refs++;
+	e->chunk = r->chunk;
 	return 0;
 }
 
@@ -178,7 +186,7 @@ int pd_order_queue(struct pd_order *o, uint64_t time, const struct pd_rec *r,
 
 	if (o->n == o->cap && (err = grow(o)))
 		return err;
-	if ((err = arena_copy(o, r->h, &e)))
+	if ((err = arena_hold(o, r, &e)))
 		return err;
 	if (time < o->last_flush)
 		o->stats->nr_unordered++;
@@ -328,6 +336,6 @@ int pd_order_pop(struct pd_order *o, struct pd_oe *e)
 void pd_order_release(struct pd_order *o)
 {
 	if (o->release != PD_NO_CHUNK)
-		chunk_put(o, o->release);
+		pd_chunk_put(o, o->release);
 	o->release = PD_NO_CHUNK;
 }
