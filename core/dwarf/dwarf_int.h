@@ -42,12 +42,14 @@ bool lp_step_rule(Dwfl_Module *mod, uint64_t pc, struct lp_step *st);
 #define LP_STEPCACHE_BITS 12
 
 struct lp_stepent {
-	Dwfl_Module *mod;
+	Dwfl_Module *mod;       /* NULL: empty */
 	uint64_t pc;
 	struct lp_step step;
 };
 
-/* Rules by (module, pc), direct-mapped; valid while the modules are. */
+/* Rules by pc, direct-mapped, for one session (one Dwfl, where a pc's
+ * module never changes while the session lives): a hit needs no module
+ * lookup.  Valid while the session's modules are. */
 struct lp_stepcache {
 	struct lp_stepent ents[1u << LP_STEPCACHE_BITS];
 };
@@ -55,7 +57,10 @@ struct lp_stepcache {
 struct lp_stepcache *lp_stepcache_new(void);
 void lp_stepcache_free(struct lp_stepcache *c);
 
-/* The rule at pc of mod, from the cache or read and cached. */
-const struct lp_step *lp_stepcache_get(struct lp_stepcache *c, Dwfl_Module *mod, uint64_t pc);
+/* The cached rule at pc, or NULL. */
+const struct lp_step *lp_stepcache_find(const struct lp_stepcache *c, uint64_t pc);
+
+/* The rule at pc of mod, read (lp_step_rule) and cached. */
+const struct lp_step *lp_stepcache_put(struct lp_stepcache *c, Dwfl_Module *mod, uint64_t pc);
 
 #endif

@@ -327,9 +327,12 @@ static bool fast_unwind(struct lp_unwinder *u, uint64_t pc)
 	for (u->n = 0; pc && u->n < u->max;) {
 		u->ips[u->n++] = pc;
 		uint64_t look = u->n > 1 ? pc - 1 : pc;
-		report_pc(u, look);
-		Dwfl_Module *mod = dwfl_addrmodule(st->dwfl, look);
-		const struct lp_step *r = mod ? lp_stepcache_get(st->steps, mod, look) : NULL;
+		const struct lp_step *r = lp_stepcache_find(st->steps, look);
+		if (!r) {       /* the object is reported before its rule is cached */
+			report_pc(u, look);
+			Dwfl_Module *mod = dwfl_addrmodule(st->dwfl, look);
+			r = mod ? lp_stepcache_put(st->steps, mod, look) : NULL;
+		}
 		if (!r || !r->simple)
 			return false;
 		if (r->outermost || (r->cfa_rbp && !bp_known))
@@ -357,7 +360,8 @@ size_t lp_unwind(struct lp_unwinder *u, const struct lp_proc *proc,
 	u->ips = ips;
 	u->n = 0;
 	u->max = max;
-	report_pc(u, pc);
+	if (!lp_stepcache_find(u->cur->steps, pc))     /* else reported already */
+		report_pc(u, pc);
 	if (!u->cur->attached) {        /* no object at pc: the sampled pc alone */
 		ips[0] = pc;
 		return 1;

@@ -86,7 +86,7 @@ bool lp_step_rule(Dwfl_Module *mod, uint64_t pc, struct lp_step *st)
 	return true;
 }
 
-/* ---- the cache: direct-mapped by (module, pc) ---- */
+/* ---- the cache: direct-mapped by pc ---- */
 
 struct lp_stepcache *lp_stepcache_new(void)
 {
@@ -98,12 +98,21 @@ void lp_stepcache_free(struct lp_stepcache *c)
 	free(c);
 }
 
-const struct lp_step *lp_stepcache_get(struct lp_stepcache *c, Dwfl_Module *mod, uint64_t pc)
+static struct lp_stepent *slot(const struct lp_stepcache *c, uint64_t pc)
 {
-	uint64_t h = (pc ^ ((uint64_t)(uintptr_t)mod >> 4)) * 0x9e3779b97f4a7c15ull;
-	struct lp_stepent *e = &c->ents[h >> (64 - LP_STEPCACHE_BITS)];
-	if (e->mod == mod && e->pc == pc)
-		return &e->step;
+	uint64_t h = pc * 0x9e3779b97f4a7c15ull;
+	return (struct lp_stepent *)(uintptr_t)&c->ents[h >> (64 - LP_STEPCACHE_BITS)];
+}
+
+const struct lp_step *lp_stepcache_find(const struct lp_stepcache *c, uint64_t pc)
+{
+	const struct lp_stepent *e = slot(c, pc);
+	return e->mod && e->pc == pc ? &e->step : NULL;
+}
+
+const struct lp_step *lp_stepcache_put(struct lp_stepcache *c, Dwfl_Module *mod, uint64_t pc)
+{
+	struct lp_stepent *e = slot(c, pc);
 	if (!lp_step_rule(mod, pc, &e->step))
 		e->step.simple = false;
 	e->mod = mod;
