@@ -102,35 +102,86 @@ static void resolve_caller(struct lp_run *run, uint64_t ip, struct lp_frame *out
 		out->symoff++;
 }
 
+/* The first frame of a stack, at ip in kernel or user space: the sample's
+ * leaf frame (computed once per sample) when it is that, else resolved. */
+static void first_frame(struct lp_run *run, uint64_t ip, bool kernel, struct lp_frame *out)
+{
+	const struct lp_record *r = run->view.rec;
+	if (ip == r->u.sample.ip && kernel == cpumode_kernel(r->misc))
+		*out = *lp_stack_leaf(run);
+	else
+		resolve(run, ip, kernel, out);
+}
+
+/* Where a frame of the stack lies and how walk() names it. */
+struct frame_pos {
+	uint64_t ip;
+	bool kernel;            /* in kernel space, as the context markers say */
+	bool first;             /* the stack's first frame */
+	bool caller;            /* an unwound caller: named at ip - 1 */
+	bool ret;               /* a callchain's user caller: a return address */
+};
+
+/* The frames of the sample's stack (lp_stack_addrs), in order. */
+struct frame_iter {
+	const uint64_t *ips;
+	uint64_t nr, i;
+	bool unwound, kernel, first_user;
+	size_t n;
+};
+
+static void iter_init(struct frame_iter *it, struct lp_run *run)
+{
+	it->ips = lp_stack_addrs(run, &it->nr, &it->unwound);
+	it->i = 0;
+	it->n = 0;
+	it->kernel = cpumode_kernel(run->view.rec->misc);
+	it->first_user = true;
+}
+
+/* The next frame: its address and kind; false after the last. */
+static bool iter_next(struct frame_iter *it, struct frame_pos *p)
+{
+	for (; it->i < it->nr; it->i++) {
+		uint64_t ip = it->ips[it->i];
+		if (ip >= PERF_CONTEXT_MAX) {
+			it->kernel = ip == PERF_CONTEXT_KERNEL || ip == PERF_CONTEXT_GUEST_KERNEL;
+			continue;
+		}
+		p->ip = ip;
+		p->kernel = it->kernel;
+		p->first = it->n == 0;
+		p->caller = !p->first && it->unwound && !it->kernel && !it->first_user;
+		/* a callchain's user callers are return addresses */
+		p->ret = !it->unwound && !it->kernel && !it->first_user;
+		it->first_user &= it->kernel;
+		it->n++;
+		it->i++;
+		return true;
+	}
+	return false;
+}
+
+static void frame_at(struct lp_run *run, const struct frame_pos *p, struct lp_frame *out)
+{
+	if (p->first)
+		first_frame(run, p->ip, p->kernel, out);
+	else if (p->caller)
+		resolve_caller(run, p->ip, out);
+	else
+		resolve(run, p->ip, p->kernel, out);
+}
+
 /* Resolves every frame of the sample into run->frames; returns the count. */
 static size_t walk(struct lp_run *run)
 {
-	const struct lp_sample *s = &run->view.rec->u.sample;
-	uint64_t nr;
-	bool unwound, first_user = true;
-	const uint64_t *ips = lp_stack_addrs(run, &nr, &unwound);
-	if (!s->nr_ips && !unwound) {
-		run->frames[0] = *lp_stack_leaf(run);
-		return 1;
-	}
-	bool kernel = cpumode_kernel(run->view.rec->misc);
+	struct frame_iter it;
+	struct frame_pos p;
 	size_t n = 0;
-	for (uint64_t i = 0; i < nr && n < LP_MAX_STACK; i++) {
-		uint64_t ip = ips[i];
-		if (ip >= PERF_CONTEXT_MAX) {
-			kernel = ip == PERF_CONTEXT_KERNEL || ip == PERF_CONTEXT_GUEST_KERNEL;
-			continue;
-		}
-		if (n == 0 && ip == s->ip && run->view.have_frame)
-			run->frames[n] = run->view.frame;
-		else if (unwound && !kernel && !first_user)
-			resolve_caller(run, ip, &run->frames[n]);
-		else
-			resolve(run, ip, kernel, &run->frames[n]);
-		/* a callchain's user callers are return addresses */
-		run->frame_ret[n] = !unwound && !kernel && !first_user;
-		first_user &= kernel;
-		n++;
+	iter_init(&it, run);
+	while (n < LP_MAX_STACK && iter_next(&it, &p)) {
+		frame_at(run, &p, &run->frames[n]);
+		run->frame_ret[n++] = p.ret;
 	}
 	if (n == 0) {
 		run->frames[n] = *lp_stack_leaf(run);
@@ -271,10 +322,81 @@ static void add_name(luaL_Buffer *b, const char *s, bool comm)
 	}
 }
 
+/* The words naming frame f in a folded string (see lp_stack_fold_leaf);
+ * 0 when they do not fit in max. */
+static size_t frame_words(struct lp_run *run, const struct lp_frame *f, bool ret,
+			  uint64_t *w, size_t max)
+{
+	const struct lp_srcframe *sf;
+	int ns = srcframes(run, f, ret, &sf);
+	size_t inl = ns > 1 ? (size_t)ns - 1 : 0;
+	if (max < 2 || inl > max - 2)
+		return 0;
+	w[0] = inl << 1 | f->kernel;
+	w[1] = (uint64_t)(uintptr_t)f->sym;
+	for (size_t j = 0; j < inl; j++)
+		w[2 + j] = (uint64_t)(uintptr_t)sf[j].func;
+	return 2 + inl;
+}
+
+/* frame_words of the frame at p, through the cache by address. */
+static size_t pos_words(struct lp_run *run, const struct frame_pos *p, uint64_t *w, size_t max)
+{
+	unsigned how = (unsigned)p->first | (unsigned)p->caller << 1 | (unsigned)p->ret << 2 |
+		       (unsigned)p->kernel << 3;
+	size_t n = lp_fold_words_get(run, p->ip, how, w, max);
+	if (n)
+		return n;
+	struct lp_frame f;
+	frame_at(run, p, &f);
+	n = frame_words(run, &f, p->ret, w, max);
+	if (n)
+		lp_fold_words_put(run, p->ip, how, w, n);
+	return n;
+}
+
+size_t lp_stack_fold_leaf(struct lp_run *run, uint64_t *words, size_t max, uint64_t *leaf)
+{
+	struct frame_iter it;
+	struct frame_pos p;
+	iter_init(&it, run);
+	if (!iter_next(&it, &p))
+		return 0;
+	*leaf = it.i - 1;
+	return pos_words(run, &p, words, max);
+}
+
+/* The names the folded string of the sample is made of, as words: its
+ * command name, then frame_words of each frame, leaf first.  Two samples
+ * with the same words fold to the same string.  0 when they do not fit. */
+static size_t name_words(struct lp_run *run, uint64_t *w, size_t max)
+{
+	const struct lp_thread *t = lp_view_thread(run);
+	struct frame_iter it;
+	struct frame_pos p;
+	size_t n = 2, k;
+	if (!t || max < 2)
+		return 0;
+	memcpy(w, t->comm, 2 * sizeof *w);
+	iter_init(&it, run);
+	while (iter_next(&it, &p)) {
+		if (it.n > LP_MAX_STACK || !(k = pos_words(run, &p, w + n, max - n)))
+			return 0;
+		n += k;
+	}
+	return it.n ? n : 0;
+}
+
 void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 {
 	if (lp_fold_get(L, run, cpumode_kernel(run->view.rec->misc)))
 		return;
+	uint64_t words[LP_FOLD_NAME_WORDS];
+	size_t nw = name_words(run, words, LP_FOLD_NAME_WORDS);
+	if (nw && lp_fold_named_get(L, run, words, nw)) {
+		lp_fold_put(L, run);
+		return;
+	}
 	size_t n = walk(run);
 	luaL_Buffer b;
 	luaL_buffinit(L, &b);
@@ -293,6 +415,7 @@ void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 		}
 	}
 	luaL_pushresult(&b);
+	lp_fold_named_put(L, run);
 	lp_fold_put(L, run);
 }
 
