@@ -39,6 +39,7 @@
 #include "luaprof/record.h"
 #include "luaprof/sym.h"
 #include "sym/sym_int.h"
+#include "util/bits.h"
 #include "util/grow.h"
 
 #define LP_UNWIND_PROCS 32
@@ -112,7 +113,7 @@ static bool perf_reg(const struct lp_sample *s, unsigned reg, uint64_t *val)
 	uint64_t mask = s->user_regs_mask;
 	if (!(mask & (1ull << reg)))
 		return false;
-	unsigned idx = (unsigned)__builtin_popcountll(mask & ((1ull << reg) - 1));
+	unsigned idx = lp_popcount(mask & ((1ull << reg) - 1));
 	if (idx >= s->nr_user_regs)
 		return false;
 	*val = s->user_regs[idx];

@@ -27,6 +27,7 @@
 
 #include "luaprof/trace.h"
 #include "perfdata/pd_int.h"
+#include "util/bits.h"
 #include "util/grow.h"
 
 struct pd_ev {
@@ -102,7 +103,7 @@ static int id_pos(uint64_t st)
 		return 0;
 	if (!(st & PERF_SAMPLE_ID))
 		return -1;
-	return __builtin_popcountll(st & (PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+	return (int)lp_popcount(st & (PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 					  PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR));
 }
 
@@ -112,7 +113,7 @@ static int is_pos(uint64_t st)
 		return 1;
 	if (!(st & PERF_SAMPLE_ID))
 		return -1;
-	return 1 + __builtin_popcountll(st & (PERF_SAMPLE_CPU | PERF_SAMPLE_STREAM_ID));
+	return 1 + (int)lp_popcount(st & (PERF_SAMPLE_CPU | PERF_SAMPLE_STREAM_ID));
 }
 
 /* With several events, all must agree with the first on where the id is. */

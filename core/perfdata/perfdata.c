@@ -38,6 +38,7 @@
 #include "luaprof/trace.h"
 #include "perfdata/pd_int.h"
 #include "util/strtab.h"
+#include "util/bits.h"
 
 
 struct file_section {
@@ -320,13 +321,13 @@ static uint64_t peek_time(const struct lp_pd_event *e, const struct perf_event_h
 	if (!(st & PERF_SAMPLE_TIME))
 		return UINT64_MAX;
 	if (h->type == PERF_RECORD_SAMPLE) {
-		i = (size_t)__builtin_popcountll(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+		i = lp_popcount(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
 						       PERF_SAMPLE_TID));
 		return i < n ? a[i] : UINT64_MAX;
 	}
 	if (!e->attr.sample_id_all)
 		return UINT64_MAX;
-	i = 1 + (size_t)__builtin_popcountll(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CPU |
+	i = 1 + (size_t)lp_popcount(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CPU |
 						   PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_ID));
 	return i <= n ? a[n - i] : UINT64_MAX;
 }

@@ -490,6 +490,39 @@ static void test_sample_empty_regs_stack(void)
 	free(p.buf);
 }
 
+/* A sample writes every field of the record, so nothing of the record it
+ * is decoded over is left: decoded over 0xa5 bytes, a sample of only IP
+ * has everything else zero (the period is the format's). */
+static void test_sample_overwrites_all(void)
+{
+	struct builder bd;
+	struct lp_format f = { .sample_type = PERF_SAMPLE_IP, .period = 7 };
+	struct lp_record r;
+	const struct lp_sample *s = &r.u.sample;
+	unsigned char *buf;
+
+	begin(&bd, PERF_RECORD_SAMPLE, 0);
+	put_u64(&bd, 0x1234);
+	finish(&bd);
+	buf = dup_exact(bd.b, bd.n);
+	memset(&r, 0xa5, sizeof r);
+	TEST_EQ(lp_record_parse(buf, bd.n, &f, &r), 0);
+	TEST_EQ_U64(s->ip, 0x1234);
+	TEST_EQ_U64(s->period, 7);
+	TEST_EQ_U64(s->id | s->time | s->addr | s->stream_id | s->pid | s->tid | s->cpu, 0);
+	TEST_TRUE(!s->read && !s->ips && !s->raw && !s->branches && !s->user_regs &&
+		  !s->user_stack && !s->intr_regs && !s->aux);
+	TEST_EQ_U64(s->nr_read | s->nr_ips | s->raw_size | s->nr_branches | s->branch_hw_idx |
+		    s->user_abi | s->nr_user_regs | s->user_regs_mask | s->user_stack_size |
+		    s->user_stack_dyn_size, 0);
+	TEST_EQ_U64(s->weight | s->data_src | s->transaction | s->intr_abi | s->nr_intr_regs |
+		    s->phys_addr | s->cgroup | s->data_page_size | s->code_page_size |
+		    s->aux_size, 0);
+	TEST_TRUE(r.has_sid);
+	TEST_EQ_U64(r.sid.time | r.sid.stream_id | r.sid.cpu | r.sid.pid, 0);
+	free(buf);
+}
+
 /* PERF_SAMPLE_BRANCH_COUNTERS (bit 19) appends nr u64 after the entries;
  * without HW_INDEX there is no hw_idx word. */
 static void test_branch_counters(void)
@@ -1467,6 +1500,7 @@ TEST_MAIN("record",
 	TEST_CASE(test_read_group),
 	TEST_CASE(test_read_no_group),
 	TEST_CASE(test_sample_empty_regs_stack),
+	TEST_CASE(test_sample_overwrites_all),
 	TEST_CASE(test_branch_counters),
 	TEST_CASE(test_mmap),
 	TEST_CASE(test_mmap2_inode),
