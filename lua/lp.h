@@ -27,6 +27,8 @@
 #define LP_SLOT_ON_SAMPLE 2
 #define LP_SLOT_VIEW 3
 #define LP_SLOT_HANDLERS 4
+#define LP_SLOT_FIELDS 5        /* ltrace.c: the s.fields being shown, or nil */
+#define LP_SLOT_FKEYS 6         /* ltrace.c: its field names, or nil */
 
 struct lp_tp_format;
 
@@ -46,10 +48,13 @@ struct lp_source {
 
 /* What the loop knows of each event (run->evinfo[event + 1]), settled at
  * the event's first sample. */
+struct lp_tpview;
+
 struct lp_evinfo {
 	bool ready;
 	bool handled;                   /* a handler takes its samples */
 	const struct lp_tp_format *fmt; /* s.fields */
+	struct lp_tpview *tp;           /* ltrace.c: s.fields of a handled event with fmt */
 };
 
 /* The sample view: one per run, pointed at the current sample only while
@@ -58,7 +63,6 @@ struct lp_view {
 	const void *ud;                 /* the Sample userdata's block */
 	const struct lp_record *rec;    /* NULL outside on_sample */
 	int event;
-	const struct lp_tp_format *fmt; /* the event's tracepoint format, or NULL */
 	struct lp_thread *thread;
 	bool have_frame;
 	struct lp_frame frame;          /* s.sym, s.dso, s.symoff, s.kernel */
@@ -80,8 +84,9 @@ struct lp_run {
 	int ref_on_sample, ref_on_end, ref_on_start;
 	int ref_on_comm, ref_on_fork, ref_on_exit;
 	int ref_view;                   /* the Sample userdata */
-	int ref_fields;                 /* the Fields userdata (s.fields) */
-	const void *fields_ud;          /* its block */
+	int ref_view_index;             /* its __index table (lsample.c) */
+	const void *view_index;         /* that table's address */
+	struct lp_tpview *tp_shown;     /* ltrace.c: the s.fields in that table */
 	const struct lp_source *src;    /* while the loop runs */
 	struct lp_evinfo *evinfo;       /* per event + 1, grown as events appear */
 	size_t nr_evinfo;
@@ -141,12 +146,24 @@ void lp_sample_invalidate(lua_State *L, struct lp_run *run);
  * NULL only when out of memory. */
 struct lp_thread *lp_view_thread(struct lp_run *run);
 
-/* ltrace.c: s.fields (the view of the tracepoint's fields, common_* left
- * out; nil for other events) and s.raw (the raw data as a string, or nil),
- * for the sample in the view; and luaprof.syscall_name / syscall_nr.
- * lp_trace_open makes the one Fields view of the run (lp_sample_open calls
- * it). */
-void lp_trace_open(lua_State *L, struct lp_run *run);
+/* lsample.c: sets s.fields, for the samples handled from now on, to the
+ * value at stack index idx. */
+void lp_sample_show_fields(lua_State *L, struct lp_run *run, int idx);
+
+/* ltrace.c: s.fields, the fields of a tracepoint sample (see ltrace.c),
+ * and s.raw (its raw data as a string, or nil); luaprof.syscall_name and
+ * syscall_nr.  lp_trace_view_new makes the s.fields of the event whose
+ * format is fmt (NULL when out of memory; freed by lp_trace_view_free).
+ * lp_trace_enter makes it the s.fields of the sample in the view (tv NULL
+ * for an event without one), before its handler is called; lp_trace_leave
+ * ends it, before anything else of the script runs (both with the Lua
+ * stack at its base: they use LP_SLOT_FIELDS).  lp_trace_push_fields
+ * pushes the s.fields being shown, or nil. */
+struct lp_tpview *lp_trace_view_new(lua_State *L, struct lp_run *run,
+				    const struct lp_tp_format *fmt);
+void lp_trace_view_free(struct lp_tpview *tv);
+void lp_trace_enter(struct lp_run *run, struct lp_tpview *tv);
+void lp_trace_leave(struct lp_run *run);
 void lp_trace_push_fields(lua_State *L, struct lp_run *run);
 void lp_trace_push_raw(lua_State *L, struct lp_run *run);
 int lp_l_syscall_name(lua_State *L);

@@ -3,11 +3,14 @@
  *
  * There is exactly one Sample userdata per run.  It points at the current
  * record only while on_sample runs; reading it at any other time raises an
- * error.  Fields are computed when read: the name is mapped to a small
- * integer through an upvalue table (one hash lookup), and fields that cost
+ * error.  Its __index is a table, empty but for s.fields while a
+ * tracepoint's sample is handled (lp_sample_show_fields: reading s.fields
+ * is then a table read, no call into C); that table's own __index computes
+ * every other field when read: the name is mapped to a small integer
+ * through an upvalue table (one hash lookup), and fields that cost
  * something (symbols, the stack, the folded string, a tracepoint's raw
  * data) are cached for the rest of the call, the tables and strings in the
- * userdata's user values; s.fields is a view of its own (ltrace.c).
+ * userdata's user values; s.fields is a table of its own (ltrace.c).
  */
 #include <string.h>
 
@@ -32,12 +35,13 @@ static const char *const field_names[] = {
 
 #define NR_FIELDS (sizeof field_names / sizeof field_names[0])
 
-/* The run, from l_index's second upvalue; argument 1 must be its view (the
- * only Sample there is), which one pointer comparison checks. */
+/* The run, from l_index's second upvalue; argument 1 must be the view's
+ * __index table (l_index is that table's __index), which one pointer
+ * comparison checks. */
 static struct lp_run *check_view(lua_State *L)
 {
 	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(2));
-	if (lua_touserdata(L, 1) != run->view.ud)
+	if (lua_topointer(L, 1) != run->view_index)
 		luaL_typeerror(L, 1, LP_SAMPLE_MT);
 	if (!run->view.rec)
 		luaL_error(L, "sample used outside on_sample: copy the fields you need "
@@ -65,17 +69,18 @@ static void push_event(lua_State *L, struct lp_run *run)
 	name ? (void)lua_pushstring(L, name) : lua_pushnil(L);
 }
 
-/* A cached Lua value in user value slot `slot`, or build it with fn. */
+/* A cached Lua value in user value slot `slot` of the view (l_index's
+ * third upvalue), or build it with fn. */
 static void push_cached(lua_State *L, struct lp_run *run, int slot,
 			void (*fn)(lua_State *L, struct lp_run *run))
 {
 	if (run->view.cached & (1u << slot)) {
-		lua_getiuservalue(L, 1, slot);
+		lua_getiuservalue(L, lua_upvalueindex(3), slot);
 		return;
 	}
 	fn(L, run);
 	lua_pushvalue(L, -1);
-	lua_setiuservalue(L, 1, slot);
+	lua_setiuservalue(L, lua_upvalueindex(3), slot);
 	run->view.cached |= 1u << slot;
 }
 
@@ -142,13 +147,21 @@ void lp_sample_open(lua_State *L, struct lp_run *run)
 	*ud = run;
 	run->view.ud = ud;
 	luaL_newmetatable(L, LP_SAMPLE_MT);
+	lua_newtable(L);                        /* __index: s.fields, then l_index */
+	run->view_index = lua_topointer(L, -1);
+	lua_createtable(L, 0, 1);
 	lua_createtable(L, 0, NR_FIELDS);
 	for (size_t i = 0; i < NR_FIELDS; i++) {
 		lua_pushinteger(L, (lua_Integer)i + 1);
 		lua_setfield(L, -2, field_names[i]);
 	}
 	lua_pushlightuserdata(L, run);
-	lua_pushcclosure(L, l_index, 2);
+	lua_pushvalue(L, -6);                   /* the view */
+	lua_pushcclosure(L, l_index, 3);
+	lua_setfield(L, -2, "__index");
+	lua_setmetatable(L, -2);
+	lua_pushvalue(L, -1);
+	run->ref_view_index = luaL_ref(L, LUA_REGISTRYINDEX);
 	lua_setfield(L, -2, "__index");
 	lua_pushcfunction(L, l_newindex);
 	lua_setfield(L, -2, "__newindex");
@@ -156,14 +169,21 @@ void lp_sample_open(lua_State *L, struct lp_run *run)
 	lua_setfield(L, -2, "__tostring");
 	lua_setmetatable(L, -2);
 	run->ref_view = luaL_ref(L, LUA_REGISTRYINDEX);
-	lp_trace_open(L, run);
+}
+
+void lp_sample_show_fields(lua_State *L, struct lp_run *run, int idx)
+{
+	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_view_index);
+	lua_pushliteral(L, "fields");
+	lua_pushvalue(L, idx);
+	lua_rawset(L, -3);
+	lua_pop(L, 1);
 }
 
 void lp_sample_invalidate(lua_State *L, struct lp_run *run)
 {
 	(void)L;
 	run->view.rec = NULL;
-	run->view.fmt = NULL;
 	run->view.thread = NULL;
 	run->view.have_frame = false;
 	run->view.addrs = NULL;

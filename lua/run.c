@@ -88,6 +88,8 @@ static const struct lp_evinfo *event_info(struct lp_run *run, int event)
 	lua_rawseti(L, LP_SLOT_HANDLERS, (lua_Integer)i + 1);
 	ei->fmt = event >= 0 && run->src->event_format ?
 		  run->src->event_format(run->src->ctx, event) : NULL;
+	if (ei->fmt && ei->handled && !(ei->tp = lp_trace_view_new(L, run, ei->fmt)))
+		return NULL;
 	ei->ready = true;
 	return ei;
 }
@@ -116,6 +118,7 @@ static int tick(struct lp_run *run, uint64_t t, bool last)
 	lua_setfield(L, -2, "last");
 	run->tick_prev = t;
 	run->tick_samples = 0;
+	lp_trace_leave(run);
 	return lp_vm_call(run, run->ref_on_interval, 1);
 }
 
@@ -151,7 +154,7 @@ static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
 		return 0;
 	run->view.rec = rec;
 	run->view.event = event;
-	run->view.fmt = ei->fmt;
+	lp_trace_enter(run, ei->tp);
 	int rc = lp_vm_call_handler(run, event + 2);
 	lp_sample_invalidate(run->L, run);
 	return rc;
@@ -187,6 +190,7 @@ int lp_run_task_hook(struct lp_run *run, const struct lp_record *rec)
 		set_int(L, "ptid", rec->u.task.ptid);
 		set_int(L, "time", (lua_Integer)rec->u.task.time);
 	}
+	lp_trace_leave(run);
 	return lp_vm_call(run, ref, 1);
 }
 
@@ -224,6 +228,8 @@ void lp_run_end(struct lp_run *run, uint64_t duration, int status)
 	if (run->interval_ns && run->tick_samples && run->tick_next && !run->failed &&
 	    tick(run, run->last_time, true))
 		return;
+	if (run->L)
+		lp_trace_leave(run);
 	if (run->ref_on_end == LUA_NOREF)
 		return;
 	lua_State *L = run->L;

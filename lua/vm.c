@@ -122,6 +122,8 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_on_sample);  /* LP_SLOT_ON_SAMPLE */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_view);       /* LP_SLOT_VIEW */
 	lua_newtable(L);                                        /* LP_SLOT_HANDLERS */
+	lua_pushnil(L);                                         /* LP_SLOT_FIELDS */
+	lua_pushnil(L);                                         /* LP_SLOT_FKEYS */
 	return 0;
 }
 
@@ -160,6 +162,8 @@ void lp_vm_close(struct lp_run *run)
 		lua_close(run->L);
 	run->L = NULL;
 	lp_fold_free(run);
+	for (size_t i = 0; i < run->nr_evinfo; i++)
+		lp_trace_view_free(run->evinfo[i].tp);
 	free(run->evinfo);
 	run->evinfo = NULL;
 	lp_stack_free(run);
