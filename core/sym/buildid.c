@@ -49,8 +49,7 @@ char *lp_build_id_hex(const uint8_t *id, size_t n, char *buf)
 	return buf;
 }
 
-/* The idx-th cache directory into buf; false when there is none. */
-static bool cache_dir(unsigned idx, char *buf, size_t n)
+bool lp_build_id_cache_dir(unsigned idx, char *buf, size_t n)
 {
 	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
 	char dflt[PATH_MAX] = "";
@@ -69,13 +68,23 @@ static bool cache_dir(unsigned idx, char *buf, size_t n)
 	return false;
 }
 
+void lp_build_id_debug_file(const uint8_t *id, size_t n, char *buf, size_t size)
+{
+	int off = snprintf(buf, size, "%s/.build-id/%02x/", LP_DEBUG_DIR, n ? id[0] : 0);
+
+	for (size_t i = 1; i < n && off > 0 && (size_t)off + 3 < size; i++)
+		off += snprintf(buf + off, size - (size_t)off, "%02x", id[i]);
+	if (off > 0 && (size_t)off < size)
+		snprintf(buf + off, size - (size_t)off, ".debug");
+}
+
 bool lp_build_id_cache_file(const uint8_t *id, size_t n, const char *base, unsigned idx,
 			    char *buf, size_t size)
 {
 	char dir[PATH_MAX], hex[2 * LP_BUILD_ID_SIZE + 1];
 	struct stat st;
 
-	if (!n || !cache_dir(idx, dir, sizeof dir))
+	if (!n || !lp_build_id_cache_dir(idx, dir, sizeof dir))
 		return false;
 	lp_build_id_hex(id, n, hex);
 	int len = snprintf(buf, size, "%s/.build-id/%.2s/%s", dir, hex, hex + 2);

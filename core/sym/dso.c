@@ -26,7 +26,6 @@
 #include "sym/sym_int.h"
 
 #define BUILD_ID_MAX 64
-#define LP_DEBUG_DIR "/usr/lib/debug"  /* separate debug files, by build-id */
 #define MEM_IMAGE_MAX (16u << 20)   /* a larger in-memory image is bogus */
 
 struct seg {
@@ -173,17 +172,6 @@ static Elf_Scn *find_symtab(Elf *e)
 	return NULL;
 }
 
-/* Where distributions install separate debug files: by build-id
- * (/usr/lib/debug/.build-id/NN/REST.debug), as gdb and perf look them up. */
-static void debug_path(const struct lp_dso *d, char *buf, size_t n)
-{
-	int off = snprintf(buf, n, "%s/.build-id/%02x/", LP_DEBUG_DIR, d->build_id[0]);
-	for (size_t i = 1; i < d->build_id_size && off > 0 && (size_t)off + 3 < n; i++)
-		off += snprintf(buf + off, n - (size_t)off, "%02x", d->build_id[i]);
-	if (off > 0 && (size_t)off < n)
-		snprintf(buf + off, n - (size_t)off, ".debug");
-}
-
 /* lp_dso_load_debug_file(), telling whether the symbols were replaced.
  * runtime: the object's own ELF, for its PLT stubs (NULL: read from
  * d->path). */
@@ -229,7 +217,7 @@ void lp_dso_load_debug_file(struct lp_dso *d, const char *path)
 static bool load_debug_syms(struct lp_dso *d, Elf *runtime)
 {
 	char path[PATH_MAX];
-	debug_path(d, path, sizeof path);
+	lp_build_id_debug_file(d->build_id, d->build_id_size, path, sizeof path);
 	return debug_file_syms(d, path, runtime);
 }
 
