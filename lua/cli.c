@@ -16,6 +16,7 @@
 
 #define DEFAULT_FREQ 4000
 #define DEFAULT_PAGES 256
+#define OPT_NO_BUILDID_CACHE 256        /* long options without a letter */
 
 static const char usage[] =
 "usage: luaprof run SCRIPT [options] [--] [CMD [ARGS...]]\n"
@@ -41,6 +42,8 @@ static const char usage[] =
 "                                (- reads a pipe-mode stream from stdin)\n"
 "  -o, --output FILE             keep a perf.data recording of the run (record:\n"
 "                                default perf.data; an existing file becomes FILE.old)\n"
+"      --no-buildid-cache        do not copy the recorded objects into perf's\n"
+"                                build-id cache (~/.debug, or $PERF_BUILDID_DIR)\n"
 "  -A, --arg VALUE               pass VALUE to the script in arg[] (repeatable)\n"
 "  -h, --help                    this help\n"
 "  -v, --version                 print the version\n"
@@ -60,6 +63,7 @@ static const struct option longopts[] = {
 	{ "arg", required_argument, NULL, 'A' },
 	{ "input", required_argument, NULL, 'i' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "no-buildid-cache", no_argument, NULL, OPT_NO_BUILDID_CACHE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
@@ -192,6 +196,7 @@ static int option(struct lp_cli *cli, int c, char *val)
 	case 'A': return add_arg(cli, val);
 	case 'i': cli->input = val; return 0;
 	case 'o': cli->output = val; return 0;
+	case OPT_NO_BUILDID_CACHE: cli->no_buildid_cache = true; return 0;
 	case 'h': fputs(usage, stdout); return 1;
 	case 'v': printf("luaprof %s\n", LP_VERSION); return 1;
 	default:
@@ -206,6 +211,8 @@ static int check(struct lp_cli *cli)
 		cli->output = "perf.data";
 	if (cli->input && cli->output)
 		return fail("-i and -o exclude each other: a replay writes no recording");
+	if (cli->no_buildid_cache && !cli->output)
+		return fail("--no-buildid-cache goes with a recording: luaprof record, or run -o FILE");
 	if (!cli->script && !record)
 		return fail("no script given: luaprof run SCRIPT [options] -- CMD");
 	if (cli->input && (cli->argv || cli->nr_pids || cli->system_wide))

@@ -30,6 +30,7 @@ struct lp_cli {
 	uint64_t duration_ns;
 	const char *input;              /* -i FILE: replay a recording */
 	const char *output;             /* -o FILE: keep a recording */
+	bool no_buildid_cache;          /* leave perf's build-id cache alone */
 	int argc;                       /* luaprof's own command line */
 	char **all_argv;
 };
