@@ -2,7 +2,9 @@
 # run.sh - the test suite: C unit tests (build/tests/test_*), the fuzz
 # targets' regression inputs (build/fuzz/fuzz_* on tests/fuzz/corpus/*), then end-to-end
 # tests (tests/e2e/*.sh: exit 0 pass, 77 skip with a reason, else fail)
-# against the real kernel.  Ends with "N passed, N failed, N skipped".
+# against the real kernel.  Every test starts from an empty HOME (unit
+# tests here, end-to-end tests in lib.sh), so what this machine ran before
+# (perf's ~/.debug) changes nothing.  Ends with "N passed, N failed, N skipped".
 #   tests/run.sh [--unit-only] [NAME-FILTER]
 set -u
 cd "$(dirname "$0")/.."
@@ -14,9 +16,13 @@ filter=${1:-}
 passed=0 failed=0 skipped=0
 failures=()
 
+# Each unit test binary gets a fresh, empty HOME (perf's build-id cache
+# there starts empty), removed afterwards.
 run_unit() {
-	local bin=$1 out rc
-	out=$("$bin" 2>&1); rc=$?
+	local bin=$1 out rc home
+	home=$(mktemp -d /tmp/luaprof-home.XXXXXX)
+	out=$(HOME=$home env -u PERF_BUILDID_DIR "$bin" 2>&1); rc=$?
+	rm -rf "$home"
 	local p f
 	p=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' | tail -1)
 	f=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' | tail -1)

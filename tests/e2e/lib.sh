@@ -8,6 +8,12 @@ PROGS=$BUILD/progs
 CHECKS=$ROOT/tests/e2e/lua
 TMP=$(mktemp -d /tmp/luaprof-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
+# A fresh HOME: perf's build-id cache (~/.debug, which perf report reads
+# [vdso] and rebuilt objects from), ~/.perfconfig and anything else a tool
+# keeps there start out empty, whatever this machine ran before.
+export HOME=$TMP/home
+mkdir -p "$HOME"
+unset PERF_BUILDID_DIR
 
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*"; exit 77; }
@@ -71,6 +77,18 @@ build_id_of() {
 perf_symtable() {
 	perf report "$@" --stdio --no-children --sort sym -F sample,sym -q -g none 2>/dev/null |
 		awk 'NF >= 3 && $2 ~ /^\[[k.]\]$/ && $3 !~ /^0x/ {print $1, $2, $3}' | sum_plt | sort
+}
+
+# perf_rows: perf report --sort sym -F sample,sym -q lines (stdin) as
+# "N [k] sym" / "N [.] sym", "@plt" lines summed, plus "N [?] unnamed" for
+# all the unnamed (0x...) ones together; sorted.  our_rows: the same from
+# symcount.lua's output.  Comparing the two leaves no sample out.
+perf_rows() {
+	awk 'NF >= 3 && $2 ~ /^\[[k.]\]$/ {if ($3 ~ /^0x/) u += $1; else print $1, $2, $3}
+		END {if (u) print u, "[?]", "unnamed"}' | sum_plt | sort
+}
+our_rows() {
+	awk '$2 == "[?]" {u += $1; next} {print} END {if (u) print u, "[?]", "unnamed"}' | sum_plt | sort
 }
 
 # sum_plt [COUNT-FIELD]: sums the lines naming the symbol "@plt" that are
