@@ -14,7 +14,8 @@
  *
  * perf links the object where it can and otherwise copies it with mode
  * 0755 (its copyfile), as it copies /proc/kallsyms; [vdso] is an image it
- * writes to a mkstemp file (0600) and links.  perf also leaves an empty
+ * writes to a mkstemp file in /tmp (0600) and links, or copies (0755) when
+ * the cache is on another file system: the modes are the same here.  perf also leaves an empty
  * "probes" file (its SDT probe cache) next to "elf" and "vdso"; that one is
  * not written here: perf creates it when it first needs it, and an empty
  * one would hide the SDT probes of an object that has some.
@@ -40,6 +41,7 @@
 #define COPY_CHUNK ((size_t)256 << 10)
 #define KALLSYMS "/proc/kallsyms"
 #define KERNEL_NOTES "/sys/kernel/notes"
+#define PERF_VDSO_TMP "/tmp"            /* where perf writes its [vdso] image */
 
 enum kind { OBJ_ELF, OBJ_VDSO, OBJ_KALLSYMS };
 
@@ -229,6 +231,17 @@ static void put_debug(const struct slot *s)
 		link_or_copy(from, to, NULL, s);
 }
 
+/* The mode perf 6.1 leaves on its [vdso] copy: it writes the image to a
+ * mkstemp file in /tmp (0600) and links that into the cache, or, on
+ * another file system, copies it (0755). */
+static mode_t vdso_mode(const struct slot *s)
+{
+	struct stat tmp, dir;
+
+	return !stat(PERF_VDSO_TMP, &tmp) && !stat(s->dir, &dir) && tmp.st_dev == dir.st_dev ?
+	       0600 : 0755;
+}
+
 /* [vdso]: this process's image, when it has the recorded build-id. */
 static int put_vdso(const struct slot *s, const char *to)
 {
@@ -239,7 +252,7 @@ static int put_vdso(const struct slot *s, const char *to)
 	bool same = d && lp_build_id_equal(s->id, s->n, id, lp_dso_build_id(d, &id));
 
 	lp_dso_free(d);
-	return same ? put_file(to, 0600, -1, image, size, NULL, s) : -ESTALE;
+	return same ? put_file(to, vdso_mode(s), -1, image, size, NULL, s) : -ESTALE;
 }
 
 /* A copy of kallsyms is only worth keeping with its addresses. */

@@ -173,7 +173,8 @@ size_t lp_kernel_build_id(const char *path, uint8_t *id, size_t max);
  *                          copy (mode 0755) where the file system refuses
  *   DIR/NAME/HEX/debug     its separate debug file, when
  *                          /usr/lib/debug/.build-id has one (likewise)
- *   DIR/[vdso]/HEX/vdso    this process's vDSO image (mode 0600)
+ *   DIR/[vdso]/HEX/vdso    this process's vDSO image (mode 0600, 0755
+ *                          when DIR is not on /tmp's file system, as perf)
  *   DIR/[kernel.kallsyms]/HEX/kallsyms   a copy of /proc/kallsyms (0755)
  *   DIR/.build-id/NN/REST  a relative symlink to ../../NAME/HEX, made last,
  *                          so a reader that finds it finds whole files
