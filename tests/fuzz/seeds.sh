@@ -14,5 +14,10 @@ case $target in
 fuzz_record)
 	# Each record of the perf.data files, after a 40-byte layout prefix.
 	[ -d "$shared" ] && python3 tests/fuzz/seed_records.py "$shared" "$dir" ;;
+fuzz_kallsyms)
+	# The start of this machine's kallsyms (kernel and reference symbols),
+	# and its end (modules).
+	head -c 65536 /proc/kallsyms > "$dir/proc-head" 2>/dev/null
+	tail -c 65536 /proc/kallsyms > "$dir/proc-tail" 2>/dev/null ;;
 esac
 exit 0
