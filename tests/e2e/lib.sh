@@ -23,6 +23,29 @@ need_perf_events() {
 	[ -r /proc/sys/kernel/perf_event_paranoid ] || skip "no perf_event support in this kernel"
 }
 
+# perfdata_corpus: the directory of real perf.data files the conformance
+# checks read (/work/shared/perfdata beside the repository, or
+# $LP_PERFDATA_CORPUS), as test_perfdata finds it; nothing when absent.
+perfdata_corpus() {
+	local d
+	for d in ${LP_PERFDATA_CORPUS:-} "$ROOT/../shared/perfdata" /work/shared/perfdata; do
+		[ -d "$d" ] && { echo "$d"; return; }
+	done
+}
+
+# tracefs_run CMD...: runs CMD with tracefs at /sys/kernel/tracing (what
+# perf record -e sched:... needs): here when it is mounted, else, as root,
+# in a private mount namespace with it mounted for CMD alone, so that
+# nothing changes outside.  Returns 77 when neither can be.
+tracefs_run() {
+	if [ -d /sys/kernel/tracing/events ]; then
+		"$@"
+		return
+	fi
+	[ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null || return 77
+	unshare -m sh -c 'mount -t tracefs nodev /sys/kernel/tracing && exec "$@"' sh "$@"
+}
+
 # expect_status WANT CMD...: runs CMD, fails unless it exits WANT.
 expect_status() {
 	local want=$1; shift

@@ -17,7 +17,7 @@ perf record -q -m 1 -F 20000 -g -o overflow.data -- "$PROGS/deep16" 600 2>/dev/n
 want=$(perf_lost overflow.data)
 [ "${want:-0}" -gt 0 ] || skip "the one-page ring did not overflow on this machine: no lost samples to count"
 files+=(overflow.data)
-corpus=$ROOT/../shared/perfdata
+corpus=$(perfdata_corpus)
 for f in perf.data.lost_samples-4.4 perf.data.piped.lost_samples-4.4; do
 	[ -f "$corpus/$f" ] && files+=("$corpus/$f")
 done
