@@ -20,6 +20,14 @@
  * not written here: perf creates it when it first needs it, and an empty
  * one would hide the SDT probes of an object that has some.
  *
+ * One departure from perf: a cached kallsyms of the running kernel that is
+ * older than this boot is written again.  perf keeps the first copy of a
+ * build-id forever, but the addresses (KASLR) and the modules are the
+ * boot's: replays read the copy instead of /proc/kallsyms only when it is
+ * of this boot (bidfind.c), so without this the faster start-up would end
+ * at the first reboot.  perf itself reads /proc/kallsyms for the running
+ * kernel and so never sees the difference.
+ *
  * The .build-id link is made last: it is what says "cached" (one stat of
  * LINK/elf), to perf and to the next recording alike, so it never points
  * at a file still being written.  Copies go to a temporary file in the
@@ -113,14 +121,15 @@ static bool place(struct slot *s, const char *root, const char *name)
 	       fmt(s->link, sizeof s->link, "%s/.build-id/%.2s/%s", root, hex, hex + 2);
 }
 
-/* Whether the cache has the object: its link leads to a file named base. */
+/* Whether the cache has the object: its link leads to a file named base;
+ * for the kernel, a kallsyms written since boot. */
 static bool cached(const struct slot *s)
 {
 	char path[PATH_MAX];
 	struct stat st;
 
 	return fmt(path, sizeof path, "%s/%s", s->link, s->base) && !stat(path, &st) &&
-	       S_ISREG(st.st_mode);
+	       S_ISREG(st.st_mode) && (s->kind != OBJ_KALLSYMS || lp_since_boot(&st));
 }
 
 /* Writes all len bytes of p to fd.  0 or -errno. */

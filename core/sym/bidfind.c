@@ -28,7 +28,6 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "luaprof/luaprof.h"
 #include "sym/sym_int.h"
@@ -119,16 +118,6 @@ static bool agrees(const char *path, const struct lp_kref *ref)
 	return lp_kallsyms_lookup(path, &ref->name, &addr, 1) == 1 && addr == ref->addr;
 }
 
-/* Whether the file was written since this machine booted. */
-static bool this_boot(const struct stat *st)
-{
-	struct timespec real, up;
-
-	if (clock_gettime(CLOCK_REALTIME, &real) || clock_gettime(CLOCK_BOOTTIME, &up))
-		return false;
-	return st->st_mtim.tv_sec + 1 >= real.tv_sec - up.tv_sec;
-}
-
 /* The copy in perf's cache that has the recorded kernel where the
  * recording had it, and may stand for /proc/kallsyms: the running kernel
  * is another (same: false), or the copy was made since boot, or the
@@ -142,7 +131,7 @@ static bool cached_placed(struct lp_bid_want *w, const struct lp_kref *ref, bool
 	for (unsigned i = 0; ref && lp_build_id_cache_file(w->id, w->size, "kallsyms", i, buf, size);
 	     i++)
 		if (!stat(buf, &st) && S_ISREG(st.st_mode) && agrees(buf, ref) &&
-		    (!same || this_boot(&st) || !agrees(dflt, ref)))
+		    (!same || lp_since_boot(&st) || !agrees(dflt, ref)))
 			return true;
 	return false;
 }

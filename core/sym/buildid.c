@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sym/sym_int.h"
@@ -76,6 +77,15 @@ void lp_build_id_debug_file(const uint8_t *id, size_t n, char *buf, size_t size)
 		off += snprintf(buf + off, size - (size_t)off, "%02x", id[i]);
 	if (off > 0 && (size_t)off < size)
 		snprintf(buf + off, size - (size_t)off, ".debug");
+}
+
+bool lp_since_boot(const struct stat *st)
+{
+	struct timespec real, up;
+
+	if (clock_gettime(CLOCK_REALTIME, &real) || clock_gettime(CLOCK_BOOTTIME, &up))
+		return false;
+	return st->st_mtim.tv_sec + 1 >= real.tv_sec - up.tv_sec;
 }
 
 bool lp_build_id_cache_file(const uint8_t *id, size_t n, const char *base, unsigned idx,

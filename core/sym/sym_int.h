@@ -118,6 +118,12 @@ bool lp_build_id_equal(const uint8_t *want, size_t wn, const uint8_t *have, size
 char *lp_build_id_hex(const uint8_t *id, size_t n, char *buf);
 
 
+struct stat;
+
+/* Whether a file of status st was last written since this machine booted
+ * (a cached kallsyms older than that has another boot's addresses). */
+bool lp_since_boot(const struct stat *st);
+
 /* The idx-th directory of perf's build-id cache, into buf (size bytes):
  * $PERF_BUILDID_DIR (when set), then $HOME/.debug (when HOME is set and
  * not the same); false when there is no idx-th.  perf record fills the

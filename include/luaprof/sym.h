@@ -178,7 +178,8 @@ size_t lp_kernel_build_id(const char *path, uint8_t *id, size_t max);
  *   DIR/[kernel.kallsyms]/HEX/kallsyms   a copy of /proc/kallsyms (0755)
  *   DIR/.build-id/NN/REST  a relative symlink to ../../NAME/HEX, made last,
  *                          so a reader that finds it finds whole files
- * (HEX: the build-id in hex, NN/REST: the same cut after two digits;
+ * (a kallsyms copy older than this boot counts as absent and is replaced;
+ * HEX: the build-id in hex, NN/REST: the same cut after two digits;
  * directories 0755).  Copies are written to a temporary file renamed into
  * place.  What is linked or copied has the build-id id, else nothing is
  * kept.  Returns 1 when added, 0 when cached already; -ESTALE when this

@@ -2,7 +2,8 @@
  * test_bidcache.c - filling perf's build-id cache (lp_bidcache_add) in
  * perf 6.1's layout: the object hard-linked (copied across file systems),
  * its debug file, [vdso], the kernel's kallsyms, the relative .build-id
- * link; what is cached is skipped, a file that is not the recorded one is
+ * link; what is cached is skipped (a kallsyms copy older than this boot
+ * is renewed), a file that is not the recorded one is
  * not cached, an unwritable cache says so.  Also the reference-symbol
  * lookup in kallsyms files (lp_kallsyms_lookup) and the choice of the
  * cached kallsyms on replay (lp_kallsyms_recorded).
@@ -211,6 +212,12 @@ static void test_kallsyms(void)
 	TEST_EQ(st.st_mode & 07777, 0755);
 	TEST_EQ(lp_kallsyms_lookup(file, text, &copy, 1), 1);
 	TEST_EQ_U64(copy, live);
+	TEST_EQ(lp_bidcache_add("[kernel.kallsyms]", run, n), 0);
+	/* a copy from before this boot is written again (its addresses may be
+	 * another boot's) */
+	TEST_EQ(sh("touch -d 2000-01-01 %s", file), 0);
+	TEST_EQ(lp_bidcache_add("[kernel.kallsyms]", run, n), 1);
+	TEST_TRUE(stat(file, &st) == 0 && lp_since_boot(&st));
 	run[0] ^= 1;            /* not the running kernel's: nothing to copy */
 	TEST_EQ(lp_bidcache_add("[kernel.kallsyms]", run, n), -ESTALE);
 	cleanup();
