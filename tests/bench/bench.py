@@ -9,7 +9,7 @@ Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
 
 NAME is one of: live, replay, keepup, startup, symbols.
 """
-import json, os, resource, statistics, subprocess, sys, tempfile, time
+import atexit, json, os, resource, shutil, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
@@ -19,6 +19,7 @@ QUICK = "--quick" in sys.argv
 ONLY = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
 REPS = 3 if QUICK else 5
 TMP = tempfile.mkdtemp(prefix="luaprof-bench.")
+atexit.register(shutil.rmtree, TMP, True)
 RESULTS = []
 RUNSTAT = os.path.join(TMP, "runstat")
 subprocess.run(["cc", "-O2", "-o", RUNSTAT, os.path.join(ROOT, "tests", "bench", "runstat.c")], check=True)
