@@ -19,29 +19,6 @@
 #include "luaprof/sym.h"
 #include "sym/sym_int.h"
 
-static char tmpdir[64];
-
-static const char *tmp_path(const char *name)
-{
-	static char buf[16][200];
-	static int n;
-	char *p = buf[n++ & 15];
-
-	if (!tmpdir[0]) {
-		strcpy(tmpdir, "/tmp/lp_bidcache_XXXXXX");
-		if (!mkdtemp(tmpdir))
-			abort();
-	}
-	snprintf(p, sizeof buf[0], "%s/%s", tmpdir, name);
-	return p;
-}
-
-static void cleanup(void)
-{
-	if (tmpdir[0] && sh("rm -rf %s", tmpdir) != 0)
-		fprintf(stderr, "  cleanup of %s failed\n", tmpdir);
-}
-
 /* A small program at path; its build-id into id, the count returned. */
 static size_t build(const char *path, uint8_t *id)
 {
@@ -53,7 +30,7 @@ static size_t build(const char *path, uint8_t *id)
 static void use_cache(const char *dir)
 {
 	setenv("PERF_BUILDID_DIR", dir, 1);
-	setenv("HOME", tmp_path("home"), 1);
+	setenv("HOME", test_tmp("home"), 1);
 }
 
 /* DIR/.build-id/NN/REST for id, and the object file under it. */
@@ -70,7 +47,7 @@ static void cache_paths(const char *dir, const uint8_t *id, size_t n, const char
 
 static void test_elf_linked(void)
 {
-	const char *prog = tmp_path("prog"), *dir = tmp_path("cache");
+	const char *prog = test_tmp("prog"), *dir = test_tmp("cache");
 	char link[PATH_MAX], file[PATH_MAX], target[PATH_MAX], want[PATH_MAX], hex[41];
 	uint8_t id[20];
 	size_t n = build(prog, id);
@@ -96,12 +73,12 @@ static void test_elf_linked(void)
 	TEST_EQ(lp_bidcache_add(prog, id, n), 0);
 	TEST_TRUE(lp_build_id_cache_file(id, n, "elf", 0, want, sizeof want));
 	TEST_STREQ(want, file);
-	cleanup();
+	test_tmp_cleanup();
 }
 
 static void test_not_the_recorded(void)
 {
-	const char *prog = tmp_path("prog"), *dir = tmp_path("cache");
+	const char *prog = test_tmp("prog"), *dir = test_tmp("cache");
 	uint8_t id[20], other[20];
 	size_t n = build(prog, id);
 	char link[PATH_MAX], file[PATH_MAX];
@@ -114,17 +91,17 @@ static void test_not_the_recorded(void)
 	cache_paths(dir, other, n, "elf", link, file);
 	TEST_TRUE(lstat(link, &st) != 0);
 	TEST_EQ(sh("test -z \"$(find %s -type f)\"", dir), 0);        /* nothing kept */
-	TEST_EQ(lp_bidcache_add(tmp_path("gone"), id, n), -ESTALE);
+	TEST_EQ(lp_bidcache_add(test_tmp("gone"), id, n), -ESTALE);
 	TEST_EQ(lp_bidcache_add(prog, id, 0), -EINVAL);
 	TEST_EQ(lp_bidcache_add(prog, id, 21), -EINVAL);
-	cleanup();
+	test_tmp_cleanup();
 }
 
 /* Across file systems (a cache on /dev/shm): a copy, mode 0755, renamed in. */
 static void test_elf_copied(void)
 {
 	char dir[] = "/dev/shm/lp_bidcache_XXXXXX", link[PATH_MAX], file[PATH_MAX];
-	const char *prog = tmp_path("prog");
+	const char *prog = test_tmp("prog");
 	uint8_t id[20];
 	size_t n = build(prog, id);
 	struct stat st, sp;
@@ -133,7 +110,7 @@ static void test_elf_copied(void)
 		fprintf(stderr, "  info: no second file system at /dev/shm; copy not checked\n");
 		if (dir[strlen(dir) - 1] != 'X')
 			rmdir(dir);
-		cleanup();
+		test_tmp_cleanup();
 		return;
 	}
 	use_cache(dir);
@@ -145,13 +122,13 @@ static void test_elf_copied(void)
 	TEST_EQ(sh("cmp -s %s %s", prog, file), 0);
 	TEST_EQ(sh("test -z \"$(find %s -name 'elf.*')\"", dir), 0);  /* no temporary left */
 	TEST_EQ(sh("rm -rf %s", dir), 0);
-	cleanup();
+	test_tmp_cleanup();
 }
 
 /* The separate debug file, when the distribution installed one (libc6-dbg). */
 static void test_debug_file(void)
 {
-	const char *libc = "/usr/lib/x86_64-linux-gnu/libc.so.6", *dir = tmp_path("cache");
+	const char *libc = "/usr/lib/x86_64-linux-gnu/libc.so.6", *dir = test_tmp("cache");
 	char dbg[PATH_MAX], link[PATH_MAX], file[PATH_MAX];
 	uint8_t id[20];
 	size_t n = lp_elf_build_id(libc, id, sizeof id);
@@ -160,13 +137,14 @@ static void test_debug_file(void)
 	lp_build_id_debug_file(id, n, dbg, sizeof dbg);
 	if (!n || stat(dbg, &sd)) {
 		fprintf(stderr, "  info: no debug file for %s; not checked\n", libc);
+		test_tmp_cleanup();
 		return;
 	}
 	use_cache(dir);
 	TEST_EQ(lp_bidcache_add(libc, id, n), 1);
 	cache_paths(dir, id, n, "debug", link, file);
 	TEST_TRUE(stat(file, &st) == 0 && st.st_ino == sd.st_ino);
-	cleanup();
+	test_tmp_cleanup();
 }
 
 static void test_vdso(void)
@@ -178,9 +156,9 @@ static void test_vdso(void)
 	struct stat st;
 
 	TEST_TRUE(n > 0 && n <= 20);
-	use_cache(tmp_path("cache"));
+	use_cache(test_tmp("cache"));
 	TEST_EQ(lp_bidcache_add("[vdso]", id, n), 1);
-	cache_paths(tmp_path("cache"), id, n, "vdso", link, file);
+	cache_paths(test_tmp("cache"), id, n, "vdso", link, file);
 	TEST_TRUE(stat(file, &st) == 0);
 	TEST_EQ(st.st_mode & 07777, 0600);
 	TEST_EQ(st.st_size, lp_dso_mem_size((const void *)getauxval(AT_SYSINFO_EHDR)));
@@ -189,7 +167,7 @@ static void test_vdso(void)
 	TEST_EQ(lp_bidcache_add("[vdso]", id, n), 0);
 	id[0] ^= 1;
 	TEST_EQ(lp_bidcache_add("[vdso]", id, n), -ESTALE);
-	cleanup();
+	test_tmp_cleanup();
 }
 
 static void test_kallsyms(void)
@@ -205,9 +183,9 @@ static void test_kallsyms(void)
 		fprintf(stderr, "  info: no kernel build-id or kallsyms hidden; not checked\n");
 		return;
 	}
-	use_cache(tmp_path("cache"));
+	use_cache(test_tmp("cache"));
 	TEST_EQ(lp_bidcache_add("[kernel.kallsyms]", run, n), 1);
-	cache_paths(tmp_path("cache"), run, n, "kallsyms", link, file);
+	cache_paths(test_tmp("cache"), run, n, "kallsyms", link, file);
 	TEST_TRUE(stat(file, &st) == 0 && st.st_size > 100000);
 	TEST_EQ(st.st_mode & 07777, 0755);
 	TEST_EQ(lp_kallsyms_lookup(file, text, &copy, 1), 1);
@@ -220,18 +198,18 @@ static void test_kallsyms(void)
 	TEST_TRUE(stat(file, &st) == 0 && lp_since_boot(&st));
 	run[0] ^= 1;            /* not the running kernel's: nothing to copy */
 	TEST_EQ(lp_bidcache_add("[kernel.kallsyms]", run, n), -ESTALE);
-	cleanup();
+	test_tmp_cleanup();
 }
 
 static void test_unwritable(void)
 {
-	const char *prog = tmp_path("prog");
+	const char *prog = test_tmp("prog");
 	char dir[PATH_MAX];
 	uint8_t id[20];
 	size_t n = build(prog, id);
 
-	TEST_EQ(sh("touch %s", tmp_path("file")), 0);
-	snprintf(dir, sizeof dir, "%s/.debug", tmp_path("file"));
+	TEST_EQ(sh("touch %s", test_tmp("file")), 0);
+	snprintf(dir, sizeof dir, "%s/.debug", test_tmp("file"));
 	use_cache(dir);
 	TEST_EQ(lp_bidcache_add(prog, id, n), -ENOTDIR);
 	unsetenv("PERF_BUILDID_DIR");
@@ -239,17 +217,17 @@ static void test_unwritable(void)
 	TEST_TRUE(!lp_bidcache_dir(dir, sizeof dir));
 	TEST_EQ(lp_bidcache_add(prog, id, n), -ENOENT);
 	/* HOME alone: HOME/.debug */
-	setenv("HOME", tmp_path("h"), 1);
+	setenv("HOME", test_tmp("h"), 1);
 	TEST_TRUE(lp_bidcache_dir(dir, sizeof dir));
 	TEST_TRUE(strstr(dir, "/h/.debug") != NULL);
 	TEST_EQ(lp_bidcache_add(prog, id, n), 1);
-	cleanup();
+	test_tmp_cleanup();
 }
 
 /* A dangling .build-id link (its object deleted) is replaced. */
 static void test_dangling_link(void)
 {
-	const char *prog = tmp_path("prog"), *dir = tmp_path("cache");
+	const char *prog = test_tmp("prog"), *dir = test_tmp("cache");
 	char link[PATH_MAX], file[PATH_MAX];
 	uint8_t id[20];
 	size_t n = build(prog, id);
@@ -261,14 +239,14 @@ static void test_dangling_link(void)
 	TEST_EQ(unlink(file), 0);
 	TEST_EQ(lp_bidcache_add(prog, id, n), 1);
 	TEST_TRUE(stat(file, &st) == 0);
-	cleanup();
+	test_tmp_cleanup();
 }
 
 static void test_lookup(void)
 {
 	static const char *const names[] = { "_text", "_stext", "zero", "_etext", "absent" };
 	uint64_t a[5];
-	FILE *f = fopen(tmp_path("ks"), "w");
+	FILE *f = fopen(test_tmp("ks"), "w");
 	char longname[3000];
 
 	TEST_TRUE(f != NULL);
@@ -286,14 +264,14 @@ static void test_lookup(void)
 		   "zzzz T _etext\n"
 		   "ffffffff82000000 T _etext", longname);       /* no newline: not read */
 	fclose(f);
-	TEST_EQ(lp_kallsyms_lookup(tmp_path("ks"), names, a, 5), 2);
+	TEST_EQ(lp_kallsyms_lookup(test_tmp("ks"), names, a, 5), 2);
 	TEST_EQ_U64(a[0], 0xffffffff81000000);
 	TEST_EQ_U64(a[1], 0xffffffff81000000);
 	TEST_EQ_U64(a[2], 0);
 	TEST_EQ_U64(a[3], 0);
 	TEST_EQ_U64(a[4], 0);
-	TEST_EQ(lp_kallsyms_lookup(tmp_path("none"), names, a, 1), -ENOENT);
-	cleanup();
+	TEST_EQ(lp_kallsyms_lookup(test_tmp("none"), names, a, 1), -ENOENT);
+	test_tmp_cleanup();
 }
 
 /* On replay, the cached kallsyms stands for /proc/kallsyms when it places
@@ -310,14 +288,14 @@ static void test_kallsyms_choice(void)
 		fprintf(stderr, "  info: no kernel build-id or kallsyms hidden; not checked\n");
 		return;
 	}
-	use_cache(tmp_path("cache"));
+	use_cache(test_tmp("cache"));
 	struct lp_bid_want w = { .size = (uint8_t)n };
 	memcpy(w.id, run, n);
 	struct lp_kref here = { "_text", addr }, moved = { "_text", addr + 0x200000 };
 	TEST_STREQ(lp_kallsyms_recorded(&w, &here, "/proc/kallsyms", buf, sizeof buf),
 		   "/proc/kallsyms");                   /* nothing cached */
 	TEST_EQ(lp_bidcache_add("[kernel.kallsyms]", run, n), 1);
-	cache_paths(tmp_path("cache"), run, n, "kallsyms", link, file);
+	cache_paths(test_tmp("cache"), run, n, "kallsyms", link, file);
 	TEST_STREQ(lp_kallsyms_recorded(&w, &here, "/proc/kallsyms", buf, sizeof buf), file);
 	TEST_STREQ(lp_kallsyms_recorded(&w, &moved, "/proc/kallsyms", buf, sizeof buf),
 		   "/proc/kallsyms");
@@ -327,8 +305,8 @@ static void test_kallsyms_choice(void)
 	TEST_EQ(sh("touch -d 2000-01-01 %s", file), 0);
 	TEST_STREQ(lp_kallsyms_recorded(&w, &here, "/proc/kallsyms", buf, sizeof buf),
 		   "/proc/kallsyms");
-	TEST_STREQ(lp_kallsyms_recorded(&w, &here, tmp_path("absent"), buf, sizeof buf), file);
-	cleanup();
+	TEST_STREQ(lp_kallsyms_recorded(&w, &here, test_tmp("absent"), buf, sizeof buf), file);
+	test_tmp_cleanup();
 }
 
 TEST_MAIN("bidcache",
