@@ -103,22 +103,28 @@ static int mkdirs(const char *path)
 	}
 }
 
-/* Names the object's places: false when a name does not fit, or a file
- * has no real path (gone since). */
-static bool place(struct slot *s, const char *root, const char *name)
+/* Names the object's .build-id link (false when it does not fit). */
+static bool place_link(struct slot *s, const char *root)
 {
 	char hex[2 * LP_BUILD_ID_SIZE + 1];
-	const char *key = s->src;
+
+	lp_build_id_hex(s->id, s->n, hex);
+	return fmt(s->link, sizeof s->link, "%s/.build-id/%.2s/%s", root, hex, hex + 2);
+}
+
+/* Names the object's directory and the link's target: false when a name
+ * does not fit, or a file has no real path (gone since). */
+static bool place_dir(struct slot *s, const char *root, const char *name)
+{
+	char hex[2 * LP_BUILD_ID_SIZE + 1];
+	const char *key = s->kind == OBJ_ELF ? s->src : name;
 
 	lp_build_id_hex(s->id, s->n, hex);
 	if (s->kind == OBJ_ELF && !realpath(name, s->src))
 		return false;
-	if (s->kind != OBJ_ELF)
-		key = name;
 	const char *sep = *key == '/' ? "" : "/";
 	return fmt(s->dir, sizeof s->dir, "%s%s%s/%s", root, sep, key, hex) &&
-	       fmt(s->target, sizeof s->target, "../..%s%s/%s", sep, key, hex) &&
-	       fmt(s->link, sizeof s->link, "%s/.build-id/%.2s/%s", root, hex, hex + 2);
+	       fmt(s->target, sizeof s->target, "../..%s%s/%s", sep, key, hex);
 }
 
 /* Whether the cache has the object: its link leads to a file named base;
@@ -339,12 +345,16 @@ int lp_bidcache_add(const char *name, const uint8_t *id, size_t n)
 		return -ENOENT;
 	if (!(s = calloc(1, sizeof *s)))
 		return -ENOMEM;
-	*s = (struct slot){ .id = id, .n = n, .kind = !strcmp(name, "[vdso]") ? OBJ_VDSO :
-			    !strcmp(name, "[kernel.kallsyms]") ? OBJ_KALLSYMS : OBJ_ELF };
+	s->id = id;
+	s->n = n;
+	s->kind = !strcmp(name, "[vdso]") ? OBJ_VDSO :
+		  !strcmp(name, "[kernel.kallsyms]") ? OBJ_KALLSYMS : OBJ_ELF;
 	s->base = s->kind == OBJ_VDSO ? "vdso" : s->kind == OBJ_KALLSYMS ? "kallsyms" : "elf";
-	int rc = place(s, root, name) ? 0 : -ESTALE;
+	int rc = place_link(s, root) ? 0 : -ESTALE;
 	if (!rc && cached(s))
 		rc = 1;         /* there: nothing to do */
+	if (!rc && !place_dir(s, root, name))
+		rc = -ESTALE;
 	if (!rc)
 		rc = mkdirs(s->dir);
 	if (!rc)
