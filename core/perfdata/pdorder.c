@@ -248,11 +248,11 @@ static void sort_stable(struct pd_oe *v, size_t n, struct pd_oe *tmp)
 static int sort_pending(struct pd_order *o)
 {
 	size_t nb = o->n - o->sorted, na = o->sorted - o->head;
-	struct pd_oe *a = o->q + o->head, *b = o->q + o->sorted;
 	int err;
 
 	if (!nb)
-		return 0;
+		return 0;       /* (q may still be NULL: no arithmetic on it) */
+	struct pd_oe *a = o->q + o->head, *b = o->q + o->sorted;
 	if ((err = tmp_reserve(o, na + nb)))
 		return err;
 	if (!o->new_in_order)

@@ -314,7 +314,8 @@ static int copy_maps(struct lp_proc *dst, const struct lp_proc *src)
 {
 	if (!src || maps_reserve(dst, src->nr_maps))
 		return src ? -ENOMEM : 0;
-	memcpy(dst->maps, src->maps, src->nr_maps * sizeof *src->maps);
+	if (src->nr_maps)       /* a parent with no maps has no array at all */
+		memcpy(dst->maps, src->maps, src->nr_maps * sizeof *src->maps);
 	dst->nr_maps = src->nr_maps;
 	new_gen(dst);
 	return 0;

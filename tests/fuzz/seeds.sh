@@ -19,5 +19,11 @@ fuzz_kallsyms)
 	# and its end (modules).
 	head -c 65536 /proc/kallsyms > "$dir/proc-head" 2>/dev/null
 	tail -c 65536 /proc/kallsyms > "$dir/proc-tail" 2>/dev/null ;;
+fuzz_perfdata)
+	# Whole recordings: perf's of many versions and layouts, the tests' own.
+	[ -d "$shared" ] && for f in "$shared"/perf.data.*; do
+		[ "$(stat -c %s "$f")" -le 400000 ] && cp -n "$f" "$dir/"
+	done
+	cp -n build/seeds/*.data "$dir/" 2>/dev/null ;;
 esac
 exit 0

@@ -85,6 +85,20 @@ static void fork_thread_and_exec(void)
 	lp_procs_free(ps);
 }
 
+/* A fork from a process that has no maps yet (a damaged recording: the
+ * fuzzer's armv7 file) copies nothing: it once passed a NULL array to
+ * memcpy, which UBSan reports. */
+static void fork_from_mapless_parent(void)
+{
+	struct lp_procs *ps = lp_procs_new();
+	apply(ps, comm_rec(40, 40, "bare", false));
+	apply(ps, task_rec(PERF_RECORD_FORK, 41, 40, 41, 40));
+	struct lp_thread *c = lp_procs_find(ps, 41);
+	TEST_TRUE(c && c->proc && c->proc->nr_maps == 0);
+	TEST_TRUE(lp_proc_find_map(c->proc, 0x1000) == NULL);
+	lp_procs_free(ps);
+}
+
 /* perf's synthesized forks (FORK_EXEC) do not copy the parent's maps: the
  * child's own MMAPs follow. */
 static void fork_exec_keeps_maps_apart(void)
@@ -269,5 +283,5 @@ static void scan_self(void)
 }
 
 TEST_MAIN("proc", TEST_CASE(maps_lookup_and_overlap), TEST_CASE(fork_thread_and_exec),
-	  TEST_CASE(fork_exec_keeps_maps_apart), TEST_CASE(unknown_threads_and_many),
+	  TEST_CASE(fork_exec_keeps_maps_apart), TEST_CASE(fork_from_mapless_parent), TEST_CASE(unknown_threads_and_many),
 	  TEST_CASE(hits_mark_maps), TEST_CASE(synthesize_self), TEST_CASE(scan_self))
