@@ -16,13 +16,19 @@ filter=${1:-}
 passed=0 failed=0 skipped=0
 failures=()
 
-# Each unit test binary gets a fresh, empty HOME (perf's build-id cache
-# there starts empty), removed afterwards.
-run_unit() {
-	local bin=$1 out rc home
+# fresh_home CMD...: runs CMD with HOME a fresh, empty directory (perf's
+# build-id cache there starts empty), removed afterwards.
+fresh_home() {
+	local home rc
 	home=$(mktemp -d /tmp/luaprof-home.XXXXXX)
-	out=$(HOME=$home env -u PERF_BUILDID_DIR "$bin" 2>&1); rc=$?
+	HOME=$home env -u PERF_BUILDID_DIR "$@"; rc=$?
 	rm -rf "$home"
+	return $rc
+}
+
+run_unit() {
+	local bin=$1 out rc
+	out=$(fresh_home "$bin" 2>&1); rc=$?
 	local p f
 	p=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' | tail -1)
 	f=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' | tail -1)
@@ -50,7 +56,7 @@ exited $rc after its summary"
 run_fuzz() {
 	local bin=$1 name out rc
 	name=$(basename "$bin")
-	out=$("$bin" "tests/fuzz/corpus/$name" 2>&1); rc=$?
+	out=$(fresh_home "$bin" "tests/fuzz/corpus/$name" 2>&1); rc=$?
 	if [ $rc = 0 ]; then
 		passed=$((passed + 1))
 		echo "ok   $name: $(printf '%s\n' "$out" | sed -n 's/ passed, 0 failed$//p' | tail -1) regression inputs"
