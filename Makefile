@@ -18,8 +18,8 @@ SAN     ?=
 
 # First Lua 5.4 pkg-config module found: Debian names it lua5.4, others vary.
 LUA_PC = $(firstword $(foreach m,lua5.4 lua-5.4 lua54 lua,$(shell $(PKG_CONFIG) --exists $(m) 2>/dev/null && echo $(m))))
-DEP_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(LUA_PC) libelf libdw libzstd 2>/dev/null)
-DEP_LIBS   = $(shell $(PKG_CONFIG) --libs $(LUA_PC) libdw libelf libzstd 2>/dev/null)
+DEP_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(LUA_PC) libelf libdw libzstd liblzma 2>/dev/null)
+DEP_LIBS   = $(shell $(PKG_CONFIG) --libs $(LUA_PC) libdw libelf libzstd liblzma 2>/dev/null)
 
 WARN = -Wall -Wextra -Wshadow -Wpointer-arith -Wcast-qual -Wwrite-strings \
        -Wmissing-prototypes -Wstrict-prototypes -Wmissing-declarations \
@@ -30,7 +30,7 @@ WARN += -Werror
 endif
 
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -g $(OPT) $(SAN) $(WARN) -Iinclude -Icore $(DEP_CFLAGS) $(CFLAGS)
-LDLIBS_ALL = $(SAN) $(DEP_LIBS) -lm -ldl $(LDFLAGS)
+LDLIBS_ALL = $(SAN) $(DEP_LIBS) -liberty -lm -ldl $(LDFLAGS)
 
 CORE_SRC = $(sort $(wildcard core/*/*.c))
 LUA_SRC  = $(sort $(wildcard lua/*.c))
@@ -55,8 +55,10 @@ check-deps:
 	@$(PKG_CONFIG) --exists libelf || { echo "luaprof: libelf not found by pkg-config: install libelf-dev (or run 'make deps' as root)"; exit 1; }
 	@$(PKG_CONFIG) --exists libdw || { echo "luaprof: libdw not found by pkg-config: install libdw-dev (or run 'make deps' as root)"; exit 1; }
 	@$(PKG_CONFIG) --exists libzstd || { echo "luaprof: libzstd not found by pkg-config: install libzstd-dev (or run 'make deps' as root)"; exit 1; }
+	@$(PKG_CONFIG) --exists liblzma || { echo "luaprof: liblzma not found by pkg-config: install liblzma-dev (or run 'make deps' as root)"; exit 1; }
+	@test -f /usr/include/libiberty/demangle.h || { echo "luaprof: libiberty not found (/usr/include/libiberty/demangle.h): install libiberty-dev (or run 'make deps' as root)"; exit 1; }
 
-DEB_PKGS = build-essential pkg-config liblua5.4-dev libelf-dev libdw-dev libzstd-dev libc6-dbg \
+DEB_PKGS = build-essential pkg-config liblua5.4-dev libelf-dev libdw-dev libzstd-dev liblzma-dev libiberty-dev libc6-dbg \
            linux-perf python3 procps
 
 deps:

@@ -16,7 +16,6 @@
 
 #define DEFAULT_FREQ 4000
 #define DEFAULT_PAGES 256
-#define OPT_NO_BUILDID_CACHE 256        /* long options without a letter */
 
 static const char usage[] =
 "usage: luaprof run SCRIPT [options] [--] [CMD [ARGS...]]\n"
@@ -33,7 +32,9 @@ static const char usage[] =
 "                                Modifiers :u :k :p :pp :ppp :P as in perf\n"
 "  -F, --freq HZ                 samples per second (default 4000)\n"
 "  -c, --count N                 one sample every N events (instead of -F)\n"
-"  -g, --call-graph              record call stacks (frame pointers)\n"
+"  -g                            record call stacks (frame pointers)\n"
+"      --call-graph MODE         fp (as -g), or dwarf[,SIZE]: unwind user stacks\n"
+"                                with DWARF CFI from SIZE bytes of stack (8192)\n"
 "  -p, --pid PID[,PID...]        profile running processes\n"
 "  -a, --all-cpus                profile the whole system\n"
 "  -d, --duration SECONDS        stop after SECONDS\n"
@@ -45,17 +46,21 @@ static const char usage[] =
 "      --no-buildid-cache        do not copy the recorded objects into perf's\n"
 "                                build-id cache (~/.debug, or $PERF_BUILDID_DIR)\n"
 "  -A, --arg VALUE               pass VALUE to the script in arg[] (repeatable)\n"
+"      --symfs DIR               look for object and debug files under DIR\n"
+"      --no-debuginfod           never ask debuginfod servers (DEBUGINFOD_URLS)\n"
 "  -h, --help                    this help\n"
 "  -v, --version                 print the version\n"
 "\n"
 "Exit status: the command's (128+N when signal N killed it); 0 with -p/-a;\n"
 "255 when luaprof itself fails (bad usage, script error, cannot profile).\n";
 
+enum { OPT_SYMFS = 256, OPT_NO_DEBUGINFOD, OPT_NO_BUILDID_CACHE };
+
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "count", required_argument, NULL, 'c' },
-	{ "call-graph", no_argument, NULL, 'g' },
+	{ "call-graph", required_argument, NULL, 'G' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "duration", required_argument, NULL, 'd' },
@@ -64,6 +69,8 @@ static const struct option longopts[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "no-buildid-cache", no_argument, NULL, OPT_NO_BUILDID_CACHE },
+	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
@@ -90,6 +97,25 @@ static int parse_u64(const char *s, uint64_t *out)
 	if (errno || end == s || *end || *s == '-')
 		return -1;
 	*out = v;
+	return 0;
+}
+
+int lp_cli_call_graph(struct lp_sampling *s, const char *mode, char *err, size_t size)
+{
+	uint64_t v = LP_DWARF_STACK_DEFAULT;
+	if (!strcmp(mode, "fp")) {
+		s->callchain = true;
+		s->dwarf_stack = 0;
+		return 0;
+	}
+	if (strncmp(mode, "dwarf", 5) || (mode[5] && mode[5] != ',') ||
+	    (mode[5] == ',' && (parse_u64(mode + 6, &v) || v == 0 || v > LP_DWARF_STACK_MAX))) {
+		snprintf(err, size, "unknown call graph mode '%s': use fp, dwarf, or dwarf,SIZE "
+			 "with SIZE 8 to %u bytes of stack", mode, LP_DWARF_STACK_MAX);
+		return -1;
+	}
+	s->callchain = true;
+	s->dwarf_stack = (uint32_t)((v + 7) & ~7ull);   /* perf rounds up to 8 */
 	return 0;
 }
 
@@ -188,13 +214,20 @@ static int option(struct lp_cli *cli, int c, char *val)
 		cli->sampling.period = v;
 		cli->sampling.use_period = true;
 		return 0;
-	case 'g': cli->sampling.callchain = true; return 0;
+	case 'g': cli->sampling.callchain = true; cli->call_graph_given = true; return 0;
+	case 'G': {
+		char err[256];
+		cli->call_graph_given = true;
+		return lp_cli_call_graph(&cli->sampling, val, err, sizeof err) ? fail("%s", err) : 0;
+	}
 	case 'p': return add_pids(cli, val);
 	case 'a': cli->system_wide = true; return 0;
 	case 'd': return parse_duration(cli, val);
 	case 'm': return parse_pages(cli, val);
 	case 'A': return add_arg(cli, val);
 	case 'i': cli->input = val; return 0;
+	case OPT_SYMFS: cli->symfs = val; return 0;
+	case OPT_NO_DEBUGINFOD: cli->no_debuginfod = true; return 0;
 	case 'o': cli->output = val; return 0;
 	case OPT_NO_BUILDID_CACHE: cli->no_buildid_cache = true; return 0;
 	case 'h': fputs(usage, stdout); return 1;
@@ -232,8 +265,8 @@ void lp_cli_finish(struct lp_cli *cli)
 {
 	if (!cli->sampling.use_period && !cli->sampling.freq)
 		cli->sampling.freq = DEFAULT_FREQ;
-	if (!cli->mmap_pages)
-		cli->mmap_pages = DEFAULT_PAGES;
+	if (!cli->mmap_pages)   /* dwarf samples are ~8 KiB each: 4 MiB rings */
+		cli->mmap_pages = cli->sampling.dwarf_stack ? 4 * DEFAULT_PAGES : DEFAULT_PAGES;
 	if (!cli->nr_events) {
 		lp_event_default(&cli->events[0]);
 		cli->nr_events = 1;

@@ -26,11 +26,14 @@ struct lp_cli {
 	size_t nr_events;
 	bool user_events;               /* -e given */
 	struct lp_sampling sampling;
+	bool call_graph_given;          /* -g or --call-graph given */
 	size_t mmap_pages;
 	uint64_t duration_ns;
 	const char *input;              /* -i FILE: replay a recording */
 	const char *output;             /* -o FILE: keep a recording */
 	bool no_buildid_cache;          /* leave perf's build-id cache alone */
+	const char *symfs;              /* --symfs DIR */
+	bool no_debuginfod;             /* --no-debuginfod */
 	int argc;                       /* luaprof's own command line */
 	char **all_argv;
 };
@@ -45,6 +48,11 @@ int lp_cli_parse(struct lp_cli *cli, int argc, char **argv);
  * marks them the user's.  Returns 0, or -1 with one line (no "luaprof: "
  * prefix) in err (size bytes). */
 int lp_cli_add_events(struct lp_cli *cli, const char *list, char *err, size_t size);
+
+/* Sets s's call graph from a --call-graph MODE: "fp", "dwarf" or
+ * "dwarf,SIZE" (bytes, rounded up to 8, at most LP_DWARF_STACK_MAX).
+ * Returns 0, or -1 with one line in err (size bytes). */
+int lp_cli_call_graph(struct lp_sampling *s, const char *mode, char *err, size_t size);
 
 /* Fills what neither the command line nor the script set with the
  * defaults: -F 4000, 256 ring pages, perf's default event.  Call once the

@@ -21,6 +21,7 @@
 #include <lauxlib.h>
 
 #include "lfold.h"
+#include "lstack.h"
 
 #define FOLD_SLOTS 1024
 #define FOLD_MAX_IPS 64
@@ -45,15 +46,16 @@ struct lp_fold_cache {
 	const uint64_t *key_ips;
 };
 
-enum { FOLD_KERNEL = 1, FOLD_CHAIN = 2 };
+enum { FOLD_KERNEL = 1, FOLD_CHAIN = 2, FOLD_UNWOUND = 4 };
 
 /* Fills c->key from the current sample; false when it cannot be cached. */
 static bool make_key(struct lp_fold_cache *c, struct lp_run *run, bool kernel_mode)
 {
 	const struct lp_sample *s = &run->view.rec->u.sample;
 	const struct lp_thread *t = lp_view_thread(run);
-	const uint64_t *ips = s->nr_ips ? s->ips : &s->ip;
-	uint64_t nr = s->nr_ips ? s->nr_ips : 1;
+	uint64_t nr;
+	bool unwound;
+	const uint64_t *ips = lp_stack_addrs(run, &nr, &unwound);
 	struct fold_ent *k = &c->key;
 
 	if (!t || nr > FOLD_MAX_IPS)
@@ -61,7 +63,8 @@ static bool make_key(struct lp_fold_cache *c, struct lp_run *run, bool kernel_mo
 	k->proc = t->proc;
 	k->gen = t->proc ? t->proc->gen : 0;
 	k->nr = (uint16_t)nr;
-	k->flags = (uint16_t)((kernel_mode ? FOLD_KERNEL : 0) | (s->nr_ips ? FOLD_CHAIN : 0));
+	k->flags = (uint16_t)((kernel_mode ? FOLD_KERNEL : 0) | (s->nr_ips ? FOLD_CHAIN : 0) |
+			      (unwound ? FOLD_UNWOUND : 0));
 	memcpy(k->comm, t->comm, sizeof k->comm);
 	uint64_t h = (uint64_t)(uintptr_t)k->proc ^ ((uint64_t)k->gen << 32) ^ k->flags;
 	for (uint64_t i = 0; i < nr; i++)

@@ -44,6 +44,9 @@ struct lp_view {
 	struct lp_thread *thread;
 	bool have_frame;
 	struct lp_frame frame;          /* s.sym, s.dso, s.symoff, s.kernel */
+	const uint64_t *addrs;          /* lstack.c: the stack's addresses, once known */
+	uint64_t nr_addrs;
+	bool unwound;                   /* addrs holds a DWARF-unwound user stack */
 	uint32_t cached;                /* bit set of uservalue slots filled */
 };
 
@@ -68,6 +71,10 @@ struct lp_run {
 	bool failed;                    /* a hook raised an error */
 	bool kernel_notice_given;
 	struct lp_frame frames[LP_MAX_STACK];   /* scratch for one stack */
+	bool frame_ret[LP_MAX_STACK];   /* frames[i].vaddr is a return address */
+	struct lp_srclines *lines;      /* source lines, made on first use */
+	uint64_t addrs[LP_MAX_STACK + 2];       /* scratch: an unwound stack's addresses */
+	struct lp_unwinder *unwinder;   /* DWARF unwinding, made on first use */
 	struct lp_fold_cache *fold;     /* lfold.c, allocated on first use */
 };
 
@@ -78,6 +85,9 @@ int lp_vm_call(struct lp_run *run, int ref, int nargs);
  * after reporting the error. */
 int lp_vm_call_on_sample(struct lp_run *run);
 void lp_vm_close(struct lp_run *run);
+
+/* lstack.c: frees what symbolizing stacks keeps for the run. */
+void lp_stack_free(struct lp_run *run);
 
 /* lsample.c */
 void lp_sample_open(lua_State *L, struct lp_run *run);

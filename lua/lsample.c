@@ -18,11 +18,13 @@
 enum field {
 	F_EVENT = 1, F_PID, F_TID, F_CPU, F_COMM, F_TIME, F_PERIOD, F_IP,
 	F_SYM, F_DSO, F_SYMOFF, F_KERNEL, F_STACK, F_FOLDED, F_ADDR, F_ID,
+	F_SRCLINE,
 };
 
 static const char *const field_names[] = {
 	"event", "pid", "tid", "cpu", "comm", "time", "period", "ip",
 	"sym", "dso", "symoff", "kernel", "stack", "folded", "addr", "id",
+	"srcline",
 };
 
 #define NR_FIELDS (sizeof field_names / sizeof field_names[0])
@@ -107,6 +109,7 @@ static int l_index(lua_State *L)
 		break;
 	case F_STACK: push_cached(L, run, 1, lp_stack_push); break;
 	case F_FOLDED: push_cached(L, run, 2, lp_stack_push_folded); break;
+	case F_SRCLINE: lp_stack_push_srcline(L, run); break;
 	default: lua_pushnil(L); break;
 	}
 	return 1;
@@ -156,5 +159,6 @@ void lp_sample_invalidate(lua_State *L, struct lp_run *run)
 	run->view.rec = NULL;
 	run->view.thread = NULL;
 	run->view.have_frame = false;
+	run->view.addrs = NULL;
 	run->view.cached = 0;
 }

@@ -75,14 +75,20 @@ static void set_count(lua_State *L, struct lp_cli *cli)
 	}
 }
 
+/* true, "fp", "dwarf" or "dwarf,SIZE"; -g or --call-graph overrides it. */
 static void set_call_graph(lua_State *L, struct lp_cli *cli)
 {
+	char err[256];
+	struct lp_sampling s = cli->sampling;
 	if (lua_type(L, -1) == LUA_TBOOLEAN)
-		cli->sampling.callchain |= lua_toboolean(L, -1);
-	else if (lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "fp"))
-		cli->sampling.callchain = true;
-	else
-		luaL_error(L, "luaprof.setup: call_graph must be true, false or \"fp\"");
+		s.callchain |= lua_toboolean(L, -1);
+	else if (lua_type(L, -1) != LUA_TSTRING)
+		luaL_error(L, "luaprof.setup: call_graph must be true, false, \"fp\", \"dwarf\" "
+			      "or \"dwarf,SIZE\"");
+	else if (lp_cli_call_graph(&s, lua_tostring(L, -1), err, sizeof err))
+		luaL_error(L, "luaprof.setup: call_graph: %s", err);
+	if (!cli->call_graph_given)
+		cli->sampling = s;
 }
 
 static const struct {

@@ -4,8 +4,13 @@
  * With a callchain the frames are the kernel's, with perf's context markers
  * (PERF_CONTEXT_KERNEL, PERF_CONTEXT_USER, ...) used to tell kernel from
  * user addresses and then dropped; without one, the stack is the single
- * frame of the sampled ip.  Names come from the resolver, which caches per
- * object, so nothing here allocates except the Lua values it returns.
+ * frame of the sampled ip.  A sample with the user registers and a copy of
+ * the user stack (--call-graph dwarf, ours or perf's) has its user part
+ * unwound with the objects' CFI (core/dwarf), after the callchain's kernel
+ * part, as perf does; its callers are named at their return address minus
+ * one, the call instruction, as perf names them.  Names come from the
+ * resolver, which caches per object, so nothing here allocates except the
+ * Lua values it returns.
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +19,7 @@
 
 #include "lfold.h"
 #include "lstack.h"
+#include "luaprof/dwarf.h"
 
 static bool cpumode_kernel(uint16_t misc)
 {
@@ -49,60 +55,181 @@ const struct lp_frame *lp_stack_leaf(struct lp_run *run)
 	return &v->frame;
 }
 
+/* The unwound addresses of a sample with a user stack copy, into
+ * run->addrs: the callchain's kernel part (up to a PERF_CONTEXT_USER),
+ * then PERF_CONTEXT_USER and the unwound user frames.  Returns the count;
+ * 0 when the sample cannot be unwound. */
+static uint64_t unwind(struct lp_run *run, const struct lp_sample *s)
+{
+	uint64_t n = 0;
+	if (!lp_unwind_possible(s) ||
+	    (!run->unwinder && !(run->unwinder = lp_unwinder_new(run->resolver))))
+		return 0;
+	for (; n < s->nr_ips && s->ips[n] != PERF_CONTEXT_USER && n < LP_MAX_STACK / 2; n++)
+		run->addrs[n] = s->ips[n];
+	run->addrs[n++] = PERF_CONTEXT_USER;
+	size_t u = lp_unwind(run->unwinder, sample_proc(run), s, run->addrs + n,
+			     LP_MAX_STACK - n);
+	return u ? n + u : 0;
+}
+
+const uint64_t *lp_stack_addrs(struct lp_run *run, uint64_t *nr, bool *unwound)
+{
+	struct lp_view *v = &run->view;
+	if (!v->addrs) {
+		const struct lp_sample *s = &v->rec->u.sample;
+		v->nr_addrs = unwind(run, s);
+		v->unwound = v->nr_addrs != 0;
+		if (v->unwound)
+			v->addrs = run->addrs;
+		else if (s->nr_ips)
+			v->addrs = s->ips, v->nr_addrs = s->nr_ips;
+		else
+			v->addrs = &s->ip, v->nr_addrs = 1;
+	}
+	*nr = v->nr_addrs;
+	*unwound = v->unwound;
+	return v->addrs;
+}
+
+/* Resolves a return address as the call before it: the function and
+ * offset of ip - 1, reported as ip. */
+static void resolve_caller(struct lp_run *run, uint64_t ip, struct lp_frame *out)
+{
+	resolve(run, ip - 1, false, out);
+	out->ip = ip;
+	if (out->sym)
+		out->symoff++;
+}
+
 /* Resolves every frame of the sample into run->frames; returns the count. */
 static size_t walk(struct lp_run *run)
 {
 	const struct lp_sample *s = &run->view.rec->u.sample;
-	if (!s->nr_ips) {
+	uint64_t nr;
+	bool unwound, first_user = true;
+	const uint64_t *ips = lp_stack_addrs(run, &nr, &unwound);
+	if (!s->nr_ips && !unwound) {
 		run->frames[0] = *lp_stack_leaf(run);
 		return 1;
 	}
 	bool kernel = cpumode_kernel(run->view.rec->misc);
 	size_t n = 0;
-	for (uint64_t i = 0; i < s->nr_ips && n < LP_MAX_STACK; i++) {
-		uint64_t ip = s->ips[i];
+	for (uint64_t i = 0; i < nr && n < LP_MAX_STACK; i++) {
+		uint64_t ip = ips[i];
 		if (ip >= PERF_CONTEXT_MAX) {
 			kernel = ip == PERF_CONTEXT_KERNEL || ip == PERF_CONTEXT_GUEST_KERNEL;
 			continue;
 		}
 		if (n == 0 && ip == s->ip && run->view.have_frame)
 			run->frames[n] = run->view.frame;
+		else if (unwound && !kernel && !first_user)
+			resolve_caller(run, ip, &run->frames[n]);
 		else
 			resolve(run, ip, kernel, &run->frames[n]);
+		/* a callchain's user callers are return addresses */
+		run->frame_ret[n] = !unwound && !kernel && !first_user;
+		first_user &= kernel;
 		n++;
 	}
-	if (n == 0)
-		run->frames[n++] = *lp_stack_leaf(run);
+	if (n == 0) {
+		run->frames[n] = *lp_stack_leaf(run);
+		run->frame_ret[n++] = false;
+	}
 	return n;
+}
+
+/* The source frames of a resolved frame (see lp_srclines_get): none for
+ * kernel frames and objects without DWARF.  ret: f->vaddr is a return
+ * address, looked up at the call before it. */
+static int srcframes(struct lp_run *run, const struct lp_frame *f, bool ret,
+		     const struct lp_srcframe **sf)
+{
+	if (f->kernel || !f->obj || (ret && !f->vaddr))
+		return 0;
+	if (!run->lines && !(run->lines = lp_srclines_new()))
+		return 0;
+	int n = lp_srclines_get(run->lines, f->obj, f->vaddr - ret, sf);
+	return n > 0 ? n : 0;
+}
+
+static void set_str(lua_State *L, const char *key, const char *val)
+{
+	if (val) {
+		lua_pushstring(L, val);
+		lua_setfield(L, -2, key);
+	}
+}
+
+/* file= and line= of a source frame, when known. */
+static void set_source(lua_State *L, const struct lp_srcframe *sf)
+{
+	set_str(L, "file", sf->file);
+	if (sf->line) {
+		lua_pushinteger(L, sf->line);
+		lua_setfield(L, -2, "line");
+	}
+}
+
+/* A frame table: ip, sym, mangled, dso and kernel; the rest is added by
+ * the caller. */
+static void new_frame(lua_State *L, const struct lp_frame *f, const char *sym,
+		      const char *mangled)
+{
+	lua_createtable(L, 0, 7);
+	lua_pushinteger(L, (lua_Integer)f->ip);
+	lua_setfield(L, -2, "ip");
+	set_str(L, "sym", sym);
+	set_str(L, "mangled", mangled);
+	set_str(L, "dso", f->dso);
+	lua_pushboolean(L, f->kernel);
+	lua_setfield(L, -2, "kernel");
+}
+
+/* An inlined frame: the function inlined at f's address. */
+static void push_inlined(lua_State *L, const struct lp_frame *f, const struct lp_srcframe *sf)
+{
+	new_frame(L, f, sf->func, sf->mangled);
+	lua_pushboolean(L, true);
+	lua_setfield(L, -2, "inlined");
+	set_source(L, sf);
 }
 
 static void push_frame(lua_State *L, const struct lp_frame *f)
 {
-	lua_createtable(L, 0, 5);
-	lua_pushinteger(L, (lua_Integer)f->ip);
-	lua_setfield(L, -2, "ip");
+	new_frame(L, f, f->sym, f->mangled);
 	if (f->sym) {
-		lua_pushstring(L, f->sym);
-		lua_setfield(L, -2, "sym");
 		lua_pushinteger(L, (lua_Integer)f->symoff);
 		lua_setfield(L, -2, "symoff");
 	}
-	if (f->dso) {
-		lua_pushstring(L, f->dso);
-		lua_setfield(L, -2, "dso");
-	}
-	lua_pushboolean(L, f->kernel);
-	lua_setfield(L, -2, "kernel");
 }
 
 void lp_stack_push(lua_State *L, struct lp_run *run)
 {
 	size_t n = walk(run);
+	lua_Integer k = 0;
 	lua_createtable(L, (int)n, 0);
 	for (size_t i = 0; i < n; i++) {
+		const struct lp_srcframe *sf;
+		int ns = srcframes(run, &run->frames[i], run->frame_ret[i], &sf);
+		for (int j = 0; j < ns - 1; j++) {
+			push_inlined(L, &run->frames[i], &sf[j]);
+			lua_rawseti(L, -2, ++k);
+		}
 		push_frame(L, &run->frames[i]);
-		lua_rawseti(L, -2, (lua_Integer)i + 1);
+		if (ns)
+			set_source(L, &sf[ns - 1]);
+		lua_rawseti(L, -2, ++k);
 	}
+}
+
+void lp_stack_push_srcline(lua_State *L, struct lp_run *run)
+{
+	const struct lp_srcframe *sf;
+	if (srcframes(run, lp_stack_leaf(run), false, &sf) && sf->file)
+		lua_pushfstring(L, "%s:%d", sf->file, (int)sf->line);
+	else
+		lua_pushnil(L);
 }
 
 /* Appends s with the characters the folded format reserves replaced: ';'
@@ -132,11 +259,24 @@ void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 	add_name(&b, t ? t->comm : "[unknown]", true);
 	for (size_t i = n; i-- > 0;) {
 		const struct lp_frame *f = &run->frames[i];
+		const struct lp_srcframe *sf;
 		luaL_addchar(&b, ';');
 		add_name(&b, f->sym ? f->sym : "[unknown]", false);
 		if (f->kernel)
 			luaL_addstring(&b, "_[k]");
+		for (int j = srcframes(run, f, run->frame_ret[i], &sf) - 1; j-- > 0;) {
+			luaL_addchar(&b, ';');
+			add_name(&b, sf[j].func ? sf[j].func : "[unknown]", false);
+		}
 	}
 	luaL_pushresult(&b);
 	lp_fold_put(L, run);
+}
+
+void lp_stack_free(struct lp_run *run)
+{
+	lp_unwinder_free(run->unwinder);
+	run->unwinder = NULL;
+	lp_srclines_free(run->lines);
+	run->lines = NULL;
 }

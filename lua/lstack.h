@@ -12,9 +12,22 @@
 /* The resolved frame of the sample's ip, computed once per sample. */
 const struct lp_frame *lp_stack_leaf(struct lp_run *run);
 
-/* Pushes s.stack: an array of { ip=, sym=, dso=, symoff=, kernel= },
- * leaf first. */
+/* The addresses the sample's stack is made of, perf's context markers
+ * included: its callchain, or the single ip; for a sample with a user
+ * stack copy, the callchain's kernel part, PERF_CONTEXT_USER and the
+ * unwound user frames (*unwound set; every user frame after the first is
+ * a return address).  Computed once per sample; borrowed until the next. */
+const uint64_t *lp_stack_addrs(struct lp_run *run, uint64_t *nr, bool *unwound);
+
+/* Pushes s.stack: an array of { ip=, sym=, dso=, symoff=, kernel=, file=,
+ * line= }, leaf first; the functions inlined at a frame's address come
+ * before it, innermost first, as { ip=, sym=, dso=, kernel=, inlined=true,
+ * file=, line= }. */
 void lp_stack_push(lua_State *L, struct lp_run *run);
+
+/* Pushes s.srcline: "file:line" of the sampled ip (the innermost inlined
+ * function's line when code is inlined there), or nil. */
+void lp_stack_push_srcline(lua_State *L, struct lp_run *run);
 
 /* Pushes s.folded: "comm;root;...;leaf", unknown frames "[unknown]",
  * kernel frames suffixed "_[k]". */

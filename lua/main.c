@@ -245,6 +245,12 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc > 0 ? 0 : LP_EXIT_FAILURE;
 	lp_log_set_hook(log_to_stderr, NULL);
+	lp_sym_set_debuginfod(!cli.no_debuginfod);
+	if (cli.symfs && lp_sym_set_symfs(cli.symfs)) {
+		fprintf(stderr, "luaprof: --symfs %s: name too long\n", cli.symfs);
+		lp_cli_free(&cli);
+		return LP_EXIT_FAILURE;
+	}
 	struct lp_run run = { .ref_on_sample = LUA_NOREF, .ref_on_end = LUA_NOREF,
 			      .ref_on_start = LUA_NOREF, .cli = cli.input ? NULL : &cli };
 	run.procs = lp_procs_new();

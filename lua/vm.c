@@ -117,4 +117,5 @@ void lp_vm_close(struct lp_run *run)
 		lua_close(run->L);
 	run->L = NULL;
 	lp_fold_free(run);
+	lp_stack_free(run);
 }

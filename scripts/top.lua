@@ -12,6 +12,19 @@ local rows = tonumber(arg[1] or "") or 20
 local self, children, objects = {}, {}, {}
 local total, with_stacks = 0, false
 
+-- Whether st holds calls: two frames not inlined (the functions inlined at
+-- the sampled address alone come as frames too).
+local function is_call_stack(st)
+  local n = 0
+  for i = 1, #st do
+    if not st[i].inlined then
+      n = n + 1
+      if n > 1 then return true end
+    end
+  end
+  return false
+end
+
 local function basename(path)
   return path and (path:match("([^/]+)$") or path) or "[unknown]"
 end
@@ -27,7 +40,7 @@ function on_sample(s)
   self[leaf] = (self[leaf] or 0) + 1
   objects[leaf] = basename(s.dso)
   local st = s.stack
-  if #st > 1 then
+  if #st > 1 and is_call_stack(st) then
     with_stacks = true
     local seen = {}
     for i = 1, #st do

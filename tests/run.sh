@@ -56,7 +56,7 @@ exited $rc after its summary"
 run_fuzz() {
 	local bin=$1 name out rc
 	name=$(basename "$bin")
-	out=$(fresh_home "$bin" "tests/fuzz/corpus/$name" 2>&1); rc=$?
+	out=$(fresh_home env LSAN_OPTIONS=suppressions=$ROOT/tests/fuzz/lsan.supp "$bin" "tests/fuzz/corpus/$name" 2>&1); rc=$?
 	if [ $rc = 0 ]; then
 		passed=$((passed + 1))
 		echo "ok   $name: $(printf '%s\n' "$out" | sed -n 's/ passed, 0 failed$//p' | tail -1) regression inputs"

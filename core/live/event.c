@@ -123,8 +123,14 @@ void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s
 	 * out, and readers take the attr's period. */
 	if (!s->use_period)
 		a->sample_type |= PERF_SAMPLE_PERIOD;
-	if (s->callchain)
+	if (s->callchain || s->dwarf_stack)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (s->dwarf_stack) {   /* the user part is unwound from the copy */
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = LP_DWARF_REGS_MASK;
+		a->sample_stack_user = s->dwarf_stack;
+		a->exclude_callchain_user = 1;
+	}
 	a->freq = !s->use_period;
 	if (s->use_period)
 		a->sample_period = s->period;
@@ -141,6 +147,9 @@ void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = s->tracking;
+	/* perf's unwinder reads CFI tables (.eh_frame_hdr) where the process
+	 * mapped them, in data maps, so dwarf recordings record those too */
+	a->mmap_data = s->tracking && s->dwarf_stack;
 }
 
 int lp_event_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,

@@ -288,6 +288,7 @@ static int parse_sample(struct cursor *c, const struct lp_format *f, struct lp_s
 	if ((st & PERF_SAMPLE_REGS_USER) &&
 	    sample_regs(c, f->sample_regs_user, &s->user_abi, &s->user_regs, &s->nr_user_regs))
 		return -EPROTO;
+	s->user_regs_mask = f->sample_regs_user;
 	if ((st & PERF_SAMPLE_STACK_USER) && sample_stack(c, s))
 		return -EPROTO;
 	return sample_tail(c, f, s);

@@ -235,14 +235,14 @@ static int link_or_copy(const char *from, const char *to,
 	return 0;
 }
 
-/* The separate debug file, when installed: best effort, as perf's. */
+/* The separate debug file of the build-id, when installed: best effort,
+ * as perf's. */
 static void put_debug(const struct slot *s)
 {
 	char from[PATH_MAX], to[PATH_MAX];
-	struct stat st;
 
-	lp_build_id_debug_file(s->id, s->n, from, sizeof from);
-	if (!stat(from, &st) && S_ISREG(st.st_mode) && fmt(to, sizeof to, "%s/%s", s->dir, "debug"))
+	if (lp_debug_file_find(NULL, NULL, s->id, s->n, from, sizeof from) &&
+	    fmt(to, sizeof to, "%s/%s", s->dir, "debug"))
 		link_or_copy(from, to, NULL, s);
 }
 

@@ -69,16 +69,6 @@ bool lp_build_id_cache_dir(unsigned idx, char *buf, size_t n)
 	return false;
 }
 
-void lp_build_id_debug_file(const uint8_t *id, size_t n, char *buf, size_t size)
-{
-	int off = snprintf(buf, size, "%s/.build-id/%02x/", LP_DEBUG_DIR, n ? id[0] : 0);
-
-	for (size_t i = 1; i < n && off > 0 && (size_t)off + 3 < size; i++)
-		off += snprintf(buf + off, size - (size_t)off, "%02x", id[i]);
-	if (off > 0 && (size_t)off < size)
-		snprintf(buf + off, size - (size_t)off, ".debug");
-}
-
 bool lp_since_boot(const struct stat *st)
 {
 	struct timespec real, up;

@@ -26,6 +26,7 @@
 #include "sym/sym_int.h"
 
 #define BUILD_ID_MAX 64
+#define LP_DEBUG_DIR "/usr/lib/debug"  /* separate debug files, by build-id */
 #define MEM_IMAGE_MAX (16u << 20)   /* a larger in-memory image is bogus */
 
 struct seg {
@@ -211,14 +212,30 @@ void lp_dso_load_debug_file(struct lp_dso *d, const char *path)
 	debug_file_syms(d, path, NULL);
 }
 
-/* Takes the symbols of the object's separate debug file, when one is
- * installed, with the PLT stubs of runtime, the object itself; true if it
- * did. */
+/* Takes the symbols of the object's separate debug file, when there is
+ * one (lp_debug_file_find: debuglink, build-id directory, perf's cache),
+ * with the PLT stubs of runtime, the object itself; true if it did. */
 static bool load_debug_syms(struct lp_dso *d, Elf *runtime)
 {
 	char path[PATH_MAX];
-	lp_build_id_debug_file(d->build_id, d->build_id_size, path, sizeof path);
-	return debug_file_syms(d, path, runtime);
+	return lp_debug_file_find(d->path, runtime, d->build_id, d->build_id_size, path,
+				  sizeof path) && debug_file_syms(d, path, runtime);
+}
+
+/* Adds the functions of the object's MiniDebugInfo (which .dynsym lacks);
+ * 0 or -ENOMEM. */
+static int read_minidebug(struct lp_dso *d, Elf *e)
+{
+	void *image;
+	Elf *mini = lp_minidebug_open(e, &image);
+	Elf_Scn *scn = mini ? find_symtab(mini) : NULL;
+	int rc = scn ? read_syms(d, mini, scn) : 0;
+	if (scn && !rc)
+		d->full_symtab = true;
+	if (mini)
+		elf_end(mini);
+	free(image);
+	return rc;
 }
 
 /* Symbols (.symtab, else the debug file's when try_debug, else .dynsym)
@@ -240,9 +257,11 @@ static int read_scns(struct lp_dso *d, Elf *e, bool try_debug)
 			scn_build_id(d, scn);
 	}
 	d->full_symtab = symtab != NULL;
-	if (!symtab && try_debug && d->build_id_size && load_debug_syms(d, e))
+	if (!symtab && try_debug && load_debug_syms(d, e))
 		return 0;       /* .dynsym would only be replaced */
 	if ((symtab || dynsym) && read_syms(d, e, symtab ? symtab : dynsym))
+		return -ENOMEM;
+	if (!symtab && try_debug && read_minidebug(d, e))
 		return -ENOMEM;
 	return lp_plt_add(d->syms, e, e);
 }

@@ -14,14 +14,20 @@
  * (lp_dsos_expect_build_id) decide which file an object is read from
  * (lp_dso_open_recorded: perf's build-id cache, or the path only when its
  * build-id matches); objects without one are opened by path.  Either way
- * the choice is made once, when the object is first needed.
+ * the choice is made once, when the object is first needed.  A live
+ * process in another mount namespace (a container) has its files read
+ * through /proc/PID/root when its map's path is not the mapped file here.
  *
  * A chained hash table; it doubles when it holds as many entries as buckets.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "luaprof/luaprof.h"
 #include "luaprof/proc.h"
@@ -143,21 +149,48 @@ struct lp_dso *lp_dsos_open_local(const char *path)
 
 	if (is_vdso(path))
 		return open_vdso();
+	char rooted[PATH_MAX];
 	if (!is_file_path(path))
 		return NULL;
-	d = lp_dso_open(path);
+	d = lp_symfs_path(path, rooted, sizeof rooted) ? lp_dso_open(rooted) : NULL;
 	if (!d)
-		lp_log(LP_DEBUG, "sym: open %s: %s", path, strerror(errno));
+		lp_log(LP_DEBUG, "sym: open %s: %s", rooted, strerror(errno));
 	return d;
 }
 
-/* The object for path: the recorded one when the recording gives a
- * build-id for path, else whatever the path holds. */
-static struct lp_dso *open_object(struct lp_dsos *c, const char *path)
+/* Whether the file at path is the one map m maps (its device and inode). */
+static bool same_file(const char *path, const struct lp_map *m)
+{
+	struct stat st;
+	return !stat(path, &st) && st.st_ino == m->ino && major(st.st_dev) == m->maj &&
+	       minor(st.st_dev) == m->min;
+}
+
+/* For a process in another mount namespace (a container), the file its
+ * map names is only reachable through /proc/PID/root: that path into buf
+ * when the map's own path is not the mapped file but that one is. */
+static bool other_namespace(const struct lp_map *m, uint32_t pid, char *buf, size_t size)
+{
+	if (!pid || !m->ino || *lp_sym_symfs() || same_file(m->path, m))
+		return false;
+	int n = snprintf(buf, size, "/proc/%u/root%s", (unsigned)pid, m->path);
+	return n > 0 && (size_t)n < size && same_file(buf, m);
+}
+
+/* The object for map m of process pid (0: unknown): the recorded one when
+ * the recording gives a build-id for its path, else whatever the path
+ * holds, seen from the process's mount namespace. */
+static struct lp_dso *open_object(struct lp_dsos *c, const char *path, const struct lp_map *m,
+				  uint32_t pid)
 {
 	struct lp_bid_want *w = c->want ? lp_bidtab_find(c->want, path) : NULL;
+	char ns_path[PATH_MAX];
 
-	return w ? lp_dso_open_recorded(path, w) : lp_dsos_open_local(path);
+	if (w)
+		return lp_dso_open_recorded(path, w);
+	if (is_file_path(path) && other_namespace(m, pid, ns_path, sizeof ns_path))
+		return lp_dso_open(ns_path);
+	return lp_dsos_open_local(path);
 }
 
 int lp_dsos_expect_build_id(struct lp_dsos *c, const char *path, const uint8_t *id,
@@ -179,9 +212,10 @@ struct lp_bid_want *lp_dsos_expected(struct lp_dsos *c, const char *path)
 	return c->want ? lp_bidtab_find(c->want, path) : NULL;
 }
 
-/* The entry for the key, created (and its object opened) when new. */
+/* The entry for the key, created (and its object, map m's of process
+ * pid, opened) when new. */
 static struct dsos_ent *entry(struct lp_dsos *c, const char *path, uint32_t maj,
-			      uint32_t min, uint64_t ino)
+			      uint32_t min, uint64_t ino, const struct lp_map *m, uint32_t pid)
 {
 	uint64_t h = key_hash(path, maj, min, ino);
 	struct dsos_ent *e;
@@ -197,7 +231,7 @@ static struct dsos_ent *entry(struct lp_dsos *c, const char *path, uint32_t maj,
 		return NULL;
 	*e = (struct dsos_ent){ .hash = h, .ino = ino, .maj = maj, .min = min };
 	memcpy(e->path, path, len + 1);
-	e->dso = open_object(c, e->path);
+	e->dso = open_object(c, e->path, m, pid);
 	e->next = c->buckets[h & (c->nr_buckets - 1)];
 	c->buckets[h & (c->nr_buckets - 1)] = e;
 	c->nr++;
@@ -207,13 +241,19 @@ static struct dsos_ent *entry(struct lp_dsos *c, const char *path, uint32_t maj,
 int lp_dsos_lookup(struct lp_dsos *c, const struct lp_map *m,
 		   struct lp_dso **dso, const char **name)
 {
+	return lp_dsos_lookup_pid(c, m, 0, dso, name);
+}
+
+int lp_dsos_lookup_pid(struct lp_dsos *c, const struct lp_map *m, uint32_t pid,
+		       struct lp_dso **dso, const char **name)
+{
 	*dso = NULL;
 	*name = NULL;
 	if (!m || !m->path)
 		return 0;
 	bool vdso = is_vdso(m->path);
 	struct dsos_ent *e = entry(c, m->path, vdso ? 0 : m->maj, vdso ? 0 : m->min,
-				   vdso ? 0 : m->ino);
+				   vdso ? 0 : m->ino, m, pid);
 	if (!e)
 		return -ENOMEM;
 	*dso = e->dso;

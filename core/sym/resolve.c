@@ -21,6 +21,9 @@
  * frees no proc before lp_procs_free(), so a proc address is not reused.
  * Cached strings belong to the dsos cache and the kernel table, which live
  * as long as the resolver.
+ *
+ * C++ and Rust names are demangled when first returned, once per symbol
+ * (a table keyed by the symbol's name pointer), and the raw name kept.
  */
 #include <errno.h>
 #include <limits.h>
@@ -40,8 +43,10 @@ struct fcache_ent {
 	uint64_t ip;
 	uint32_t pid, gen;
 	bool valid, kernel;
-	const char *sym, *dso;
+	const char *sym, *dso, *mangled;
 	uint64_t symoff;
+	const struct lp_dso *obj;
+	uint64_t vaddr;
 };
 
 /* The object of the last map looked up.  Keyed by the path pointer: map
@@ -65,6 +70,14 @@ struct lp_resolver {
 	bool kallsyms_default;          /* reading /proc/kallsyms: the running kernel */
 	uint64_t hits, misses;
 	struct fcache_ent *cache;
+	struct lp_perfmaps *perfmaps;   /* JIT symbol files, read on first use */
+	struct dm_ent *dm;              /* demangled names, by raw name pointer */
+	size_t nr_dm, cap_dm;
+};
+
+struct dm_ent {
+	const char *raw;                /* NULL: free slot */
+	char *demangled;                /* NULL: does not demangle */
 };
 
 struct lp_resolver *lp_resolver_new(struct lp_procs *procs, const char *kallsyms)
@@ -95,7 +108,54 @@ void lp_resolver_free(struct lp_resolver *r)
 	lp_kernel_free(r->kernel);
 	free(r->kallsyms);
 	free(r->cache);
+	for (size_t i = 0; i < r->cap_dm; i++)
+		free(r->dm[i].demangled);
+	free(r->dm);
+	lp_perfmaps_free(r->perfmaps);
 	free(r);
+}
+
+static size_t dm_slot(const struct dm_ent *t, size_t cap, const char *raw)
+{
+	size_t i = (size_t)(((uint64_t)(uintptr_t)raw * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+	while (t[i].raw && t[i].raw != raw)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* Doubles the demangled-name table; 0 or -ENOMEM. */
+static int dm_grow(struct lp_resolver *r)
+{
+	size_t cap = r->cap_dm ? r->cap_dm * 2 : 256;
+	struct dm_ent *t = calloc(cap, sizeof *t);
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->cap_dm; i++)
+		if (r->dm[i].raw)
+			t[dm_slot(t, cap, r->dm[i].raw)] = r->dm[i];
+	free(r->dm);
+	r->dm = t;
+	r->cap_dm = cap;
+	return 0;
+}
+
+/* Sets out->sym to name, demangled when it is a C++ or Rust name (then
+ * out->mangled is name).  Demangles each name once. */
+static void set_name(struct lp_resolver *r, const char *name, struct lp_frame *out)
+{
+	out->sym = name;
+	if (!lp_is_mangled(name) || (2 * (r->nr_dm + 1) > r->cap_dm && dm_grow(r)))
+		return;
+	struct dm_ent *e = &r->dm[dm_slot(r->dm, r->cap_dm, name)];
+	if (!e->raw) {
+		e->raw = name;
+		e->demangled = lp_demangle(name);
+		r->nr_dm++;
+	}
+	if (e->demangled) {
+		out->sym = e->demangled;
+		out->mangled = name;
+	}
 }
 
 /* Where the recording had the kernel: the kernel map perf record writes,
@@ -162,7 +222,7 @@ static int resolve_kernel(struct lp_resolver *r, uint64_t ip, struct lp_frame *o
 }
 
 /* Sets r->last to the object of map m.  0 or -ENOMEM. */
-static int map_object(struct lp_resolver *r, const struct lp_map *m)
+static int map_object(struct lp_resolver *r, const struct lp_map *m, uint32_t pid)
 {
 	struct last_obj *l = &r->last;
 
@@ -170,7 +230,7 @@ static int map_object(struct lp_resolver *r, const struct lp_map *m)
 	    l->min == m->min)
 		return 0;
 	l->path = NULL;
-	if (lp_dsos_lookup(r->dsos, m, &l->dso, &l->name))
+	if (lp_dsos_lookup_pid(r->dsos, m, pid, &l->dso, &l->name))
 		return -ENOMEM;
 	l->path = m->path;
 	l->maj = m->maj;
@@ -179,6 +239,34 @@ static int map_object(struct lp_resolver *r, const struct lp_map *m)
 	return 0;
 }
 
+/* Whether m is anonymous memory that may hold JIT code, as perf tells it
+ * (it names such maps from /tmp/perf-PID.map). */
+static bool jit_map(const struct lp_map *m)
+{
+	const char *p = m->path;
+	return p && (!strcmp(p, "//anon") || !strncmp(p, "/dev/zero", 9) ||
+		     !strncmp(p, "/anon_hugepage", 14) || !strncmp(p, "[anon:", 6));
+}
+
+/* A JIT frame: named from the process's perf map, which is its dso.
+ * Returns 1 when unnamed (the map may name it later: not to be cached),
+ * else 0 or -ENOMEM. */
+static int resolve_jit(struct lp_resolver *r, const struct lp_proc *proc, uint64_t ip,
+		       struct lp_frame *out)
+{
+	const char *file = NULL;
+	if (!r->perfmaps && !(r->perfmaps = lp_perfmaps_new()))
+		return -ENOMEM;
+	const struct lp_sym *s = lp_perfmap_find(r->perfmaps, proc->pid, ip, &file);
+	out->dso = file;
+	if (!s)
+		return 1;
+	set_name(r, s->name, out);
+	out->symoff = ip - s->start;
+	return 0;
+}
+
+/* Returns 0, 1 (a result not to be cached) or -ENOMEM. */
 static int resolve_user(struct lp_resolver *r, const struct lp_proc *proc, uint64_t ip,
 			struct lp_frame *out)
 {
@@ -187,17 +275,36 @@ static int resolve_user(struct lp_resolver *r, const struct lp_proc *proc, uint6
 
 	if (!m)
 		return 0;
-	if (map_object(r, m))
+	if (jit_map(m))
+		return resolve_jit(r, proc, ip, out);
+	if (map_object(r, m, proc->pid))
 		return -ENOMEM;
 	out->dso = r->last.name;
 	const struct lp_dso *d = r->last.dso;
 	if (!d || lp_dso_file_to_vaddr(d, ip - m->start + m->pgoff, &vaddr))
 		return 0;
+	out->obj = d;
+	out->vaddr = vaddr;
 	const struct lp_sym *s = lp_dso_find(d, vaddr);
 	if (s) {
-		out->sym = s->name;
+		set_name(r, s->name, out);
 		out->symoff = vaddr - s->start;
 	}
+	return 0;
+}
+
+int lp_resolver_object(struct lp_resolver *r, const struct lp_proc *proc, uint64_t ip,
+		       const struct lp_map **map, struct lp_dso **dso)
+{
+	const struct lp_map *m = proc ? lp_proc_find_map(proc, ip) : NULL;
+
+	*map = m;
+	*dso = NULL;
+	if (!m)
+		return 0;
+	if (map_object(r, m, proc->pid))
+		return -ENOMEM;
+	*dso = r->last.dso;
 	return 0;
 }
 
@@ -224,15 +331,20 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 		out->sym = e->sym;
 		out->dso = e->dso;
 		out->symoff = e->symoff;
+		out->mangled = e->mangled;
+		out->obj = e->obj;
+		out->vaddr = e->vaddr;
 		return 0;
 	}
 	r->misses++;
 	int err = kernel ? resolve_kernel(r, ip, out) : resolve_user(r, proc, ip, out);
 	if (err || !e)
-		return err;
+		return err < 0 ? err : 0;
 	*e = (struct fcache_ent){ .proc = key, .ip = ip, .pid = pid, .gen = gen,
 				  .valid = true, .kernel = kernel, .sym = out->sym,
-				  .dso = out->dso, .symoff = out->symoff };
+				  .dso = out->dso, .symoff = out->symoff, .obj = out->obj,
+				  .mangled = out->mangled,
+				  .vaddr = out->vaddr };
 	return 0;
 }
 

@@ -103,6 +103,79 @@ bool lp_dso_has_symtab(const struct lp_dso *d);
  * had. */
 void lp_dso_load_debug_file(struct lp_dso *d, const char *path);
 
+/* ---- separate debug files (debugfile.c) ---- */
+
+/* The CRC-32 .gnu_debuglink uses (zlib's), continuing crc over n bytes. */
+uint32_t lp_debuglink_crc(uint32_t crc, const void *data, size_t n);
+
+/* Parses a .gnu_debuglink section's contents (size bytes): a file name (no
+ * '/'), NUL-padded to 4 bytes, then its CRC-32.  Copies the name into name
+ * (n bytes) and the CRC into *crc.  0, or -EINVAL for a malformed section
+ * or a name that does not fit. */
+int lp_debuglink_parse(const void *data, size_t size, char *name, size_t n, uint32_t *crc);
+
+/* Finds the separate debug file of the object at path (its ELF e, its
+ * build-id id of n bytes; either may be missing) in gdb's and perf's order:
+ * its .gnu_debuglink file (its directory, then .debug/ there, then
+ * /usr/lib/debug + its directory; the CRC must match), then
+ * /usr/lib/debug/.build-id/NN/REST.debug, then perf's build-id cache
+ * (debug), all but the last rooted in the symfs directory.  Writes the
+ * file's name into buf (size bytes); false when there is none. */
+bool lp_debug_file_find(const char *path, struct Elf *e, const uint8_t *id, size_t n,
+			char *buf, size_t size);
+
+/* The SHT_PROGBITS section of e called name, or NULL. */
+struct Elf_Scn *lp_elf_section(struct Elf *e, const char *name);
+
+/* path rooted in the symfs directory (lp_sym_set_symfs), into buf; false
+ * when it does not fit. */
+bool lp_symfs_path(const char *path, char *buf, size_t size);
+
+/* The ELF of an object's MiniDebugInfo (.gnu_debugdata: an xz-compressed
+ * ELF holding a .symtab of the functions .dynsym lacks), decompressed into
+ * *image (the caller elf_end()s the ELF, then frees *image).  NULL when e
+ * has none or it is not a valid xz stream of an ELF. */
+struct Elf *lp_minidebug_open(struct Elf *e, void **image);
+
+/* The ELF image in an xz stream (size bytes): decompressed into a new
+ * buffer (*out, *out_size; the caller frees it), at most max bytes.  0,
+ * -EINVAL (not xz, corrupt, or larger than max) or -ENOMEM. */
+int lp_xz_decode(const void *data, size_t size, size_t max, void **out, size_t *out_size);
+
+/* ---- JIT symbol files (perfmap.c) ---- */
+
+/* Parses one line of a /tmp/perf-PID.map (len bytes, no NUL needed):
+ * "START SIZE name", START and SIZE hex (0x optional).  *name points into
+ * line (name_len bytes, the line end left out).  0, or -EINVAL. */
+int lp_perfmap_parse_line(const char *line, size_t len, uint64_t *start, uint64_t *size,
+			  const char **name, size_t *name_len);
+
+/* Adds every well-formed line of text (len bytes) with a size to t (call
+ * lp_symtab_finish after).  0 or -ENOMEM. */
+int lp_perfmap_add_text(struct lp_symtab *t, const char *text, size_t len);
+
+struct lp_perfmaps;
+
+struct lp_perfmaps *lp_perfmaps_new(void);
+void lp_perfmaps_free(struct lp_perfmaps *pm);
+
+/* The function of process pid's perf map (/tmp/perf-PID.map) containing
+ * addr, or NULL; *file is set to the map file's name (borrowed until
+ * lp_perfmaps_free).  The file is read on first use, and again (what was
+ * appended since) when addr is not in it, at most every 10 ms. */
+const struct lp_sym *lp_perfmap_find(struct lp_perfmaps *pm, uint32_t pid, uint64_t addr,
+				     const char **file);
+
+/* ---- names (demangle.c) ---- */
+
+/* Whether name looks mangled: C++ and Rust legacy "_Z...", Rust v0 "_R...". */
+bool lp_is_mangled(const char *name);
+
+/* The demangled form of a C++ or Rust name (NAME@plt stubs too), malloc'd
+ * (the caller frees it); NULL when name is not mangled, does not demangle,
+ * or memory ran out. */
+char *lp_demangle(const char *name);
+
 /* ---- build-ids (buildid.c) ---- */
 
 #define LP_BUILD_ID_SIZE 20     /* the most perf.data holds */
@@ -129,12 +202,6 @@ bool lp_since_boot(const struct stat *st);
  * not the same); false when there is no idx-th.  perf record fills the
  * first. */
 bool lp_build_id_cache_dir(unsigned idx, char *buf, size_t size);
-
-/* Where distributions install the separate debug file of the object with
- * build-id id (n bytes, all of them), as gdb and perf look it up:
- * /usr/lib/debug/.build-id/NN/REST.debug, into buf (size bytes). */
-#define LP_DEBUG_DIR "/usr/lib/debug"
-void lp_build_id_debug_file(const uint8_t *id, size_t n, char *buf, size_t size);
 
 /* The idx-th candidate in perf's build-id cache for the object with build-id
  * id: DIR/.build-id/NN/REST/base ("elf", "debug", "vdso", "kallsyms"), or
@@ -219,6 +286,12 @@ const struct lp_symtab *lp_kernel_symtab(const struct lp_kernel *k);
  * or -ENOMEM when the cache entry could not be made (*dso and *name NULL). */
 int lp_dsos_lookup(struct lp_dsos *c, const struct lp_map *m,
 		   struct lp_dso **dso, const char **name);
+
+/* lp_dsos_lookup() for a map of process pid: a file the map's path does
+ * not reach in this mount namespace is opened through /proc/PID/root (when
+ * its device and inode match the map's).  pid 0: lp_dsos_lookup(). */
+int lp_dsos_lookup_pid(struct lp_dsos *c, const struct lp_map *m, uint32_t pid,
+		       struct lp_dso **dso, const char **name);
 
 /* The recorded build-id entry of path (borrowed until the next
  * lp_dsos_expect_build_id), or NULL. */

@@ -40,17 +40,30 @@ struct lp_sampling {
 	uint64_t freq;          /* samples per second (use_period false) */
 	uint64_t period;        /* events per sample (use_period true) */
 	bool callchain;         /* PERF_SAMPLE_CALLCHAIN (frame pointers) */
+	uint32_t dwarf_stack;   /* --call-graph dwarf: bytes of user stack to copy
+				   with the user registers (0: not dwarf) */
 	bool inherit;           /* follow children (task targets) */
 	bool enable_on_exec;    /* start counting at the target's exec */
 	bool tracking;          /* emit MMAP2/COMM/FORK/EXIT (first event only) */
 };
 
 /* Fills attr for spec sampled as s: IDENTIFIER|IP|TID|TIME|CPU, PERIOD with
- * a frequency only (as perf: see event.c), +CALLCHAIN, disabled, sample_id_all, CLOCK_MONOTONIC timestamps.  The
+ * a frequency only (as perf: see event.c), +CALLCHAIN, disabled, sample_id_all, CLOCK_MONOTONIC timestamps.
+ * With s->dwarf_stack, as perf record --call-graph dwarf: +REGS_USER (the
+ * registers of LP_DWARF_REGS_MASK) +STACK_USER (dwarf_stack bytes) and the
+ * callchain's kernel part only (exclude_callchain_user).  The
  * precise level used is spec->precise (or 3 for precise_max); opening lowers
  * it when the machine refuses.  Never fails. */
 void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s,
 		   struct perf_event_attr *attr);
+
+/* The user registers perf samples for --call-graph dwarf on x86_64: all
+ * but the segment registers DS, ES, FS and GS (perf's PERF_REGS_MASK). */
+#define LP_DWARF_REGS_MASK 0xff0fffull
+/* perf's default and largest user stack copies (the largest keeps a record
+ * within the 16-bit header size). */
+#define LP_DWARF_STACK_DEFAULT 8192u
+#define LP_DWARF_STACK_MAX 65528u
 
 /* The perf_event_open(2) system call. */
 int lp_event_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,

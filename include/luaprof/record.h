@@ -67,6 +67,8 @@ struct lp_sample {
 	uint64_t user_abi;
 	const uint64_t *user_regs;
 	uint32_t nr_user_regs;
+	uint64_t user_regs_mask;        /* the format's sample_regs_user: which
+					   perf registers user_regs holds, in bit order */
 	/* STACK_USER */
 	const void *user_stack;
 	uint64_t user_stack_size;

@@ -198,10 +198,13 @@ bool lp_bidcache_dir(char *buf, size_t size);
  * and live until lp_resolver_free(). */
 struct lp_frame {
 	uint64_t ip;
-	const char *sym;        /* NULL when unknown */
+	const char *sym;        /* NULL when unknown; C++ and Rust names demangled */
+	const char *mangled;    /* the symbol's own name when sym is demangled */
 	const char *dso;        /* NULL when unknown */
 	uint64_t symoff;        /* ip - symbol start */
 	bool kernel;
+	const struct lp_dso *obj;       /* the object file ip was looked up in */
+	uint64_t vaddr;                 /* ip as an ELF address of obj */
 };
 
 struct lp_resolver;
@@ -219,6 +222,13 @@ void lp_resolver_free(struct lp_resolver *r);
 int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 		      uint64_t ip, bool kernel, struct lp_frame *out);
 
+/* The map of proc containing the user address ip (*map NULL when none),
+ * and the object file it is read from, as lp_resolver_frame() chooses it
+ * (*dso NULL when it could not be opened; owned by the resolver).  Returns
+ * 0, or -ENOMEM. */
+int lp_resolver_object(struct lp_resolver *r, const struct lp_proc *proc, uint64_t ip,
+		       const struct lp_map **map, struct lp_dso **dso);
+
 /* Replaying a recording: lp_dsos_expect_build_id() for the resolver's
  * objects.  For "[kernel.kallsyms]" (the recording's kernel entry), when
  * the resolver reads the default /proc/kallsyms: the kallsyms copy in
@@ -235,5 +245,18 @@ int lp_resolver_expect_build_id(struct lp_resolver *r, const char *path,
 
 /* True when kernel symbols were asked for and kallsyms hides addresses. */
 bool lp_resolver_kernel_hidden(const struct lp_resolver *r);
+
+/* Roots every lookup of object files and debug files in dir, as perf's
+ * --symfs: /usr/lib/x.so is read as DIR/usr/lib/x.so (NULL or "": no
+ * root).  Process-wide; set before anything is opened.  0, or
+ * -ENAMETOOLONG. */
+int lp_sym_set_symfs(const char *dir);
+const char *lp_sym_symfs(void);          /* "" when unset */
+
+/* Allows (the default) or forbids asking debuginfod servers for debug
+ * files; they are asked only when DEBUGINFOD_URLS is set too.  lp_sym_debuginfod()
+ * tells whether they are to be asked. */
+void lp_sym_set_debuginfod(bool on);
+bool lp_sym_debuginfod(void);
 
 #endif

@@ -7,7 +7,7 @@ Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
 
     tests/bench/bench.py [--quick] [--only NAME[,NAME...]]
 
-NAME is one of: live, replay, keepup, startup, symbols.
+NAME is one of: live, replay, keepup, startup, symbols, dwarf.
 """
 import atexit, json, os, resource, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -416,9 +416,76 @@ def symbols():
            statistics.median(ocpu), statistics.median(pcpu), "s")
 
 
+# ---- DWARF: unwinding, source lines ------------------------------------------
+
+FOLD_COUNT = script("foldcount.lua", "local c, n = {}, 0\nfunction on_sample(s) local f = s.folded c[f] = (c[f] or 0) + 1 "
+                    "n = n + 1 if arg[1] and n >= tonumber(arg[1]) then luaprof.exit() end end\n"
+                    "function on_end(i) print('samples ' .. i.samples) end\n")
+SRCLINE = script("srcline.lua", "local c = {}\nfunction on_sample(s) local l = s.srcline or '?' c[l] = (c[l] or 0) + 1 end\n"
+                 "function on_end(i) print('samples ' .. i.samples) end\n")
+
+
+def chain_binary(flags):
+    """tests/progs/chain.c built with flags (-O2, no frame pointers)."""
+    out = os.path.join(TMP, "chain" + flags.replace(" ", "").replace("-", "_"))
+    subprocess.run(["cc"] + flags.split() + ["-o", out, os.path.join(ROOT, "tests", "progs", "chain.c")], check=True)
+    return out
+
+
+def dwarf():
+    """The issue's rows for --call-graph dwarf: replay counting s.folded on
+    a perf dwarf recording of >= 200k samples (QUICK: 20k) against perf
+    script; peak RSS at half and all of it; s.srcline for every sample
+    against perf script -F +srcline (an -O2 -g program, -g, 20k samples:
+    perf's addr2line round trips make more impractical); live at 999 Hz
+    (slowdown against perf record --call-graph dwarf) and samples lost at
+    4 kHz."""
+    chain = chain_binary("-O2 -g -fomit-frame-pointer")
+    want = 20000 if QUICK else 200000
+    freq = min(20000, int(open("/proc/sys/kernel/perf_event_max_sample_rate").read()))
+    data = os.path.join(TMP, "dwarf.data")
+    rounds = max(2, int(want / freq * 1.15 * 60))       # ~60 qsort rounds a second
+    run(["perf", "record", "-q", "--call-graph", "dwarf", "-F", str(freq), "-o", data, "--", chain, "qsort", str(rounds)])
+    n = perf_samples(data)
+    wl = "chain qsort dwarf %dk" % (n // 1000)
+    o, p, r, _ = side_by_side("dwarf", n, [LUAPROF, "run", FOLD_COUNT, "-i", data],
+                              ["perf", "script", "-i", data], 1 if QUICK else 3)
+    report(wl, "s.folded vs perf script (samp/CPU-s)", o, p, "samp/s", better="higher")
+    half = statistics.median([run([LUAPROF, "run", FOLD_COUNT, "-i", data, "-A", str(n // 2)])[2] for _ in range(REPS)])
+    full = statistics.median([run([LUAPROF, "run", FOLD_COUNT, "-i", data])[2] for _ in range(REPS)])
+    report(wl, "s.folded peak RSS: all / half the samples", full, half, "KiB")
+    os.unlink(data)
+    src = os.path.join(TMP, "src.data")
+    run(["perf", "record", "-q", "-g", "-F", "4000", "-o", src, "--", chain, "qsort", str(int(5.5 * 60))])
+    n = perf_samples(src)
+    o, p, _, _ = side_by_side("srcline", n, [LUAPROF, "run", SRCLINE, "-i", src],
+                              ["perf", "script", "-F", "+srcline", "-i", src], 1)
+    report("chain qsort -g %dk" % (n // 1000), "s.srcline vs perf script -F +srcline (samp/CPU-s)", o, p,
+           "samp/s", better="higher")
+    wl_argv = [chain, "qsort", "60" if QUICK else "180"]
+    alone, perf, ours = [], [], []
+    for _ in range(REPS):
+        alone.append(run(wl_argv)[0])
+        perf.append(run(["perf", "record", "-q", "-F", "999", "--call-graph", "dwarf", "-o",
+                         os.path.join(TMP, "p.data"), "--"] + wl_argv)[0])
+        ours.append(run([LUAPROF, "run", FOLD_COUNT, "-F", "999", "--call-graph", "dwarf", "--"] + wl_argv)[0])
+    a = statistics.median(alone)
+    report("chain qsort -F999 dwarf", "slowdown vs alone (wall), s.folded script", statistics.median(ours) / a,
+           statistics.median(perf) / a, "x")
+    ours, theirs = [], []
+    for _ in range(REPS):
+        out = run([LUAPROF, "run", COUNT, "-F", "4000", "--call-graph", "dwarf", "--", DEEP, "500" if QUICK else "3000"])[3]
+        ours.append(int(out.split()[3]))
+        pd = os.path.join(TMP, "keepd.data")
+        run(["perf", "record", "-q", "-F", "4000", "--call-graph", "dwarf", "-o", pd, "--", DEEP, "500" if QUICK else "3000"])
+        theirs.append(lost_in(pd))
+    report("deep16 -F4000 dwarf", "lost samples: luaprof run vs perf record (sum)", sum(ours), sum(theirs), "samples")
+
+
 SECTIONS = [("live", lambda: (live_overhead(), live_throughput(), symbolized_throughput())),
             ("replay", replay), ("keepup", keepup),
-            ("startup", lambda: (startup(), replay_startup(), record_close())), ("symbols", symbols)]
+            ("startup", lambda: (startup(), replay_startup(), record_close())), ("symbols", symbols),
+            ("dwarf", dwarf)]
 
 
 def main():

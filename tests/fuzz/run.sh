@@ -18,7 +18,7 @@ for t in "${targets[@]}"; do
 	mkdir -p "$corpus" "$crashes"
 	tests/fuzz/seeds.sh "$t" "$corpus"
 	log=$BUILD/$t.log
-	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp \
 	"$bin" "$corpus" -dict=tests/fuzz/perf.dict -max_total_time="$time" \
 		-rss_limit_mb=2048 -timeout=10 -artifact_prefix="$crashes/" -print_final_stats=1 \
 		>"$log" 2>&1

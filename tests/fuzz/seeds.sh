@@ -19,6 +19,34 @@ fuzz_kallsyms)
 	# and its end (modules).
 	head -c 65536 /proc/kallsyms > "$dir/proc-head" 2>/dev/null
 	tail -c 65536 /proc/kallsyms > "$dir/proc-tail" 2>/dev/null ;;
+fuzz_perfmap)
+	# perf maps of the shapes runtimes write
+	printf '7f3a4c001000 40 LazyCompile:*fib /app/x.js:3\n7f3a4c001040 0x80 Function:foo\n' > "$dir/seed-node"
+	printf '0x7f00c0000000 0x120 jit_trace_42\n' > "$dir/seed-luajit" ;;
+fuzz_debuglink)
+	# the debuglink sections of small objects made here
+	if command -v objcopy >/dev/null && command -v cc >/dev/null; then
+		tmp=$(mktemp -d)
+		echo 'int main(void) { return 0; }' > "$tmp/m.c"
+		cc -g -o "$tmp/m" "$tmp/m.c" && objcopy --only-keep-debug "$tmp/m" "$tmp/m.debug" &&
+			objcopy --add-gnu-debuglink="$tmp/m.debug" "$tmp/m" &&
+			objcopy -O binary --only-section=.gnu_debuglink "$tmp/m" "$dir/seed-debuglink"
+		rm -rf "$tmp"
+	fi ;;
+fuzz_minidebug|fuzz_srcline)
+	# a MiniDebugInfo image (xz) and small objects with DWARF, made here
+	if command -v objcopy >/dev/null && command -v cc >/dev/null && command -v xz >/dev/null; then
+		tmp=$(mktemp -d)
+		cc -O2 -g -o "$tmp/inl" tests/progs/inlined.c && cp "$tmp/inl" "$dir/seed-inlined" &&
+			cc -O1 -g -o "$tmp/small" -x c - <<< 'static int f(int x) { return x * 3; } int main(int c, char **v) { (void)v; return f(c); }' &&
+			cp "$tmp/small" "$dir/seed-small" &&
+			objcopy --only-keep-debug "$tmp/small" "$tmp/mini" &&
+			objcopy -S --remove-section .comment "$tmp/mini" && xz -f "$tmp/mini" &&
+			cp "$tmp/mini.xz" "$dir/seed-mini.xz"
+		[ "$target" = fuzz_minidebug ] && rm -f "$dir/seed-inlined" "$dir/seed-small"
+		[ "$target" = fuzz_srcline ] && rm -f "$dir/seed-mini.xz"
+		rm -rf "$tmp"
+	fi ;;
 fuzz_perfdata)
 	# Whole recordings: perf's of many versions and layouts, the tests' own.
 	[ -d "$shared" ] && for f in "$shared"/perf.data.*; do

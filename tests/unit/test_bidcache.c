@@ -134,13 +134,12 @@ static void test_debug_file(void)
 	size_t n = lp_elf_build_id(libc, id, sizeof id);
 	struct stat st, sd;
 
-	lp_build_id_debug_file(id, n, dbg, sizeof dbg);
-	if (!n || stat(dbg, &sd)) {
+	use_cache(dir);                 /* empty: the debug file is the system's */
+	if (!n || !lp_debug_file_find(NULL, NULL, id, n, dbg, sizeof dbg) || stat(dbg, &sd)) {
 		fprintf(stderr, "  info: no debug file for %s; not checked\n", libc);
 		test_tmp_cleanup();
 		return;
 	}
-	use_cache(dir);
 	TEST_EQ(lp_bidcache_add(libc, id, n), 1);
 	cache_paths(dir, id, n, "debug", link, file);
 	TEST_TRUE(stat(file, &st) == 0 && st.st_ino == sd.st_ino);

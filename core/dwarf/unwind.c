@@ -1,0 +1,372 @@
+/*
+ * unwind.c - user stacks from a sample's registers and stack copy, with
+ * libdwfl's frame unwinder (the CFI of .eh_frame, else .debug_frame; on
+ * x86_64 its frame-pointer fallback where an object has neither).
+ *
+ * One Dwfl per process, attached once (Dwfl_Thread_Callbacks whose memory
+ * and registers are those of the sample being unwound, set before each
+ * walk), kept across samples so that each object's ELF and CFI are read
+ * once per process, not per sample as perf does.  Objects are reported to
+ * it lazily, as frames land in them: the map and file the resolver chooses
+ * (build-id checked when replaying), at the map's load bias.  An address
+ * whose object cannot be read gets an empty placeholder module, so the
+ * failure is not retried every sample.  When the process's maps change
+ * (proc->gen), the objects reported so far are checked against the new
+ * maps and the session is rebuilt if one is gone or moved.
+ *
+ * Sessions are kept for the LP_UNWIND_PROCS processes used last: each
+ * holds its objects open.
+ *
+ * Most samples never reach libdwfl's walk: the CFI rules of each pc,
+ * reduced to rip/rsp/rbp and cached (ustep.c), are applied directly, and
+ * only a sample with a frame whose rule is not that simple is unwound by
+ * libdwfl.  LUAPROF_UNWIND_SLOW in the environment turns that off, to
+ * compare the two.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <elfutils/libdwfl.h>
+
+#include "dwarf/dwarf_int.h"
+#include "luaprof/dwarf.h"
+#include "luaprof/proc.h"
+#include "luaprof/record.h"
+#include "luaprof/sym.h"
+#include "sym/sym_int.h"
+#include "util/grow.h"
+
+#define LP_UNWIND_PROCS 32
+#define MAX_MODULES 4096
+
+/* perf's x86_64 register numbers (asm/perf_regs.h) */
+enum { PR_AX, PR_BX, PR_CX, PR_DX, PR_SI, PR_DI, PR_BP, PR_SP, PR_IP, PR_R8 = 16 };
+
+struct reported {               /* an object reported to a session */
+	const char *path;       /* the map's (interned) path */
+	uint64_t start, end, bias;
+};
+
+struct session {
+	const struct lp_proc *proc;     /* NULL: free slot */
+	uint32_t gen;
+	Dwfl *dwfl;
+	bool attached;
+	uint64_t used;                  /* LRU tick */
+	struct reported *mods;
+	size_t nr_mods, cap_mods;
+	struct lp_stepcache *steps;     /* the fast path's rules (ustep.c) */
+};
+
+struct lp_unwinder {
+	struct lp_resolver *r;
+	bool fast;                      /* the fast path is on (the default) */
+	struct session sessions[LP_UNWIND_PROCS];
+	uint64_t tick;
+	Dwfl_Callbacks cb;
+	/* the walk under way */
+	struct session *cur;
+	const struct lp_sample *s;
+	uint64_t sp;
+	uint64_t *ips;
+	size_t n, max;
+};
+
+struct lp_unwinder *lp_unwinder_new(struct lp_resolver *r)
+{
+	struct lp_unwinder *u = calloc(1, sizeof *u);
+	if (!u)
+		return NULL;
+	u->r = r;
+	u->fast = !getenv("LUAPROF_UNWIND_SLOW");       /* for comparisons */
+	lp_dwarf_callbacks(&u->cb);
+	return u;
+}
+
+static void session_end(struct session *st)
+{
+	if (st->dwfl)
+		dwfl_end(st->dwfl);
+	free(st->mods);
+	lp_stepcache_free(st->steps);
+	*st = (struct session){ 0 };
+}
+
+void lp_unwinder_free(struct lp_unwinder *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < LP_UNWIND_PROCS; i++)
+		session_end(&u->sessions[i]);
+	free(u);
+}
+
+/* The value of perf register reg in s, false when the mask lacks it. */
+static bool perf_reg(const struct lp_sample *s, unsigned reg, uint64_t *val)
+{
+	uint64_t mask = s->user_regs_mask;
+	if (!(mask & (1ull << reg)))
+		return false;
+	unsigned idx = (unsigned)__builtin_popcountll(mask & ((1ull << reg) - 1));
+	if (idx >= s->nr_user_regs)
+		return false;
+	*val = s->user_regs[idx];
+	return true;
+}
+
+bool lp_unwind_possible(const struct lp_sample *s)
+{
+	uint64_t v;
+#if defined(__x86_64__)
+	return s->user_abi == PERF_SAMPLE_REGS_ABI_64 && s->user_stack &&
+	       s->user_stack_dyn_size >= 8 && perf_reg(s, PR_IP, &v) && perf_reg(s, PR_SP, &v);
+#else
+	(void)s; (void)v;
+	return false;           /* the register layout is x86_64's */
+#endif
+}
+
+/* ---- the thread callbacks: the sample's stack and registers ---- */
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	(void)dwfl; (void)arg; (void)thread_argp;
+	return 0;               /* threads are named by get_thread only */
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	(void)dwfl; (void)tid;
+	*thread_argp = arg;
+	return true;
+}
+
+/* One word of the stack copy into *val; false outside it. */
+static bool stack_word(const struct lp_unwinder *u, uint64_t addr, uint64_t *val)
+{
+	uint64_t size = u->s->user_stack_dyn_size;
+	if (addr < u->sp || addr - u->sp > size - 8)
+		return false;
+	memcpy(val, (const char *)u->s->user_stack + (addr - u->sp), sizeof *val);
+	return true;
+}
+
+/* Words of the stack copy; anything else is unknown (false ends the walk). */
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	uint64_t v;
+	(void)dwfl;
+	if (!stack_word(arg, addr, &v))
+		return false;
+	*result = v;
+	return true;
+}
+
+/* DWARF x86_64 numbering: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip. */
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	static const unsigned order[17] = { PR_AX, PR_DX, PR_CX, PR_BX, PR_SI, PR_DI, PR_BP, PR_SP,
+					    PR_R8, PR_R8 + 1, PR_R8 + 2, PR_R8 + 3, PR_R8 + 4,
+					    PR_R8 + 5, PR_R8 + 6, PR_R8 + 7, PR_IP };
+	struct lp_unwinder *u = arg;
+	Dwarf_Word regs[17];
+	for (unsigned i = 0; i < 17; i++) {
+		uint64_t v = 0;
+		if (!perf_reg(u->s, order[i], &v) && (order[i] == PR_IP || order[i] == PR_SP))
+			return false;
+		regs[i] = v;    /* a register not sampled reads 0, as in perf */
+	}
+	return dwfl_thread_state_registers(thread, 0, 17, regs);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+/* ---- objects ---- */
+
+/* A descriptor for the object's file: the file itself, or for [vdso]
+ * (which is in memory only) a memfd holding this process's vDSO image,
+ * which every process of this kernel shares. */
+static int object_fd(const char *path)
+{
+	if (strcmp(path, "[vdso]"))
+		return open(path, O_RDONLY | O_CLOEXEC);
+	const void *image = (const void *)(uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	size_t size = image ? lp_dso_mem_size(image) : 0;
+	int fd = size ? memfd_create("vdso", MFD_CLOEXEC) : -1;
+	if (fd >= 0 && write(fd, image, size) != (ssize_t)size) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Reports to st the object of the map m (its file d) containing pc. */
+static void report_object(struct session *st, const struct lp_map *m, const struct lp_dso *d,
+			  uint64_t pc)
+{
+	uint64_t vaddr = 0, bias = 0;
+	int fd = -1;
+	if (d && !lp_dso_file_to_vaddr(d, pc - m->start + m->pgoff, &vaddr)) {
+		bias = pc - vaddr;
+		fd = object_fd(lp_dso_path(d));
+	}
+	dwfl_report_begin_add(st->dwfl);
+	Dwfl_Module *mod = fd >= 0 ? dwfl_report_elf(st->dwfl, m->path, lp_dso_path(d), fd,
+						    bias, true) : NULL;
+	if (!mod && fd >= 0)
+		close(fd);
+	if (!mod)               /* a placeholder: unwinding stops here, untried again */
+		dwfl_report_module(st->dwfl, m->path, m->start, m->end);
+	dwfl_report_end(st->dwfl, NULL, NULL);
+	if (!lp_grow(&st->mods, &st->cap_mods, st->nr_mods, sizeof *st->mods, 16, MAX_MODULES))
+		st->mods[st->nr_mods++] = (struct reported){ m->path, m->start, m->end, bias };
+}
+
+/* Makes sure the object containing pc is reported, if it has a map. */
+static void report_pc(struct lp_unwinder *u, uint64_t pc)
+{
+	struct session *st = u->cur;
+	const struct lp_map *m;
+	struct lp_dso *d;
+	if (dwfl_addrmodule(st->dwfl, pc) || st->nr_mods >= MAX_MODULES)
+		return;
+	if (lp_resolver_object(u->r, st->proc, pc, &m, &d) || !m || !m->path)
+		return;
+	report_object(st, m, d, pc);
+	if (!st->attached)
+		st->attached = dwfl_attach_state(st->dwfl, NULL, (pid_t)st->proc->pid,
+						 &thread_callbacks, u);
+}
+
+/* ---- sessions ---- */
+
+/* Whether every object reported to st still has its map in proc. */
+static bool still_mapped(const struct session *st)
+{
+	for (size_t i = 0; i < st->nr_mods; i++) {
+		const struct reported *o = &st->mods[i];
+		const struct lp_map *m = lp_proc_find_map(st->proc, o->start);
+		if (!m || m->path != o->path || m->start > o->start || m->end < o->end)
+			return false;
+	}
+	return true;
+}
+
+static int session_begin(struct lp_unwinder *u, struct session *st, const struct lp_proc *proc)
+{
+	session_end(st);
+	st->dwfl = dwfl_begin(&u->cb);
+	st->steps = lp_stepcache_new();
+	if (!st->dwfl || !st->steps) {
+		session_end(st);
+		return -ENOMEM;
+	}
+	st->proc = proc;
+	st->gen = proc->gen;
+	return 0;
+}
+
+/* The session of proc: its own (checked against its maps), else a new one
+ * in place of the one used least recently. */
+static struct session *session_get(struct lp_unwinder *u, const struct lp_proc *proc)
+{
+	struct session *st = NULL, *lru = &u->sessions[0];
+	for (size_t i = 0; i < LP_UNWIND_PROCS && !st; i++) {
+		struct session *c = &u->sessions[i];
+		if (c->proc == proc && c->dwfl)
+			st = c;
+		else if (c->used < lru->used)
+			lru = c;
+	}
+	if (st && st->gen != proc->gen) {
+		if (still_mapped(st))
+			st->gen = proc->gen;
+		else if (session_begin(u, st, proc))
+			return NULL;
+	}
+	if (!st && session_begin(u, st = lru, proc))
+		return NULL;
+	st->used = ++u->tick;
+	return st;
+}
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct lp_unwinder *u = arg;
+	Dwarf_Addr pc;
+	bool activation;
+	if (!dwfl_frame_pc(state, &pc, &activation) || pc == 0)
+		return DWARF_CB_ABORT;
+	if (u->n && activation)
+		pc++;           /* so that pc - 1 is the signal frame's own pc */
+	/* the object the unwinder needs next: of the call, not the return */
+	report_pc(u, u->n ? pc - 1 : pc);
+	u->ips[u->n++] = pc;
+	return u->n < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+/* The walk with cached rules (ustep.c), frame by frame as libdwfl's would
+ * go: true when it ended on its own (u->ips, u->n hold it), false when a
+ * frame's rule is not simple and libdwfl must unwind the sample.  A word
+ * that is not in the stack copy ends the walk, as it does libdwfl's. */
+static bool fast_unwind(struct lp_unwinder *u, uint64_t pc)
+{
+	struct session *st = u->cur;
+	uint64_t sp = u->sp, bp = 0, ra;
+	bool bp_known = perf_reg(u->s, PR_BP, &bp);
+	for (u->n = 0; pc && u->n < u->max;) {
+		u->ips[u->n++] = pc;
+		uint64_t look = u->n > 1 ? pc - 1 : pc;
+		report_pc(u, look);
+		Dwfl_Module *mod = dwfl_addrmodule(st->dwfl, look);
+		const struct lp_step *r = mod ? lp_stepcache_get(st->steps, mod, look) : NULL;
+		if (!r || !r->simple)
+			return false;
+		if (r->outermost || (r->cfa_rbp && !bp_known))
+			return true;
+		uint64_t cfa = (r->cfa_rbp ? bp : sp) + (uint64_t)r->cfa_off;
+		if (!stack_word(u, cfa + (uint64_t)r->ra_off, &ra))
+			return true;
+		if (r->rbp_saved)
+			bp_known = stack_word(u, cfa + (uint64_t)r->rbp_off, &bp);
+		sp = cfa;
+		pc = ra;
+	}
+	return true;
+}
+
+size_t lp_unwind(struct lp_unwinder *u, const struct lp_proc *proc,
+		 const struct lp_sample *s, uint64_t *ips, size_t max)
+{
+	uint64_t pc = 0;
+	if (!proc || !max || !lp_unwind_possible(s) || !(u->cur = session_get(u, proc)))
+		return 0;
+	perf_reg(s, PR_SP, &u->sp);
+	perf_reg(s, PR_IP, &pc);
+	u->s = s;
+	u->ips = ips;
+	u->n = 0;
+	u->max = max;
+	report_pc(u, pc);
+	if (!u->cur->attached) {        /* no object at pc: the sampled pc alone */
+		ips[0] = pc;
+		return 1;
+	}
+	if (u->fast && fast_unwind(u, pc))
+		return u->n;
+	u->n = 0;
+	dwfl_getthread_frames(u->cur->dwfl, (pid_t)s->tid, frame_cb, u);
+	if (!u->n)
+		ips[u->n++] = pc;
+	return u->n;
+}

@@ -1,0 +1,112 @@
+/*
+ * ustep.c - the unwinder's fast path: the CFI rule at a pc, reduced to
+ * what recovering rip, rsp and rbp needs (as samply's framehop does), and
+ * a cache of those rules per pc.
+ *
+ * libdwfl's unwinder evaluates the full CFI state machine and allocates
+ * for every frame of every sample.  Nearly every rule compilers emit is
+ * one of: CFA = rsp or rbp + offset; return address saved at CFA + offset
+ * (or undefined: the outermost frame); rbp unchanged or saved at CFA +
+ * offset.  Those are read from libdw once per pc (dwarf_cfi_addrframe on
+ * the module's .eh_frame) and applied directly.  Anything else (DWARF
+ * expressions, other registers, signal frames, no .eh_frame) is marked
+ * not simple, and the whole sample is unwound by libdwfl instead.
+ */
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <elfutils/libdw.h>
+
+#include "dwarf/dwarf_int.h"
+
+enum { DW_RSP = 7, DW_RBP = 6, DW_RA = 16 };
+
+/* A saved register's rule: true when it is "at CFA + *off" (memory),
+ * with *same set when it is "same value". */
+static bool saved_at(Dwarf_Frame *fr, int reg, int64_t *off, bool *same)
+{
+	Dwarf_Op mem[3], *ops = NULL;
+	size_t n = 0;
+	*same = false;
+	if (dwarf_frame_register(fr, reg, mem, &ops, &n))
+		return false;
+	if (n == 0) {           /* same value (ops NULL) or undefined (ops set) */
+		*same = ops == NULL;
+		return false;
+	}
+	if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_plus_uconst) {
+		*off = (int64_t)ops[1].number;
+		return true;
+	}
+	if (n == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+		*off = 0;
+		return true;
+	}
+	return false;
+}
+
+/* Reduces the frame state fr to a step; false when it is not simple. */
+static bool reduce(Dwarf_Frame *fr, struct lp_step *st)
+{
+	Dwarf_Op *ops;
+	size_t n;
+	bool signal = false, same;
+	int64_t off;
+	Dwarf_Addr start, end;
+	if (dwarf_frame_info(fr, &start, &end, &signal) != DW_RA || signal ||
+	    dwarf_frame_cfa(fr, &ops, &n) || n != 1 || ops[0].atom != DW_OP_bregx ||
+	    (ops[0].number != DW_RSP && ops[0].number != DW_RBP))
+		return false;
+	st->cfa_rbp = ops[0].number == DW_RBP;
+	st->cfa_off = (int64_t)ops[0].number2;
+	if (saved_at(fr, DW_RA, &off, &same))
+		st->ra_off = off;
+	else if (!same)
+		st->outermost = true;   /* the return address is undefined */
+	else
+		return false;
+	if (saved_at(fr, DW_RBP, &off, &same))
+		st->rbp_saved = true, st->rbp_off = off;
+	else if (!same)
+		return false;           /* rbp undefined: not followed here */
+	return true;
+}
+
+bool lp_step_rule(Dwfl_Module *mod, uint64_t pc, struct lp_step *st)
+{
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
+	Dwarf_Frame *fr = NULL;
+	memset(st, 0, sizeof *st);
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr))
+		return false;
+	st->simple = reduce(fr, st);
+	free(fr);
+	return true;
+}
+
+/* ---- the cache: direct-mapped by (module, pc) ---- */
+
+struct lp_stepcache *lp_stepcache_new(void)
+{
+	return calloc(1, sizeof(struct lp_stepcache));
+}
+
+void lp_stepcache_free(struct lp_stepcache *c)
+{
+	free(c);
+}
+
+const struct lp_step *lp_stepcache_get(struct lp_stepcache *c, Dwfl_Module *mod, uint64_t pc)
+{
+	uint64_t h = (pc ^ ((uint64_t)(uintptr_t)mod >> 4)) * 0x9e3779b97f4a7c15ull;
+	struct lp_stepent *e = &c->ents[h >> (64 - LP_STEPCACHE_BITS)];
+	if (e->mod == mod && e->pc == pc)
+		return &e->step;
+	if (!lp_step_rule(mod, pc, &e->step))
+		e->step.simple = false;
+	e->mod = mod;
+	e->pc = pc;
+	return &e->step;
+}

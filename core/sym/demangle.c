@@ -1,0 +1,38 @@
+/*
+ * demangle.c - C++ and Rust names as people write them.
+ *
+ * libiberty's cplus_demangle (Debian's libiberty-dev, binutils' own
+ * demangler, the one c++filt and perf use) is chosen over libstdc++'s
+ * __cxa_demangle because it also demangles Rust, both the legacy scheme
+ * (_ZN...17h<hash>E, hash left out as rustc-demangle does) and v0 (_R...),
+ * and needs no C++ runtime.  Options DMGL_PARAMS | DMGL_ANSI: parameter
+ * lists and qualifiers included, as c++filt prints them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <libiberty/demangle.h>
+
+#include "sym/sym_int.h"
+
+bool lp_is_mangled(const char *name)
+{
+	return name && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R');
+}
+
+char *lp_demangle(const char *name)
+{
+	if (!lp_is_mangled(name))
+		return NULL;
+	const char *at = strstr(name, "@plt");
+	if (!at || at[4])
+		return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	/* a PLT stub of a mangled name: NAME@plt, demangled NAME + "@plt" */
+	char *base = strndup(name, (size_t)(at - name)), *d = NULL, *out = NULL;
+	if (base && (d = cplus_demangle(base, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO)) &&
+	    (out = malloc(strlen(d) + 5)))
+		strcat(strcpy(out, d), "@plt");
+	free(base);
+	free(d);
+	return out;
+}

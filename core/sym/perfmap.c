@@ -1,0 +1,180 @@
+/*
+ * perfmap.c - the symbol files JIT compilers write for perf:
+ * /tmp/perf-PID.map, one "START SIZE name" line per function (START and
+ * SIZE hex, with or without 0x), appended to as code is generated (Node
+ * --perf-basic-prof, JVM agents, LuaJIT, .NET, ...).  They name addresses
+ * in the process's anonymous executable maps, as perf report reads them.
+ *
+ * One table per process, read when first needed; when an address is not
+ * in it, the lines appended since (the file grew) are read and added, at
+ * most once per PERFMAP_RECHECK_NS, so a busy unnamed region costs no
+ * syscall per sample.  Lines that do not parse are skipped.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "sym/sym_int.h"
+#include "util/grow.h"
+
+#define PERFMAP_RECHECK_NS 10000000ull   /* 10 ms */
+
+struct perfmap {
+	uint32_t pid;
+	char path[64];
+	struct lp_symtab *syms;
+	off_t read_to;                  /* bytes of the file read */
+	uint64_t checked;               /* when the file was last looked at */
+};
+
+struct lp_perfmaps {
+	struct perfmap *maps;
+	size_t nr, cap;
+	struct perfmap *last;
+};
+
+int lp_perfmap_parse_line(const char *line, size_t len, uint64_t *start, uint64_t *size,
+			  const char **name, size_t *name_len)
+{
+	char *end;
+	const char *p = line, *stop = line + len;
+	for (int field = 0; field < 2; field++) {
+		while (p < stop && *p == ' ')
+			p++;
+		if (p >= stop || !((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') ||
+				   (*p >= 'A' && *p <= 'F')))
+			return -EINVAL;
+		/* strtoull stops at the first non-hex: the line holds a space or
+		 * the name after the number, never running past stop unchecked */
+		char num[20];
+		size_t n = 0;
+		while (p < stop && n < sizeof num - 1 && *p != ' ')
+			num[n++] = *p++;
+		num[n] = '\0';
+		if (p < stop && *p != ' ')
+			return -EINVAL;         /* too long a number */
+		errno = 0;
+		uint64_t v = strtoull(num, &end, 16);
+		if (errno || *end)
+			return -EINVAL;
+		*(field ? size : start) = v;
+	}
+	if (p >= stop || *p != ' ')
+		return -EINVAL;
+	p++;
+	while (stop > p && (stop[-1] == '\n' || stop[-1] == '\r'))
+		stop--;
+	if (stop == p)
+		return -EINVAL;
+	*name = p;
+	*name_len = (size_t)(stop - p);
+	return 0;
+}
+
+struct lp_perfmaps *lp_perfmaps_new(void)
+{
+	return calloc(1, sizeof(struct lp_perfmaps));
+}
+
+void lp_perfmaps_free(struct lp_perfmaps *pm)
+{
+	if (!pm)
+		return;
+	for (size_t i = 0; i < pm->nr; i++)
+		lp_symtab_free(pm->maps[i].syms);
+	free(pm->maps);
+	free(pm);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int lp_perfmap_add_text(struct lp_symtab *t, const char *text, size_t len)
+{
+	const char *p = text, *stop = text + len;
+	while (p < stop) {
+		const char *nl = memchr(p, '\n', (size_t)(stop - p));
+		const char *eol = nl ? nl : stop, *name;
+		uint64_t start, size;
+		size_t nlen;
+		if (!lp_perfmap_parse_line(p, (size_t)(eol - p), &start, &size, &name, &nlen) &&
+		    size && start + size > start) {
+			char buf[1024];
+			snprintf(buf, sizeof buf, "%.*s", (int)(nlen < sizeof buf ? nlen : sizeof buf - 1), name);
+			if (lp_symtab_add(t, buf, start, size))
+				return -ENOMEM;
+		}
+		p = eol + (nl ? 1 : 0);
+	}
+	return 0;
+}
+
+/* Reads the complete lines appended to m's file since the last read. */
+static void read_more(struct perfmap *m)
+{
+	struct stat st;
+	FILE *f = fopen(m->path, "re");
+	m->checked = now_ns();
+	if (!f)
+		return;
+	if (fstat(fileno(f), &st) || st.st_size <= m->read_to || fseeko(f, m->read_to, SEEK_SET)) {
+		fclose(f);
+		return;
+	}
+	size_t want = (size_t)(st.st_size - m->read_to);
+	char *buf = want < (64u << 20) ? malloc(want) : NULL;
+	size_t got = buf ? fread(buf, 1, want, f) : 0;
+	fclose(f);
+	const char *last_nl = got ? memrchr(buf, '\n', got) : NULL;
+	if (last_nl) {          /* a line being written is read next time */
+		size_t n = (size_t)(last_nl - buf) + 1;
+		if (!lp_perfmap_add_text(m->syms, buf, n) && !lp_symtab_finish(m->syms))
+			m->read_to += (off_t)n;
+	}
+	free(buf);
+}
+
+/* The table of pid, made (empty) on first use; NULL on ENOMEM. */
+static struct perfmap *perfmap_of(struct lp_perfmaps *pm, uint32_t pid)
+{
+	if (pm->last && pm->last->pid == pid)
+		return pm->last;
+	for (size_t i = 0; i < pm->nr; i++)
+		if (pm->maps[i].pid == pid)
+			return pm->last = &pm->maps[i];
+	if (lp_grow(&pm->maps, &pm->cap, pm->nr, sizeof *pm->maps, 8, SIZE_MAX / 2))
+		return NULL;
+	struct perfmap *m = &pm->maps[pm->nr];
+	*m = (struct perfmap){ .pid = pid };
+	snprintf(m->path, sizeof m->path, "/tmp/perf-%" PRIu32 ".map", pid);
+	if (!(m->syms = lp_symtab_new()) || lp_symtab_finish(m->syms)) {
+		lp_symtab_free(m->syms);
+		return NULL;
+	}
+	pm->nr++;
+	read_more(m);
+	return pm->last = m;
+}
+
+const struct lp_sym *lp_perfmap_find(struct lp_perfmaps *pm, uint32_t pid, uint64_t addr,
+				     const char **file)
+{
+	struct perfmap *m = perfmap_of(pm, pid);
+	if (!m)
+		return NULL;
+	*file = m->path;
+	const struct lp_sym *s = lp_symtab_find(m->syms, addr);
+	if (!s && now_ns() - m->checked >= PERFMAP_RECHECK_NS) {
+		read_more(m);
+		s = lp_symtab_find(m->syms, addr);
+	}
+	return s;
+}

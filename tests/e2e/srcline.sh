@@ -1,0 +1,37 @@
+# Source lines and inlined frames: a function forced inline (mix, in an
+# -O2 -g build) shows as the leaf frame marked inlined, its caller outer()
+# next, and s.srcline points into mix()'s body (all samples in outer but
+# 5%: a few land in outer's own instructions).  For every frame of the
+# program in a --call-graph dwarf recording, the function and file:line
+# chain equals what addr2line -f -i -e prints for the same address.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+command -v addr2line >/dev/null || skip "addr2line (binutils) is not installed: nothing to compare with"
+cd "$TMP"
+cp "$ROOT/tests/progs/inlined.c" "$ROOT/tests/progs/chain.c" .
+cc -O2 -g -no-pie -o inlined inlined.c && cc -O2 -g -no-pie -o chain chain.c || fail "cannot build the workloads"
+body=$(awk '/always_inline/ {s = NR} s && /^}/ {print s + 1, NR - 1; exit}' inlined.c)
+expect_status 0 "$LUAPROF" run "$CHECKS/inlined.lua" -A ${body% *} -A ${body#* } -F 999 -- ./inlined 300
+read -r _ n _ inl _ src < "$TMP/out"
+[ "${n:-0}" -ge 100 ] || fail "only ${n:-0} samples in outer()"
+[ $((inl * 100)) -ge $((n * 95)) ] || fail "$inl of $n samples in outer() show mix() inlined then outer()"
+[ $((src * 100)) -ge $((n * 95)) ] || fail "$src of $n samples in outer() have s.srcline in mix()'s body (lines $body)"
+echo "outer(): $n samples, $inl with mix() inlined, $src with s.srcline in its body"
+# check_addr2line BIN DATA: every address's blocks against addr2line's
+check_addr2line() {
+	"$LUAPROF" run "$CHECKS/srclines.lua" -A "$TMP/$1" -i "$2" > ours 2>err || { cat err; fail "luaprof -i $2 failed"; }
+	local addrs
+	addrs=$(awk 'prev == "--" || NR == 1 {print} {prev = $0}' ours | grep -v '^--$')
+	[ "$(echo "$addrs" | wc -w)" -ge 3 ] || fail "$1: only $(echo "$addrs" | wc -w) distinct addresses"
+	for a in $addrs; do
+		echo "$a"
+		addr2line -f -i -e "$1" "0x$a" | sed 's/ (discriminator [0-9]*)$//'
+		echo "--"
+	done > theirs
+	diff theirs ours > diff.txt || { head -20 diff.txt; fail "$1: source frames differ from addr2line -f -i"; }
+	echo "$1: $(echo "$addrs" | wc -w) addresses as addr2line -f -i prints them"
+}
+"$LUAPROF" record --call-graph dwarf -F 999 -o inl.data -- ./inlined 200 >/dev/null 2>&1 || fail "luaprof record failed"
+check_addr2line inlined inl.data
+"$LUAPROF" record --call-graph dwarf -F 999 -o chain.data -- ./chain qsort 6 >/dev/null 2>&1 || fail "luaprof record failed"
+check_addr2line chain chain.data

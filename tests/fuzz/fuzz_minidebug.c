@@ -1,0 +1,32 @@
+/*
+ * fuzz_minidebug.c - MiniDebugInfo on any bytes: the xz decoder
+ * (lp_xz_decode, capped at 4 MiB) and, when the bytes decompress, the ELF
+ * reader on the result (lp_dso_open_mem: segments, symbols, notes, as for
+ * a .gnu_debugdata image).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "luaprof/sym.h"
+#include "sym/sym_int.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	void *out = NULL;
+	size_t n = 0;
+	if (lp_xz_decode(data, size, 4u << 20, &out, &n))
+		return 0;
+	if (n > 4u << 20)
+		abort();
+	struct lp_dso *d = lp_dso_open_mem("mini", out, n);
+	if (d) {
+		const struct lp_symtab *t = lp_dso_symtab(d);
+		for (size_t i = 0; i < lp_symtab_count(t); i++)
+			(void)lp_dso_find(d, lp_symtab_at(t, i)->start);
+		lp_dso_free(d);
+	}
+	free(out);
+	return 0;
+}

@@ -1,0 +1,49 @@
+/*
+ * fuzz_srcline.c - the DWARF source-line and inline lookups (lp_srclines)
+ * on any bytes taken as an object file: the input is written to a file,
+ * opened as an object (lp_dso_open), and each of its symbols' first
+ * addresses (at most 64) is looked up, as a sample in it would be.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "luaprof/dwarf.h"
+#include "luaprof/sym.h"
+#include "sym/sym_int.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static volatile size_t sink;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[] = "/tmp/luaprof-fuzz-srcline.XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return 0;
+	if (write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		unlink(path);
+		return 0;
+	}
+	close(fd);
+	struct lp_dso *d = lp_dso_open(path);
+	struct lp_srclines *sl = d ? lp_srclines_new() : NULL;
+	if (sl) {
+		const struct lp_symtab *t = lp_dso_symtab(d);
+		for (size_t i = 0; i < lp_symtab_count(t) && i < 64; i++) {
+			const struct lp_srcframe *f;
+			int n = lp_srclines_get(sl, d, lp_symtab_at(t, i)->start, &f);
+			for (int k = 0; k < n; k++)
+				sink += (f[k].func ? strlen(f[k].func) : 0) +
+					(f[k].file ? strlen(f[k].file) : 0) + f[k].line;
+		}
+	}
+	lp_srclines_free(sl);
+	lp_dso_free(d);
+	unlink(path);
+	return 0;
+}
