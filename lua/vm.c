@@ -13,6 +13,7 @@
 
 #include "lfold.h"
 #include "lp.h"
+#include "lscript.h"
 
 /* Message handler: the error plus a traceback. */
 static int msgh(lua_State *L)
@@ -57,7 +58,10 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	run->L = L;
 	run->script = script;
 	lua_gc(L, LUA_GCGEN, 0, 0);
+	lua_pushboolean(L, 1);          /* LUA_PATH and LUA_CPATH are not read */
+	lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
 	luaL_openlibs(L);
+	lp_script_set_path(L, script);
 	lua_pushcfunction(L, msgh);             /* stays at LP_SLOT_MSGH */
 	lua_pushlightuserdata(L, run);
 	lua_setfield(L, LUA_REGISTRYINDEX, "luaprof.run");
@@ -70,13 +74,19 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 		return -1;
 	}
 	if (lua_pcall(L, 0, 0, 1) != LUA_OK) {
+		if (run->stopped)       /* luaprof.options did what was asked */
+			return run->stopped == 1 ? 1 : -1;
 		fprintf(stderr, "luaprof: %s\n", lua_tostring(L, -1));
 		return -1;
 	}
 	run->started = true;
+	int rc = lp_options_check(run);
+	if (rc)
+		return rc;
 	run->ref_on_start = hook_ref(L, "on_start");
 	run->ref_on_sample = hook_ref(L, "on_sample");
 	run->ref_on_end = hook_ref(L, "on_end");
+	run->ref_on_interval = hook_ref(L, "on_interval");
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_on_sample);  /* LP_SLOT_ON_SAMPLE */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_view);       /* LP_SLOT_VIEW */
 	return 0;
