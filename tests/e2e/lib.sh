@@ -33,42 +33,6 @@ perfdata_corpus() {
 	done
 }
 
-# tracefs_run CMD...: runs CMD with tracefs at /sys/kernel/tracing (what
-# perf record -e sched:... needs): here when it is mounted, else, as root,
-# in a private mount namespace with it mounted for CMD alone, so that
-# nothing changes outside.  Returns 77 when neither can be.
-tracefs_run() {
-	if [ -d /sys/kernel/tracing/events ]; then
-		"$@"
-		return
-	fi
-	[ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null || return 77
-	unshare -m sh -c 'mount -t tracefs nodev /sys/kernel/tracing && exec "$@"' sh "$@"
-}
-
-# wait_for_line FILE PATTERN [SECONDS]: until FILE has a line matching
-# PATTERN (default: up to 20 s); fails after that.  For starting points a
-# test waits on, instead of sleeping and hoping a loaded machine kept up.
-wait_for_line() {
-	local i
-	for i in $(seq $((${3:-20} * 20))); do
-		grep -qE -- "$2" "$1" 2>/dev/null && return
-		sleep 0.05
-	done
-	fail "no line matching '$2' in $(basename "$1") after ${3:-20} s"
-}
-
-# wait_gone PATTERN [SECONDS]: until no process's command line matches
-# PATTERN (pgrep -f; default: up to 10 s); returns 1 if one still does.
-wait_gone() {
-	local i
-	for i in $(seq $((${2:-10} * 20))); do
-		pgrep -f -- "$1" >/dev/null || return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 # expect_status WANT CMD...: runs CMD, fails unless it exits WANT.
 expect_status() {
 	local want=$1; shift
@@ -144,4 +108,20 @@ our_rows() {
 sum_plt() {
 	awk -v c="${1:-1}" '$NF == "@plt" {n = $c; $c = "#"; s[$0] += n; next} {print}
 		END {for (k in s) {line = k; sub(/#/, s[k], line); print line}}'
+}
+
+# have_tracefs: whether tracefs is there; as root, mounts it where the
+# kernel expects it when it is not (the suite's own set-up, as perf needs),
+# so that no test depends on a mount made by hand.
+have_tracefs() {
+	if [ ! -d /sys/kernel/tracing/events ] && [ ! -d /sys/kernel/debug/tracing/events ] &&
+	   [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	fi
+	[ -d /sys/kernel/tracing/events ] || [ -d /sys/kernel/debug/tracing/events ]
+}
+
+# need_tracefs: skip unless tracefs is there (have_tracefs).
+need_tracefs() {
+	have_tracefs || skip "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing, as root)"
 }
