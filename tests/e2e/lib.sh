@@ -33,6 +33,29 @@ perfdata_corpus() {
 	done
 }
 
+# wait_for_line FILE PATTERN [SECONDS]: until FILE has a line matching
+# PATTERN (default: up to 20 s); fails after that.  For starting points a
+# test waits on, instead of sleeping and hoping a loaded machine kept up.
+wait_for_line() {
+	local i
+	for i in $(seq $((${3:-20} * 20))); do
+		grep -qE -- "$2" "$1" 2>/dev/null && return
+		sleep 0.05
+	done
+	fail "no line matching '$2' in $(basename "$1") after ${3:-20} s"
+}
+
+# wait_gone PATTERN [SECONDS]: until no process's command line matches
+# PATTERN (pgrep -f; default: up to 10 s); returns 1 if one still does.
+wait_gone() {
+	local i
+	for i in $(seq $((${2:-10} * 20))); do
+		pgrep -f -- "$1" >/dev/null || return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # expect_status WANT CMD...: runs CMD, fails unless it exits WANT.
 expect_status() {
 	local want=$1; shift
