@@ -54,6 +54,8 @@ static const char usage[] =
 "                                (- reads a pipe-mode stream from stdin)\n"
 "  -o, --output FILE             keep a perf.data recording of the run (record:\n"
 "                                default perf.data; an existing file becomes FILE.old)\n"
+"      --no-buildid-cache        do not copy the recorded objects into perf's\n"
+"                                build-id cache (~/.debug, or $PERF_BUILDID_DIR)\n"
 "  -A, --arg VALUE               pass VALUE to the script in arg[] (repeatable)\n"
 "      --symfs DIR               look for object and debug files under DIR\n"
 "      --no-debuginfod           never ask debuginfod servers (DEBUGINFOD_URLS)\n"
@@ -63,7 +65,7 @@ static const char usage[] =
 "Exit status: the command's (128+N when signal N killed it); 0 with -p/-a;\n"
 "255 when luaprof itself fails (bad usage, script error, cannot profile).\n";
 
-enum { OPT_SYMFS = 256, OPT_NO_DEBUGINFOD, OPT_FILTER };
+enum { OPT_SYMFS = 256, OPT_NO_DEBUGINFOD, OPT_FILTER, OPT_NO_BUILDID_CACHE };
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -79,6 +81,7 @@ static const struct option longopts[] = {
 	{ "interval", required_argument, NULL, 'I' },
 	{ "input", required_argument, NULL, 'i' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "no-buildid-cache", no_argument, NULL, OPT_NO_BUILDID_CACHE },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "help", no_argument, NULL, 'h' },
@@ -298,6 +301,7 @@ static int option(struct lp_cli *cli, int c, char *val)
 	case OPT_SYMFS: cli->symfs = val; return 0;
 	case OPT_NO_DEBUGINFOD: cli->no_debuginfod = true; return 0;
 	case 'o': cli->output = val; return 0;
+	case OPT_NO_BUILDID_CACHE: cli->no_buildid_cache = true; return 0;
 	case 'h': fputs(usage, stdout); return 1;
 	case 'v': printf("luaprof %s\n", LP_VERSION); return 1;
 	default:
@@ -312,6 +316,8 @@ static int check(struct lp_cli *cli)
 		cli->output = "perf.data";
 	if (cli->input && cli->output)
 		return fail("-i and -o exclude each other: a replay writes no recording");
+	if (cli->no_buildid_cache && !cli->output)
+		return fail("--no-buildid-cache goes with a recording: luaprof record, or run -o FILE");
 	if (!cli->script && !record)
 		return fail("no script given: luaprof run SCRIPT [options] -- CMD");
 	if (cli->script_help)

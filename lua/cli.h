@@ -29,6 +29,7 @@ struct lp_cli {
 	uint64_t duration_ns;
 	const char *input;              /* -i FILE: replay a recording */
 	const char *output;             /* -o FILE: keep a recording */
+	bool no_buildid_cache;          /* leave perf's build-id cache alone */
 	char **script_opts;             /* the script's options: "--name[=value]" */
 	int nr_script_opts;
 	bool script_help;               /* luaprof run SCRIPT --help */

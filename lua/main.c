@@ -284,7 +284,7 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	if (rc == 0)
 		lp_run_end(run, t1 - t0, status >= 0 ? exit_code(status) : -1);
 	lp_live_close(lv);
-	if (recording && lp_recording_close(recording))
+	if (recording && lp_recording_close(recording, !cli->no_buildid_cache))
 		rc = -1;
 	if (rc || run->failed)
 		return LP_EXIT_FAILURE;

@@ -14,6 +14,10 @@
  * it, hit or not.  The objects hit are noted while the records stream past
  * (lp_hits: a flag on the map the sample's ip is in), so only they are
  * opened at the end.
+ *
+ * Then, unless --no-buildid-cache, those objects go into perf's build-id
+ * cache (lp_bidcache_add), as perf record puts them, once the file is
+ * complete: perf report finds [vdso] and objects rebuilt since only there.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +26,7 @@
 
 #include "luaprof/hits.h"
 #include "luaprof/perfdata.h"
+#include "luaprof/sym.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/trace.h"
 #include "record.h"
@@ -42,21 +47,14 @@ struct lp_recording {
  * when hidden or unreadable. */
 static bool kernel_text(uint64_t *start, uint64_t *end)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512], name[256], type;
-	unsigned long long addr;
-	*start = *end = 0;
-	while (f && fgets(line, sizeof line, f) && !(*start && *end)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
-			continue;
-		if (!strcmp(name, "_text"))
-			*start = addr;
-		else if (!strcmp(name, "_etext"))
-			*end = addr;
-	}
-	if (f)
-		fclose(f);
-	return *start && *end > *start;
+	static const char *const names[] = { "_text", "_etext" };
+	uint64_t addrs[2];
+
+	if (lp_kallsyms_lookup("/proc/kallsyms", names, addrs, 2) != 2 || addrs[1] <= addrs[0])
+		return false;
+	*start = addrs[0];
+	*end = addrs[1];
+	return true;
 }
 
 /* Writes a record luaprof made up, with the sample_id trailer the events
@@ -227,6 +225,13 @@ void lp_recording_source(struct lp_recording *rec, const struct lp_source *inner
 	*out = (struct lp_source){ rec, tee_next, tee_stop, tee_event_name, tee_event_format };
 }
 
+/* An object of the build-id table, for perf's build-id cache. */
+struct bid_obj {
+	const char *path;       /* interned by the model, or a literal */
+	uint8_t id[20];
+	uint8_t size;
+};
+
 /* The build-id table being made at close: the paths written so far (a
  * file replaced while recording is hit under two inodes: one entry, as
  * perf has one dso per name), and whether the kernel's and [vdso]'s are. */
@@ -234,8 +239,27 @@ struct bid_table {
 	struct lp_recording *rec;
 	const char **seen;
 	size_t nr_seen, cap_seen;
+	struct bid_obj *objs;   /* the entries written, in order */
+	size_t nr_objs, cap_objs;
 	bool kernel, vdso;
 };
+
+/* Keeps the entry for the cache (out of memory: left out of the cache). */
+static void keep_obj(struct bid_table *bt, const struct lp_pd_build_id *b)
+{
+	if (bt->nr_objs == bt->cap_objs) {
+		size_t cap = bt->cap_objs ? bt->cap_objs * 2 : 16;
+		struct bid_obj *v = realloc(bt->objs, cap * sizeof *v);
+		if (!v)
+			return;
+		bt->objs = v;
+		bt->cap_objs = cap;
+	}
+	struct bid_obj *o = &bt->objs[bt->nr_objs++];
+	o->path = b->path;
+	o->size = b->size;
+	memcpy(o->id, b->id, b->size);
+}
 
 static void add_build_id(struct bid_table *bt, const char *path, const uint8_t *id, size_t n,
 			 uint16_t cpumode)
@@ -245,6 +269,7 @@ static void add_build_id(struct bid_table *bt, const char *path, const uint8_t *
 	memcpy(b.id, id, b.size);
 	if (lp_pd_writer_add_build_id(bt->rec->w, &b) == -ENOMEM && !bt->rec->err)
 		bt->rec->err = -ENOMEM;
+	keep_obj(bt, &b);
 }
 
 /* Paths are interned by the process model: one pointer per name. */
@@ -285,7 +310,31 @@ static void add_object(struct bid_table *bt, const struct lp_map *m)
 		add_build_id(bt, m->path, id, n, PERF_RECORD_MISC_USER);
 }
 
-int lp_recording_close(struct lp_recording *rec)
+/* Puts the table's objects into perf's build-id cache, as perf record
+ * does: one notice when the cache cannot be written, and the recording is
+ * complete either way.  An object this machine no longer has as recorded
+ * is left out. */
+static void fill_cache(const struct bid_table *bt)
+{
+	char dir[4096] = "";
+
+	for (size_t i = 0; i < bt->nr_objs; i++) {
+		const struct bid_obj *o = &bt->objs[i];
+		int rc = lp_bidcache_add(o->path, o->id, o->size);
+		if (rc >= 0 || rc == -ESTALE)
+			continue;
+		if (!lp_bidcache_dir(dir, sizeof dir))
+			fprintf(stderr, "luaprof: no build-id cache (neither HOME nor PERF_BUILDID_DIR "
+				"is set): perf report may leave [vdso] and rebuilt objects unnamed\n");
+		else
+			fprintf(stderr, "luaprof: cannot fill the build-id cache %s: %s (the recording "
+				"is complete; make it writable, set PERF_BUILDID_DIR, or use "
+				"--no-buildid-cache)\n", dir, strerror(-rc));
+		return;
+	}
+}
+
+int lp_recording_close(struct lp_recording *rec, bool cache)
 {
 	struct bid_table bt = { .rec = rec };
 	for (size_t i = 0; i < lp_hits_count(rec->hits); i++)
@@ -299,6 +348,9 @@ int lp_recording_close(struct lp_recording *rec)
 		fprintf(stderr, "luaprof: writing %s failed: %s\n", rec->path,
 			strerror(-(rec->err ? rec->err : rc)));
 	int failed = rec->err || rc;
+	if (cache && !failed)
+		fill_cache(&bt);
+	free(bt.objs);
 	free(rec);
 	return failed ? -1 : 0;
 }

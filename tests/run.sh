@@ -2,7 +2,9 @@
 # run.sh - the test suite: C unit tests (build/tests/test_*), the fuzz
 # targets' regression inputs (build/fuzz/fuzz_* on tests/fuzz/corpus/*), then end-to-end
 # tests (tests/e2e/*.sh: exit 0 pass, 77 skip with a reason, else fail)
-# against the real kernel.  Ends with "N passed, N failed, N skipped".
+# against the real kernel.  Every test starts from an empty HOME (unit
+# tests here, end-to-end tests in lib.sh), so what this machine ran before
+# (perf's ~/.debug) changes nothing.  Ends with "N passed, N failed, N skipped".
 #   tests/run.sh [--unit-only] [NAME-FILTER]
 set -u
 cd "$(dirname "$0")/.."
@@ -14,9 +16,19 @@ filter=${1:-}
 passed=0 failed=0 skipped=0
 failures=()
 
+# fresh_home CMD...: runs CMD with HOME a fresh, empty directory (perf's
+# build-id cache there starts empty), removed afterwards.
+fresh_home() {
+	local home rc
+	home=$(mktemp -d /tmp/luaprof-home.XXXXXX)
+	HOME=$home env -u PERF_BUILDID_DIR "$@"; rc=$?
+	rm -rf "$home"
+	return $rc
+}
+
 run_unit() {
 	local bin=$1 out rc
-	out=$("$bin" 2>&1); rc=$?
+	out=$(fresh_home "$bin" 2>&1); rc=$?
 	local p f
 	p=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' | tail -1)
 	f=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' | tail -1)
@@ -44,7 +56,7 @@ exited $rc after its summary"
 run_fuzz() {
 	local bin=$1 name out rc
 	name=$(basename "$bin")
-	out=$(LSAN_OPTIONS=suppressions=$ROOT/tests/fuzz/lsan.supp "$bin" "tests/fuzz/corpus/$name" 2>&1); rc=$?
+	out=$(fresh_home env LSAN_OPTIONS=suppressions=$ROOT/tests/fuzz/lsan.supp "$bin" "tests/fuzz/corpus/$name" 2>&1); rc=$?
 	if [ $rc = 0 ]; then
 		passed=$((passed + 1))
 		echo "ok   $name: $(printf '%s\n' "$out" | sed -n 's/ passed, 0 failed$//p' | tail -1) regression inputs"

@@ -158,13 +158,34 @@ static void set_name(struct lp_resolver *r, const char *name, struct lp_frame *o
 	}
 }
 
-/* The kallsyms file to read: the resolver's, or for a recording made on
- * another kernel the copy perf cached (in buf); NULL when there is none. */
+/* Where the recording had the kernel: the kernel map perf record writes,
+ * "[kernel.kallsyms]_text" with pgoff the address of _text (or _stext);
+ * false when there is none. */
+static bool kernel_ref(struct lp_resolver *r, struct lp_kref *ref)
+{
+	const struct lp_proc *k = r->procs ? lp_procs_kernel(r->procs) : NULL;
+	size_t len = strlen(KERNEL_DSO);
+
+	for (uint32_t i = 0; k && i < k->nr_maps; i++) {
+		const char *path = k->maps[i].path;
+		if (path && !strncmp(path, KERNEL_DSO, len) && path[len]) {
+			*ref = (struct lp_kref){ path + len, k->maps[i].pgoff };
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The kallsyms file to read: the resolver's, or for a recording the copy
+ * perf cached when it fits (in buf); NULL when there is none. */
 static const char *kallsyms_path(struct lp_resolver *r, char *buf, size_t n)
 {
 	struct lp_bid_want *w = r->kallsyms_default ? lp_dsos_expected(r->dsos, KERNEL_DSO) : NULL;
+	struct lp_kref ref;
 
-	return w ? lp_kallsyms_recorded(w, r->kallsyms, buf, n) : r->kallsyms;
+	if (!w)
+		return r->kallsyms;
+	return lp_kallsyms_recorded(w, kernel_ref(r, &ref) ? &ref : NULL, r->kallsyms, buf, n);
 }
 
 /* Loads kallsyms once; a failure (other than ENOMEM) is final. */

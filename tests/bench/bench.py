@@ -9,7 +9,7 @@ Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
 
 NAME is one of: live, replay, keepup, startup, symbols, tracepoints, dwarf, flame, map.
 """
-import json, os, resource, statistics, subprocess, sys, tempfile, time
+import atexit, json, os, resource, shutil, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
@@ -19,20 +19,24 @@ QUICK = "--quick" in sys.argv
 ONLY = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
 REPS = 3 if QUICK else 5
 TMP = tempfile.mkdtemp(prefix="luaprof-bench.")
+atexit.register(shutil.rmtree, TMP, True)
 RESULTS = []
 RUNSTAT = os.path.join(TMP, "runstat")
 subprocess.run(["cc", "-O2", "-o", RUNSTAT, os.path.join(ROOT, "tests", "bench", "runstat.c")], check=True)
 
 
-def run(argv, stdin=None):
-    """Runs argv; returns (wall s, cpu s of it and its waited children, its
-    peak RSS in KiB, stdout).  Measured by runstat, a tiny C parent: Linux
-    carries a process's peak RSS across execve, so a child of this (large)
-    Python process would report Python's peak as its own."""
+def run(argv, stdin=None, home=None):
+    """Runs argv (with HOME=home when given); returns (wall s, cpu s of it
+    and its waited children, its peak RSS in KiB, stdout).  Measured by
+    runstat, a tiny C parent: Linux carries a process's peak RSS across
+    execve, so a child of this (large) Python process would report Python's
+    peak as its own."""
     out_path, stat_path = os.path.join(TMP, "stdout"), os.path.join(TMP, "stat")
+    env = dict(os.environ, HOME=home) if home else None
     t0 = time.perf_counter()
     with open(out_path, "wb") as out, open(os.path.join(TMP, "stderr"), "wb") as err:
-        subprocess.run([RUNSTAT, stat_path] + argv, stdout=out, stderr=err, stdin=stdin, check=True)
+        subprocess.run([RUNSTAT, stat_path] + argv, stdout=out, stderr=err, stdin=stdin, check=True,
+                       env=env)
     wall = time.perf_counter() - t0
     code, cpu, rss = open(stat_path).read().split()
     if code != "0":
@@ -301,6 +305,75 @@ def startup():
     report("true", "start-up to exit (wall s)", statistics.median(ours), statistics.median(theirs), "s")
 
 
+def fresh_home(name):
+    """An empty directory to be HOME: perf's build-id cache starts empty."""
+    path = os.path.join(TMP, name)
+    subprocess.run(["rm", "-rf", path], check=True)
+    os.makedirs(path)
+    return path
+
+
+SYSCALLS = os.path.join(PROGS, "syscalls")
+
+
+def record_close():
+    """What filling perf's build-id cache adds to a recording: luaprof
+    record of a kernel-heavy workload (its table: the program, libc, [vdso],
+    the kernel, whose kallsyms is copied) with the cache cold (an empty
+    HOME), warm (filled by the run before) and off (--no-buildid-cache),
+    against perf record the same three ways.  CPU time of the whole run (the
+    copy is the recorder's own work, and CPU time is less disturbed by what
+    else the machine runs than wall time); the cache's cost is the
+    difference from "off"."""
+    wl = [SYSCALLS, "200"]
+    rows = {"cold": ([], []), "warm": ([], []), "off": ([], [])}
+    for i in range(REPS * 2):
+        for tool, argv in ((0, [LUAPROF, "record", "-F", "999"]), (1, ["perf", "record", "-q", "-F", "999"])):
+            data = os.path.join(TMP, "close.data")
+            home = fresh_home("close-home-%d" % tool)
+            rows["off"][tool].append(run(argv + ["--no-buildid-cache", "-o", data, "--"] + wl, home=home)[1])
+            rows["cold"][tool].append(run(argv + ["-o", data, "--"] + wl, home=home)[1])
+            rows["warm"][tool].append(run(argv + ["-o", data, "--"] + wl, home=home)[1])
+    med = {k: (statistics.median(v[0]), statistics.median(v[1])) for k, v in rows.items()}
+    wl_name = "syscalls 200 -F999"
+    for k in ("off", "warm", "cold"):
+        report(wl_name, "record, build-id cache %s (CPU s)" % k, med[k][0], med[k][1], "s")
+    for k in ("cold", "warm"):
+        print("%-22s %-44s %9.1f ms %9.1f ms" % (wl_name, "cache cost: %s - off (CPU)" % k,
+                                                 1e3 * (med[k][0] - med["off"][0]),
+                                                 1e3 * (med[k][1] - med["off"][1])))
+
+
+def replay_startup():
+    """Start-up of a 20,000-sample replay with kernel samples: luaprof run
+    of a script reading s.sym that stops at the 20,000th sample, over a
+    luaprof recording of a kernel-heavy workload, with perf's build-id cache
+    as luaprof record left it (kallsyms read from the cached copy) and with
+    an empty one (/proc/kallsyms, as before the cache was used); against
+    perf report of the same file.  Wall time."""
+    home = fresh_home("startup-home")
+    data = os.path.join(TMP, "startup.data")
+    units, n = 500, 0
+    for _ in range(4):          # the rate the VM's timer gives varies: scale up to 20,000+
+        run([LUAPROF, "record", "-F", "20000", "-o", data, "--", SYSCALLS, str(units)], home=home)
+        n = perf_samples(data)
+        if n >= 20000:
+            break
+        units = int(units * 24000 / max(n, 1)) + 1
+    if n < 20000:
+        sys.exit("bench: only %d samples in the start-up recording" % n)
+    empty = fresh_home("startup-empty")
+    cached, proc, theirs = [], [], []
+    for _ in range(REPS * 2):
+        cached.append(run([LUAPROF, "run", SYM_FIRST, "-i", data, "-A", "20000"], home=home)[0])
+        proc.append(run([LUAPROF, "run", SYM_FIRST, "-i", data, "-A", "20000"], home=empty)[0])
+        theirs.append(run(["perf", "report", "-i", data, "--stdio", "--no-children", "--sort", "sym"],
+                          home=home)[0])
+    wl = "syscalls 20k samples"
+    report(wl, "replay start-up, /proc/kallsyms (wall s)", statistics.median(proc), statistics.median(theirs), "s")
+    report(wl, "replay start-up, cached kallsyms (wall s)", statistics.median(cached), statistics.median(theirs), "s")
+
+
 def gen_program(nfuncs, hot):
     """An x86-64 program of nfuncs functions (f000000...), each a sized
     global symbol; main calls f<hot>, which loops, for about half a second."""
@@ -547,7 +620,8 @@ def counting_map():
 
 
 SECTIONS = [("live", lambda: (live_overhead(), live_throughput(), symbolized_throughput())),
-            ("replay", replay), ("keepup", keepup), ("startup", startup), ("symbols", symbols),
+            ("replay", replay), ("keepup", keepup),
+            ("startup", lambda: (startup(), replay_startup(), record_close())), ("symbols", symbols),
             ("tracepoints", lambda: (tracepoint_replay(), tracepoint_keepup())), ("dwarf", dwarf),
             ("flame", flame), ("map", counting_map)]
 

@@ -25,6 +25,11 @@ case $target in
 fuzz_record)
 	# Each record of the perf.data files, after a 40-byte layout prefix.
 	[ -d "$shared" ] && python3 tests/fuzz/seed_records.py "$shared" "$dir" ;;
+fuzz_kallsyms)
+	# The start of this machine's kallsyms (kernel and reference symbols),
+	# and its end (modules).
+	head -c 65536 /proc/kallsyms > "$dir/proc-head" 2>/dev/null
+	tail -c 65536 /proc/kallsyms > "$dir/proc-tail" 2>/dev/null ;;
 fuzz_perfmap)
 	# perf maps of the shapes runtimes write
 	printf '7f3a4c001000 40 LazyCompile:*fib /app/x.js:3\n7f3a4c001040 0x80 Function:foo\n' > "$dir/seed-node"
