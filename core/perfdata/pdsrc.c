@@ -29,6 +29,8 @@
 #define STREAM_BUF (256u << 10)
 #define MAX_RECORD 65536
 
+/* The read buffer: STREAM_BUF bytes, or for a file smaller than that its
+ * size (no record can be larger than the file holding it). */
 static int stream_init(struct lp_perfdata *pd, int fd, bool own)
 {
 	struct pd_src *s = &pd->src;
@@ -37,7 +39,7 @@ static int stream_init(struct lp_perfdata *pd, int fd, bool own)
 	s->own_fd = own;
 	if (!s->map)
 		s->end = s->data_end = UINT64_MAX;
-	s->cap = STREAM_BUF;
+	s->cap = s->map && s->map_len < STREAM_BUF ? s->map_len : STREAM_BUF;
 	s->buf = malloc(s->cap);
 	if (!s->buf)
 		return pd_error(pd, PD_NO_OFF, -ENOMEM, "out of memory for the read buffer");

@@ -185,9 +185,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pipe_layout(&o, feats);
 	else
 		seekable(&o, feats);
-	int fd = memfd_create("perf.data", MFD_CLOEXEC);
+	static int fd = -1;     /* reused: see replay.h's memfile() */
 	char path[64], err[256];
-	if (fd < 0 || write(fd, o.b, o.len) != (ssize_t)o.len)
+	if (fd < 0 && (fd = memfd_create("perf.data", MFD_CLOEXEC)) < 0)
+		abort();
+	if (ftruncate(fd, 0) || pwrite(fd, o.b, o.len, 0) != (ssize_t)o.len)
 		abort();
 	free(o.b);
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
@@ -200,6 +202,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		read_back(pd);
 		lp_perfdata_close(pd);
 	}
-	close(fd);
 	return 0;
 }

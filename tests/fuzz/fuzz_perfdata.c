@@ -1,9 +1,8 @@
 /*
  * fuzz_perfdata.c - the perf.data reader as a replay drives it (replay.h),
  * on any bytes as a file: seekable or pipe layout, as the magic and header
- * say; features and compressed records included.  The file is a memfd, so
- * it is mapped as a regular file is (fuzz_pdpipe reads the stream through
- * a pipe).
+ * say; features and compressed records included.  The file is a memfd,
+ * mapped as a regular file is (fuzz_pdpipe reads streams through a pipe).
  */
 #include "replay.h"
 
@@ -20,11 +19,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static int fd = -1;
 	char path[64];
-	int fd = memfile("perf.data", data, size, path, sizeof path);
-	if (fd < 0)
-		return 0;
+	memfile(&fd, data, size, path, sizeof path);
 	replay(path);
-	close(fd);
 	return 0;
 }

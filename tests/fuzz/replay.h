@@ -83,18 +83,17 @@ void __wrap_lp_dso_free(struct lp_dso *d)
 	__real_lp_dso_free(d);
 }
 
-/* A file holding bytes, as /proc/self/fd/N (its fd stays open). */
-static int memfile(const char *name, const void *p, size_t n, char *path, size_t size)
+/* *fd (a memfd made on first use, then emptied and reused: making and
+ * destroying one costs more than reading a small input) holding n bytes
+ * at p; its name, /proc/self/fd/N, into path (size bytes).  Aborts when
+ * that fails. */
+static void memfile(int *fd, const void *p, size_t n, char *path, size_t size)
 {
-	int fd = memfd_create(name, MFD_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (n && write(fd, p, n) != (ssize_t)n) {
-		close(fd);
-		return -1;
-	}
-	snprintf(path, size, "/proc/self/fd/%d", fd);
-	return fd;
+	if (*fd < 0 && (*fd = memfd_create("perf.data", MFD_CLOEXEC)) < 0)
+		abort();
+	if (ftruncate(*fd, 0) || (n && pwrite(*fd, p, n, 0) != (ssize_t)n))
+		abort();
+	snprintf(path, size, "/proc/self/fd/%d", *fd);
 }
 
 static void replay_init(void)
@@ -107,8 +106,8 @@ static void replay_init(void)
 	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 	unsetenv("PERF_BUILDID_DIR");   /* no build-id cache: see the top */
 	unsetenv("HOME");
-	if (memfile("kallsyms", syms, sizeof syms - 1, kallsyms, sizeof kallsyms) < 0)
-		abort();
+	int fd = -1;
+	memfile(&fd, syms, sizeof syms - 1, kallsyms, sizeof kallsyms);
 }
 
 static void give_build_ids(struct lp_perfdata *pd, struct lp_resolver *r, size_t *given)
