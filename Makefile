@@ -30,7 +30,7 @@ WARN += -Werror
 endif
 
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -g $(OPT) $(SAN) $(WARN) -Iinclude -Icore $(DEP_CFLAGS) $(CFLAGS)
-LDLIBS_ALL = $(SAN) $(DEP_LIBS) -liberty -lm -ldl $(LDFLAGS)
+LDLIBS_ALL = $(SAN) $(DEP_LIBS) -liberty -lm -ldl -pthread $(LDFLAGS)
 
 CORE_SRC = $(sort $(wildcard core/*/*.c))
 LUA_SRC  = $(sort $(wildcard lua/*.c))

@@ -29,6 +29,8 @@ struct lp_cli {
 	bool call_graph_given;          /* -g or --call-graph given */
 	size_t mmap_pages;
 	uint64_t duration_ns;
+	uint64_t script_timeout_ns;     /* --script-timeout, 0: none */
+	int64_t script_memory_mb;       /* --script-memory, -1: the default */
 	const char *input;              /* -i FILE: replay a recording */
 	const char *output;             /* -o FILE: keep a recording */
 	const char *symfs;              /* --symfs DIR */

@@ -3,7 +3,8 @@
  * open the events, run the hooks, and choose the exit status.
  *
  * Signals: SIGINT, SIGTERM and SIGHUP end the run cleanly (rings drained,
- * on_end called).  A signal typed at the terminal reaches the command too,
+ * on_end called); a replay stops reading, runs on_end and exits 128+N.  A
+ * hook still running a second after the signal is interrupted (guard.c).  A signal typed at the terminal reaches the command too,
  * as it would without luaprof; one sent to luaprof alone (kill) is passed
  * on to the command.  A command still running when the run ends for another
  * reason (a script error, luaprof.exit(), --duration) is sent SIGTERM.
@@ -35,10 +36,15 @@ struct live_src {
 };
 static volatile sig_atomic_t sig_caught;
 
+static struct lp_run *volatile sig_run;
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
 	sig_caught = sig;
+	lp_guard_signal(sig);           /* a hook that does not return is interrupted */
+	if (sig_run)
+		sig_run->interrupted = sig;     /* a replay stops reading */
 	if (!sig_live)
 		return;
 	lp_live_stop(sig_live);
@@ -252,7 +258,10 @@ int main(int argc, char **argv)
 		return LP_EXIT_FAILURE;
 	}
 	struct lp_run run = { .ref_on_sample = LUA_NOREF, .ref_on_end = LUA_NOREF,
-			      .ref_on_start = LUA_NOREF, .cli = cli.input ? NULL : &cli };
+			      .ref_on_start = LUA_NOREF, .cli = cli.input ? NULL : &cli,
+			      .script_timeout = cli.script_timeout_ns,
+			      .script_memory = cli.script_memory_mb < 0 ? lp_guard_default_memory() :
+					       (size_t)cli.script_memory_mb << 20 };
 	run.procs = lp_procs_new();
 	run.resolver = run.procs ? lp_resolver_new(run.procs, NULL) : NULL;
 	int status = LP_EXIT_FAILURE;
@@ -260,10 +269,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "luaprof: out of memory\n");
 	else if (!cli.script || lp_vm_open(&run, cli.script, cli.args, cli.nargs) == 0) {
 		lp_cli_finish(&cli);
+		sig_run = &run;
 		install_signals();
 		status = cli.input ? lp_replay(&run, cli.input) : run_live(&run, &cli);
 	}
 	fflush(stdout);
+	sig_run = NULL;
 	lp_vm_close(&run);
 	lp_resolver_free(run.resolver);
 	lp_procs_free(run.procs);

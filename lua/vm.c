@@ -3,7 +3,8 @@
  * its hooks under lua_pcall with a traceback message handler kept at a fixed
  * stack slot (LP_SLOT_MSGH), so a hook call costs a rawgeti and a pcall; the
  * per-sample call finds on_sample and the view at fixed slots too, and costs
- * two stack copies and a pcall.
+ * two stack copies and a pcall.  Every call is bracketed by the runaway
+ * guard (guard.c), which costs two stores when nothing goes wrong.
  */
 #include <stdio.h>
 #include <string.h>
@@ -27,12 +28,40 @@ static int msgh(lua_State *L)
 	return 1;
 }
 
+/* The hooks found, by reference, for naming them in messages. */
+static struct hook { int ref; const char *name; } hooks[16];
+static size_t nr_hooks;
+
 static int hook_ref(lua_State *L, const char *name)
 {
-	if (lua_getglobal(L, name) == LUA_TFUNCTION)
-		return luaL_ref(L, LUA_REGISTRYINDEX);
+	if (lua_getglobal(L, name) == LUA_TFUNCTION) {
+		int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+		if (nr_hooks < sizeof hooks / sizeof hooks[0])
+			hooks[nr_hooks++] = (struct hook){ ref, name };
+		return ref;
+	}
 	lua_pop(L, 1);
 	return LUA_NOREF;
+}
+
+static const char *hook_name(int ref)
+{
+	for (size_t i = 0; i < nr_hooks; i++)
+		if (hooks[i].ref == ref)
+			return hooks[i].name;
+	return "a hook";
+}
+
+/* The top-level pcall of the script, guarded; 0, or -1 after the one line. */
+static int run_main_chunk(struct lp_run *run)
+{
+	lp_guard_enter(&run->guard, "the script's top level");
+	int status = lua_pcall(run->L, 0, 0, LP_SLOT_MSGH);
+	lp_guard_leave(&run->guard);
+	if (status == LUA_OK)
+		return 0;
+	lp_guard_explain(&run->guard, status, lua_tostring(run->L, -1));
+	return -1;
 }
 
 static void set_args(lua_State *L, const char *script, char **args, int nargs)
@@ -49,7 +78,7 @@ static void set_args(lua_State *L, const char *script, char **args, int nargs)
 
 int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 {
-	lua_State *L = luaL_newstate();
+	lua_State *L = lp_guard_newstate(&run->guard, run->script_memory);
 	if (!L) {
 		fprintf(stderr, "luaprof: cannot create the Lua state: out of memory\n");
 		return -1;
@@ -65,14 +94,18 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	lua_pop(L, 1);
 	set_args(L, script, args, nargs);
 	lp_sample_open(L, run);
-	if (luaL_loadfile(L, script) != LUA_OK) {
-		fprintf(stderr, "luaprof: %s\n", lua_tostring(L, -1));
+	if (lp_guard_start(&run->guard, run->script_timeout)) {
+		fprintf(stderr, "luaprof: cannot start the --script-timeout watchdog thread\n");
 		return -1;
 	}
-	if (lua_pcall(L, 0, 0, 1) != LUA_OK) {
-		fprintf(stderr, "luaprof: %s\n", lua_tostring(L, -1));
+	int status = luaL_loadfile(L, script);
+	if (status != LUA_OK) {
+		run->guard.hook = "loading the script";
+		lp_guard_explain(&run->guard, status, lua_tostring(L, -1));
 		return -1;
 	}
+	if (run_main_chunk(run))
+		return -1;
 	run->started = true;
 	run->ref_on_start = hook_ref(L, "on_start");
 	run->ref_on_sample = hook_ref(L, "on_sample");
@@ -82,10 +115,11 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	return 0;
 }
 
-/* Reports the error on top of the stack and pops it; always -1. */
-static int call_failed(struct lp_run *run)
+/* Reports the error lua_pcall left (status) on top of the stack and pops
+ * it; always -1. */
+static int call_failed(struct lp_run *run, int status)
 {
-	fprintf(stderr, "luaprof: %s\n", lua_tostring(run->L, -1));
+	lp_guard_explain(&run->guard, status, lua_tostring(run->L, -1));
 	lua_pop(run->L, 1);
 	run->failed = true;
 	return -1;
@@ -96,9 +130,10 @@ int lp_vm_call(struct lp_run *run, int ref, int nargs)
 	lua_State *L = run->L;
 	lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
 	lua_insert(L, -1 - nargs);
-	if (lua_pcall(L, nargs, 0, LP_SLOT_MSGH) == LUA_OK)
-		return 0;
-	return call_failed(run);
+	lp_guard_enter(&run->guard, hook_name(ref));
+	int status = lua_pcall(L, nargs, 0, LP_SLOT_MSGH);
+	lp_guard_leave(&run->guard);
+	return status == LUA_OK ? 0 : call_failed(run, status);
 }
 
 int lp_vm_call_on_sample(struct lp_run *run)
@@ -106,13 +141,15 @@ int lp_vm_call_on_sample(struct lp_run *run)
 	lua_State *L = run->L;
 	lua_pushvalue(L, LP_SLOT_ON_SAMPLE);
 	lua_pushvalue(L, LP_SLOT_VIEW);
-	if (lua_pcall(L, 1, 0, LP_SLOT_MSGH) == LUA_OK)
-		return 0;
-	return call_failed(run);
+	lp_guard_enter(&run->guard, "on_sample");
+	int status = lua_pcall(L, 1, 0, LP_SLOT_MSGH);
+	lp_guard_leave(&run->guard);
+	return status == LUA_OK ? 0 : call_failed(run, status);
 }
 
 void lp_vm_close(struct lp_run *run)
 {
+	lp_guard_stop(&run->guard);
 	if (run->L)
 		lua_close(run->L);
 	run->L = NULL;
