@@ -7,7 +7,7 @@ Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
 
     tests/bench/bench.py [--quick] [--only NAME[,NAME...]]
 
-NAME is one of: live, replay, keepup, startup, symbols, dwarf.
+NAME is one of: live, replay, keepup, startup, symbols, dwarf, guards.
 """
 import json, os, resource, statistics, subprocess, sys, tempfile, time
 
@@ -409,9 +409,31 @@ def dwarf():
     report("deep16 -F4000 dwarf", "lost samples: luaprof run vs perf record (sum)", sum(ours), sum(theirs), "samples")
 
 
+# ---- the runaway-script guards --------------------------------------------
+
+ALLOC = script("alloc.lua", "local t, n = {}, 0\nfunction on_sample(s) n = n + 1 "
+                            "t[n % 4096] = { s.tid, s.time } end\n")
+
+
+def guards():
+    """The per-sample cost of --script-timeout and --script-memory: the same
+    replay with both guards on (a timeout, the default memory limit) and
+    off (0 and 0), alternating, median CPU per sample.  COUNT is the call
+    alone; ALLOC makes a table per sample, through the counting allocator."""
+    data, n = record_deep(50000 if QUICK else 1000000)
+    on, off = ["--script-timeout", "10"], ["--script-timeout", "0", "--script-memory", "0"]
+    for name, path in (("count", COUNT), ("alloc", ALLOC)):
+        a, b = [], []
+        for _ in range(REPS):
+            a.append(run([LUAPROF, "run", path, "-i", data] + on)[1] / n * 1e9)
+            b.append(run([LUAPROF, "run", path, "-i", data] + off)[1] / n * 1e9)
+        report("deep16 %dk %s" % (n // 1000, name), "guards on vs off: CPU ns/sample (replay)",
+               statistics.median(a), statistics.median(b), "ns", better="lower")
+
+
 SECTIONS = [("live", lambda: (live_overhead(), live_throughput(), symbolized_throughput())),
             ("replay", replay), ("keepup", keepup), ("startup", startup), ("symbols", symbols),
-            ("dwarf", dwarf)]
+            ("dwarf", dwarf), ("guards", guards)]
 
 
 def main():
