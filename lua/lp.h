@@ -92,7 +92,10 @@ struct lp_run {
 	uint64_t samples;               /* delivered to on_sample */
 	uint64_t lost;                  /* LOST records and the kernel's LOST_SAMPLES */
 	uint64_t lost_summary;          /* perf record's end-of-run LOST_SAMPLES */
-	bool exit_requested;            /* luaprof.exit() */
+	bool exit_requested;            /* luaprof.exit(), or the output closed */
+	bool output_closed;             /* stdout's reader has gone (| head): the run
+					 * ends, the command is left to finish */
+	bool output_failed;             /* writing stdout failed otherwise (reported) */
 	bool failed;                    /* a hook raised an error */
 	bool kernel_notice_given;
 	struct lp_frame frames[LP_MAX_STACK];   /* scratch for one stack */
@@ -114,6 +117,9 @@ int lp_vm_call(struct lp_run *run, int ref, int nargs);
  * after reporting the error. */
 int lp_vm_call_on_sample(struct lp_run *run);
 void lp_vm_close(struct lp_run *run);
+/* Flushes the standard output at the end of the run: 0, or -1 after one
+ * line when writing it failed (a closed pipe is no failure: see vm.c). */
+int lp_vm_flush(struct lp_run *run);
 
 /* guard.c: the Lua state, with an allocator that refuses to hold more
  * than limit bytes (0: luaL_newstate's own, no limit).  NULL when out of

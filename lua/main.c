@@ -52,6 +52,9 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		lp_live_signal(sig_live, sig);  /* not from the terminal: pass it on */
 }
 
+/* SIGPIPE is ignored (the launched command gets it back: workload.c), so
+ * a closed output ends the run cleanly (vm.c) instead of killing luaprof
+ * and, through PDEATHSIG, the command. */
 static void install_signals(void)
 {
 	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_RESTART };
@@ -59,6 +62,7 @@ static void install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 static void log_to_stderr(enum lp_log_level level, const char *msg, void *ctx)
@@ -230,7 +234,8 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 			fprintf(stderr, "luaprof: reading the samples failed: %s\n", strerror(-rc));
 	}
 	uint64_t t1 = now_ns();
-	int grace = rc == 0 && sig_caught ? 1000 : (rc == 0 && !run->exit_requested && !cli->duration_ns ? -1 : 0);
+	int grace = rc == 0 && sig_caught ? 1000 : (rc == 0 && (run->output_closed ||
+		    (!run->exit_requested && !cli->duration_ns)) ? -1 : 0);
 	int status = lp_live_wait(lv, grace);
 	sig_live = NULL;
 	report_losses(lv);
@@ -273,7 +278,8 @@ int main(int argc, char **argv)
 		install_signals();
 		status = cli.input ? lp_replay(&run, cli.input) : run_live(&run, &cli);
 	}
-	fflush(stdout);
+	if (lp_vm_flush(&run))
+		status = LP_EXIT_FAILURE;
 	sig_run = NULL;
 	lp_vm_close(&run);
 	lp_resolver_free(run.resolver);

@@ -6,8 +6,12 @@
  * two stack copies and a pcall.  Every call is bracketed by the runaway
  * guard (guard.c), which costs two stores when nothing goes wrong.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -125,6 +129,48 @@ static int call_failed(struct lp_run *run, int status)
 	return -1;
 }
 
+/* A hook wrote to standard output and the write failed.  A pipe or socket
+ * whose reader has gone (`luaprof run ... | head`) ends the run as
+ * luaprof.exit() does, quietly, and the command is left to finish on its
+ * own (run->output_closed); anything else (a full disk) is luaprof's
+ * failure, with one line.  Returns 0 or -1. */
+static int output_failed(struct lp_run *run)
+{
+	int err = errno;                /* most often the failed write's */
+	struct stat st;
+	run->exit_requested = true;
+	if (!fstat(STDOUT_FILENO, &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+		run->output_closed = true;
+		return 0;
+	}
+	if (!run->output_failed)
+		fprintf(stderr, "luaprof: writing the standard output failed: %s\n",
+			err ? strerror(err) : "write error");
+	run->output_failed = run->failed = true;
+	return -1;
+}
+
+/* 0 after a hook call that went well (the output may have failed), or
+ * the failure. */
+static int call_done(struct lp_run *run, int status)
+{
+	if (status != LUA_OK)
+		return call_failed(run, status);
+	if (__builtin_expect(ferror_unlocked(stdout) && !run->output_closed && !run->output_failed, 0))
+		return output_failed(run);
+	return 0;
+}
+
+int lp_vm_flush(struct lp_run *run)
+{
+	if (run->output_closed)
+		return 0;
+	errno = 0;
+	if (!fflush(stdout) && !ferror(stdout) && !run->output_failed)
+		return 0;
+	return output_failed(run);
+}
+
 int lp_vm_call(struct lp_run *run, int ref, int nargs)
 {
 	lua_State *L = run->L;
@@ -133,7 +179,7 @@ int lp_vm_call(struct lp_run *run, int ref, int nargs)
 	lp_guard_enter(&run->guard, hook_name(ref));
 	int status = lua_pcall(L, nargs, 0, LP_SLOT_MSGH);
 	lp_guard_leave(&run->guard);
-	return status == LUA_OK ? 0 : call_failed(run, status);
+	return call_done(run, status);
 }
 
 int lp_vm_call_on_sample(struct lp_run *run)
@@ -144,7 +190,7 @@ int lp_vm_call_on_sample(struct lp_run *run)
 	lp_guard_enter(&run->guard, "on_sample");
 	int status = lua_pcall(L, 1, 0, LP_SLOT_MSGH);
 	lp_guard_leave(&run->guard);
-	return status == LUA_OK ? 0 : call_failed(run, status);
+	return call_done(run, status);
 }
 
 void lp_vm_close(struct lp_run *run)
