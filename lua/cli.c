@@ -200,6 +200,7 @@ static int parse_pages(struct lp_cli *cli, const char *s)
 	if (parse_u64(s, &v) || v == 0 || (v & (v - 1)) || v > (1u << 20))
 		return fail("-m needs a power of two number of pages such as 64 or 1024 (got '%s')", s);
 	cli->mmap_pages = v;
+	cli->mmap_pages_given = true;
 	return 0;
 }
 

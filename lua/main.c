@@ -202,7 +202,8 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 		.argv = cli->argv, .pids = cli->pids, .nr_pids = cli->nr_pids,
 		.system_wide = cli->system_wide, .events = cli->events,
 		.nr_events = cli->nr_events, .sampling = cli->sampling,
-		.mmap_pages = cli->mmap_pages, .duration_ns = cli->duration_ns,
+		.mmap_pages = cli->mmap_pages, .mmap_pages_exact = cli->mmap_pages_given,
+		.duration_ns = cli->duration_ns,
 	};
 	struct lp_live *lv = lp_live_open(&o, &fb, err, sizeof err);
 	if (!lv) {

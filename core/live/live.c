@@ -356,7 +356,7 @@ static int live_setup(struct lp_live *lv, const struct lp_live_opts *o, char *er
 		snprintf(err, errsz, "nothing to profile: every target has exited");
 		return -ESRCH;
 	}
-	if ((rc = lp_evlist_mmap(&lv->el, o->mmap_pages, err, errsz)))
+	if ((rc = lp_evlist_mmap(&lv->el, o->mmap_pages, o->mmap_pages_exact, err, errsz)))
 		return rc;
 	lp_format_from_attr(&lv->fmt, &lv->el.attrs[0]);
 	return setup_poll(lv);
