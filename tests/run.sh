@@ -62,8 +62,17 @@ run_e2e() {
 	out=$(timeout 120 bash "$t" 2>&1); rc=$?
 	local secs
 	secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo 0)")
+	# A test made of rows (the bad-input tables) ends with its own
+	# "N passed, N failed, N skipped": each row counts as a test.
+	local rows
+	rows=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, 0 failed, \([0-9]*\) skipped$/\1 \2/p' | tail -1)
 	case $rc in
-	0) passed=$((passed + 1)); echo "ok   $name (${secs}s)" ;;
+	0) if [ -n "$rows" ]; then
+		passed=$((passed + ${rows% *})); skipped=$((skipped + ${rows#* }))
+		echo "ok   $name: ${rows% *} rows, ${rows#* } skipped (${secs}s)"
+	   else
+		passed=$((passed + 1)); echo "ok   $name (${secs}s)"
+	   fi ;;
 	77) skipped=$((skipped + 1)); echo "skip $name: $(printf '%s\n' "$out" | tail -1)" ;;
 	*) failed=$((failed + 1)); failures+=("$name")
 	   echo "FAIL $name (exit $rc, ${secs}s)"
@@ -81,7 +90,7 @@ for bin in "$BUILD"/fuzz/fuzz_*; do
 done
 if [ $unit_only = 0 ]; then
 	for t in tests/e2e/*.sh; do
-		case $(basename "$t") in lib.sh) continue ;; *"$filter"*) run_e2e "$t" ;; esac
+		case $(basename "$t") in lib*.sh) continue ;; *"$filter"*) run_e2e "$t" ;; esac
 	done
 fi
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"
