@@ -4,7 +4,7 @@
 #   make test       build and run the whole test suite (installs deps as root)
 #   make demo       build and profile a bundled workload with a shipped script
 #   make deps       install the Debian/Ubuntu packages the build and tests need
-#   make check-asan the unit and fuzz tests under AddressSanitizer + UBSan (CI runs it)
+#   make check-asan the whole suite under AddressSanitizer + UBSan (CI runs it)
 #   make fuzz       coverage-guided fuzzing (libFuzzer) of every parser of outside data
 #   make bench      benchmarks against perf (not part of make test)
 #
@@ -77,6 +77,10 @@ ensure-deps:
 luaprof: $(LUA_OBJ) $(LIB)
 	$(CC) -o $@ $(LUA_OBJ) $(LIB) $(LDLIBS_ALL)
 
+# The same program built into $(BUILD) (check-asan's sanitized luaprof).
+$(BUILD)/luaprof: $(LUA_OBJ) $(LIB)
+	$(CC) -o $@ $(LUA_OBJ) $(LIB) $(LDLIBS_ALL)
+
 $(LIB): $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -131,12 +135,17 @@ demo-run: check-deps
 	@$(MAKE) --no-print-directory luaprof $(BUILD)/progs/demo
 	./luaprof run scripts/top.lua -F 999 -g -- $(BUILD)/progs/demo
 
-# Any finding fails: UBSan stops at the first report, LeakSanitizer checks
-# each test case as its process exits.  CI runs this after make test.
+# The whole suite with AddressSanitizer + UBSan: the unit tests, the fuzz
+# regression inputs, and the end-to-end tests with a sanitized luaprof
+# ($$LUAPROF).  Any finding fails: UBSan stops at the first report,
+# LeakSanitizer checks each process as it exits, and tests/run.sh
+# (SANITIZED=1) fails every test after which a report was written, even
+# one that expected luaprof to fail.  CI runs this after make test.
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
-	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" units
-	@BUILD=build-asan tests/run.sh --unit-only
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	  units progs build-asan/luaprof
+	@BUILD=build-asan LUAPROF=$(CURDIR)/build-asan/luaprof SANITIZED=1 tests/run.sh
 
 # Coverage-guided fuzzing: each target (or FUZZ_TARGETS=...) runs FUZZ_TIME
 # seconds (default 60) from its seeds (tests/fuzz/seeds.sh) with the
