@@ -105,18 +105,18 @@ static int add_fd(struct lp_evlist *el, int fd, uint32_t event)
 	return 0;
 }
 
-static void open_error(const struct lp_evlist *el, size_t e, int cpu, int rc, char *err,
-		       size_t errsz)
+static void open_error(const struct lp_evlist *el, size_t e, int cpu, pid_t tid, int rc,
+		       char *err, size_t errsz)
 {
 	const struct lp_event_spec *ev = &el->events[e];
-	const char *hint = "";
+	char hint[320] = "";
 	if (rc == -ENOENT || rc == -EOPNOTSUPP || rc == -ENODEV)
-		hint = ": not supported on this machine (no hardware PMU?); try -e cpu-clock";
+		snprintf(hint, sizeof hint, ": not supported on this machine (no hardware PMU?); "
+			 "try -e cpu-clock");
 	else if (rc == -EACCES || rc == -EPERM)
-		hint = ": not allowed; run as root or lower kernel.perf_event_paranoid "
-		       "(sysctl kernel.perf_event_paranoid=1)";
+		lp_access_hint(ev, tid, hint, sizeof hint);
 	else if (rc == -EMFILE)
-		hint = ": too many open files; raise 'ulimit -n'";
+		snprintf(hint, sizeof hint, ": too many open files; raise 'ulimit -n'");
 	snprintf(err, errsz, "cannot open event '%s' on cpu %d: %s%s", ev->name, cpu,
 		 strerror(-rc), hint);
 }
@@ -141,7 +141,7 @@ int lp_evlist_open_task(struct lp_evlist *el, pid_t tid, char *err, size_t errsz
 				return 0;
 			}
 			if (fd < 0) {
-				open_error(el, e, el->cpus[c], fd, err, errsz);
+				open_error(el, e, el->cpus[c], tid, fd, err, errsz);
 				return fd;
 			}
 			lp_event_attr(&el->events[e], &el->sampling, &el->attrs[e]);

@@ -338,6 +338,8 @@ static int live_setup(struct lp_live *lv, const struct lp_live_opts *o, char *er
 	int rc;
 	s.inherit = !o->system_wide;
 	s.enable_on_exec = o->argv && !o->system_wide;
+	if ((rc = lp_access_check(err, errsz)))
+		return rc;
 	if (pipe2(lv->wake, O_CLOEXEC | O_NONBLOCK))
 		return -errno;
 	if (o->argv && (rc = lp_workload_prepare(&lv->wl, o->argv))) {
