@@ -5,7 +5,7 @@
  * build-ids handed to the resolver first.  Kernel names come from a small
  * fixed kallsyms, so no input depends on the machine's kernel.  At most
  * 100,000 records per input.  Included by one target each (static
- * functions).
+ * functions, and the targets' LLVMFuzzerInitialize).
  *
  * Speed (make fuzz runs each target for millions of executions): objects
  * the recording's maps name are real files of this machine (libc and its
@@ -162,6 +162,16 @@ static void replay(const char *path)
 	lp_resolver_free(r);
 	lp_procs_free(ps);
 	lp_perfdata_close(pd);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	replay_init();
+	return 0;
 }
 
 #endif
