@@ -5,7 +5,9 @@
 # and any crash.  Crashing inputs are written to build-fuzz/crashes/TARGET/;
 # copy each into tests/fuzz/corpus/TARGET/ so make test replays it from
 # then on.  The corpus grown in build-fuzz/corpus/TARGET/ is kept for the
-# next run.  Per-target libFuzzer options (input size caps) are below.
+# next run.  Per-target libFuzzer options (input size caps) are below.  An
+# input running longer than 60 s is a hang (the inputs take milliseconds;
+# the margin is for a machine shared with other work).
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build-fuzz}
@@ -40,7 +42,7 @@ for t in "${targets[@]}"; do
 	start=$(date +%s)
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp \
 	"$bin" "$corpus" -dict=tests/fuzz/perf.dict "${limit[@]}" \
-		-rss_limit_mb=2048 -timeout=10 -artifact_prefix="$crashes/" -print_final_stats=1 \
+		-rss_limit_mb=2048 -timeout=60 -artifact_prefix="$crashes/" -print_final_stats=1 \
 		>"$log" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
