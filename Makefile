@@ -7,6 +7,7 @@
 #   make check-asan the whole suite under AddressSanitizer + UBSan (CI runs it)
 #   make fuzz       coverage-guided fuzzing (libFuzzer) of every parser of outside data
 #   make bench      benchmarks against perf (not part of make test)
+#   make install    PREFIX=/usr/local: the binary, scripts, Lua library, man page
 #
 # WERROR=1 turns warnings into errors (CI sets it).
 
@@ -18,8 +19,8 @@ SAN     ?=
 
 # First Lua 5.4 pkg-config module found: Debian names it lua5.4, others vary.
 LUA_PC = $(firstword $(foreach m,lua5.4 lua-5.4 lua54 lua,$(shell $(PKG_CONFIG) --exists $(m) 2>/dev/null && echo $(m))))
-DEP_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(LUA_PC) libelf libdw libzstd liblzma 2>/dev/null)
-DEP_LIBS   = $(shell $(PKG_CONFIG) --libs $(LUA_PC) libdw libelf libzstd liblzma 2>/dev/null)
+DEP_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(LUA_PC) libelf libdw libzstd liblzma zlib 2>/dev/null)
+DEP_LIBS   = $(shell $(PKG_CONFIG) --libs $(LUA_PC) libdw libelf libzstd liblzma zlib 2>/dev/null)
 
 WARN = -Wall -Wextra -Wshadow -Wpointer-arith -Wcast-qual -Wwrite-strings \
        -Wmissing-prototypes -Wstrict-prototypes -Wmissing-declarations \
@@ -44,7 +45,7 @@ FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 PROG_SRC = $(sort $(wildcard tests/progs/*.c))
 PROG_BIN = $(PROG_SRC:tests/progs/%.c=$(BUILD)/progs/%)
 
-.PHONY: all check-deps deps test test-run demo demo-run check-asan bench clean progs units fuzz
+.PHONY: all check-deps deps test test-run test-deps demo demo-run check-asan bench clean progs units fuzz install
 
 all: check-deps luaprof
 
@@ -56,9 +57,10 @@ check-deps:
 	@$(PKG_CONFIG) --exists libdw || { echo "luaprof: libdw not found by pkg-config: install libdw-dev (or run 'make deps' as root)"; exit 1; }
 	@$(PKG_CONFIG) --exists libzstd || { echo "luaprof: libzstd not found by pkg-config: install libzstd-dev (or run 'make deps' as root)"; exit 1; }
 	@$(PKG_CONFIG) --exists liblzma || { echo "luaprof: liblzma not found by pkg-config: install liblzma-dev (or run 'make deps' as root)"; exit 1; }
+	@$(PKG_CONFIG) --exists zlib || { echo "luaprof: zlib not found by pkg-config: install zlib1g-dev (or run 'make deps' as root)"; exit 1; }
 	@test -f /usr/include/libiberty/demangle.h || { echo "luaprof: libiberty not found (/usr/include/libiberty/demangle.h): install libiberty-dev (or run 'make deps' as root)"; exit 1; }
 
-DEB_PKGS = build-essential pkg-config liblua5.4-dev libelf-dev libdw-dev libzstd-dev liblzma-dev libiberty-dev libc6-dbg \
+DEB_PKGS = build-essential pkg-config liblua5.4-dev libelf-dev libdw-dev libzstd-dev liblzma-dev libiberty-dev zlib1g-dev libc6-dbg \
            linux-perf python3 procps
 
 deps:
@@ -122,7 +124,30 @@ units: $(UNIT_BIN) $(FUZZ_BIN)
 progs: $(PROG_BIN) $(BUILD)/progs/libdlwork.so
 
 test: ensure-deps
+	@$(MAKE) --no-print-directory test-deps
 	@$(MAKE) --no-print-directory test-run
+
+# What only the tests use, installed as root when missing: a browser for the
+# flame graph, Go's pprof, luacheck, a JSON schema validator, and the
+# playwright-core driver (npm, into $(BUILD)/npm).  A test whose tool
+# cannot be installed skips, saying which.
+# Each is COMMAND:PACKAGE (Debian's python3-jsonschema is for /usr/bin/python3;
+# node and npm may come from elsewhere, then they are left alone).
+TEST_TOOLS = chromium:chromium go:golang-go luacheck:lua-check jsonschema:python3-jsonschema \
+             node:nodejs npm:npm
+test-deps:
+	@missing=$$(for t in $(TEST_TOOLS); do c=$${t%%:*} p=$${t#*:}; \
+	  if [ $$c = jsonschema ]; then /usr/bin/python3 -c 'import jsonschema' 2>/dev/null || echo $$p; \
+	  else command -v $$c >/dev/null || echo $$p; fi; done); \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "luaprof: installing test tools:" $$missing; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  { apt-get install -y -qq --no-install-recommends $$missing >/dev/null 2>&1 || \
+	    { apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; }; } || \
+	  echo "luaprof: could not install" $$missing": the tests that need them skip"; fi
+	@if [ ! -d $(BUILD)/npm/node_modules/playwright-core ] && command -v npm >/dev/null; then \
+	  mkdir -p $(BUILD)/npm && (cd $(BUILD)/npm && npm install --silent --no-audit --no-fund \
+	    playwright-core@1 >/dev/null 2>&1) || echo "luaprof: npm could not install playwright-core"; fi
 
 test-run: check-deps
 	@$(MAKE) --no-print-directory luaprof units progs
@@ -171,6 +196,18 @@ fuzz:
 bench: all
 	@$(MAKE) --no-print-directory progs
 	@BUILD=$(BUILD) python3 tests/bench/bench.py $(if $(QUICK),--quick)
+
+# The installed luaprof finds its scripts and library from its own path
+# (PREFIX/bin/luaprof -> PREFIX/share/luaprof): no environment variable.
+PREFIX ?= /usr/local
+DESTDIR ?=
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/luaprof/scripts \
+	  $(DESTDIR)$(PREFIX)/share/luaprof/lua/luaprof $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 luaprof $(DESTDIR)$(PREFIX)/bin/luaprof
+	install -m 644 scripts/*.lua $(DESTDIR)$(PREFIX)/share/luaprof/scripts/
+	install -m 644 lua/lib/luaprof/*.lua $(DESTDIR)$(PREFIX)/share/luaprof/lua/luaprof/
+	install -m 644 luaprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/luaprof.1
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz luaprof

@@ -18,13 +18,19 @@
 #define DEFAULT_PAGES 256
 
 static const char usage[] =
-"usage: luaprof run SCRIPT [options] [--] [CMD [ARGS...]]\n"
-"       luaprof run SCRIPT -i FILE\n"
+"usage: luaprof run SCRIPT [script options] [options] [--] [CMD [ARGS...]]\n"
+"       luaprof run SCRIPT [script options] -i FILE\n"
+"       luaprof run SCRIPT --help\n"
+"       luaprof list scripts\n"
 "       luaprof record [options] [-o FILE] [--] CMD [ARGS...]\n"
 "       luaprof record [options] [-o FILE] -p PID[,PID...] | -a\n"
 "\n"
 "Runs SCRIPT (Lua 5.4) over the samples of CMD and every thread and process\n"
-"it starts, of running processes (-p), or of the whole system (-a).\n"
+"it starts, of running processes (-p), or of the whole system (-a).  SCRIPT\n"
+"is a path, or a bare name looked up in $LUAPROF_PATH,\n"
+"~/.local/share/luaprof/scripts and luaprof's own scripts (luaprof list\n"
+"scripts).  Script options (--name=value) follow SCRIPT: luaprof run SCRIPT\n"
+"--help lists them.\n"
 "\n"
 "options:\n"
 "  -e, --event EVENT[,EVENT...]  events to sample (repeatable); default: cycles,\n"
@@ -69,6 +75,7 @@ static const struct option longopts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "arg", required_argument, NULL, 'A' },
+	{ "interval", required_argument, NULL, 'I' },
 	{ "input", required_argument, NULL, 'i' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
@@ -204,6 +211,48 @@ static int parse_pages(struct lp_cli *cli, const char *s)
 	return 0;
 }
 
+static int parse_interval(struct lp_cli *cli, const char *s)
+{
+	uint64_t v;
+	if (parse_u64(s, &v) || v == 0 || v > 86400000)
+		return fail("-I needs a positive number of milliseconds such as 1000 (got '%s')", s);
+	cli->interval_ns = v * 1000000;
+	return 0;
+}
+
+bool lp_cli_long_option(const char *name, size_t n)
+{
+	for (const struct option *o = longopts; o->name; o++)
+		if (strlen(o->name) == n && !strncmp(o->name, name, n))
+			return true;
+	return false;
+}
+
+/* Whether a (after the script's name) is the script's option: --NAME or
+ * --NAME=VALUE where NAME is none of luaprof's long options, compared
+ * whole (getopt would take a prefix such as --out for --output). */
+static bool script_option(const char *a)
+{
+	if (strncmp(a, "--", 2) || !a[2])
+		return false;
+	size_t n = strcspn(a + 2, "=");
+	return !lp_cli_long_option(a + 2, n) || !strcmp(a, "--help");
+}
+
+static int add_script_option(struct lp_cli *cli, char *a)
+{
+	if (!strcmp(a, "--help")) {
+		cli->script_help = true;
+		return 0;
+	}
+	char **v = realloc(cli->script_opts, (size_t)(cli->nr_script_opts + 1) * sizeof *v);
+	if (!v)
+		return fail("out of memory");
+	cli->script_opts = v;
+	cli->script_opts[cli->nr_script_opts++] = a;
+	return 0;
+}
+
 static int add_arg(struct lp_cli *cli, char *s)
 {
 	char **a = realloc(cli->args, (size_t)(cli->nargs + 1) * sizeof *a);
@@ -245,6 +294,7 @@ static int option(struct lp_cli *cli, int c, char *val)
 	case OPT_SCRIPT_MEMORY: return parse_script_memory(cli, val);
 	case 'm': return parse_pages(cli, val);
 	case 'A': return add_arg(cli, val);
+	case 'I': return parse_interval(cli, val);
 	case 'i': cli->input = val; return 0;
 	case OPT_SYMFS: cli->symfs = val; return 0;
 	case OPT_NO_DEBUGINFOD: cli->no_debuginfod = true; return 0;
@@ -265,6 +315,8 @@ static int check(struct lp_cli *cli)
 		return fail("-i and -o exclude each other: a replay writes no recording");
 	if (!cli->script && !record)
 		return fail("no script given: luaprof run SCRIPT [options] -- CMD");
+	if (cli->script_help)
+		return 0;
 	if (cli->input && (cli->argv || cli->nr_pids || cli->system_wide))
 		return fail("-i replays a recording: it takes no command, -p or -a");
 	if (cli->input)
@@ -296,7 +348,17 @@ static int parse_run(struct lp_cli *cli, int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	for (;;) {
-		while ((c = getopt_long(argc, argv, "+:e:F:c:gp:ad:m:A:i:o:hv", longopts, NULL)) != -1) {
+		for (;;) {
+			while (cli->script && optind < argc && script_option(argv[optind]))
+				if (add_script_option(cli, argv[optind++]))
+					return -1;
+			if (cli->script && optind < argc && !strcmp(argv[optind], "-h")) {
+				cli->script_help = true;
+				optind++;
+				continue;
+			}
+			if ((c = getopt_long(argc, argv, "+:e:F:c:gp:ad:m:A:I:i:o:hv", longopts, NULL)) == -1)
+				break;
 			if (c == ':')
 				return fail("option %s needs a value", argv[optind - 1]);
 			if (c == '?')
@@ -338,4 +400,5 @@ void lp_cli_free(struct lp_cli *cli)
 {
 	free(cli->pids);
 	free(cli->args);
+	free(cli->script_opts);
 }

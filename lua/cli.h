@@ -34,6 +34,10 @@ struct lp_cli {
 	int64_t script_memory_mb;       /* --script-memory, -1: the default */
 	const char *input;              /* -i FILE: replay a recording */
 	const char *output;             /* -o FILE: keep a recording */
+	char **script_opts;             /* the script's options: "--name[=value]" */
+	int nr_script_opts;
+	bool script_help;               /* luaprof run SCRIPT --help */
+	uint64_t interval_ns;           /* -I: on_interval's period; 0 unset */
 	const char *symfs;              /* --symfs DIR */
 	bool no_debuginfod;             /* --no-debuginfod */
 	int argc;                       /* luaprof's own command line */
@@ -62,5 +66,9 @@ int lp_cli_call_graph(struct lp_sampling *s, const char *mode, char *err, size_t
 void lp_cli_finish(struct lp_cli *cli);
 
 void lp_cli_free(struct lp_cli *cli);
+
+/* Whether name (n bytes) is one of luaprof's own long options ("output",
+ * "duration", ...): a script option may not take such a name. */
+bool lp_cli_long_option(const char *name, size_t n);
 
 #endif

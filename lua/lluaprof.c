@@ -5,9 +5,12 @@
  *   luaprof.version      the version string
  *   luaprof.exit()       end the run after the current callback
  *   luaprof.setup{...}   the script's own defaults (lsetup.c)
+ *   luaprof.options{...} the script's description and options (lopts.c)
+ *   luaprof.map, .hist, .json, ...  the report writers' library (lib.c)
  */
 #include <lauxlib.h>
 
+#include "lib.h"
 #include "luaprof/luaprof.h"
 #include "lp.h"
 
@@ -28,6 +31,7 @@ static int l_exit(lua_State *L)
 static const luaL_Reg funcs[] = {
 	{ "exit", l_exit },
 	{ "setup", lp_setup },
+	{ "options", lp_options },
 	{ NULL, NULL },
 };
 
@@ -36,6 +40,7 @@ int luaopen_luaprof(lua_State *L)
 	luaL_newlib(L, funcs);
 	lua_pushliteral(L, LP_VERSION);
 	lua_setfield(L, -2, "version");
+	lp_lib_open(L);
 	lua_pushvalue(L, -1);
 	lua_setglobal(L, "luaprof");
 	return 1;

@@ -32,7 +32,8 @@
 /* Where records come from: a live run or a recording. */
 struct lp_source {
 	void *ctx;
-	/* 1 with a record, 0 at the end, -errno on failure */
+	/* 1 with a record, 2 with none when an alarm set by run->set_alarm
+	 * went off, 0 at the end, -errno on failure */
 	int (*next)(void *ctx, struct lp_record *rec, int *event);
 	void (*stop)(void *ctx);
 	/* the name of event index idx (from next), or NULL */
@@ -80,6 +81,7 @@ struct lp_cli;
 struct lp_run {
 	lua_State *L;
 	const char *script;
+	const char *name;               /* the script as the user named it */
 	struct lp_cli *cli;             /* the command line, for luaprof.setup; NULL replaying */
 	bool started;                   /* the script's top level has run */
 	bool setup_called;              /* luaprof.setup has been called */
@@ -108,9 +110,30 @@ struct lp_run {
 	size_t script_memory;           /* --script-memory in bytes, 0: no limit */
 	uint64_t script_timeout;        /* --script-timeout in ns, 0: none */
 	volatile sig_atomic_t interrupted;      /* a signal stopped the run (replays) */
+	/* lopts.c: the script's own options and how the script is run */
+	int mode;                       /* LP_MODE_* */
+	char **script_opts;             /* "--name[=value]" after the script name */
+	int nr_script_opts;
+	bool options_declared;          /* luaprof.options was called */
+	int stopped;                    /* luaprof.options stopped the top level: 1 --help or a
+					 * listing (exit 0), 2 a bad option (reported, exit 255) */
+	char *description;              /* LP_MODE_DESCRIBE: what luaprof.options said (malloc) */
+	/* run.c: on_interval */
+	int ref_on_interval;
+	uint64_t interval_ns;           /* 0: none */
+	uint64_t tick_next, tick_prev;  /* the next boundary; the previous call's time */
+	uint64_t tick_first;            /* the first timed record's time */
+	uint64_t last_time;             /* the latest record time */
+	uint64_t tick_samples;          /* samples since the previous call */
+	void (*set_alarm)(void *ctx, uint64_t t);       /* live runs: lp_live_set_alarm */
+	void *alarm_ctx;
 };
 
-/* vm.c */
+enum { LP_MODE_RUN, LP_MODE_HELP, LP_MODE_DESCRIBE };
+
+/* vm.c: creates the state, loads script and runs its top level.  Returns
+ * 0, 1 when the script stopped on purpose (its --help was printed, or
+ * LP_MODE_DESCRIBE), or -1 after a message. */
 int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs);
 int lp_vm_call(struct lp_run *run, int ref, int nargs);
 /* Calls on_sample with the view (kept at fixed stack slots); 0, or -1
@@ -175,6 +198,14 @@ struct lp_run *lp_get_run(lua_State *L);
 
 /* lsetup.c: luaprof.setup{...}, the lua_CFunction. */
 int lp_setup(lua_State *L);
+
+/* lopts.c: luaprof.options{...}, the lua_CFunction. */
+int lp_options(lua_State *L);
+
+/* lopts.c: after the script's top level ran: prints its help when asked
+ * and it declared no options, refuses options given to a script that
+ * declares none.  Returns 0, 1 (stop, exit 0), or -1 (after a message). */
+int lp_options_check(struct lp_run *run);
 
 /* run.c: samples lost so far.  perf record ends a file with one
  * LOST_SAMPLES per event, at time 0, holding the kernel's count of that

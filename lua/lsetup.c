@@ -2,7 +2,8 @@
  * lsetup.c - luaprof.setup{...}: what a script declares it needs, so that
  * `luaprof run script.lua -- cmd` needs no flags.
  *
- *   luaprof.setup{ events = {"cpu-clock"}, freq = 999, call_graph = true }
+ *   luaprof.setup{ events = {"cpu-clock"}, freq = 999, call_graph = true,
+ *                  interval = 1000 }
  *
  * Called at the script's top level (it runs before anything is opened).
  * Each key fills the command line's setting only when the command line did
@@ -91,6 +92,13 @@ static void set_call_graph(lua_State *L, struct lp_cli *cli)
 		cli->sampling = s;
 }
 
+static void set_interval(lua_State *L, struct lp_cli *cli)
+{
+	uint64_t v = positive(L, "interval");
+	if (!cli->interval_ns)
+		cli->interval_ns = v * 1000000;        /* milliseconds */
+}
+
 static const struct {
 	const char *name;
 	apply_fn apply;
@@ -99,6 +107,7 @@ static const struct {
 	{ "freq", set_freq },
 	{ "count", set_count },
 	{ "call_graph", set_call_graph },
+	{ "interval", set_interval },
 };
 
 #define NR_KEYS (sizeof keys / sizeof keys[0])

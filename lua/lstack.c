@@ -273,6 +273,16 @@ void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 	lp_fold_put(L, run);
 }
 
+size_t lp_stack_frames(struct lp_run *run)
+{
+	return walk(run);
+}
+
+int lp_stack_srcframes(struct lp_run *run, size_t i, const struct lp_srcframe **sf)
+{
+	return srcframes(run, &run->frames[i], run->frame_ret[i], sf);
+}
+
 void lp_stack_free(struct lp_run *run)
 {
 	lp_unwinder_free(run->unwinder);

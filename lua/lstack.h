@@ -12,6 +12,18 @@
 /* The resolved frame of the sample's ip, computed once per sample. */
 const struct lp_frame *lp_stack_leaf(struct lp_run *run);
 
+/* Resolves every frame of the current sample into run->frames, leaf
+ * first; returns how many (at least 1). */
+size_t lp_stack_frames(struct lp_run *run);
+
+struct lp_srcframe;
+
+/* After lp_stack_frames: the source frames of run->frames[i], the
+ * functions inlined at its address innermost first, then its own
+ * function's file and line; how many (0: no DWARF for it).  Borrowed
+ * until the next sample. */
+int lp_stack_srcframes(struct lp_run *run, size_t i, const struct lp_srcframe **sf);
+
 /* The addresses the sample's stack is made of, perf's context markers
  * included: its callchain, or the single ip; for a sample with a user
  * stack copy, the callchain's kernel part, PERF_CONTEXT_USER and the

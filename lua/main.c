@@ -24,6 +24,7 @@
 #include "lp.h"
 #include "luaprof/live.h"
 #include "luaprof/luaprof.h"
+#include "lscript.h"
 #include "record.h"
 #include "replay.h"
 
@@ -88,6 +89,11 @@ static void notices(const struct lp_cli *cli, unsigned fb)
 		fprintf(stderr, "luaprof: kernel samples not allowed (kernel.perf_event_paranoid=%d): "
 				"profiling user space only (:u)\n", lp_event_paranoid());
 	(void)cli;
+}
+
+static void source_alarm(void *ctx, uint64_t t)
+{
+	lp_live_set_alarm(ctx, t);
 }
 
 static int source_next(void *ctx, struct lp_record *rec, int *event)
@@ -220,6 +226,8 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	}
 	seed_procs(run, cli, recording);
 	call_on_start(run, cli, lp_live_pid(lv));
+	run->set_alarm = source_alarm;
+	run->alarm_ctx = lv;
 	sig_live = lv;
 	uint64_t t0 = now_ns();
 	int rc = run->failed ? -1 : lp_live_start(lv, err, sizeof err);
@@ -250,9 +258,50 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	return status >= 0 ? exit_code(status) : 0;
 }
 
+/* luaprof list scripts */
+static int list(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[2], "scripts"))
+		return lp_list_scripts();
+	fprintf(stderr, "luaprof: usage: luaprof list scripts\n");
+	return LP_EXIT_FAILURE;
+}
+
+/* Resolves the script's name and hands its options to the run; 0 or -1. */
+static int prepare_script(struct lp_run *run, struct lp_cli *cli, char *path, size_t size)
+{
+	char err[PATH_MAX + 256];
+	if (!cli->script)
+		return 0;
+	if (lp_script_find(cli->script, path, size, err, sizeof err)) {
+		fprintf(stderr, "luaprof: %s\n", err);
+		return -1;
+	}
+	run->name = cli->script;
+	cli->script = path;
+	run->mode = cli->script_help ? LP_MODE_HELP : LP_MODE_RUN;
+	run->script_opts = cli->script_opts;
+	run->nr_script_opts = cli->nr_script_opts;
+	return 0;
+}
+
+/* on_interval needs an interval, and an interval needs on_interval. */
+static int check_interval(struct lp_run *run, const struct lp_cli *cli)
+{
+	run->interval_ns = cli->interval_ns;
+	if (run->interval_ns && run->ref_on_interval == LUA_NOREF && cli->script) {
+		fprintf(stderr, "luaprof: %s has no on_interval function: -I (or "
+			"luaprof.setup{interval=MS}) needs one\n", cli->script);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct lp_cli cli;
+	if (argc >= 2 && !strcmp(argv[1], "list"))
+		return list(argc, argv);
 	int rc = lp_cli_parse(&cli, argc, argv);
 	if (rc)
 		return rc > 0 ? 0 : LP_EXIT_FAILURE;
@@ -264,16 +313,21 @@ int main(int argc, char **argv)
 		return LP_EXIT_FAILURE;
 	}
 	struct lp_run run = { .ref_on_sample = LUA_NOREF, .ref_on_end = LUA_NOREF,
-			      .ref_on_start = LUA_NOREF, .cli = cli.input ? NULL : &cli,
+			      .ref_on_start = LUA_NOREF, .ref_on_interval = LUA_NOREF, .cli = &cli,
 			      .script_timeout = cli.script_timeout_ns,
 			      .script_memory = cli.script_memory_mb < 0 ? lp_guard_default_memory() :
 					       (size_t)cli.script_memory_mb << 20 };
+	char path[4096];
 	run.procs = lp_procs_new();
 	run.resolver = run.procs ? lp_resolver_new(run.procs, NULL) : NULL;
 	int status = LP_EXIT_FAILURE;
 	if (!run.resolver)
 		fprintf(stderr, "luaprof: out of memory\n");
-	else if (!cli.script || lp_vm_open(&run, cli.script, cli.args, cli.nargs) == 0) {
+	else if (prepare_script(&run, &cli, path, sizeof path))
+		;
+	else if (cli.script && (rc = lp_vm_open(&run, cli.script, cli.args, cli.nargs)) != 0)
+		status = rc > 0 ? 0 : LP_EXIT_FAILURE;
+	else if (check_interval(&run, &cli) == 0) {
 		lp_cli_finish(&cli);
 		sig_run = &run;
 		install_signals();

@@ -167,8 +167,8 @@ static int tee_next(void *ctx, struct lp_record *r, int *event)
 {
 	struct lp_recording *rec = ctx;
 	int rc = rec->inner.next(rec->inner.ctx, r, event);
-	if (rc <= 0)
-		return rc;
+	if (rc != 1)
+		return rc;      /* the end, an error, or an alarm (no record) */
 	if (!rec->err)
 		set_err(rec, lp_pd_writer_write(rec->w, r->data));
 	if (r->type == PERF_RECORD_SAMPLE) {

@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <lauxlib.h>
 
@@ -19,8 +21,23 @@
 #include "luaprof/perfdata.h"
 #include "replay.h"
 
+/* The progress line: on a replay longer than PROGRESS_AFTER with stderr a
+ * terminal, redrawn every PROGRESS_EVERY; the clock is read once every
+ * PROGRESS_CHECK records. */
+#define PROGRESS_AFTER_NS 2000000000ull
+#define PROGRESS_EVERY_NS 250000000ull
+#define PROGRESS_CHECK 256
+
+struct progress {
+	bool tty, shown;
+	uint64_t start, last, records;
+	uint64_t samples_at_last;
+};
+
 struct replay_src {
 	struct lp_perfdata *pd;
+	struct progress prog;
+	const uint64_t *samples;        /* the run's count of delivered samples */
 	struct lp_resolver *resolver;
 	size_t nr_bids_given;           /* build-id entries passed to the resolver */
 	bool stopped;
@@ -57,9 +74,54 @@ static int give_build_ids(struct replay_src *rs)
 	return 0;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Redraws "luaprof: 42% (120.0/285.5 MiB), 3.1M samples/s" on stderr. */
+static void progress_draw(struct replay_src *rs, uint64_t now)
+{
+	struct progress *p = &rs->prog;
+	uint64_t done, total;
+	lp_perfdata_progress(rs->pd, &done, &total);
+	double secs = (double)(now - p->last) / 1e9;
+	double rate = secs > 0 ? (double)(*rs->samples - p->samples_at_last) / secs : 0;
+	char pct[32] = "";
+	if (total)
+		snprintf(pct, sizeof pct, "%.0f%% ", 100.0 * (double)done / (double)total);
+	const char *unit = rate >= 1e6 ? "M" : rate >= 1e3 ? "K" : "";
+	double scaled = rate >= 1e6 ? rate / 1e6 : rate >= 1e3 ? rate / 1e3 : rate;
+	fprintf(stderr, "\rluaprof: %s(%.1f/%.1f MiB), %.1f%s samples/s  ", pct,
+		(double)done / 1048576.0, (double)total / 1048576.0, scaled, unit);
+	p->shown = true;
+	p->last = now;
+	p->samples_at_last = *rs->samples;
+}
+
+static void progress_tick(struct replay_src *rs)
+{
+	struct progress *p = &rs->prog;
+	if (!p->tty || ++p->records % PROGRESS_CHECK)
+		return;
+	uint64_t now = mono_ns();
+	if (now - p->start >= PROGRESS_AFTER_NS && now - p->last >= PROGRESS_EVERY_NS)
+		progress_draw(rs, now);
+}
+
+/* Erases the line, so that what follows starts clean. */
+static void progress_end(struct replay_src *rs)
+{
+	if (rs->prog.shown)
+		fprintf(stderr, "\r%60s\r", "");
+}
+
 static int replay_next(void *ctx, struct lp_record *rec, int *event)
 {
 	struct replay_src *rs = ctx;
+	progress_tick(rs);
 	const struct lp_pd_event *ev = NULL;
 	if (rs->stopped || *rs->interrupted)
 		return 0;
@@ -149,7 +211,10 @@ int lp_replay(struct lp_run *run, const char *file)
 {
 	char err[512] = "";
 	struct replay_src rs = { .pd = lp_perfdata_open(file, err, sizeof err),
-				 .resolver = run->resolver, .interrupted = &run->interrupted };
+				 .resolver = run->resolver, .samples = &run->samples,
+				 .interrupted = &run->interrupted };
+	rs.prog.tty = isatty(STDERR_FILENO);
+	rs.prog.start = rs.prog.last = mono_ns();
 	if (!rs.pd) {
 		fprintf(stderr, "luaprof: %s\n", *err ? err : file);
 		return LP_EXIT_FAILURE;
@@ -168,6 +233,7 @@ int lp_replay(struct lp_run *run, const char *file)
 		struct lp_source src = { &rs, replay_next, replay_stop, replay_event_name };
 		rc = lp_run_loop(run, &src);
 	}
+	progress_end(&rs);
 	if (rc < 0 && !run->failed)
 		fprintf(stderr, "luaprof: %s (on_end sees the %llu samples read before it)\n",
 			rc == -ENOMEM && !*lp_perfdata_error(rs.pd) ? "out of memory" :

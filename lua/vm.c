@@ -18,6 +18,7 @@
 
 #include "lfold.h"
 #include "lp.h"
+#include "lscript.h"
 
 /* Message handler: the error plus a traceback. */
 static int msgh(lua_State *L)
@@ -56,7 +57,8 @@ static const char *hook_name(int ref)
 	return "a hook";
 }
 
-/* The top-level pcall of the script, guarded; 0, or -1 after the one line. */
+/* The top-level pcall of the script, guarded; 0, 1 when luaprof.options
+ * stopped it on purpose (--help), or -1 after the one line. */
 static int run_main_chunk(struct lp_run *run)
 {
 	lp_guard_enter(&run->guard, "the script's top level");
@@ -64,6 +66,8 @@ static int run_main_chunk(struct lp_run *run)
 	lp_guard_leave(&run->guard);
 	if (status == LUA_OK)
 		return 0;
+	if (run->stopped)       /* luaprof.options did what was asked */
+		return run->stopped == 1 ? 1 : -1;
 	lp_guard_explain(&run->guard, status, lua_tostring(run->L, -1));
 	return -1;
 }
@@ -90,7 +94,10 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	run->L = L;
 	run->script = script;
 	lua_gc(L, LUA_GCGEN, 0, 0);
+	lua_pushboolean(L, 1);          /* LUA_PATH and LUA_CPATH are not read */
+	lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
 	luaL_openlibs(L);
+	lp_script_set_path(L, script);
 	lua_pushcfunction(L, msgh);             /* stays at LP_SLOT_MSGH */
 	lua_pushlightuserdata(L, run);
 	lua_setfield(L, LUA_REGISTRYINDEX, "luaprof.run");
@@ -108,12 +115,16 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 		lp_guard_explain(&run->guard, status, lua_tostring(L, -1));
 		return -1;
 	}
-	if (run_main_chunk(run))
-		return -1;
+	if ((status = run_main_chunk(run)))
+		return status;
 	run->started = true;
+	int rc = lp_options_check(run);
+	if (rc)
+		return rc;
 	run->ref_on_start = hook_ref(L, "on_start");
 	run->ref_on_sample = hook_ref(L, "on_sample");
 	run->ref_on_end = hook_ref(L, "on_end");
+	run->ref_on_interval = hook_ref(L, "on_interval");
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_on_sample);  /* LP_SLOT_ON_SAMPLE */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_view);       /* LP_SLOT_VIEW */
 	return 0;

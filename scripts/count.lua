@@ -5,6 +5,8 @@
 -- Prints one row per thread (command name, pid, tid, samples, share of the
 -- total), busiest first, then the totals and what the kernel lost.
 
+luaprof.options{ description = "samples per command and thread, busiest first, and totals" }
+
 local per_thread = {}   -- tid -> { comm=, pid=, tid=, n= }
 local per_event = {}    -- event name -> samples
 

@@ -1,14 +1,20 @@
 -- top.lua: the hottest functions by self samples, like
 -- `perf report --no-children --sort sym`.
 --
---   luaprof run scripts/top.lua [-A ROWS] [-g] -- ./my-program args
+--   luaprof run top [--limit=ROWS] [-g] -- ./my-program args
 --
 -- Columns: overhead (share of samples whose leaf is the function), samples,
 -- function, object.  With call stacks (-g) a Children column gives the
 -- inclusive share: samples with the function anywhere on the stack.
--- ROWS (default 20) limits the table.
 
-local rows = tonumber(arg[1] or "") or 20
+local opt = luaprof.options{
+  description = "the hottest functions by self samples, like perf report --no-children",
+  help = [[Columns: Overhead (the share of samples whose leaf is the function),
+Samples, Function and Object.  With call stacks (-g) a Children column gives
+the inclusive share: samples with the function anywhere on the stack.]],
+  { "limit", "integer", 20, "rows to print (-A ROWS works too)" },
+}
+local rows = tonumber(arg[1] or "") or opt.limit
 local self, children, objects = {}, {}, {}
 local total, with_stacks = 0, false
 
@@ -29,7 +35,7 @@ local function basename(path)
   return path and (path:match("([^/]+)$") or path) or "[unknown]"
 end
 
-local function key_of(sym, dso, ip)
+local function key_of(sym, dso)
   if sym then return sym end
   return string.format("[unknown] %s", basename(dso))
 end

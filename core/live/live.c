@@ -51,6 +51,7 @@ struct lp_live {
 	bool ending, ended;
 	uint64_t safe_time;             /* records up to this time may go out */
 	uint64_t deadline;              /* CLOCK_MONOTONIC ns, 0 = none */
+	uint64_t alarm;                 /* lp_live_set_alarm's time, 0 = none */
 	struct queue *q;                /* one per CPU */
 	struct pollfd *pfds;
 	size_t nr_pfds;
@@ -197,15 +198,22 @@ static bool should_end(struct lp_live *lv)
 	return targets_gone(lv);
 }
 
+/* Lowers *timeout (ms) to reach time t (ns), when t is set. */
+static void until(uint64_t t, int *timeout)
+{
+	if (!t)
+		return;
+	uint64_t now = now_ns();
+	uint64_t left_ms = t > now ? (t - now) / 1000000 + 1 : 0;
+	if (left_ms < (uint64_t)*timeout)
+		*timeout = (int)left_ms;
+}
+
 static void wait_for_data(struct lp_live *lv)
 {
 	int timeout = POLL_MS;
-	if (lv->deadline) {
-		uint64_t now = now_ns();
-		uint64_t left_ms = lv->deadline > now ? (lv->deadline - now) / 1000000 + 1 : 0;
-		if (left_ms < (uint64_t)timeout)
-			timeout = (int)left_ms;
-	}
+	until(lv->deadline, &timeout);
+	until(lv->alarm ? lv->alarm + SAFE_SLACK_NS : 0, &timeout);
 	if (poll(lv->pfds, lv->nr_pfds, timeout) > 0 && (lv->pfds[0].revents & POLLIN)) {
 		char buf[64];
 		while (read(lv->wake[0], buf, sizeof buf) > 0)
@@ -254,7 +262,12 @@ int lp_live_next(struct lp_live *lv, struct lp_record *rec, int *event)
 		}
 		if (lv->ending)
 			return 0;       /* drained and flushed */
-		if (should_end(lv)) {
+		bool end = should_end(lv);
+		if (!end && lv->alarm && lv->safe_time >= lv->alarm) {
+			lv->alarm = 0;
+			return 2;       /* every record before the alarm is out */
+		}
+		if (end) {
 			lv->ending = true;
 			lp_evlist_enable(&lv->el, 0);
 		} else {
@@ -266,6 +279,11 @@ int lp_live_next(struct lp_live *lv, struct lp_record *rec, int *event)
 			return rc;
 		lv->safe_time = pass - SAFE_SLACK_NS;
 	}
+}
+
+void lp_live_set_alarm(struct lp_live *lv, uint64_t t)
+{
+	lv->alarm = t;
 }
 
 void lp_live_stop(struct lp_live *lv)

@@ -440,3 +440,9 @@ int lp_perfdata_next(struct lp_perfdata *pd, struct lp_record *rec,
 			return n;
 	}
 }
+
+void lp_perfdata_progress(const struct lp_perfdata *pd, uint64_t *done, uint64_t *total)
+{
+	*done = pd->src.pos;
+	*total = pd->src.end == UINT64_MAX ? 0 : pd->src.end;
+}

@@ -7,18 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/chunks.h"
 #include "util/strtab.h"
 
 #define CHUNK_SIZE (64 * 1024)
 
-struct chunk {
-	struct chunk *next;
-	size_t used, size;
-	char data[];
-};
-
 struct lp_strtab {
-	struct chunk *chunks;
+	struct lp_chunk *chunks;
 	const char **slots;
 	size_t nr_slots, nr_used;
 };
@@ -49,32 +44,18 @@ void lp_strtab_free(struct lp_strtab *t)
 {
 	if (!t)
 		return;
-	while (t->chunks) {
-		struct chunk *c = t->chunks;
-		t->chunks = c->next;
-		free(c);
-	}
+	lp_chunks_free(t->chunks);
 	free(t->slots);
 	free(t);
 }
 
 const char *lp_strtab_store(struct lp_strtab *t, const char *s, size_t n)
 {
-	struct chunk *c = t->chunks;
-	if (!c || c->size - c->used < n + 1) {
-		size_t size = n + 1 > CHUNK_SIZE ? n + 1 : CHUNK_SIZE;
-		c = malloc(sizeof *c + size);
-		if (!c)
-			return NULL;
-		c->size = size;
-		c->used = 0;
-		c->next = t->chunks;
-		t->chunks = c;
+	char *p = lp_chunks_alloc(&t->chunks, n + 1, CHUNK_SIZE);
+	if (p) {
+		memcpy(p, s, n);
+		p[n] = '\0';
 	}
-	char *p = c->data + c->used;
-	memcpy(p, s, n);
-	p[n] = '\0';
-	c->used += n + 1;
 	return p;
 }
 

@@ -52,8 +52,16 @@ int lp_live_start(struct lp_live *lv, char *err, size_t errsz);
 
 /* The next record in time order.  Returns 1 with *rec (borrowed until the
  * next call) and *event (index into the events, or -1 when the record names
- * none), 0 when the run has ended and everything is drained, or -errno. */
+ * none), 2 when an alarm went off (lp_live_set_alarm), 0 when the run has
+ * ended and everything is drained, or -errno. */
 int lp_live_next(struct lp_live *lv, struct lp_record *rec, int *event);
+
+/* Sets an alarm at time t (CLOCK_MONOTONIC ns, the samples' clock; 0
+ * clears it): once every record with an earlier time has been returned
+ * and the clock has passed t (plus the merge's slack), lp_live_next()
+ * returns 2, with no record, and the alarm is cleared.  It does not go off
+ * once the run is ending. */
+void lp_live_set_alarm(struct lp_live *lv, uint64_t t);
 
 /* Asks the run to end: the rings are drained and lp_live_next() then
  * returns 0.  Async-signal-safe. */

@@ -108,6 +108,10 @@ const struct lp_pd_info *lp_perfdata_info(const struct lp_perfdata *pd);
 int lp_perfdata_next(struct lp_perfdata *pd, struct lp_record *rec,
 		     const struct lp_pd_event **ev);
 
+/* How far the reader is: the offset of the next unread byte, and where
+ * the records end (0 when unknown: a pipe). */
+void lp_perfdata_progress(const struct lp_perfdata *pd, uint64_t *done, uint64_t *total);
+
 /* Counters so far; valid until close. */
 const struct lp_pd_stats *lp_perfdata_stats(const struct lp_perfdata *pd);
 

@@ -7,7 +7,7 @@ Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
 
     tests/bench/bench.py [--quick] [--only NAME[,NAME...]]
 
-NAME is one of: live, replay, keepup, startup, symbols, dwarf, guards.
+NAME is one of: live, replay, keepup, startup, symbols, dwarf, flame, map, guards.
 """
 import json, os, resource, statistics, subprocess, sys, tempfile, time
 
@@ -409,6 +409,74 @@ def dwarf():
     report("deep16 -F4000 dwarf", "lost samples: luaprof run vs perf record (sum)", sum(ours), sum(theirs), "samples")
 
 
+# ---- the report library: flame graphs, the counting map ------------------
+
+PERF_FLAMEGRAPH = "/usr/lib/perf-core/scripts/python/flamegraph.py"   # perf script report flamegraph
+
+
+def flame():
+    """A 2M-sample recording (QUICK: 100k) to a flame graph: luaprof's
+    flamegraph script (a counting map of s.folded, then the SVG) against
+    perf's own `perf script report flamegraph` (Python; Debian ships no d3
+    template, so it writes its JSON, the same aggregation without the HTML
+    wrapper).  FlameGraph's stackcollapse-perf.pl + flamegraph.pl are not
+    packaged by Debian, so that pipeline is measured only when both are on
+    PATH."""
+    data, n = record_deep(100000 if QUICK else 2000000)
+    wl = "deep16 %.1fM fp" % (n / 1e6)
+    svg, js = os.path.join(TMP, "flame.svg"), os.path.join(TMP, "stacks.json")
+    ours, theirs, orss, prss = [], [], [], []
+    for _ in range(1 if QUICK else 3):
+        w, _, m, _ = run([LUAPROF, "run", "flamegraph", "--out=" + svg, "-i", data])
+        ours.append(w); orss.append(m)
+        w, _, m, _ = run(["perf", "script", "-i", data, "-s", PERF_FLAMEGRAPH, "--",
+                          "--format", "json", "-o", js])
+        theirs.append(w); prss.append(m)
+    report(wl, "flame graph SVG vs perf script report flamegraph (wall s)",
+           statistics.median(ours), statistics.median(theirs), "s")
+    report(wl, "flame graph peak RSS vs perf's", statistics.median(orss), statistics.median(prss), "KiB")
+    import shutil
+    if shutil.which("stackcollapse-perf.pl") and shutil.which("flamegraph.pl"):
+        t0 = time.perf_counter()
+        subprocess.run("perf script -i %s | stackcollapse-perf.pl | flamegraph.pl > %s" %
+                       (data, os.path.join(TMP, "fg.svg")), shell=True, check=True,
+                       stderr=subprocess.DEVNULL)
+        report(wl, "flame graph vs stackcollapse-perf.pl|flamegraph.pl (wall s)",
+               statistics.median(ours), time.perf_counter() - t0, "s")
+    else:
+        print("%-22s %-44s not installed (Debian has no FlameGraph package)" %
+              (wl, "stackcollapse-perf.pl | flamegraph.pl"))
+
+
+MAP_BENCH = script("mapbench.lua", """
+local N, K = tonumber(arg[1]), tonumber(arg[2])
+local keys, seq, x = {}, {}, 12345
+for i = 1, K do keys[i] = "key:" .. i end
+for i = 1, N do x = (x * 1103515245 + 12345) % 2147483648; seq[i] = x % K + 1 end
+local function time(f) collectgarbage() collectgarbage() local t = os.clock() f() return os.clock() - t end
+local plain = time(function() local t = {} for i = 1, N do local k = keys[seq[i]]; t[k] = (t[k] or 0) + 1 end end)
+local map = time(function() local m = luaprof.map() for i = 1, N do m:add(keys[seq[i]]) end end)
+local tuple = time(function() local m = luaprof.map() for i = 1, N do m:add({ keys[seq[i] % 1000 + 1], seq[i] // 1000 }) end end)
+print(string.format("%.6f %.6f %.6f", plain, map, tuple))
+""")
+
+
+def counting_map():
+    """10M adds over 1M distinct string keys (QUICK: 1M over 100k): a
+    plain Lua table against luaprof.map (itself plain tables, kept because
+    they beat a map written in C; see lua/lib/luaprof/map.lua), and
+    luaprof.map with (string, integer) tuple keys."""
+    n, k = (1000000, 100000) if QUICK else (10000000, 1000000)
+    res = []
+    for _ in range(1 if QUICK else 3):
+        _, _, _, out = run([LUAPROF, "run", MAP_BENCH, "-A", str(n), "-A", str(k), "--", "true"])
+        res.append([float(v) for v in out.split()])
+    plain, m, tup = (statistics.median(r[i] for r in res) for i in range(3))
+    wl = "%dM adds, %dk keys" % (n // 1000000, k // 1000)
+    report(wl, "luaprof.map:add vs t[k] = (t[k] or 0) + 1 (ns/add)", m / n * 1e9, plain / n * 1e9, "ns")
+    report(wl, "luaprof.map tuple {str, int} keys (ns/add)", tup / n * 1e9, plain / n * 1e9, "ns")
+
+
 # ---- the runaway-script guards --------------------------------------------
 
 ALLOC = script("alloc.lua", "local t, n = {}, 0\nfunction on_sample(s) n = n + 1 "
@@ -433,7 +501,7 @@ def guards():
 
 SECTIONS = [("live", lambda: (live_overhead(), live_throughput(), symbolized_throughput())),
             ("replay", replay), ("keepup", keepup), ("startup", startup), ("symbols", symbols),
-            ("dwarf", dwarf), ("guards", guards)]
+            ("dwarf", dwarf), ("flame", flame), ("map", counting_map), ("guards", guards)]
 
 
 def main():

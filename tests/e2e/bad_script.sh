@@ -4,7 +4,11 @@
 # (--script-memory).  The table's rules are in lib_table.sh.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_table.sh"
-row 'missing script'          255 'cannot open nope\.lua'                     norun -- "$LP" run nope.lua -- "$MARK" 50
+row 'missing script'          255 'cannot open \./nope\.lua'                  norun -- "$LP" run ./nope.lua -- "$MARK" 50
+row 'no script of that name'  255 "no script 'nope' in .*LUAPROF_PATH"        norun -- "$LP" run nope -- "$MARK" 50
+row 'require from the cwd (root)' 0 ''                                       - -- require_cwd
+row 'unknown script option'   255 "top: unknown option '--bogus'"             norun,usage -- "$LP" run top --bogus -- "$MARK" 50
+row 'bad script option value' 255 'top: --limit=abc: the value must be an integer' norun,usage -- "$LP" run top --limit=abc -- "$MARK" 50
 row 'directory as script'     255 'cannot read .*adir: Is a directory'        norun -- "$LP" run "$S/adir" -- "$MARK" 50
 row 'script does not compile' 255 'syntax\.lua:2: unexpected symbol'          norun -- "$LP" run "$S/syntax.lua" -- "$MARK" 50
 row 'error at the top level'  255 'err_top\.lua:1: failure at the top level'  norun -- "$LP" run "$S/err_top.lua" -- "$MARK" 50

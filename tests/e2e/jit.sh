@@ -30,10 +30,10 @@ check() {
 	[ $((anon * 50)) -le $((first + second)) ] || fail "$3: $anon JIT samples unnamed"
 	echo "$3: jit_first $first, jit_second $second, unnamed $anon"
 }
-"$LUAPROF" run jitsyms.lua -F 999 -o jit.data -- "$PROGS/jit" 400 400 > out 2>err || { cat err; fail "luaprof run failed"; }
+"$LUAPROF" run ./jitsyms.lua -F 999 -o jit.data -- "$PROGS/jit" 400 400 > out 2>err || { cat err; fail "luaprof run failed"; }
 pid=$(awk '/^pid / {print $2}' out); pids+=("$pid")
 check out "$pid" live
-"$LUAPROF" run jitsyms.lua -i jit.data > replay 2>err || { cat err; fail "replay failed"; }
+"$LUAPROF" run ./jitsyms.lua -i jit.data > replay 2>err || { cat err; fail "replay failed"; }
 check replay "$pid" replay
 command -v perf >/dev/null || exit 0
 perf record -q -F 999 -o perf.data -- "$PROGS/jit" 300 300 >/dev/null 2>&1 || fail "perf record failed"

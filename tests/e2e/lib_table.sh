@@ -18,6 +18,7 @@
 #   end      on_end ran
 #   nofile   no out.data was created (nor out.data.old)
 #   perfok   out.data is read by perf report without a complaint
+#   usage    the script's usage may follow the line (script options)
 # Every row also checks that no process it started (all run from $TMP) is
 # left, waiting up to 3 s for them to go.  COMMAND runs in the row's own
 # directory ($TMP/rows/N); the shell functions here do the rows that need
@@ -134,6 +135,19 @@ closed_output() {
 	return $rc
 }
 
+# require_cwd: as root, require reads neither a .lua nor a .so module from
+# the current directory, even with LUA_PATH and LUA_CPATH pointing there.
+require_cwd() {
+	need_root "the rule is for root" || return 77
+	echo 'error("loaded evil.lua from the current directory")' > evil.lua
+	echo 'not an object' > evil.so
+	printf 'for _, m in ipairs{"evil"} do print((pcall(require, m)) and "loaded" or "refused") end\n' \
+		> "$S/req.lua"
+	LUA_PATH='./?.lua' LUA_CPATH='./?.so' "$LP" run "$S/req.lua" -- true > req.out || return
+	cat req.out
+	[ "$(cat req.out)" = refused ] || { echo "require read the current directory" >&2; return 99; }
+}
+
 # stdin_closed: -i - with standard input closed.
 stdin_closed() { "$LP" run "$S/count.lua" -i - <&-; }
 
@@ -207,11 +221,13 @@ passed=0 failed=0 skipped=0 n=0
 
 row_fail() { echo "FAIL row '$name': $*"; failed=$((failed + 1)); }
 
-# check_stderr MESSAGE: the first line after the notices is "luaprof: "
-# and text MESSAGE matches (stderr may be empty when MESSAGE matches ''),
-# and only follow-up lines come after it.
+# check_stderr MESSAGE CHECKS: the first line after the notices is
+# "luaprof: " and text MESSAGE matches (stderr may be empty when MESSAGE
+# matches ''), and only follow-up lines come after it (with "usage" in
+# CHECKS, the script's usage too).
 check_stderr() {
-	local body first text=
+	local body first text= follow=$FOLLOWUPS
+	[[ ,$2, == *,usage,* ]] && follow="$follow|^usage: luaprof run |^script options:|^  |^luaprof's own options|^$"
 	body=$(grep -vE "$NOTICES" err)
 	if [ -z "$1" ]; then
 		[ -z "$body" ] || { row_fail "stderr should be empty: $(head -3 <<< "$body")"; return 1; }
@@ -225,7 +241,7 @@ check_stderr() {
 	[[ $text =~ $1 ]] && { [ -n "$text" ] || [[ "" =~ ^($1)$ ]]; } ||
 		{ row_fail "first line '$first' does not match '$1'"; return 1; }
 	local extra
-	extra=$(tail -n +2 <<< "$body" | grep -vE "$FOLLOWUPS")
+	extra=$(tail -n +2 <<< "$body" | grep -vE "$follow")
 	[ -z "$extra" ] || { row_fail "more than one line: $(head -3 <<< "$extra")"; return 1; }
 }
 
@@ -240,7 +256,7 @@ no_stray() {
 
 check() {
 	case $1 in
-	-) ;;
+	-|usage) ;;
 	norun) [ ! -e ran ] || { row_fail "the command ran"; return 1; } ;;
 	ran) [ -e ran ] || { row_fail "the command did not run"; return 1; } ;;
 	noend) ! grep -q '^on_end' out || { row_fail "on_end ran"; return 1; } ;;
@@ -272,7 +288,7 @@ row() {
 	fi
 	local before=$failed
 	[[ $rc =~ ^($want)$ ]] || row_fail "exit status $rc, expected $want; stderr: $(head -3 err)"
-	[ $failed != "$before" ] || check_stderr "$msg"
+	[ $failed != "$before" ] || check_stderr "$msg" "$checks"
 	for c in ${checks//,/ }; do
 		[ $failed != "$before" ] || check "$c"
 	done

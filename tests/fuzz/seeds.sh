@@ -68,5 +68,15 @@ fuzz_pdfeat)
 	[ -x ./luaprof ] && ./luaprof record -e page-faults -c 1 -o "$tmp/luaprof.data" -- /bin/true >/dev/null 2>&1
 	python3 tests/fuzz/seed_features.py "$shared"/perf.data.* "$tmp"/*.data "$dir"
 	rm -rf "$tmp" ;;
+fuzz_folded)
+	# folded stacks of real recordings, written by the folded script
+	[ -x ./luaprof ] && [ -d "$shared" ] && for f in "$shared"/perf.data.*; do
+		./luaprof run folded --out="$dir/$(basename "$f").folded" -i "$f" >/dev/null 2>&1
+	done ;;
+fuzz_optval)
+	# the option strings of the shipped scripts' tests
+	for s in --limit=20 --no-flag --flag=yes --sort=sym,dso --ratio=1e-3 --out=a.svg --x=-5K; do
+		printf '%s' "$s" > "$dir/seed-$(printf '%s' "$s" | md5sum | cut -c1-8)"
+	done ;;
 esac
 exit 0

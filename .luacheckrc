@@ -1,0 +1,6 @@
+-- luacheck configuration for luaprof's shipped Lua (scripts/, lua/lib/):
+-- Lua 5.4, with the globals luaprof gives a script.
+std = "lua54"
+read_globals = { "luaprof" }
+globals = { "on_start", "on_sample", "on_end", "on_interval" }
+max_line_length = 120

@@ -1,0 +1,125 @@
+-- luaprof.speedscope: profiles in speedscope's JSON format, one sampled
+-- profile per thread (https://www.speedscope.app/file-format-schema.json).
+--
+--   local sp = luaprof.speedscope.new{ name = "my run", unit = "nanoseconds" }
+--   function on_sample(s) sp:add(s) end        -- in on_sample
+--   sp:add_stack(tid, name, frames, weight)     -- a stack of your own, leaf
+--                                               -- first: { {sym=, dso=}, ... }
+--   sp:write(path)                              -- or sp:json() -> string
+--
+-- unit "nanoseconds" (the default) weighs each sample by s.period, the
+-- time a cpu-clock or task-clock sample stands for; unit "none" counts
+-- samples.  Samples keep their order within a thread (speedscope's time
+-- order view), consecutive identical stacks merged into one weighted
+-- sample.  A stack's frame list is built once per distinct folded stack.
+
+local json = require "luaprof.json"
+
+local M = {}
+local Profile = {}
+Profile.__index = Profile
+
+function M.new(opts)
+  opts = opts or {}
+  local unit = opts.unit or "nanoseconds"
+  if unit ~= "nanoseconds" and unit ~= "none" then
+    error("speedscope.new: unit is \"nanoseconds\" or \"none\"", 2)
+  end
+  return setmetatable({
+    name = opts.name or "luaprof", unit = unit,
+    frames = {}, frame_index = {}, threads = {}, order = {}, stacks = {},
+  }, Profile)
+end
+
+local function frame_id(self, name, file)
+  local key = name .. "\0" .. (file or "")
+  local id = self.frame_index[key]
+  if not id then
+    id = #self.frames
+    self.frames[id + 1] = { name = name, file = file }
+    self.frame_index[key] = id
+  end
+  return id
+end
+
+-- frames: leaf first, as s.stack; the result is root first, as
+-- speedscope wants.
+local function ids_of(self, frames)
+  local ids, n = {}, #frames
+  for i = n, 1, -1 do
+    local f = frames[i]
+    local name = f.sym or "[unknown]"
+    if f.kernel then name = name .. " [k]" end
+    ids[n - i + 1] = frame_id(self, name, f.dso)
+  end
+  return ids
+end
+
+local function thread(self, tid, name)
+  local t = self.threads[tid]
+  if not t then
+    t = { name = name, samples = {}, weights = {}, total = 0, last = nil }
+    self.threads[tid] = t
+    self.order[#self.order + 1] = tid
+  end
+  return t
+end
+
+local function push(t, ids, weight)
+  if t.last == ids then
+    local n = #t.weights
+    t.weights[n] = t.weights[n] + weight
+  else
+    t.samples[#t.samples + 1] = ids
+    t.weights[#t.weights + 1] = weight
+    t.last = ids
+  end
+  t.total = t.total + weight
+end
+
+function Profile:add(s)
+  local key = s.folded
+  local ids = self.stacks[key]
+  if not ids then
+    ids = ids_of(self, s.stack)
+    self.stacks[key] = ids
+  end
+  local t = thread(self, s.tid, string.format("%s (tid %d)", s.comm or "?", s.tid))
+  push(t, ids, self.unit == "none" and 1 or s.period)
+end
+
+function Profile:add_stack(tid, name, frames, weight)
+  push(thread(self, tid, name), ids_of(self, frames), weight or 1)
+end
+
+function Profile:json()
+  local profiles = json.array()
+  for _, tid in ipairs(self.order) do
+    local t = self.threads[tid]
+    profiles[#profiles + 1] = {
+      type = "sampled", name = t.name, unit = self.unit,
+      startValue = 0, endValue = t.total,
+      samples = json.array(t.samples), weights = json.array(t.weights),
+    }
+  end
+  return json.encode({
+    ["$schema"] = "https://www.speedscope.app/file-format-schema.json",
+    shared = { frames = json.array(self.frames) },
+    profiles = profiles,
+    name = self.name,
+    activeProfileIndex = 0,
+    exporter = "luaprof@" .. luaprof.version,
+  }, { sort_keys = true })
+end
+
+function Profile:write(path)
+  local text = self:json()
+  if path == "-" then io.write(text) return end
+  local tmp = path .. ".tmp"
+  local f = assert(io.open(tmp, "w"))
+  f:write(text)
+  assert(f:close())
+  assert(os.rename(tmp, path))
+end
+
+return M

@@ -1,0 +1,35 @@
+/*
+ * lscript.h - internal to lua/: where scripts and luaprof's Lua library
+ * are found, and `luaprof list scripts`.
+ */
+#ifndef LP_LSCRIPT_H
+#define LP_LSCRIPT_H
+
+#include <stddef.h>
+
+#include <lua.h>
+
+/* Resolves a script argument to a file: a name with a '/' is a path, as
+ * given; a bare name (NAME or NAME.lua) is looked for in $LUAPROF_PATH
+ * (colon-separated), ~/.local/share/luaprof/scripts, the installed
+ * scripts directory, then the checkout's scripts/ (when luaprof runs from
+ * a checkout) - never in the current directory.  Returns 0 with the path
+ * in out, or -1 after writing one line (no "luaprof: " prefix) into err. */
+int lp_script_find(const char *arg, char *out, size_t size, char *err, size_t errsz);
+
+/* luaprof's own Lua library directory (holding luaprof/NAME.lua): the
+ * installed one, or the checkout's lua/lib; NULL when neither exists. */
+const char *lp_script_libdir(void);
+
+/* Sets package.path to the script's directory, luaprof's library, then
+ * Lua's default directories, leaving out every entry relative to the
+ * current directory ("./?.lua"); package.cpath likewise.  The environment
+ * (LUA_PATH, LUA_CPATH) is not read.  Call after luaL_openlibs. */
+void lp_script_set_path(lua_State *L, const char *script);
+
+/* `luaprof list scripts`: every script found, in search order (a name
+ * found again later is shadowed and not listed), with its description.
+ * Returns the exit status. */
+int lp_list_scripts(void);
+
+#endif

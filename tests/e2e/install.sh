@@ -1,0 +1,33 @@
+# make install PREFIX=...: the installed luaprof, run from another
+# directory with no environment variable pointing at it, finds a shipped
+# script by its bare name, luaprof's Lua library (require), lists its
+# scripts, and has its man page.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+prefix=$TMP/prefix
+make -s -C "$ROOT" install PREFIX="$prefix" > "$TMP/make.txt" 2>&1 || { cat "$TMP/make.txt"; fail "make install failed"; }
+for f in bin/luaprof share/luaprof/scripts/top.lua share/luaprof/scripts/flamegraph.lua \
+	 share/luaprof/lua/luaprof/map.lua share/luaprof/lua/luaprof/fmt.lua share/man/man1/luaprof.1; do
+	[ -f "$prefix/$f" ] || fail "make install left out $f"
+done
+mkdir -p "$TMP/elsewhere"
+cd "$TMP/elsewhere"
+unset LUAPROF_PATH
+export HOME=$TMP/home
+expect_status 0 "$prefix/bin/luaprof" run top --limit=3 -- "$PROGS/spin" 200
+expect_grep '^ +[0-9.]+% +[0-9]+  spin_' "$TMP/out"
+# flamegraph needs luaprof.map, a module of the installed library.
+expect_status 0 "$prefix/bin/luaprof" run flamegraph --out=f.svg -- "$PROGS/spin" 100
+grep -q '<svg' f.svg || fail "the installed flamegraph script wrote no SVG"
+expect_status 0 "$prefix/bin/luaprof" list scripts
+expect_grep "^$prefix/share/luaprof/scripts:$" "$TMP/out"
+grep -q "$ROOT/scripts" "$TMP/out" && fail "the installed luaprof lists the checkout's scripts"
+printf 'print(package.path)\n' > p.lua
+expect_status 0 "$prefix/bin/luaprof" run ./p.lua -- true
+expect_grep "$prefix/share/luaprof/lua/\?\.lua" "$TMP/out"
+grep -q "$ROOT" "$TMP/out" && fail "the installed luaprof's require path names the checkout"
+if command -v man >/dev/null; then
+	MANPATH=$prefix/share/man man -P cat luaprof > man.txt 2>/dev/null
+	grep -q 'luaprof list scripts' man.txt || fail "man luaprof does not show the page"
+fi
+exit 0

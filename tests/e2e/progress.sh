@@ -1,0 +1,38 @@
+# A replay longer than two seconds shows a progress line on stderr when
+# stderr is a terminal (a pty here), and nothing when it is not; the line
+# is erased before the script's own output at the end.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+cd "$TMP"
+expect_status 0 "$LUAPROF" record -F 999 -o rec.data -- "$PROGS/spin" 1500
+# about 1.5 ms of work per sample: a replay of 4 s or so
+cat > slow.lua <<'LUA'
+local n = 0
+function on_sample() local t = os.clock() while os.clock() - t < 0.0015 do end n = n + 1 end
+function on_end() print("done", n) end
+LUA
+python3 - "$LUAPROF" <<'PY' > pty.txt || fail "the replay under a pty failed: $(cat pty.txt)"
+import os, pty, subprocess, sys
+master, slave = pty.openpty()
+p = subprocess.Popen([sys.argv[1], "run", "./slow.lua", "-i", "rec.data"], stdout=subprocess.PIPE,
+                     stderr=slave, stdin=subprocess.DEVNULL)
+os.close(slave)
+err = b""
+while True:
+    try:
+        chunk = os.read(master, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    err += chunk
+out = p.stdout.read()
+p.wait()
+print(repr(err.decode(errors="replace")))
+print(out.decode().strip())
+PY
+grep -qE 'luaprof: [0-9]+% \([0-9.]+/[0-9.]+ MiB\), [0-9.]+[KM]? samples/s' pty.txt || { cat pty.txt; fail "no progress line on a terminal"; }
+grep -qE '^done.[0-9]+$' pty.txt || fail "the script's output is missing"
+"$LUAPROF" run ./slow.lua -i rec.data > out.txt 2> err.txt || fail "the replay failed"
+[ -s err.txt ] && { cat err.txt; fail "progress was shown with stderr not a terminal"; }
+exit 0
