@@ -91,6 +91,20 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
 
+# The system call table, generated from the system's <asm/unistd.h> (on
+# x86-64 that is asm/unistd_64.h): one { "name", number } line per call, in
+# number order.  Never a hand-written list.
+$(BUILD)/gen/syscalls.h: Makefile
+	@mkdir -p $(dir $@)
+	echo '#include <asm/unistd.h>' | $(CC) -E -dM -x c - | \
+	  sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/{ "\1", \2 },/p' | \
+	  sort -t, -k2 -n > $@.tmp
+	@test -s $@.tmp || { echo "luaprof: no system calls found in <asm/unistd.h>: install linux-libc-dev"; rm -f $@.tmp; exit 1; }
+	@mv $@.tmp $@
+
+$(BUILD)/core/trace/syscalls.o: $(BUILD)/gen/syscalls.h
+$(BUILD)/core/trace/syscalls.o: CFLAGS_ALL += -I$(BUILD)/gen
+
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/test.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)

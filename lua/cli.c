@@ -24,6 +24,7 @@ static const char usage[] =
 "       luaprof list scripts\n"
 "       luaprof record [options] [-o FILE] [--] CMD [ARGS...]\n"
 "       luaprof record [options] [-o FILE] -p PID[,PID...] | -a\n"
+"       luaprof list [PATTERN | --fields TRACEPOINT]\n"
 "\n"
 "Runs SCRIPT (Lua 5.4) over the samples of CMD and every thread and process\n"
 "it starts, of running processes (-p), or of the whole system (-a).  SCRIPT\n"
@@ -35,7 +36,11 @@ static const char usage[] =
 "options:\n"
 "  -e, --event EVENT[,EVENT...]  events to sample (repeatable); default: cycles,\n"
 "                                or cpu-clock when there is no hardware PMU.\n"
-"                                Modifiers :u :k :p :pp :ppp :P as in perf\n"
+"                                Modifiers :u :k :p :pp :ppp :P as in perf;\n"
+"                                tracepoints SYSTEM:EVENT, globs too\n"
+"                                ('syscalls:sys_enter_*'): see luaprof list\n"
+"      --filter EXPR             the kernel's filter for the tracepoints of the\n"
+"                                -e before it ('prev_pid == 1234')\n"
 "  -F, --freq HZ                 samples per second (default 4000)\n"
 "  -c, --count N                 one sample every N events (instead of -F)\n"
 "  -g                            record call stacks (frame pointers)\n"
@@ -63,10 +68,11 @@ static const char usage[] =
 "Exit status: the command's (128+N when signal N killed it); 0 with -p/-a;\n"
 "255 when luaprof itself fails (bad usage, script error, cannot profile).\n";
 
-enum { OPT_SYMFS = 256, OPT_NO_DEBUGINFOD, OPT_SCRIPT_TIMEOUT, OPT_SCRIPT_MEMORY };
+enum { OPT_SYMFS = 256, OPT_NO_DEBUGINFOD, OPT_FILTER, OPT_SCRIPT_TIMEOUT, OPT_SCRIPT_MEMORY };
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
+	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "count", required_argument, NULL, 'c' },
 	{ "call-graph", required_argument, NULL, 'G' },
@@ -132,34 +138,49 @@ int lp_cli_call_graph(struct lp_sampling *s, const char *mode, char *err, size_t
 
 int lp_cli_add_events(struct lp_cli *cli, const char *list, char *err, size_t size)
 {
-	char buf[512];
-	snprintf(buf, sizeof buf, "%s", list);
-	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (cli->nr_events == LP_MAX_EVENTS) {
-			snprintf(err, size, "too many events (at most %d)", LP_MAX_EVENTS);
-			return -1;
-		}
-		int rc = lp_event_parse(tok, &cli->events[cli->nr_events]);
-		if (rc == -ENOENT) {
-			snprintf(err, size, "unknown event '%s': see 'luaprof run --help' for the list "
-				 "(cpu-clock, page-faults, cycles, ...)", tok);
-			return -1;
-		}
-		if (rc) {
-			snprintf(err, size, "bad modifier in event '%s': use :u, :k, :p, :pp, :ppp or :P",
-				 tok);
-			return -1;
-		}
-		cli->nr_events++;
-	}
+	size_t first = cli->events.n;
+	if (lp_event_list_add(&cli->events, list, err, size))
+		return -1;
+	cli->last_e = first;
 	cli->user_events = true;
 	return 0;
 }
 
 static int add_events(struct lp_cli *cli, const char *list)
 {
-	char err[256];
+	char err[512];
 	return lp_cli_add_events(cli, list, err, sizeof err) ? fail("%s", err) : 0;
+}
+
+int lp_cli_add_filter(struct lp_event_spec *e, const char *expr)
+{
+	char *f;
+	if (e->filter ? asprintf(&f, "(%s) && (%s)", e->filter, expr) < 0 : !(f = strdup(expr)))
+		return -ENOMEM;
+	free(e->filter);
+	e->filter = f;
+	return 0;
+}
+
+/* --filter: on the tracepoints of the last -e, as perf's. */
+static int add_filter(struct lp_cli *cli, const char *expr)
+{
+	size_t tps = 0;
+	if (!cli->user_events)
+		return fail("--filter needs a tracepoint -e before it: -e sched:sched_switch "
+			    "--filter 'prev_pid == 1234'");
+	for (size_t i = cli->last_e; i < cli->events.n; i++) {
+		if (cli->events.v[i].type != PERF_TYPE_TRACEPOINT)
+			continue;
+		if (lp_cli_add_filter(&cli->events.v[i], expr))
+			return fail("out of memory");
+		tps++;
+	}
+	if (!tps)
+		return fail("--filter applies to the tracepoints of the -e before it, and '%s' is "
+			    "not one: -e sched:sched_switch --filter 'prev_pid == 1234'",
+			    cli->events.v[cli->last_e].name);
+	return 0;
 }
 
 static int add_pids(struct lp_cli *cli, const char *list)
@@ -269,6 +290,7 @@ static int option(struct lp_cli *cli, int c, char *val)
 	uint64_t v;
 	switch (c) {
 	case 'e': return add_events(cli, val);
+	case OPT_FILTER: return add_filter(cli, val);
 	case 'F':
 		if (parse_u64(val, &v) || v == 0)
 			return fail("-F needs a positive number of samples per second (got '%s')", val);
@@ -330,16 +352,18 @@ static int check(struct lp_cli *cli)
 	return 0;
 }
 
-void lp_cli_finish(struct lp_cli *cli)
+int lp_cli_finish(struct lp_cli *cli)
 {
+	/* A rate given by the command line or the script also replaces the
+	 * tracepoints' default of every hit, as perf's -F and -c do. */
+	cli->sampling.user_rate = cli->sampling.use_period || cli->sampling.freq;
 	if (!cli->sampling.use_period && !cli->sampling.freq)
 		cli->sampling.freq = DEFAULT_FREQ;
 	if (!cli->mmap_pages)   /* dwarf samples are ~8 KiB each: 4 MiB rings */
 		cli->mmap_pages = cli->sampling.dwarf_stack ? 4 * DEFAULT_PAGES : DEFAULT_PAGES;
-	if (!cli->nr_events) {
-		lp_event_default(&cli->events[0]);
-		cli->nr_events = 1;
-	}
+	if (!cli->events.n && !cli->input && lp_event_list_add_default(&cli->events))
+		return fail("out of memory");
+	return 0;
 }
 
 static int parse_run(struct lp_cli *cli, int argc, char **argv)
@@ -388,8 +412,8 @@ int lp_cli_parse(struct lp_cli *cli, int argc, char **argv)
 	if (!strcmp(cmd, "-v") || !strcmp(cmd, "--version"))
 		return printf("luaprof %s\n", LP_VERSION), 1;
 	if (strcmp(cmd, "run") && strcmp(cmd, "record"))
-		return fail("unknown command '%s': the commands are 'luaprof run SCRIPT ...' "
-			    "and 'luaprof record ...' (see luaprof --help)", cmd);
+		return fail("unknown command '%s': the commands are 'luaprof run SCRIPT ...', "
+			    "'luaprof record ...' and 'luaprof list' (see luaprof --help)", cmd);
 	cli->command = cmd;
 	cli->argc = argc;
 	cli->all_argv = argv;
@@ -398,6 +422,7 @@ int lp_cli_parse(struct lp_cli *cli, int argc, char **argv)
 
 void lp_cli_free(struct lp_cli *cli)
 {
+	lp_event_list_free(&cli->events);
 	free(cli->pids);
 	free(cli->args);
 	free(cli->script_opts);

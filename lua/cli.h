@@ -11,8 +11,6 @@
 
 #include "luaprof/event.h"
 
-#define LP_MAX_EVENTS 32
-
 struct lp_cli {
 	const char *command;            /* "run" */
 	const char *script;
@@ -22,9 +20,9 @@ struct lp_cli {
 	pid_t *pids;
 	size_t nr_pids;
 	bool system_wide;
-	struct lp_event_spec events[LP_MAX_EVENTS];
-	size_t nr_events;
+	struct lp_event_list events;    /* -e, else the script's, else the default */
 	bool user_events;               /* -e given */
+	size_t last_e;                  /* the first event of the last -e (for --filter) */
 	struct lp_sampling sampling;
 	bool call_graph_given;          /* -g or --call-graph given */
 	size_t mmap_pages;
@@ -50,10 +48,15 @@ struct lp_cli {
  * so that the script's luaprof.setup (lsetup.c) can fill them first. */
 int lp_cli_parse(struct lp_cli *cli, int argc, char **argv);
 
-/* Adds the events of a comma-separated list ("cpu-clock,page-faults:u") and
- * marks them the user's.  Returns 0, or -1 with one line (no "luaprof: "
- * prefix) in err (size bytes). */
+/* Adds the events of a comma-separated list ("cpu-clock,page-faults:u",
+ * "syscalls:sys_enter_*": see lp_event_list_add) and marks them the
+ * user's.  Returns 0, or -1 with one line (no "luaprof: " prefix) in err
+ * (size bytes). */
 int lp_cli_add_events(struct lp_cli *cli, const char *list, char *err, size_t size);
+
+/* Adds the ftrace filter expr to event e (and-ed with one it has, as perf
+ * does).  Returns 0 or -ENOMEM. */
+int lp_cli_add_filter(struct lp_event_spec *e, const char *expr);
 
 /* Sets s's call graph from a --call-graph MODE: "fp", "dwarf" or
  * "dwarf,SIZE" (bytes, rounded up to 8, at most LP_DWARF_STACK_MAX).
@@ -61,9 +64,10 @@ int lp_cli_add_events(struct lp_cli *cli, const char *list, char *err, size_t si
 int lp_cli_call_graph(struct lp_sampling *s, const char *mode, char *err, size_t size);
 
 /* Fills what neither the command line nor the script set with the
- * defaults: -F 4000, 256 ring pages, perf's default event.  Call once the
- * script's top level has run. */
-void lp_cli_finish(struct lp_cli *cli);
+ * defaults: -F 4000, 256 ring pages, perf's default event (not for -i).
+ * Call once the script's top level has run.  Returns 0, or -1 after
+ * printing one line. */
+int lp_cli_finish(struct lp_cli *cli);
 
 void lp_cli_free(struct lp_cli *cli);
 

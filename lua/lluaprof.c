@@ -5,6 +5,8 @@
  *   luaprof.version      the version string
  *   luaprof.exit()       end the run after the current callback
  *   luaprof.setup{...}   the script's own defaults (lsetup.c)
+ *   luaprof.syscall_name(nr), luaprof.syscall_nr(name)   this machine's
+ *                        system calls (ltrace.c)
  *   luaprof.options{...} the script's description and options (lopts.c)
  *   luaprof.map, .hist, .json, ...  the report writers' library (lib.c)
  */
@@ -31,6 +33,8 @@ static int l_exit(lua_State *L)
 static const luaL_Reg funcs[] = {
 	{ "exit", l_exit },
 	{ "setup", lp_setup },
+	{ "syscall_name", lp_l_syscall_name },
+	{ "syscall_nr", lp_l_syscall_nr },
 	{ "options", lp_options },
 	{ NULL, NULL },
 };

@@ -24,10 +24,15 @@
 
 /* Fixed slots of the Lua state's base stack (not of a C function's), set
  * by lp_vm_open: the message handler, and for the per-sample call the
- * on_sample function (or nil) and the view. */
+ * on_sample function (or nil), the view, and the table of each event's
+ * handler: event index + 2 -> the function its samples go to (on_event's
+ * or on_sample), or false; index 1 is for samples of no known event. */
 #define LP_SLOT_MSGH 1
 #define LP_SLOT_ON_SAMPLE 2
 #define LP_SLOT_VIEW 3
+#define LP_SLOT_HANDLERS 4
+
+struct lp_tp_format;
 
 /* Where records come from: a live run or a recording. */
 struct lp_source {
@@ -38,6 +43,18 @@ struct lp_source {
 	void (*stop)(void *ctx);
 	/* the name of event index idx (from next), or NULL */
 	const char *(*event_name)(void *ctx, int idx);
+	/* the tracepoint format of event idx: NULL for other events, or when
+	 * none is known.  Asked once per event, at its first sample. */
+	const struct lp_tp_format *(*event_format)(void *ctx, int idx);
+};
+
+/* What the loop knows of each event (run->evinfo[event + 1]), settled at
+ * the event's first sample. */
+struct lp_evinfo {
+	bool ready;
+	bool handled;                   /* a handler takes its samples */
+	const char *hook;               /* which: "on_event" or "on_sample" */
+	const struct lp_tp_format *fmt; /* s.fields */
 };
 
 /* The sample view: one per run, pointed at the current sample only while
@@ -46,6 +63,7 @@ struct lp_view {
 	const void *ud;                 /* the Sample userdata's block */
 	const struct lp_record *rec;    /* NULL outside on_sample */
 	int event;
+	const struct lp_tp_format *fmt; /* the event's tracepoint format, or NULL */
 	struct lp_thread *thread;
 	bool have_frame;
 	struct lp_frame frame;          /* s.sym, s.dso, s.symoff, s.kernel */
@@ -86,8 +104,13 @@ struct lp_run {
 	bool started;                   /* the script's top level has run */
 	bool setup_called;              /* luaprof.setup has been called */
 	int ref_on_sample, ref_on_end, ref_on_start;
+	int ref_on_comm, ref_on_fork, ref_on_exit;
 	int ref_view;                   /* the Sample userdata */
+	int ref_fields;                 /* the Fields userdata (s.fields) */
+	const void *fields_ud;          /* its block */
 	const struct lp_source *src;    /* while the loop runs */
+	struct lp_evinfo *evinfo;       /* per event + 1, grown as events appear */
+	size_t nr_evinfo;
 	struct lp_view view;
 	struct lp_procs *procs;
 	struct lp_resolver *resolver;
@@ -136,9 +159,10 @@ enum { LP_MODE_RUN, LP_MODE_HELP, LP_MODE_DESCRIBE };
  * LP_MODE_DESCRIBE), or -1 after a message. */
 int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs);
 int lp_vm_call(struct lp_run *run, int ref, int nargs);
-/* Calls on_sample with the view (kept at fixed stack slots); 0, or -1
- * after reporting the error. */
-int lp_vm_call_on_sample(struct lp_run *run);
+/* Calls the handler at index idx of the handler table (LP_SLOT_HANDLERS)
+ * with the view (name: which hook it is, for messages); 0, or -1 after
+ * reporting the error. */
+int lp_vm_call_handler(struct lp_run *run, int idx, const char *name);
 void lp_vm_close(struct lp_run *run);
 /* Flushes the standard output at the end of the run: 0, or -1 after one
  * line when writing it failed (a closed pipe is no failure: see vm.c). */
@@ -191,6 +215,17 @@ void lp_sample_invalidate(lua_State *L, struct lp_run *run);
  * NULL only when out of memory. */
 struct lp_thread *lp_view_thread(struct lp_run *run);
 
+/* ltrace.c: s.fields (the view of the tracepoint's fields, common_* left
+ * out; nil for other events) and s.raw (the raw data as a string, or nil),
+ * for the sample in the view; and luaprof.syscall_name / syscall_nr.
+ * lp_trace_open makes the one Fields view of the run (lp_sample_open calls
+ * it). */
+void lp_trace_open(lua_State *L, struct lp_run *run);
+void lp_trace_push_fields(lua_State *L, struct lp_run *run);
+void lp_trace_push_raw(lua_State *L, struct lp_run *run);
+int lp_l_syscall_name(lua_State *L);
+int lp_l_syscall_nr(lua_State *L);
+
 /* lluaprof.c */
 int luaopen_luaprof(lua_State *L);
 /* The run a Lua state belongs to (from its registry). */
@@ -218,8 +253,19 @@ uint64_t lp_run_lost(const struct lp_run *run);
  * 128+N for signal N) }. */
 void lp_run_end(struct lp_run *run, uint64_t duration, int status);
 
-/* run.c: feeds every record of src to the model and the script.  Returns 0,
- * or -1 after a script error (already reported). */
+/* run.c: feeds every record of src to the model and the script: samples
+ * to their event's handler (on_event[NAME], else on_sample), COMM, FORK
+ * and EXIT to on_comm, on_fork and on_exit, in the source's (time) order.
+ * Returns 0, or -1 after a script error (already reported). */
 int lp_run_loop(struct lp_run *run, const struct lp_source *src);
+
+/* run.c: calls on_comm, on_fork or on_exit (when the script has it) for a
+ * COMM, FORK or EXIT record; 0 for other records.  Returns 0, or -1 after
+ * a script error (already reported). */
+int lp_run_task_hook(struct lp_run *run, const struct lp_record *rec);
+
+/* run.c: one line on stderr for each key of the script's on_event that
+ * names none of the nr events (live runs, whose events are known at start). */
+void lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t nr);
 
 #endif

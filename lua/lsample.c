@@ -5,8 +5,9 @@
  * record only while on_sample runs; reading it at any other time raises an
  * error.  Fields are computed when read: the name is mapped to a small
  * integer through an upvalue table (one hash lookup), and fields that cost
- * something (symbols, the stack, the folded string) are cached for the
- * rest of the call, the tables and strings in the userdata's user values.
+ * something (symbols, the stack, the folded string, a tracepoint's raw
+ * data) are cached for the rest of the call, the tables and strings in the
+ * userdata's user values; s.fields is a view of its own (ltrace.c).
  */
 #include <string.h>
 
@@ -18,12 +19,14 @@
 enum field {
 	F_EVENT = 1, F_PID, F_TID, F_CPU, F_COMM, F_TIME, F_PERIOD, F_IP,
 	F_SYM, F_DSO, F_SYMOFF, F_KERNEL, F_STACK, F_FOLDED, F_ADDR, F_ID,
+	F_FIELDS, F_RAW,
 	F_SRCLINE,
 };
 
 static const char *const field_names[] = {
 	"event", "pid", "tid", "cpu", "comm", "time", "period", "ip",
 	"sym", "dso", "symoff", "kernel", "stack", "folded", "addr", "id",
+	"fields", "raw",
 	"srcline",
 };
 
@@ -109,6 +112,8 @@ static int l_index(lua_State *L)
 		break;
 	case F_STACK: push_cached(L, run, 1, lp_stack_push); break;
 	case F_FOLDED: push_cached(L, run, 2, lp_stack_push_folded); break;
+	case F_FIELDS: lp_trace_push_fields(L, run); break;
+	case F_RAW: push_cached(L, run, 3, lp_trace_push_raw); break;
 	case F_SRCLINE: lp_stack_push_srcline(L, run); break;
 	default: lua_pushnil(L); break;
 	}
@@ -133,7 +138,7 @@ static int l_tostring(lua_State *L)
 
 void lp_sample_open(lua_State *L, struct lp_run *run)
 {
-	struct lp_run **ud = lua_newuserdatauv(L, sizeof *ud, 2);
+	struct lp_run **ud = lua_newuserdatauv(L, sizeof *ud, 3);
 	*ud = run;
 	run->view.ud = ud;
 	luaL_newmetatable(L, LP_SAMPLE_MT);
@@ -151,12 +156,14 @@ void lp_sample_open(lua_State *L, struct lp_run *run)
 	lua_setfield(L, -2, "__tostring");
 	lua_setmetatable(L, -2);
 	run->ref_view = luaL_ref(L, LUA_REGISTRYINDEX);
+	lp_trace_open(L, run);
 }
 
 void lp_sample_invalidate(lua_State *L, struct lp_run *run)
 {
 	(void)L;
 	run->view.rec = NULL;
+	run->view.fmt = NULL;
 	run->view.thread = NULL;
 	run->view.have_frame = false;
 	run->view.addrs = NULL;

@@ -4,14 +4,20 @@
  *
  *   luaprof.setup{ events = {"cpu-clock"}, freq = 999, call_graph = true,
  *                  interval = 1000 }
+ *   luaprof.setup{ events = {"sched:sched_switch"},
+ *                  filter = { ["sched:sched_switch"] = "prev_pid == 1" } }
  *
  * Called at the script's top level (it runs before anything is opened).
+ * Replaying (-i), the keys of what to sample are checked but not applied:
+ * the recording has its events already.
  * Each key fills the command line's setting only when the command line did
- * not give it: -e replaces the script's events, -F or -c its freq/count.
+ * not give it: -e replaces the script's events, -F or -c its freq/count,
+ * --filter its filter on the events the command line filters.
  * Keys are checked at the call, so a mistake is reported at the script's
  * line: an unknown key lists the known ones.  Each key is one entry of
  * `keys` below; a subsystem adds its own.
  */
+#include <fnmatch.h>
 #include <string.h>
 
 #include <lauxlib.h>
@@ -25,7 +31,7 @@ typedef void (*apply_fn)(lua_State *L, struct lp_cli *cli);
 
 static void add_event_string(lua_State *L, struct lp_cli *cli, const char *s)
 {
-	char err[256];
+	char err[512];
 	if (lp_cli_add_events(cli, s, err, sizeof err))
 		luaL_error(L, "luaprof.setup: %s", err);
 }
@@ -99,15 +105,59 @@ static void set_interval(lua_State *L, struct lp_cli *cli)
 		cli->interval_ns = v * 1000000;        /* milliseconds */
 }
 
+/* Applies expr to the tracepoints whose name matches the glob pattern (NULL:
+ * every tracepoint) and that have no filter from the command line; raises
+ * an error when it names none of the script's own events. */
+static void filter_events(lua_State *L, struct lp_cli *cli, const char *pattern, const char *expr)
+{
+	size_t matched = 0;
+	for (size_t i = 0; i < cli->events.n; i++) {
+		struct lp_event_spec *e = &cli->events.v[i];
+		if (e->type != PERF_TYPE_TRACEPOINT || (pattern && fnmatch(pattern, e->name, 0)))
+			continue;
+		matched++;
+		if (!e->filter && lp_cli_add_filter(e, expr))
+			luaL_error(L, "luaprof.setup: out of memory");
+	}
+	if (!matched && !cli->user_events)
+		luaL_error(L, "luaprof.setup: filter%s%s%s names none of the tracepoints in events",
+			   pattern ? " for '" : "", pattern ? pattern : "", pattern ? "'" : "");
+}
+
+/* filter = "EXPR" (every tracepoint) or { [EVENT or glob] = "EXPR", ... }.
+ * Command-line events (-e) take the filters that name them, if --filter
+ * gave them none. */
+static void set_filter(lua_State *L, struct lp_cli *cli)
+{
+	if (lua_type(L, -1) == LUA_TSTRING) {
+		filter_events(L, cli, NULL, lua_tostring(L, -1));
+		return;
+	}
+	if (!lua_istable(L, -1))
+		luaL_error(L, "luaprof.setup: filter must be a string or a table of event names "
+			      "to filter expressions");
+	for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
+		if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
+			luaL_error(L, "luaprof.setup: filter must map event names to expressions "
+				      "such as [\"sched:sched_switch\"] = \"prev_pid == 1\"");
+		filter_events(L, cli, lua_tostring(L, -2), lua_tostring(L, -1));
+	}
+}
+
+/* In the order applied: filter after events.  Replaying (-i), the keys of
+ * what to sample are checked but not applied: the recording has its events
+ * (and tracefs, which a tracepoint name needs, may not be there). */
 static const struct {
 	const char *name;
 	apply_fn apply;
+	bool live_only;
 } keys[] = {
-	{ "events", set_events },
-	{ "freq", set_freq },
-	{ "count", set_count },
-	{ "call_graph", set_call_graph },
-	{ "interval", set_interval },
+	{ "events", set_events, true },
+	{ "freq", set_freq, true },
+	{ "count", set_count, true },
+	{ "call_graph", set_call_graph, true },
+	{ "filter", set_filter, true },
+	{ "interval", set_interval, false },
 };
 
 #define NR_KEYS (sizeof keys / sizeof keys[0])
@@ -149,6 +199,8 @@ int lp_setup(lua_State *L)
 			unknown_key(L, luaL_tolstring(L, -1, NULL));
 	}
 	for (size_t i = 0; i < NR_KEYS; i++) {
+		if (run->cli->input && keys[i].live_only)
+			continue;
 		if (lua_getfield(L, 1, keys[i].name) != LUA_TNIL)
 			keys[i].apply(L, run->cli);
 		lua_pop(L, 1);

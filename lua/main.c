@@ -21,9 +21,11 @@
 #include <lauxlib.h>
 
 #include "cli.h"
+#include "list.h"
 #include "lp.h"
 #include "luaprof/live.h"
 #include "luaprof/luaprof.h"
+#include "luaprof/trace.h"
 #include "lscript.h"
 #include "record.h"
 #include "replay.h"
@@ -34,6 +36,7 @@ static struct lp_live *volatile sig_live;
 struct live_src {
 	struct lp_live *lv;
 	const struct lp_cli *cli;
+	struct lp_tp_set *formats;      /* tracepoint formats read so far */
 };
 static volatile sig_atomic_t sig_caught;
 
@@ -109,14 +112,36 @@ static void source_stop(void *ctx)
 static const char *source_event_name(void *ctx, int idx)
 {
 	const struct lp_cli *cli = ((struct live_src *)ctx)->cli;
-	return idx >= 0 && (size_t)idx < cli->nr_events ? cli->events[idx].name : NULL;
+	return idx >= 0 && (size_t)idx < cli->events.n ? cli->events.v[idx].name : NULL;
+}
+
+/* A tracepoint's format, read from tracefs at its first sample. */
+static const struct lp_tp_format *source_event_format(void *ctx, int idx)
+{
+	struct live_src *ls = ctx;
+	const struct lp_event_spec *e = &ls->cli->events.v[idx];
+	const struct lp_tp_format *found;
+	struct lp_tp_format *f;
+	char sys[256];
+	if ((size_t)idx >= ls->cli->events.n || e->type != PERF_TYPE_TRACEPOINT)
+		return NULL;
+	if ((found = lp_tp_set_find(ls->formats, e->config)))
+		return found;
+	const char *colon = strchr(e->name, ':');
+	snprintf(sys, sizeof sys, "%.*s", colon ? (int)(colon - e->name) : 0, e->name);
+	int rc = ls->formats ? lp_tracefs_format(sys, colon ? colon + 1 : "", &f) : -ENOMEM;
+	if (!rc && !(rc = lp_tp_set_add(ls->formats, f)))
+		return lp_tp_set_find(ls->formats, e->config);
+	fprintf(stderr, "luaprof: cannot read the format of '%s' (%s): s.fields is nil for its "
+			"samples\n", e->name, strerror(-rc));
+	return NULL;
 }
 
 static void push_events(lua_State *L, const struct lp_cli *cli)
 {
-	lua_createtable(L, (int)cli->nr_events, 0);
-	for (size_t i = 0; i < cli->nr_events; i++) {
-		lua_pushstring(L, cli->events[i].name);
+	lua_createtable(L, (int)cli->events.n, 0);
+	for (size_t i = 0; i < cli->events.n; i++) {
+		lua_pushstring(L, cli->events.v[i].name);
 		lua_rawseti(L, -2, (lua_Integer)i + 1);
 	}
 }
@@ -150,9 +175,10 @@ static int exit_code(int status)
 	return WEXITSTATUS(status);
 }
 
-/* What a /proc scan feeds: the model and, when recording, the file. */
+/* What a /proc scan feeds: the model, the script's process hooks and,
+ * when recording, the file. */
 struct seed {
-	struct lp_procs *procs;
+	struct lp_run *run;
 	struct lp_recording *recording;
 };
 
@@ -161,17 +187,21 @@ static int seed_record(const struct lp_record *r, void *arg)
 	struct seed *s = arg;
 	if (s->recording)
 		lp_recording_synth(s->recording, r);
-	return lp_procs_apply(s->procs, r);
+	int rc = lp_procs_apply(s->run->procs, r);
+	if (!rc && !s->run->failed)
+		lp_run_task_hook(s->run, r);    /* a failure stops the run before it starts */
+	return rc;
 }
 
 /* Reads the processes that exist already (-p, -a) from /proc once, into
- * the model and the recording, as perf record synthesizes them: with -a
+ * the model, the script's on_comm/on_fork and the recording, as perf record
+ * synthesizes them (so a replay of the recording sees the same): with -a
  * every process, kernel threads included, with FORKs too.  A process that
  * exits meanwhile is simply left out. */
 static void seed_procs(struct lp_run *run, const struct lp_cli *cli,
 		       struct lp_recording *recording)
 {
-	struct seed s = { run->procs, recording };
+	struct seed s = { run, recording };
 	for (size_t i = 0; i < cli->nr_pids; i++)
 		lp_procfs_scan(cli->pids[i], LP_SCAN_MAPS, seed_record, &s);
 	if (!cli->system_wide)
@@ -199,6 +229,17 @@ static void report_losses(const struct lp_live *lv)
 			(unsigned long long)st->bad_records);
 }
 
+/* Warns of on_event keys that name none of the run's events. */
+static void check_handlers(struct lp_run *run, const struct lp_cli *cli)
+{
+	const char **names = calloc(cli->events.n + 1, sizeof *names);
+	for (size_t i = 0; names && i < cli->events.n; i++)
+		names[i] = cli->events.v[i].name;
+	if (names)
+		lp_run_check_handlers(run, names, cli->events.n);
+	free(names);
+}
+
 /* The live part of a run; returns the process exit status. */
 static int run_live(struct lp_run *run, struct lp_cli *cli)
 {
@@ -206,8 +247,8 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	unsigned fb = 0;
 	struct lp_live_opts o = {
 		.argv = cli->argv, .pids = cli->pids, .nr_pids = cli->nr_pids,
-		.system_wide = cli->system_wide, .events = cli->events,
-		.nr_events = cli->nr_events, .sampling = cli->sampling,
+		.system_wide = cli->system_wide, .events = cli->events.v,
+		.nr_events = cli->events.n, .sampling = cli->sampling,
 		.mmap_pages = cli->mmap_pages, .mmap_pages_exact = cli->mmap_pages_given,
 		.duration_ns = cli->duration_ns,
 	};
@@ -218,14 +259,16 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	}
 	notices(cli, fb);
 	struct lp_recording *recording = NULL;
-	if (cli->output && !(recording = lp_recording_open(cli->output, lv, run->procs, cli->events,
-							   cli->nr_events, cli->argc, cli->all_argv))) {
+	if (cli->output && !(recording = lp_recording_open(cli->output, lv, run->procs,
+							   cli->events.v, cli->events.n,
+							   cli->argc, cli->all_argv))) {
 		lp_live_wait(lv, 0);
 		lp_live_close(lv);
 		return LP_EXIT_FAILURE;
 	}
-	seed_procs(run, cli, recording);
+	check_handlers(run, cli);
 	call_on_start(run, cli, lp_live_pid(lv));
+	seed_procs(run, cli, recording);
 	run->set_alarm = source_alarm;
 	run->alarm_ctx = lv;
 	sig_live = lv;
@@ -234,13 +277,15 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	if (rc > 0 || (rc < 0 && !run->failed))
 		fprintf(stderr, "luaprof: %s\n", err);
 	if (rc == 0) {
-		struct live_src ctx = { lv, cli };
-		struct lp_source src = { &ctx, source_next, source_stop, source_event_name };
+		struct live_src ctx = { lv, cli, lp_tp_set_new() };
+		struct lp_source src = { &ctx, source_next, source_stop, source_event_name,
+					 source_event_format };
 		if (recording)
 			lp_recording_source(recording, &src, &src);
 		rc = lp_run_loop(run, &src);
 		if (rc < 0 && !run->failed)
 			fprintf(stderr, "luaprof: reading the samples failed: %s\n", strerror(-rc));
+		lp_tp_set_free(ctx.formats);
 	}
 	uint64_t t1 = now_ns();
 	int grace = rc == 0 && sig_caught ? 1000 : (rc == 0 && (run->output_closed ||
@@ -258,14 +303,14 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	return status >= 0 ? exit_code(status) : 0;
 }
 
-/* luaprof list scripts */
-static int list(int argc, char **argv)
-{
-	if (argc == 3 && !strcmp(argv[2], "scripts"))
-		return lp_list_scripts();
-	fprintf(stderr, "luaprof: usage: luaprof list scripts\n");
-	return LP_EXIT_FAILURE;
-}
+/* Commands that are not a run: each takes luaprof's argv from its name on.
+ * A new command is one more line here. */
+static const struct {
+	const char *name;
+	int (*main)(int argc, char **argv);     /* returns the exit status */
+} commands[] = {
+	{ "list", lp_list_main },
+};
 
 /* Resolves the script's name and hands its options to the run; 0 or -1. */
 static int prepare_script(struct lp_run *run, struct lp_cli *cli, char *path, size_t size)
@@ -300,11 +345,16 @@ static int check_interval(struct lp_run *run, const struct lp_cli *cli)
 int main(int argc, char **argv)
 {
 	struct lp_cli cli;
-	if (argc >= 2 && !strcmp(argv[1], "list"))
-		return list(argc, argv);
+	for (size_t i = 0; argc > 1 && i < sizeof commands / sizeof *commands; i++)
+		if (!strcmp(argv[1], commands[i].name)) {
+			lp_log_set_hook(log_to_stderr, NULL);
+			return commands[i].main(argc - 1, argv + 1);
+		}
 	int rc = lp_cli_parse(&cli, argc, argv);
-	if (rc)
+	if (rc) {
+		lp_cli_free(&cli);
 		return rc > 0 ? 0 : LP_EXIT_FAILURE;
+	}
 	lp_log_set_hook(log_to_stderr, NULL);
 	lp_sym_set_debuginfod(!cli.no_debuginfod);
 	if (cli.symfs && lp_sym_set_symfs(cli.symfs)) {
@@ -313,7 +363,9 @@ int main(int argc, char **argv)
 		return LP_EXIT_FAILURE;
 	}
 	struct lp_run run = { .ref_on_sample = LUA_NOREF, .ref_on_end = LUA_NOREF,
-			      .ref_on_start = LUA_NOREF, .ref_on_interval = LUA_NOREF, .cli = &cli,
+			      .ref_on_start = LUA_NOREF, .ref_on_interval = LUA_NOREF,
+			      .ref_on_comm = LUA_NOREF, .ref_on_fork = LUA_NOREF,
+			      .ref_on_exit = LUA_NOREF, .cli = &cli,
 			      .script_timeout = cli.script_timeout_ns,
 			      .script_memory = cli.script_memory_mb < 0 ? lp_guard_default_memory() :
 					       (size_t)cli.script_memory_mb << 20 };
@@ -327,8 +379,7 @@ int main(int argc, char **argv)
 		;
 	else if (cli.script && (rc = lp_vm_open(&run, cli.script, cli.args, cli.nargs)) != 0)
 		status = rc > 0 ? 0 : LP_EXIT_FAILURE;
-	else if (check_interval(&run, &cli) == 0) {
-		lp_cli_finish(&cli);
+	else if (check_interval(&run, &cli) == 0 && lp_cli_finish(&cli) == 0) {
 		sig_run = &run;
 		install_signals();
 		status = cli.input ? lp_replay(&run, cli.input) : run_live(&run, &cli);

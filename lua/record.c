@@ -3,7 +3,9 @@
  *
  * Every record the kernel gives is written as it is (they carry the ids the
  * events were opened with, declared in the attrs), so perf report and perf
- * script read the file like one of perf record's.
+ * script read the file like one of perf record's.  With tracepoints, the
+ * TRACING_DATA feature carries their formats from tracefs, as perf record
+ * writes it, so perf script prints their fields.
  *
  * Build-ids, as perf record writes them: one for each object a sample
  * landed in (by the sample's ip alone, not its callchain, as perf 6.1),
@@ -21,6 +23,7 @@
 #include "luaprof/hits.h"
 #include "luaprof/perfdata.h"
 #include "luaprof/luaprof.h"
+#include "luaprof/trace.h"
 #include "record.h"
 
 struct lp_recording {
@@ -123,18 +126,46 @@ void lp_recording_synth(struct lp_recording *rec, const struct lp_record *r)
 	}
 }
 
+/* The TRACING_DATA feature perf needs to decode the tracepoints' samples,
+ * built from tracefs as perf record builds it (*data NULL without
+ * tracepoints).  0, or -1 after a line. */
+static int tracing_data(const char *path, const struct lp_event_spec *events, size_t nr_events,
+			void **data, size_t *len)
+{
+	const char **names = calloc(nr_events + 1, sizeof *names);
+	size_t n = 0;
+	int rc = names ? 0 : -ENOMEM;
+	*data = NULL;
+	for (size_t i = 0; names && i < nr_events; i++)
+		if (events[i].type == PERF_TYPE_TRACEPOINT)
+			names[n++] = events[i].name;
+	if (!rc && n)
+		rc = lp_tdata_build(names, n, data, len);
+	free(names);
+	if (rc)
+		fprintf(stderr, "luaprof: cannot write the tracepoint formats into %s: %s\n",
+			path, strerror(-rc));
+	return rc ? -1 : 0;
+}
+
 struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
 				       struct lp_procs *procs, const struct lp_event_spec *events,
 				       size_t nr_events, int argc, char **argv)
 {
-	struct lp_recording *rec = calloc(1, sizeof *rec);
 	uint64_t ids[4096];
+	void *tdata;
+	size_t tdata_len;
+	if (tracing_data(path, events, nr_events, &tdata, &tdata_len))
+		return NULL;
+	struct lp_recording *rec = calloc(1, sizeof *rec);
 	if (!rec || !(rec->hits = lp_hits_new())) {
 		fprintf(stderr, "luaprof: out of memory\n");
 		free(rec);
+		free(tdata);
 		return NULL;
 	}
 	if (!(rec->w = lp_pd_writer_open(path))) {
+		free(tdata);
 		fprintf(stderr, "luaprof: cannot create %s: %s\n", path, strerror(errno));
 		lp_hits_free(rec->hits);
 		free(rec);
@@ -151,6 +182,9 @@ struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
 	}
 	if (nr_events && lp_live_ids(lv, 0, ids, 1))
 		rec->id = ids[0];
+	if (tdata && lp_pd_writer_set_tracing_data(rec->w, tdata, tdata_len))
+		rec->err = -ENOMEM;
+	free(tdata);
 	write_kernel_map(rec);
 	const char **cmd = calloc((size_t)argc + 1, sizeof *cmd);
 	for (int i = 0; cmd && i < argc; i++)
@@ -192,11 +226,17 @@ static const char *tee_event_name(void *ctx, int idx)
 	return rec->inner.event_name(rec->inner.ctx, idx);
 }
 
+static const struct lp_tp_format *tee_event_format(void *ctx, int idx)
+{
+	struct lp_recording *rec = ctx;
+	return rec->inner.event_format ? rec->inner.event_format(rec->inner.ctx, idx) : NULL;
+}
+
 void lp_recording_source(struct lp_recording *rec, const struct lp_source *inner,
 			 struct lp_source *out)
 {
 	rec->inner = *inner;
-	*out = (struct lp_source){ rec, tee_next, tee_stop, tee_event_name };
+	*out = (struct lp_source){ rec, tee_next, tee_stop, tee_event_name, tee_event_format };
 }
 
 /* The build-id table being made at close: the paths written so far (a

@@ -7,7 +7,8 @@
  * The recording's build-ids go to the resolver before any sample (and, in
  * pipe mode, as their records arrive), so each object is read only from a
  * file with the build-id it had when recorded.  Guest machines' entries are
- * left out: their objects are not this machine's.
+ * left out: their objects are not this machine's.  Tracepoint fields decode
+ * with the formats the recording stores.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -153,6 +154,20 @@ static const char *replay_event_name(void *ctx, int idx)
 	return lp_perfdata_event(rs->pd, (size_t)idx)->name;
 }
 
+/* From the recording's own TRACING_DATA, never this machine's tracefs: a
+ * recording made on another kernel decodes as it was recorded. */
+static const struct lp_tp_format *replay_event_format(void *ctx, int idx)
+{
+	struct replay_src *rs = ctx;
+	if (idx < 0 || (size_t)idx >= lp_perfdata_nr_events(rs->pd))
+		return NULL;
+	const struct lp_pd_event *ev = lp_perfdata_event(rs->pd, (size_t)idx);
+	if (ev->attr.type == PERF_TYPE_TRACEPOINT && !ev->format)
+		fprintf(stderr, "luaprof: the recording holds no format for tracepoint '%s' (no "
+				"TRACING_DATA): s.fields is nil for its samples\n", ev->name);
+	return ev->format;
+}
+
 static void set_string(lua_State *L, const char *key, const char *val)
 {
 	if (val) {
@@ -230,7 +245,8 @@ int lp_replay(struct lp_run *run, const char *file)
 	}
 	int rc = run->failed ? -1 : 0;
 	if (!rc) {
-		struct lp_source src = { &rs, replay_next, replay_stop, replay_event_name };
+		struct lp_source src = { &rs, replay_next, replay_stop, replay_event_name,
+					 replay_event_format };
 		rc = lp_run_loop(run, &src);
 	}
 	progress_end(&rs);

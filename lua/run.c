@@ -1,6 +1,12 @@
 /*
  * run.c - the driver loop: every record from the source updates the process
- * model; every sample goes to on_sample through the one Sample view.
+ * model; every sample goes through the one Sample view to its event's
+ * handler (on_event[NAME], else on_sample), and COMM, FORK and EXIT records
+ * to on_comm, on_fork and on_exit, all in the source's time order.
+ *
+ * An event's handler and tracepoint format are looked up once, at its first
+ * sample (events can appear part-way through a pipe-mode replay), and kept
+ * in run->evinfo and the handler table at LP_SLOT_HANDLERS.
  *
  * on_interval: boundaries lie every interval_ns from the time of the first
  * record that has one, on the samples' clock.  A boundary is passed when a
@@ -12,11 +18,82 @@
  * samples since the last boundary, if there are any.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <lauxlib.h>
 
 #include "lp.h"
+
+/* The name without a trailing modifier list (":u", ":ppp"), which a
+ * fallback may have added to what the script names; NULL when it has none.
+ * "sched:sched_switch" keeps its colon: "sched_switch" is no modifier. */
+static const char *strip_modifiers(const char *name, char *buf, size_t size)
+{
+	const char *colon = strrchr(name, ':');
+	if (!colon || colon == name || !colon[1] || strspn(colon + 1, "ukpPhHGI") != strlen(colon + 1) ||
+	    (size_t)(colon - name) >= size)
+		return NULL;
+	memcpy(buf, name, (size_t)(colon - name));
+	buf[colon - name] = '\0';
+	return buf;
+}
+
+/* Pushes on_event[name] when it is a function, else nothing; returns
+ * whether it pushed. */
+static bool push_on_event(lua_State *L, const char *name)
+{
+	char buf[256];
+	const char *bare = name ? strip_modifiers(name, buf, sizeof buf) : NULL;
+	bool found = false;
+	if (name && lua_getglobal(L, "on_event") == LUA_TTABLE) {
+		found = lua_getfield(L, -1, name) == LUA_TFUNCTION;
+		if (!found && bare) {
+			lua_pop(L, 1);
+			found = lua_getfield(L, -1, bare) == LUA_TFUNCTION;
+		}
+		lua_remove(L, -2);
+		if (found)
+			return true;
+	}
+	lua_pop(L, 1);
+	return false;
+}
+
+/* Settles event's handler and format; NULL when out of memory. */
+static const struct lp_evinfo *event_info(struct lp_run *run, int event)
+{
+	size_t i = (size_t)(event + 1);
+	if (i < run->nr_evinfo && run->evinfo[i].ready)
+		return &run->evinfo[i];
+	if (i >= run->nr_evinfo) {
+		size_t n = i + 16;
+		struct lp_evinfo *v = realloc(run->evinfo, n * sizeof *v);
+		if (!v)
+			return NULL;
+		memset(v + run->nr_evinfo, 0, (n - run->nr_evinfo) * sizeof *v);
+		run->evinfo = v;
+		run->nr_evinfo = n;
+	}
+	lua_State *L = run->L;
+	struct lp_evinfo *ei = &run->evinfo[i];
+	const char *name = event >= 0 ? run->src->event_name(run->src->ctx, event) : NULL;
+	ei->hook = "on_event";
+	if (!push_on_event(L, name)) {
+		lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_on_sample);
+		ei->hook = "on_sample";
+	}
+	ei->handled = lua_isfunction(L, -1);
+	if (!ei->handled) {
+		lua_pop(L, 1);
+		lua_pushboolean(L, 0);
+	}
+	lua_rawseti(L, LP_SLOT_HANDLERS, (lua_Integer)i + 1);
+	ei->fmt = event >= 0 && run->src->event_format ?
+		  run->src->event_format(run->src->ctx, event) : NULL;
+	ei->ready = true;
+	return ei;
+}
 
 static uint64_t record_time(const struct lp_record *r)
 {
@@ -66,13 +143,78 @@ static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
 {
 	run->samples++;
 	run->tick_samples++;
-	if (run->ref_on_sample == LUA_NOREF)
+	if (!run->L)
+		return 0;               /* luaprof record: no script */
+	const struct lp_evinfo *ei = event_info(run, event);
+	if (!ei) {
+		fprintf(stderr, "luaprof: out of memory\n");
+		return -1;
+	}
+	if (!ei->handled)
 		return 0;
 	run->view.rec = rec;
 	run->view.event = event;
-	int rc = lp_vm_call_on_sample(run);
+	run->view.fmt = ei->fmt;
+	int rc = lp_vm_call_handler(run, event + 2, ei->hook);
 	lp_sample_invalidate(run->L, run);
 	return rc;
+}
+
+static void set_int(lua_State *L, const char *key, lua_Integer v)
+{
+	lua_pushinteger(L, v);
+	lua_setfield(L, -2, key);
+}
+
+int lp_run_task_hook(struct lp_run *run, const struct lp_record *rec)
+{
+	int ref = rec->type == PERF_RECORD_COMM ? run->ref_on_comm :
+		  rec->type == PERF_RECORD_FORK ? run->ref_on_fork :
+		  rec->type == PERF_RECORD_EXIT ? run->ref_on_exit : LUA_NOREF;
+	if (ref == LUA_NOREF)
+		return 0;
+	lua_State *L = run->L;
+	lua_createtable(L, 0, 5);
+	if (rec->type == PERF_RECORD_COMM) {
+		set_int(L, "pid", rec->u.comm.pid);
+		set_int(L, "tid", rec->u.comm.tid);
+		set_int(L, "time", rec->has_sid ? (lua_Integer)rec->sid.time : 0);
+		lua_pushstring(L, rec->u.comm.comm);
+		lua_setfield(L, -2, "comm");
+		lua_pushboolean(L, rec->u.comm.exec);
+		lua_setfield(L, -2, "exec");
+	} else {
+		set_int(L, "pid", rec->u.task.pid);
+		set_int(L, "tid", rec->u.task.tid);
+		set_int(L, "ppid", rec->u.task.ppid);
+		set_int(L, "ptid", rec->u.task.ptid);
+		set_int(L, "time", (lua_Integer)rec->u.task.time);
+	}
+	return lp_vm_call(run, ref, 1);
+}
+
+void lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t nr)
+{
+	lua_State *L = run->L;
+	if (!L)
+		return;
+	if (lua_getglobal(L, "on_event") != LUA_TTABLE) {
+		lua_pop(L, 1);
+		return;
+	}
+	for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
+		const char *key = lua_tostring(L, -2);
+		bool found = false;
+		for (size_t i = 0; key && i < nr && !found; i++) {
+			char buf[256];
+			const char *bare = strip_modifiers(names[i], buf, sizeof buf);
+			found = !strcmp(key, names[i]) || (bare && !strcmp(key, bare));
+		}
+		if (key && !found)
+			fprintf(stderr, "luaprof: on_event[\"%s\"] names no event of this run, so it "
+				"is never called (add it with -e or luaprof.setup{events=...})\n", key);
+	}
+	lua_pop(L, 1);
 }
 
 uint64_t lp_run_lost(const struct lp_run *run)
@@ -122,7 +264,7 @@ static int handle(struct lp_run *run, const struct lp_record *rec, int event)
 			fprintf(stderr, "luaprof: out of memory tracking processes\n");
 			return -1;
 		}
-		return 0;
+		return lp_run_task_hook(run, rec);
 	}
 }
 

@@ -2,12 +2,14 @@
  * vm.c - the Lua state: creating it, loading the user's script, and calling
  * its hooks under lua_pcall with a traceback message handler kept at a fixed
  * stack slot (LP_SLOT_MSGH), so a hook call costs a rawgeti and a pcall; the
- * per-sample call finds on_sample and the view at fixed slots too, and costs
- * two stack copies and a pcall.  Every call is bracketed by the runaway
- * guard (guard.c), which costs two stores when nothing goes wrong.
+ * per-sample call finds its event's handler and the view at fixed slots
+ * too, and costs a rawgeti, a stack copy and a pcall.  Every call is
+ * bracketed by the runaway guard (guard.c), which costs two stores when
+ * nothing goes wrong.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -84,6 +86,32 @@ static void set_args(lua_State *L, const char *script, char **args, int nargs)
 	lua_setglobal(L, "arg");
 }
 
+/* on_event, when the script defines it, must map event names to
+ * functions: checked once the top level has run, before anything opens. */
+static int check_on_event(lua_State *L)
+{
+	int t = lua_getglobal(L, "on_event");
+	int rc = 0;
+	if (t != LUA_TNIL && t != LUA_TTABLE) {
+		fprintf(stderr, "luaprof: on_event must be a table of event names to functions "
+				"(on_event[\"sched:sched_switch\"] = function(s) ... end), not a %s\n",
+			lua_typename(L, t));
+		rc = -1;
+	}
+	for (lua_pushnil(L); t == LUA_TTABLE && !rc && lua_next(L, -2); lua_pop(L, 1)) {
+		if (lua_type(L, -2) != LUA_TSTRING || !lua_isfunction(L, -1)) {
+			const char *key = luaL_tolstring(L, -2, NULL);  /* the value is now at -2 */
+			fprintf(stderr, "luaprof: on_event[%s] must be a function keyed by an event "
+					"name (on_event[\"sched:sched_switch\"] = function(s) ... end), "
+					"not a %s\n", key, luaL_typename(L, -2));
+			lua_pop(L, 1);
+			rc = -1;
+		}
+	}
+	lua_settop(L, LP_SLOT_MSGH);
+	return rc;
+}
+
 int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 {
 	lua_State *L = lp_guard_newstate(&run->guard, run->script_memory);
@@ -118,6 +146,8 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	if ((status = run_main_chunk(run)))
 		return status;
 	run->started = true;
+	if (check_on_event(L))
+		return -1;
 	int rc = lp_options_check(run);
 	if (rc)
 		return rc;
@@ -125,8 +155,12 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	run->ref_on_sample = hook_ref(L, "on_sample");
 	run->ref_on_end = hook_ref(L, "on_end");
 	run->ref_on_interval = hook_ref(L, "on_interval");
+	run->ref_on_comm = hook_ref(L, "on_comm");
+	run->ref_on_fork = hook_ref(L, "on_fork");
+	run->ref_on_exit = hook_ref(L, "on_exit");
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_on_sample);  /* LP_SLOT_ON_SAMPLE */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_view);       /* LP_SLOT_VIEW */
+	lua_newtable(L);                                        /* LP_SLOT_HANDLERS */
 	return 0;
 }
 
@@ -193,12 +227,12 @@ int lp_vm_call(struct lp_run *run, int ref, int nargs)
 	return call_done(run, status);
 }
 
-int lp_vm_call_on_sample(struct lp_run *run)
+int lp_vm_call_handler(struct lp_run *run, int idx, const char *name)
 {
 	lua_State *L = run->L;
-	lua_pushvalue(L, LP_SLOT_ON_SAMPLE);
+	lua_rawgeti(L, LP_SLOT_HANDLERS, idx);
 	lua_pushvalue(L, LP_SLOT_VIEW);
-	lp_guard_enter(&run->guard, "on_sample");
+	lp_guard_enter(&run->guard, name);
 	int status = lua_pcall(L, 1, 0, LP_SLOT_MSGH);
 	lp_guard_leave(&run->guard);
 	return call_done(run, status);
@@ -211,5 +245,7 @@ void lp_vm_close(struct lp_run *run)
 		lua_close(run->L);
 	run->L = NULL;
 	lp_fold_free(run);
+	free(run->evinfo);
+	run->evinfo = NULL;
 	lp_stack_free(run);
 }

@@ -5,10 +5,12 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 
 #include "luaprof/event.h"
@@ -56,6 +58,15 @@ static const struct event_name *canonical(uint32_t type, uint64_t config)
 	return NULL;
 }
 
+const char *lp_event_table(size_t i, uint32_t *type, uint64_t *config)
+{
+	if (i >= sizeof names / sizeof names[0])
+		return NULL;
+	*type = names[i].type;
+	*config = names[i].config;
+	return names[i].name;
+}
+
 static int parse_modifiers(const char *mod, struct lp_event_spec *e)
 {
 	bool u = false, k = false;
@@ -75,11 +86,30 @@ static int parse_modifiers(const char *mod, struct lp_event_spec *e)
 	return 0;
 }
 
-static void spec_name(struct lp_event_spec *e, const char *mods)
+/* Names e canonically: its table name, then ":mods" when there are any. */
+static int spec_name(struct lp_event_spec *e, const char *mods)
 {
 	const struct event_name *c = canonical(e->type, e->config);
-	snprintf(e->name, sizeof e->name, "%s%s%s", c ? c->name : "?",
-		 *mods ? ":" : "", mods);
+	char buf[64];
+	snprintf(buf, sizeof buf, "%s%s%s", c ? c->name : "?", *mods ? ":" : "", mods);
+	return lp_event_rename(e, buf);
+}
+
+int lp_event_rename(struct lp_event_spec *spec, const char *name)
+{
+	char *copy = strdup(name);
+	if (!copy)
+		return -ENOMEM;
+	free(spec->name);
+	spec->name = copy;
+	return 0;
+}
+
+void lp_event_spec_free(struct lp_event_spec *spec)
+{
+	free(spec->name);
+	free(spec->filter);
+	spec->name = spec->filter = NULL;
 }
 
 int lp_event_parse(const char *str, struct lp_event_spec *out)
@@ -89,6 +119,7 @@ int lp_event_parse(const char *str, struct lp_event_spec *out)
 	const char *mods = colon ? colon + 1 : "";
 
 	memset(out, 0, sizeof *out);
+	out->callchain = -1;
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		if (strlen(names[i].name) != len || strncasecmp(names[i].name, str, len))
 			continue;
@@ -96,46 +127,65 @@ int lp_event_parse(const char *str, struct lp_event_spec *out)
 		out->config = names[i].config;
 		if ((colon && !*mods) || strlen(mods) > 8 || parse_modifiers(mods, out))
 			return -EINVAL;
-		spec_name(out, mods);
-		return 0;
+		return spec_name(out, mods);
 	}
 	return -ENOENT;
 }
 
-void lp_event_default(struct lp_event_spec *out)
+int lp_event_default(struct lp_event_spec *out)
 {
-	lp_event_parse("cycles", out);
+	int rc = lp_event_parse("cycles", out);
 	out->precise_max = true;
+	return rc;
+}
+
+/* The rate spec is sampled at: its own, or the run's. */
+static void event_rate(const struct lp_event_spec *spec, const struct lp_sampling *s,
+		       bool *use_period, uint64_t *period, uint64_t *freq)
+{
+	bool own = spec->rate == LP_RATE_OWN || (spec->rate == LP_RATE_DEFAULT && !s->user_rate);
+	*use_period = own ? spec->use_period : s->use_period;
+	*period = own ? spec->period : s->period;
+	*freq = own ? spec->freq : s->freq;
 }
 
 void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s,
 		   struct perf_event_attr *a)
 {
+	bool use_period;
+	uint64_t period, freq;
+	event_rate(spec, s, &use_period, &period, &freq);
 	memset(a, 0, sizeof *a);
 	a->size = sizeof *a;
 	a->type = spec->type;
 	a->config = spec->config;
 	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
-	/* The period only when it varies (-F).  With a fixed period (-c) the
-	 * kernel takes PERIOD as a request to sample every software event with
-	 * the count since the last one (perf_swevent_event), so perf leaves it
-	 * out, and readers take the attr's period. */
-	if (!s->use_period)
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | spec->sample_type;
+	/* The period when it varies (-F), or is 1.  With a fixed period (-c N)
+	 * the kernel takes PERIOD as a request to sample every software event
+	 * with the count since the last one (perf_swevent_event), so perf leaves
+	 * it out, and readers take the attr's period.  At period 1 every event
+	 * is sampled either way, and PERIOD makes a tracepoint that counts
+	 * more than one per hit (__perf_count: sched_stat_runtime's run time)
+	 * one sample with that count, not that many samples, as perf. */
+	if (!use_period || period == 1)
 		a->sample_type |= PERF_SAMPLE_PERIOD;
-	if (s->callchain || s->dwarf_stack)
+	/* The event's own call graph setting (issue 11's call-graph= term),
+	 * else the run's: frame pointers (-g) or a stack copy (dwarf). */
+	bool dwarf = spec->callchain < 0 && s->dwarf_stack;
+	if (spec->callchain < 0 ? s->callchain || dwarf : spec->callchain)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-	if (s->dwarf_stack) {   /* the user part is unwound from the copy */
+	if (dwarf) {            /* the user part is unwound from the copy */
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a->sample_regs_user = LP_DWARF_REGS_MASK;
 		a->sample_stack_user = s->dwarf_stack;
 		a->exclude_callchain_user = 1;
 	}
-	a->freq = !s->use_period;
-	if (s->use_period)
-		a->sample_period = s->period;
+	a->freq = !use_period;
+	if (use_period)
+		a->sample_period = period;
 	else
-		a->sample_freq = s->freq;
+		a->sample_freq = freq;
 	a->disabled = 1;
 	a->inherit = s->inherit;
 	a->enable_on_exec = s->enable_on_exec;
@@ -157,6 +207,13 @@ int lp_event_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu, int grou
 {
 	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 	return fd < 0 ? -errno : (int)fd;
+}
+
+int lp_event_set_filter(int fd, const struct lp_event_spec *spec)
+{
+	if (!spec->filter)
+		return 0;
+	return ioctl(fd, PERF_EVENT_IOC_SET_FILTER, spec->filter) ? -errno : 0;
 }
 
 int lp_event_paranoid(void)
@@ -189,18 +246,24 @@ static bool fall_back(struct lp_event_spec *spec, struct perf_event_attr *a, int
 		snprintf(keep, sizeof keep, "%s", mods ? mods + 1 : "");
 		spec->type = PERF_TYPE_SOFTWARE;
 		spec->config = PERF_COUNT_SW_CPU_CLOCK;
-		spec_name(spec, keep);
+		if (spec_name(spec, keep))
+			return false;
 		a->type = spec->type;
 		a->config = spec->config;
 		a->precise_ip = 0;      /* a software clock has no skid to reduce */
 		*fb |= LP_FALLBACK_CPU_CLOCK;
 		return true;
 	}
+	/* Not for tracepoints: they fire in the kernel, so user-only would
+	 * drop every sample. */
 	if ((err == -EACCES || err == -EPERM) && !a->exclude_kernel && !a->exclude_user &&
-	    lp_event_paranoid() > 1) {
+	    spec->type != PERF_TYPE_TRACEPOINT && lp_event_paranoid() > 1) {
+		char *name;
+		if (asprintf(&name, "%s%s", spec->name, strchr(spec->name, ':') ? "u" : ":u") < 0)
+			return false;
+		free(spec->name);
+		spec->name = name;
 		a->exclude_kernel = spec->exclude_kernel = 1;
-		size_t n = strlen(spec->name);
-		snprintf(spec->name + n, sizeof spec->name - n, "%s", strchr(spec->name, ':') ? "u" : ":u");
 		*fb |= LP_FALLBACK_USER_ONLY;
 		return true;
 	}

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 
 #include "live/evlist.h"
 #include "luaprof/luaprof.h"
@@ -109,16 +110,66 @@ static void open_error(const struct lp_evlist *el, size_t e, int cpu, pid_t tid,
 		       char *err, size_t errsz)
 {
 	const struct lp_event_spec *ev = &el->events[e];
+	bool tp = ev->type == PERF_TYPE_TRACEPOINT;
 	char hint[320] = "";
-	if (rc == -ENOENT || rc == -EOPNOTSUPP || rc == -ENODEV)
-		snprintf(hint, sizeof hint, ": not supported on this machine (no hardware PMU?); "
-			 "try -e cpu-clock");
+	if (tp && (rc == -EACCES || rc == -EPERM))
+		snprintf(hint, sizeof hint, ": not allowed; a tracepoint's data needs root (or "
+			 "CAP_PERFMON, or kernel.perf_event_paranoid=-1; it is %d)",
+			 lp_event_paranoid());
+	else if (rc == -ENOENT || rc == -EOPNOTSUPP || rc == -ENODEV)
+		snprintf(hint, sizeof hint, "%s", tp ? ": this kernel does not offer it for sampling"
+			 : ": not supported on this machine (no hardware PMU?); try -e cpu-clock");
 	else if (rc == -EACCES || rc == -EPERM)
 		lp_access_hint(ev, tid, hint, sizeof hint);
 	else if (rc == -EMFILE)
-		snprintf(hint, sizeof hint, ": too many open files; raise 'ulimit -n'");
+		snprintf(hint, sizeof hint, " (a run needs one per event and CPU, more with -p); "
+			 "raise the hard limit (ulimit -Hn, as root)");
 	snprintf(err, errsz, "cannot open event '%s' on cpu %d: %s%s", ev->name, cpu,
 		 strerror(-rc), hint);
+}
+
+static void filter_error(const struct lp_event_spec *ev, int rc, char *err, size_t errsz)
+{
+	snprintf(err, errsz, "the kernel rejects the filter '%s' on '%s': %s (its fields: "
+		 "luaprof list --fields %s)", ev->filter, ev->name, strerror(-rc), ev->name);
+	lp_one_line(err);
+}
+
+/* Raises the soft limit on open files to the hard one, as perf does when
+ * it runs out (a run opens events x CPUs fds: 360 system-call tracepoints
+ * on 4 CPUs pass the usual 1024).  The launched command was forked before,
+ * so it keeps its own limit.  True when the limit rose. */
+static bool raise_nofile(void)
+{
+	struct rlimit r;
+	if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur >= r.rlim_max)
+		return false;
+	r.rlim_cur = r.rlim_max;
+	return setrlimit(RLIMIT_NOFILE, &r) == 0;
+}
+
+/* Opens event e for tid on cpu c with its filter set: the fd or -errno
+ * (err set, but not for ESRCH). */
+static int open_one(struct lp_evlist *el, size_t e, pid_t tid, size_t c, char *err, size_t errsz)
+{
+	struct lp_sampling s = el->sampling;
+	s.tracking = (e == 0);
+	int fd = lp_event_open(&el->events[e], &s, tid, el->cpus[c], &el->fallbacks);
+	if (fd == -EMFILE && raise_nofile())
+		fd = lp_event_open(&el->events[e], &s, tid, el->cpus[c], &el->fallbacks);
+	if (fd == -ESRCH)
+		return fd;
+	if (fd < 0) {
+		open_error(el, e, el->cpus[c], tid, fd, err, errsz);
+		return fd;
+	}
+	int rc = lp_event_set_filter(fd, &el->events[e]);
+	if (rc) {
+		close(fd);
+		filter_error(&el->events[e], rc, err, errsz);
+		return rc;
+	}
+	return fd;
 }
 
 /* Closes the fds opened after the first `keep`. */
@@ -133,17 +184,13 @@ int lp_evlist_open_task(struct lp_evlist *el, pid_t tid, char *err, size_t errsz
 	size_t first = el->nr_fds;
 	for (size_t c = 0; c < el->nr_cpus; c++) {
 		for (size_t e = 0; e < el->nr_events; e++) {
-			struct lp_sampling s = el->sampling;
-			s.tracking = (e == 0);
-			int fd = lp_event_open(&el->events[e], &s, tid, el->cpus[c], &el->fallbacks);
+			int fd = open_one(el, e, tid, c, err, errsz);
 			if (fd == -ESRCH) {
 				drop_fds(el, first);    /* the thread has gone meanwhile */
 				return 0;
 			}
-			if (fd < 0) {
-				open_error(el, e, el->cpus[c], tid, fd, err, errsz);
+			if (fd < 0)
 				return fd;
-			}
 			lp_event_attr(&el->events[e], &el->sampling, &el->attrs[e]);
 			int rc = add_fd(el, fd, (uint32_t)e);
 			if (rc) {

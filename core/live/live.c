@@ -40,7 +40,8 @@ struct queue {
 
 struct lp_live {
 	struct lp_evlist el;
-	struct lp_format fmt;
+	struct lp_format fmt;           /* the first event's: every trailer's layout */
+	struct lp_format *fmts;         /* each event's: its samples' layout */
 	struct lp_workload wl;
 	bool has_cmd;
 	const char *cmd;                /* argv[0], borrowed from the options */
@@ -237,17 +238,26 @@ static void count(struct lp_live *lv, const struct lp_record *r)
 }
 
 /* Decodes the earliest record of q into rec; false when it is malformed
- * (it is then dropped and counted). */
+ * (it is then dropped and counted).  Events differ in their samples'
+ * layout (a tracepoint's RAW data, PERIOD), not in the trailer of other
+ * records, so a sample's id (PERF_SAMPLE_IDENTIFIER, first in every
+ * layout) chooses its event's format before it is decoded. */
 static bool emit(struct lp_live *lv, struct queue *q, struct lp_record *rec, int *event)
 {
 	const struct perf_event_header *h = queue_pop(q);
-	if (lp_record_parse(h, h->size, &lv->fmt, rec)) {
+	const struct lp_format *fmt = &lv->fmt;
+	uint64_t id;
+	*event = -1;
+	if (h->type == PERF_RECORD_SAMPLE && !lp_record_peek_id(h, h->size, &lv->fmt, &id) &&
+	    (*event = lp_evlist_event_of(&lv->el, id)) >= 0)
+		fmt = &lv->fmts[*event];
+	if (lp_record_parse(h, h->size, fmt, rec)) {
 		lv->stats.bad_records++;
 		return false;
 	}
 	count(lv, rec);
-	uint64_t id = rec->type == PERF_RECORD_SAMPLE ? rec->u.sample.id : rec->sid.id;
-	*event = rec->type == PERF_RECORD_SAMPLE || rec->has_sid ? lp_evlist_event_of(&lv->el, id) : -1;
+	if (rec->type != PERF_RECORD_SAMPLE && rec->has_sid)
+		*event = lp_evlist_event_of(&lv->el, rec->sid.id);
 	return true;
 }
 
@@ -379,6 +389,10 @@ static int live_setup(struct lp_live *lv, const struct lp_live_opts *o, char *er
 	if ((rc = lp_evlist_mmap(&lv->el, o->mmap_pages, o->mmap_pages_exact, err, errsz)))
 		return rc;
 	lp_format_from_attr(&lv->fmt, &lv->el.attrs[0]);
+	if (!(lv->fmts = calloc(o->nr_events, sizeof *lv->fmts)))
+		return -ENOMEM;
+	for (size_t e = 0; e < o->nr_events; e++)
+		lp_format_from_attr(&lv->fmts[e], &lv->el.attrs[e]);
 	return setup_poll(lv);
 }
 
@@ -494,6 +508,7 @@ void lp_live_close(struct lp_live *lv)
 		if (lv->wake[i] >= 0)
 			close(lv->wake[i]);
 	free(lv->q);
+	free(lv->fmts);
 	free(lv->pfds);
 	free(lv->target_fds);
 	free(lv);

@@ -134,6 +134,8 @@ int pd_src_read(struct lp_perfdata *pd, void *dst, size_t n);
 int pd_src_next(struct lp_perfdata *pd, struct pd_rec *r);
 /* Skips n payload bytes that follow the record just fetched. */
 int pd_src_skip(struct lp_perfdata *pd, uint64_t n, const char *what);
+/* Copies them into *out instead (malloc'd; the caller frees it). */
+int pd_src_take(struct lp_perfdata *pd, uint64_t n, const char *what, uint8_t **out);
 
 /* ---- zstd inner stream (pdcomp.c) -------------------------------------- */
 
@@ -229,6 +231,12 @@ int pd_feat_parse(struct lp_perfdata *pd, unsigned feat, const uint8_t *p,
 /* The feature section table of a seekable file. */
 int pd_feat_read_sections(struct lp_perfdata *pd, const uint64_t bits[4],
 			  uint64_t table_off);
+/* A TRACING_DATA block (feature section or pipe payload): its formats go
+ * to pd->formats and to the tracepoint events.  A malformed block is
+ * warned about and its good formats kept; returns 0 or -ENOMEM (error set). */
+int pd_feat_tracing(struct lp_perfdata *pd, const uint8_t *p, size_t len, uint64_t off);
+/* Points every tracepoint event at its format, where one is known. */
+void pd_events_link_formats(struct lp_perfdata *pd);
 /* One build-id entry (feature entry or HEADER_BUILD_ID record). */
 int pd_feat_build_id(struct lp_perfdata *pd, const uint8_t *p, size_t len, bool quirk);
 
@@ -257,6 +265,7 @@ struct lp_perfdata {
 	int id_pos, is_pos;     /* perf's id positions, from the first event */
 
 	struct lp_strtab *strs;
+	struct lp_tp_set *formats;      /* from TRACING_DATA, NULL before */
 	struct lp_pd_info info;
 	struct lp_pd_build_id *bids;
 	size_t cap_bids;

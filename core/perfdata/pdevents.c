@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "luaprof/trace.h"
 #include "perfdata/pd_int.h"
 #include "util/grow.h"
 
@@ -203,7 +204,17 @@ int pd_event_add(struct lp_perfdata *pd, const void *attr, size_t attr_len,
 		pd->id_pos = id_pos(e->pub.attr.sample_type);
 		pd->is_pos = is_pos(e->pub.attr.sample_type);
 	}
+	pd_events_link_formats(pd);
 	return (int)pd->nr_evs - 1;
+}
+
+void pd_events_link_formats(struct lp_perfdata *pd)
+{
+	for (size_t i = 0; pd->formats && i < pd->nr_evs; i++) {
+		struct lp_pd_event *e = pd->evs[i];
+		if (e->attr.type == PERF_TYPE_TRACEPOINT && !e->format)
+			e->format = lp_tp_set_find(pd->formats, e->attr.config);
+	}
 }
 
 int pd_event_set_name(struct lp_perfdata *pd, size_t idx, const char *name,

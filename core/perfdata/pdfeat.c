@@ -13,7 +13,9 @@
  *    by index, as perf 6.1 does, and only to events that already exist;
  *  - BUILD_ID: build_id_event entries {perf_event_header (misc: cpumode and
  *    PD_MISC_BUILD_ID_SIZE), s32 pid, u8 build_id[24] (with the size flag:
- *    20 id bytes then a size byte), NUL-padded filename} up to the end.
+ *    20 id bytes then a size byte), NUL-padded filename} up to the end;
+ *  - TRACING_DATA: the tracepoint formats (core/trace/tdata.c), which the
+ *    tracepoint events then decode their samples with.
  *
  * Policy: every length is checked against the payload end.  A malformed
  * feature is dropped with a warning through lp_log and reading goes on (perf
@@ -25,6 +27,7 @@
 #include <string.h>
 
 #include "luaprof/luaprof.h"
+#include "luaprof/trace.h"
 #include "perfdata/pd_int.h"
 #include "util/grow.h"
 
@@ -261,6 +264,25 @@ static int parse_build_ids(struct lp_perfdata *pd, struct fcur *c)
 	return 0;
 }
 
+/* ---- TRACING_DATA ------------------------------------------------------------ */
+
+int pd_feat_tracing(struct lp_perfdata *pd, const uint8_t *p, size_t len, uint64_t off)
+{
+	int err;
+
+	if (!pd->formats && !(pd->formats = lp_tp_set_new()))
+		return pd_error(pd, off, -ENOMEM, "out of memory");
+	err = lp_tdata_parse(p, len, pd->formats);
+	if (err == -ENOMEM)
+		return pd_error(pd, off, err, "out of memory");
+	if (err)
+		lp_log(LP_WARN, "perfdata: %s: offset %llu: the tracepoint formats (TRACING_DATA) "
+		       "are malformed; %zu of them could be read", pd->path,
+		       (unsigned long long)off, lp_tp_set_count(pd->formats));
+	pd_events_link_formats(pd);
+	return 0;
+}
+
 /* ---- dispatch ---------------------------------------------------------------- */
 
 int pd_feat_parse(struct lp_perfdata *pd, unsigned feat, const uint8_t *p,
@@ -285,8 +307,10 @@ int pd_feat_parse(struct lp_perfdata *pd, unsigned feat, const uint8_t *p,
 		err = parse_build_ids(pd, &c);
 	else if (feat == PD_FEAT_COMPRESSED)
 		err = parse_compressed(pd, &c);
+	else if (feat == PD_FEAT_TRACING_DATA)
+		return pd_feat_tracing(pd, p, len, off);
 	else
-		err = 0;                /* TRACING_DATA and the rest: skipped */
+		err = 0;                /* the rest: skipped */
 	return err ? feat_fail(pd, feat, &c, err) : 0;
 }
 

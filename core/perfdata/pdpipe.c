@@ -8,6 +8,7 @@
  *   HEADER_EVENT_TYPE, ID_INDEX, FINISHED_INIT, AUXTRACE_INFO, TIME_CONV,
  *   THREAD_MAP, CPU_MAP                                   (nothing needed)
  *   HEADER_TRACING_DATA  u32 size: that many payload bytes follow the record
+ *                    (the tracepoint formats, read as the feature's)
  *   AUXTRACE         u64 size: that many AUX payload bytes follow the record
  *   HEADER_BUILD_ID  one build-id entry (see pdfeat.c)
  *   HEADER_FEATURE   u64 feature id, then the feature payload
@@ -18,6 +19,7 @@
  * unknown types.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "luaprof/luaprof.h"
@@ -108,19 +110,28 @@ static int build_id(struct lp_perfdata *pd, const struct pd_rec *r)
 	return 0;
 }
 
-/* AUXTRACE and TRACING_DATA: a payload follows the record in the file. */
-static int skip_payload(struct lp_perfdata *pd, const struct pd_rec *r)
+/* AUXTRACE and TRACING_DATA: a payload follows the record in the file;
+ * AUXTRACE's is skipped, TRACING_DATA's read. */
+static int payload(struct lp_perfdata *pd, const struct pd_rec *r)
 {
 	const uint8_t *p = (const uint8_t *)(r->h + 1);
 	bool aux = r->h->type == PD_AUXTRACE;
-	uint64_t n;
+	uint64_t n, off = r->off + r->h->size;
+	uint8_t *data;
+	int err;
 
 	if (r->h->size < (aux ? 16 : 12))
 		return bad(pd, r, "too short to hold the payload size");
 	n = aux ? pd_u64(p) : pd_u32(p);
 	if (r->inner)
 		return n ? bad(pd, r, "payload inside compressed data") : 0;
-	return pd_src_skip(pd, n, aux ? "AUXTRACE" : "TRACING_DATA");
+	if (aux)
+		return pd_src_skip(pd, n, "AUXTRACE");
+	if ((err = pd_src_take(pd, n, "TRACING_DATA", &data)))
+		return err;
+	err = pd_feat_tracing(pd, data, (size_t)n, off);
+	free(data);
+	return err;
 }
 
 static int finished_round(struct lp_perfdata *pd)
@@ -157,7 +168,7 @@ int pd_user_record(struct lp_perfdata *pd, const struct pd_rec *r)
 		return build_id(pd, r);
 	case PD_AUXTRACE:
 	case PD_HEADER_TRACING_DATA:
-		return skip_payload(pd, r);
+		return payload(pd, r);
 	case PD_FINISHED_ROUND:
 		return finished_round(pd);
 	case PD_COMPRESSED:

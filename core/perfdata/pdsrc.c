@@ -14,7 +14,7 @@
  * byte present), at 8-byte aligned addresses (an unaligned record, which
  * pipe files of perf 4.x produce, is copied to a scratch buffer first), and
  * never reads past src.end.  A record pointer from the stream buffer stays
- * valid until the next pd_src_next/pd_src_skip/pd_src_read call.
+ * valid until the next pd_src_next/pd_src_skip/pd_src_take/pd_src_read call.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -256,7 +256,9 @@ int pd_src_next(struct lp_perfdata *pd, struct pd_rec *r)
 	return 1;
 }
 
-int pd_src_skip(struct lp_perfdata *pd, uint64_t n, const char *what)
+/* Passes over n payload bytes that follow the record just fetched,
+ * copying them to dst unless it is NULL. */
+static int consume(struct lp_perfdata *pd, uint64_t n, const char *what, uint8_t *dst)
 {
 	struct pd_src *s = &pd->src;
 
@@ -267,6 +269,8 @@ int pd_src_skip(struct lp_perfdata *pd, uint64_t n, const char *what)
 	if (s->map) {           /* a file: drop what is buffered, read on past it */
 		size_t buffered = s->len - s->head;
 
+		if (dst)
+			memcpy(dst, s->map + s->pos, (size_t)n);
 		s->head = n < buffered ? s->head + (size_t)n : s->len;
 		s->pos += n;
 		return 0;
@@ -282,9 +286,33 @@ int pd_src_skip(struct lp_perfdata *pd, uint64_t n, const char *what)
 					"input ends inside a %s payload of %llu bytes",
 					what, (unsigned long long)n);
 		k = (size_t)have < left ? (size_t)have : (size_t)left;
+		if (dst)
+			memcpy(dst + (n - left), s->buf + s->head, k);
 		s->head += k;
 		s->pos += k;
 		left -= k;
 	}
+	return 0;
+}
+
+int pd_src_skip(struct lp_perfdata *pd, uint64_t n, const char *what)
+{
+	return consume(pd, n, what, NULL);
+}
+
+int pd_src_take(struct lp_perfdata *pd, uint64_t n, const char *what, uint8_t **out)
+{
+	uint8_t *buf;
+	int err;
+
+	if (n > PD_MAX_PAYLOAD)
+		return consume(pd, n, what, NULL);      /* reports it */
+	if (!(buf = malloc(n ? (size_t)n : 1)))
+		return pd_error(pd, pd->src.pos, -ENOMEM, "out of memory");
+	if ((err = consume(pd, n, what, buf))) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
 	return 0;
 }

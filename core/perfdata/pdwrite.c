@@ -9,8 +9,9 @@
  *   data            the records, appended through a 64 KiB buffer
  *   feature table   one {offset, size} per feature bit set, in bit order,
  *                   at data.offset + data.size (where readers look for it)
- *   features        BUILD_ID, HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS,
- *                   [CPUDESC, CPUID, TOTAL_MEM,] CMDLINE, EVENT_DESC
+ *   features        [TRACING_DATA,] BUILD_ID, HOSTNAME, OSRELEASE, VERSION,
+ *                   ARCH, NRCPUS, [CPUDESC, CPUID, TOTAL_MEM,] CMDLINE,
+ *                   EVENT_DESC
  * Strings are perf_header_string {u32 len; NUL-padded to 64 bytes}.
  *
  * Invariants: events are fixed when the first record is written (the ids
@@ -68,6 +69,8 @@ struct lp_pd_writer {
 	size_t nr_cmdline;
 	uint32_t cpus_online, cpus_avail;
 	uint64_t total_mem;
+	uint8_t *tdata;                 /* TRACING_DATA, as given */
+	size_t tdata_len;
 	uint8_t *buf;
 	size_t len;
 	uint64_t pos;                   /* file offset of buf[0] */
@@ -290,6 +293,19 @@ int lp_pd_writer_set_info(struct lp_pd_writer *w, const struct lp_pd_info *in)
 	return 0;
 }
 
+int lp_pd_writer_set_tracing_data(struct lp_pd_writer *w, const void *data, size_t len)
+{
+	uint8_t *copy = malloc(len ? len : 1);
+
+	if (!copy)
+		return fail(w, -ENOMEM);
+	memcpy(copy, data, len);
+	free(w->tdata);
+	w->tdata = copy;
+	w->tdata_len = len;
+	return 0;
+}
+
 /* "[kernel.kallsyms]", "[vdso]"-like names and kernel modules. */
 static bool kernel_path(const char *p)
 {
@@ -414,6 +430,7 @@ static int feat_payload(struct lp_pd_writer *w, unsigned feat)
 	uint32_t cpus[2] = { w->cpus_avail, w->cpus_online };
 
 	switch (feat) {
+	case PD_FEAT_TRACING_DATA: return put(w, w->tdata, w->tdata_len);
 	case PD_FEAT_BUILD_ID:   return feat_build_ids(w);
 	case PD_FEAT_HOSTNAME:   return put_string(w, w->str[S_HOST]);
 	case PD_FEAT_OSRELEASE:  return put_string(w, w->str[S_OSREL]);
@@ -468,6 +485,8 @@ static void feature_bits(const struct lp_pd_writer *w, uint64_t bits[4])
 		bits[0] |= 1ull << PD_FEAT_CPUID;
 	if (w->total_mem)
 		bits[0] |= 1ull << PD_FEAT_TOTAL_MEM;
+	if (w->tdata)
+		bits[0] |= 1ull << PD_FEAT_TRACING_DATA;
 }
 
 static int pwrite_all(struct lp_pd_writer *w, const void *p, size_t n, uint64_t off)
@@ -532,6 +551,7 @@ static void writer_free(struct lp_pd_writer *w)
 	for (size_t i = 0; i < sizeof w->str / sizeof *w->str; i++)
 		free(w->str[i]);
 	free(w->cmdline);
+	free(w->tdata);
 	free(w->evs);
 	free(w->bids);
 	free(w->buf);

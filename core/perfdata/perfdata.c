@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "luaprof/luaprof.h"
+#include "luaprof/trace.h"
 #include "perfdata/pd_int.h"
 #include "util/strtab.h"
 
@@ -272,6 +273,7 @@ void lp_perfdata_close(struct lp_perfdata *pd)
 	pd_comp_free(pd->comp);
 	pd_order_free(&pd->order);
 	pd_events_free(pd);
+	lp_tp_set_free(pd->formats);
 	lp_strtab_free(pd->strs);
 	free(pd->bids);
 	free(pd->cmdline);

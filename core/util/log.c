@@ -1,6 +1,7 @@
 /*
  * log.c - the core's only diagnostic channel.  core/ never prints: messages
- * are formatted here and handed to the hook the program installed.
+ * are formatted here and handed to the hook the program installed.  Every
+ * message is one line, whatever text from outside it quotes.
  */
 #include <stdio.h>
 
@@ -25,5 +26,13 @@ void lp_log(enum lp_log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	log_fn(level, buf, log_ctx);
+	log_fn(level, lp_one_line(buf), log_ctx);
+}
+
+char *lp_one_line(char *msg)
+{
+	for (unsigned char *p = (unsigned char *)msg; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return msg;
 }

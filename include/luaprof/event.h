@@ -7,7 +7,10 @@
  * generic hardware ones (cycles, instructions, cache-references,
  * cache-misses, branches/branch-instructions, branch-misses, bus-cycles,
  * ref-cycles, stalled-cycles-frontend, stalled-cycles-backend), with the
- * modifiers u, k, p, pp, ppp, P after a colon.
+ * modifiers u, k, p, pp, ppp, P after a colon; and the kernel's tracepoints,
+ * SYSTEM:EVENT, globs included (evparse.c).  Each event carries its own
+ * sampling settings where it has them (tracepoints: every hit, with their
+ * raw data; a filter), and the run's settings fill in the rest.
  */
 #ifndef LUAPROF_EVENT_H
 #define LUAPROF_EVENT_H
@@ -18,27 +21,88 @@
 #include <sys/types.h>
 #include <linux/perf_event.h>
 
+/* How an event's rate is chosen (see lp_event_attr). */
+enum lp_event_rate {
+	LP_RATE_RUN = 0,        /* the run's -F or -c */
+	LP_RATE_DEFAULT,        /* the event's own unless -F or -c was given
+				 * (tracepoints: period 1, every hit, as perf) */
+	LP_RATE_OWN,            /* the event's own always (a per-event term) */
+};
+
 struct lp_event_spec {
-	char name[64];          /* canonical name with its modifiers: "cycles:u" */
-	uint32_t type;          /* PERF_TYPE_HARDWARE or PERF_TYPE_SOFTWARE */
-	uint64_t config;
+	char *name;             /* owned: the canonical name with its modifiers,
+				 * "cycles:u", "sched:sched_switch" */
+	uint32_t type;          /* PERF_TYPE_HARDWARE, _SOFTWARE, _TRACEPOINT */
+	uint64_t config;        /* tracepoints: the id from tracefs */
 	bool exclude_user, exclude_kernel;
 	uint8_t precise;        /* requested precise_ip (0-3) */
 	bool precise_max;       /* :P, or the default event: best the machine has */
+	/* The event's own sampling settings, where it has them. */
+	uint8_t rate;           /* enum lp_event_rate */
+	bool use_period;        /* rate != LP_RATE_RUN: period, else freq */
+	uint64_t period, freq;
+	int8_t callchain;       /* -1: the run's (-g); 0 or 1: the event's own */
+	uint64_t sample_type;   /* PERF_SAMPLE_* bits it adds (RAW: tracepoints) */
+	char *filter;           /* owned, or NULL: the ftrace filter (tracepoints) */
 };
 
-/* Parses one event name ("cycles", "cs:u", "cpu-clock:k").  Returns 0,
- * -ENOENT for an unknown name, -EINVAL for a bad modifier. */
+/* Parses one event name of the fixed table ("cycles", "cs:u",
+ * "cpu-clock:k") into out, which then owns its name (lp_event_spec_free).
+ * Tracepoints and lists: see lp_event_list_add.  Returns 0, -ENOENT for an
+ * unknown name, -EINVAL for a bad modifier, -ENOMEM; out owns nothing on
+ * failure. */
 int lp_event_parse(const char *str, struct lp_event_spec *out);
 
-/* The default event, as perf chooses it: cycles at the highest precision. */
-void lp_event_default(struct lp_event_spec *out);
+/* Entry i of the table of named events (hardware and software), for
+ * listing them: its name, type and config; NULL past the end.  An alias
+ * has the type and config of the canonical name before it. */
+const char *lp_event_table(size_t i, uint32_t *type, uint64_t *config);
 
-/* How to sample. */
+/* The default event, as perf chooses it: cycles at the highest precision.
+ * Returns 0 or -ENOMEM. */
+int lp_event_default(struct lp_event_spec *out);
+
+/* Replaces spec's name with a copy of name.  Returns 0 or -ENOMEM (the old
+ * name is kept). */
+int lp_event_rename(struct lp_event_spec *spec, const char *name);
+
+/* Frees what spec owns (its name and filter) and clears them.  Accepts a
+ * zeroed spec. */
+void lp_event_spec_free(struct lp_event_spec *spec);
+
+/* ---- lists of events: the -e syntax (evparse.c) ---- */
+
+struct lp_event_list {
+	struct lp_event_spec *v;        /* owned, with what each owns */
+	size_t n, cap;
+};
+
+/* Parses a comma-separated list of events and appends them to l: names of
+ * the fixed table with modifiers, and tracepoints SYSTEM:EVENT, where
+ * either part may be a glob (fnmatch(3): "syscalls:sys_enter_*"), expanded
+ * to every tracepoint it matches, in name order.  Commas inside {...} and
+ * /.../ do not split (room for groups and PMU terms).  A tracepoint's id
+ * comes from tracefs; it is sampled at every hit (period 1, PERF_SAMPLE_RAW)
+ * unless the run sets -F or -c.  Returns 0, or -errno with one line in err
+ * naming the event and the fix (unknown name or tracepoint, a glob that is
+ * malformed or matches nothing, tracefs not mounted or not readable); l is
+ * then unchanged. */
+int lp_event_list_add(struct lp_event_list *l, const char *str, char *err, size_t errsz);
+
+/* Appends the default event (lp_event_default).  0 or -ENOMEM. */
+int lp_event_list_add_default(struct lp_event_list *l);
+
+/* Frees every spec and the array; l is empty and reusable after. */
+void lp_event_list_free(struct lp_event_list *l);
+
+/* How to sample: the run's settings (the command line and luaprof.setup),
+ * which each event's own settings override. */
 struct lp_sampling {
 	bool use_period;        /* period instead of frequency */
 	uint64_t freq;          /* samples per second (use_period false) */
 	uint64_t period;        /* events per sample (use_period true) */
+	bool user_rate;         /* freq/period were given (-F, -c, setup), so
+				 * they override LP_RATE_DEFAULT events too */
 	bool callchain;         /* PERF_SAMPLE_CALLCHAIN (frame pointers) */
 	uint32_t dwarf_stack;   /* --call-graph dwarf: bytes of user stack to copy
 				   with the user registers (0: not dwarf) */
@@ -47,13 +111,18 @@ struct lp_sampling {
 	bool tracking;          /* emit MMAP2/COMM/FORK/EXIT (first event only) */
 };
 
-/* Fills attr for spec sampled as s: IDENTIFIER|IP|TID|TIME|CPU, PERIOD with
- * a frequency only (as perf: see event.c), +CALLCHAIN, disabled, sample_id_all, CLOCK_MONOTONIC timestamps.
- * With s->dwarf_stack, as perf record --call-graph dwarf: +REGS_USER (the
- * registers of LP_DWARF_REGS_MASK) +STACK_USER (dwarf_stack bytes) and the
- * callchain's kernel part only (exclude_callchain_user).  The
- * precise level used is spec->precise (or 3 for precise_max); opening lowers
- * it when the machine refuses.  Never fails. */
+/* Fills attr for spec sampled as s: IDENTIFIER|IP|TID|TIME|CPU, the bits
+ * the spec adds, CALLCHAIN (the spec's own setting, else s's), disabled,
+ * sample_id_all, CLOCK_MONOTONIC timestamps.  The rate is the spec's own
+ * (LP_RATE_OWN, or LP_RATE_DEFAULT while !s->user_rate), else s's.  PERIOD
+ * is sampled unless the period is fixed above 1: with it the kernel takes a
+ * fixed period as a request to sample every software event (see event.c).
+ * With s->dwarf_stack (and no call graph setting of the spec's own), as
+ * perf record --call-graph dwarf: +REGS_USER (the registers of
+ * LP_DWARF_REGS_MASK) +STACK_USER (dwarf_stack bytes) and the callchain's
+ * kernel part only (exclude_callchain_user).  The precise level used is
+ * spec->precise (or 3 for precise_max); opening lowers it when the machine
+ * refuses.  Never fails. */
 void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s,
 		   struct perf_event_attr *attr);
 
@@ -80,11 +149,18 @@ enum lp_fallback {
 /* Opens spec (sampling s) on (pid, cpu), applying perf's fallbacks: cycles
  * without a PMU becomes cpu-clock (task-level targets) and the name changes
  * accordingly; EACCES with kernel samples included retries user-only (":u"
- * added to the name); precise_max lowers precise_ip until accepted.  spec is
- * updated to what was opened, and the fallbacks applied are or-ed into
- * *fallbacks.  Returns the fd, or a negative errno of the last attempt. */
+ * added to the name; never for tracepoints, which fire in the kernel);
+ * precise_max lowers precise_ip until accepted.  spec is updated to what was
+ * opened, and the fallbacks applied are or-ed into *fallbacks.  Returns the
+ * fd, or a negative errno of the last attempt.  The filter is not set here
+ * (lp_event_set_filter). */
 int lp_event_open(struct lp_event_spec *spec, const struct lp_sampling *s,
 		  pid_t pid, int cpu, unsigned *fallbacks);
+
+/* Sets spec's ftrace filter (when it has one) on fd, an event of spec
+ * (PERF_EVENT_IOC_SET_FILTER).  Returns 0, or -errno: -EINVAL when the
+ * kernel rejects the expression. */
+int lp_event_set_filter(int fd, const struct lp_event_spec *spec);
 
 /* The kernel's perf_event_paranoid setting (2 when unreadable). */
 int lp_event_paranoid(void);

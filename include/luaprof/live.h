@@ -79,8 +79,11 @@ void lp_live_signal(struct lp_live *lv, int sig);
  * SIGKILL two seconds later. */
 int lp_live_wait(struct lp_live *lv, int grace_ms);
 
-/* The attr and format events were opened with (index as in opts). */
+/* The attr event was opened with (index as in opts). */
 const struct perf_event_attr *lp_live_attr(const struct lp_live *lv, size_t event);
+/* The first event's format: the layout of every non-sample record's
+ * sample_id trailer, which all events share (each event's samples are
+ * decoded with its own). */
 const struct lp_format *lp_live_format(const struct lp_live *lv);
 
 /* The kernel ids of event's fds (for writing a recording). */

@@ -29,4 +29,8 @@ void lp_log_set_hook(lp_log_fn fn, void *ctx);
 void lp_log(enum lp_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Makes msg one line in place: control characters (a newline in an event
+ * name or filter that a message echoes) become '?'.  Returns msg. */
+char *lp_one_line(char *msg);
+
 #endif

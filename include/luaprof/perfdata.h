@@ -19,6 +19,8 @@
 
 #include "luaprof/record.h"
 
+struct lp_tp_format;
+
 /* One event (attr) of a recording. */
 struct lp_pd_event {
 	const char *name;               /* EVENT_DESC name, else derived from type/config */
@@ -26,6 +28,9 @@ struct lp_pd_event {
 	struct lp_format fmt;
 	const uint64_t *ids;
 	size_t nr_ids;
+	const struct lp_tp_format *format;  /* a tracepoint's, from the recording's
+					     * TRACING_DATA (never this machine's
+					     * tracefs); NULL when none */
 };
 
 struct lp_pd_build_id {
@@ -136,6 +141,11 @@ int lp_pd_writer_set_info(struct lp_pd_writer *w, const struct lp_pd_info *info)
  * sort by time at the end of the file unless the caller also writes perf's
  * FINISHED_ROUND records (type 68, 8 bytes) between rounds. */
 int lp_pd_writer_write(struct lp_pd_writer *w, const void *rec);
+
+/* Sets the TRACING_DATA feature (lp_tdata_build's block, copied): the
+ * tracepoint formats perf needs to decode the samples' raw data.  Returns 0
+ * or -errno. */
+int lp_pd_writer_set_tracing_data(struct lp_pd_writer *w, const void *data, size_t len);
 
 /* Adds a build-id entry for an object that got samples (path < 4096 bytes). */
 int lp_pd_writer_add_build_id(struct lp_pd_writer *w, const struct lp_pd_build_id *b);

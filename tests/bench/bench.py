@@ -7,7 +7,8 @@ Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
 
     tests/bench/bench.py [--quick] [--only NAME[,NAME...]]
 
-NAME is one of: live, replay, keepup, startup, symbols, dwarf, flame, map, guards.
+NAME is one of: live, replay, keepup, startup, symbols, tracepoints, dwarf, flame, map,
+guards.
 """
 import json, os, resource, statistics, subprocess, sys, tempfile, time
 
@@ -343,6 +344,74 @@ def symbols():
            statistics.median(ocpu), statistics.median(pcpu), "s")
 
 
+# ---- tracepoints --------------------------------------------------------
+
+SWITCH3_LUA = script("switch3.lua", "local n, sleeps, same = 0, 0, 0\non_event = {}\n"
+                     "on_event['sched:sched_switch'] = function(s)\n"
+                     "  local f = s.fields\n  n = n + 1\n"
+                     "  if f.prev_state == 1 then sleeps = sleeps + 1 end\n"
+                     "  if f.prev_pid == f.next_pid then same = same + 1 end\nend\n"
+                     "function on_end() print('samples ' .. n .. ' sleeps ' .. sleeps .. ' same ' .. same) end\n")
+SWITCH3_PY = script("switch3.py", "n = sleeps = same = 0\n"
+                    "def sched__sched_switch(event_name, context, common_cpu, common_secs, common_nsecs,\n"
+                    "                        common_pid, common_comm, common_callchain, prev_comm, prev_pid,\n"
+                    "                        prev_prio, prev_state, next_comm, next_pid, next_prio):\n"
+                    "    global n, sleeps, same\n    n += 1\n"
+                    "    if prev_state == 1:\n        sleeps += 1\n"
+                    "    if prev_pid == next_pid:\n        same += 1\n"
+                    "def trace_end():\n    print('samples %d sleeps %d same %d' % (n, sleeps, same))\n")
+
+
+def tracepoint_replay():
+    """A perf record of sched:sched_switch with at least 500k samples (two
+    processes passing a byte over pipes), replayed through a handler that
+    reads three fields of each (prev_state, prev_pid, next_pid), against
+    perf script -s running the same handler in Python: samples per
+    CPU-second.  Both must count the same."""
+    n_pass = 30000 if QUICK else 260000
+    data = os.path.join(TMP, "switch.data")
+    subprocess.run(["perf", "record", "-q", "-e", "sched:sched_switch", "-o", data, "--",
+                    os.path.join(PROGS, "pingpong"), str(n_pass)], check=True, stderr=subprocess.DEVNULL)
+    n = perf_samples(data)
+    ours, theirs = [], []
+    for _ in range(1 if QUICK else 3):
+        _, cpu, _, out = run([LUAPROF, "run", SWITCH3_LUA, "-i", data])
+        _, pcpu, _, pout = run(["perf", "script", "-i", data, "-s", SWITCH3_PY])
+        if out.split()[:6] != pout.split()[:6]:
+            sys.exit("bench: luaprof and perf script -s disagree: %r vs %r" % (out[:80], pout[:80]))
+        ours.append(n / max(cpu, 1e-6))
+        theirs.append(n / max(pcpu, 1e-6))
+    report("sched_switch %.2fM" % (n / 1e6), "3 fields vs perf script -s Python (samp/CPU-s)",
+           statistics.median(ours), statistics.median(theirs), "samp/s", better="higher")
+
+
+def syscalls_alone(calls):
+    """System calls per second of tpcalls alone: the workload's own rate."""
+    return calls / run([os.path.join(PROGS, "tpcalls"), str(calls)])[0]
+
+
+def tracepoint_keepup():
+    """raw_syscalls:sys_enter live on a program making about a million
+    system calls a second (tpcalls: getppid in a loop): samples lost by a
+    counting luaprof run, against perf record of the same; and the samples
+    each delivered (every call is a sample)."""
+    calls = 1000000 if QUICK else 3000000
+    rate = statistics.median(syscalls_alone(calls) for _ in range(3))
+    wl = [os.path.join(PROGS, "tpcalls"), str(calls)]
+    lost, plost, got, pgot = [], [], [], []
+    for _ in range(REPS):
+        out = run([LUAPROF, "run", COUNT, "-e", "raw_syscalls:sys_enter", "--"] + wl)[3]
+        got.append(int(out.split()[1]))
+        lost.append(int(out.split()[3]))
+        pd = os.path.join(TMP, "sys.data")
+        run(["perf", "record", "-q", "-e", "raw_syscalls:sys_enter", "-o", pd, "--"] + wl)
+        plost.append(lost_in(pd))
+        pgot.append(perf_samples(pd))
+    name = "tpcalls %.1fM calls/s" % (rate / 1e6)
+    report(name, "raw_syscalls:sys_enter lost: luaprof run vs perf record", sum(lost), sum(plost),
+           "samples")
+    report(name, "samples delivered (median): luaprof run vs perf record", statistics.median(got),
+           statistics.median(pgot), "samples", better="higher")
 # ---- DWARF: unwinding, source lines ------------------------------------------
 
 FOLD_COUNT = script("foldcount.lua", "local c, n = {}, 0\nfunction on_sample(s) local f = s.folded c[f] = (c[f] or 0) + 1 "
@@ -363,8 +432,7 @@ def dwarf():
     """The issue's rows for --call-graph dwarf: replay counting s.folded on
     a perf dwarf recording of >= 200k samples (QUICK: 20k) against perf
     script; peak RSS at half and all of it; s.srcline for every sample
-    against perf script -F +srcline (an -O2 -g program, -g, 20k samples:
-    perf's addr2line round trips make more impractical); live at 999 Hz
+    against perf script -F +srcline (an -O2 -g program, -g); live at 999 Hz
     (slowdown against perf record --call-graph dwarf) and samples lost at
     4 kHz."""
     chain = chain_binary("-O2 -g -fomit-frame-pointer")
@@ -383,7 +451,9 @@ def dwarf():
     report(wl, "s.folded peak RSS: all / half the samples", full, half, "KiB")
     os.unlink(data)
     src = os.path.join(TMP, "src.data")
-    run(["perf", "record", "-q", "-g", "-F", "4000", "-o", src, "--", chain, "qsort", str(int(5.5 * 60))])
+    # ~80k samples QUICK, ~490k otherwise: enough that start-up (kallsyms,
+    # libc's DWARF) is not what is measured.
+    run(["perf", "record", "-q", "-g", "-F", "4000", "-o", src, "--", chain, "qsort", "330" if QUICK else "2000"])
     n = perf_samples(src)
     o, p, _, _ = side_by_side("srcline", n, [LUAPROF, "run", SRCLINE, "-i", src],
                               ["perf", "script", "-F", "+srcline", "-i", src], 1)
@@ -503,7 +573,8 @@ def guards():
 
 SECTIONS = [("live", lambda: (live_overhead(), live_throughput(), symbolized_throughput())),
             ("replay", replay), ("keepup", keepup), ("startup", startup), ("symbols", symbols),
-            ("dwarf", dwarf), ("flame", flame), ("map", counting_map), ("guards", guards)]
+            ("tracepoints", lambda: (tracepoint_replay(), tracepoint_keepup())), ("dwarf", dwarf),
+            ("flame", flame), ("map", counting_map), ("guards", guards)]
 
 
 def main():

@@ -10,6 +10,10 @@ row 'bad option value'        255 "-F needs a positive number of samples per sec
 row 'bad timeout value'       255 "--script-timeout needs a positive \(or 0\) number of seconds \(got '-1'\)" norun -- "$LP" run "$S/count.lua" --script-timeout -1 -- "$MARK" 50
 row 'bad memory value'        255 "--script-memory needs a number of megabytes" norun -- "$LP" run "$S/count.lua" --script-memory lots -- "$MARK" 50
 row 'unknown event'           255 "unknown event 'no-such-event'"            norun -- "$LP" run "$S/count.lua" -e no-such-event -- "$MARK" 50
+row 'empty event list'        255 "empty event name in ','"                   norun -- "$LP" run "$S/count.lua" -e , -- "$MARK" 50
+row 'unknown tracepoint'      255 "unknown tracepoint 'sched:no_such'"        norun -- tracefs_row "$LP" run "$S/count.lua" -e sched:no_such -- "$MARK" 50
+row 'glob matching nothing'   255 "no tracepoint matches 'nosys:\*'"          norun -- tracefs_row "$LP" run "$S/count.lua" -e 'nosys:*' -- "$MARK" 50
+row 'filter the kernel rejects' 255 "the kernel rejects the filter 'prev_pid ==' on 'sched:sched_switch'" norun -- tracefs_row "$LP" run "$S/count.lua" -e sched:sched_switch --filter 'prev_pid ==' -- "$MARK" 50
 row 'malformed event'         255 "bad modifier in event 'cpu-clock:zz'"     norun -- "$LP" run "$S/count.lua" -e cpu-clock:zz -- "$MARK" 50
 row 'unsupported hw event'    255 "'branch-misses'.*not supported on this machine" norun -- no_pmu "$LP" run "$S/count.lua" -e branch-misses -- "$MARK" 50
 row '-p of no process'        255 'no process with pid 4194303'             - -- "$LP" run "$S/count.lua" -p 4194303

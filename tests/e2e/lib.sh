@@ -81,3 +81,14 @@ sum_plt() {
 	awk -v c="${1:-1}" '$NF == "@plt" {n = $c; $c = "#"; s[$0] += n; next} {print}
 		END {for (k in s) {line = k; sub(/#/, s[k], line); print line}}'
 }
+
+# need_tracefs: skip unless tracefs is there; as root, mount it where the
+# kernel expects it when it is not (the suite's own set-up, as perf needs).
+need_tracefs() {
+	if [ ! -d /sys/kernel/tracing/events ] && [ ! -d /sys/kernel/debug/tracing/events ] &&
+	   [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	fi
+	[ -d /sys/kernel/tracing/events ] || [ -d /sys/kernel/debug/tracing/events ] ||
+		skip "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing, as root)"
+}

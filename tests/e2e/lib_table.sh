@@ -151,6 +151,13 @@ require_cwd() {
 # stdin_closed: -i - with standard input closed.
 stdin_closed() { "$LP" run "$S/count.lua" -i - <&-; }
 
+# tracefs_row CMD...: CMD when tracefs is there (as root it is mounted
+# where the kernel expects it, as need_tracefs does).
+tracefs_row() {
+	( need_tracefs ) >/dev/null 2>&1 || { echo "SKIP: tracefs is not mounted" >&2; return 77; }
+	"$@"
+}
+
 need_root() {
 	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root ($1)" >&2; return 77; }
 }

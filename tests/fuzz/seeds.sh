@@ -11,6 +11,17 @@ mkdir -p "$dir"
 cp -n tests/fuzz/corpus/"$target"/* "$dir"/ 2>/dev/null
 shared=../shared/perfdata
 [ -d "$shared" ] || shared=/work/shared/perfdata     # from a worktree under /work/wt
+# Recordings with tracepoints, made here when perf and tracefs allow: their
+# TRACING_DATA, and each event format in it (every tracepoint of a few
+# systems, so the formats are varied).
+tracing_seeds() {
+	local rec=build-fuzz/seeds/tp.data tmp=build-fuzz/seeds/tdata
+	mkdir -p build-fuzz/seeds
+	[ -s "$rec" ] || perf record -q -o "$rec" -e 'sched:*' -e 'syscalls:sys_enter_open*' \
+		-e 'raw_syscalls:*' -e 'irq:*' -e 'timer:*' -e 'block:*' -- true >/dev/null 2>&1
+	python3 tests/fuzz/seed_tdata.py "$tmp" "$rec" build/seeds/*.data 2>/dev/null
+	cp -n "$tmp/$1"/* "$dir"/ 2>/dev/null
+}
 case $target in
 fuzz_record)
 	# Each record of the perf.data files, after a 40-byte layout prefix.
@@ -68,6 +79,14 @@ fuzz_pdfeat)
 	[ -x ./luaprof ] && ./luaprof record -e page-faults -c 1 -o "$tmp/luaprof.data" -- /bin/true >/dev/null 2>&1
 	python3 tests/fuzz/seed_features.py "$shared"/perf.data.* "$tmp"/*.data "$dir"
 	rm -rf "$tmp" ;;
+fuzz_tdata) tracing_seeds tdata ;;
+fuzz_evparse)
+	# Event strings: every named event and a sample of tracepoints.
+	i=0
+	for e in $(./luaprof list 2>/dev/null | awk 'NR % 40 == 1 || /Software|Hardware/ {print $1}'); do
+		printf '%s' "$e" > "$dir/list-$((i += 1))"
+	done ;;
+fuzz_tpformat) tracing_seeds tpformat ;;
 fuzz_folded)
 	# folded stacks of real recordings, written by the folded script
 	[ -x ./luaprof ] && [ -d "$shared" ] && for f in "$shared"/perf.data.*; do

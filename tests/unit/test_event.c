@@ -1,68 +1,81 @@
 /* test_event.c - event names and the perf_event_attr they produce.  The
  * hardware events cannot be opened on a machine without a PMU, so their
- * attrs are checked here field by field. */
+ * attrs are checked here field by field.  Names own their strings: a spec
+ * parsed over another leaks the first name, so each test frees as it goes
+ * (LeakSanitizer checks every test in make check-asan). */
 #include <errno.h>
 #include <time.h>
 
 #include "luaprof/event.h"
 #include "luaprof/record.h"
+#include "luaprof/trace.h"
 #include "test.h"
+
+/* lp_event_parse over a spec that may own a name from before. */
+static int parse(const char *str, struct lp_event_spec *e)
+{
+	lp_event_spec_free(e);
+	return lp_event_parse(str, e);
+}
 
 static const struct lp_sampling freq4k = { .freq = 4000, .inherit = true,
 					   .enable_on_exec = true, .tracking = true };
 
 static void names_and_aliases(void)
 {
-	struct lp_event_spec e;
-	TEST_EQ(lp_event_parse("cycles", &e), 0);
+	struct lp_event_spec e = { 0 };
+	TEST_EQ(parse("cycles", &e), 0);
 	TEST_EQ(e.type, PERF_TYPE_HARDWARE);
 	TEST_EQ(e.config, PERF_COUNT_HW_CPU_CYCLES);
-	TEST_EQ(lp_event_parse("cs", &e), 0);
+	TEST_EQ(parse("cs", &e), 0);
 	TEST_STREQ(e.name, "context-switches");
 	TEST_EQ(e.config, PERF_COUNT_SW_CONTEXT_SWITCHES);
-	TEST_EQ(lp_event_parse("faults", &e), 0);
+	TEST_EQ(parse("faults", &e), 0);
 	TEST_STREQ(e.name, "page-faults");
-	TEST_EQ(lp_event_parse("branch-instructions", &e), 0);
+	TEST_EQ(parse("branch-instructions", &e), 0);
 	TEST_STREQ(e.name, "branches");
-	TEST_EQ(lp_event_parse("migrations:k", &e), 0);
+	TEST_EQ(parse("migrations:k", &e), 0);
 	TEST_STREQ(e.name, "cpu-migrations:k");
-	TEST_EQ(lp_event_parse("stalled-cycles-backend", &e), 0);
+	TEST_EQ(parse("stalled-cycles-backend", &e), 0);
 	TEST_EQ(e.config, PERF_COUNT_HW_STALLED_CYCLES_BACKEND);
-	TEST_EQ(lp_event_parse("ref-cycles", &e), 0);
+	TEST_EQ(parse("ref-cycles", &e), 0);
 	TEST_EQ(e.config, PERF_COUNT_HW_REF_CPU_CYCLES);
+	lp_event_spec_free(&e);
 }
 
 static void modifiers(void)
 {
-	struct lp_event_spec e;
-	TEST_EQ(lp_event_parse("cycles:u", &e), 0);
+	struct lp_event_spec e = { 0 };
+	TEST_EQ(parse("cycles:u", &e), 0);
 	TEST_TRUE(!e.exclude_user && e.exclude_kernel);
-	TEST_EQ(lp_event_parse("cycles:k", &e), 0);
+	TEST_EQ(parse("cycles:k", &e), 0);
 	TEST_TRUE(e.exclude_user && !e.exclude_kernel);
-	TEST_EQ(lp_event_parse("instructions:ppp", &e), 0);
+	TEST_EQ(parse("instructions:ppp", &e), 0);
 	TEST_EQ(e.precise, 3);
-	TEST_EQ(lp_event_parse("cycles:upp", &e), 0);
+	TEST_EQ(parse("cycles:upp", &e), 0);
 	TEST_EQ(e.precise, 2);
 	TEST_TRUE(e.exclude_kernel);
-	TEST_EQ(lp_event_parse("cycles:P", &e), 0);
+	TEST_EQ(parse("cycles:P", &e), 0);
 	TEST_TRUE(e.precise_max);
+	lp_event_spec_free(&e);
 }
 
 static void bad_names(void)
 {
-	struct lp_event_spec e;
-	TEST_EQ(lp_event_parse("nonsense", &e), -ENOENT);
-	TEST_EQ(lp_event_parse("cycles:x", &e), -EINVAL);
-	TEST_EQ(lp_event_parse("cycles:pppp", &e), -EINVAL);
-	TEST_EQ(lp_event_parse("cycles:", &e), -EINVAL);
-	TEST_EQ(lp_event_parse("cycle", &e), -ENOENT);
+	struct lp_event_spec e = { 0 };
+	TEST_EQ(parse("nonsense", &e), -ENOENT);
+	TEST_EQ(parse("cycles:x", &e), -EINVAL);
+	TEST_EQ(parse("cycles:pppp", &e), -EINVAL);
+	TEST_EQ(parse("cycles:", &e), -EINVAL);
+	TEST_EQ(parse("cycle", &e), -ENOENT);
+	lp_event_spec_free(&e);
 }
 
 static void hardware_attr(void)
 {
-	struct lp_event_spec e;
+	struct lp_event_spec e = { 0 };
 	struct perf_event_attr a;
-	lp_event_parse("cache-misses:upp", &e);
+	parse("cache-misses:upp", &e);
 	lp_event_attr(&e, &freq4k, &a);
 	TEST_EQ(a.size, sizeof a);
 	TEST_EQ(a.type, PERF_TYPE_HARDWARE);
@@ -78,25 +91,28 @@ static void hardware_attr(void)
 	TEST_TRUE(a.disabled && a.inherit && a.enable_on_exec && a.sample_id_all);
 	TEST_TRUE(a.mmap && a.mmap2 && a.comm && a.comm_exec && a.task);
 	TEST_TRUE(a.use_clockid && a.clockid == CLOCK_MONOTONIC);
+	lp_event_spec_free(&e);
 }
 
 static void default_is_precise_cycles(void)
 {
-	struct lp_event_spec e;
+	struct lp_event_spec e = { 0 };
 	struct perf_event_attr a;
+	lp_event_spec_free(&e);
 	lp_event_default(&e);
 	lp_event_attr(&e, &freq4k, &a);
 	TEST_EQ(a.type, PERF_TYPE_HARDWARE);
 	TEST_EQ(a.config, PERF_COUNT_HW_CPU_CYCLES);
 	TEST_EQ(a.precise_ip, 3);
+	lp_event_spec_free(&e);
 }
 
 static void period_callchain_and_no_tracking(void)
 {
-	struct lp_event_spec e;
+	struct lp_event_spec e = { 0 };
 	struct perf_event_attr a;
 	struct lp_sampling s = { .use_period = true, .period = 10007, .callchain = true };
-	lp_event_parse("page-faults", &e);
+	parse("page-faults", &e);
 	lp_event_attr(&e, &s, &a);
 	TEST_EQ(a.freq, 0);
 	TEST_EQ(a.sample_period, 10007);
@@ -109,12 +125,14 @@ static void period_callchain_and_no_tracking(void)
 	struct lp_format f;
 	lp_format_from_attr(&f, &a);
 	TEST_EQ(f.period, 10007);
+	lp_event_spec_free(&e);
 }
 
 static void cycles_falls_back_without_pmu(void)
 {
-	struct lp_event_spec e;
+	struct lp_event_spec e = { 0 };
 	unsigned fb = 0;
+	lp_event_spec_free(&e);
 	lp_event_default(&e);
 	struct lp_sampling s = { .freq = 1000 };
 	int fd = lp_event_open(&e, &s, 0, -1, &fb);
@@ -128,8 +146,134 @@ static void cycles_falls_back_without_pmu(void)
 	} else {
 		TEST_EQ(e.type, PERF_TYPE_HARDWARE);
 	}
+	lp_event_spec_free(&e);
+}
+
+static bool have_tracefs(void)
+{
+	if (lp_tracefs_dir())
+		return true;
+	printf("  skip: tracefs is not mounted\n");
+	return false;
+}
+
+/* A tracepoint: its tracefs id, every hit (period 1) with its raw data and
+ * the period (perf's attr for -e sched:sched_switch), unless the run sets
+ * -F or -c. */
+static void tracepoint_attr(void)
+{
+	struct lp_event_list l = { 0 };
+	struct perf_event_attr a;
+	char err[512];
+	uint64_t id = 0;
+	if (!have_tracefs())
+		return;
+	TEST_EQ(lp_event_list_add(&l, "sched:sched_switch", err, sizeof err), 0);
+	TEST_EQ(lp_tracefs_id("sched", "sched_switch", &id), 0);
+	TEST_EQ(l.n, 1);
+	TEST_STREQ(l.v[0].name, "sched:sched_switch");
+	TEST_EQ(l.v[0].type, PERF_TYPE_TRACEPOINT);
+	TEST_EQ_U64(l.v[0].config, id);
+	lp_event_attr(&l.v[0], &freq4k, &a);
+	TEST_EQ(a.freq, 0);
+	TEST_EQ(a.sample_period, 1);
+	TEST_EQ_U64(a.sample_type, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+				   PERF_SAMPLE_RAW);
+	struct lp_sampling s = freq4k;
+	s.user_rate = true;                     /* -F 4000 given: it wins */
+	lp_event_attr(&l.v[0], &s, &a);
+	TEST_TRUE(a.freq && a.sample_freq == 4000 && (a.sample_type & PERF_SAMPLE_RAW));
+	s = (struct lp_sampling){ .use_period = true, .period = 5, .user_rate = true };
+	lp_event_attr(&l.v[0], &s, &a);         /* -c 5: every fifth, no PERIOD */
+	TEST_TRUE(!a.freq && a.sample_period == 5 && !(a.sample_type & PERF_SAMPLE_PERIOD));
+	lp_event_list_free(&l);
+}
+
+static int count_tp(const char *system, const char *event, void *arg)
+{
+	(void)system;
+	(void)event;
+	(*(size_t *)arg)++;
+	return 0;
+}
+
+static void lists_and_globs(void)
+{
+	struct lp_event_list l = { 0 };
+	char err[512];
+	size_t n = 0;
+	if (!have_tracefs())
+		return;
+	TEST_EQ(lp_event_list_add(&l, "cpu-clock,sched:sched_switch,cs:u", err, sizeof err), 0);
+	TEST_EQ(l.n, 3);
+	TEST_STREQ(l.v[2].name, "context-switches:u");
+	TEST_EQ(lp_event_list_add(&l, "syscalls:sys_enter_getp*", err, sizeof err), 0);
+	TEST_EQ(lp_tracefs_each("syscalls", "sys_enter_getp*", count_tp, &n), 0);
+	TEST_EQ(l.n, 3 + n);
+	for (size_t i = 4; i < l.n; i++)     /* in name order */
+		TEST_TRUE(strcmp(l.v[i - 1].name, l.v[i].name) < 0);
+	TEST_TRUE(n >= 2 && !strcmp(l.v[3].name, "syscalls:sys_enter_getpeername"));
+	lp_event_list_free(&l);
+}
+
+/* Each error is one line naming the event, and leaves the list as it was. */
+static void list_errors(void)
+{
+	static const struct { const char *str, *msg; } bad[] = {
+		{ "cpu-clock,nonsense", "unknown event 'nonsense'" },
+		{ "cpu-clock,,cs", "empty event name" },
+		{ "cycles:x", "bad modifier in event 'cycles:x'" },
+		{ "sched:no_such_event", "unknown tracepoint 'sched:no_such_event'" },
+		{ "sched:sched_[x", "bad glob 'sched:sched_[x'" },
+		{ "sched:no_such_*", "no tracepoint matches 'sched:no_such_*'" },
+		{ "sched:a:b", "a tracepoint is SYSTEM:EVENT" },
+		/* a group and a term list are one item each, a path's slashes not */
+		{ "{cpu-clock,cs}", "unknown event '{cpu-clock,cs}'" },
+		{ "cpu/event=1,umask=2/", "unknown event 'cpu/event=1,umask=2/'" },
+		{ "uprobe:/a/b/c:f,cs", "'uprobe:/a/b/c:f'" },
+	};
+	struct lp_event_list l = { 0 };
+	char err[512];
+	if (!have_tracefs())
+		return;
+	TEST_EQ(lp_event_list_add(&l, "cpu-clock", err, sizeof err), 0);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		*err = '\0';
+		TEST_TRUE(lp_event_list_add(&l, bad[i].str, err, sizeof err) < 0);
+		if (!strstr(err, bad[i].msg))
+			TEST_FAIL_("'%s': error \"%s\" lacks \"%s\"", bad[i].str, err, bad[i].msg);
+		TEST_EQ(l.n, 1);
+	}
+	lp_event_list_free(&l);
+}
+
+/* A filter is set on the fd, and one the kernel rejects is -EINVAL. */
+static void filters(void)
+{
+	struct lp_event_list l = { 0 };
+	struct lp_sampling s = { .inherit = false };
+	char err[512];
+	unsigned fb = 0;
+	if (!have_tracefs() || geteuid())
+		return;
+	TEST_EQ(lp_event_list_add(&l, "sched:sched_switch", err, sizeof err), 0);
+	int fd = lp_event_open(&l.v[0], &s, 0, -1, &fb);
+	TEST_TRUE(fd >= 0);
+	TEST_EQ(lp_event_set_filter(fd, &l.v[0]), 0);   /* none: nothing to do */
+	l.v[0].filter = strdup("prev_pid == 1");
+	TEST_EQ(lp_event_set_filter(fd, &l.v[0]), 0);
+	close(fd);
+	free(l.v[0].filter);            /* the kernel takes one filter per event */
+	l.v[0].filter = strdup("no_such_field == 1");
+	fd = lp_event_open(&l.v[0], &s, 0, -1, &fb);
+	TEST_EQ(lp_event_set_filter(fd, &l.v[0]), -EINVAL);
+	close(fd);
+	lp_event_list_free(&l);
 }
 
 TEST_MAIN("event", TEST_CASE(names_and_aliases), TEST_CASE(modifiers), TEST_CASE(bad_names),
 	  TEST_CASE(hardware_attr), TEST_CASE(default_is_precise_cycles),
-	  TEST_CASE(period_callchain_and_no_tracking), TEST_CASE(cycles_falls_back_without_pmu))
+	  TEST_CASE(period_callchain_and_no_tracking), TEST_CASE(cycles_falls_back_without_pmu),
+	  TEST_CASE(tracepoint_attr), TEST_CASE(lists_and_globs), TEST_CASE(list_errors),
+	  TEST_CASE(filters))
