@@ -22,7 +22,8 @@ max_len() {
 	case $1 in
 	fuzz_perfdata*|fuzz_pdpipe) echo 65536 ;;
 	fuzz_srcline) echo 32768 ;;
-	fuzz_minidebug) echo 16384 ;;
+	fuzz_minidebug|fuzz_tdata) echo 16384 ;;
+	fuzz_folded) echo 4096 ;;
 	*) echo 0 ;;     # libFuzzer's default: the largest seed
 	esac
 }
