@@ -79,8 +79,9 @@ ensure-deps:
 luaprof: $(LUA_OBJ) $(LIB)
 	$(CC) -o $@ $(LUA_OBJ) $(LIB) $(LDLIBS_ALL)
 
-# The same program built into $(BUILD) (check-asan's sanitized luaprof).
-$(BUILD)/luaprof: $(LUA_OBJ) $(LIB)
+# check-asan's sanitized luaprof (make it with BUILD=build-asan), beside
+# ./luaprof so that it finds the checkout's scripts and Lua library.
+luaprof-asan: $(LUA_OBJ) $(LIB)
 	$(CC) -o $@ $(LUA_OBJ) $(LIB) $(LDLIBS_ALL)
 
 $(LIB): $(CORE_OBJ)
@@ -183,8 +184,8 @@ demo-run: check-deps
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-	  units progs build-asan/luaprof
-	@BUILD=build-asan LUAPROF=$(CURDIR)/build-asan/luaprof SANITIZED=1 tests/run.sh
+	  units progs luaprof-asan
+	@BUILD=build-asan LUAPROF=$(CURDIR)/luaprof-asan SANITIZED=1 tests/run.sh
 
 # Coverage-guided fuzzing: each target (or FUZZ_TARGETS=...) runs FUZZ_TIME
 # seconds (default 60) from its seeds (tests/fuzz/seeds.sh) with the
@@ -226,6 +227,6 @@ install: all
 	install -m 644 luaprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/luaprof.1
 
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz luaprof
+	rm -rf $(BUILD) build-asan build-fuzz luaprof luaprof-asan
 
 -include $(CORE_OBJ:.o=.d) $(LUA_OBJ:.o=.d)

@@ -148,6 +148,9 @@ require_cwd() {
 	[ "$(cat req.out)" = refused ] || { echo "require read the current directory" >&2; return 99; }
 }
 
+# empty_stdin: -i - reading a pipe that ends at once.
+empty_stdin() { : | "$LP" run "$S/count.lua" -i -; }
+
 # stdin_closed: -i - with standard input closed.
 stdin_closed() { "$LP" run "$S/count.lua" -i - <&-; }
 
