@@ -116,12 +116,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/test.h
 # the objects they read across executions by wrapping lp_dso_open/free).
 FUZZ_LINK_fuzz_perfdata = -Wl,--wrap=lp_dso_open,--wrap=lp_dso_free
 FUZZ_LINK_fuzz_pdpipe = $(FUZZ_LINK_fuzz_perfdata)
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c tests/fuzz/replay.h $(LIB)
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c tests/fuzz/replay.h tests/fuzz/memfile.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< tests/fuzz/driver.c $(LIB) $(LDLIBS_ALL) $(FUZZ_LINK_$*)
 
 # The same targets linked with libFuzzer (make fuzz, clang only).
-$(BUILD)/fuzzer/%: tests/fuzz/%.c tests/fuzz/replay.h $(LIB)
+$(BUILD)/fuzzer/%: tests/fuzz/%.c tests/fuzz/replay.h tests/fuzz/memfile.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS_ALL) $(FUZZ_LINK_$*)
 

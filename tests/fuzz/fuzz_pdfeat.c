@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "luaprof/perfdata.h"
+#include "memfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -185,14 +186,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pipe_layout(&o, feats);
 	else
 		seekable(&o, feats);
-	static int fd = -1;     /* reused: see replay.h's memfile() */
+	static int fd = -1;
 	char path[64], err[256];
-	if (fd < 0 && (fd = memfd_create("perf.data", MFD_CLOEXEC)) < 0)
-		abort();
-	if (ftruncate(fd, 0) || pwrite(fd, o.b, o.len, 0) != (ssize_t)o.len)
-		abort();
+	memfile(&fd, o.b, o.len, path, sizeof path);
 	free(o.b);
-	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 	struct lp_perfdata *pd = lp_perfdata_open(path, err, sizeof err);
 	if (pd) {
 		struct lp_record rec;

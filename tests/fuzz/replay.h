@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "luaprof/perfdata.h"
+#include "memfile.h"
 #include "luaprof/proc.h"
 #include "luaprof/sym.h"
 
@@ -81,19 +82,6 @@ void __wrap_lp_dso_free(struct lp_dso *d)
 		if (memo[i].dso == d)
 			return;
 	__real_lp_dso_free(d);
-}
-
-/* *fd (a memfd made on first use, then emptied and reused: making and
- * destroying one costs more than reading a small input) holding n bytes
- * at p; its name, /proc/self/fd/N, into path (size bytes).  Aborts when
- * that fails. */
-static void memfile(int *fd, const void *p, size_t n, char *path, size_t size)
-{
-	if (*fd < 0 && (*fd = memfd_create("perf.data", MFD_CLOEXEC)) < 0)
-		abort();
-	if (ftruncate(*fd, 0) || (n && pwrite(*fd, p, n, 0) != (ssize_t)n))
-		abort();
-	snprintf(path, size, "/proc/self/fd/%d", *fd);
 }
 
 static void replay_init(void)
