@@ -11,6 +11,7 @@ row '-i random bytes'         255 'rnd\.data: offset 0: not a perf\.data file' n
 row '-i a directory'          255 'adir: is a directory'                      noend -- "$LP" run "$S/count.lua" -i "$S/adir"
 row '-i armv7 recording'      0   ''                                          end -- foreign armv7
 row '-i i686 recording'       0   ''                                          end -- foreign i686
+row 'SIGINT mid-replay'       130 ''                                          end -- signal_replay
 row '-i - on empty stdin'     255 'stdin: empty input, no perf\.data stream: pipe a recording in' noend -- empty_stdin
 row '-i - on closed stdin'    255 'stdin: closed: pipe a recording in'        noend -- stdin_closed
 row '-o in a missing dir'     255 'cannot create no/such/out\.data: No such file or directory' norun,noend -- "$LP" run "$S/count.lua" -o no/such/out.data -- "$MARK" 50

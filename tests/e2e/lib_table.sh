@@ -76,6 +76,9 @@ function on_sample(s) for i = 1, 1e9 do t[i] = ('x'):rep(64) .. i end end
 $ON_END"
 script alloc_top 'local t = {} for i = 1, 1e9 do t[i] = ("x"):rep(64) .. i end'
 script bad_setup 'luaprof.setup{ bogus = 1 }'
+script slow "local x, n = 0, 0
+function on_sample(s) n = n + 1 for i = 1, 100000 do x = x + i end end
+$ON_END"
 script chatty "function on_sample(s) print(s.time, s.ip) end
 function on_end(i) for k = 1, 20000 do print('on_end line', k) end end"
 mkdir -p "$S/adir"
@@ -146,6 +149,24 @@ require_cwd() {
 	LUA_PATH='./?.lua' LUA_CPATH='./?.so' "$LP" run "$S/req.lua" -- true > req.out || return
 	cat req.out
 	[ "$(cat req.out)" = refused ] || { echo "require read the current directory" >&2; return 99; }
+}
+
+# signal_replay: SIGINT to a replay that a slow script makes last seconds:
+# it stops reading, on_end runs over what was read, exit 130.
+signal_replay() {
+	"$LP" record -F 4000 -o rec.data -- "$SPIN" 500 2>/dev/null || return 99
+	local all rc
+	all=$("$LP" run "$S/count.lua" -i rec.data | sed -n 's/^on_end samples=\([0-9]*\).*/\1/p')
+	"$LP" run "$S/slow.lua" -i rec.data > slow.out & local p=$!
+	sleep 0.5
+	kill -INT $p
+	wait $p; rc=$?
+	cat slow.out
+	local seen
+	seen=$(sed -n 's/^on_end samples=\([0-9]*\).*/\1/p' slow.out)
+	[ -n "$seen" ] && [ "$seen" -lt "$all" ] ||
+		{ echo "on_end saw ${seen:-no} samples of $all: the replay did not stop" >&2; return 99; }
+	return $rc
 }
 
 # empty_stdin: -i - reading a pipe that ends at once.
