@@ -57,6 +57,11 @@ static const char usage[] =
 "      --no-buildid-cache        do not copy the recorded objects into perf's\n"
 "                                build-id cache (~/.debug, or $PERF_BUILDID_DIR)\n"
 "  -A, --arg VALUE               pass VALUE to the script in arg[] (repeatable)\n"
+"      --script-timeout SECONDS  stop the run when one call of a hook takes longer\n"
+"                                (default: no limit)\n"
+"      --script-memory MB        the most memory the script's Lua data may take\n"
+"                                (default 1024, or a quarter of the RAM if less;\n"
+"                                0: no limit)\n"
 "      --symfs DIR               look for object and debug files under DIR\n"
 "      --no-debuginfod           never ask debuginfod servers (DEBUGINFOD_URLS)\n"
 "  -h, --help                    this help\n"
@@ -65,7 +70,8 @@ static const char usage[] =
 "Exit status: the command's (128+N when signal N killed it); 0 with -p/-a;\n"
 "255 when luaprof itself fails (bad usage, script error, cannot profile).\n";
 
-enum { OPT_SYMFS = 256, OPT_NO_DEBUGINFOD, OPT_FILTER, OPT_NO_BUILDID_CACHE };
+enum { OPT_SYMFS = 256, OPT_NO_DEBUGINFOD, OPT_FILTER, OPT_NO_BUILDID_CACHE, OPT_SCRIPT_TIMEOUT,
+       OPT_SCRIPT_MEMORY };
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -84,6 +90,8 @@ static const struct option longopts[] = {
 	{ "no-buildid-cache", no_argument, NULL, OPT_NO_BUILDID_CACHE },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
+	{ "script-timeout", required_argument, NULL, OPT_SCRIPT_TIMEOUT },
+	{ "script-memory", required_argument, NULL, OPT_SCRIPT_MEMORY },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
@@ -196,13 +204,25 @@ static int add_pids(struct lp_cli *cli, const char *list)
 	return 0;
 }
 
-static int parse_duration(struct lp_cli *cli, const char *s)
+/* Seconds (fractions allowed) into *ns; zero only when zero_ok. */
+static int parse_seconds(const char *opt, const char *s, bool zero_ok, uint64_t *ns)
 {
 	char *end;
 	double d = strtod(s, &end);
-	if (end == s || *end || !(d > 0) || d > 1e9)
-		return fail("--duration needs a positive number of seconds (got '%s')", s);
-	cli->duration_ns = (uint64_t)llround(d * 1e9);
+	if (end == s || *end || !(zero_ok ? d >= 0 : d > 0) || d > 1e9)
+		return fail("%s needs a %s number of seconds (got '%s')", opt,
+			    zero_ok ? "positive (or 0)" : "positive", s);
+	*ns = (uint64_t)llround(d * 1e9);
+	return 0;
+}
+
+static int parse_script_memory(struct lp_cli *cli, const char *s)
+{
+	uint64_t v;
+	if (parse_u64(s, &v) || v > (1u << 30))
+		return fail("--script-memory needs a number of megabytes such as 512, or 0 for "
+			    "no limit (got '%s')", s);
+	cli->script_memory_mb = (int64_t)v;
 	return 0;
 }
 
@@ -212,6 +232,7 @@ static int parse_pages(struct lp_cli *cli, const char *s)
 	if (parse_u64(s, &v) || v == 0 || (v & (v - 1)) || v > (1u << 20))
 		return fail("-m needs a power of two number of pages such as 64 or 1024 (got '%s')", s);
 	cli->mmap_pages = v;
+	cli->mmap_pages_given = true;
 	return 0;
 }
 
@@ -293,7 +314,10 @@ static int option(struct lp_cli *cli, int c, char *val)
 	}
 	case 'p': return add_pids(cli, val);
 	case 'a': cli->system_wide = true; return 0;
-	case 'd': return parse_duration(cli, val);
+	case 'd': return parse_seconds("--duration", val, false, &cli->duration_ns);
+	case OPT_SCRIPT_TIMEOUT: return parse_seconds("--script-timeout", val, true,
+						      &cli->script_timeout_ns);
+	case OPT_SCRIPT_MEMORY: return parse_script_memory(cli, val);
 	case 'm': return parse_pages(cli, val);
 	case 'A': return add_arg(cli, val);
 	case 'I': return parse_interval(cli, val);
@@ -386,6 +410,7 @@ static int parse_run(struct lp_cli *cli, int argc, char **argv)
 int lp_cli_parse(struct lp_cli *cli, int argc, char **argv)
 {
 	memset(cli, 0, sizeof *cli);
+	cli->script_memory_mb = -1;
 	if (argc < 2)
 		return fputs(usage, stderr), -1;
 	const char *cmd = argv[1];

@@ -26,7 +26,10 @@ struct lp_cli {
 	struct lp_sampling sampling;
 	bool call_graph_given;          /* -g or --call-graph given */
 	size_t mmap_pages;
+	bool mmap_pages_given;          /* -m: exactly that, or fail */
 	uint64_t duration_ns;
+	uint64_t script_timeout_ns;     /* --script-timeout, 0: none */
+	int64_t script_memory_mb;       /* --script-memory, -1: the default */
 	const char *input;              /* -i FILE: replay a recording */
 	const char *output;             /* -o FILE: keep a recording */
 	bool no_buildid_cache;          /* leave perf's build-id cache alone */

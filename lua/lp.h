@@ -5,6 +5,9 @@
 #ifndef LP_LUA_H
 #define LP_LUA_H
 
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -17,6 +20,7 @@
 #define LP_EXIT_FAILURE 255     /* luaprof's own failures */
 #define LP_SAMPLE_MT "luaprof.Sample"
 #define LP_MAX_STACK 512        /* frames kept per sample */
+#define LP_SCRIPT_MEMORY_DEFAULT 1024   /* MB, or a quarter of the RAM when less */
 
 /* Fixed slots of the Lua state's base stack (not of a C function's), set
  * by lp_vm_open: the message handler, and for the per-sample call the
@@ -49,6 +53,7 @@ struct lp_source {
 struct lp_evinfo {
 	bool ready;
 	bool handled;                   /* a handler takes its samples */
+	const char *hook;               /* which: "on_event" or "on_sample" */
 	const struct lp_tp_format *fmt; /* s.fields */
 };
 
@@ -66,6 +71,27 @@ struct lp_view {
 	uint64_t nr_addrs;
 	bool unwound;                   /* addrs holds a DWARF-unwound user stack */
 	uint32_t cached;                /* bit set of uservalue slots filled */
+};
+
+/* guard.c: what stops a runaway script (see there).  Written by the main
+ * thread; the watchdog reads calls and overdue, the signal handlers the
+ * rest. */
+struct lp_guard {
+	lua_State *L;
+	_Atomic unsigned long calls;    /* +1 on a hook's entry and exit: odd inside */
+	const char *hook;               /* the hook running, or run last */
+	size_t bytes, limit;            /* the Lua state's memory, its limit (0: none) */
+	bool limit_hit;                 /* the last allocation was refused */
+	volatile sig_atomic_t armed;    /* the count hook is set, and why */
+	volatile sig_atomic_t signo, signals;
+	unsigned long armed_calls;      /* the call it was set for */
+	uint64_t armed_ns;
+	uint64_t timeout_ns;            /* --script-timeout, 0: none */
+	_Atomic unsigned long overdue;  /* the call the watchdog found too long */
+	pthread_t main, thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool watching, quit;
 };
 
 struct lp_cli;
@@ -91,7 +117,10 @@ struct lp_run {
 	uint64_t samples;               /* delivered to on_sample */
 	uint64_t lost;                  /* LOST records and the kernel's LOST_SAMPLES */
 	uint64_t lost_summary;          /* perf record's end-of-run LOST_SAMPLES */
-	bool exit_requested;            /* luaprof.exit() */
+	bool exit_requested;            /* luaprof.exit(), or the output closed */
+	bool output_closed;             /* stdout's reader has gone (| head): the run
+					 * ends, the command is left to finish */
+	bool output_failed;             /* writing stdout failed otherwise (reported) */
 	bool failed;                    /* a hook raised an error */
 	bool kernel_notice_given;
 	struct lp_frame frames[LP_MAX_STACK];   /* scratch for one stack */
@@ -100,6 +129,10 @@ struct lp_run {
 	uint64_t addrs[LP_MAX_STACK + 2];       /* scratch: an unwound stack's addresses */
 	struct lp_unwinder *unwinder;   /* DWARF unwinding, made on first use */
 	struct lp_fold_cache *fold;     /* lfold.c, allocated on first use */
+	struct lp_guard guard;
+	size_t script_memory;           /* --script-memory in bytes, 0: no limit */
+	uint64_t script_timeout;        /* --script-timeout in ns, 0: none */
+	volatile sig_atomic_t interrupted;      /* a signal stopped the run (replays) */
 	/* lopts.c: the script's own options and how the script is run */
 	int mode;                       /* LP_MODE_* */
 	char **script_opts;             /* "--name[=value]" after the script name */
@@ -127,9 +160,50 @@ enum { LP_MODE_RUN, LP_MODE_HELP, LP_MODE_DESCRIBE };
 int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs);
 int lp_vm_call(struct lp_run *run, int ref, int nargs);
 /* Calls the handler at index idx of the handler table (LP_SLOT_HANDLERS)
- * with the view; 0, or -1 after reporting the error. */
-int lp_vm_call_handler(struct lp_run *run, int idx);
+ * with the view (name: which hook it is, for messages); 0, or -1 after
+ * reporting the error. */
+int lp_vm_call_handler(struct lp_run *run, int idx, const char *name);
 void lp_vm_close(struct lp_run *run);
+/* Flushes the standard output at the end of the run: 0, or -1 after one
+ * line when writing it failed (a closed pipe is no failure: see vm.c). */
+int lp_vm_flush(struct lp_run *run);
+
+/* guard.c: the Lua state, with an allocator that refuses to hold more
+ * than limit bytes (0: luaL_newstate's own, no limit).  NULL when out of
+ * memory. */
+lua_State *lp_guard_newstate(struct lp_guard *g, size_t limit);
+/* Starts watching hook calls (the watchdog thread only when timeout_ns is
+ * not 0).  0 or -errno. */
+int lp_guard_start(struct lp_guard *g, uint64_t timeout_ns);
+/* Stops the watchdog; the guard can no longer interrupt anything. */
+void lp_guard_stop(struct lp_guard *g);
+/* From a SIGINT/SIGTERM/SIGHUP handler: interrupts a hook that does not
+ * return within a second (at once on a second signal).  Async-signal-safe. */
+void lp_guard_signal(int sig);
+/* Removes the count hook (lp_guard_leave does, when one was set). */
+void lp_guard_disarm(struct lp_guard *g);
+/* Prints the one line for a failed hook call: status and msg as lua_pcall
+ * left them (msg may be NULL); out-of-memory errors name the limit. */
+void lp_guard_explain(const struct lp_guard *g, int status, const char *msg);
+/* --script-memory's default, in bytes. */
+size_t lp_guard_default_memory(void);
+
+/* Around every call of a hook (name: "on_sample", ...): two plain stores,
+ * and a removal of the count hook when a signal had set one. */
+static inline void lp_guard_enter(struct lp_guard *g, const char *name)
+{
+	g->hook = name;
+	atomic_store_explicit(&g->calls, atomic_load_explicit(&g->calls, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+static inline void lp_guard_leave(struct lp_guard *g)
+{
+	atomic_store_explicit(&g->calls, atomic_load_explicit(&g->calls, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	if (g->armed)
+		lp_guard_disarm(g);
+}
 
 /* lstack.c: frees what symbolizing stacks keeps for the run. */
 void lp_stack_free(struct lp_run *run);

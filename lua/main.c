@@ -3,7 +3,8 @@
  * open the events, run the hooks, and choose the exit status.
  *
  * Signals: SIGINT, SIGTERM and SIGHUP end the run cleanly (rings drained,
- * on_end called).  A signal typed at the terminal reaches the command too,
+ * on_end called); a replay stops reading, runs on_end and exits 128+N.  A
+ * hook still running a second after the signal is interrupted (guard.c).  A signal typed at the terminal reaches the command too,
  * as it would without luaprof; one sent to luaprof alone (kill) is passed
  * on to the command.  A command still running when the run ends for another
  * reason (a script error, luaprof.exit(), --duration) is sent SIGTERM.
@@ -39,10 +40,15 @@ struct live_src {
 };
 static volatile sig_atomic_t sig_caught;
 
+static struct lp_run *volatile sig_run;
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
 	sig_caught = sig;
+	lp_guard_signal(sig);           /* a hook that does not return is interrupted */
+	if (sig_run)
+		sig_run->interrupted = sig;     /* a replay stops reading */
 	if (!sig_live)
 		return;
 	lp_live_stop(sig_live);
@@ -50,6 +56,9 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		lp_live_signal(sig_live, sig);  /* not from the terminal: pass it on */
 }
 
+/* SIGPIPE is ignored (the launched command gets it back: workload.c), so
+ * a closed output ends the run cleanly (vm.c) instead of killing luaprof
+ * and, through PDEATHSIG, the command. */
 static void install_signals(void)
 {
 	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_RESTART };
@@ -57,6 +66,7 @@ static void install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 static void log_to_stderr(enum lp_log_level level, const char *msg, void *ctx)
@@ -239,7 +249,8 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 		.argv = cli->argv, .pids = cli->pids, .nr_pids = cli->nr_pids,
 		.system_wide = cli->system_wide, .events = cli->events.v,
 		.nr_events = cli->events.n, .sampling = cli->sampling,
-		.mmap_pages = cli->mmap_pages, .duration_ns = cli->duration_ns,
+		.mmap_pages = cli->mmap_pages, .mmap_pages_exact = cli->mmap_pages_given,
+		.duration_ns = cli->duration_ns,
 	};
 	struct lp_live *lv = lp_live_open(&o, &fb, err, sizeof err);
 	if (!lv) {
@@ -277,7 +288,8 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 		lp_tp_set_free(ctx.formats);
 	}
 	uint64_t t1 = now_ns();
-	int grace = rc == 0 && sig_caught ? 1000 : (rc == 0 && !run->exit_requested && !cli->duration_ns ? -1 : 0);
+	int grace = rc == 0 && sig_caught ? 1000 : (rc == 0 && (run->output_closed ||
+		    (!run->exit_requested && !cli->duration_ns)) ? -1 : 0);
 	int status = lp_live_wait(lv, grace);
 	sig_live = NULL;
 	report_losses(lv);
@@ -353,7 +365,10 @@ int main(int argc, char **argv)
 	struct lp_run run = { .ref_on_sample = LUA_NOREF, .ref_on_end = LUA_NOREF,
 			      .ref_on_start = LUA_NOREF, .ref_on_interval = LUA_NOREF,
 			      .ref_on_comm = LUA_NOREF, .ref_on_fork = LUA_NOREF,
-			      .ref_on_exit = LUA_NOREF, .cli = &cli };
+			      .ref_on_exit = LUA_NOREF, .cli = &cli,
+			      .script_timeout = cli.script_timeout_ns,
+			      .script_memory = cli.script_memory_mb < 0 ? lp_guard_default_memory() :
+					       (size_t)cli.script_memory_mb << 20 };
 	char path[4096];
 	run.procs = lp_procs_new();
 	run.resolver = run.procs ? lp_resolver_new(run.procs, NULL) : NULL;
@@ -365,10 +380,13 @@ int main(int argc, char **argv)
 	else if (cli.script && (rc = lp_vm_open(&run, cli.script, cli.args, cli.nargs)) != 0)
 		status = rc > 0 ? 0 : LP_EXIT_FAILURE;
 	else if (check_interval(&run, &cli) == 0 && lp_cli_finish(&cli) == 0) {
+		sig_run = &run;
 		install_signals();
 		status = cli.input ? lp_replay(&run, cli.input) : run_live(&run, &cli);
 	}
-	fflush(stdout);
+	if (lp_vm_flush(&run))
+		status = LP_EXIT_FAILURE;
+	sig_run = NULL;
 	lp_vm_close(&run);
 	lp_resolver_free(run.resolver);
 	lp_procs_free(run.procs);

@@ -43,6 +43,18 @@ struct lp_recording {
 	int err;
 };
 
+/* Keeps the first failure, and says at once that the recording failed:
+ * the run goes on (the script's output is still good), and close cuts the
+ * file after its last whole record. */
+static void set_err(struct lp_recording *rec, int err)
+{
+	if (rec->err || !err)
+		return;
+	rec->err = err;
+	fprintf(stderr, "luaprof: writing %s failed: %s (the run goes on; the recording "
+		"stops here)\n", rec->path, strerror(-err));
+}
+
 /* The kernel text's start (_text) and end (_etext) from kallsyms; false
  * when hidden or unreadable. */
 static bool kernel_text(uint64_t *start, uint64_t *end)
@@ -67,10 +79,10 @@ static void write_made_up(struct lp_recording *rec, struct lp_record *r, uint32_
 	r->has_sid = true;
 	r->sid = (struct lp_sample_id){ .pid = pid, .tid = tid, .id = rec->id };
 	int n = lp_record_encode(r, &rec->fmt, buf, sizeof buf);
-	if (n < 0 && !rec->err)
-		rec->err = n;
+	if (n < 0)
+		set_err(rec, n);
 	else if (n > 0 && !rec->err)
-		rec->err = lp_pd_writer_write(rec->w, buf);
+		set_err(rec, lp_pd_writer_write(rec->w, buf));
 }
 
 /* perf record's synthesized map of the kernel text, which perf needs to
@@ -84,8 +96,8 @@ static void write_kernel_map(struct lp_recording *rec)
 	r.u.mmap = (struct lp_mmap){ .pid = UINT32_MAX, .start = start, .len = end - start,
 				     .pgoff = start, .filename = "[kernel.kallsyms]_text" };
 	write_made_up(rec, &r, UINT32_MAX, 0);
-	if (lp_procs_apply(rec->procs, &r) && !rec->err)       /* for kernel hits */
-		rec->err = -ENOMEM;
+	if (lp_procs_apply(rec->procs, &r))     /* for kernel hits */
+		set_err(rec, -ENOMEM);
 }
 
 /* Notes a map of [vdso], whose build-id perf writes whenever it is mapped. */
@@ -164,7 +176,7 @@ struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
 		size_t n = lp_live_ids(lv, i, ids, sizeof ids / sizeof ids[0]);
 		const struct perf_event_attr *a = lp_live_attr(lv, i);
 		if (lp_pd_writer_add_event(rec->w, a, events[i].name, ids, n))
-			rec->err = -EIO;
+			set_err(rec, -EIO);
 	}
 	if (nr_events && lp_live_ids(lv, 0, ids, 1))
 		rec->id = ids[0];
@@ -178,7 +190,7 @@ struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
 	struct lp_pd_info info = { .cmdline = cmd, .nr_cmdline = cmd ? (size_t)argc : 0,
 				   .perf_version = "luaprof " LP_VERSION };
 	if (lp_pd_writer_set_info(rec->w, &info))       /* copies the strings */
-		rec->err = -EIO;
+		set_err(rec, -EIO);
 	free(cmd);
 	return rec;
 }
@@ -190,10 +202,10 @@ static int tee_next(void *ctx, struct lp_record *r, int *event)
 	if (rc != 1)
 		return rc;      /* the end, an error, or an alarm (no record) */
 	if (!rec->err)
-		rec->err = lp_pd_writer_write(rec->w, r->data);
+		set_err(rec, lp_pd_writer_write(rec->w, r->data));
 	if (r->type == PERF_RECORD_SAMPLE) {
-		if (lp_hits_sample(rec->hits, rec->procs, r) && !rec->err)
-			rec->err = -ENOMEM;
+		if (lp_hits_sample(rec->hits, rec->procs, r))
+			set_err(rec, -ENOMEM);
 	} else {
 		note_mmap(rec, r);
 	}
@@ -267,8 +279,8 @@ static void add_build_id(struct bid_table *bt, const char *path, const uint8_t *
 	struct lp_pd_build_id b = { .path = path, .size = (uint8_t)(n > 20 ? 20 : n), .pid = -1,
 				    .cpumode = cpumode };
 	memcpy(b.id, id, b.size);
-	if (lp_pd_writer_add_build_id(bt->rec->w, &b) == -ENOMEM && !bt->rec->err)
-		bt->rec->err = -ENOMEM;
+	if (lp_pd_writer_add_build_id(bt->rec->w, &b) == -ENOMEM)
+		set_err(bt->rec, -ENOMEM);
 	keep_obj(bt, &b);
 }
 
@@ -343,10 +355,9 @@ int lp_recording_close(struct lp_recording *rec, bool cache)
 		add_object(&bt, &(struct lp_map){ .path = "[vdso]" });
 	free(bt.seen);
 	lp_hits_free(rec->hits);
-	int rc = lp_pd_writer_close(rec->w);
-	if (rec->err || rc)
-		fprintf(stderr, "luaprof: writing %s failed: %s\n", rec->path,
-			strerror(-(rec->err ? rec->err : rc)));
+	int rc = lp_pd_writer_close(rec->w);   /* a failed file is cut (it logs how) */
+	if (!rec->err && rc)
+		fprintf(stderr, "luaprof: writing %s failed: %s\n", rec->path, strerror(-rc));
 	int failed = rec->err || rc;
 	if (cache && !failed)
 		fill_cache(&bt);

@@ -78,8 +78,11 @@ static const struct lp_evinfo *event_info(struct lp_run *run, int event)
 	lua_State *L = run->L;
 	struct lp_evinfo *ei = &run->evinfo[i];
 	const char *name = event >= 0 ? run->src->event_name(run->src->ctx, event) : NULL;
-	if (!push_on_event(L, name))
+	ei->hook = "on_event";
+	if (!push_on_event(L, name)) {
 		lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_on_sample);
+		ei->hook = "on_sample";
+	}
 	ei->handled = lua_isfunction(L, -1);
 	if (!ei->handled) {
 		lua_pop(L, 1);
@@ -152,7 +155,7 @@ static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
 	run->view.rec = rec;
 	run->view.event = event;
 	run->view.fmt = ei->fmt;
-	int rc = lp_vm_call_handler(run, event + 2);
+	int rc = lp_vm_call_handler(run, event + 2, ei->hook);
 	lp_sample_invalidate(run->L, run);
 	return rc;
 }

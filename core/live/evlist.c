@@ -106,24 +106,24 @@ static int add_fd(struct lp_evlist *el, int fd, uint32_t event)
 	return 0;
 }
 
-static void open_error(const struct lp_evlist *el, size_t e, int cpu, int rc, char *err,
-		       size_t errsz)
+static void open_error(const struct lp_evlist *el, size_t e, int cpu, pid_t tid, int rc,
+		       char *err, size_t errsz)
 {
 	const struct lp_event_spec *ev = &el->events[e];
 	bool tp = ev->type == PERF_TYPE_TRACEPOINT;
-	const char *hint = "";
+	char hint[320] = "";
 	if (tp && (rc == -EACCES || rc == -EPERM))
-		hint = ": not allowed; a tracepoint's data needs root (or CAP_PERFMON, or "
-		       "kernel.perf_event_paranoid=-1)";
+		snprintf(hint, sizeof hint, ": not allowed; a tracepoint's data needs root (or "
+			 "CAP_PERFMON, or kernel.perf_event_paranoid=-1; it is %d)",
+			 lp_event_paranoid());
 	else if (rc == -ENOENT || rc == -EOPNOTSUPP || rc == -ENODEV)
-		hint = tp ? ": this kernel does not offer it for sampling"
-			  : ": not supported on this machine (no hardware PMU?); try -e cpu-clock";
+		snprintf(hint, sizeof hint, "%s", tp ? ": this kernel does not offer it for sampling"
+			 : ": not supported on this machine (no hardware PMU?); try -e cpu-clock");
 	else if (rc == -EACCES || rc == -EPERM)
-		hint = ": not allowed; run as root or lower kernel.perf_event_paranoid "
-		       "(sysctl kernel.perf_event_paranoid=1)";
+		lp_access_hint(ev, tid, hint, sizeof hint);
 	else if (rc == -EMFILE)
-		hint = " (a run needs one per event and CPU, more with -p); raise the hard limit "
-		       "(ulimit -Hn, as root)";
+		snprintf(hint, sizeof hint, " (a run needs one per event and CPU, more with -p); "
+			 "raise the hard limit (ulimit -Hn, as root)");
 	snprintf(err, errsz, "cannot open event '%s' on cpu %d: %s%s", ev->name, cpu,
 		 strerror(-rc), hint);
 }
@@ -160,7 +160,7 @@ static int open_one(struct lp_evlist *el, size_t e, pid_t tid, size_t c, char *e
 	if (fd == -ESRCH)
 		return fd;
 	if (fd < 0) {
-		open_error(el, e, el->cpus[c], fd, err, errsz);
+		open_error(el, e, el->cpus[c], tid, fd, err, errsz);
 		return fd;
 	}
 	int rc = lp_event_set_filter(fd, &el->events[e]);
@@ -218,22 +218,48 @@ static int map_rings(struct lp_evlist *el, size_t pages)
 	return 0;
 }
 
-int lp_evlist_mmap(struct lp_evlist *el, size_t pages, char *err, size_t errsz)
+/* kernel.perf_event_mlock_kb, or -1 when unreadable. */
+static long mlock_kb(void)
 {
+	FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
+	long kb = -1;
+	if (f) {
+		if (fscanf(f, "%ld", &kb) != 1)
+			kb = -1;
+		fclose(f);
+	}
+	return kb;
+}
+
+static void unmap_rings(struct lp_evlist *el)
+{
+	for (size_t c = 0; c < el->nr_cpus; c++)
+		lp_ring_free(el->rings[c]), el->rings[c] = NULL;
+}
+
+int lp_evlist_mmap(struct lp_evlist *el, size_t pages, bool exact, char *err, size_t errsz)
+{
+	size_t want = pages;
 	int rc;
 	while ((rc = map_rings(el, pages)) == -EPERM || rc == -ENOMEM) {
-		for (size_t c = 0; c < el->nr_cpus; c++)
-			lp_ring_free(el->rings[c]), el->rings[c] = NULL;
-		if (pages <= 8)
+		unmap_rings(el);
+		if (exact || pages <= 8)
 			break;
-		lp_log(LP_WARN, "ring: %zu pages per cpu refused, trying %zu", pages, pages / 2);
 		pages /= 2;
 	}
-	if (rc) {
-		snprintf(err, errsz, "cannot map the ring buffers: %s%s", strerror(-rc),
-			 rc == -EPERM ? "; raise kernel.perf_event_mlock_kb or use a smaller -m" : "");
+	if (rc == -EPERM)
+		snprintf(err, errsz, "cannot map %zu ring pages per CPU (%zu KiB on each of %zu CPUs): "
+			 "more than kernel.perf_event_mlock_kb (%ld KiB) and 'ulimit -l' let this user "
+			 "lock; use a smaller -m, or raise them (sysctl kernel.perf_event_mlock_kb=N)",
+			 pages, pages * (size_t)getpagesize() / 1024, el->nr_cpus, mlock_kb());
+	else if (rc)
+		snprintf(err, errsz, "cannot map %zu ring pages per CPU: %s; use a smaller -m",
+			 pages, strerror(-rc));
+	if (rc)
 		return rc;
-	}
+	if (pages != want)
+		lp_log(LP_WARN, "ring buffers of %zu pages per CPU refused (kernel.perf_event_mlock_kb"
+		       "=%ld KiB): using %zu pages", want, mlock_kb(), pages);
 	for (size_t i = el->nr_cpus * el->nr_events; i < el->nr_fds; i++)
 		if (ioctl(el->fds[i], PERF_EVENT_IOC_SET_OUTPUT, el->fds[fd_cpu(el, i) * el->nr_events]))
 			goto fail;

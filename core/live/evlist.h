@@ -44,9 +44,22 @@ int lp_evlist_init(struct lp_evlist *el, struct lp_event_spec *events, size_t nr
  * reason into err and returns -errno. */
 int lp_evlist_open_task(struct lp_evlist *el, pid_t tid, char *err, size_t errsz);
 
-/* Maps one ring per CPU (pages each; halved down to 8 on EPERM/ENOMEM) and
- * redirects the other fds into it.  Returns 0 or -errno with err set. */
-int lp_evlist_mmap(struct lp_evlist *el, size_t pages, char *err, size_t errsz);
+/* Maps one ring per CPU (pages each; unless exact, halved down to 8 on
+ * EPERM/ENOMEM, with one LP_WARN line naming kernel.perf_event_mlock_kb)
+ * and redirects the other fds into it.  Returns 0 or -errno with err set
+ * (one line naming the setting to raise). */
+int lp_evlist_mmap(struct lp_evlist *el, size_t pages, bool exact, char *err, size_t errsz);
+
+/* access.c: whether this process may do what kernel.perf_event_paranoid
+ * forbids users (CAP_PERFMON or CAP_SYS_ADMIN). */
+bool lp_perf_privileged(void);
+/* access.c: 0, or -EACCES with one line in err when the paranoid level (3
+ * and above) lets this user profile nothing at all. */
+int lp_access_check(char *err, size_t errsz);
+/* access.c: the end of the line for an event (ev) that the kernel refused
+ * (EACCES/EPERM) for task tid (-1: every CPU), naming the setting and the
+ * value it needs, into buf (size bytes), starting with ": ". */
+void lp_access_hint(const struct lp_event_spec *ev, pid_t tid, char *buf, size_t size);
 
 /* Enables or disables every fd. */
 void lp_evlist_enable(struct lp_evlist *el, int on);

@@ -366,6 +366,8 @@ static int live_setup(struct lp_live *lv, const struct lp_live_opts *o, char *er
 	int rc;
 	s.inherit = !o->system_wide;
 	s.enable_on_exec = o->argv && !o->system_wide;
+	if ((rc = lp_access_check(err, errsz)))
+		return rc;
 	if (pipe2(lv->wake, O_CLOEXEC | O_NONBLOCK))
 		return -errno;
 	if (o->argv && (rc = lp_workload_prepare(&lv->wl, o->argv))) {
@@ -384,7 +386,7 @@ static int live_setup(struct lp_live *lv, const struct lp_live_opts *o, char *er
 		snprintf(err, errsz, "nothing to profile: every target has exited");
 		return -ESRCH;
 	}
-	if ((rc = lp_evlist_mmap(&lv->el, o->mmap_pages, err, errsz)))
+	if ((rc = lp_evlist_mmap(&lv->el, o->mmap_pages, o->mmap_pages_exact, err, errsz)))
 		return rc;
 	lp_format_from_attr(&lv->fmt, &lv->el.attrs[0]);
 	if (!(lv->fmts = calloc(o->nr_events, sizeof *lv->fmts)))

@@ -22,6 +22,7 @@ static void child(int go, int err, char *const argv[])
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);       /* luaprof ignores it; the command must not */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (read(go, &c, 1) != 1)
 		_exit(127);     /* cancelled */

@@ -27,8 +27,11 @@
 #include "perfdata/pd_int.h"
 
 #define STREAM_BUF (256u << 10)
+#define PIPE_HINT "pipe a recording in (perf record -o - -- CMD | luaprof run SCRIPT -i -)"
 #define MAX_RECORD 65536
 
+/* The read buffer: STREAM_BUF bytes, or for a file smaller than that its
+ * size (no record can be larger than the file holding it). */
 static int stream_init(struct lp_perfdata *pd, int fd, bool own)
 {
 	struct pd_src *s = &pd->src;
@@ -37,7 +40,7 @@ static int stream_init(struct lp_perfdata *pd, int fd, bool own)
 	s->own_fd = own;
 	if (!s->map)
 		s->end = s->data_end = UINT64_MAX;
-	s->cap = STREAM_BUF;
+	s->cap = s->map && s->map_len < STREAM_BUF ? s->map_len : STREAM_BUF;
 	s->buf = malloc(s->cap);
 	if (!s->buf)
 		return pd_error(pd, PD_NO_OFF, -ENOMEM, "out of memory for the read buffer");
@@ -81,6 +84,8 @@ int pd_src_open(struct lp_perfdata *pd, const char *path)
 		err = -errno;
 		if (!in)
 			close(fd);
+		if (in && err == -EBADF)
+			return pd_error(pd, PD_NO_OFF, err, "closed: " PIPE_HINT);
 		return pd_error(pd, PD_NO_OFF, err, "cannot stat: %s", strerror(-err));
 	}
 	if (S_ISREG(st.st_mode) && st.st_size > 0)
@@ -164,6 +169,9 @@ int pd_src_read(struct lp_perfdata *pd, void *dst, size_t n)
 		have = fill(pd, n);
 		if (have < 0)
 			return (int)have;
+		if (!have && !s->pos)
+			return pd_error(pd, PD_NO_OFF, -EPROTO, "empty input, no perf.data stream: "
+					PIPE_HINT);
 		if ((size_t)have < n)
 			return pd_error(pd, s->pos, -EPROTO, "input ends inside the header");
 		memcpy(dst, s->buf + s->head, n);

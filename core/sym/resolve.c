@@ -34,7 +34,9 @@
 #include "luaprof/proc.h"
 #include "sym/sym_int.h"
 
+#ifndef FCACHE_BITS     /* make fuzz builds with a smaller one: see the Makefile */
 #define FCACHE_BITS 12
+#endif
 #define FCACHE_SIZE (1u << FCACHE_BITS)
 #define KERNEL_DSO "[kernel.kallsyms]"
 

@@ -28,6 +28,7 @@ struct lp_live_opts {
 	size_t nr_events;
 	struct lp_sampling sampling;
 	size_t mmap_pages;              /* per CPU, a power of two */
+	bool mmap_pages_exact;          /* the user's -m: no smaller ring instead */
 	uint64_t duration_ns;           /* 0: no limit */
 };
 

@@ -7,7 +7,8 @@ Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
 
     tests/bench/bench.py [--quick] [--only NAME[,NAME...]]
 
-NAME is one of: live, replay, keepup, startup, symbols, tracepoints, dwarf, flame, map.
+NAME is one of: live, replay, keepup, startup, symbols, tracepoints, dwarf, flame, map,
+guards.
 """
 import atexit, json, os, resource, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -619,11 +620,35 @@ def counting_map():
     report(wl, "luaprof.map tuple {str, int} keys (ns/add)", tup / n * 1e9, plain / n * 1e9, "ns")
 
 
+# ---- the runaway-script guards --------------------------------------------
+
+ALLOC = script("alloc.lua", "local t, n = {}, 0\nfunction on_sample(s) n = n + 1 "
+                            "t[n % 4096] = { s.tid, s.time } end\n")
+
+
+def guards():
+    """The per-sample cost of --script-timeout and --script-memory: the same
+    replay with both guards on (a timeout, the default memory limit) and
+    off (0 and 0), alternating 3 x REPS times; the least CPU per sample of
+    each (on a shared machine runs vary by tens of percent, and what others
+    add is never negative).  COUNT is the call alone; ALLOC makes a table
+    per sample, through the counting allocator."""
+    data, n = record_deep(50000 if QUICK else 1000000)
+    on, off = ["--script-timeout", "10"], ["--script-timeout", "0", "--script-memory", "0"]
+    for name, path in (("count", COUNT), ("alloc", ALLOC)):
+        a, b = [], []
+        for _ in range(3 * REPS):
+            a.append(run([LUAPROF, "run", path, "-i", data] + on)[1] / n * 1e9)
+            b.append(run([LUAPROF, "run", path, "-i", data] + off)[1] / n * 1e9)
+        report("deep16 %dk %s" % (n // 1000, name), "guards on vs off: least CPU ns/sample (replay)",
+               min(a), min(b), "ns", better="lower")
+
+
 SECTIONS = [("live", lambda: (live_overhead(), live_throughput(), symbolized_throughput())),
             ("replay", replay), ("keepup", keepup),
             ("startup", lambda: (startup(), replay_startup(), record_close())), ("symbols", symbols),
             ("tracepoints", lambda: (tracepoint_replay(), tracepoint_keepup())), ("dwarf", dwarf),
-            ("flame", flame), ("map", counting_map)]
+            ("flame", flame), ("map", counting_map), ("guards", guards)]
 
 
 def main():

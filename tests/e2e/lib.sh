@@ -3,7 +3,7 @@ set -u
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-LUAPROF=$ROOT/luaprof
+LUAPROF=${LUAPROF:-$ROOT/luaprof}      # make check-asan: a sanitized build
 PROGS=$BUILD/progs
 CHECKS=$ROOT/tests/e2e/lua
 TMP=$(mktemp -d /tmp/luaprof-test.XXXXXX)

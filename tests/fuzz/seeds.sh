@@ -10,6 +10,7 @@ target=$1 dir=$2
 mkdir -p "$dir"
 cp -n tests/fuzz/corpus/"$target"/* "$dir"/ 2>/dev/null
 shared=../shared/perfdata
+[ -d "$shared" ] || shared=/work/shared/perfdata     # from a worktree under /work/wt
 # Recordings with tracepoints, made here when perf and tracefs allow: their
 # TRACING_DATA, and each event format in it (every tracepoint of a few
 # systems, so the formats are varied).
@@ -45,25 +46,44 @@ fuzz_debuglink)
 		rm -rf "$tmp"
 	fi ;;
 fuzz_minidebug|fuzz_srcline)
-	# a MiniDebugInfo image (xz) and small objects with DWARF, made here
+	# a MiniDebugInfo image (xz, with a 64 KiB dictionary: the 8 MiB of
+	# xz's default is allocated and cleared by every decode) and small
+	# objects with DWARF, made here
 	if command -v objcopy >/dev/null && command -v cc >/dev/null && command -v xz >/dev/null; then
 		tmp=$(mktemp -d)
 		cc -O2 -g -o "$tmp/inl" tests/progs/inlined.c && cp "$tmp/inl" "$dir/seed-inlined" &&
 			cc -O1 -g -o "$tmp/small" -x c - <<< 'static int f(int x) { return x * 3; } int main(int c, char **v) { (void)v; return f(c); }' &&
 			cp "$tmp/small" "$dir/seed-small" &&
 			objcopy --only-keep-debug "$tmp/small" "$tmp/mini" &&
-			objcopy -S --remove-section .comment "$tmp/mini" && xz -f "$tmp/mini" &&
+			objcopy -S --remove-section .comment "$tmp/mini" && xz -f --lzma2=preset=6,dict=64KiB "$tmp/mini" &&
 			cp "$tmp/mini.xz" "$dir/seed-mini.xz"
-		[ "$target" = fuzz_minidebug ] && rm -f "$dir/seed-inlined" "$dir/seed-small"
+		[ "$target" = fuzz_minidebug ] && rm -f "$dir/seed-inlined" &&
+			cp "$tmp/small" "$dir/seed-small"      # an ELF image
 		[ "$target" = fuzz_srcline ] && rm -f "$dir/seed-mini.xz"
 		rm -rf "$tmp"
 	fi ;;
-fuzz_perfdata)
-	# Whole recordings: perf's of many versions and layouts, the tests' own.
-	[ -d "$shared" ] && for f in "$shared"/perf.data.*; do
-		[ "$(stat -c %s "$f")" -le 400000 ] && cp -n "$f" "$dir/"
-	done
-	cp -n build/seeds/*.data "$dir/" 2>/dev/null ;;
+fuzz_perfdata|fuzz_pdpipe)
+	# Recordings cut to ~32 KiB of records (trim_perfdata.py): perf's of
+	# many versions and layouts, and two made here of a short command with
+	# real objects (libc, ld.so): luaprof's and perf's pipe mode.
+	tmp=$(mktemp -d)
+	if [ -x ./luaprof ] && ./luaprof record -e page-faults -c 1 -g -o "$tmp/luaprof.data" -- /bin/true \
+		>/dev/null 2>&1; then :; fi
+	if command -v perf >/dev/null; then
+		perf record -q -e page-faults -c 1 -g -o - -- /bin/true 2>/dev/null > "$tmp/perf-pipe.data"
+	fi
+	if [ "$target" = fuzz_pdpipe ]; then     # the pipe-mode ones
+		python3 tests/fuzz/trim_perfdata.py 32768 "$shared"/perf.data.piped.* "$tmp"/perf-pipe.data "$dir"
+	else
+		python3 tests/fuzz/trim_perfdata.py 32768 "$shared"/perf.data.* "$tmp"/*.data "$dir"
+	fi
+	rm -rf "$tmp" ;;
+fuzz_pdfeat)
+	# The feature sections of perf's recordings and of one made here.
+	tmp=$(mktemp -d)
+	[ -x ./luaprof ] && ./luaprof record -e page-faults -c 1 -o "$tmp/luaprof.data" -- /bin/true >/dev/null 2>&1
+	python3 tests/fuzz/seed_features.py "$shared"/perf.data.* "$tmp"/*.data "$dir"
+	rm -rf "$tmp" ;;
 fuzz_tdata) tracing_seeds tdata ;;
 fuzz_evparse)
 	# Event strings: every named event and a sample of tracepoints.
