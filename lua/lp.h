@@ -29,6 +29,7 @@
 #define LP_SLOT_HANDLERS 4
 
 struct lp_tp_format;
+struct lp_event_spec;
 
 /* Where records come from: a live run or a recording. */
 struct lp_source {
@@ -59,6 +60,7 @@ struct lp_view {
 	const struct lp_record *rec;    /* NULL outside on_sample */
 	int event;
 	const struct lp_tp_format *fmt; /* the event's tracepoint format, or NULL */
+	const struct lp_event_spec *spec;       /* the event's spec (live runs), or NULL */
 	struct lp_thread *thread;
 	bool have_frame;
 	struct lp_frame frame;          /* s.sym, s.dso, s.symoff, s.kernel */
@@ -117,6 +119,11 @@ struct lp_run {
 	uint64_t tick_samples;          /* samples since the previous call */
 	void (*set_alarm)(void *ctx, uint64_t t);       /* live runs: lp_live_set_alarm */
 	void *alarm_ctx;
+	/* live runs: the events as opened (s.args, s.retval, s.counts), and
+	 * the process memory USDT arguments may be read from */
+	const struct lp_event_spec *specs;
+	size_t nr_specs;
+	bool live;
 };
 
 enum { LP_MODE_RUN, LP_MODE_HELP, LP_MODE_DESCRIBE };
@@ -151,6 +158,14 @@ void lp_trace_push_fields(lua_State *L, struct lp_run *run);
 void lp_trace_push_raw(lua_State *L, struct lp_run *run);
 int lp_l_syscall_name(lua_State *L);
 int lp_l_syscall_nr(lua_State *L);
+
+/* lprobe.c: s.args (a probe's arguments: a uprobe's six argument
+ * registers, a USDT probe's decoded arguments), s.retval (a uretprobe's
+ * rax) and s.counts (the group's counts, name -> value) of the sample in
+ * the view; nil for other events. */
+void lp_probe_push_args(lua_State *L, struct lp_run *run);
+void lp_probe_push_retval(lua_State *L, struct lp_run *run);
+void lp_probe_push_counts(lua_State *L, struct lp_run *run);
 
 /* lluaprof.c */
 int luaopen_luaprof(lua_State *L);

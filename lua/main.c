@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 #include <dirent.h>
+#include <limits.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <lauxlib.h>
@@ -24,6 +26,7 @@
 #include "lp.h"
 #include "luaprof/live.h"
 #include "luaprof/luaprof.h"
+#include "luaprof/probe.h"
 #include "luaprof/trace.h"
 #include "lscript.h"
 #include "record.h"
@@ -230,16 +233,70 @@ static void check_handlers(struct lp_run *run, const struct lp_cli *cli)
 	free(names);
 }
 
+/* Whether any event is a watchpoint on a variable not yet found. */
+static bool watches_symbols(const struct lp_cli *cli)
+{
+	for (size_t i = 0; i < cli->events.n; i++)
+		if (cli->events.v[i].probe == LP_PROBE_WATCH && cli->events.v[i].probe_str &&
+		    !cli->events.v[i].config1)
+			return true;
+	return false;
+}
+
+/* Finds the variables of mem:SYMBOL events in the program they watch:
+ * the command's (moved at its exec when it is PIE), or the first -p
+ * process's.  exe gets the program's file ("" when there is none to
+ * find).  0 or -1 after a message. */
+static int resolve_watches(struct lp_cli *cli, char *exe, size_t size)
+{
+	char err[512];
+	pid_t pid = -1;
+	*exe = '\0';
+	if (!watches_symbols(cli))
+		return 0;
+	if (cli->argv) {
+		int rc = lp_probe_find_object(cli->argv[0], exe, size);
+		if (rc) {
+			fprintf(stderr, "luaprof: cannot find the program '%s' whose variables "
+				"mem: watches: %s\n", cli->argv[0], strerror(-rc));
+			return -1;
+		}
+	} else if (cli->nr_pids) {
+		char link[64];
+		pid = cli->pids[0];
+		snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
+		ssize_t n = readlink(link, exe, size - 1);
+		if (n <= 0) {
+			fprintf(stderr, "luaprof: cannot read %s for mem:'s variables: %s\n", link,
+				strerror(errno));
+			return -1;
+		}
+		exe[n] = '\0';
+	} else {
+		fprintf(stderr, "luaprof: mem:VARIABLE watches a variable of a program: give the "
+			"command (-- CMD) or -p PID, or watch an address (mem:0xADDRESS)\n");
+		return -1;
+	}
+	if (lp_event_list_resolve(&cli->events, exe, pid, err, sizeof err)) {
+		fprintf(stderr, "luaprof: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
 /* The live part of a run; returns the process exit status. */
 static int run_live(struct lp_run *run, struct lp_cli *cli)
 {
-	char err[512] = "";
+	char err[512] = "", exe[PATH_MAX];
 	unsigned fb = 0;
+	if (resolve_watches(cli, exe, sizeof exe))
+		return LP_EXIT_FAILURE;
 	struct lp_live_opts o = {
 		.argv = cli->argv, .pids = cli->pids, .nr_pids = cli->nr_pids,
 		.system_wide = cli->system_wide, .events = cli->events.v,
 		.nr_events = cli->events.n, .sampling = cli->sampling,
 		.mmap_pages = cli->mmap_pages, .duration_ns = cli->duration_ns,
+		.exe = *exe ? exe : NULL,
 	};
 	struct lp_live *lv = lp_live_open(&o, &fb, err, sizeof err);
 	if (!lv) {
@@ -260,6 +317,9 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	seed_procs(run, cli, recording);
 	run->set_alarm = source_alarm;
 	run->alarm_ctx = lv;
+	run->specs = cli->events.v;
+	run->nr_specs = cli->events.n;
+	run->live = true;
 	sig_live = lv;
 	uint64_t t0 = now_ns();
 	int rc = run->failed ? -1 : lp_live_start(lv, err, sizeof err);

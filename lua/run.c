@@ -24,6 +24,7 @@
 #include <lauxlib.h>
 
 #include "lp.h"
+#include "luaprof/event.h"
 
 /* The name without a trailing modifier list (":u", ":ppp"), which a
  * fallback may have added to what the script names; NULL when it has none.
@@ -152,6 +153,7 @@ static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
 	run->view.rec = rec;
 	run->view.event = event;
 	run->view.fmt = ei->fmt;
+	run->view.spec = event >= 0 && (size_t)event < run->nr_specs ? &run->specs[event] : NULL;
 	int rc = lp_vm_call_handler(run, event + 2);
 	lp_sample_invalidate(run->L, run);
 	return rc;
