@@ -30,6 +30,7 @@
 
 struct lp_tp_format;
 struct lp_event_spec;
+struct lp_count;
 
 /* Where records come from: a live run or a recording. */
 struct lp_source {
@@ -124,6 +125,14 @@ struct lp_run {
 	const struct lp_event_spec *specs;
 	size_t nr_specs;
 	bool live;
+	/* live runs: the events' counts for info.counts (nr_specs entries);
+	 * counts_prev holds them at the previous on_interval */
+	int (*read_counts)(void *ctx, struct lp_count *out);
+	void *counts_ctx;
+	struct lp_count *counts_prev, *counts_now;
+	bool count_only;                /* nothing is sampled: intervals run from
+					   lp_run_set_origin, not the first record */
+	int64_t user_ns, sys_ns;        /* the command's CPU times, -1 unknown */
 };
 
 enum { LP_MODE_RUN, LP_MODE_HELP, LP_MODE_DESCRIBE };
@@ -191,8 +200,15 @@ uint64_t lp_run_lost(const struct lp_run *run);
 
 /* run.c: calls on_end, if the script has one, with { samples, lost,
  * duration (ns), status (only when status >= 0: the command's exit status,
- * 128+N for signal N) }. */
+ * 128+N for signal N), user_time and sys_time (ns, when known), counts (live
+ * runs: name -> { value, raw, enabled, running, supported }, the totals) }.
+ * With an interval, the last on_interval (info.last) comes first. */
 void lp_run_end(struct lp_run *run, uint64_t duration, int status);
+
+/* run.c: counting runs (nothing sampled): the intervals of on_interval
+ * start at time t (CLOCK_MONOTONIC ns), and the last one ends at the end
+ * of the run. */
+void lp_run_set_origin(struct lp_run *run, uint64_t t);
 
 /* run.c: feeds every record of src to the model and the script: samples
  * to their event's handler (on_event[NAME], else on_sample), COMM, FORK

@@ -92,6 +92,39 @@ static void source_alarm(void *ctx, uint64_t t)
 	lp_live_set_alarm(ctx, t);
 }
 
+static int source_counts(void *ctx, struct lp_count *out)
+{
+	return lp_live_read_counts(ctx, out);
+}
+
+/* info.counts for the script: the live run's counters, read at each
+ * on_interval and at the end.  0 or -1 (out of memory). */
+static int setup_counts(struct lp_run *run, struct lp_live *lv, const struct lp_cli *cli)
+{
+	run->specs = cli->events.v;
+	run->nr_specs = cli->events.n;
+	run->live = true;
+	run->counts_now = calloc(cli->events.n, sizeof *run->counts_now);
+	run->counts_prev = calloc(cli->events.n, sizeof *run->counts_prev);
+	if (!run->counts_now || !run->counts_prev) {
+		fprintf(stderr, "luaprof: out of memory\n");
+		return -1;
+	}
+	run->read_counts = source_counts;
+	run->counts_ctx = lv;
+	return 0;
+}
+
+/* The command's user and system CPU time, for on_end. */
+static void set_usage(struct lp_run *run, const struct lp_live *lv)
+{
+	const struct rusage *ru = lp_live_usage(lv);
+	if (!ru)
+		return;
+	run->user_ns = (int64_t)ru->ru_utime.tv_sec * 1000000000 + ru->ru_utime.tv_usec * 1000;
+	run->sys_ns = (int64_t)ru->ru_stime.tv_sec * 1000000000 + ru->ru_stime.tv_usec * 1000;
+}
+
 static int source_next(void *ctx, struct lp_record *rec, int *event)
 {
 	return lp_live_next(((struct live_src *)ctx)->lv, rec, event);
@@ -156,6 +189,14 @@ static void call_on_start(struct lp_run *run, const struct lp_cli *cli, pid_t pi
 		lua_setfield(L, -2, "command");
 		lua_pushinteger(L, pid);
 		lua_setfield(L, -2, "pid");
+	}
+	if (cli->nr_pids) {
+		lua_createtable(L, (int)cli->nr_pids, 0);
+		for (size_t i = 0; i < cli->nr_pids; i++) {
+			lua_pushinteger(L, cli->pids[i]);
+			lua_rawseti(L, -2, (lua_Integer)i + 1);
+		}
+		lua_setfield(L, -2, "pids");
 	}
 	lp_vm_call(run, run->ref_on_start, 1);
 }
@@ -317,12 +358,13 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	seed_procs(run, cli, recording);
 	run->set_alarm = source_alarm;
 	run->alarm_ctx = lv;
-	run->specs = cli->events.v;
-	run->nr_specs = cli->events.n;
-	run->live = true;
 	sig_live = lv;
 	uint64_t t0 = now_ns();
-	int rc = run->failed ? -1 : lp_live_start(lv, err, sizeof err);
+	if (cli->sampling.count_only)
+		lp_run_set_origin(run, t0);
+	int rc = run->failed ? -1 : setup_counts(run, lv, cli) ? 1 : lp_live_start(lv, err, sizeof err);
+	if (rc == 1)
+		snprintf(err, sizeof err, "out of memory");
 	if (rc > 0 || (rc < 0 && !run->failed))
 		fprintf(stderr, "luaprof: %s\n", err);
 	if (rc == 0) {
@@ -341,6 +383,9 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	int status = lp_live_wait(lv, grace);
 	sig_live = NULL;
 	report_losses(lv);
+	set_usage(run, lv);
+	if (cli->sampling.count_only && t1 > run->last_time)
+		run->last_time = t1;
 	if (rc == 0)
 		lp_run_end(run, t1 - t0, status >= 0 ? exit_code(status) : -1);
 	lp_live_close(lv);
@@ -351,13 +396,16 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	return status >= 0 ? exit_code(status) : 0;
 }
 
-/* Commands that are not a run: each takes luaprof's argv from its name on.
- * A new command is one more line here. */
+static int stat_main(int argc, char **argv);
+
+/* Commands that are not a plain run: each takes luaprof's argv from its
+ * name on.  A new command is one more line here. */
 static const struct {
 	const char *name;
 	int (*main)(int argc, char **argv);     /* returns the exit status */
 } commands[] = {
 	{ "list", lp_list_main },
+	{ "stat", stat_main },
 };
 
 /* Resolves the script's name and hands its options to the run; 0 or -1. */
@@ -390,14 +438,10 @@ static int check_interval(struct lp_run *run, const struct lp_cli *cli)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* luaprof run ...: parse, load the script, run it live or over a recording. */
+static int run_main(int argc, char **argv)
 {
 	struct lp_cli cli;
-	for (size_t i = 0; argc > 1 && i < sizeof commands / sizeof *commands; i++)
-		if (!strcmp(argv[1], commands[i].name)) {
-			lp_log_set_hook(log_to_stderr, NULL);
-			return commands[i].main(argc - 1, argv + 1);
-		}
 	int rc = lp_cli_parse(&cli, argc, argv);
 	if (rc) {
 		lp_cli_free(&cli);
@@ -413,7 +457,7 @@ int main(int argc, char **argv)
 	struct lp_run run = { .ref_on_sample = LUA_NOREF, .ref_on_end = LUA_NOREF,
 			      .ref_on_start = LUA_NOREF, .ref_on_interval = LUA_NOREF,
 			      .ref_on_comm = LUA_NOREF, .ref_on_fork = LUA_NOREF,
-			      .ref_on_exit = LUA_NOREF, .cli = &cli };
+			      .ref_on_exit = LUA_NOREF, .cli = &cli, .user_ns = -1, .sys_ns = -1 };
 	char path[4096];
 	run.procs = lp_procs_new();
 	run.resolver = run.procs ? lp_resolver_new(run.procs, NULL) : NULL;
@@ -429,9 +473,41 @@ int main(int argc, char **argv)
 		status = cli.input ? lp_replay(&run, cli.input) : run_live(&run, &cli);
 	}
 	fflush(stdout);
+	free(run.counts_now);
+	free(run.counts_prev);
 	lp_vm_close(&run);
 	lp_resolver_free(run.resolver);
 	lp_procs_free(run.procs);
 	lp_cli_free(&cli);
 	return status;
+}
+
+/* luaprof stat [options] [--] CMD: the shipped stat script, which counts
+ * (luaprof.setup{count_only = true}) and prints as perf stat does. */
+static int stat_main(int argc, char **argv)
+{
+	char **v = calloc((size_t)argc + 3, sizeof *v);
+	if (!v) {
+		fprintf(stderr, "luaprof: out of memory\n");
+		return LP_EXIT_FAILURE;
+	}
+	static char prog[] = "luaprof", run[] = "run", stat[] = "stat";
+	v[0] = prog;
+	v[1] = run;
+	v[2] = stat;
+	for (int i = 1; i < argc; i++)
+		v[i + 2] = argv[i];
+	int rc = run_main(argc + 2, v);
+	free(v);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	for (size_t i = 0; argc > 1 && i < sizeof commands / sizeof *commands; i++)
+		if (!strcmp(argv[1], commands[i].name)) {
+			lp_log_set_hook(log_to_stderr, NULL);
+			return commands[i].main(argc - 1, argv + 1);
+		}
+	return run_main(argc, argv);
 }
