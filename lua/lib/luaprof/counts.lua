@@ -79,7 +79,8 @@ function M.ratio(name, c, all, wall_ns)
 end
 
 function M.line(name, c, all, wall_ns, prefix)
-  local value, unit = nil, is_clock(name) and "msec" or ""
+  local value
+  local unit = is_clock(name) and "msec" or ""
   local counted = c and c.supported and c.running > 0
   if not c or not c.supported then
     value = "<not supported>"
