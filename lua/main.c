@@ -84,6 +84,10 @@ static void notices(const struct lp_cli *cli, unsigned fb)
 	if (fb & LP_FALLBACK_USER_ONLY)
 		fprintf(stderr, "luaprof: kernel samples not allowed (kernel.perf_event_paranoid=%d): "
 				"profiling user space only (:u)\n", lp_event_paranoid());
+	if (fb & LP_FALLBACK_NO_INHERIT)
+		fprintf(stderr, "luaprof: this kernel reads a group with each sample only in the "
+				"threads it was opened on (Linux 6.12 follows new ones): the threads "
+				"and processes the command starts are not profiled\n");
 	(void)cli;
 }
 
@@ -381,7 +385,13 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	uint64_t t1 = now_ns();
 	int grace = rc == 0 && sig_caught ? 1000 : (rc == 0 && !run->exit_requested && !cli->duration_ns ? -1 : 0);
 	int status = lp_live_wait(lv, grace);
+	int xerr = lp_live_exec_error(lv);
 	sig_live = NULL;
+	if (xerr) {             /* nothing of it ran: no on_end */
+		fprintf(stderr, "luaprof: cannot run '%s': %s\n", cli->argv[0], strerror(-xerr));
+		rc = -1;
+		run->failed = true;
+	}
 	report_losses(lv);
 	set_usage(run, lv);
 	if (cli->sampling.count_only && t1 > run->last_time)

@@ -83,6 +83,7 @@ int lp_event_modifiers(const char *mod, struct lp_event_spec *e)
 	if (u || k) {           /* perf: naming one level excludes the others */
 		e->exclude_user = !u;
 		e->exclude_kernel = !k;
+		e->exclude_hv = true;
 	}
 	return 0;
 }
@@ -221,7 +222,7 @@ static void event_base(const struct lp_event_spec *spec, const struct lp_samplin
 	a->enable_on_exec = s->enable_on_exec;
 	a->exclude_user = spec->exclude_user;
 	a->exclude_kernel = spec->exclude_kernel;
-	a->exclude_hv = 1;
+	a->exclude_hv = spec->exclude_hv;
 }
 
 /* Counting only, as perf stat: no samples, no records, the group read
@@ -255,7 +256,11 @@ void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s
 	 * is sampled either way, and PERIOD makes a tracepoint that counts
 	 * more than one per hit (__perf_count: sched_stat_runtime's run time)
 	 * one sample with that count, not that many samples, as perf. */
-	if (!use_period || period == 1)
+	/* (a period= term leaves it out at 1 too, as perf's config terms do,
+	 * and so do watchpoints, which count one per hit) */
+	bool fixed = (spec->rate == LP_RATE_OWN && spec->use_period) ||
+		     spec->type == PERF_TYPE_BREAKPOINT;
+	if (!use_period || (period == 1 && !fixed))
 		a->sample_type |= PERF_SAMPLE_PERIOD;
 	a->freq = !use_period;
 	if (use_period)
@@ -323,6 +328,13 @@ static bool fall_back(struct lp_event_spec *spec, struct perf_event_attr *a, int
 		*fb |= LP_FALLBACK_CPU_CLOCK;
 		return true;
 	}
+	/* Kernels before 6.12 take no PERF_SAMPLE_READ on inherited events
+	 * (perf 6.1 never asks for it: its :S groups give up inherit). */
+	if (err == -EINVAL && a->inherit && (a->sample_type & PERF_SAMPLE_READ)) {
+		a->inherit = 0;
+		*fb |= LP_FALLBACK_NO_INHERIT;
+		return true;
+	}
 	/* Not for tracepoints: they fire in the kernel, so user-only would
 	 * drop every sample. */
 	if ((err == -EACCES || err == -EPERM) && !a->exclude_kernel && !a->exclude_user &&
@@ -333,6 +345,7 @@ static bool fall_back(struct lp_event_spec *spec, struct perf_event_attr *a, int
 		free(spec->name);
 		spec->name = name;
 		a->exclude_kernel = spec->exclude_kernel = 1;
+		a->exclude_hv = spec->exclude_hv = 1;
 		*fb |= LP_FALLBACK_USER_ONLY;
 		return true;
 	}

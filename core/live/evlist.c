@@ -121,6 +121,8 @@ static void open_error(const struct lp_evlist *el, size_t e, int cpu, int rc, ch
 	if (tp && (rc == -EACCES || rc == -EPERM))
 		hint = ": not allowed; a tracepoint's data needs root (or CAP_PERFMON, or "
 		       "kernel.perf_event_paranoid=-1)";
+	else if (ev->probe && ev->probe != LP_PROBE_WATCH && (rc == -EACCES || rc == -EPERM))
+		hint = ": not allowed; placing a probe needs root (or CAP_PERFMON)";
 	else if (rc == -ENOENT || rc == -EOPNOTSUPP || rc == -ENODEV)
 		hint = tp ? ": this kernel does not offer it for sampling"
 			  : ": not supported on this machine (no hardware PMU?); try -e cpu-clock";
@@ -291,8 +293,10 @@ void lp_evlist_enable(struct lp_evlist *el, int on)
 
 /* Adds one read(2) of fd (event e's) to out: a plain read_format block
  * {value, enabled, running}, or a group's {nr, enabled, running, nr x
- * {value, id}} to its members e, e+1, ... */
-static int read_fd(const struct lp_evlist *el, int fd, size_t e, struct lp_count *out)
+ * {value, id}} to its members e, e+1, ...  Enabled times are kept at
+ * their largest when max_enabled (see lp_evlist_read), else added. */
+static int read_fd(const struct lp_evlist *el, int fd, size_t e, bool max_enabled,
+		   struct lp_count *out)
 {
 	uint64_t buf[3 + 2 * 64];
 	bool group = el->attrs[e].read_format & PERF_FORMAT_GROUP;
@@ -300,15 +304,48 @@ static int read_fd(const struct lp_evlist *el, int fd, size_t e, struct lp_count
 	if (n < (ssize_t)(3 * sizeof *buf))
 		return n < 0 ? -errno : -EIO;
 	uint64_t nr = group ? buf[0] : 1;
-	size_t per = group ? 2 : 1;
 	const uint64_t *times = buf + 1;        /* after value, or after nr */
 	const uint64_t *values = group ? buf + 3 : buf;
+	size_t per = group ? 2 : 1;
 	if (nr > 64 || (size_t)n < (group ? 3 + per * nr : 3) * sizeof *buf || e + nr > el->nr_events)
 		return -EIO;
 	for (uint64_t k = 0; k < nr; k++) {
-		out[e + k].value += values[k * per];
-		out[e + k].enabled += times[0];
-		out[e + k].running += times[1];
+		struct lp_count *c = &out[e + k];
+		c->value += values[k * per];
+		c->running += times[1];
+		if (!max_enabled)
+			c->enabled += times[0];
+		else if (times[0] > c->enabled)
+			c->enabled = times[0];
+	}
+	return 0;
+}
+
+/* Adds one thread's fds (fds[first], ... one block per opened task) to
+ * out, through block (nr_events entries of scratch). */
+static int read_block(const struct lp_evlist *el, size_t first, size_t n, struct lp_count *block,
+		      struct lp_count *out)
+{
+	/* A thread's event on one CPU of several is enabled whenever the thread
+	 * runs, and running only while it runs on that CPU: its enabled time is
+	 * the largest of its CPUs', its running time their sum (without
+	 * multiplexing the two are equal).  System-wide, each CPU's is its own. */
+	bool per_cpu_task = el->sampling.inherit && el->nr_cpus > 1;
+	size_t nb = el->nr_events;
+	memset(block, 0, nb * sizeof *block);
+	for (size_t i = first; i < first + n && i < el->nr_fds; i++) {
+		size_t e = i % el->nr_events;
+		bool group = el->attrs[e].read_format & PERF_FORMAT_GROUP;
+		if (el->fds[i] < 0 || (group && !el->events[e].group_leader))
+			continue;       /* a member's count comes with its leader's */
+		int rc = read_fd(el, el->fds[i], e, per_cpu_task, block);
+		if (rc)
+			return rc;
+	}
+	for (size_t e = 0; e < nb; e++) {
+		out[e].value += block[e].value;
+		out[e].enabled += block[e].enabled;
+		out[e].running += block[e].running;
 	}
 	return 0;
 }
@@ -317,17 +354,13 @@ int lp_evlist_read(const struct lp_evlist *el, struct lp_count *out)
 {
 	for (size_t e = 0; e < el->nr_events; e++)
 		out[e] = (struct lp_count){ .supported = !el->unsupported[e] };
-	for (size_t i = 0; i < el->nr_fds; i++) {
-		size_t e = i % el->nr_events;
-		const struct lp_event_spec *ev = &el->events[e];
-		bool group = el->attrs[e].read_format & PERF_FORMAT_GROUP;
-		if (el->fds[i] < 0 || (group && !ev->group_leader))
-			continue;       /* a member's count comes with its leader's */
-		int rc = read_fd(el, el->fds[i], e, out);
-		if (rc)
-			return rc;
-	}
-	return 0;
+	size_t block = el->sampling.inherit ? el->nr_cpus * el->nr_events : el->nr_fds;
+	struct lp_count *scratch = calloc(el->nr_events ? el->nr_events : 1, sizeof *scratch);
+	int rc = scratch ? 0 : -ENOMEM;
+	for (size_t i = 0; !rc && block && i < el->nr_fds; i += block)
+		rc = read_block(el, i, block, scratch, out);
+	free(scratch);
+	return rc;
 }
 
 void lp_evlist_close(struct lp_evlist *el)

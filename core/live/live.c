@@ -491,6 +491,11 @@ int lp_live_read_counts(struct lp_live *lv, struct lp_count *out)
 	return lp_evlist_read(&lv->el, out);
 }
 
+int lp_live_exec_error(struct lp_live *lv)
+{
+	return lv->has_cmd ? lp_workload_exec_error(&lv->wl) : 0;
+}
+
 const struct rusage *lp_live_usage(const struct lp_live *lv)
 {
 	return lv->has_cmd && lv->wl.reaped ? &lv->wl.usage : NULL;

@@ -120,22 +120,40 @@ int lp_workload_resume(struct lp_workload *w)
 	return ptrace(PTRACE_DETACH, w->pid, NULL, NULL) ? -errno : 0;
 }
 
-int lp_workload_start(struct lp_workload *w)
+/* The errno a failed exec wrote, or 0 (the pipe closed at the exec). */
+static int read_exec_errno(struct lp_workload *w)
 {
 	int e = 0;
+	if (w->err_fd < 0)
+		return 0;
+	ssize_t n = read(w->err_fd, &e, sizeof e);
+	close(w->err_fd);
+	w->err_fd = -1;
+	return n == (ssize_t)sizeof e ? e : 0;
+}
+
+int lp_workload_start(struct lp_workload *w)
+{
 	if (write(w->go_fd, "x", 1) != 1)
 		return -errno;
 	close(w->go_fd);
 	w->go_fd = -1;
-	ssize_t n = read(w->err_fd, &e, sizeof e);
-	close(w->err_fd);
-	w->err_fd = -1;
-	if (n == (ssize_t)sizeof e) {
+	if (!w->stopped)
+		return 0;
+	int e = read_exec_errno(w);
+	if (e) {
 		w->stopped = false;
 		lp_workload_reap(w, true);
 		return -e;
 	}
-	return w->stopped ? wait_exec_stop(w) : 0;
+	return wait_exec_stop(w);
+}
+
+int lp_workload_exec_error(struct lp_workload *w)
+{
+	if (w->err_fd >= 0 && !w->reaped)
+		return 0;               /* it may still be exec'ing: ask once it exited */
+	return -read_exec_errno(w);
 }
 
 bool lp_workload_reap(struct lp_workload *w, bool wait)

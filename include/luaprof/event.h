@@ -76,6 +76,8 @@ struct lp_event_spec {
 				 * the others are read with it */
 	uint32_t dwarf_stack;   /* call-graph=dwarf term: bytes of stack */
 	bool exclude_user, exclude_kernel;
+	bool exclude_hv;        /* :u or :k named (perf: naming a level excludes
+				   the hypervisor too); else counted, as perf */
 	uint8_t precise;        /* requested precise_ip (0-3) */
 	bool precise_max;       /* :P, or the default event: best the machine has */
 	/* The event's own sampling settings, where it has them. */
@@ -208,6 +210,9 @@ enum lp_fallback {
 	LP_FALLBACK_CPU_CLOCK = 1,     /* no hardware PMU: cycles became cpu-clock */
 	LP_FALLBACK_USER_ONLY = 2,     /* kernel samples refused: :u added */
 	LP_FALLBACK_PRECISE = 4,       /* precise_ip lowered */
+	LP_FALLBACK_NO_INHERIT = 8,    /* a group read with samples (PERF_SAMPLE_READ)
+					  refused with inherit (before Linux 6.12):
+					  the threads it starts are not followed */
 };
 
 /* Opens spec (sampling s) on (pid, cpu), applying perf's fallbacks: cycles

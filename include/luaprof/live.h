@@ -76,6 +76,10 @@ pid_t lp_live_pid(const struct lp_live *lv);
 /* Sends sig to the launched command if it is still running. */
 void lp_live_signal(struct lp_live *lv, int sig);
 
+/* After lp_live_wait: -errno when the command could not be run (its exec
+ * failed: the run counted nothing of it), else 0. */
+int lp_live_exec_error(struct lp_live *lv);
+
 /* The launched command's resource usage once it was waited for (user and
  * system time), or NULL. */
 const struct rusage *lp_live_usage(const struct lp_live *lv);

@@ -33,9 +33,18 @@ int lp_workload_prepare(struct lp_workload *w, char *const argv[]);
  * was loaded; lp_workload_resume lets it run. */
 int lp_workload_prepare_stopped(struct lp_workload *w, char *const argv[]);
 
-/* Releases the child into exec.  Returns 0, or -errno when exec failed (the
- * child then exits 127 and is reaped here). */
+/* Releases the child into exec, and returns at once: waiting for the exec
+ * would wake the caller just as the new program starts (the close of the
+ * error pipe), and the wake-up may preempt it, adding a context switch to
+ * what is counted from its exec (perf stat does not wait either).  A
+ * failed exec shows later, in lp_workload_exec_error.  A child prepared
+ * stopped is waited for: this returns once it is held at its exec.
+ * Returns 0, or -errno (a failed exec of a stopped child, reaped here). */
 int lp_workload_start(struct lp_workload *w);
+
+/* Once the child has exited (reaped): -errno when its exec failed (it
+ * then exited 127 without running the program), else 0. */
+int lp_workload_exec_error(struct lp_workload *w);
 
 /* Lets a child held at its exec run on (detaching from it).  Returns 0 or
  * -errno. */
