@@ -102,6 +102,21 @@ static int reg_at(const char *p, const char *stop, const char **end, struct lp_u
 	return parse_reg(p + 1, n, a);
 }
 
+/* Whether [p, end) is a symbol, maybe with an offset: "counter",
+ * "buf+16", "_ZN3foo3barE-8" (what GNU as writes for RIP-relative and
+ * absolute operands). */
+static bool symbolic(const char *p, const char *end)
+{
+	if (p == end || !(isalpha((unsigned char)*p) || *p == '_' || *p == '.'))
+		return false;
+	while (p < end && (isalnum((unsigned char)*p) || *p == '_' || *p == '.' || *p == '$'))
+		p++;
+	if (p < end && (*p == '+' || *p == '-'))
+		for (p++; p < end && isxdigit((unsigned char)*p); p++)
+			;
+	return p == end;
+}
+
 /* One operand (after "SIZE@"), which must end at end. */
 static int parse_operand(const char *p, const char *end, struct lp_usdt_arg *a)
 {
@@ -117,13 +132,14 @@ static int parse_operand(const char *p, const char *end, struct lp_usdt_arg *a)
 		if (!parse_num(p + 1, &q, &a->value) && q == end)
 			return 0;
 		a->kind = LP_USDT_UNSUPPORTED;          /* $symbol */
-		return 0;
+		return symbolic(p + 1, end) ? 0 : -EINVAL;
 	}
 	a->value = 0;
 	q = p;
 	if (*p != '(' && parse_num(p, &q, &a->value)) {
+		const char *paren = memchr(p, '(', (size_t)(end - p));
 		a->kind = LP_USDT_UNSUPPORTED;          /* symbol(%rip), symbol+4(%rip) */
-		return 0;
+		return symbolic(p, paren ? paren : end) ? 0 : -EINVAL;
 	}
 	const char *r;
 	if (*q != '(' || end[-1] != ')')

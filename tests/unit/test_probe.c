@@ -380,7 +380,8 @@ static void usdt_specs(void)
 	TEST_TRUE(a[3].kind == LP_USDT_REG && a[3].size == 8);  /* old sdt.h: no size */
 	TEST_EQ(lp_usdt_parse_args("", a, 12), 0);
 	static const char *const bad[] = { "4@%xyz", "3@%eax", "@%eax", "4@", "4@(%rax", "4@$",
-					   "4@-8(%rbp)x", "1 2 3 4 5 6 7 8 9 10 11 12 13" };
+					   "4@-8(%rbp)x", "1 2 3 4 5 6 7 8 9 10 11 12 13",
+					   "-4@-%al", "8@$-x", "4@(%esp", "8@+(%rax)", "8@sym?(%rip)" };
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		if (lp_usdt_parse_args(bad[i], a, 12) != -EINVAL)
 			TEST_FAIL_("'%s' parsed", bad[i]);
