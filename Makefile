@@ -197,8 +197,14 @@ fuzz:
 	  $(patsubst tests/fuzz/%.c,build-fuzz/fuzzer/%,$(FUZZ_SRC))
 	@BUILD=build-fuzz FUZZ_TIME=$(FUZZ_TIME) tests/fuzz/run.sh $(FUZZ_TARGETS)
 
+# bpftrace is the bench's only extra tool (the uprobe rows), installed as
+# root when missing; without it those rows are left out.
 bench: all
 	@$(MAKE) --no-print-directory progs
+	@command -v bpftrace >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && { \
+	  echo "luaprof: installing bpftrace for the bench"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bpftrace >/dev/null 2>&1 || \
+	  echo "luaprof: could not install bpftrace: its rows are left out"; }; } || true
 	@BUILD=$(BUILD) python3 tests/bench/bench.py $(if $(QUICK),--quick)
 
 # The installed luaprof finds its scripts and library from its own path
