@@ -8,7 +8,7 @@ Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
     tests/bench/bench.py [--quick] [--only NAME[,NAME...]]
 
 NAME is one of: live, replay, keepup, startup, symbols, tracepoints, dwarf, flame, map,
-guards.
+guards, probes, stat.
 """
 import atexit, json, os, resource, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -644,11 +644,101 @@ def guards():
                min(a), min(b), "ns", better="lower")
 
 
+# ---- probes and counting ------------------------------------------------------
+
+
+def perf_probe(binary, func, event):
+    """Creates the uprobe event probe_<binary>:<event> with perf probe (in
+    tracefs' uprobe_events); returns the name, or None when perf cannot."""
+    r = subprocess.run(["perf", "probe", "-q", "-x", binary, "-a", "%s=%s" % (event, func)],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if r.returncode:
+        print("bench: perf probe failed: %s" % r.stderr.decode().strip()[:200])
+        return None
+    return "probe_%s:%s" % (os.path.basename(binary), event)
+
+
+def probes():
+    """A function called a million times (probed calls: twice(i)): the
+    workload's wall time alone, under luaprof run counting each call's
+    sample in Lua, under luaprof stat counting the uprobe in the kernel
+    (count_only), under perf record -e of the same uprobe (made with perf
+    probe -x, deleted after), and under bpftrace's uprobe:...{@n++}; and
+    the calls each saw (all of them, or it says how many it lost)."""
+    calls = 200000 if QUICK else 1000000
+    binary = os.path.join(PROGS, "probed")
+    wl = [binary, "calls", str(calls)]
+    ev = "uprobe:%s:twice" % binary
+    pname = perf_probe(binary, "twice", "lpbench_twice")
+    bpftrace = subprocess.run(["sh", "-c", "command -v bpftrace"], stdout=subprocess.PIPE).stdout.strip()
+    alone, ours, stat, perf, bpf = [], [], [], [], []
+    got, sgot, pgot, bgot = [], [], [], []
+    try:
+        for _ in range(REPS):
+            alone.append(run(wl)[0])
+            w, _, _, out = run([LUAPROF, "run", COUNT, "-e", ev, "-m", "1024", "--"] + wl)
+            ours.append(w)
+            got.append(int(out.split()[1]))
+            w = run([LUAPROF, "stat", "-e", ev, "--out=" + os.path.join(TMP, "stat.txt"), "--"] + wl)[0]
+            stat.append(w)
+            sgot.append(int(open(os.path.join(TMP, "stat.txt")).read().split("':")[1].split()[0]))
+            if pname:
+                pd = os.path.join(TMP, "probe.data")
+                perf.append(run(["perf", "record", "-q", "-e", pname, "-o", pd, "--"] + wl)[0])
+                pgot.append(perf_samples(pd))
+            if bpftrace:
+                w, _, _, out = run([bpftrace.decode(), "-e", "uprobe:%s:twice { @n++ }" % binary,
+                                    "-c", " ".join(wl)])
+                bpf.append(w)
+                bgot.append(int(out.split("@n:")[1].split()[0]) if "@n:" in out else 0)
+    finally:
+        if pname:
+            subprocess.run(["perf", "probe", "-q", "-d", pname], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    med = statistics.median
+    wlname = "uprobe %dk calls" % (calls // 1000)
+    base = med(alone)
+    print("%-22s workload alone %.4f s; calls seen: luaprof run %s, luaprof stat %s, perf record %s, "
+          "bpftrace %s" % (wlname, base, med(got), med(sgot), med(pgot) if pgot else "-",
+                           med(bgot) if bgot else "-"))
+    if perf:
+        report(wlname, "slowdown: luaprof run (Lua per call) vs perf record", med(ours) / base,
+               med(perf) / base, "x")
+        report(wlname, "slowdown: luaprof stat (count_only) vs perf record", med(stat) / base,
+               med(perf) / base, "x")
+    if bpf:
+        report(wlname, "slowdown: luaprof run vs bpftrace @n++", med(ours) / base, med(bpf) / base, "x")
+        report(wlname, "slowdown: luaprof stat vs bpftrace @n++", med(stat) / base, med(bpf) / base, "x")
+    if not perf and not bpf:
+        report(wlname, "slowdown: luaprof run vs luaprof stat", med(ours) / base, med(stat) / base, "x")
+
+
+def stat_bench():
+    """luaprof stat against perf stat: start-up to exit on true, and the wall
+    time of a CPU-and-faults workload (faults 16) under each, against it alone."""
+    s, p = [], []
+    for _ in range(REPS * 2):
+        s.append(run([LUAPROF, "stat", "--out=/dev/null", "--", "true"])[0])
+        p.append(run(["perf", "stat", "-o", "/dev/null", "--", "true"])[0])
+    report("true", "luaprof stat vs perf stat: start-up to exit", statistics.median(s),
+           statistics.median(p), "s")
+    wl = [os.path.join(PROGS, "faults"), "16"]
+    alone, s, p = [], [], []
+    for _ in range(REPS):
+        alone.append(run(wl)[0])
+        s.append(run([LUAPROF, "stat", "--out=/dev/null", "--"] + wl)[0])
+        p.append(run(["perf", "stat", "-o", "/dev/null", "--"] + wl)[0])
+    base = statistics.median(alone)
+    report("faults 16 (%.2f s)" % base, "luaprof stat vs perf stat: wall / alone",
+           statistics.median(s) / base, statistics.median(p) / base, "x")
+
+
 SECTIONS = [("live", lambda: (live_overhead(), live_throughput(), symbolized_throughput())),
             ("replay", replay), ("keepup", keepup),
             ("startup", lambda: (startup(), replay_startup(), record_close())), ("symbols", symbols),
             ("tracepoints", lambda: (tracepoint_replay(), tracepoint_keepup())), ("dwarf", dwarf),
-            ("flame", flame), ("map", counting_map), ("guards", guards)]
+            ("flame", flame), ("map", counting_map), ("guards", guards), ("probes", probes),
+            ("stat", stat_bench)]
 
 
 def main():

@@ -86,10 +86,40 @@ fuzz_pdfeat)
 	rm -rf "$tmp" ;;
 fuzz_tdata) tracing_seeds tdata ;;
 fuzz_evparse)
-	# Event strings: every named event and a sample of tracepoints.
+	# Event strings: every named event and a sample of tracepoints; the
+	# other forms (probes on the test workloads, PMU terms, groups).
 	i=0
-	for e in $(./luaprof list 2>/dev/null | awk 'NR % 40 == 1 || /Software|Hardware/ {print $1}'); do
+	for e in $(./luaprof list 2>/dev/null | awk 'NR % 40 == 1 || /Software|Hardware|PMU/ {print $1}'); do
 		printf '%s' "$e" > "$dir/list-$((i += 1))"
+	done
+	for e in "uprobe:build/progs/probed:twice+4" "uretprobe:libc:malloc" \
+		"usdt:build/progs/probed:luaprof_test:tick" "mem:0x1000/8:rw,mem:watched:w" \
+		"kprobe:vfs_read+8" "r1a8:u,L1-dcache-load-misses,dTLB-store-misses" \
+		"msr/tsc/,msr/event=0x2,period=1000/u" "{cpu-clock,page-faults}:S" \
+		"cpu-clock/call-graph=dwarf,stack-size=4096,name=c/k" "sched:sched_switch/period=3/"; do
+		printf '%s' "$e" > "$dir/form-$((i += 1))"
+	done ;;
+fuzz_usdt)
+	# the workloads' USDT probes (whole ELF files) and their argument specs
+	for f in build/progs/probed build/progs/probesema; do
+		[ -f "$f" ] && cp "$f" "$dir/$(basename "$f")" &&
+			readelf -n "$f" 2>/dev/null | sed -n 's/^ *Arguments: //p' |
+			while read -r a; do printf '%s' "$a" > "$dir/args-$(printf '%s' "$a" | md5sum | cut -c1-8)"; done
+	done
+	printf '%s' '-4@%edi 8@$5 -8@-16(%rbp) 4@(%rax) 8@sym(%rip) 8@8(%rax,%rbx,8) 1@%al 2@%r9w' > "$dir/args-mixed" ;;
+fuzz_ldcache)
+	# this machine's cache, and the same cut short
+	if [ -r /etc/ld.so.cache ]; then
+		cp /etc/ld.so.cache "$dir/ld.so.cache"
+		head -c 4096 /etc/ld.so.cache > "$dir/ld.so.cache-cut"
+	fi ;;
+fuzz_pmufmt)
+	# every format file of this machine's PMUs, and Intel's shapes
+	for f in /sys/bus/event_source/devices/*/format/*; do
+		[ -r "$f" ] && cp "$f" "$dir/$(echo "$f" | tr / _)"
+	done
+	for s in config:0-7 config:8-15 config:24-31 config:0-7,21 config1:0-63 config2:0-15,32-47; do
+		printf '%s\n' "$s" > "$dir/fmt-$(printf '%s' "$s" | md5sum | cut -c1-8)"
 	done ;;
 fuzz_tpformat) tracing_seeds tpformat ;;
 fuzz_folded)
