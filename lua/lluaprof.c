@@ -3,13 +3,20 @@
  * what require "luaprof" returns.
  *
  *   luaprof.version      the version string
+ *   luaprof.executable   the path of the running luaprof (to run it again:
+ *                        flamegraph --diff replays a second recording so)
  *   luaprof.exit()       end the run after the current callback
  *   luaprof.setup{...}   the script's own defaults (lsetup.c)
  *   luaprof.syscall_name(nr), luaprof.syscall_nr(name)   this machine's
  *                        system calls (ltrace.c)
  *   luaprof.options{...} the script's description and options (lopts.c)
+ *   luaprof.is_target(id) whether the run follows process (or thread) id
+ *                        (ltarget.c)
  *   luaprof.map, .hist, .json, ...  the report writers' library (lib.c)
  */
+#include <limits.h>
+#include <unistd.h>
+
 #include <lauxlib.h>
 
 #include "lib.h"
@@ -36,6 +43,7 @@ static const luaL_Reg funcs[] = {
 	{ "syscall_name", lp_l_syscall_name },
 	{ "syscall_nr", lp_l_syscall_nr },
 	{ "options", lp_options },
+	{ "is_target", lp_l_is_target },
 	{ NULL, NULL },
 };
 
@@ -44,6 +52,12 @@ int luaopen_luaprof(lua_State *L)
 	luaL_newlib(L, funcs);
 	lua_pushliteral(L, LP_VERSION);
 	lua_setfield(L, -2, "version");
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		lua_pushlstring(L, exe, (size_t)n);
+		lua_setfield(L, -2, "executable");
+	}
 	lp_lib_open(L);
 	lua_pushvalue(L, -1);
 	lua_setglobal(L, "luaprof");

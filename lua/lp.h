@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <lua.h>
 
@@ -29,6 +30,7 @@
 #define LP_SLOT_HANDLERS 4
 
 struct lp_tp_format;
+struct lp_hmap;
 
 /* Where records come from: a live run or a recording. */
 struct lp_source {
@@ -117,6 +119,7 @@ struct lp_run {
 	uint64_t tick_samples;          /* samples since the previous call */
 	void (*set_alarm)(void *ctx, uint64_t t);       /* live runs: lp_live_set_alarm */
 	void *alarm_ctx;
+	struct lp_hmap *targets;        /* ltarget.c: the pids followed; NULL: all */
 };
 
 enum { LP_MODE_RUN, LP_MODE_HELP, LP_MODE_DESCRIBE };
@@ -151,6 +154,16 @@ void lp_trace_push_fields(lua_State *L, struct lp_run *run);
 void lp_trace_push_raw(lua_State *L, struct lp_run *run);
 int lp_l_syscall_name(lua_State *L);
 int lp_l_syscall_nr(lua_State *L);
+
+/* ltarget.c: the processes a run of a command or of -p follows, for
+ * luaprof.is_target (without a set, as with -a or replaying, everything is
+ * followed).  lp_targets_init makes the set of pids (0 or -ENOMEM);
+ * lp_targets_fork adds the child of a FORK record whose parent process is
+ * in it (0 for every other record, or -ENOMEM); lp_targets_free frees it. */
+int lp_targets_init(struct lp_run *run, const pid_t *pids, size_t n);
+int lp_targets_fork(struct lp_run *run, const struct lp_record *rec);
+void lp_targets_free(struct lp_run *run);
+int lp_l_is_target(lua_State *L);
 
 /* lluaprof.c */
 int luaopen_luaprof(lua_State *L);

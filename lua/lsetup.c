@@ -6,6 +6,7 @@
  *                  interval = 1000 }
  *   luaprof.setup{ events = {"sched:sched_switch"},
  *                  filter = { ["sched:sched_switch"] = "prev_pid == 1" } }
+ *   luaprof.setup{ events = {"sched:sched_switch"}, system_wide = true }
  *
  * Called at the script's top level (it runs before anything is opened).
  * Replaying (-i), the keys of what to sample are checked but not applied:
@@ -98,6 +99,15 @@ static void set_call_graph(lua_State *L, struct lp_cli *cli)
 		cli->sampling = s;
 }
 
+/* Events on every CPU for every process, as -a, while the run still
+ * follows (and ends with) the command or the -p targets: a script of
+ * scheduling (off-CPU, wake-ups) needs the switches of other tasks. */
+static void set_system_wide(lua_State *L, struct lp_cli *cli)
+{
+	luaL_checktype(L, -1, LUA_TBOOLEAN);
+	cli->script_system_wide = lua_toboolean(L, -1);
+}
+
 static void set_interval(lua_State *L, struct lp_cli *cli)
 {
 	uint64_t v = positive(L, "interval");
@@ -157,6 +167,7 @@ static const struct {
 	{ "count", set_count, true },
 	{ "call_graph", set_call_graph, true },
 	{ "filter", set_filter, true },
+	{ "system_wide", set_system_wide, true },
 	{ "interval", set_interval, false },
 };
 

@@ -154,6 +154,16 @@ static void call_on_start(struct lp_run *run, const struct lp_cli *cli, pid_t pi
 		lua_pushinteger(L, pid);
 		lua_setfield(L, -2, "pid");
 	}
+	if (cli->nr_pids) {
+		lua_createtable(L, (int)cli->nr_pids, 0);
+		for (size_t i = 0; i < cli->nr_pids; i++) {
+			lua_pushinteger(L, cli->pids[i]);
+			lua_rawseti(L, -2, (lua_Integer)i + 1);
+		}
+		lua_setfield(L, -2, "pids");
+	}
+	lua_pushboolean(L, cli->system_wide || cli->script_system_wide);
+	lua_setfield(L, -2, "system_wide");
 	lp_vm_call(run, run->ref_on_start, 1);
 }
 
@@ -237,7 +247,7 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	unsigned fb = 0;
 	struct lp_live_opts o = {
 		.argv = cli->argv, .pids = cli->pids, .nr_pids = cli->nr_pids,
-		.system_wide = cli->system_wide, .events = cli->events.v,
+		.system_wide = cli->system_wide || cli->script_system_wide, .events = cli->events.v,
 		.nr_events = cli->events.n, .sampling = cli->sampling,
 		.mmap_pages = cli->mmap_pages, .duration_ns = cli->duration_ns,
 	};
@@ -247,6 +257,14 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 		return LP_EXIT_FAILURE;
 	}
 	notices(cli, fb);
+	pid_t pid = lp_live_pid(lv);
+	if (!cli->system_wide && lp_targets_init(run, cli->argv ? &pid : cli->pids,
+						 cli->argv ? 1 : cli->nr_pids)) {
+		fprintf(stderr, "luaprof: out of memory\n");
+		lp_live_wait(lv, 0);
+		lp_live_close(lv);
+		return LP_EXIT_FAILURE;
+	}
 	struct lp_recording *recording = NULL;
 	if (cli->output && !(recording = lp_recording_open(cli->output, lv, run->procs,
 							   cli->events.v, cli->events.n,
@@ -256,7 +274,7 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 		return LP_EXIT_FAILURE;
 	}
 	check_handlers(run, cli);
-	call_on_start(run, cli, lp_live_pid(lv));
+	call_on_start(run, cli, pid);
 	seed_procs(run, cli, recording);
 	run->set_alarm = source_alarm;
 	run->alarm_ctx = lv;
@@ -370,6 +388,7 @@ int main(int argc, char **argv)
 	}
 	fflush(stdout);
 	lp_vm_close(&run);
+	lp_targets_free(&run);
 	lp_resolver_free(run.resolver);
 	lp_procs_free(run.procs);
 	lp_cli_free(&cli);

@@ -257,7 +257,7 @@ static int handle(struct lp_run *run, const struct lp_record *rec, int event)
 			run->lost += rec->u.lost_samples;
 		return 0;
 	default:
-		if (lp_procs_apply(run->procs, rec)) {
+		if (lp_procs_apply(run->procs, rec) || lp_targets_fork(run, rec)) {
 			fprintf(stderr, "luaprof: out of memory tracking processes\n");
 			return -1;
 		}
