@@ -21,6 +21,7 @@ static const luaL_Reg modules[] = {
 	{ "flamegraph", luaopen_luaprof_flamegraph },
 	{ "pprof", luaopen_luaprof_pprof },
 	{ "folded", luaopen_luaprof_folded },
+	{ "perfscript", luaopen_luaprof_perfscript },
 	{ NULL, NULL },
 };
 

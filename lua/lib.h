@@ -7,7 +7,7 @@
 
 #include <lua.h>
 
-/* Adds the C modules (map, hist, lhist, json, flamegraph, pprof, folded)
+/* Adds the C modules (hist, lhist, json, flamegraph, pprof, folded, perfscript)
  * as fields of the luaprof table on top of the stack, and as
  * package.loaded["luaprof.NAME"], so require "luaprof.NAME" finds them. */
 void lp_lib_open(lua_State *L);
@@ -18,6 +18,7 @@ int luaopen_luaprof_json(lua_State *L);
 int luaopen_luaprof_flamegraph(lua_State *L);
 int luaopen_luaprof_pprof(lua_State *L);
 int luaopen_luaprof_folded(lua_State *L);
+int luaopen_luaprof_perfscript(lua_State *L);
 
 
 

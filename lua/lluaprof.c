@@ -10,11 +10,13 @@
  *   luaprof.syscall_name(nr), luaprof.syscall_nr(name)   this machine's
  *                        system calls (ltrace.c)
  *   luaprof.options{...} the script's description and options (lopts.c)
+ *   luaprof.demangle(name [, params])   a C++ or Rust name demangled
  *   luaprof.is_target(id) whether the run follows process (or thread) id
  *                        (ltarget.c)
  *   luaprof.map, .hist, .json, ...  the report writers' library (lib.c)
  */
 #include <limits.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
@@ -37,6 +39,18 @@ static int l_exit(lua_State *L)
 	return 0;
 }
 
+/* luaprof.demangle(name [, params]): name demangled, with its parameters
+ * (the default, as frames are named) or without (as perf prints it); the
+ * name itself when it is not mangled. */
+static int l_demangle(lua_State *L)
+{
+	const char *name = luaL_checkstring(L, 1);
+	char *d = lp_demangle_name(name, lua_isnoneornil(L, 2) || lua_toboolean(L, 2));
+	lua_pushstring(L, d ? d : name);
+	free(d);
+	return 1;
+}
+
 static const luaL_Reg funcs[] = {
 	{ "exit", l_exit },
 	{ "setup", lp_setup },
@@ -44,6 +58,7 @@ static const luaL_Reg funcs[] = {
 	{ "syscall_nr", lp_l_syscall_nr },
 	{ "options", lp_options },
 	{ "is_target", lp_l_is_target },
+	{ "demangle", l_demangle },
 	{ NULL, NULL },
 };
 

@@ -44,6 +44,9 @@ struct lp_source {
 	/* the tracepoint format of event idx: NULL for other events, or when
 	 * none is known.  Asked once per event, at its first sample. */
 	const struct lp_tp_format *(*event_format)(void *ctx, int idx);
+	/* the PERF_SAMPLE_* bits of event idx's samples (what they carry);
+	 * asked once per event, at its first sample */
+	uint64_t (*sample_type)(void *ctx, int idx);
 };
 
 /* What the loop knows of each event (run->evinfo[event + 1]), settled at
@@ -52,6 +55,7 @@ struct lp_evinfo {
 	bool ready;
 	bool handled;                   /* a handler takes its samples */
 	const struct lp_tp_format *fmt; /* s.fields */
+	uint64_t sample_type;           /* what its samples carry (PERF_SAMPLE_*) */
 };
 
 /* The sample view: one per run, pointed at the current sample only while
@@ -61,6 +65,7 @@ struct lp_view {
 	const struct lp_record *rec;    /* NULL outside on_sample */
 	int event;
 	const struct lp_tp_format *fmt; /* the event's tracepoint format, or NULL */
+	uint64_t sample_type;           /* the event's PERF_SAMPLE_* bits */
 	struct lp_thread *thread;
 	bool have_frame;
 	struct lp_frame frame;          /* s.sym, s.dso, s.symoff, s.kernel */
@@ -101,7 +106,7 @@ struct lp_run {
 	struct lp_srclines *lines;      /* source lines, made on first use */
 	uint64_t addrs[LP_MAX_STACK + 2];       /* scratch: an unwound stack's addresses */
 	struct lp_unwinder *unwinder;   /* DWARF unwinding, made on first use */
-	struct lp_fold_cache *fold;     /* lfold.c, allocated on first use */
+	struct lp_fold_cache *fold[2];  /* lfold.c, per LP_FOLD_* kind, made on first use */
 	/* lopts.c: the script's own options and how the script is run */
 	int mode;                       /* LP_MODE_* */
 	char **script_opts;             /* "--name[=value]" after the script name */

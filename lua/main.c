@@ -127,6 +127,14 @@ static const struct lp_tp_format *source_event_format(void *ctx, int idx)
 	return NULL;
 }
 
+static uint64_t source_sample_type(void *ctx, int idx)
+{
+	struct live_src *ls = ctx;
+	if (idx < 0 || (size_t)idx >= ls->cli->events.n)
+		return ~(uint64_t)0;
+	return lp_live_attr(ls->lv, (size_t)idx)->sample_type;
+}
+
 static void push_events(lua_State *L, const struct lp_cli *cli)
 {
 	lua_createtable(L, (int)cli->events.n, 0);
@@ -286,7 +294,7 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	if (rc == 0) {
 		struct live_src ctx = { lv, cli, lp_tp_set_new() };
 		struct lp_source src = { &ctx, source_next, source_stop, source_event_name,
-					 source_event_format };
+					 source_event_format, source_sample_type };
 		if (recording)
 			lp_recording_source(recording, &src, &src);
 		rc = lp_run_loop(run, &src);

@@ -88,6 +88,8 @@ static const struct lp_evinfo *event_info(struct lp_run *run, int event)
 	lua_rawseti(L, LP_SLOT_HANDLERS, (lua_Integer)i + 1);
 	ei->fmt = event >= 0 && run->src->event_format ?
 		  run->src->event_format(run->src->ctx, event) : NULL;
+	ei->sample_type = event >= 0 && run->src->sample_type ?
+			  run->src->sample_type(run->src->ctx, event) : ~(uint64_t)0;
 	ei->ready = true;
 	return ei;
 }
@@ -152,6 +154,7 @@ static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
 	run->view.rec = rec;
 	run->view.event = event;
 	run->view.fmt = ei->fmt;
+	run->view.sample_type = ei->sample_type;
 	int rc = lp_vm_call_handler(run, event + 2);
 	lp_sample_invalidate(run->L, run);
 	return rc;
