@@ -431,8 +431,7 @@ def dwarf():
     """The issue's rows for --call-graph dwarf: replay counting s.folded on
     a perf dwarf recording of >= 200k samples (QUICK: 20k) against perf
     script; peak RSS at half and all of it; s.srcline for every sample
-    against perf script -F +srcline (an -O2 -g program, -g, 20k samples:
-    perf's addr2line round trips make more impractical); live at 999 Hz
+    against perf script -F +srcline (an -O2 -g program, -g); live at 999 Hz
     (slowdown against perf record --call-graph dwarf) and samples lost at
     4 kHz."""
     chain = chain_binary("-O2 -g -fomit-frame-pointer")
@@ -451,7 +450,9 @@ def dwarf():
     report(wl, "s.folded peak RSS: all / half the samples", full, half, "KiB")
     os.unlink(data)
     src = os.path.join(TMP, "src.data")
-    run(["perf", "record", "-q", "-g", "-F", "4000", "-o", src, "--", chain, "qsort", str(int(5.5 * 60))])
+    # ~80k samples QUICK, ~490k otherwise: enough that start-up (kallsyms,
+    # libc's DWARF) is not what is measured.
+    run(["perf", "record", "-q", "-g", "-F", "4000", "-o", src, "--", chain, "qsort", "330" if QUICK else "2000"])
     n = perf_samples(src)
     o, p, _, _ = side_by_side("srcline", n, [LUAPROF, "run", SRCLINE, "-i", src],
                               ["perf", "script", "-F", "+srcline", "-i", src], 1)
