@@ -44,13 +44,12 @@ local keys = {
     return line and basename(line) or "??:0"
   end },
 }
-local sort_keys, by_sym_only = {}, true
+local sort_keys, with = {}, {}
 for i, k in ipairs(opt.sort) do
-  sort_keys[i] = keys[k]
-  if k == "dso" then by_sym_only = false end
+  sort_keys[i], with[k] = keys[k], true
 end
 -- As perf, functions of one name in two objects are two rows.
-local hidden_dso = by_sym_only and (function(s, f) return (f or s).dso or "" end)
+local hidden_dso = with.sym and not with.dso and (function(s, f) return (f or s).dso or "" end)
 
 local tables = {}       -- event -> { rows = { id -> row }, total, samples }
 
