@@ -101,6 +101,19 @@ $(BUILD)/gen/syscalls.h: Makefile
 $(BUILD)/core/trace/syscalls.o: $(BUILD)/gen/syscalls.h
 $(BUILD)/core/trace/syscalls.o: CFLAGS_ALL += -I$(BUILD)/gen
 
+# The error names, generated the same way from <errno.h>: the numeric
+# definitions only (EWOULDBLOCK and the other aliases name another).
+$(BUILD)/gen/errnos.h: Makefile
+	@mkdir -p $(dir $@)
+	echo '#include <errno.h>' | $(CC) -E -dM -x c - | \
+	  sed -n 's/^#define \(E[A-Z0-9]*\) \([0-9][0-9]*\)$$/{ "\1", \2 },/p' | \
+	  sort -t, -k2 -n > $@.tmp
+	@test -s $@.tmp || { echo "luaprof: no error numbers found in <errno.h>: install linux-libc-dev"; rm -f $@.tmp; exit 1; }
+	@mv $@.tmp $@
+
+$(BUILD)/core/trace/errnos.o: $(BUILD)/gen/errnos.h
+$(BUILD)/core/trace/errnos.o: CFLAGS_ALL += -I$(BUILD)/gen
+
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/test.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)

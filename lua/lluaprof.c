@@ -8,7 +8,7 @@
  *   luaprof.exit()       end the run after the current callback
  *   luaprof.setup{...}   the script's own defaults (lsetup.c)
  *   luaprof.syscall_name(nr), luaprof.syscall_nr(name)   this machine's
- *                        system calls (ltrace.c)
+ *                        system calls (ltrace.c); luaprof.errno_name(nr)
  *   luaprof.options{...} the script's description and options (lopts.c)
  *   luaprof.demangle(name [, params])   a C++ or Rust name demangled
  *   luaprof.is_target(id) whether the run follows process (or thread) id
@@ -56,6 +56,7 @@ static const luaL_Reg funcs[] = {
 	{ "setup", lp_setup },
 	{ "syscall_name", lp_l_syscall_name },
 	{ "syscall_nr", lp_l_syscall_nr },
+	{ "errno_name", lp_l_errno_name },
 	{ "options", lp_options },
 	{ "is_target", lp_l_is_target },
 	{ "demangle", l_demangle },

@@ -159,6 +159,7 @@ void lp_trace_push_fields(lua_State *L, struct lp_run *run);
 void lp_trace_push_raw(lua_State *L, struct lp_run *run);
 int lp_l_syscall_name(lua_State *L);
 int lp_l_syscall_nr(lua_State *L);
+int lp_l_errno_name(lua_State *L);
 
 /* ltarget.c: the processes a run of a command or of -p follows, for
  * luaprof.is_target (without a set, as with -a or replaying, everything is
