@@ -21,7 +21,7 @@ stdout); luaprof run flamegraph --offcpu draws them as a flame graph.]],
   { "min", "integer", 1, "leave out waits shorter than this, in microseconds" },
   { "states", "list", {}, "only these states (letters: S, D, R, ...); default all",
     choices = { "R", "S", "D", "T", "t", "X", "Z", "P", "I" } },
-  { "limit", "integer", 10, "stacks to print" },
+  { "limit", "integer", 10, "stacks to print (and twice as many thread rows)" },
   { "folded", "boolean", false, "print folded stacks weighted in microseconds instead" },
   { "out", "string", "-", "where --folded writes (- for stdout)" },
 }
@@ -31,7 +31,7 @@ local sched = luaprof.sched
 local wanted = {}
 for _, l in ipairs(opt.states) do wanted[l] = true end
 
-local by_thread = {}            -- "tid\0state" -> { comm, pid, tid, state, n, ns, max }
+local by_thread = {}            -- tid -> state letter -> { comm, pid, tid, state, n, ns, max }
 local by_stack = luaprof.map()  -- folded stack -> ns
 
 local off = sched.offcpu{
@@ -40,11 +40,15 @@ local off = sched.offcpu{
     local ns = t - o.time
     local letter = sched.state(o.state):sub(1, 1)
     if ns < opt.min * 1000 or (next(wanted) and not wanted[letter]) then return end
-    local key = o.tid .. "\0" .. letter
-    local r = by_thread[key]
+    local states = by_thread[o.tid]
+    if not states then
+      states = {}
+      by_thread[o.tid] = states
+    end
+    local r = states[letter]
     if not r then
       r = { comm = o.comm, pid = o.pid, tid = o.tid, state = sched.state_name(o.state), n = 0, ns = 0, max = 0 }
-      by_thread[key] = r
+      states[letter] = r
     end
     r.n, r.ns, r.max = r.n + 1, r.ns + ns, math.max(r.max, ns)
     by_stack:add(o.data, ns)
@@ -74,13 +78,19 @@ function on_end()
   end
   local rows = {}
   local list = {}
-  for _, r in pairs(by_thread) do list[#list + 1] = r end
+  for _, states in pairs(by_thread) do
+    for _, r in pairs(states) do list[#list + 1] = r end
+  end
   table.sort(list, function(a, b) return a.ns > b.ns end)
   local fmt = luaprof.fmt
+  local waits, total = 0, 0
   for i, r in ipairs(list) do
-    rows[i] = { r.comm, r.pid, r.tid, r.state, r.n, fmt.ns(r.ns), fmt.ns(r.ns // r.n), fmt.ns(r.max) }
+    waits, total = waits + r.n, total + r.ns
+    if i <= opt.limit * 2 then
+      rows[i] = { r.comm, r.pid, r.tid, r.state, r.n, fmt.ns(r.ns), fmt.ns(r.ns // r.n), fmt.ns(r.max) }
+    end
   end
-  print("# time off the CPU per thread and state")
+  print(string.format("# time off the CPU per thread and state: %d waits, %d ns in all", waits, total))
   fmt.print_table(rows, { headers = { "COMM", "PID", "TID", "STATE", "WAITS", "TOTAL", "AVERAGE", "LONGEST" } })
   if off.missed > 0 then
     print(string.format("# %d switches back in were not recorded by the kernel: those waits end at "

@@ -15,7 +15,8 @@
 -- back in (next_pid) and then calls on_back(o, t_in) with o = { tid=,
 -- pid=, comm=, time= (the switch out), state= (prev_state), data= (what
 -- keep(s) returned for the switch-out sample: its stack, say), missed= },
--- so the time off the CPU is t_in - o.time.  The switch-out sample is
+-- so the time off the CPU is t_in - o.time.  o is the thread's own table,
+-- reused for its next wait: copy what you keep of it.  The switch-out sample is
 -- taken in the thread that leaves, so s.stack there is where it blocked.
 -- filter(tid) chooses the threads (default: luaprof.is_target, the run's
 -- own processes when the events are system-wide).  A thread switched out
@@ -33,20 +34,33 @@ local words = { S = "sleeping", D = "uninterruptible", T = "stopped", t = "trace
                 X = "dead", Z = "zombie", P = "parked", I = "idle" }
 M.TASK_REPORT_MAX = 0x100
 
+local state_of, name_of = {}, {}        -- caches: a run sees few distinct values
+
 function M.state(st)
+  local l = state_of[st]
+  if l then return l end
   local bits = st & (M.TASK_REPORT_MAX - 1)
-  if bits == 0 then return st & M.TASK_REPORT_MAX ~= 0 and "R+" or "R" end
-  local out = {}
-  for i, l in ipairs(letters) do
-    if bits & (1 << (i - 1)) ~= 0 then out[#out + 1] = l end
+  if bits == 0 then
+    l = st & M.TASK_REPORT_MAX ~= 0 and "R+" or "R"
+  else
+    local out = {}
+    for i, c in ipairs(letters) do
+      if bits & (1 << (i - 1)) ~= 0 then out[#out + 1] = c end
+    end
+    l = table.concat(out, "|")
   end
-  return table.concat(out, "|")
+  state_of[st] = l
+  return l
 end
 
 function M.state_name(st)
-  local l = M.state(st)
-  if l:sub(1, 1) == "R" then return "runnable" end
-  return words[l] or l
+  local n = name_of[st]
+  if not n then
+    local l = M.state(st)
+    n = l:sub(1, 1) == "R" and "runnable" or words[l] or l
+    name_of[st] = n
+  end
+  return n
 end
 
 local Off = {}
@@ -57,7 +71,7 @@ function M.offcpu(opts)
   return setmetatable({
     keep = opts.keep, filter = opts.filter or luaprof.is_target,
     on_back = opts.on_back or function() end,
-    out = {}, missed = 0,
+    out = {}, free = {}, missed = 0,
   }, Off)
 end
 
@@ -76,8 +90,14 @@ function Off:switch(s)
     self.missed = self.missed + 1
     self.on_back(o, t)
   end
-  self.out[prev_tid] = { tid = prev_tid, pid = s.pid, comm = f.prev_comm, time = t,
-                         state = f.prev_state, data = self.keep and self.keep(s) }
+  o = self.free[prev_tid]       -- one table per thread, reused
+  if not o then
+    o = { tid = prev_tid }
+    self.free[prev_tid] = o
+  end
+  o.pid, o.comm, o.time, o.state, o.missed = s.pid, f.prev_comm, t, f.prev_state, false
+  o.data = self.keep and self.keep(s)
+  self.out[prev_tid] = o
 end
 
 function Off:finish(t)
