@@ -24,14 +24,5 @@ on_event = { ["raw_syscalls:sys_enter"] = function(s)
 end }
 
 function on_end()
-  if for_comm then
-    print(string.format("\nsyscall events for %s:\n", for_comm))
-  else
-    print("\nsyscall events:\n")
-  end
-  print(string.format("%-40s  %10s", "event", "count"))
-  print(string.format("%-40s  %10s", "----------------------------------------", "-----------"))
-  for id, n in perfpy.by_count(syscalls) do
-    print(string.format("%-40s  %10d", perfpy.syscall_name(id), n))
-  end
+  perfpy.print_syscall_totals(syscalls, for_comm, "-----------")
 end

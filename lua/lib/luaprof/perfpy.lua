@@ -15,6 +15,10 @@
 --                            "Unknown N errno"
 --   perfpy.only(value)       the scripts' [comm] / [pid] argument: a
 --                            function(comm, pid) -> whether to count
+--   perfpy.print_syscall_totals(d, for_comm, rule)
+--                            syscall-counts.py's and sctop.py's table of
+--                            d (id -> count); rule: the count column's
+--                            dashes (they differ by one)
 
 local M = {}
 local Dict = {}
@@ -83,6 +87,19 @@ function M.only(value)
   local pid = math.tointeger(tonumber(value))
   if pid then return function(_, p) return p == pid end end
   return function(comm) return comm == value end
+end
+
+function M.print_syscall_totals(d, for_comm, rule)
+  if for_comm then
+    print(string.format("\nsyscall events for %s:\n", for_comm))
+  else
+    print("\nsyscall events:\n")
+  end
+  print(string.format("%-40s  %10s", "event", "count"))
+  print(string.format("%-40s  %10s", string.rep("-", 40), rule))
+  for id, n in M.by_count(d) do
+    print(string.format("%-40s  %10d", M.syscall_name(id), n))
+  end
 end
 
 return M
