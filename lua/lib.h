@@ -23,7 +23,9 @@ int luaopen_luaprof_perfscript(lua_State *L);
 
 
 /* Writes len bytes to path whole or not at all (a temporary file renamed
- * over it); "-" is standard output.  Raises a Lua error naming the path. */
+ * over it); "-" is standard output, and a path that exists but is no
+ * regular file (/dev/null, a FIFO) is written as it is.  Raises a Lua
+ * error naming the path. */
 void lp_lib_write_file(lua_State *L, const char *path, const char *data, size_t len);
 
 /* Calls fn for every string key -> count of the stacks at idx: a

@@ -11,6 +11,7 @@
  *                        system calls (ltrace.c); luaprof.errno_name(nr)
  *   luaprof.options{...} the script's description and options (lopts.c)
  *   luaprof.demangle(name [, params])   a C++ or Rust name demangled
+ *   luaprof.write_file(path, text)      a file written whole or not at all
  *   luaprof.is_target(id) whether the run follows process (or thread) id
  *                        (ltarget.c)
  *   luaprof.map, .hist, .json, ...  the report writers' library (lib.c)
@@ -51,6 +52,17 @@ static int l_demangle(lua_State *L)
 	return 1;
 }
 
+/* luaprof.write_file(path, text): the whole text or nothing (a temporary
+ * file renamed over path); "-" is standard output, a device or FIFO is
+ * written as it is. */
+static int l_write_file(lua_State *L)
+{
+	size_t n;
+	const char *path = luaL_checkstring(L, 1), *text = luaL_checklstring(L, 2, &n);
+	lp_lib_write_file(L, path, text, n);
+	return 0;
+}
+
 static const luaL_Reg funcs[] = {
 	{ "exit", l_exit },
 	{ "setup", lp_setup },
@@ -60,6 +72,7 @@ static const luaL_Reg funcs[] = {
 	{ "options", lp_options },
 	{ "is_target", lp_l_is_target },
 	{ "demangle", l_demangle },
+	{ "write_file", l_write_file },
 	{ NULL, NULL },
 };
 

@@ -7,6 +7,9 @@
 # - flamegraph --diff=OTHER.data against the same recording shows no
 #   change; against another program's (leafs) it shows changes; a --diff
 #   that cannot be read fails with no file written.
+# - each script writing to a FIFO writes into it, and leaves it a FIFO (a
+#   file renamed over it, as regular files are written whole, would
+#   replace it: /dev/null once became a file that way);
 # (--offcpu: see the offcpu test.)
 . "$(dirname "$0")/lib.sh"
 need_perf_events
@@ -28,10 +31,19 @@ samples=$(awk '{s += $2} END {print s}' folded.rows)
 expect_status 0 "$LUAPROF" run flamegraph --diff=deep.data --out=same.svg -i deep.data
 grep -q '+0.00 pp' same.svg || fail "a graph against its own recording shows no +0.00 pp frame"
 grep -qE '[+-]0*[1-9][0-9]*\.[0-9]+ pp' same.svg && fail "a graph against its own recording shows a change"
-expect_status 0 "$LUAPROF" run folded -F 999 -g -o leafs.data --out=/dev/null -- "$PROGS/leafs" 100
+expect_status 0 "$LUAPROF" run folded -F 999 -g -o leafs.data --out=leafs.folded -- "$PROGS/leafs" 100
 expect_status 0 "$LUAPROF" run flamegraph --diff=leafs.data --out=diff.svg -i deep.data
 grep -qE '\+[1-9][0-9]*\.[0-9]+ pp' diff.svg || fail "deep16 against leafs shows no frame with more of the samples"
 expect_status 255 "$LUAPROF" run flamegraph --diff=missing.data --out=bad.svg -i deep.data
 [ ! -e bad.svg ] || fail "a failed --diff left a file"
 
+# --out to something that is not a regular file
+mkfifo pipe
+for s in folded flamegraph pprof speedscope; do
+	cat pipe > from-pipe &
+	expect_status 0 "$LUAPROF" run "$s" --out="$TMP/pipe" -i deep.data
+	wait $!
+	[ -p pipe ] || fail "$s --out=FIFO replaced the FIFO"
+	[ -s from-pipe ] || fail "$s --out=FIFO wrote nothing into it"
+done
 exit 0

@@ -130,13 +130,7 @@ function Profile:json()
 end
 
 function Profile:write(path)
-  local text = self:json()
-  if path == "-" then io.write(text) return end
-  local tmp = path .. ".tmp"
-  local f = assert(io.open(tmp, "w"))
-  f:write(text)
-  assert(f:close())
-  assert(os.rename(tmp, path))
+  luaprof.write_file(path, self:json())
 end
 
 return M
