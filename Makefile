@@ -133,24 +133,31 @@ $(BUILD)/progs/libdlwork.so: tests/progs/lib/dlwork.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
 
+$(BUILD)/progs/libprobelib.so: tests/progs/lib/probelib.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
+
 units: $(UNIT_BIN) $(FUZZ_BIN)
-progs: $(PROG_BIN) $(BUILD)/progs/libdlwork.so
+progs: $(PROG_BIN) $(BUILD)/progs/libdlwork.so $(BUILD)/progs/libprobelib.so
 
 test: ensure-deps
 	@$(MAKE) --no-print-directory test-deps
 	@$(MAKE) --no-print-directory test-run
 
 # What only the tests use, installed as root when missing: a browser for the
-# flame graph, Go's pprof, luacheck, a JSON schema validator, and the
-# playwright-core driver (npm, into $(BUILD)/npm).  A test whose tool
-# cannot be installed skips, saying which.
+# flame graph, Go's pprof, luacheck, a JSON schema validator, <sys/sdt.h>
+# (USDT probes in a test workload), and the playwright-core driver (npm,
+# into $(BUILD)/npm).  A test whose tool cannot be installed skips, saying
+# which.
 # Each is COMMAND:PACKAGE (Debian's python3-jsonschema is for /usr/bin/python3;
-# node and npm may come from elsewhere, then they are left alone).
+# sdt is a header; node and npm may come from elsewhere, then they are left
+# alone).
 TEST_TOOLS = chromium:chromium go:golang-go luacheck:lua-check jsonschema:python3-jsonschema \
-             node:nodejs npm:npm
+             sdt:systemtap-sdt-dev node:nodejs npm:npm
 test-deps:
 	@missing=$$(for t in $(TEST_TOOLS); do c=$${t%%:*} p=$${t#*:}; \
 	  if [ $$c = jsonschema ]; then /usr/bin/python3 -c 'import jsonschema' 2>/dev/null || echo $$p; \
+	  elif [ $$c = sdt ]; then echo '#include <sys/sdt.h>' | $(CC) -E -x c - >/dev/null 2>&1 || echo $$p; \
 	  else command -v $$c >/dev/null || echo $$p; fi; done); \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "luaprof: installing test tools:" $$missing; \

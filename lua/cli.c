@@ -25,6 +25,7 @@ static const char usage[] =
 "       luaprof record [options] [-o FILE] [--] CMD [ARGS...]\n"
 "       luaprof record [options] [-o FILE] -p PID[,PID...] | -a\n"
 "       luaprof list [PATTERN | --fields TRACEPOINT]\n"
+"       luaprof stat [-e EVENTS] [-I MS] [-p PID | -a] [--] [CMD [ARGS...]]\n"
 "\n"
 "Runs SCRIPT (Lua 5.4) over the samples of CMD and every thread and process\n"
 "it starts, of running processes (-p), or of the whole system (-a).  SCRIPT\n"
@@ -38,7 +39,11 @@ static const char usage[] =
 "                                or cpu-clock when there is no hardware PMU.\n"
 "                                Modifiers :u :k :p :pp :ppp :P as in perf;\n"
 "                                tracepoints SYSTEM:EVENT, globs too\n"
-"                                ('syscalls:sys_enter_*'): see luaprof list\n"
+"                                ('syscalls:sys_enter_*'): see luaprof list;\n"
+"                                uprobe:PATH:FUNC[+OFF], uretprobe:PATH:FUNC,\n"
+"                                usdt:PATH:PROVIDER:NAME, mem:ADDR|VAR[/LEN][:rwx],\n"
+"                                rNNNN, PMU/term=N,.../, EVENT/period=N/,\n"
+"                                L1-dcache-load-misses, groups {EV,EV}[:S]\n"
 "      --filter EXPR             the kernel's filter for the tracepoints of the\n"
 "                                -e before it ('prev_pid == 1234')\n"
 "  -F, --freq HZ                 samples per second (default 4000)\n"
@@ -329,6 +334,16 @@ static int check(struct lp_cli *cli)
 	return 0;
 }
 
+/* Whether an event copies user stacks of its own (call-graph=dwarf, a USDT
+ * probe's memory arguments). */
+static bool copies_stacks(const struct lp_cli *cli)
+{
+	for (size_t i = 0; i < cli->events.n; i++)
+		if (cli->events.v[i].stack_user || cli->events.v[i].dwarf_stack)
+			return true;
+	return false;
+}
+
 int lp_cli_finish(struct lp_cli *cli)
 {
 	/* A rate given by the command line or the script also replaces the
@@ -337,9 +352,13 @@ int lp_cli_finish(struct lp_cli *cli)
 	if (!cli->sampling.use_period && !cli->sampling.freq)
 		cli->sampling.freq = DEFAULT_FREQ;
 	if (!cli->mmap_pages)   /* dwarf samples are ~8 KiB each: 4 MiB rings */
-		cli->mmap_pages = cli->sampling.dwarf_stack ? 4 * DEFAULT_PAGES : DEFAULT_PAGES;
+		cli->mmap_pages = cli->sampling.dwarf_stack || copies_stacks(cli) ? 4 * DEFAULT_PAGES
+										  : DEFAULT_PAGES;
 	if (!cli->events.n && !cli->input && lp_event_list_add_default(&cli->events))
 		return fail("out of memory");
+	if (cli->sampling.count_only && cli->output)
+		return fail("counting (luaprof stat, luaprof.setup{count_only = true}) samples "
+			    "nothing, so it writes no recording: leave out -o");
 	return 0;
 }
 
@@ -389,7 +408,8 @@ int lp_cli_parse(struct lp_cli *cli, int argc, char **argv)
 		return printf("luaprof %s\n", LP_VERSION), 1;
 	if (strcmp(cmd, "run") && strcmp(cmd, "record"))
 		return fail("unknown command '%s': the commands are 'luaprof run SCRIPT ...', "
-			    "'luaprof record ...' and 'luaprof list' (see luaprof --help)", cmd);
+			    "'luaprof record ...', 'luaprof stat ...' and 'luaprof list' (see "
+			    "luaprof --help)", cmd);
 	cli->command = cmd;
 	cli->argc = argc;
 	cli->all_argv = argv;

@@ -31,6 +31,8 @@
 
 struct lp_tp_format;
 struct lp_hmap;
+struct lp_event_spec;
+struct lp_count;
 
 /* Where records come from: a live run or a recording. */
 struct lp_source {
@@ -66,6 +68,7 @@ struct lp_view {
 	int event;
 	const struct lp_tp_format *fmt; /* the event's tracepoint format, or NULL */
 	uint64_t sample_type;           /* the event's PERF_SAMPLE_* bits */
+	const struct lp_event_spec *spec;       /* the event's spec (live runs), or NULL */
 	struct lp_thread *thread;
 	bool have_frame;
 	struct lp_frame frame;          /* s.sym, s.dso, s.symoff, s.kernel */
@@ -125,6 +128,19 @@ struct lp_run {
 	void (*set_alarm)(void *ctx, uint64_t t);       /* live runs: lp_live_set_alarm */
 	void *alarm_ctx;
 	struct lp_hmap *targets;        /* ltarget.c: the pids followed; NULL: all */
+	/* live runs: the events as opened (s.args, s.retval, s.counts), and
+	 * the process memory USDT arguments may be read from */
+	const struct lp_event_spec *specs;
+	size_t nr_specs;
+	bool live;
+	/* live runs: the events' counts for info.counts (nr_specs entries);
+	 * counts_prev holds them at the previous on_interval */
+	int (*read_counts)(void *ctx, struct lp_count *out);
+	void *counts_ctx;
+	struct lp_count *counts_prev, *counts_now;
+	bool count_only;                /* nothing is sampled: intervals run from
+					   lp_run_set_origin, not the first record */
+	int64_t user_ns, sys_ns;        /* the command's CPU times, -1 unknown */
 };
 
 enum { LP_MODE_RUN, LP_MODE_HELP, LP_MODE_DESCRIBE };
@@ -171,6 +187,14 @@ int lp_targets_fork(struct lp_run *run, const struct lp_record *rec);
 void lp_targets_free(struct lp_run *run);
 int lp_l_is_target(lua_State *L);
 
+/* lprobe.c: s.args (a probe's arguments: a uprobe's six argument
+ * registers, a USDT probe's decoded arguments), s.retval (a uretprobe's
+ * rax) and s.counts (the group's counts, name -> value) of the sample in
+ * the view; nil for other events. */
+void lp_probe_push_args(lua_State *L, struct lp_run *run);
+void lp_probe_push_retval(lua_State *L, struct lp_run *run);
+void lp_probe_push_counts(lua_State *L, struct lp_run *run);
+
 /* lluaprof.c */
 int luaopen_luaprof(lua_State *L);
 /* The run a Lua state belongs to (from its registry). */
@@ -195,8 +219,15 @@ uint64_t lp_run_lost(const struct lp_run *run);
 
 /* run.c: calls on_end, if the script has one, with { samples, lost,
  * duration (ns), status (only when status >= 0: the command's exit status,
- * 128+N for signal N) }. */
+ * 128+N for signal N), user_time and sys_time (ns, when known), counts (live
+ * runs: name -> { value, raw, enabled, running, supported }, the totals) }.
+ * With an interval, the last on_interval (info.last) comes first. */
 void lp_run_end(struct lp_run *run, uint64_t duration, int status);
+
+/* run.c: counting runs (nothing sampled): the intervals of on_interval
+ * start at time t (CLOCK_MONOTONIC ns), and the last one ends at the end
+ * of the run. */
+void lp_run_set_origin(struct lp_run *run, uint64_t t);
 
 /* run.c: feeds every record of src to the model and the script: samples
  * to their event's handler (on_event[NAME], else on_sample), COMM, FORK

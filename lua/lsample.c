@@ -6,8 +6,10 @@
  * error.  Fields are computed when read: the name is mapped to a small
  * integer through an upvalue table (one hash lookup), and fields that cost
  * something (symbols, the stack, the folded string, a tracepoint's raw
- * data) are cached for the rest of the call, the tables and strings in the
- * userdata's user values; s.fields is a view of its own (ltrace.c).
+ * data, a probe's arguments, a group's counts) are cached for the rest of
+ * the call, the tables and strings in the userdata's user values; s.fields
+ * is a view of its own (ltrace.c), s.args, s.retval and s.counts come
+ * from lprobe.c.
  */
 #include <string.h>
 
@@ -21,6 +23,7 @@ enum field {
 	F_SYM, F_DSO, F_SYMOFF, F_KERNEL, F_STACK, F_FOLDED, F_ADDR, F_ID,
 	F_FIELDS, F_RAW,
 	F_SRCLINE, F_CALLCHAIN,
+	F_ARGS, F_RETVAL, F_COUNTS,
 };
 
 static const char *const field_names[] = {
@@ -28,6 +31,7 @@ static const char *const field_names[] = {
 	"sym", "dso", "symoff", "kernel", "stack", "folded", "addr", "id",
 	"fields", "raw",
 	"srcline", "callchain",
+	"args", "retval", "counts",
 };
 
 #define NR_FIELDS (sizeof field_names / sizeof field_names[0])
@@ -123,6 +127,9 @@ static int l_index(lua_State *L)
 	case F_CALLCHAIN:
 		lua_pushboolean(L, (run->view.sample_type & PERF_SAMPLE_CALLCHAIN) != 0);
 		break;
+	case F_ARGS: push_cached(L, run, 4, lp_probe_push_args); break;
+	case F_RETVAL: lp_probe_push_retval(L, run); break;
+	case F_COUNTS: push_cached(L, run, 5, lp_probe_push_counts); break;
 	default: lua_pushnil(L); break;
 	}
 	return 1;
@@ -146,7 +153,7 @@ static int l_tostring(lua_State *L)
 
 void lp_sample_open(lua_State *L, struct lp_run *run)
 {
-	struct lp_run **ud = lua_newuserdatauv(L, sizeof *ud, 3);
+	struct lp_run **ud = lua_newuserdatauv(L, sizeof *ud, 5);
 	*ud = run;
 	run->view.ud = ud;
 	luaL_newmetatable(L, LP_SAMPLE_MT);
@@ -172,6 +179,7 @@ void lp_sample_invalidate(lua_State *L, struct lp_run *run)
 	(void)L;
 	run->view.rec = NULL;
 	run->view.fmt = NULL;
+	run->view.spec = NULL;
 	run->view.thread = NULL;
 	run->view.have_frame = false;
 	run->view.addrs = NULL;

@@ -24,6 +24,7 @@
 #include <lauxlib.h>
 
 #include "lp.h"
+#include "luaprof/event.h"
 
 /* The name without a trailing modifier list (":u", ":ppp"), which a
  * fallback may have added to what the script names; NULL when it has none.
@@ -101,11 +102,64 @@ static uint64_t record_time(const struct lp_record *r)
 	return r->has_sid ? r->sid.time : 0;
 }
 
-/* Calls on_interval for the interval ending at t. */
-static int tick(struct lp_run *run, uint64_t t, bool last)
+/* Adds c (scaled) to the entry of name in the table at the top: events of
+ * one name (a USDT probe's sites) count together. */
+static void add_count(lua_State *L, const char *name, const struct lp_count *c)
+{
+	static const char *const keys[] = { "value", "raw", "enabled", "running" };
+	uint64_t v[4] = { lp_count_scaled(c), c->value, c->enabled, c->running };
+	if (lua_getfield(L, -1, name) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_createtable(L, 0, 5);
+		lua_pushvalue(L, -1);
+		lua_setfield(L, -3, name);
+	}
+	for (int i = 0; i < 4; i++) {
+		lua_getfield(L, -1, keys[i]);
+		lua_Integer was = lua_tointeger(L, -1);
+		lua_pop(L, 1);
+		lua_pushinteger(L, was + (lua_Integer)v[i]);
+		lua_setfield(L, -2, keys[i]);
+	}
+	lua_pushboolean(L, c->supported);
+	lua_setfield(L, -2, "supported");
+	lua_pop(L, 1);
+}
+
+/* Reads the counts now (once per call of on_interval or on_end). */
+static bool read_counts(struct lp_run *run)
+{
+	return run->read_counts && !run->read_counts(run->counts_ctx, run->counts_now);
+}
+
+/* Sets info.counts: the counts since the previous call (delta) or the
+ * totals, as read by read_counts; the previous become these. */
+static void push_counts(struct lp_run *run, bool delta)
 {
 	lua_State *L = run->L;
-	lua_createtable(L, 0, 5);
+	lua_createtable(L, 0, (int)run->nr_specs);
+	for (size_t i = 0; i < run->nr_specs; i++) {
+		struct lp_count c = run->counts_now[i];
+		if (delta) {
+			c.value -= run->counts_prev[i].value;
+			c.enabled -= run->counts_prev[i].enabled;
+			c.running -= run->counts_prev[i].running;
+		}
+		add_count(L, run->specs[i].name, &c);
+	}
+	lua_setfield(L, -2, "counts");
+	memcpy(run->counts_prev, run->counts_now, run->nr_specs * sizeof *run->counts_now);
+}
+
+/* Calls on_interval for the interval ending at t; counted: counts_now
+ * were just read, and info.counts is what they grew by since the previous
+ * call. */
+static int tick(struct lp_run *run, uint64_t t, bool last, bool counted)
+{
+	lua_State *L = run->L;
+	lua_createtable(L, 0, 6);
+	if (counted)
+		push_counts(run, true);
 	lua_pushinteger(L, (lua_Integer)t);
 	lua_setfield(L, -2, "time");
 	lua_pushinteger(L, (lua_Integer)(t - run->tick_prev));
@@ -131,7 +185,7 @@ static int ticks_until(struct lp_run *run, uint64_t t)
 		return 0;
 	}
 	while (t >= run->tick_next && !run->exit_requested) {
-		if (tick(run, run->tick_next, false))
+		if (tick(run, run->tick_next, false, read_counts(run)))
 			return -1;
 		run->tick_next += run->interval_ns;
 	}
@@ -155,6 +209,7 @@ static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
 	run->view.event = event;
 	run->view.fmt = ei->fmt;
 	run->view.sample_type = ei->sample_type;
+	run->view.spec = event >= 0 && (size_t)event < run->nr_specs ? &run->specs[event] : NULL;
 	int rc = lp_vm_call_handler(run, event + 2);
 	lp_sample_invalidate(run->L, run);
 	return rc;
@@ -222,15 +277,42 @@ uint64_t lp_run_lost(const struct lp_run *run)
 	return run->lost > run->lost_summary ? run->lost : run->lost_summary;
 }
 
+void lp_run_set_origin(struct lp_run *run, uint64_t t)
+{
+	run->count_only = true;
+	if (run->interval_ns && !run->tick_next) {
+		run->tick_first = run->tick_prev = t;
+		run->tick_next = t + run->interval_ns;
+	}
+}
+
+/* The end's info: CPU times and counts, when known. */
+static void end_extras(struct lp_run *run, bool counted)
+{
+	lua_State *L = run->L;
+	if (run->user_ns >= 0 && run->sys_ns >= 0) {
+		lua_pushinteger(L, run->user_ns);
+		lua_setfield(L, -2, "user_time");
+		lua_pushinteger(L, run->sys_ns);
+		lua_setfield(L, -2, "sys_time");
+	}
+	if (counted)
+		push_counts(run, false);
+}
+
 void lp_run_end(struct lp_run *run, uint64_t duration, int status)
 {
-	if (run->interval_ns && run->tick_samples && run->tick_next && !run->failed &&
-	    tick(run, run->last_time, true))
+	bool counted = read_counts(run);
+	/* the last interval: samples after the last boundary, or for a
+	 * counting run the time since it (its counts) */
+	bool rest = run->count_only ? run->last_time > run->tick_prev : run->tick_samples;
+	if (run->interval_ns && rest && run->tick_next && !run->failed &&
+	    tick(run, run->last_time, true, counted))
 		return;
 	if (run->ref_on_end == LUA_NOREF)
 		return;
 	lua_State *L = run->L;
-	lua_createtable(L, 0, 4);
+	lua_createtable(L, 0, 8);
 	lua_pushinteger(L, (lua_Integer)run->samples);
 	lua_setfield(L, -2, "samples");
 	lua_pushinteger(L, (lua_Integer)lp_run_lost(run));
@@ -241,6 +323,7 @@ void lp_run_end(struct lp_run *run, uint64_t duration, int status)
 		lua_pushinteger(L, status);
 		lua_setfield(L, -2, "status");
 	}
+	end_extras(run, counted);
 	lp_vm_call(run, run->ref_on_end, 1);
 }
 

@@ -173,6 +173,7 @@ static int sample_read(struct cursor *c, uint64_t rf, struct lp_sample *s)
 	if (fixed > avail || nr > (avail - fixed) / per)
 		return -EPROTO;
 	s->nr_read = fixed + nr * per;
+	s->read_format = rf;
 	return take_u64s(c, s->nr_read, &s->read);
 }
 
@@ -598,4 +599,34 @@ uint64_t lp_record_time(const struct lp_record *r)
 	if (r->type == PERF_RECORD_SAMPLE)
 		return r->u.sample.time;
 	return r->has_sid ? r->sid.time : 0;
+}
+
+int lp_sample_reg(const struct lp_sample *s, unsigned reg, uint64_t *value)
+{
+	if (reg >= 64 || !s->user_regs || !s->user_abi || !(s->user_regs_mask & (1ull << reg)))
+		return -ENOENT;
+	uint32_t i = popcount(s->user_regs_mask & ((1ull << reg) - 1));
+	if (i >= s->nr_user_regs)
+		return -ENOENT;
+	*value = s->user_regs[i];
+	return 0;
+}
+
+uint64_t lp_sample_group_nr(const struct lp_sample *s)
+{
+	return s->read && s->nr_read && (s->read_format & PERF_FORMAT_GROUP) ? s->read[0] : 0;
+}
+
+int lp_sample_group_value(const struct lp_sample *s, uint64_t i, uint64_t *value, uint64_t *id)
+{
+	uint64_t rf = s->read_format;
+	uint64_t fixed = 1 + popcount(rf & (PERF_FORMAT_TOTAL_TIME_ENABLED |
+					    PERF_FORMAT_TOTAL_TIME_RUNNING));
+	uint64_t per = 1 + popcount(rf & (PERF_FORMAT_ID | PERF_FORMAT_LOST));
+	if (i >= lp_sample_group_nr(s) || fixed + (i + 1) * per > s->nr_read)
+		return -ENOENT;
+	const uint64_t *m = s->read + fixed + i * per;
+	*value = m[0];
+	*id = (rf & PERF_FORMAT_ID) ? m[1] : 0;
+	return 0;
 }
