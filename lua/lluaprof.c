@@ -12,6 +12,7 @@
  *   luaprof.options{...} the script's description and options (lopts.c)
  *   luaprof.demangle(name [, params])   a C++ or Rust name demangled
  *   luaprof.write_file(path, text)      a file written whole or not at all
+ *   luaprof.functions(object [, glob])  its path and matching functions (lfunctions.c)
  *   luaprof.is_target(id) whether the run follows process (or thread) id
  *                        (ltarget.c)
  *   luaprof.map, .hist, .json, ...  the report writers' library (lib.c)
@@ -73,6 +74,7 @@ static const luaL_Reg funcs[] = {
 	{ "is_target", lp_l_is_target },
 	{ "demangle", l_demangle },
 	{ "write_file", l_write_file },
+	{ "functions", lp_l_functions },
 	{ NULL, NULL },
 };
 

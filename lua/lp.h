@@ -187,6 +187,9 @@ int lp_targets_fork(struct lp_run *run, const struct lp_record *rec);
 void lp_targets_free(struct lp_run *run);
 int lp_l_is_target(lua_State *L);
 
+/* lfunctions.c: luaprof.functions(OBJECT [, GLOB]). */
+int lp_l_functions(lua_State *L);
+
 /* lprobe.c: s.args (a probe's arguments: a uprobe's six argument
  * registers, a USDT probe's decoded arguments), s.retval (a uretprobe's
  * rax) and s.counts (the group's counts, name -> value) of the sample in
