@@ -40,13 +40,13 @@ int lp_l_functions(lua_State *L)
 	char path[PATH_MAX];
 	int rc = lp_probe_find_object(object, path, sizeof path);
 	if (rc)
-		return luaL_error(L, "luaprof.functions: no object '%s' (%s): give a path, a program "
+		return luaL_error(L, "no object '%s' (%s): give a path, a program "
 				  "on $PATH or a library name", object, strerror(-rc));
 	lua_pushstring(L, path);
 	lua_newtable(L);
 	struct collect c = { L, 0 };
 	if ((rc = lp_elf_functions(path, glob, add_name, &c)))
-		return luaL_error(L, "luaprof.functions: cannot read the functions of %s: %s", path,
+		return luaL_error(L, "cannot read the functions of %s: %s", path,
 				  rc == -ENOEXEC ? "not an ELF file" : strerror(-rc));
 	return 2;
 }

@@ -9,7 +9,8 @@
  *   luaprof.setup{...}   the script's own defaults (lsetup.c)
  *   luaprof.syscall_name(nr), luaprof.syscall_nr(name)   this machine's
  *                        system calls (ltrace.c); luaprof.errno_name(nr)
- *   luaprof.options{...} the script's description and options (lopts.c)
+ *   luaprof.options{...} the script's description and options (lopts.c);
+ *                        luaprof.usage_error(msg) to refuse what it was given
  *   luaprof.demangle(name [, params])   a C++ or Rust name demangled
  *   luaprof.write_file(path, text)      a file written whole or not at all
  *   luaprof.functions(object [, glob])  its path and matching functions (lfunctions.c)
@@ -71,6 +72,7 @@ static const luaL_Reg funcs[] = {
 	{ "syscall_nr", lp_l_syscall_nr },
 	{ "errno_name", lp_l_errno_name },
 	{ "options", lp_options },
+	{ "usage_error", lp_usage_error },
 	{ "is_target", lp_l_is_target },
 	{ "demangle", l_demangle },
 	{ "write_file", l_write_file },

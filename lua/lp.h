@@ -206,8 +206,10 @@ struct lp_run *lp_get_run(lua_State *L);
 /* lsetup.c: luaprof.setup{...}, the lua_CFunction. */
 int lp_setup(lua_State *L);
 
-/* lopts.c: luaprof.options{...}, the lua_CFunction. */
+/* lopts.c: luaprof.options{...} and luaprof.usage_error(msg), the
+ * lua_CFunctions. */
 int lp_options(lua_State *L);
+int lp_usage_error(lua_State *L);
 
 /* lopts.c: after the script's top level ran: prints its help when asked
  * and it declared no options, refuses options given to a script that

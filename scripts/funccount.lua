@@ -20,11 +20,12 @@ called, most calls first; with -I MS, each interval's calls too.]],
 
 local pattern = opt.pattern or arg[1]
 local object, glob = (pattern or ""):match("^(.+):([^:]+)$")
-if not object then error("funccount: give the functions as --pattern=OBJECT:GLOB (./prog:compute*, libc:str*)", 0) end
-local path, names = luaprof.functions(object, glob)
-if #names == 0 then error(string.format("funccount: no function of %s matches '%s'", path, glob), 0) end
+if not object then luaprof.usage_error("give the functions as --pattern=OBJECT:GLOB (./prog:compute*, libc:str*)") end
+local ok, path, names = pcall(luaprof.functions, object, glob)
+if not ok then luaprof.usage_error(path) end
+if #names == 0 then luaprof.usage_error(string.format("no function of %s matches '%s'", path, glob)) end
 if #names > opt.max then
-  error(string.format("funccount: %d functions of %s match '%s', more than --max=%d", #names, path, glob, opt.max), 0)
+  luaprof.usage_error(string.format("%d functions of %s match '%s', more than --max=%d", #names, path, glob, opt.max))
 end
 local events = {}
 for i, name in ipairs(names) do events[i] = "uprobe:" .. path .. ":" .. name end

@@ -22,9 +22,10 @@ or thread.  Calls still running when the run ends are not counted.]],
 
 local spec = opt.func or arg[1]
 local object, func = (spec or ""):match("^(.+):([^:]+)$")
-if not object then error("funclatency: give the function as --func=OBJECT:FUNC (./prog:compute, libc:malloc)", 0) end
-local path, found = luaprof.functions(object, func)
-if found[1] ~= func then error(string.format("funclatency: no function '%s' in %s", func, path), 0) end
+if not object then luaprof.usage_error("give the function as --func=OBJECT:FUNC (./prog:compute, libc:malloc)") end
+local ok, path, found = pcall(luaprof.functions, object, func)
+if not ok then luaprof.usage_error(path) end
+if found[1] ~= func then luaprof.usage_error(string.format("no function '%s' in %s", func, path)) end
 luaprof.setup{ events = { "uprobe:" .. path .. ":" .. func, "uretprobe:" .. path .. ":" .. func } }
 
 local div = ({ ns = 1, us = 1000, ms = 1000000 })[opt.unit]

@@ -10,7 +10,9 @@
 #   may be late by milliseconds on a loaded machine, so not all ten need
 #   be); the same from a recording of the two probes; attached with -p to
 #   ten 50 ms naps, 5 to 10 calls, each at least 32 ms (the [32, 64) bucket
-#   or above).
+#   or above);
+# - a missing pattern, object or function: one line naming the script and
+#   its --help (luaprof.usage_error), exit 255, the command not started.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 [ -e /sys/bus/event_source/devices/uprobe ] || skip "this kernel has no uprobe PMU"
@@ -63,4 +65,24 @@ wait "$pid"
 n=$(sed -n 's/.*count: \([0-9]*\)$/\1/p' "$TMP/out")
 [ "${n:-0}" -ge 5 ] && [ "$n" -le 10 ] || { cat "$TMP/out"; fail "funclatency -p: $n calls, expected 5-10"; }
 rows "$TMP/out" | awk '$1 < 32 && $2 > 0 {bad = 1} END {exit bad}' || { cat "$TMP/out"; fail "funclatency -p: a 50 ms nap under 32 ms"; }
+# what the scripts were given, refused before anything runs: one line
+# naming the script and its --help, exit 255, the command not started
+one_line() {
+	[ "$(wc -l < "$TMP/err")" = 1 ] || { cat "$TMP/err"; fail "$2: not one line"; }
+	expect_grep "^luaprof: $1: .*\(see luaprof run $1 --help\)$" "$TMP/err"
+}
+rm -f started
+expect_status 255 "$LUAPROF" run funccount -- touch started
+one_line funccount "funccount without a pattern"
+expect_grep 'give the functions as --pattern=OBJECT:GLOB' "$TMP/err"
+expect_status 255 "$LUAPROF" run funccount --pattern=./nosuch:x -- touch started
+one_line funccount "funccount on a missing object"
+expect_grep "no object './nosuch'" "$TMP/err"
+expect_status 255 "$LUAPROF" run funccount --pattern="./$C:zz_*" -- touch started
+one_line funccount "funccount matching nothing"
+expect_grep "no function of .* matches 'zz_\*'" "$TMP/err"
+expect_status 255 "$LUAPROF" run funclatency --func=libc:no_such_function -- touch started
+one_line funclatency "funclatency of a missing function"
+expect_grep "no function 'no_such_function' in .*libc" "$TMP/err"
+[ -e started ] && fail "a refused script's command was started"
 exit 0
