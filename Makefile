@@ -94,16 +94,23 @@ $(BUILD)/%.o: %.c
 
 # The system call table, generated from the system's <asm/unistd.h> (on
 # x86-64 that is asm/unistd_64.h): one { "name", number } line per call, in
-# number order.  Never a hand-written list.
-$(BUILD)/gen/syscalls.h: Makefile
+# number order; and the error names from <errno.h> (the numeric ones:
+# EWOULDBLOCK and the other aliases name another).  Never hand-written lists.
+# $(call gen_table,HEADER,PREFIX,what): the definitions of PREFIXNAME NUMBER.
+define gen_table
 	@mkdir -p $(dir $@)
-	echo '#include <asm/unistd.h>' | $(CC) -E -dM -x c - | \
-	  sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/{ "\1", \2 },/p' | \
+	echo '#include <$(1)>' | $(CC) -E -dM -x c - | \
+	  sed -n 's/^#define $(2)\([A-Za-z0-9_]*\) \([0-9][0-9]*\)$$/{ "$(3)\1", \2 },/p' | \
 	  sort -t, -k2 -n > $@.tmp
-	@test -s $@.tmp || { echo "luaprof: no system calls found in <asm/unistd.h>: install linux-libc-dev"; rm -f $@.tmp; exit 1; }
+	@test -s $@.tmp || { echo "luaprof: nothing found in <$(1)>: install linux-libc-dev"; rm -f $@.tmp; exit 1; }
 	@mv $@.tmp $@
+endef
+$(BUILD)/gen/syscalls.h: Makefile
+	$(call gen_table,asm/unistd.h,__NR_,)
+$(BUILD)/gen/errnos.h: Makefile
+	$(call gen_table,errno.h,E,E)
 
-$(BUILD)/core/trace/syscalls.o: $(BUILD)/gen/syscalls.h
+$(BUILD)/core/trace/syscalls.o: $(BUILD)/gen/syscalls.h $(BUILD)/gen/errnos.h
 $(BUILD)/core/trace/syscalls.o: CFLAGS_ALL += -I$(BUILD)/gen
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/test.h

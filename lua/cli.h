@@ -19,7 +19,9 @@ struct lp_cli {
 	char **argv;                    /* the command, or NULL */
 	pid_t *pids;
 	size_t nr_pids;
-	bool system_wide;
+	bool system_wide;               /* -a */
+	bool script_system_wide;        /* luaprof.setup{system_wide = true}: the events on
+					 * every CPU, the command or -p still the targets */
 	struct lp_event_list events;    /* -e, else the script's, else the default */
 	bool user_events;               /* -e given */
 	size_t last_e;                  /* the first event of the last -e (for --filter) */

@@ -1,5 +1,7 @@
 /*
- * lfold.c - a cache of folded stack strings.
+ * lfold.c - caches of strings made from a stack: folded stacks (s.folded),
+ * perf script's lines of a call chain (luaprof.perfscript).  One cache per
+ * kind, alike.
  *
  * A profile repeats a few stacks many times, and building s.folded (naming
  * every frame, joining the names, interning the string in Lua) costs far
@@ -86,7 +88,7 @@ static bool same(const struct fold_ent *e, const struct lp_fold_cache *c)
 	       !memcmp(e->ips, c->key_ips, e->nr * sizeof *e->ips);
 }
 
-static struct lp_fold_cache *cache_new(lua_State *L, struct lp_run *run)
+static struct lp_fold_cache *cache_new(lua_State *L, struct lp_run *run, enum lp_fold_kind kind)
 {
 	struct lp_fold_cache *c = calloc(1, sizeof *c);
 
@@ -94,7 +96,7 @@ static struct lp_fold_cache *cache_new(lua_State *L, struct lp_run *run)
 		lua_createtable(L, FOLD_SLOTS, 0);
 		c->ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	}
-	return run->fold = c;
+	return run->fold[kind] = c;
 }
 
 /* Pushes the cached string of entry e. */
@@ -105,11 +107,11 @@ static void push_ent(lua_State *L, const struct lp_fold_cache *c, const struct f
 	lua_remove(L, -2);
 }
 
-bool lp_fold_get(lua_State *L, struct lp_run *run, bool kernel_mode)
+bool lp_fold_get(lua_State *L, struct lp_run *run, enum lp_fold_kind kind, bool kernel_mode)
 {
-	struct lp_fold_cache *c = run->fold;
+	struct lp_fold_cache *c = run->fold[kind];
 
-	if (!c && !(c = cache_new(L, run)))
+	if (!c && !(c = cache_new(L, run, kind)))
 		return false;
 	c->pending = NULL;
 	if (!make_key(c, run, kernel_mode))
@@ -123,9 +125,9 @@ bool lp_fold_get(lua_State *L, struct lp_run *run, bool kernel_mode)
 	return false;
 }
 
-void lp_fold_put(lua_State *L, struct lp_run *run)
+void lp_fold_put(lua_State *L, struct lp_run *run, enum lp_fold_kind kind)
 {
-	struct lp_fold_cache *c = run->fold;
+	struct lp_fold_cache *c = run->fold[kind];
 	struct fold_ent *e = c ? c->pending : NULL;
 
 	if (!e)
@@ -141,6 +143,8 @@ void lp_fold_put(lua_State *L, struct lp_run *run)
 
 void lp_fold_free(struct lp_run *run)
 {
-	free(run->fold);
-	run->fold = NULL;
+	for (size_t i = 0; i < sizeof run->fold / sizeof *run->fold; i++) {
+		free(run->fold[i]);
+		run->fold[i] = NULL;
+	}
 }

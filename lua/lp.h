@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <lua.h>
 
@@ -33,6 +34,7 @@
 #define LP_SLOT_HANDLERS 4
 
 struct lp_tp_format;
+struct lp_hmap;
 struct lp_event_spec;
 struct lp_count;
 
@@ -48,6 +50,9 @@ struct lp_source {
 	/* the tracepoint format of event idx: NULL for other events, or when
 	 * none is known.  Asked once per event, at its first sample. */
 	const struct lp_tp_format *(*event_format)(void *ctx, int idx);
+	/* the PERF_SAMPLE_* bits of event idx's samples (what they carry);
+	 * asked once per event, at its first sample */
+	uint64_t (*sample_type)(void *ctx, int idx);
 };
 
 /* What the loop knows of each event (run->evinfo[event + 1]), settled at
@@ -57,6 +62,7 @@ struct lp_evinfo {
 	bool handled;                   /* a handler takes its samples */
 	const char *hook;               /* which: "on_event" or "on_sample" */
 	const struct lp_tp_format *fmt; /* s.fields */
+	uint64_t sample_type;           /* what its samples carry (PERF_SAMPLE_*) */
 };
 
 /* The sample view: one per run, pointed at the current sample only while
@@ -66,6 +72,7 @@ struct lp_view {
 	const struct lp_record *rec;    /* NULL outside on_sample */
 	int event;
 	const struct lp_tp_format *fmt; /* the event's tracepoint format, or NULL */
+	uint64_t sample_type;           /* the event's PERF_SAMPLE_* bits */
 	const struct lp_event_spec *spec;       /* the event's spec (live runs), or NULL */
 	struct lp_thread *thread;
 	bool have_frame;
@@ -131,7 +138,7 @@ struct lp_run {
 	struct lp_srclines *lines;      /* source lines, made on first use */
 	uint64_t addrs[LP_MAX_STACK + 2];       /* scratch: an unwound stack's addresses */
 	struct lp_unwinder *unwinder;   /* DWARF unwinding, made on first use */
-	struct lp_fold_cache *fold;     /* lfold.c, allocated on first use */
+	struct lp_fold_cache *fold[2];  /* lfold.c, per LP_FOLD_* kind, made on first use */
 	struct lp_guard guard;
 	size_t script_memory;           /* --script-memory in bytes, 0: no limit */
 	uint64_t script_timeout;        /* --script-timeout in ns, 0: none */
@@ -153,6 +160,7 @@ struct lp_run {
 	uint64_t tick_samples;          /* samples since the previous call */
 	void (*set_alarm)(void *ctx, uint64_t t);       /* live runs: lp_live_set_alarm */
 	void *alarm_ctx;
+	struct lp_hmap *targets;        /* ltarget.c: the pids followed; NULL: all */
 	/* live runs: the events as opened (s.args, s.retval, s.counts), and
 	 * the process memory USDT arguments may be read from */
 	const struct lp_event_spec *specs;
@@ -241,6 +249,20 @@ void lp_trace_push_fields(lua_State *L, struct lp_run *run);
 void lp_trace_push_raw(lua_State *L, struct lp_run *run);
 int lp_l_syscall_name(lua_State *L);
 int lp_l_syscall_nr(lua_State *L);
+int lp_l_errno_name(lua_State *L);
+
+/* ltarget.c: the processes a run of a command or of -p follows, for
+ * luaprof.is_target (without a set, as with -a or replaying, everything is
+ * followed).  lp_targets_init makes the set of pids (0 or -ENOMEM);
+ * lp_targets_fork adds the child of a FORK record whose parent process is
+ * in it (0 for every other record, or -ENOMEM); lp_targets_free frees it. */
+int lp_targets_init(struct lp_run *run, const pid_t *pids, size_t n);
+int lp_targets_fork(struct lp_run *run, const struct lp_record *rec);
+void lp_targets_free(struct lp_run *run);
+int lp_l_is_target(lua_State *L);
+
+/* lfunctions.c: luaprof.functions(OBJECT [, GLOB]). */
+int lp_l_functions(lua_State *L);
 
 /* lprobe.c: s.args (a probe's arguments: a uprobe's six argument
  * registers, a USDT probe's decoded arguments), s.retval (a uretprobe's
@@ -258,8 +280,10 @@ struct lp_run *lp_get_run(lua_State *L);
 /* lsetup.c: luaprof.setup{...}, the lua_CFunction. */
 int lp_setup(lua_State *L);
 
-/* lopts.c: luaprof.options{...}, the lua_CFunction. */
+/* lopts.c: luaprof.options{...} and luaprof.usage_error(msg), the
+ * lua_CFunctions. */
 int lp_options(lua_State *L);
+int lp_usage_error(lua_State *L);
 
 /* lopts.c: after the script's top level ran: prints its help when asked
  * and it declared no options, refuses options given to a script that

@@ -22,7 +22,7 @@ enum field {
 	F_EVENT = 1, F_PID, F_TID, F_CPU, F_COMM, F_TIME, F_PERIOD, F_IP,
 	F_SYM, F_DSO, F_SYMOFF, F_KERNEL, F_STACK, F_FOLDED, F_ADDR, F_ID,
 	F_FIELDS, F_RAW,
-	F_SRCLINE,
+	F_SRCLINE, F_CALLCHAIN,
 	F_ARGS, F_RETVAL, F_COUNTS,
 };
 
@@ -30,7 +30,7 @@ static const char *const field_names[] = {
 	"event", "pid", "tid", "cpu", "comm", "time", "period", "ip",
 	"sym", "dso", "symoff", "kernel", "stack", "folded", "addr", "id",
 	"fields", "raw",
-	"srcline",
+	"srcline", "callchain",
 	"args", "retval", "counts",
 };
 
@@ -104,7 +104,12 @@ static int l_index(lua_State *L)
 	case F_EVENT: push_event(L, run); break;
 	case F_PID: lua_pushinteger(L, s->pid); break;
 	case F_TID: lua_pushinteger(L, s->tid); break;
-	case F_CPU: lua_pushinteger(L, s->cpu); break;
+	case F_CPU:     /* nil when the samples do not carry it, as perf's per-thread ones */
+		if (run->view.sample_type & PERF_SAMPLE_CPU)
+			lua_pushinteger(L, s->cpu);
+		else
+			lua_pushnil(L);
+		break;
 	case F_COMM: push_comm(L, run); break;
 	case F_TIME: lua_pushinteger(L, (lua_Integer)s->time); break;
 	case F_PERIOD: lua_pushinteger(L, (lua_Integer)s->period); break;
@@ -119,6 +124,9 @@ static int l_index(lua_State *L)
 	case F_FIELDS: lp_trace_push_fields(L, run); break;
 	case F_RAW: push_cached(L, run, 3, lp_trace_push_raw); break;
 	case F_SRCLINE: lp_stack_push_srcline(L, run); break;
+	case F_CALLCHAIN:
+		lua_pushboolean(L, (run->view.sample_type & PERF_SAMPLE_CALLCHAIN) != 0);
+		break;
 	case F_ARGS: push_cached(L, run, 4, lp_probe_push_args); break;
 	case F_RETVAL: lp_probe_push_retval(L, run); break;
 	case F_COUNTS: push_cached(L, run, 5, lp_probe_push_counts); break;

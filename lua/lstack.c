@@ -98,11 +98,24 @@ static void resolve_caller(struct lp_run *run, uint64_t ip, struct lp_frame *out
 {
 	resolve(run, ip - 1, false, out);
 	out->ip = ip;
+	if (out->fileoff)
+		out->fileoff++;
 	if (out->sym)
 		out->symoff++;
 }
 
-/* Resolves every frame of the sample into run->frames; returns the count. */
+/* A context marker perf knows; any other value at or above
+ * PERF_CONTEXT_MAX (a user stack walked through code without frame
+ * pointers can give -1) makes perf discard the whole chain. */
+static bool known_context(uint64_t ip)
+{
+	return ip == PERF_CONTEXT_HV || ip == PERF_CONTEXT_KERNEL || ip == PERF_CONTEXT_USER ||
+	       ip == PERF_CONTEXT_GUEST || ip == PERF_CONTEXT_GUEST_KERNEL ||
+	       ip == PERF_CONTEXT_GUEST_USER;
+}
+
+/* Resolves every frame of the sample into run->frames; returns the count:
+ * the sample's own frame alone when its chain is corrupt. */
 static size_t walk(struct lp_run *run)
 {
 	const struct lp_sample *s = &run->view.rec->u.sample;
@@ -118,6 +131,10 @@ static size_t walk(struct lp_run *run)
 	for (uint64_t i = 0; i < nr && n < LP_MAX_STACK; i++) {
 		uint64_t ip = ips[i];
 		if (ip >= PERF_CONTEXT_MAX) {
+			if (!known_context(ip)) {
+				n = 0;          /* a corrupt chain: perf discards it all */
+				break;
+			}
 			kernel = ip == PERF_CONTEXT_KERNEL || ip == PERF_CONTEXT_GUEST_KERNEL;
 			continue;
 		}
@@ -171,12 +188,12 @@ static void set_source(lua_State *L, const struct lp_srcframe *sf)
 	}
 }
 
-/* A frame table: ip, sym, mangled, dso and kernel; the rest is added by
- * the caller. */
+/* A frame table: ip, sym, mangled, dso, kernel and (user frames in a
+ * mapped file) offset; the rest is added by the caller. */
 static void new_frame(lua_State *L, const struct lp_frame *f, const char *sym,
 		      const char *mangled)
 {
-	lua_createtable(L, 0, 7);
+	lua_createtable(L, 0, 8);
 	lua_pushinteger(L, (lua_Integer)f->ip);
 	lua_setfield(L, -2, "ip");
 	set_str(L, "sym", sym);
@@ -184,6 +201,10 @@ static void new_frame(lua_State *L, const struct lp_frame *f, const char *sym,
 	set_str(L, "dso", f->dso);
 	lua_pushboolean(L, f->kernel);
 	lua_setfield(L, -2, "kernel");
+	if (f->fileoff && !f->kernel) {
+		lua_pushinteger(L, (lua_Integer)f->fileoff);
+		lua_setfield(L, -2, "offset");
+	}
 }
 
 /* An inlined frame: the function inlined at f's address. */
@@ -273,7 +294,7 @@ static void add_name(luaL_Buffer *b, const char *s, bool comm)
 
 void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 {
-	if (lp_fold_get(L, run, cpumode_kernel(run->view.rec->misc)))
+	if (lp_fold_get(L, run, LP_FOLD_FOLDED, cpumode_kernel(run->view.rec->misc)))
 		return;
 	size_t n = walk(run);
 	luaL_Buffer b;
@@ -293,7 +314,12 @@ void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 		}
 	}
 	luaL_pushresult(&b);
-	lp_fold_put(L, run);
+	lp_fold_put(L, run, LP_FOLD_FOLDED);
+}
+
+bool lp_stack_kernel_mode(const struct lp_run *run)
+{
+	return cpumode_kernel(run->view.rec->misc);
 }
 
 size_t lp_stack_frames(struct lp_run *run)

@@ -5,6 +5,8 @@
 #ifndef LP_LSTACK_H
 #define LP_LSTACK_H
 
+#include <stdbool.h>
+
 #include <lua.h>
 
 #include "lp.h"
@@ -40,6 +42,9 @@ void lp_stack_push(lua_State *L, struct lp_run *run);
 /* Pushes s.srcline: "file:line" of the sampled ip (the innermost inlined
  * function's line when code is inlined there), or nil. */
 void lp_stack_push_srcline(lua_State *L, struct lp_run *run);
+
+/* Whether the current sample was taken in the kernel (its cpumode). */
+bool lp_stack_kernel_mode(const struct lp_run *run);
 
 /* Pushes s.folded: "comm;root;...;leaf", unknown frames "[unknown]",
  * kernel frames suffixed "_[k]". */

@@ -177,6 +177,14 @@ static const struct lp_tp_format *source_event_format(void *ctx, int idx)
 	return NULL;
 }
 
+static uint64_t source_sample_type(void *ctx, int idx)
+{
+	struct live_src *ls = ctx;
+	if (idx < 0 || (size_t)idx >= ls->cli->events.n)
+		return ~(uint64_t)0;
+	return lp_live_attr(ls->lv, (size_t)idx)->sample_type;
+}
+
 static void push_events(lua_State *L, const struct lp_cli *cli)
 {
 	lua_createtable(L, (int)cli->events.n, 0);
@@ -212,6 +220,8 @@ static void call_on_start(struct lp_run *run, const struct lp_cli *cli, pid_t pi
 		}
 		lua_setfield(L, -2, "pids");
 	}
+	lua_pushboolean(L, cli->system_wide || cli->script_system_wide);
+	lua_setfield(L, -2, "system_wide");
 	lp_vm_call(run, run->ref_on_start, 1);
 }
 
@@ -348,7 +358,7 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 		return LP_EXIT_FAILURE;
 	struct lp_live_opts o = {
 		.argv = cli->argv, .pids = cli->pids, .nr_pids = cli->nr_pids,
-		.system_wide = cli->system_wide, .events = cli->events.v,
+		.system_wide = cli->system_wide || cli->script_system_wide, .events = cli->events.v,
 		.nr_events = cli->events.n, .sampling = cli->sampling,
 		.mmap_pages = cli->mmap_pages, .mmap_pages_exact = cli->mmap_pages_given,
 		.duration_ns = cli->duration_ns, .exe = *exe ? exe : NULL,
@@ -359,6 +369,14 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 		return LP_EXIT_FAILURE;
 	}
 	notices(cli, fb);
+	pid_t pid = lp_live_pid(lv);
+	if (!cli->system_wide && lp_targets_init(run, cli->argv ? &pid : cli->pids,
+						 cli->argv ? 1 : cli->nr_pids)) {
+		fprintf(stderr, "luaprof: out of memory\n");
+		lp_live_wait(lv, 0);
+		lp_live_close(lv);
+		return LP_EXIT_FAILURE;
+	}
 	struct lp_recording *recording = NULL;
 	if (cli->output && !(recording = lp_recording_open(cli->output, lv, run->procs,
 							   cli->events.v, cli->events.n,
@@ -368,7 +386,7 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 		return LP_EXIT_FAILURE;
 	}
 	check_handlers(run, cli);
-	call_on_start(run, cli, lp_live_pid(lv));
+	call_on_start(run, cli, pid);
 	seed_procs(run, cli, recording);
 	run->set_alarm = source_alarm;
 	run->alarm_ctx = lv;
@@ -384,7 +402,7 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 	if (rc == 0) {
 		struct live_src ctx = { lv, cli, lp_tp_set_new() };
 		struct lp_source src = { &ctx, source_next, source_stop, source_event_name,
-					 source_event_format };
+					 source_event_format, source_sample_type };
 		if (recording)
 			lp_recording_source(recording, &src, &src);
 		rc = lp_run_loop(run, &src);
@@ -503,6 +521,7 @@ static int run_main(int argc, char **argv)
 	free(run.counts_now);
 	free(run.counts_prev);
 	lp_vm_close(&run);
+	lp_targets_free(&run);
 	lp_resolver_free(run.resolver);
 	lp_procs_free(run.procs);
 	lp_cli_free(&cli);

@@ -230,11 +230,18 @@ static const struct lp_tp_format *tee_event_format(void *ctx, int idx)
 	return rec->inner.event_format ? rec->inner.event_format(rec->inner.ctx, idx) : NULL;
 }
 
+static uint64_t tee_sample_type(void *ctx, int idx)
+{
+	struct lp_recording *rec = ctx;
+	return rec->inner.sample_type ? rec->inner.sample_type(rec->inner.ctx, idx) : ~(uint64_t)0;
+}
+
 void lp_recording_source(struct lp_recording *rec, const struct lp_source *inner,
 			 struct lp_source *out)
 {
 	rec->inner = *inner;
-	*out = (struct lp_source){ rec, tee_next, tee_stop, tee_event_name, tee_event_format };
+	*out = (struct lp_source){ rec, tee_next, tee_stop, tee_event_name, tee_event_format,
+				   tee_sample_type };
 }
 
 /* An object of the build-id table, for perf's build-id cache. */

@@ -168,6 +168,14 @@ static const struct lp_tp_format *replay_event_format(void *ctx, int idx)
 	return ev->format;
 }
 
+static uint64_t replay_sample_type(void *ctx, int idx)
+{
+	struct replay_src *rs = ctx;
+	if (idx < 0 || (size_t)idx >= lp_perfdata_nr_events(rs->pd))
+		return ~(uint64_t)0;
+	return lp_perfdata_event(rs->pd, (size_t)idx)->attr.sample_type;
+}
+
 static void set_string(lua_State *L, const char *key, const char *val)
 {
 	if (val) {
@@ -246,7 +254,7 @@ int lp_replay(struct lp_run *run, const char *file)
 	int rc = run->failed ? -1 : 0;
 	if (!rc) {
 		struct lp_source src = { &rs, replay_next, replay_stop, replay_event_name,
-					 replay_event_format };
+					 replay_event_format, replay_sample_type };
 		rc = lp_run_loop(run, &src);
 	}
 	progress_end(&rs);

@@ -92,6 +92,8 @@ static const struct lp_evinfo *event_info(struct lp_run *run, int event)
 	lua_rawseti(L, LP_SLOT_HANDLERS, (lua_Integer)i + 1);
 	ei->fmt = event >= 0 && run->src->event_format ?
 		  run->src->event_format(run->src->ctx, event) : NULL;
+	ei->sample_type = event >= 0 && run->src->sample_type ?
+			  run->src->sample_type(run->src->ctx, event) : ~(uint64_t)0;
 	ei->ready = true;
 	return ei;
 }
@@ -209,6 +211,7 @@ static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
 	run->view.rec = rec;
 	run->view.event = event;
 	run->view.fmt = ei->fmt;
+	run->view.sample_type = ei->sample_type;
 	run->view.spec = event >= 0 && (size_t)event < run->nr_specs ? &run->specs[event] : NULL;
 	int rc = lp_vm_call_handler(run, event + 2, ei->hook);
 	lp_sample_invalidate(run->L, run);
@@ -343,7 +346,7 @@ static int handle(struct lp_run *run, const struct lp_record *rec, int event)
 			run->lost += rec->u.lost_samples;
 		return 0;
 	default:
-		if (lp_procs_apply(run->procs, rec)) {
+		if (lp_procs_apply(run->procs, rec) || lp_targets_fork(run, rec)) {
 			fprintf(stderr, "luaprof: out of memory tracking processes\n");
 			return -1;
 		}

@@ -329,20 +329,27 @@ static int open_pid_threads(struct lp_live *lv, pid_t pid, char *err, size_t err
 	return rc;
 }
 
+/* System-wide events with -p targets (a script's system_wide) watch the
+ * targets only for their exit, which ends the run. */
 static int open_targets(struct lp_live *lv, const struct lp_live_opts *o, char *err, size_t errsz)
 {
-	if (o->system_wide)
-		return lp_evlist_open_task(&lv->el, -1, err, errsz);
-	if (o->argv)
-		return lp_evlist_open_task(&lv->el, lv->wl.pid, err, errsz);
+	int rc;
+	if (o->system_wide || o->argv) {
+		rc = lp_evlist_open_task(&lv->el, o->system_wide ? -1 : lv->wl.pid, err, errsz);
+		if (rc || !o->nr_pids)
+			return rc;
+	}
 	lv->target_fds = malloc(o->nr_pids * sizeof *lv->target_fds);
 	if (!lv->target_fds)
 		return -ENOMEM;
 	for (size_t i = 0; i < o->nr_pids; i++) {
-		int rc = open_pid_threads(lv, o->pids[i], err, errsz);
-		if (rc)
+		if (!o->system_wide && (rc = open_pid_threads(lv, o->pids[i], err, errsz)))
 			return rc;
 		long fd = syscall(SYS_pidfd_open, o->pids[i], 0);
+		if (fd < 0 && errno == ESRCH) {
+			snprintf(err, errsz, "no process with pid %d", (int)o->pids[i]);
+			return -ESRCH;
+		}
 		lv->target_fds[lv->nr_targets++] = (int)fd;
 	}
 	return 0;

@@ -1,6 +1,7 @@
 /*
- * elfsym.c - a symbol's address and file offset in an ELF file, and the
- * load bias of a running program.
+ * elfsym.c - a symbol's address and file offset in an ELF file, the
+ * functions whose names match a glob, and the load bias of a running
+ * program.
  *
  * The uprobe PMU takes a file offset: the function's st_value moved from
  * the PT_LOAD segment's virtual addresses to its file bytes (vaddr -
@@ -10,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +20,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include "luaprof/hmap.h"
 #include "luaprof/probe.h"
 #include "probe/probe_int.h"
 
@@ -124,6 +127,67 @@ int lp_elf_symbol(const char *path, const char *name, struct lp_elf_sym *out)
 	}
 	elf_end(e);
 	close(fd);
+	return rc;
+}
+
+/* Calls fn for each defined function of one symbol table whose name (its
+ * @VER cut) matches glob and is not in seen yet; adds it to seen.
+ * Returns 0, fn's non-zero result, or -ENOMEM. */
+static int each_function(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, const char *glob,
+			 struct lp_hmap *seen, int (*fn)(const char *name, void *arg), void *arg)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	char name[512];
+	if (!d || !sh->sh_entsize)
+		return 0;
+	size_t n = sh->sh_size / sh->sh_entsize;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym sym;
+		const char *s;
+		bool added;
+		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_value ||
+		    !(s = elf_strptr(e, sh->sh_link, sym.st_name)))
+			continue;
+		size_t len = strcspn(s, "@");
+		if (!len || len >= sizeof name)
+			continue;
+		memcpy(name, s, len);
+		name[len] = '\0';
+		if (fnmatch(glob, name, 0))
+			continue;
+		if (lp_hmap_find(seen, name, len, lp_hash(name, len), true, &added) < 0)
+			return -ENOMEM;
+		int rc = added ? fn(name, arg) : 0;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int lp_elf_functions(const char *path, const char *glob,
+		     int (*fn)(const char *name, void *arg), void *arg)
+{
+	int fd, rc;
+	Elf *e;
+	struct lp_hmap *seen = lp_hmap_new();
+	if (!seen)
+		return -ENOMEM;
+	if ((rc = open_elf(path, &fd, &e))) {
+		lp_hmap_free(seen);
+		return rc;
+	}
+	for (int pass = 0; pass < 2 && !rc; pass++) {
+		Elf_Scn *scn = NULL;
+		while (!rc && (scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			if (gelf_getshdr(scn, &sh) && sh.sh_type == (pass ? SHT_DYNSYM : SHT_SYMTAB))
+				rc = each_function(e, scn, &sh, glob, seen, fn, arg);
+		}
+	}
+	elf_end(e);
+	close(fd);
+	lp_hmap_free(seen);
 	return rc;
 }
 

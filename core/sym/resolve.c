@@ -48,7 +48,7 @@ struct fcache_ent {
 	const char *sym, *dso, *mangled;
 	uint64_t symoff;
 	const struct lp_dso *obj;
-	uint64_t vaddr;
+	uint64_t vaddr, fileoff;
 };
 
 /* The object of the last map looked up.  Keyed by the path pointer: map
@@ -282,6 +282,7 @@ static int resolve_user(struct lp_resolver *r, const struct lp_proc *proc, uint6
 	if (map_object(r, m, proc->pid))
 		return -ENOMEM;
 	out->dso = r->last.name;
+	out->fileoff = ip - m->start + m->pgoff;
 	const struct lp_dso *d = r->last.dso;
 	if (!d || lp_dso_file_to_vaddr(d, ip - m->start + m->pgoff, &vaddr))
 		return 0;
@@ -336,6 +337,7 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 		out->mangled = e->mangled;
 		out->obj = e->obj;
 		out->vaddr = e->vaddr;
+		out->fileoff = e->fileoff;
 		return 0;
 	}
 	r->misses++;
@@ -346,7 +348,7 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 				  .valid = true, .kernel = kernel, .sym = out->sym,
 				  .dso = out->dso, .symoff = out->symoff, .obj = out->obj,
 				  .mangled = out->mangled,
-				  .vaddr = out->vaddr };
+				  .vaddr = out->vaddr, .fileoff = out->fileoff };
 	return 0;
 }
 

@@ -24,7 +24,8 @@ struct lp_live_opts {
 	char *const *argv;              /* command to launch, or NULL */
 	const pid_t *pids;              /* -p targets */
 	size_t nr_pids;
-	bool system_wide;               /* -a */
+	bool system_wide;               /* -a: every CPU, every process (with a command or
+					 * pids, the run still ends when they do) */
 	struct lp_event_spec *events;   /* settled in place by fallbacks */
 	size_t nr_events;
 	struct lp_sampling sampling;

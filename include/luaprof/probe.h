@@ -107,6 +107,14 @@ struct lp_elf_sym {
  * open. */
 int lp_elf_symbol(const char *path, const char *name, struct lp_elf_sym *out);
 
+/* Calls fn(name, arg) once for each function (STT_FUNC, defined: never an
+ * IFUNC, which uprobes refuse) of path's .symtab and .dynsym whose name,
+ * without its @VERSION, matches the fnmatch glob, in table order.  Stops
+ * at fn's first non-zero result and returns it; else 0, -ENOEXEC (not an
+ * ELF file), -ENOMEM or -errno of open. */
+int lp_elf_functions(const char *path, const char *glob,
+		     int (*fn)(const char *name, void *arg), void *arg);
+
 /* The load bias of pid's program, whose file is path: where it runs minus
  * its link-time addresses (0 for ET_EXEC), from /proc/PID/auxv's AT_ENTRY
  * and the file's e_entry.  Returns 0 or -errno (-ESRCH: no such process). */

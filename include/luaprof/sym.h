@@ -205,7 +205,16 @@ struct lp_frame {
 	bool kernel;
 	const struct lp_dso *obj;       /* the object file ip was looked up in */
 	uint64_t vaddr;                 /* ip as an ELF address of obj */
+	uint64_t fileoff;               /* a user ip's offset in the file mapped there
+					 * (ip - map start + map offset, perf's map_ip:
+					 * what perf script prints), 0 outside file maps */
 };
+
+/* name demangled (C++, Rust legacy and v0, and NAME@plt of either): with
+ * params, with its parameter lists and qualifiers as c++filt prints it
+ * (as frames are named); without, as perf prints it.  Returns a malloc'd
+ * string, or NULL when name is not mangled or cannot be demangled. */
+char *lp_demangle_name(const char *name, bool params);
 
 struct lp_resolver;
 

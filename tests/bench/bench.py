@@ -8,7 +8,7 @@ Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
     tests/bench/bench.py [--quick] [--only NAME[,NAME...]]
 
 NAME is one of: live, replay, keepup, startup, symbols, tracepoints, dwarf, flame, map,
-guards, probes, stat.
+guards, probes, stat, offcpu, script.
 """
 import atexit, json, os, resource, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -26,13 +26,14 @@ RUNSTAT = os.path.join(TMP, "runstat")
 subprocess.run(["cc", "-O2", "-o", RUNSTAT, os.path.join(ROOT, "tests", "bench", "runstat.c")], check=True)
 
 
-def run(argv, stdin=None, home=None):
+def run(argv, stdin=None, home=None, out_path=None):
     """Runs argv (with HOME=home when given); returns (wall s, cpu s of it
     and its waited children, its peak RSS in KiB, stdout).  Measured by
     runstat, a tiny C parent: Linux carries a process's peak RSS across
     execve, so a child of this (large) Python process would report Python's
-    peak as its own."""
-    out_path, stat_path = os.path.join(TMP, "stdout"), os.path.join(TMP, "stat")
+    peak as its own.  out_path: where stdout goes (default a file whose
+    head is returned)."""
+    out_path, stat_path = out_path or os.path.join(TMP, "stdout"), os.path.join(TMP, "stat")
     env = dict(os.environ, HOME=home) if home else None
     t0 = time.perf_counter()
     with open(out_path, "wb") as out, open(os.path.join(TMP, "stderr"), "wb") as err:
@@ -733,12 +734,77 @@ def stat_bench():
            statistics.median(s) / base, statistics.median(p) / base, "x")
 
 
+# ---- the shipped scripts: offcpu, script --------------------------------
+
+# BCC's offcputime as a perf script -s handler: the time from each thread's
+# switch out (keyed by its command and the stack it blocked on) to its
+# switch back in, summed per stack; a thread switched out again without its
+# switch in recorded is closed then, as luaprof.sched does.
+OFFCPU_PY = script("offcpu.py", """
+out, stacks, waits, total = {}, {}, 0, 0
+def sched__sched_switch(event_name, context, common_cpu, common_secs, common_nsecs, common_pid,
+                        common_comm, common_callchain, prev_comm, prev_pid, prev_prio, prev_state,
+                        next_comm, next_pid, next_prio):
+    global waits, total
+    t = common_secs * 1000000000 + common_nsecs
+    for tid in (next_pid, prev_pid):
+        o = out.pop(tid, None) if tid == next_pid or prev_pid != 0 else None
+        if o:
+            stacks[o[1]] = stacks.get(o[1], 0) + t - o[0]
+            waits += 1
+            total += t - o[0]
+    if prev_pid != 0:
+        key = ";".join([prev_comm] + [f["sym"]["name"] if "sym" in f else "[unknown]"
+                                      for f in reversed(common_callchain)])
+        out[prev_pid] = (t, key)
+def trace_end():
+    print("waits %d ns %d stacks %d" % (waits, total, len(stacks)))
+""")
+
+
+def offcpu_bench():
+    """A system-wide -g recording of sched:sched_switch with about 500k
+    switches (QUICK: 50k; pingpong passing a byte), through the offcpu
+    script (per thread and state, and per stack) against the BCC-style sum
+    above in perf script -s: samples per CPU-second; both must find the
+    same waits and time."""
+    passes = 25000 if QUICK else 250000
+    data = os.path.join(TMP, "offcpu.data")
+    subprocess.run(["perf", "record", "-q", "-a", "-g", "-e", "sched:sched_switch", "-o", data, "--",
+                    os.path.join(PROGS, "pingpong"), str(passes)], check=True, stderr=subprocess.DEVNULL)
+    n = perf_samples(data)
+    ours, theirs = [], []
+    for _ in range(1 if QUICK else 3):
+        _, cpu, _, out = run([LUAPROF, "run", "offcpu", "--min=0", "-i", data])
+        _, pcpu, _, pout = run(["perf", "script", "-i", data, "-s", OFFCPU_PY])
+        w = out.split("waits, ")[0].split()[-1]
+        if w != pout.split()[1]:
+            sys.exit("bench: offcpu and the Python sum disagree: %r vs %r" % (out[:120], pout[:80]))
+        ours.append(n / max(cpu, 1e-6))
+        theirs.append(n / max(pcpu, 1e-6))
+    report("sched_switch -g %.2fM" % (n / 1e6), "offcpu vs BCC-style perf script -s (samp/CPU-s)",
+           statistics.median(ours), statistics.median(theirs), "samp/s", better="higher")
+
+
+def script_bench():
+    """A 1M-sample -g recording (QUICK: 100k) as text: luaprof run script
+    against perf script, both to /dev/null (the texts are the same: test
+    script): samples per CPU-second."""
+    data, n = record_deep(100000 if QUICK else 1000000)
+    ours, theirs = [], []
+    for _ in range(1 if QUICK else 3):
+        ours.append(n / max(run([LUAPROF, "run", "script", "-i", data], out_path="/dev/null")[1], 1e-6))
+        theirs.append(n / max(run(["perf", "script", "-i", data], out_path="/dev/null")[1], 1e-6))
+    report("deep16 %.2fM fp" % (n / 1e6), "script text vs perf script (samp/CPU-s)",
+           statistics.median(ours), statistics.median(theirs), "samp/s", better="higher")
+
+
 SECTIONS = [("live", lambda: (live_overhead(), live_throughput(), symbolized_throughput())),
             ("replay", replay), ("keepup", keepup),
             ("startup", lambda: (startup(), replay_startup(), record_close())), ("symbols", symbols),
             ("tracepoints", lambda: (tracepoint_replay(), tracepoint_keepup())), ("dwarf", dwarf),
             ("flame", flame), ("map", counting_map), ("guards", guards), ("probes", probes),
-            ("stat", stat_bench)]
+            ("stat", stat_bench), ("offcpu", offcpu_bench), ("script", script_bench)]
 
 
 def main():

@@ -15,7 +15,7 @@ cd "$TMP/elsewhere"
 unset LUAPROF_PATH
 export HOME=$TMP/home
 expect_status 0 "$prefix/bin/luaprof" run top --limit=3 -- "$PROGS/spin" 200
-expect_grep '^ +[0-9.]+% +[0-9]+  spin_' "$TMP/out"
+expect_grep '^ +[0-9.]+% +[0-9]+  \[\.\] spin_' "$TMP/out"
 # flamegraph needs luaprof.map, a module of the installed library.
 expect_status 0 "$prefix/bin/luaprof" run flamegraph --out=f.svg -- "$PROGS/spin" 100
 grep -q '<svg' f.svg || fail "the installed flamegraph script wrote no SVG"
