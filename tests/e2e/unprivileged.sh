@@ -17,7 +17,9 @@ mkdir "$TMP/u"
 chmod -R a+rX "$TMP"
 chmod a+rwx "$TMP/u"
 cd "$TMP/u"
-as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+# the user has a home of its own (perf's build-id cache goes there), as
+# a real user does: the tests' HOME is root's
+as_user() { HOME=$TMP/u setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 
 # one_line PATTERN: stderr is the one line, matching PATTERN (the no-PMU
 # notice aside).
