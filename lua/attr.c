@@ -97,6 +97,7 @@ int lp_list_attr(const char *events)
 	char err[512];
 	if (lp_event_list_add(&l, events, err, sizeof err)) {
 		fprintf(stderr, "luaprof: %s\n", err);
+		lp_event_list_free(&l);         /* its events are as before, its array may not be */
 		return LP_EXIT_FAILURE;
 	}
 	struct lp_sampling s = { .freq = 4000, .inherit = true, .enable_on_exec = true };

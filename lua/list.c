@@ -253,6 +253,7 @@ static int list_fields(const char *name)
 	char err[512];
 	if (lp_event_list_add(&l, name, err, sizeof err)) {
 		fprintf(stderr, "luaprof: %s\n", err);
+		lp_event_list_free(&l);         /* its events are as before, its array may not be */
 		return LP_EXIT_FAILURE;
 	}
 	int status = 0;

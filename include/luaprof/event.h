@@ -133,8 +133,9 @@ struct lp_event_list {
  * all of the one name.  Returns 0, or -errno with one line in err naming
  * the event and the fix (unknown name, tracepoint, PMU, term, file,
  * function or probe; a glob that is malformed or matches nothing; tracefs
- * not mounted or not readable; no kprobe PMU; a malformed group); l is
- * then unchanged. */
+ * not mounted or not readable; no kprobe PMU; a malformed group); l then
+ * holds the events it held before (its array may have grown: free it with
+ * lp_event_list_free as on success). */
 int lp_event_list_add(struct lp_event_list *l, const char *str, char *err, size_t errsz);
 
 /* Resolves the watchpoints of l that name a variable (mem:SYMBOL) in the

@@ -12,7 +12,8 @@ need_perf_events
 command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
 level=$(cat /proc/sys/kernel/perf_event_paranoid)
 [ "$level" = 2 ] || skip "kernel.perf_event_paranoid is $level, not 2"
-cp "$LUAPROF" "$CHECKS/comms.lua" "$CHECKS/end_count.lua" "$PROGS/spin" "$TMP/"
+cp "$LUAPROF" "$TMP/luaprof"   # luaprof-asan under make check-asan
+cp "$CHECKS/comms.lua" "$CHECKS/end_count.lua" "$PROGS/spin" "$TMP/"
 mkdir "$TMP/u"
 chmod -R a+rX "$TMP"
 chmod a+rwx "$TMP/u"
