@@ -9,19 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cstr.h"
 #include "luaprof/probe.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size > 1024)
-		return 0;
-	char *s = malloc(size + 1);
+	char *s = fuzz_cstr(data, size, 1024);
 	if (!s)
 		return 0;
-	memcpy(s, data, size);
-	s[size] = '\0';
 	struct lp_pmu_format f;
 	if (!lp_pmu_format_parse(s, &f)) {
 		if (f.word > 3 || !f.mask)

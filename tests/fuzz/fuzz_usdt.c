@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cstr.h"
 #include "luaprof/event.h"
 #include "luaprof/probe.h"
 
@@ -58,13 +59,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct lp_usdt_probe p;
 	if (!lp_usdt_parse_note(data, size, &p))
 		on_probe(&p, NULL);
-	if (size > 4096)
-		return 0;
-	char *s = malloc(size + 1);
+	char *s = fuzz_cstr(data, size, 4096);
 	if (!s)
 		return 0;
-	memcpy(s, data, size);
-	s[size] = '\0';
 	struct lp_usdt_arg a[LP_USDT_MAX_ARGS];
 	int n = lp_usdt_parse_args(s, a, LP_USDT_MAX_ARGS);
 	if (n > LP_USDT_MAX_ARGS)
