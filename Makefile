@@ -4,7 +4,7 @@
 #   make test       build and run the whole test suite (installs deps as root)
 #   make demo       build and profile a bundled workload with a shipped script
 #   make deps       install the Debian/Ubuntu packages the build and tests need
-#   make check-asan the unit and fuzz tests under AddressSanitizer + UBSan (CI runs it)
+#   make check-asan the whole suite under AddressSanitizer + UBSan (CI runs it)
 #   make fuzz       coverage-guided fuzzing (libFuzzer) of every parser of outside data
 #   make bench      benchmarks against perf (not part of make test)
 #   make install    PREFIX=/usr/local: the binary, scripts, Lua library, man page
@@ -31,7 +31,7 @@ WARN += -Werror
 endif
 
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -g $(OPT) $(SAN) $(WARN) -Iinclude -Icore $(DEP_CFLAGS) $(CFLAGS)
-LDLIBS_ALL = $(SAN) $(DEP_LIBS) -liberty -lm -ldl $(LDFLAGS)
+LDLIBS_ALL = $(SAN) $(DEP_LIBS) -liberty -lm -ldl -pthread $(LDFLAGS)
 
 CORE_SRC = $(sort $(wildcard core/*/*.c))
 LUA_SRC  = $(sort $(wildcard lua/*.c))
@@ -79,6 +79,11 @@ ensure-deps:
 luaprof: $(LUA_OBJ) $(LIB)
 	$(CC) -o $@ $(LUA_OBJ) $(LIB) $(LDLIBS_ALL)
 
+# check-asan's sanitized luaprof (make it with BUILD=build-asan), beside
+# ./luaprof so that it finds the checkout's scripts and Lua library.
+luaprof-asan: $(LUA_OBJ) $(LIB)
+	$(CC) -o $@ $(LUA_OBJ) $(LIB) $(LDLIBS_ALL)
+
 $(LIB): $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -89,16 +94,23 @@ $(BUILD)/%.o: %.c
 
 # The system call table, generated from the system's <asm/unistd.h> (on
 # x86-64 that is asm/unistd_64.h): one { "name", number } line per call, in
-# number order.  Never a hand-written list.
-$(BUILD)/gen/syscalls.h: Makefile
+# number order; and the error names from <errno.h> (the numeric ones:
+# EWOULDBLOCK and the other aliases name another).  Never hand-written lists.
+# $(call gen_table,HEADER,PREFIX,what): the definitions of PREFIXNAME NUMBER.
+define gen_table
 	@mkdir -p $(dir $@)
-	echo '#include <asm/unistd.h>' | $(CC) -E -dM -x c - | \
-	  sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/{ "\1", \2 },/p' | \
+	echo '#include <$(1)>' | $(CC) -E -dM -x c - | \
+	  sed -n 's/^#define $(2)\([A-Za-z0-9_]*\) \([0-9][0-9]*\)$$/{ "$(3)\1", \2 },/p' | \
 	  sort -t, -k2 -n > $@.tmp
-	@test -s $@.tmp || { echo "luaprof: no system calls found in <asm/unistd.h>: install linux-libc-dev"; rm -f $@.tmp; exit 1; }
+	@test -s $@.tmp || { echo "luaprof: nothing found in <$(1)>: install linux-libc-dev"; rm -f $@.tmp; exit 1; }
 	@mv $@.tmp $@
+endef
+$(BUILD)/gen/syscalls.h: Makefile
+	$(call gen_table,asm/unistd.h,__NR_,)
+$(BUILD)/gen/errnos.h: Makefile
+	$(call gen_table,errno.h,E,E)
 
-$(BUILD)/core/trace/syscalls.o: $(BUILD)/gen/syscalls.h
+$(BUILD)/core/trace/syscalls.o: $(BUILD)/gen/syscalls.h $(BUILD)/gen/errnos.h
 $(BUILD)/core/trace/syscalls.o: CFLAGS_ALL += -I$(BUILD)/gen
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/test.h
@@ -107,14 +119,18 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/test.h
 
 # Fuzz targets, linked with a driver that replays files (tests/fuzz/driver.c):
 # make test replays each target's regression inputs, tests/fuzz/corpus/NAME.
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c $(LIB)
+# FUZZ_LINK_NAME: a target's own link flags (the replaying targets memoize
+# the objects they read across executions by wrapping lp_dso_open/free).
+FUZZ_LINK_fuzz_perfdata = -Wl,--wrap=lp_dso_open,--wrap=lp_dso_free
+FUZZ_LINK_fuzz_pdpipe = $(FUZZ_LINK_fuzz_perfdata)
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c tests/fuzz/replay.h tests/fuzz/memfile.h $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< tests/fuzz/driver.c $(LIB) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -o $@ $< tests/fuzz/driver.c $(LIB) $(LDLIBS_ALL) $(FUZZ_LINK_$*)
 
 # The same targets linked with libFuzzer (make fuzz, clang only).
-$(BUILD)/fuzzer/%: tests/fuzz/%.c $(LIB)
+$(BUILD)/fuzzer/%: tests/fuzz/%.c tests/fuzz/replay.h tests/fuzz/memfile.h $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS_ALL) $(FUZZ_LINK_$*)
 
 # Workloads: frame pointers and symbols kept, as a user profiling would.
 PROG_CFLAGS = -O1 -g -fno-omit-frame-pointer -fno-inline-functions-called-once -pthread
@@ -126,24 +142,31 @@ $(BUILD)/progs/libdlwork.so: tests/progs/lib/dlwork.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
 
+$(BUILD)/progs/libprobelib.so: tests/progs/lib/probelib.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
+
 units: $(UNIT_BIN) $(FUZZ_BIN)
-progs: $(PROG_BIN) $(BUILD)/progs/libdlwork.so
+progs: $(PROG_BIN) $(BUILD)/progs/libdlwork.so $(BUILD)/progs/libprobelib.so
 
 test: ensure-deps
 	@$(MAKE) --no-print-directory test-deps
 	@$(MAKE) --no-print-directory test-run
 
 # What only the tests use, installed as root when missing: a browser for the
-# flame graph, Go's pprof, luacheck, a JSON schema validator, and the
-# playwright-core driver (npm, into $(BUILD)/npm).  A test whose tool
-# cannot be installed skips, saying which.
+# flame graph, Go's pprof, luacheck, a JSON schema validator, <sys/sdt.h>
+# (USDT probes in a test workload), and the playwright-core driver (npm,
+# into $(BUILD)/npm).  A test whose tool cannot be installed skips, saying
+# which.
 # Each is COMMAND:PACKAGE (Debian's python3-jsonschema is for /usr/bin/python3;
-# node and npm may come from elsewhere, then they are left alone).
+# sdt is a header; node and npm may come from elsewhere, then they are left
+# alone).
 TEST_TOOLS = chromium:chromium go:golang-go luacheck:lua-check jsonschema:python3-jsonschema \
-             node:nodejs npm:npm
+             sdt:systemtap-sdt-dev node:nodejs npm:npm
 test-deps:
 	@missing=$$(for t in $(TEST_TOOLS); do c=$${t%%:*} p=$${t#*:}; \
 	  if [ $$c = jsonschema ]; then /usr/bin/python3 -c 'import jsonschema' 2>/dev/null || echo $$p; \
+	  elif [ $$c = sdt ]; then echo '#include <sys/sdt.h>' | $(CC) -E -x c - >/dev/null 2>&1 || echo $$p; \
 	  else command -v $$c >/dev/null || echo $$p; fi; done); \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "luaprof: installing test tools:" $$missing; \
@@ -166,12 +189,17 @@ demo-run: check-deps
 	@$(MAKE) --no-print-directory luaprof $(BUILD)/progs/demo
 	./luaprof run scripts/top.lua -F 999 -g -- $(BUILD)/progs/demo
 
-# Any finding fails: UBSan stops at the first report, LeakSanitizer checks
-# each test case as its process exits.  CI runs this after make test.
+# The whole suite with AddressSanitizer + UBSan: the unit tests, the fuzz
+# regression inputs, and the end-to-end tests with a sanitized luaprof
+# ($$LUAPROF).  Any finding fails: UBSan stops at the first report,
+# LeakSanitizer checks each process as it exits, and tests/run.sh
+# (SANITIZED=1) fails every test after which a report was written, even
+# one that expected luaprof to fail.  CI runs this after make test.
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
-	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" units
-	@BUILD=build-asan tests/run.sh --unit-only
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	  units progs luaprof-asan
+	@BUILD=build-asan LUAPROF=$(CURDIR)/luaprof-asan SANITIZED=1 tests/run.sh
 
 # Coverage-guided fuzzing: each target (or FUZZ_TARGETS=...) runs FUZZ_TIME
 # seconds (default 60) from its seeds (tests/fuzz/seeds.sh) with the
@@ -179,6 +207,12 @@ check-asan:
 # Needs clang and its libFuzzer runtime (installed here as root).
 FUZZ_TIME ?= 60
 FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# Each input makes fresh objects, so their large first allocations are
+# made small: a 64-entry resolver cache (a 4096-entry one costs ~80 page
+# faults per execution; collisions, and so replacement, become common) and
+# 4 KiB hash-map key chunks (a 1 MiB one is an mmap and its shadow under
+# ASan: fuzz_folded ran ~300 inputs a second).
+FUZZ_DEFS = -DFCACHE_BITS=6 -DKEY_CHUNK=4096
 fuzz:
 	@command -v clang >/dev/null && echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return d && n; }' | \
 	  clang -fsanitize=fuzzer -x c -o /dev/null - 2>/dev/null || { \
@@ -186,12 +220,18 @@ fuzz:
 	    echo "luaprof: installing clang and libFuzzer (clang libclang-rt-14-dev)"; \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev >/dev/null; \
 	  else echo "luaprof: make fuzz needs clang with libFuzzer: install clang and libclang-rt-14-dev"; exit 1; fi; }
-	@$(MAKE) --no-print-directory CC=clang BUILD=build-fuzz OPT=-O1 SAN="$(FUZZ_SAN)" \
+	@$(MAKE) --no-print-directory CC=clang BUILD=build-fuzz OPT=-O1 SAN="$(FUZZ_SAN)" CFLAGS="$(FUZZ_DEFS)" \
 	  $(patsubst tests/fuzz/%.c,build-fuzz/fuzzer/%,$(FUZZ_SRC))
 	@BUILD=build-fuzz FUZZ_TIME=$(FUZZ_TIME) tests/fuzz/run.sh $(FUZZ_TARGETS)
 
+# bpftrace is the bench's only extra tool (the uprobe rows), installed as
+# root when missing; without it those rows are left out.
 bench: all
 	@$(MAKE) --no-print-directory progs
+	@command -v bpftrace >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && { \
+	  echo "luaprof: installing bpftrace for the bench"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bpftrace >/dev/null 2>&1 || \
+	  echo "luaprof: could not install bpftrace: its rows are left out"; }; } || true
 	@BUILD=$(BUILD) python3 tests/bench/bench.py $(if $(QUICK),--quick)
 
 # The installed luaprof finds its scripts and library from its own path
@@ -207,6 +247,6 @@ install: all
 	install -m 644 luaprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/luaprof.1
 
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz luaprof
+	rm -rf $(BUILD) build-asan build-fuzz luaprof luaprof-asan
 
 -include $(CORE_OBJ:.o=.d) $(LUA_OBJ:.o=.d)

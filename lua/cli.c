@@ -25,6 +25,7 @@ static const char usage[] =
 "       luaprof record [options] [-o FILE] [--] CMD [ARGS...]\n"
 "       luaprof record [options] [-o FILE] -p PID[,PID...] | -a\n"
 "       luaprof list [PATTERN | --fields TRACEPOINT]\n"
+"       luaprof stat [-e EVENTS] [-I MS] [-p PID | -a] [--] [CMD [ARGS...]]\n"
 "\n"
 "Runs SCRIPT (Lua 5.4) over the samples of CMD and every thread and process\n"
 "it starts, of running processes (-p), or of the whole system (-a).  SCRIPT\n"
@@ -38,7 +39,11 @@ static const char usage[] =
 "                                or cpu-clock when there is no hardware PMU.\n"
 "                                Modifiers :u :k :p :pp :ppp :P as in perf;\n"
 "                                tracepoints SYSTEM:EVENT, globs too\n"
-"                                ('syscalls:sys_enter_*'): see luaprof list\n"
+"                                ('syscalls:sys_enter_*'): see luaprof list;\n"
+"                                uprobe:PATH:FUNC[+OFF], uretprobe:PATH:FUNC,\n"
+"                                usdt:PATH:PROVIDER:NAME, mem:ADDR|VAR[/LEN][:rwx],\n"
+"                                rNNNN, PMU/term=N,.../, EVENT/period=N/,\n"
+"                                L1-dcache-load-misses, groups {EV,EV}[:S]\n"
 "      --filter EXPR             the kernel's filter for the tracepoints of the\n"
 "                                -e before it ('prev_pid == 1234')\n"
 "  -F, --freq HZ                 samples per second (default 4000)\n"
@@ -54,7 +59,14 @@ static const char usage[] =
 "                                (- reads a pipe-mode stream from stdin)\n"
 "  -o, --output FILE             keep a perf.data recording of the run (record:\n"
 "                                default perf.data; an existing file becomes FILE.old)\n"
+"      --no-buildid-cache        do not copy the recorded objects into perf's\n"
+"                                build-id cache (~/.debug, or $PERF_BUILDID_DIR)\n"
 "  -A, --arg VALUE               pass VALUE to the script in arg[] (repeatable)\n"
+"      --script-timeout SECONDS  stop the run when one call of a hook takes longer\n"
+"                                (default: no limit)\n"
+"      --script-memory MB        the most memory the script's Lua data may take\n"
+"                                (default 1024, or a quarter of the RAM if less;\n"
+"                                0: no limit)\n"
 "      --symfs DIR               look for object and debug files under DIR\n"
 "      --no-debuginfod           never ask debuginfod servers (DEBUGINFOD_URLS)\n"
 "  -h, --help                    this help\n"
@@ -63,7 +75,8 @@ static const char usage[] =
 "Exit status: the command's (128+N when signal N killed it); 0 with -p/-a;\n"
 "255 when luaprof itself fails (bad usage, script error, cannot profile).\n";
 
-enum { OPT_SYMFS = 256, OPT_NO_DEBUGINFOD, OPT_FILTER };
+enum { OPT_SYMFS = 256, OPT_NO_DEBUGINFOD, OPT_FILTER, OPT_NO_BUILDID_CACHE, OPT_SCRIPT_TIMEOUT,
+       OPT_SCRIPT_MEMORY };
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -79,8 +92,11 @@ static const struct option longopts[] = {
 	{ "interval", required_argument, NULL, 'I' },
 	{ "input", required_argument, NULL, 'i' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "no-buildid-cache", no_argument, NULL, OPT_NO_BUILDID_CACHE },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
+	{ "script-timeout", required_argument, NULL, OPT_SCRIPT_TIMEOUT },
+	{ "script-memory", required_argument, NULL, OPT_SCRIPT_MEMORY },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
@@ -193,13 +209,25 @@ static int add_pids(struct lp_cli *cli, const char *list)
 	return 0;
 }
 
-static int parse_duration(struct lp_cli *cli, const char *s)
+/* Seconds (fractions allowed) into *ns; zero only when zero_ok. */
+static int parse_seconds(const char *opt, const char *s, bool zero_ok, uint64_t *ns)
 {
 	char *end;
 	double d = strtod(s, &end);
-	if (end == s || *end || !(d > 0) || d > 1e9)
-		return fail("--duration needs a positive number of seconds (got '%s')", s);
-	cli->duration_ns = (uint64_t)llround(d * 1e9);
+	if (end == s || *end || !(zero_ok ? d >= 0 : d > 0) || d > 1e9)
+		return fail("%s needs a %s number of seconds (got '%s')", opt,
+			    zero_ok ? "positive (or 0)" : "positive", s);
+	*ns = (uint64_t)llround(d * 1e9);
+	return 0;
+}
+
+static int parse_script_memory(struct lp_cli *cli, const char *s)
+{
+	uint64_t v;
+	if (parse_u64(s, &v) || v > (1u << 30))
+		return fail("--script-memory needs a number of megabytes such as 512, or 0 for "
+			    "no limit (got '%s')", s);
+	cli->script_memory_mb = (int64_t)v;
 	return 0;
 }
 
@@ -209,6 +237,7 @@ static int parse_pages(struct lp_cli *cli, const char *s)
 	if (parse_u64(s, &v) || v == 0 || (v & (v - 1)) || v > (1u << 20))
 		return fail("-m needs a power of two number of pages such as 64 or 1024 (got '%s')", s);
 	cli->mmap_pages = v;
+	cli->mmap_pages_given = true;
 	return 0;
 }
 
@@ -290,7 +319,10 @@ static int option(struct lp_cli *cli, int c, char *val)
 	}
 	case 'p': return add_pids(cli, val);
 	case 'a': cli->system_wide = true; return 0;
-	case 'd': return parse_duration(cli, val);
+	case 'd': return parse_seconds("--duration", val, false, &cli->duration_ns);
+	case OPT_SCRIPT_TIMEOUT: return parse_seconds("--script-timeout", val, true,
+						      &cli->script_timeout_ns);
+	case OPT_SCRIPT_MEMORY: return parse_script_memory(cli, val);
 	case 'm': return parse_pages(cli, val);
 	case 'A': return add_arg(cli, val);
 	case 'I': return parse_interval(cli, val);
@@ -298,6 +330,7 @@ static int option(struct lp_cli *cli, int c, char *val)
 	case OPT_SYMFS: cli->symfs = val; return 0;
 	case OPT_NO_DEBUGINFOD: cli->no_debuginfod = true; return 0;
 	case 'o': cli->output = val; return 0;
+	case OPT_NO_BUILDID_CACHE: cli->no_buildid_cache = true; return 0;
 	case 'h': fputs(usage, stdout); return 1;
 	case 'v': printf("luaprof %s\n", LP_VERSION); return 1;
 	default:
@@ -312,6 +345,8 @@ static int check(struct lp_cli *cli)
 		cli->output = "perf.data";
 	if (cli->input && cli->output)
 		return fail("-i and -o exclude each other: a replay writes no recording");
+	if (cli->no_buildid_cache && !cli->output)
+		return fail("--no-buildid-cache goes with a recording: luaprof record, or run -o FILE");
 	if (!cli->script && !record)
 		return fail("no script given: luaprof run SCRIPT [options] -- CMD");
 	if (cli->script_help)
@@ -329,6 +364,16 @@ static int check(struct lp_cli *cli)
 	return 0;
 }
 
+/* Whether an event copies user stacks of its own (call-graph=dwarf, a USDT
+ * probe's memory arguments). */
+static bool copies_stacks(const struct lp_cli *cli)
+{
+	for (size_t i = 0; i < cli->events.n; i++)
+		if (cli->events.v[i].stack_user || cli->events.v[i].dwarf_stack)
+			return true;
+	return false;
+}
+
 int lp_cli_finish(struct lp_cli *cli)
 {
 	/* A rate given by the command line or the script also replaces the
@@ -337,9 +382,13 @@ int lp_cli_finish(struct lp_cli *cli)
 	if (!cli->sampling.use_period && !cli->sampling.freq)
 		cli->sampling.freq = DEFAULT_FREQ;
 	if (!cli->mmap_pages)   /* dwarf samples are ~8 KiB each: 4 MiB rings */
-		cli->mmap_pages = cli->sampling.dwarf_stack ? 4 * DEFAULT_PAGES : DEFAULT_PAGES;
+		cli->mmap_pages = cli->sampling.dwarf_stack || copies_stacks(cli) ? 4 * DEFAULT_PAGES
+										  : DEFAULT_PAGES;
 	if (!cli->events.n && !cli->input && lp_event_list_add_default(&cli->events))
 		return fail("out of memory");
+	if (cli->sampling.count_only && cli->output)
+		return fail("counting (luaprof stat, luaprof.setup{count_only = true}) samples "
+			    "nothing, so it writes no recording: leave out -o");
 	return 0;
 }
 
@@ -380,6 +429,7 @@ static int parse_run(struct lp_cli *cli, int argc, char **argv)
 int lp_cli_parse(struct lp_cli *cli, int argc, char **argv)
 {
 	memset(cli, 0, sizeof *cli);
+	cli->script_memory_mb = -1;
 	if (argc < 2)
 		return fputs(usage, stderr), -1;
 	const char *cmd = argv[1];
@@ -389,7 +439,8 @@ int lp_cli_parse(struct lp_cli *cli, int argc, char **argv)
 		return printf("luaprof %s\n", LP_VERSION), 1;
 	if (strcmp(cmd, "run") && strcmp(cmd, "record"))
 		return fail("unknown command '%s': the commands are 'luaprof run SCRIPT ...', "
-			    "'luaprof record ...' and 'luaprof list' (see luaprof --help)", cmd);
+			    "'luaprof record ...', 'luaprof stat ...' and 'luaprof list' (see "
+			    "luaprof --help)", cmd);
 	cli->command = cmd;
 	cli->argc = argc;
 	cli->all_argv = argv;

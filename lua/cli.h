@@ -19,16 +19,22 @@ struct lp_cli {
 	char **argv;                    /* the command, or NULL */
 	pid_t *pids;
 	size_t nr_pids;
-	bool system_wide;
+	bool system_wide;               /* -a */
+	bool script_system_wide;        /* luaprof.setup{system_wide = true}: the events on
+					 * every CPU, the command or -p still the targets */
 	struct lp_event_list events;    /* -e, else the script's, else the default */
 	bool user_events;               /* -e given */
 	size_t last_e;                  /* the first event of the last -e (for --filter) */
 	struct lp_sampling sampling;
 	bool call_graph_given;          /* -g or --call-graph given */
 	size_t mmap_pages;
+	bool mmap_pages_given;          /* -m: exactly that, or fail */
 	uint64_t duration_ns;
+	uint64_t script_timeout_ns;     /* --script-timeout, 0: none */
+	int64_t script_memory_mb;       /* --script-memory, -1: the default */
 	const char *input;              /* -i FILE: replay a recording */
 	const char *output;             /* -o FILE: keep a recording */
+	bool no_buildid_cache;          /* leave perf's build-id cache alone */
 	char **script_opts;             /* the script's options: "--name[=value]" */
 	int nr_script_opts;
 	bool script_help;               /* luaprof run SCRIPT --help */

@@ -1,5 +1,7 @@
 /*
- * lfold.c - a cache of folded stack strings.
+ * lfold.c - caches of strings made from a stack: folded stacks (s.folded),
+ * perf script's lines of a call chain (luaprof.perfscript).  One cache per
+ * kind, alike.
  *
  * A profile repeats a few stacks many times, and building s.folded (naming
  * every frame, joining the names, interning the string in Lua) costs far
@@ -8,7 +10,8 @@
  * process and its map generation, which no two map states share), the
  * cpumode it was taken in, and its addresses; entries are keyed by exactly
  * those, compared in full on a hit, so a cached string is always the one
- * lp_stack_push_folded would build.  All but the first address: samples
+ * lp_stack_push_folded would build.  All but the first address, for
+ * s.folded (perf script's text has every address): samples
  * land all over a hot function, so the first frame is keyed by what it
  * adds to the string instead (its name and the functions inlined there:
  * lp_stack_fold_leaf), which one resolution per sample gives; keyed by
@@ -87,8 +90,23 @@ struct lp_fold_cache {
 
 enum { FOLD_KERNEL = 1, FOLD_CHAIN = 2, FOLD_UNWOUND = 4 };
 
+/* The words that key the first frame of a folded stack (by its names:
+ * lp_stack_fold_leaf), and in *leaf the index of its address, which the
+ * key leaves 0; for other kinds none (every address keys its frame).
+ * SIZE_MAX when the sample cannot be cached. */
+static size_t leaf_words(struct lp_run *run, enum lp_fold_kind kind, uint64_t *w, uint64_t *leaf)
+{
+	if (kind != LP_FOLD_FOLDED) {
+		*leaf = UINT64_MAX;
+		return 0;
+	}
+	size_t nw = lp_stack_fold_leaf(run, w, FOLD_MAX_WORDS, leaf);
+	return nw ? nw : SIZE_MAX;
+}
+
 /* Fills c->key from the current sample; false when it cannot be cached. */
-static bool make_key(struct lp_fold_cache *c, struct lp_run *run, bool kernel_mode)
+static bool make_key(struct lp_fold_cache *c, struct lp_run *run, enum lp_fold_kind kind,
+		     bool kernel_mode)
 {
 	const struct lp_sample *s = &run->view.rec->u.sample;
 	const struct lp_thread *t = lp_view_thread(run);
@@ -96,12 +114,13 @@ static bool make_key(struct lp_fold_cache *c, struct lp_run *run, bool kernel_mo
 	bool unwound;
 	const uint64_t *ips = lp_stack_addrs(run, &nr, &unwound);
 	struct fold_ent *k = &c->key;
-	size_t nw = t ? lp_stack_fold_leaf(run, k->words, FOLD_MAX_WORDS, &leaf) : 0;
+	size_t nw = t ? leaf_words(run, kind, k->words, &leaf) : SIZE_MAX;
 
-	if (!nw || nr > FOLD_MAX_WORDS - nw)
+	if (nw > FOLD_MAX_WORDS || nr > FOLD_MAX_WORDS - nw)
 		return false;
 	memcpy(k->words + nw, ips, nr * sizeof *ips);
-	k->words[nw + leaf] = 0;
+	if (leaf < nr)
+		k->words[nw + leaf] = 0;
 	k->proc = t->proc;
 	k->gen = t->proc ? t->proc->gen : 0;
 	k->nr = (uint16_t)(nw + nr);
@@ -127,7 +146,7 @@ static bool same(const struct fold_ent *e, const struct lp_fold_cache *c)
 	       !memcmp(e->words, k->words, e->nr * sizeof *e->words);
 }
 
-static struct lp_fold_cache *cache_new(lua_State *L, struct lp_run *run)
+static struct lp_fold_cache *cache_new(lua_State *L, struct lp_run *run, enum lp_fold_kind kind)
 {
 	struct lp_fold_cache *c = calloc(1, sizeof *c);
 
@@ -135,7 +154,7 @@ static struct lp_fold_cache *cache_new(lua_State *L, struct lp_run *run)
 		lua_createtable(L, FOLD_SLOTS + NAMED_SLOTS, 0);
 		c->ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	}
-	return run->fold = c;
+	return run->fold[kind] = c;
 }
 
 /* Pushes the string at index i of the strings' table. */
@@ -162,15 +181,15 @@ static void push_ent(lua_State *L, const struct lp_fold_cache *c, const struct f
 	push_string(L, c, (lua_Integer)(e - c->ents) + 1);
 }
 
-bool lp_fold_get(lua_State *L, struct lp_run *run, bool kernel_mode)
+bool lp_fold_get(lua_State *L, struct lp_run *run, enum lp_fold_kind kind, bool kernel_mode)
 {
-	struct lp_fold_cache *c = run->fold;
+	struct lp_fold_cache *c = run->fold[kind];
 
-	if (!c && !(c = cache_new(L, run)))
+	if (!c && !(c = cache_new(L, run, kind)))
 		return false;
 	c->pending = NULL;
 	c->named_pending = NULL;
-	if (!make_key(c, run, kernel_mode))
+	if (!make_key(c, run, kind, kernel_mode))
 		return false;
 	struct fold_ent *e = &c->ents[c->key.hash % FOLD_SLOTS];
 	if (e->nr && same(e, c)) {
@@ -181,9 +200,9 @@ bool lp_fold_get(lua_State *L, struct lp_run *run, bool kernel_mode)
 	return false;
 }
 
-void lp_fold_put(lua_State *L, struct lp_run *run)
+void lp_fold_put(lua_State *L, struct lp_run *run, enum lp_fold_kind kind)
 {
-	struct lp_fold_cache *c = run->fold;
+	struct lp_fold_cache *c = run->fold[kind];
 	struct fold_ent *e = c ? c->pending : NULL;
 
 	if (!e)
@@ -197,7 +216,7 @@ void lp_fold_put(lua_State *L, struct lp_run *run)
 
 bool lp_fold_named_get(lua_State *L, struct lp_run *run, const uint64_t *words, size_t nr)
 {
-	struct lp_fold_cache *c = run->fold;
+	struct lp_fold_cache *c = run->fold[LP_FOLD_FOLDED];
 	uint64_t h = 0xcbf29ce484222325ull;
 
 	if (!c)
@@ -218,7 +237,7 @@ bool lp_fold_named_get(lua_State *L, struct lp_run *run, const uint64_t *words, 
 
 void lp_fold_named_put(lua_State *L, struct lp_run *run)
 {
-	struct lp_fold_cache *c = run->fold;
+	struct lp_fold_cache *c = run->fold[LP_FOLD_FOLDED];
 	struct named_ent *e = c ? c->named_pending : NULL;
 
 	if (!e)
@@ -246,9 +265,10 @@ size_t lp_fold_words_get(struct lp_run *run, uint64_t ip, unsigned how, uint64_t
 {
 	const struct lp_thread *t = lp_view_thread(run);
 	const struct lp_proc *proc = t ? t->proc : NULL;
-	if (!run->fold || !proc)
+	struct lp_fold_cache *c = run->fold[LP_FOLD_FOLDED];
+	if (!c || !proc)
 		return 0;
-	const struct words_ent *e = words_slot(run->fold, proc, ip, how);
+	const struct words_ent *e = words_slot(c, proc, ip, how);
 	if (!e->nr || e->ip != ip || e->proc != proc || e->gen != proc->gen || e->how != how ||
 	    e->nr > max)
 		return 0;
@@ -261,19 +281,22 @@ void lp_fold_words_put(struct lp_run *run, uint64_t ip, unsigned how, const uint
 {
 	const struct lp_thread *t = lp_view_thread(run);
 	const struct lp_proc *proc = t ? t->proc : NULL;
-	if (!run->fold || !proc || n > FRAME_WORDS)
+	struct lp_fold_cache *c = run->fold[LP_FOLD_FOLDED];
+	if (!c || !proc || n > FRAME_WORDS)
 		return;
-	struct words_ent *e = words_slot(run->fold, proc, ip, how);
+	struct words_ent *e = words_slot(c, proc, ip, how);
 	*e = (struct words_ent){ proc, proc->gen, (uint16_t)how, (uint16_t)n, ip, { 0 } };
 	memcpy(e->words, w, n * sizeof *w);
 }
 
 void lp_fold_free(struct lp_run *run)
 {
-	struct lp_fold_cache *c = run->fold;
+	for (size_t i = 0; i < sizeof run->fold / sizeof *run->fold; i++) {
+		struct lp_fold_cache *c = run->fold[i];
 
-	for (size_t i = 0; c && i < NAMED_SLOTS; i++)
-		free(c->named[i].words);
-	free(c);
-	run->fold = NULL;
+		for (size_t j = 0; c && j < NAMED_SLOTS; j++)
+			free(c->named[j].words);
+		free(c);
+		run->fold[i] = NULL;
+	}
 }

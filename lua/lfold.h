@@ -1,5 +1,6 @@
 /*
- * lfold.h - internal to lua/: the cache of folded stack strings (lfold.c).
+ * lfold.h - internal to lua/: the caches of strings made from a stack:
+ * folded stacks, perf script's text (lfold.c).
  */
 #ifndef LP_LFOLD_H
 #define LP_LFOLD_H
@@ -12,19 +13,25 @@
 
 #include "lp.h"
 
-/* Pushes the current sample's folded string and returns true when the
- * cache holds it; else pushes nothing, returns false, and remembers the
- * sample's key for lp_fold_put.  kernel_mode: the sample's cpumode is the
- * kernel's.  Allocates the cache on first use (an allocation failure only
- * disables it). */
-bool lp_fold_get(lua_State *L, struct lp_run *run, bool kernel_mode);
+/* What a cache holds: one string per stack made from the stack alone. */
+enum lp_fold_kind {
+	LP_FOLD_FOLDED,         /* s.folded */
+	LP_FOLD_PERF_TEXT,      /* perf script's lines of the call chain (lperfscript.c) */
+};
+
+/* Pushes the current sample's string of that kind and returns true when
+ * the cache holds it; else pushes nothing, returns false, and remembers
+ * the sample's key for lp_fold_put.  kernel_mode: the sample's cpumode is
+ * the kernel's.  Allocates the cache on first use (an allocation failure
+ * only disables it). */
+bool lp_fold_get(lua_State *L, struct lp_run *run, enum lp_fold_kind kind, bool kernel_mode);
 
 /* Caches the string on top of the stack (left there) under the key of the
- * last lp_fold_get that missed; does nothing when that sample could not be
- * cached. */
-void lp_fold_put(lua_State *L, struct lp_run *run);
+ * last lp_fold_get of that kind that missed; does nothing when that sample
+ * could not be cached. */
+void lp_fold_put(lua_State *L, struct lp_run *run, enum lp_fold_kind kind);
 
-/* The second level, for samples lp_fold_get missed: the folded string by
+/* The second level of the s.folded cache, for samples lp_fold_get missed: the folded string by
  * the names it is made of (words from lstack.c: the command name and each
  * frame's names, as pointers), so that stacks whose addresses differ but
  * whose names do not (a recursion entered from two call sites) share one
@@ -45,7 +52,7 @@ size_t lp_fold_words_get(struct lp_run *run, uint64_t ip, unsigned how, uint64_t
 void lp_fold_words_put(struct lp_run *run, uint64_t ip, unsigned how, const uint64_t *w,
 		       size_t n);
 
-/* Frees the cache; the strings go with the Lua state. */
+/* Frees the caches; the strings go with the Lua state. */
 void lp_fold_free(struct lp_run *run);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <lauxlib.h>
 
@@ -21,6 +22,7 @@ static const luaL_Reg modules[] = {
 	{ "flamegraph", luaopen_luaprof_flamegraph },
 	{ "pprof", luaopen_luaprof_pprof },
 	{ "folded", luaopen_luaprof_folded },
+	{ "perfscript", luaopen_luaprof_perfscript },
 	{ NULL, NULL },
 };
 
@@ -63,11 +65,30 @@ void lp_lib_open(lua_State *L)
 	lua_setmetatable(L, -2);
 }
 
+/* Writes to what path already is when that is no regular file (/dev/null,
+ * /dev/stdout, a FIFO): a temporary file renamed over it would replace a
+ * device node with a file. */
+static void write_special(lua_State *L, const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		luaL_error(L, "cannot open %s: %s", path, strerror(errno));
+	bool ok = fwrite(data, 1, len, f) == len;
+	int err = errno;
+	if (fclose(f) || !ok)
+		luaL_error(L, "cannot write %s: %s", path, strerror(ok ? errno : err));
+}
+
 void lp_lib_write_file(lua_State *L, const char *path, const char *data, size_t len)
 {
+	struct stat st;
 	if (!strcmp(path, "-")) {
 		if (fwrite(data, 1, len, stdout) != len || fflush(stdout))
 			luaL_error(L, "cannot write to standard output: %s", strerror(errno));
+		return;
+	}
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		write_special(L, path, data, len);
 		return;
 	}
 	char tmp[4096];

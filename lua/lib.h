@@ -7,7 +7,7 @@
 
 #include <lua.h>
 
-/* Adds the C modules (map, hist, lhist, json, flamegraph, pprof, folded)
+/* Adds the C modules (hist, lhist, json, flamegraph, pprof, folded, perfscript)
  * as fields of the luaprof table on top of the stack, and as
  * package.loaded["luaprof.NAME"], so require "luaprof.NAME" finds them. */
 void lp_lib_open(lua_State *L);
@@ -18,11 +18,14 @@ int luaopen_luaprof_json(lua_State *L);
 int luaopen_luaprof_flamegraph(lua_State *L);
 int luaopen_luaprof_pprof(lua_State *L);
 int luaopen_luaprof_folded(lua_State *L);
+int luaopen_luaprof_perfscript(lua_State *L);
 
 
 
 /* Writes len bytes to path whole or not at all (a temporary file renamed
- * over it); "-" is standard output.  Raises a Lua error naming the path. */
+ * over it); "-" is standard output, and a path that exists but is no
+ * regular file (/dev/null, a FIFO) is written as it is.  Raises a Lua
+ * error naming the path. */
 void lp_lib_write_file(lua_State *L, const char *path, const char *data, size_t len);
 
 /* Calls fn for every string key -> count of the stacks at idx: a

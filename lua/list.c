@@ -32,11 +32,14 @@
 static const char list_usage[] =
 "usage: luaprof list [hw | sw | pmu | tracepoint | scripts | PATTERN]\n"
 "       luaprof list --fields TRACEPOINT\n"
+"       luaprof list --attr EVENTS\n"
 "\n"
 "Lists the events this machine offers for -e, grouped as perf list groups\n"
 "them; PATTERN is a glob such as 'sched:*' (without * ? [ it matches names\n"
 "containing it).  luaprof list scripts lists the scripts luaprof finds.\n"
-"--fields prints each field of a tracepoint (s.fields).\n";
+"--fields prints each field of a tracepoint (s.fields); --attr the\n"
+"perf_event_attr luaprof opens each event of an -e list with, as perf\n"
+"record -vv prints its own.\n";
 
 /* What a listing prints: lines matching pattern (NULL: all). */
 struct listing {
@@ -250,6 +253,7 @@ static int list_fields(const char *name)
 	char err[512];
 	if (lp_event_list_add(&l, name, err, sizeof err)) {
 		fprintf(stderr, "luaprof: %s\n", err);
+		lp_event_list_free(&l);         /* its events are as before, its array may not be */
 		return LP_EXIT_FAILURE;
 	}
 	int status = 0;
@@ -281,7 +285,7 @@ static int list_fields(const char *name)
 int lp_list_main(int argc, char **argv)
 {
 	const char *arg = argc > 1 ? argv[1] : NULL;
-	if (argc > 3 || (argc == 3 && strcmp(argv[1], "--fields"))) {
+	if (argc > 3 || (argc == 3 && strcmp(argv[1], "--fields") && strcmp(argv[1], "--attr"))) {
 		fprintf(stderr, "luaprof: list takes one pattern or group: %s", list_usage);
 		return LP_EXIT_FAILURE;
 	}
@@ -294,6 +298,14 @@ int lp_list_main(int argc, char **argv)
 			return LP_EXIT_FAILURE;
 		}
 		return list_fields(argv[2]);
+	}
+	if (arg && !strcmp(arg, "--attr")) {
+		if (argc != 3) {
+			fprintf(stderr, "luaprof: --attr needs events: luaprof list --attr "
+					"'{cpu-clock,page-faults}'\n");
+			return LP_EXIT_FAILURE;
+		}
+		return lp_list_attr(argv[2]);
 	}
 	for (size_t i = 0; arg && i < NR_GROUPS; i++)
 		if (!strcmp(arg, groups[i].keyword)) {

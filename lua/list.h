@@ -9,4 +9,9 @@
  * after one line on stderr). */
 int lp_list_main(int argc, char **argv);
 
+/* luaprof list --attr EVENTS (attr.c): each event's perf_event_attr as
+ * `luaprof run -e EVENTS -- CMD` would open it, printed as perf record -vv
+ * prints its own.  Returns the exit status. */
+int lp_list_attr(const char *events);
+
 #endif

@@ -264,6 +264,23 @@ static int stop(lua_State *L, struct lp_run *run, const char *msg)
 	return luaL_error(L, "stopped");
 }
 
+/* luaprof.usage_error(msg): a script's own check of what it was given
+ * failed (a required option missing, a value its declaration cannot
+ * check).  At the top level it stops the run before anything starts, as a
+ * bad option does: one line naming the script, exit 255; later it is an
+ * ordinary error. */
+int lp_usage_error(lua_State *L)
+{
+	struct lp_run *run = lp_get_run(L);
+	const char *msg = luaL_checkstring(L, 1);
+	if (run->started || !run->cli)
+		return luaL_error(L, "%s", msg);
+	fprintf(stderr, "luaprof: %s: %s (see luaprof run %s --help)\n", SCRIPT_NAME(run), msg,
+		SCRIPT_NAME(run));
+	run->stopped = 2;
+	return luaL_error(L, "stopped");
+}
+
 /* The option named name: its index, or 0. */
 static int find(lua_State *L, const char *name)
 {

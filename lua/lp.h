@@ -5,8 +5,12 @@
 #ifndef LP_LUA_H
 #define LP_LUA_H
 
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <lua.h>
 
@@ -17,6 +21,7 @@
 #define LP_EXIT_FAILURE 255     /* luaprof's own failures */
 #define LP_SAMPLE_MT "luaprof.Sample"
 #define LP_MAX_STACK 512        /* frames kept per sample */
+#define LP_SCRIPT_MEMORY_DEFAULT 1024   /* MB, or a quarter of the RAM when less */
 
 /* Fixed slots of the Lua state's base stack (not of a C function's), set
  * by lp_vm_open: the message handler, and for the per-sample call the
@@ -31,6 +36,9 @@
 #define LP_SLOT_FKEYS 6         /* ltrace.c: its field names, or nil */
 
 struct lp_tp_format;
+struct lp_hmap;
+struct lp_event_spec;
+struct lp_count;
 
 /* Where records come from: a live run or a recording. */
 struct lp_source {
@@ -44,6 +52,9 @@ struct lp_source {
 	/* the tracepoint format of event idx: NULL for other events, or when
 	 * none is known.  Asked once per event, at its first sample. */
 	const struct lp_tp_format *(*event_format)(void *ctx, int idx);
+	/* the PERF_SAMPLE_* bits of event idx's samples (what they carry);
+	 * asked once per event, at its first sample */
+	uint64_t (*sample_type)(void *ctx, int idx);
 };
 
 /* What the loop knows of each event (run->evinfo[event + 1]), settled at
@@ -53,8 +64,10 @@ struct lp_tpview;
 struct lp_evinfo {
 	bool ready;
 	bool handled;                   /* a handler takes its samples */
+	const char *hook;               /* which: "on_event" or "on_sample" */
 	const struct lp_tp_format *fmt; /* s.fields */
 	struct lp_tpview *tp;           /* ltrace.c: s.fields of a handled event with fmt */
+	uint64_t sample_type;           /* what its samples carry (PERF_SAMPLE_*) */
 };
 
 /* The sample view: one per run, pointed at the current sample only while
@@ -63,6 +76,8 @@ struct lp_view {
 	const void *ud;                 /* the Sample userdata's block */
 	const struct lp_record *rec;    /* NULL outside on_sample */
 	int event;
+	uint64_t sample_type;           /* the event's PERF_SAMPLE_* bits */
+	const struct lp_event_spec *spec;       /* the event's spec (live runs), or NULL */
 	struct lp_thread *thread;
 	bool have_frame;
 	struct lp_frame frame;          /* s.sym, s.dso, s.symoff, s.kernel */
@@ -70,6 +85,27 @@ struct lp_view {
 	uint64_t nr_addrs;
 	bool unwound;                   /* addrs holds a DWARF-unwound user stack */
 	uint32_t cached;                /* bit set of uservalue slots filled */
+};
+
+/* guard.c: what stops a runaway script (see there).  Written by the main
+ * thread; the watchdog reads calls and overdue, the signal handlers the
+ * rest. */
+struct lp_guard {
+	lua_State *L;
+	_Atomic unsigned long calls;    /* +1 on a hook's entry and exit: odd inside */
+	const char *hook;               /* the hook running, or run last */
+	size_t bytes, limit;            /* the Lua state's memory, its limit (0: none) */
+	bool limit_hit;                 /* the last allocation was refused */
+	volatile sig_atomic_t armed;    /* the count hook is set, and why */
+	volatile sig_atomic_t signo, signals;
+	unsigned long armed_calls;      /* the call it was set for */
+	uint64_t armed_ns;
+	uint64_t timeout_ns;            /* --script-timeout, 0: none */
+	_Atomic unsigned long overdue;  /* the call the watchdog found too long */
+	pthread_t main, thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool watching, quit;
 };
 
 struct lp_cli;
@@ -96,7 +132,10 @@ struct lp_run {
 	uint64_t samples;               /* delivered to on_sample */
 	uint64_t lost;                  /* LOST records and the kernel's LOST_SAMPLES */
 	uint64_t lost_summary;          /* perf record's end-of-run LOST_SAMPLES */
-	bool exit_requested;            /* luaprof.exit() */
+	bool exit_requested;            /* luaprof.exit(), or the output closed */
+	bool output_closed;             /* stdout's reader has gone (| head): the run
+					 * ends, the command is left to finish */
+	bool output_failed;             /* writing stdout failed otherwise (reported) */
 	bool failed;                    /* a hook raised an error */
 	bool kernel_notice_given;
 	struct lp_frame frames[LP_MAX_STACK];   /* scratch for one stack */
@@ -104,7 +143,11 @@ struct lp_run {
 	struct lp_srclines *lines;      /* source lines, made on first use */
 	uint64_t addrs[LP_MAX_STACK + 2];       /* scratch: an unwound stack's addresses */
 	struct lp_unwinder *unwinder;   /* DWARF unwinding, made on first use */
-	struct lp_fold_cache *fold;     /* lfold.c, allocated on first use */
+	struct lp_fold_cache *fold[2];  /* lfold.c, per LP_FOLD_* kind, made on first use */
+	struct lp_guard guard;
+	size_t script_memory;           /* --script-memory in bytes, 0: no limit */
+	uint64_t script_timeout;        /* --script-timeout in ns, 0: none */
+	volatile sig_atomic_t interrupted;      /* a signal stopped the run (replays) */
 	/* lopts.c: the script's own options and how the script is run */
 	int mode;                       /* LP_MODE_* */
 	char **script_opts;             /* "--name[=value]" after the script name */
@@ -122,6 +165,20 @@ struct lp_run {
 	uint64_t tick_samples;          /* samples since the previous call */
 	void (*set_alarm)(void *ctx, uint64_t t);       /* live runs: lp_live_set_alarm */
 	void *alarm_ctx;
+	struct lp_hmap *targets;        /* ltarget.c: the pids followed; NULL: all */
+	/* live runs: the events as opened (s.args, s.retval, s.counts), and
+	 * the process memory USDT arguments may be read from */
+	const struct lp_event_spec *specs;
+	size_t nr_specs;
+	bool live;
+	/* live runs: the events' counts for info.counts (nr_specs entries);
+	 * counts_prev holds them at the previous on_interval */
+	int (*read_counts)(void *ctx, struct lp_count *out);
+	void *counts_ctx;
+	struct lp_count *counts_prev, *counts_now;
+	bool count_only;                /* nothing is sampled: intervals run from
+					   lp_run_set_origin, not the first record */
+	int64_t user_ns, sys_ns;        /* the command's CPU times, -1 unknown */
 };
 
 enum { LP_MODE_RUN, LP_MODE_HELP, LP_MODE_DESCRIBE };
@@ -130,11 +187,55 @@ enum { LP_MODE_RUN, LP_MODE_HELP, LP_MODE_DESCRIBE };
  * 0, 1 when the script stopped on purpose (its --help was printed, or
  * LP_MODE_DESCRIBE), or -1 after a message. */
 int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs);
+/* Calls the hook registry[ref] with the nargs values on top of the stack
+ * (popped), after ending the s.fields of the last sample (lp_trace_leave);
+ * 0, or -1 after reporting the error. */
 int lp_vm_call(struct lp_run *run, int ref, int nargs);
 /* Calls the handler at index idx of the handler table (LP_SLOT_HANDLERS)
- * with the view; 0, or -1 after reporting the error. */
-int lp_vm_call_handler(struct lp_run *run, int idx);
+ * with the view (name: which hook it is, for messages); 0, or -1 after
+ * reporting the error. */
+int lp_vm_call_handler(struct lp_run *run, int idx, const char *name);
 void lp_vm_close(struct lp_run *run);
+/* Flushes the standard output at the end of the run: 0, or -1 after one
+ * line when writing it failed (a closed pipe is no failure: see vm.c). */
+int lp_vm_flush(struct lp_run *run);
+
+/* guard.c: the Lua state, with an allocator that refuses to hold more
+ * than limit bytes (0: luaL_newstate's own, no limit).  NULL when out of
+ * memory. */
+lua_State *lp_guard_newstate(struct lp_guard *g, size_t limit);
+/* Starts watching hook calls (the watchdog thread only when timeout_ns is
+ * not 0).  0 or -errno. */
+int lp_guard_start(struct lp_guard *g, uint64_t timeout_ns);
+/* Stops the watchdog; the guard can no longer interrupt anything. */
+void lp_guard_stop(struct lp_guard *g);
+/* From a SIGINT/SIGTERM/SIGHUP handler: interrupts a hook that does not
+ * return within a second (at once on a second signal).  Async-signal-safe. */
+void lp_guard_signal(int sig);
+/* Removes the count hook (lp_guard_leave does, when one was set). */
+void lp_guard_disarm(struct lp_guard *g);
+/* Prints the one line for a failed hook call: status and msg as lua_pcall
+ * left them (msg may be NULL); out-of-memory errors name the limit. */
+void lp_guard_explain(const struct lp_guard *g, int status, const char *msg);
+/* --script-memory's default, in bytes. */
+size_t lp_guard_default_memory(void);
+
+/* Around every call of a hook (name: "on_sample", ...): two plain stores,
+ * and a removal of the count hook when a signal had set one. */
+static inline void lp_guard_enter(struct lp_guard *g, const char *name)
+{
+	g->hook = name;
+	atomic_store_explicit(&g->calls, atomic_load_explicit(&g->calls, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+static inline void lp_guard_leave(struct lp_guard *g)
+{
+	atomic_store_explicit(&g->calls, atomic_load_explicit(&g->calls, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	if (g->armed)
+		lp_guard_disarm(g);
+}
 
 /* lstack.c: frees what symbolizing stacks keeps for the run. */
 void lp_stack_free(struct lp_run *run);
@@ -168,6 +269,28 @@ void lp_trace_push_fields(lua_State *L, struct lp_run *run);
 void lp_trace_push_raw(lua_State *L, struct lp_run *run);
 int lp_l_syscall_name(lua_State *L);
 int lp_l_syscall_nr(lua_State *L);
+int lp_l_errno_name(lua_State *L);
+
+/* ltarget.c: the processes a run of a command or of -p follows, for
+ * luaprof.is_target (without a set, as with -a or replaying, everything is
+ * followed).  lp_targets_init makes the set of pids (0 or -ENOMEM);
+ * lp_targets_fork adds the child of a FORK record whose parent process is
+ * in it (0 for every other record, or -ENOMEM); lp_targets_free frees it. */
+int lp_targets_init(struct lp_run *run, const pid_t *pids, size_t n);
+int lp_targets_fork(struct lp_run *run, const struct lp_record *rec);
+void lp_targets_free(struct lp_run *run);
+int lp_l_is_target(lua_State *L);
+
+/* lfunctions.c: luaprof.functions(OBJECT [, GLOB]). */
+int lp_l_functions(lua_State *L);
+
+/* lprobe.c: s.args (a probe's arguments: a uprobe's six argument
+ * registers, a USDT probe's decoded arguments), s.retval (a uretprobe's
+ * rax) and s.counts (the group's counts, name -> value) of the sample in
+ * the view; nil for other events. */
+void lp_probe_push_args(lua_State *L, struct lp_run *run);
+void lp_probe_push_retval(lua_State *L, struct lp_run *run);
+void lp_probe_push_counts(lua_State *L, struct lp_run *run);
 
 /* lluaprof.c */
 int luaopen_luaprof(lua_State *L);
@@ -177,8 +300,10 @@ struct lp_run *lp_get_run(lua_State *L);
 /* lsetup.c: luaprof.setup{...}, the lua_CFunction. */
 int lp_setup(lua_State *L);
 
-/* lopts.c: luaprof.options{...}, the lua_CFunction. */
+/* lopts.c: luaprof.options{...} and luaprof.usage_error(msg), the
+ * lua_CFunctions. */
 int lp_options(lua_State *L);
+int lp_usage_error(lua_State *L);
 
 /* lopts.c: after the script's top level ran: prints its help when asked
  * and it declared no options, refuses options given to a script that
@@ -193,8 +318,15 @@ uint64_t lp_run_lost(const struct lp_run *run);
 
 /* run.c: calls on_end, if the script has one, with { samples, lost,
  * duration (ns), status (only when status >= 0: the command's exit status,
- * 128+N for signal N) }. */
+ * 128+N for signal N), user_time and sys_time (ns, when known), counts (live
+ * runs: name -> { value, raw, enabled, running, supported }, the totals) }.
+ * With an interval, the last on_interval (info.last) comes first. */
 void lp_run_end(struct lp_run *run, uint64_t duration, int status);
+
+/* run.c: counting runs (nothing sampled): the intervals of on_interval
+ * start at time t (CLOCK_MONOTONIC ns), and the last one ends at the end
+ * of the run. */
+void lp_run_set_origin(struct lp_run *run, uint64_t t);
 
 /* run.c: feeds every record of src to the model and the script: samples
  * to their event's handler (on_event[NAME], else on_sample), COMM, FORK

@@ -9,8 +9,10 @@
  * every other field when read: the name is mapped to a small integer
  * through an upvalue table (one hash lookup), and fields that cost
  * something (symbols, the stack, the folded string, a tracepoint's raw
- * data) are cached for the rest of the call, the tables and strings in the
- * userdata's user values; s.fields is a table of its own (ltrace.c).
+ * data, a probe's arguments, a group's counts) are cached for the rest of
+ * the call, the tables and strings in the userdata's user values; s.fields
+ * is a table of its own (ltrace.c), s.args, s.retval and s.counts come
+ * from lprobe.c.
  */
 #include <string.h>
 
@@ -23,14 +25,16 @@ enum field {
 	F_EVENT = 1, F_PID, F_TID, F_CPU, F_COMM, F_TIME, F_PERIOD, F_IP,
 	F_SYM, F_DSO, F_SYMOFF, F_KERNEL, F_STACK, F_FOLDED, F_ADDR, F_ID,
 	F_FIELDS, F_RAW,
-	F_SRCLINE,
+	F_SRCLINE, F_CALLCHAIN,
+	F_ARGS, F_RETVAL, F_COUNTS,
 };
 
 static const char *const field_names[] = {
 	"event", "pid", "tid", "cpu", "comm", "time", "period", "ip",
 	"sym", "dso", "symoff", "kernel", "stack", "folded", "addr", "id",
 	"fields", "raw",
-	"srcline",
+	"srcline", "callchain",
+	"args", "retval", "counts",
 };
 
 #define NR_FIELDS (sizeof field_names / sizeof field_names[0])
@@ -105,7 +109,12 @@ static int l_index(lua_State *L)
 	case F_EVENT: push_event(L, run); break;
 	case F_PID: lua_pushinteger(L, s->pid); break;
 	case F_TID: lua_pushinteger(L, s->tid); break;
-	case F_CPU: lua_pushinteger(L, s->cpu); break;
+	case F_CPU:     /* nil when the samples do not carry it, as perf's per-thread ones */
+		if (run->view.sample_type & PERF_SAMPLE_CPU)
+			lua_pushinteger(L, s->cpu);
+		else
+			lua_pushnil(L);
+		break;
 	case F_COMM: push_comm(L, run); break;
 	case F_TIME: lua_pushinteger(L, (lua_Integer)s->time); break;
 	case F_PERIOD: lua_pushinteger(L, (lua_Integer)s->period); break;
@@ -120,6 +129,12 @@ static int l_index(lua_State *L)
 	case F_FIELDS: lp_trace_push_fields(L, run); break;
 	case F_RAW: push_cached(L, run, 3, lp_trace_push_raw); break;
 	case F_SRCLINE: lp_stack_push_srcline(L, run); break;
+	case F_CALLCHAIN:
+		lua_pushboolean(L, (run->view.sample_type & PERF_SAMPLE_CALLCHAIN) != 0);
+		break;
+	case F_ARGS: push_cached(L, run, 4, lp_probe_push_args); break;
+	case F_RETVAL: lp_probe_push_retval(L, run); break;
+	case F_COUNTS: push_cached(L, run, 5, lp_probe_push_counts); break;
 	default: lua_pushnil(L); break;
 	}
 	return 1;
@@ -143,7 +158,7 @@ static int l_tostring(lua_State *L)
 
 void lp_sample_open(lua_State *L, struct lp_run *run)
 {
-	struct lp_run **ud = lua_newuserdatauv(L, sizeof *ud, 3);
+	struct lp_run **ud = lua_newuserdatauv(L, sizeof *ud, 5);
 	*ud = run;
 	run->view.ud = ud;
 	luaL_newmetatable(L, LP_SAMPLE_MT);
@@ -184,6 +199,7 @@ void lp_sample_invalidate(lua_State *L, struct lp_run *run)
 {
 	(void)L;
 	run->view.rec = NULL;
+	run->view.spec = NULL;
 	run->view.thread = NULL;
 	run->view.have_frame = false;
 	run->view.addrs = NULL;

@@ -71,9 +71,11 @@ static bool data_dir(const char *sub, const char *checkout_sub, char *out, size_
 		if (is_dir(out))
 			return true;
 	}
-	snprintf(out, size, "%s/%s", d, checkout_sub);
 	char marker[PATH_MAX];
-	snprintf(marker, sizeof marker, "%s/lua/lib/luaprof", d);
+	int k = snprintf(out, size, "%s/%s", d, checkout_sub);
+	int m = snprintf(marker, sizeof marker, "%s/lua/lib/luaprof", d);
+	if (k < 0 || (size_t)k >= size || m < 0 || (size_t)m >= sizeof marker)
+		return false;           /* a path too long is no directory of ours */
 	return is_dir(out) && is_dir(marker);
 }
 

@@ -6,6 +6,8 @@
  *                  interval = 1000 }
  *   luaprof.setup{ events = {"sched:sched_switch"},
  *                  filter = { ["sched:sched_switch"] = "prev_pid == 1" } }
+ *   luaprof.setup{ events = {"sched:sched_switch"}, system_wide = true }
+ *   luaprof.setup{ events = {"task-clock", "page-faults"}, count_only = true }
  *
  * Called at the script's top level (it runs before anything is opened).
  * Replaying (-i), the keys of what to sample are checked but not applied:
@@ -98,6 +100,25 @@ static void set_call_graph(lua_State *L, struct lp_cli *cli)
 		cli->sampling = s;
 }
 
+/* Events on every CPU for every process, as -a, while the run still
+ * follows (and ends with) the command or the -p targets: a script of
+ * scheduling (off-CPU, wake-ups) needs the switches of other tasks. */
+static void set_system_wide(lua_State *L, struct lp_cli *cli)
+{
+	if (lua_type(L, -1) != LUA_TBOOLEAN)
+		luaL_error(L, "luaprof.setup: system_wide must be true or false");
+	cli->script_system_wide = lua_toboolean(L, -1);
+}
+
+/* count_only = true: count the events, as perf stat, and sample nothing
+ * (info.counts in on_interval and on_end). */
+static void set_count_only(lua_State *L, struct lp_cli *cli)
+{
+	if (lua_type(L, -1) != LUA_TBOOLEAN)
+		luaL_error(L, "luaprof.setup: count_only must be true or false");
+	cli->sampling.count_only |= lua_toboolean(L, -1);
+}
+
 static void set_interval(lua_State *L, struct lp_cli *cli)
 {
 	uint64_t v = positive(L, "interval");
@@ -157,6 +178,8 @@ static const struct {
 	{ "count", set_count, true },
 	{ "call_graph", set_call_graph, true },
 	{ "filter", set_filter, true },
+	{ "system_wide", set_system_wide, true },
+	{ "count_only", set_count_only, true },
 	{ "interval", set_interval, false },
 };
 

@@ -98,6 +98,8 @@ static void resolve_caller(struct lp_run *run, uint64_t ip, struct lp_frame *out
 {
 	resolve(run, ip - 1, false, out);
 	out->ip = ip;
+	if (out->fileoff)
+		out->fileoff++;
 	if (out->sym)
 		out->symoff++;
 }
@@ -122,6 +124,16 @@ struct frame_pos {
 	bool ret;               /* a callchain's user caller: a return address */
 };
 
+/* A context marker perf knows; any other value at or above
+ * PERF_CONTEXT_MAX (a user stack walked through code without frame
+ * pointers can give -1) makes perf discard the whole chain. */
+static bool known_context(uint64_t ip)
+{
+	return ip == PERF_CONTEXT_HV || ip == PERF_CONTEXT_KERNEL || ip == PERF_CONTEXT_USER ||
+	       ip == PERF_CONTEXT_GUEST || ip == PERF_CONTEXT_GUEST_KERNEL ||
+	       ip == PERF_CONTEXT_GUEST_USER;
+}
+
 /* The frames of the sample's stack (lp_stack_addrs), in order. */
 struct frame_iter {
 	const uint64_t *ips;
@@ -130,9 +142,13 @@ struct frame_iter {
 	size_t n;
 };
 
+/* A corrupt chain has no frames: perf discards it all. */
 static void iter_init(struct frame_iter *it, struct lp_run *run)
 {
 	it->ips = lp_stack_addrs(run, &it->nr, &it->unwound);
+	for (uint64_t i = 0; i < it->nr; i++)
+		if (it->ips[i] >= PERF_CONTEXT_MAX && !known_context(it->ips[i]))
+			it->nr = 0;
 	it->i = 0;
 	it->n = 0;
 	it->kernel = cpumode_kernel(run->view.rec->misc);
@@ -172,7 +188,8 @@ static void frame_at(struct lp_run *run, const struct frame_pos *p, struct lp_fr
 		resolve(run, p->ip, p->kernel, out);
 }
 
-/* Resolves every frame of the sample into run->frames; returns the count. */
+/* Resolves every frame of the sample into run->frames; returns the count:
+ * the sample's own frame alone when its chain is corrupt. */
 static size_t walk(struct lp_run *run)
 {
 	struct frame_iter it;
@@ -222,12 +239,12 @@ static void set_source(lua_State *L, const struct lp_srcframe *sf)
 	}
 }
 
-/* A frame table: ip, sym, mangled, dso and kernel; the rest is added by
- * the caller. */
+/* A frame table: ip, sym, mangled, dso, kernel and (user frames in a
+ * mapped file) offset; the rest is added by the caller. */
 static void new_frame(lua_State *L, const struct lp_frame *f, const char *sym,
 		      const char *mangled)
 {
-	lua_createtable(L, 0, 7);
+	lua_createtable(L, 0, 8);
 	lua_pushinteger(L, (lua_Integer)f->ip);
 	lua_setfield(L, -2, "ip");
 	set_str(L, "sym", sym);
@@ -235,6 +252,10 @@ static void new_frame(lua_State *L, const struct lp_frame *f, const char *sym,
 	set_str(L, "dso", f->dso);
 	lua_pushboolean(L, f->kernel);
 	lua_setfield(L, -2, "kernel");
+	if (f->fileoff && !f->kernel) {
+		lua_pushinteger(L, (lua_Integer)f->fileoff);
+		lua_setfield(L, -2, "offset");
+	}
 }
 
 /* An inlined frame: the function inlined at f's address. */
@@ -389,12 +410,12 @@ static size_t name_words(struct lp_run *run, uint64_t *w, size_t max)
 
 void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 {
-	if (lp_fold_get(L, run, cpumode_kernel(run->view.rec->misc)))
+	if (lp_fold_get(L, run, LP_FOLD_FOLDED, cpumode_kernel(run->view.rec->misc)))
 		return;
 	uint64_t words[LP_FOLD_NAME_WORDS];
 	size_t nw = name_words(run, words, LP_FOLD_NAME_WORDS);
 	if (nw && lp_fold_named_get(L, run, words, nw)) {
-		lp_fold_put(L, run);
+		lp_fold_put(L, run, LP_FOLD_FOLDED);
 		return;
 	}
 	size_t n = walk(run);
@@ -416,7 +437,12 @@ void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 	}
 	luaL_pushresult(&b);
 	lp_fold_named_put(L, run);
-	lp_fold_put(L, run);
+	lp_fold_put(L, run, LP_FOLD_FOLDED);
+}
+
+bool lp_stack_kernel_mode(const struct lp_run *run)
+{
+	return cpumode_kernel(run->view.rec->misc);
 }
 
 size_t lp_stack_frames(struct lp_run *run)

@@ -5,6 +5,8 @@
 #ifndef LP_LSTACK_H
 #define LP_LSTACK_H
 
+#include <stdbool.h>
+
 #include <lua.h>
 
 #include "lp.h"
@@ -51,6 +53,9 @@ void lp_stack_push_srcline(lua_State *L, struct lp_run *run);
  * the same string.  Returns 0 when there is no frame or the words do not
  * fit. */
 size_t lp_stack_fold_leaf(struct lp_run *run, uint64_t *words, size_t max, uint64_t *leaf);
+
+/* Whether the current sample was taken in the kernel (its cpumode). */
+bool lp_stack_kernel_mode(const struct lp_run *run);
 
 /* Pushes s.folded: "comm;root;...;leaf", unknown frames "[unknown]",
  * kernel frames suffixed "_[k]". */

@@ -328,6 +328,16 @@ int lp_l_syscall_name(lua_State *L)
 	return 1;
 }
 
+/* luaprof.errno_name(nr): "ENOENT" for 2 (or -2, as a system call returns
+ * it), or nil. */
+int lp_l_errno_name(lua_State *L)
+{
+	lua_Integer nr = luaL_checkinteger(L, 1);
+	const char *name = nr >= -4096 && nr <= 4096 ? lp_errno_name((int)(nr < 0 ? -nr : nr)) : NULL;
+	name ? (void)lua_pushstring(L, name) : lua_pushnil(L);
+	return 1;
+}
+
 int lp_l_syscall_nr(lua_State *L)
 {
 	long nr = lp_syscall_nr(luaL_checkstring(L, 1));

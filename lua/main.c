@@ -3,7 +3,8 @@
  * open the events, run the hooks, and choose the exit status.
  *
  * Signals: SIGINT, SIGTERM and SIGHUP end the run cleanly (rings drained,
- * on_end called).  A signal typed at the terminal reaches the command too,
+ * on_end called); a replay stops reading, runs on_end and exits 128+N.  A
+ * hook still running a second after the signal is interrupted (guard.c).  A signal typed at the terminal reaches the command too,
  * as it would without luaprof; one sent to luaprof alone (kill) is passed
  * on to the command.  A command still running when the run ends for another
  * reason (a script error, luaprof.exit(), --duration) is sent SIGTERM.
@@ -15,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 #include <dirent.h>
+#include <limits.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <lauxlib.h>
@@ -24,6 +27,7 @@
 #include "lp.h"
 #include "luaprof/live.h"
 #include "luaprof/luaprof.h"
+#include "luaprof/probe.h"
 #include "luaprof/trace.h"
 #include "lscript.h"
 #include "record.h"
@@ -39,10 +43,15 @@ struct live_src {
 };
 static volatile sig_atomic_t sig_caught;
 
+static struct lp_run *volatile sig_run;
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
 	sig_caught = sig;
+	lp_guard_signal(sig);           /* a hook that does not return is interrupted */
+	if (sig_run)
+		sig_run->interrupted = sig;     /* a replay stops reading */
 	if (!sig_live)
 		return;
 	lp_live_stop(sig_live);
@@ -50,6 +59,9 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		lp_live_signal(sig_live, sig);  /* not from the terminal: pass it on */
 }
 
+/* SIGPIPE is ignored (the launched command gets it back: workload.c), so
+ * a closed output ends the run cleanly (vm.c) instead of killing luaprof
+ * and, through PDEATHSIG, the command. */
 static void install_signals(void)
 {
 	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_RESTART };
@@ -57,6 +69,7 @@ static void install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 static void log_to_stderr(enum lp_log_level level, const char *msg, void *ctx)
@@ -81,12 +94,49 @@ static void notices(const struct lp_cli *cli, unsigned fb)
 	if (fb & LP_FALLBACK_USER_ONLY)
 		fprintf(stderr, "luaprof: kernel samples not allowed (kernel.perf_event_paranoid=%d): "
 				"profiling user space only (:u)\n", lp_event_paranoid());
+	if (fb & LP_FALLBACK_NO_INHERIT)
+		fprintf(stderr, "luaprof: this kernel reads a group with each sample only in the "
+				"threads it was opened on (Linux 6.12 follows new ones): the threads "
+				"and processes the command starts are not profiled\n");
 	(void)cli;
 }
 
 static void source_alarm(void *ctx, uint64_t t)
 {
 	lp_live_set_alarm(ctx, t);
+}
+
+static int source_counts(void *ctx, struct lp_count *out)
+{
+	return lp_live_read_counts(ctx, out);
+}
+
+/* info.counts for the script: the live run's counters, read at each
+ * on_interval and at the end.  0 or -1 (out of memory). */
+static int setup_counts(struct lp_run *run, struct lp_live *lv, const struct lp_cli *cli)
+{
+	run->specs = cli->events.v;
+	run->nr_specs = cli->events.n;
+	run->live = true;
+	run->counts_now = calloc(cli->events.n, sizeof *run->counts_now);
+	run->counts_prev = calloc(cli->events.n, sizeof *run->counts_prev);
+	if (!run->counts_now || !run->counts_prev) {
+		fprintf(stderr, "luaprof: out of memory\n");
+		return -1;
+	}
+	run->read_counts = source_counts;
+	run->counts_ctx = lv;
+	return 0;
+}
+
+/* The command's user and system CPU time, for on_end. */
+static void set_usage(struct lp_run *run, const struct lp_live *lv)
+{
+	const struct rusage *ru = lp_live_usage(lv);
+	if (!ru)
+		return;
+	run->user_ns = (int64_t)ru->ru_utime.tv_sec * 1000000000 + ru->ru_utime.tv_usec * 1000;
+	run->sys_ns = (int64_t)ru->ru_stime.tv_sec * 1000000000 + ru->ru_stime.tv_usec * 1000;
 }
 
 static int source_next(void *ctx, struct lp_record *rec, int *event)
@@ -127,6 +177,14 @@ static const struct lp_tp_format *source_event_format(void *ctx, int idx)
 	return NULL;
 }
 
+static uint64_t source_sample_type(void *ctx, int idx)
+{
+	struct live_src *ls = ctx;
+	if (idx < 0 || (size_t)idx >= ls->cli->events.n)
+		return ~(uint64_t)0;
+	return lp_live_attr(ls->lv, (size_t)idx)->sample_type;
+}
+
 static void push_events(lua_State *L, const struct lp_cli *cli)
 {
 	lua_createtable(L, (int)cli->events.n, 0);
@@ -154,6 +212,16 @@ static void call_on_start(struct lp_run *run, const struct lp_cli *cli, pid_t pi
 		lua_pushinteger(L, pid);
 		lua_setfield(L, -2, "pid");
 	}
+	if (cli->nr_pids) {
+		lua_createtable(L, (int)cli->nr_pids, 0);
+		for (size_t i = 0; i < cli->nr_pids; i++) {
+			lua_pushinteger(L, cli->pids[i]);
+			lua_rawseti(L, -2, (lua_Integer)i + 1);
+		}
+		lua_setfield(L, -2, "pids");
+	}
+	lua_pushboolean(L, cli->system_wide || cli->script_system_wide);
+	lua_setfield(L, -2, "system_wide");
 	lp_vm_call(run, run->ref_on_start, 1);
 }
 
@@ -230,16 +298,70 @@ static void check_handlers(struct lp_run *run, const struct lp_cli *cli)
 	free(names);
 }
 
+/* Whether any event is a watchpoint on a variable not yet found. */
+static bool watches_symbols(const struct lp_cli *cli)
+{
+	for (size_t i = 0; i < cli->events.n; i++)
+		if (cli->events.v[i].probe == LP_PROBE_WATCH && cli->events.v[i].probe_str &&
+		    !cli->events.v[i].config1)
+			return true;
+	return false;
+}
+
+/* Finds the variables of mem:SYMBOL events in the program they watch:
+ * the command's (moved at its exec when it is PIE), or the first -p
+ * process's.  exe gets the program's file ("" when there is none to
+ * find).  0 or -1 after a message. */
+static int resolve_watches(struct lp_cli *cli, char *exe, size_t size)
+{
+	char err[512];
+	pid_t pid = -1;
+	*exe = '\0';
+	if (!watches_symbols(cli))
+		return 0;
+	if (cli->argv) {
+		int rc = lp_probe_find_object(cli->argv[0], exe, size);
+		if (rc) {
+			fprintf(stderr, "luaprof: cannot find the program '%s' whose variables "
+				"mem: watches: %s\n", cli->argv[0], strerror(-rc));
+			return -1;
+		}
+	} else if (cli->nr_pids) {
+		char link[64];
+		pid = cli->pids[0];
+		snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
+		ssize_t n = readlink(link, exe, size - 1);
+		if (n <= 0) {
+			fprintf(stderr, "luaprof: cannot read %s for mem:'s variables: %s\n", link,
+				strerror(errno));
+			return -1;
+		}
+		exe[n] = '\0';
+	} else {
+		fprintf(stderr, "luaprof: mem:VARIABLE watches a variable of a program: give the "
+			"command (-- CMD) or -p PID, or watch an address (mem:0xADDRESS)\n");
+		return -1;
+	}
+	if (lp_event_list_resolve(&cli->events, exe, pid, err, sizeof err)) {
+		fprintf(stderr, "luaprof: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
 /* The live part of a run; returns the process exit status. */
 static int run_live(struct lp_run *run, struct lp_cli *cli)
 {
-	char err[512] = "";
+	char err[512] = "", exe[PATH_MAX];
 	unsigned fb = 0;
+	if (resolve_watches(cli, exe, sizeof exe))
+		return LP_EXIT_FAILURE;
 	struct lp_live_opts o = {
 		.argv = cli->argv, .pids = cli->pids, .nr_pids = cli->nr_pids,
-		.system_wide = cli->system_wide, .events = cli->events.v,
+		.system_wide = cli->system_wide || cli->script_system_wide, .events = cli->events.v,
 		.nr_events = cli->events.n, .sampling = cli->sampling,
-		.mmap_pages = cli->mmap_pages, .duration_ns = cli->duration_ns,
+		.mmap_pages = cli->mmap_pages, .mmap_pages_exact = cli->mmap_pages_given,
+		.duration_ns = cli->duration_ns, .exe = *exe ? exe : NULL,
 	};
 	struct lp_live *lv = lp_live_open(&o, &fb, err, sizeof err);
 	if (!lv) {
@@ -247,6 +369,14 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 		return LP_EXIT_FAILURE;
 	}
 	notices(cli, fb);
+	pid_t pid = lp_live_pid(lv);
+	if (!cli->system_wide && lp_targets_init(run, cli->argv ? &pid : cli->pids,
+						 cli->argv ? 1 : cli->nr_pids)) {
+		fprintf(stderr, "luaprof: out of memory\n");
+		lp_live_wait(lv, 0);
+		lp_live_close(lv);
+		return LP_EXIT_FAILURE;
+	}
 	struct lp_recording *recording = NULL;
 	if (cli->output && !(recording = lp_recording_open(cli->output, lv, run->procs,
 							   cli->events.v, cli->events.n,
@@ -256,19 +386,23 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 		return LP_EXIT_FAILURE;
 	}
 	check_handlers(run, cli);
-	call_on_start(run, cli, lp_live_pid(lv));
+	call_on_start(run, cli, pid);
 	seed_procs(run, cli, recording);
 	run->set_alarm = source_alarm;
 	run->alarm_ctx = lv;
 	sig_live = lv;
 	uint64_t t0 = now_ns();
-	int rc = run->failed ? -1 : lp_live_start(lv, err, sizeof err);
+	if (cli->sampling.count_only)
+		lp_run_set_origin(run, t0);
+	int rc = run->failed ? -1 : setup_counts(run, lv, cli) ? 1 : lp_live_start(lv, err, sizeof err);
+	if (rc == 1)
+		snprintf(err, sizeof err, "out of memory");
 	if (rc > 0 || (rc < 0 && !run->failed))
 		fprintf(stderr, "luaprof: %s\n", err);
 	if (rc == 0) {
 		struct live_src ctx = { lv, cli, lp_tp_set_new() };
 		struct lp_source src = { &ctx, source_next, source_stop, source_event_name,
-					 source_event_format };
+					 source_event_format, source_sample_type };
 		if (recording)
 			lp_recording_source(recording, &src, &src);
 		rc = lp_run_loop(run, &src);
@@ -277,27 +411,40 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 		lp_tp_set_free(ctx.formats);
 	}
 	uint64_t t1 = now_ns();
-	int grace = rc == 0 && sig_caught ? 1000 : (rc == 0 && !run->exit_requested && !cli->duration_ns ? -1 : 0);
+	int grace = rc == 0 && sig_caught ? 1000 : (rc == 0 && (run->output_closed ||
+		    (!run->exit_requested && !cli->duration_ns)) ? -1 : 0);
 	int status = lp_live_wait(lv, grace);
+	int xerr = lp_live_exec_error(lv);
 	sig_live = NULL;
+	if (xerr) {             /* nothing of it ran: no on_end */
+		fprintf(stderr, "luaprof: cannot run '%s': %s\n", cli->argv[0], strerror(-xerr));
+		rc = -1;
+		run->failed = true;
+	}
 	report_losses(lv);
+	set_usage(run, lv);
+	if (cli->sampling.count_only && t1 > run->last_time)
+		run->last_time = t1;
 	if (rc == 0)
 		lp_run_end(run, t1 - t0, status >= 0 ? exit_code(status) : -1);
 	lp_live_close(lv);
-	if (recording && lp_recording_close(recording))
+	if (recording && lp_recording_close(recording, !cli->no_buildid_cache))
 		rc = -1;
 	if (rc || run->failed)
 		return LP_EXIT_FAILURE;
 	return status >= 0 ? exit_code(status) : 0;
 }
 
-/* Commands that are not a run: each takes luaprof's argv from its name on.
- * A new command is one more line here. */
+static int stat_main(int argc, char **argv);
+
+/* Commands that are not a plain run: each takes luaprof's argv from its
+ * name on.  A new command is one more line here. */
 static const struct {
 	const char *name;
 	int (*main)(int argc, char **argv);     /* returns the exit status */
 } commands[] = {
 	{ "list", lp_list_main },
+	{ "stat", stat_main },
 };
 
 /* Resolves the script's name and hands its options to the run; 0 or -1. */
@@ -330,14 +477,10 @@ static int check_interval(struct lp_run *run, const struct lp_cli *cli)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* luaprof run ...: parse, load the script, run it live or over a recording. */
+static int run_main(int argc, char **argv)
 {
 	struct lp_cli cli;
-	for (size_t i = 0; argc > 1 && i < sizeof commands / sizeof *commands; i++)
-		if (!strcmp(argv[1], commands[i].name)) {
-			lp_log_set_hook(log_to_stderr, NULL);
-			return commands[i].main(argc - 1, argv + 1);
-		}
 	int rc = lp_cli_parse(&cli, argc, argv);
 	if (rc) {
 		lp_cli_free(&cli);
@@ -353,7 +496,10 @@ int main(int argc, char **argv)
 	struct lp_run run = { .ref_on_sample = LUA_NOREF, .ref_on_end = LUA_NOREF,
 			      .ref_on_start = LUA_NOREF, .ref_on_interval = LUA_NOREF,
 			      .ref_on_comm = LUA_NOREF, .ref_on_fork = LUA_NOREF,
-			      .ref_on_exit = LUA_NOREF, .cli = &cli };
+			      .ref_on_exit = LUA_NOREF, .cli = &cli, .user_ns = -1, .sys_ns = -1,
+			      .script_timeout = cli.script_timeout_ns,
+			      .script_memory = cli.script_memory_mb < 0 ? lp_guard_default_memory() :
+					       (size_t)cli.script_memory_mb << 20 };
 	char path[4096];
 	run.procs = lp_procs_new();
 	run.resolver = run.procs ? lp_resolver_new(run.procs, NULL) : NULL;
@@ -365,13 +511,49 @@ int main(int argc, char **argv)
 	else if (cli.script && (rc = lp_vm_open(&run, cli.script, cli.args, cli.nargs)) != 0)
 		status = rc > 0 ? 0 : LP_EXIT_FAILURE;
 	else if (check_interval(&run, &cli) == 0 && lp_cli_finish(&cli) == 0) {
+		sig_run = &run;
 		install_signals();
 		status = cli.input ? lp_replay(&run, cli.input) : run_live(&run, &cli);
 	}
-	fflush(stdout);
+	if (lp_vm_flush(&run))
+		status = LP_EXIT_FAILURE;
+	sig_run = NULL;
+	free(run.counts_now);
+	free(run.counts_prev);
 	lp_vm_close(&run);
+	lp_targets_free(&run);
 	lp_resolver_free(run.resolver);
 	lp_procs_free(run.procs);
 	lp_cli_free(&cli);
 	return status;
+}
+
+/* luaprof stat [options] [--] CMD: the shipped stat script, which counts
+ * (luaprof.setup{count_only = true}) and prints as perf stat does. */
+static int stat_main(int argc, char **argv)
+{
+	char **v = calloc((size_t)argc + 3, sizeof *v);
+	if (!v) {
+		fprintf(stderr, "luaprof: out of memory\n");
+		return LP_EXIT_FAILURE;
+	}
+	static char prog[] = "luaprof", run[] = "run", stat[] = "stat";
+	v[0] = prog;
+	v[1] = run;
+	v[2] = stat;
+	for (int i = 1; i < argc; i++)
+		v[i + 2] = argv[i];
+	int rc = run_main(argc + 2, v);
+	free(v);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	for (size_t i = 0; argc > 1 && i < sizeof commands / sizeof *commands; i++)
+		if (!strcmp(argv[1], commands[i].name)) {
+			lp_log_set_hook(log_to_stderr, NULL);
+			return commands[i].main(argc - 1, argv + 1);
+		}
+	return run_main(argc, argv);
 }

@@ -14,6 +14,10 @@
  * it, hit or not.  The objects hit are noted while the records stream past
  * (lp_hits: a flag on the map the sample's ip is in), so only they are
  * opened at the end.
+ *
+ * Then, unless --no-buildid-cache, those objects go into perf's build-id
+ * cache (lp_bidcache_add), as perf record puts them, once the file is
+ * complete: perf report finds [vdso] and objects rebuilt since only there.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +26,7 @@
 
 #include "luaprof/hits.h"
 #include "luaprof/perfdata.h"
+#include "luaprof/sym.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/trace.h"
 #include "record.h"
@@ -38,25 +43,30 @@ struct lp_recording {
 	int err;
 };
 
+/* Keeps the first failure, and says at once that the recording failed:
+ * the run goes on (the script's output is still good), and close cuts the
+ * file after its last whole record. */
+static void set_err(struct lp_recording *rec, int err)
+{
+	if (rec->err || !err)
+		return;
+	rec->err = err;
+	fprintf(stderr, "luaprof: writing %s failed: %s (the run goes on; the recording "
+		"stops here)\n", rec->path, strerror(-err));
+}
+
 /* The kernel text's start (_text) and end (_etext) from kallsyms; false
  * when hidden or unreadable. */
 static bool kernel_text(uint64_t *start, uint64_t *end)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512], name[256], type;
-	unsigned long long addr;
-	*start = *end = 0;
-	while (f && fgets(line, sizeof line, f) && !(*start && *end)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
-			continue;
-		if (!strcmp(name, "_text"))
-			*start = addr;
-		else if (!strcmp(name, "_etext"))
-			*end = addr;
-	}
-	if (f)
-		fclose(f);
-	return *start && *end > *start;
+	static const char *const names[] = { "_text", "_etext" };
+	uint64_t addrs[2];
+
+	if (lp_kallsyms_lookup("/proc/kallsyms", names, addrs, 2) != 2 || addrs[1] <= addrs[0])
+		return false;
+	*start = addrs[0];
+	*end = addrs[1];
+	return true;
 }
 
 /* Writes a record luaprof made up, with the sample_id trailer the events
@@ -69,10 +79,10 @@ static void write_made_up(struct lp_recording *rec, struct lp_record *r, uint32_
 	r->has_sid = true;
 	r->sid = (struct lp_sample_id){ .pid = pid, .tid = tid, .id = rec->id };
 	int n = lp_record_encode(r, &rec->fmt, buf, sizeof buf);
-	if (n < 0 && !rec->err)
-		rec->err = n;
+	if (n < 0)
+		set_err(rec, n);
 	else if (n > 0 && !rec->err)
-		rec->err = lp_pd_writer_write(rec->w, buf);
+		set_err(rec, lp_pd_writer_write(rec->w, buf));
 }
 
 /* perf record's synthesized map of the kernel text, which perf needs to
@@ -86,8 +96,8 @@ static void write_kernel_map(struct lp_recording *rec)
 	r.u.mmap = (struct lp_mmap){ .pid = UINT32_MAX, .start = start, .len = end - start,
 				     .pgoff = start, .filename = "[kernel.kallsyms]_text" };
 	write_made_up(rec, &r, UINT32_MAX, 0);
-	if (lp_procs_apply(rec->procs, &r) && !rec->err)       /* for kernel hits */
-		rec->err = -ENOMEM;
+	if (lp_procs_apply(rec->procs, &r))     /* for kernel hits */
+		set_err(rec, -ENOMEM);
 }
 
 /* Notes a map of [vdso], whose build-id perf writes whenever it is mapped. */
@@ -166,7 +176,7 @@ struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
 		size_t n = lp_live_ids(lv, i, ids, sizeof ids / sizeof ids[0]);
 		const struct perf_event_attr *a = lp_live_attr(lv, i);
 		if (lp_pd_writer_add_event(rec->w, a, events[i].name, ids, n))
-			rec->err = -EIO;
+			set_err(rec, -EIO);
 	}
 	if (nr_events && lp_live_ids(lv, 0, ids, 1))
 		rec->id = ids[0];
@@ -180,7 +190,7 @@ struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
 	struct lp_pd_info info = { .cmdline = cmd, .nr_cmdline = cmd ? (size_t)argc : 0,
 				   .perf_version = "luaprof " LP_VERSION };
 	if (lp_pd_writer_set_info(rec->w, &info))       /* copies the strings */
-		rec->err = -EIO;
+		set_err(rec, -EIO);
 	free(cmd);
 	return rec;
 }
@@ -192,10 +202,10 @@ static int tee_next(void *ctx, struct lp_record *r, int *event)
 	if (rc != 1)
 		return rc;      /* the end, an error, or an alarm (no record) */
 	if (!rec->err)
-		rec->err = lp_pd_writer_write(rec->w, r->data);
+		set_err(rec, lp_pd_writer_write(rec->w, r->data));
 	if (r->type == PERF_RECORD_SAMPLE) {
-		if (lp_hits_sample(rec->hits, rec->procs, r) && !rec->err)
-			rec->err = -ENOMEM;
+		if (lp_hits_sample(rec->hits, rec->procs, r))
+			set_err(rec, -ENOMEM);
 	} else {
 		note_mmap(rec, r);
 	}
@@ -220,12 +230,26 @@ static const struct lp_tp_format *tee_event_format(void *ctx, int idx)
 	return rec->inner.event_format ? rec->inner.event_format(rec->inner.ctx, idx) : NULL;
 }
 
+static uint64_t tee_sample_type(void *ctx, int idx)
+{
+	struct lp_recording *rec = ctx;
+	return rec->inner.sample_type ? rec->inner.sample_type(rec->inner.ctx, idx) : ~(uint64_t)0;
+}
+
 void lp_recording_source(struct lp_recording *rec, const struct lp_source *inner,
 			 struct lp_source *out)
 {
 	rec->inner = *inner;
-	*out = (struct lp_source){ rec, tee_next, tee_stop, tee_event_name, tee_event_format };
+	*out = (struct lp_source){ rec, tee_next, tee_stop, tee_event_name, tee_event_format,
+				   tee_sample_type };
 }
+
+/* An object of the build-id table, for perf's build-id cache. */
+struct bid_obj {
+	const char *path;       /* interned by the model, or a literal */
+	uint8_t id[20];
+	uint8_t size;
+};
 
 /* The build-id table being made at close: the paths written so far (a
  * file replaced while recording is hit under two inodes: one entry, as
@@ -234,8 +258,27 @@ struct bid_table {
 	struct lp_recording *rec;
 	const char **seen;
 	size_t nr_seen, cap_seen;
+	struct bid_obj *objs;   /* the entries written, in order */
+	size_t nr_objs, cap_objs;
 	bool kernel, vdso;
 };
+
+/* Keeps the entry for the cache (out of memory: left out of the cache). */
+static void keep_obj(struct bid_table *bt, const struct lp_pd_build_id *b)
+{
+	if (bt->nr_objs == bt->cap_objs) {
+		size_t cap = bt->cap_objs ? bt->cap_objs * 2 : 16;
+		struct bid_obj *v = realloc(bt->objs, cap * sizeof *v);
+		if (!v)
+			return;
+		bt->objs = v;
+		bt->cap_objs = cap;
+	}
+	struct bid_obj *o = &bt->objs[bt->nr_objs++];
+	o->path = b->path;
+	o->size = b->size;
+	memcpy(o->id, b->id, b->size);
+}
 
 static void add_build_id(struct bid_table *bt, const char *path, const uint8_t *id, size_t n,
 			 uint16_t cpumode)
@@ -243,8 +286,9 @@ static void add_build_id(struct bid_table *bt, const char *path, const uint8_t *
 	struct lp_pd_build_id b = { .path = path, .size = (uint8_t)(n > 20 ? 20 : n), .pid = -1,
 				    .cpumode = cpumode };
 	memcpy(b.id, id, b.size);
-	if (lp_pd_writer_add_build_id(bt->rec->w, &b) == -ENOMEM && !bt->rec->err)
-		bt->rec->err = -ENOMEM;
+	if (lp_pd_writer_add_build_id(bt->rec->w, &b) == -ENOMEM)
+		set_err(bt->rec, -ENOMEM);
+	keep_obj(bt, &b);
 }
 
 /* Paths are interned by the process model: one pointer per name. */
@@ -285,7 +329,31 @@ static void add_object(struct bid_table *bt, const struct lp_map *m)
 		add_build_id(bt, m->path, id, n, PERF_RECORD_MISC_USER);
 }
 
-int lp_recording_close(struct lp_recording *rec)
+/* Puts the table's objects into perf's build-id cache, as perf record
+ * does: one notice when the cache cannot be written, and the recording is
+ * complete either way.  An object this machine no longer has as recorded
+ * is left out. */
+static void fill_cache(const struct bid_table *bt)
+{
+	char dir[4096] = "";
+
+	for (size_t i = 0; i < bt->nr_objs; i++) {
+		const struct bid_obj *o = &bt->objs[i];
+		int rc = lp_bidcache_add(o->path, o->id, o->size);
+		if (rc >= 0 || rc == -ESTALE)
+			continue;
+		if (!lp_bidcache_dir(dir, sizeof dir))
+			fprintf(stderr, "luaprof: no build-id cache (neither HOME nor PERF_BUILDID_DIR "
+				"is set): perf report may leave [vdso] and rebuilt objects unnamed\n");
+		else
+			fprintf(stderr, "luaprof: cannot fill the build-id cache %s: %s (the recording "
+				"is complete; make it writable, set PERF_BUILDID_DIR, or use "
+				"--no-buildid-cache)\n", dir, strerror(-rc));
+		return;
+	}
+}
+
+int lp_recording_close(struct lp_recording *rec, bool cache)
 {
 	struct bid_table bt = { .rec = rec };
 	for (size_t i = 0; i < lp_hits_count(rec->hits); i++)
@@ -294,11 +362,13 @@ int lp_recording_close(struct lp_recording *rec)
 		add_object(&bt, &(struct lp_map){ .path = "[vdso]" });
 	free(bt.seen);
 	lp_hits_free(rec->hits);
-	int rc = lp_pd_writer_close(rec->w);
-	if (rec->err || rc)
-		fprintf(stderr, "luaprof: writing %s failed: %s\n", rec->path,
-			strerror(-(rec->err ? rec->err : rc)));
+	int rc = lp_pd_writer_close(rec->w);   /* a failed file is cut (it logs how) */
+	if (!rec->err && rc)
+		fprintf(stderr, "luaprof: writing %s failed: %s\n", rec->path, strerror(-rc));
 	int failed = rec->err || rc;
+	if (cache && !failed)
+		fill_cache(&bt);
+	free(bt.objs);
 	free(rec);
 	return failed ? -1 : 0;
 }

@@ -38,8 +38,13 @@ void lp_recording_source(struct lp_recording *rec, const struct lp_source *inner
 
 /* Adds the build-ids perf record would (the objects samples landed in,
  * the kernel's when a kernel sample fell in its text, [vdso]'s when it was
- * mapped), writes the header, closes and frees rec.  Returns 0, or -1
- * after printing a line. */
-int lp_recording_close(struct lp_recording *rec);
+ * mapped), writes the header, closes and frees rec.  Then, when cache is
+ * true and the file was written, puts those objects into perf's build-id
+ * cache as perf record does (lp_bidcache_add); a cache that cannot be
+ * written gets one notice line and does not fail the recording.  Returns
+ * 0, or -1 after printing a line (the first failure is printed when it
+ * happens; a file whose writing failed is cut after its last whole record,
+ * or removed when nothing usable was written). */
+int lp_recording_close(struct lp_recording *rec, bool cache);
 
 #endif

@@ -42,6 +42,7 @@ struct replay_src {
 	struct lp_resolver *resolver;
 	size_t nr_bids_given;           /* build-id entries passed to the resolver */
 	bool stopped;
+	const volatile sig_atomic_t *interrupted;       /* by a signal: stop reading */
 	uint64_t first_time, last_time;
 };
 
@@ -123,7 +124,7 @@ static int replay_next(void *ctx, struct lp_record *rec, int *event)
 	struct replay_src *rs = ctx;
 	progress_tick(rs);
 	const struct lp_pd_event *ev = NULL;
-	if (rs->stopped)
+	if (rs->stopped || *rs->interrupted)
 		return 0;
 	int rc = lp_perfdata_next(rs->pd, rec, &ev);
 	if (rc > 0 && lp_perfdata_info(rs->pd)->nr_build_ids != rs->nr_bids_given &&
@@ -165,6 +166,14 @@ static const struct lp_tp_format *replay_event_format(void *ctx, int idx)
 		fprintf(stderr, "luaprof: the recording holds no format for tracepoint '%s' (no "
 				"TRACING_DATA): s.fields is nil for its samples\n", ev->name);
 	return ev->format;
+}
+
+static uint64_t replay_sample_type(void *ctx, int idx)
+{
+	struct replay_src *rs = ctx;
+	if (idx < 0 || (size_t)idx >= lp_perfdata_nr_events(rs->pd))
+		return ~(uint64_t)0;
+	return lp_perfdata_event(rs->pd, (size_t)idx)->attr.sample_type;
 }
 
 static void set_string(lua_State *L, const char *key, const char *val)
@@ -225,7 +234,8 @@ int lp_replay(struct lp_run *run, const char *file)
 {
 	char err[512] = "";
 	struct replay_src rs = { .pd = lp_perfdata_open(file, err, sizeof err),
-				 .resolver = run->resolver, .samples = &run->samples };
+				 .resolver = run->resolver, .samples = &run->samples,
+				 .interrupted = &run->interrupted };
 	rs.prog.tty = isatty(STDERR_FILENO);
 	rs.prog.start = rs.prog.last = mono_ns();
 	if (!rs.pd) {
@@ -244,7 +254,7 @@ int lp_replay(struct lp_run *run, const char *file)
 	int rc = run->failed ? -1 : 0;
 	if (!rc) {
 		struct lp_source src = { &rs, replay_next, replay_stop, replay_event_name,
-					 replay_event_format };
+					 replay_event_format, replay_sample_type };
 		rc = lp_run_loop(run, &src);
 	}
 	progress_end(&rs);
@@ -255,5 +265,7 @@ int lp_replay(struct lp_run *run, const char *file)
 	if (!run->failed)
 		lp_run_end(run, rs.last_time - rs.first_time, -1);
 	lp_perfdata_close(rs.pd);
-	return rc || run->failed ? LP_EXIT_FAILURE : 0;
+	if (rc || run->failed)
+		return LP_EXIT_FAILURE;
+	return run->interrupted ? 128 + run->interrupted : 0;
 }

@@ -24,6 +24,7 @@
 #include <lauxlib.h>
 
 #include "lp.h"
+#include "luaprof/event.h"
 
 /* The name without a trailing modifier list (":u", ":ppp"), which a
  * fallback may have added to what the script names; NULL when it has none.
@@ -78,8 +79,11 @@ static const struct lp_evinfo *event_info(struct lp_run *run, int event)
 	lua_State *L = run->L;
 	struct lp_evinfo *ei = &run->evinfo[i];
 	const char *name = event >= 0 ? run->src->event_name(run->src->ctx, event) : NULL;
-	if (!push_on_event(L, name))
+	ei->hook = "on_event";
+	if (!push_on_event(L, name)) {
 		lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_on_sample);
+		ei->hook = "on_sample";
+	}
 	ei->handled = lua_isfunction(L, -1);
 	if (!ei->handled) {
 		lua_pop(L, 1);
@@ -88,6 +92,8 @@ static const struct lp_evinfo *event_info(struct lp_run *run, int event)
 	lua_rawseti(L, LP_SLOT_HANDLERS, (lua_Integer)i + 1);
 	ei->fmt = event >= 0 && run->src->event_format ?
 		  run->src->event_format(run->src->ctx, event) : NULL;
+	ei->sample_type = event >= 0 && run->src->sample_type ?
+			  run->src->sample_type(run->src->ctx, event) : ~(uint64_t)0;
 	if (ei->fmt && ei->handled && !(ei->tp = lp_trace_view_new(L, run, ei->fmt)))
 		return NULL;
 	ei->ready = true;
@@ -101,11 +107,64 @@ static uint64_t record_time(const struct lp_record *r)
 	return r->has_sid ? r->sid.time : 0;
 }
 
-/* Calls on_interval for the interval ending at t. */
-static int tick(struct lp_run *run, uint64_t t, bool last)
+/* Adds c (scaled) to the entry of name in the table at the top: events of
+ * one name (a USDT probe's sites) count together. */
+static void add_count(lua_State *L, const char *name, const struct lp_count *c)
+{
+	static const char *const keys[] = { "value", "raw", "enabled", "running" };
+	uint64_t v[4] = { lp_count_scaled(c), c->value, c->enabled, c->running };
+	if (lua_getfield(L, -1, name) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_createtable(L, 0, 5);
+		lua_pushvalue(L, -1);
+		lua_setfield(L, -3, name);
+	}
+	for (int i = 0; i < 4; i++) {
+		lua_getfield(L, -1, keys[i]);
+		lua_Integer was = lua_tointeger(L, -1);
+		lua_pop(L, 1);
+		lua_pushinteger(L, was + (lua_Integer)v[i]);
+		lua_setfield(L, -2, keys[i]);
+	}
+	lua_pushboolean(L, c->supported);
+	lua_setfield(L, -2, "supported");
+	lua_pop(L, 1);
+}
+
+/* Reads the counts now (once per call of on_interval or on_end). */
+static bool read_counts(struct lp_run *run)
+{
+	return run->read_counts && !run->read_counts(run->counts_ctx, run->counts_now);
+}
+
+/* Sets info.counts: the counts since the previous call (delta) or the
+ * totals, as read by read_counts; the previous become these. */
+static void push_counts(struct lp_run *run, bool delta)
 {
 	lua_State *L = run->L;
-	lua_createtable(L, 0, 5);
+	lua_createtable(L, 0, (int)run->nr_specs);
+	for (size_t i = 0; i < run->nr_specs; i++) {
+		struct lp_count c = run->counts_now[i];
+		if (delta) {
+			c.value -= run->counts_prev[i].value;
+			c.enabled -= run->counts_prev[i].enabled;
+			c.running -= run->counts_prev[i].running;
+		}
+		add_count(L, run->specs[i].name, &c);
+	}
+	lua_setfield(L, -2, "counts");
+	memcpy(run->counts_prev, run->counts_now, run->nr_specs * sizeof *run->counts_now);
+}
+
+/* Calls on_interval for the interval ending at t; counted: counts_now
+ * were just read, and info.counts is what they grew by since the previous
+ * call. */
+static int tick(struct lp_run *run, uint64_t t, bool last, bool counted)
+{
+	lua_State *L = run->L;
+	lua_createtable(L, 0, 6);
+	if (counted)
+		push_counts(run, true);
 	lua_pushinteger(L, (lua_Integer)t);
 	lua_setfield(L, -2, "time");
 	lua_pushinteger(L, (lua_Integer)(t - run->tick_prev));
@@ -118,7 +177,6 @@ static int tick(struct lp_run *run, uint64_t t, bool last)
 	lua_setfield(L, -2, "last");
 	run->tick_prev = t;
 	run->tick_samples = 0;
-	lp_trace_leave(run);
 	return lp_vm_call(run, run->ref_on_interval, 1);
 }
 
@@ -132,7 +190,7 @@ static int ticks_until(struct lp_run *run, uint64_t t)
 		return 0;
 	}
 	while (t >= run->tick_next && !run->exit_requested) {
-		if (tick(run, run->tick_next, false))
+		if (tick(run, run->tick_next, false, read_counts(run)))
 			return -1;
 		run->tick_next += run->interval_ns;
 	}
@@ -154,8 +212,10 @@ static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
 		return 0;
 	run->view.rec = rec;
 	run->view.event = event;
+	run->view.sample_type = ei->sample_type;
+	run->view.spec = event >= 0 && (size_t)event < run->nr_specs ? &run->specs[event] : NULL;
 	lp_trace_enter(run, ei->tp);
-	int rc = lp_vm_call_handler(run, event + 2);
+	int rc = lp_vm_call_handler(run, event + 2, ei->hook);
 	lp_sample_invalidate(run->L, run);
 	return rc;
 }
@@ -190,7 +250,6 @@ int lp_run_task_hook(struct lp_run *run, const struct lp_record *rec)
 		set_int(L, "ptid", rec->u.task.ptid);
 		set_int(L, "time", (lua_Integer)rec->u.task.time);
 	}
-	lp_trace_leave(run);
 	return lp_vm_call(run, ref, 1);
 }
 
@@ -223,17 +282,44 @@ uint64_t lp_run_lost(const struct lp_run *run)
 	return run->lost > run->lost_summary ? run->lost : run->lost_summary;
 }
 
+void lp_run_set_origin(struct lp_run *run, uint64_t t)
+{
+	run->count_only = true;
+	if (run->interval_ns && !run->tick_next) {
+		run->tick_first = run->tick_prev = t;
+		run->tick_next = t + run->interval_ns;
+	}
+}
+
+/* The end's info: CPU times and counts, when known. */
+static void end_extras(struct lp_run *run, bool counted)
+{
+	lua_State *L = run->L;
+	if (run->user_ns >= 0 && run->sys_ns >= 0) {
+		lua_pushinteger(L, run->user_ns);
+		lua_setfield(L, -2, "user_time");
+		lua_pushinteger(L, run->sys_ns);
+		lua_setfield(L, -2, "sys_time");
+	}
+	if (counted)
+		push_counts(run, false);
+}
+
 void lp_run_end(struct lp_run *run, uint64_t duration, int status)
 {
-	if (run->interval_ns && run->tick_samples && run->tick_next && !run->failed &&
-	    tick(run, run->last_time, true))
+	bool counted = read_counts(run);
+	/* the last interval: samples after the last boundary, or for a
+	 * counting run the time since it (its counts) */
+	bool rest = run->count_only ? run->last_time > run->tick_prev : run->tick_samples;
+	if (run->interval_ns && rest && run->tick_next && !run->failed &&
+	    tick(run, run->last_time, true, counted))
 		return;
 	if (run->L)
 		lp_trace_leave(run);
 	if (run->ref_on_end == LUA_NOREF)
 		return;
 	lua_State *L = run->L;
-	lua_createtable(L, 0, 4);
+	lua_createtable(L, 0, 8);
 	lua_pushinteger(L, (lua_Integer)run->samples);
 	lua_setfield(L, -2, "samples");
 	lua_pushinteger(L, (lua_Integer)lp_run_lost(run));
@@ -244,6 +330,7 @@ void lp_run_end(struct lp_run *run, uint64_t duration, int status)
 		lua_pushinteger(L, status);
 		lua_setfield(L, -2, "status");
 	}
+	end_extras(run, counted);
 	lp_vm_call(run, run->ref_on_end, 1);
 }
 
@@ -263,7 +350,7 @@ static int handle(struct lp_run *run, const struct lp_record *rec, int event)
 			run->lost += rec->u.lost_samples;
 		return 0;
 	default:
-		if (lp_procs_apply(run->procs, rec)) {
+		if (lp_procs_apply(run->procs, rec) || lp_targets_fork(run, rec)) {
 			fprintf(stderr, "luaprof: out of memory tracking processes\n");
 			return -1;
 		}

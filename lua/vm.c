@@ -3,11 +3,17 @@
  * its hooks under lua_pcall with a traceback message handler kept at a fixed
  * stack slot (LP_SLOT_MSGH), so a hook call costs a rawgeti and a pcall; the
  * per-sample call finds its event's handler and the view at fixed slots
- * too, and costs a rawgeti, a stack copy and a pcall.
+ * too, and costs a rawgeti, a stack copy and a pcall.  Every call is
+ * bracketed by the runaway guard (guard.c), which costs two stores when
+ * nothing goes wrong.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -29,12 +35,43 @@ static int msgh(lua_State *L)
 	return 1;
 }
 
+/* The hooks found, by reference, for naming them in messages. */
+static struct hook { int ref; const char *name; } hooks[16];
+static size_t nr_hooks;
+
 static int hook_ref(lua_State *L, const char *name)
 {
-	if (lua_getglobal(L, name) == LUA_TFUNCTION)
-		return luaL_ref(L, LUA_REGISTRYINDEX);
+	if (lua_getglobal(L, name) == LUA_TFUNCTION) {
+		int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+		if (nr_hooks < sizeof hooks / sizeof hooks[0])
+			hooks[nr_hooks++] = (struct hook){ ref, name };
+		return ref;
+	}
 	lua_pop(L, 1);
 	return LUA_NOREF;
+}
+
+static const char *hook_name(int ref)
+{
+	for (size_t i = 0; i < nr_hooks; i++)
+		if (hooks[i].ref == ref)
+			return hooks[i].name;
+	return "a hook";
+}
+
+/* The top-level pcall of the script, guarded; 0, 1 when luaprof.options
+ * stopped it on purpose (--help), or -1 after the one line. */
+static int run_main_chunk(struct lp_run *run)
+{
+	lp_guard_enter(&run->guard, "the script's top level");
+	int status = lua_pcall(run->L, 0, 0, LP_SLOT_MSGH);
+	lp_guard_leave(&run->guard);
+	if (status == LUA_OK)
+		return 0;
+	if (run->stopped)       /* luaprof.options did what was asked */
+		return run->stopped == 1 ? 1 : -1;
+	lp_guard_explain(&run->guard, status, lua_tostring(run->L, -1));
+	return -1;
 }
 
 static void set_args(lua_State *L, const char *script, char **args, int nargs)
@@ -77,7 +114,7 @@ static int check_on_event(lua_State *L)
 
 int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 {
-	lua_State *L = luaL_newstate();
+	lua_State *L = lp_guard_newstate(&run->guard, run->script_memory);
 	if (!L) {
 		fprintf(stderr, "luaprof: cannot create the Lua state: out of memory\n");
 		return -1;
@@ -96,16 +133,18 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	lua_pop(L, 1);
 	set_args(L, script, args, nargs);
 	lp_sample_open(L, run);
-	if (luaL_loadfile(L, script) != LUA_OK) {
-		fprintf(stderr, "luaprof: %s\n", lua_tostring(L, -1));
+	if (lp_guard_start(&run->guard, run->script_timeout)) {
+		fprintf(stderr, "luaprof: cannot start the --script-timeout watchdog thread\n");
 		return -1;
 	}
-	if (lua_pcall(L, 0, 0, 1) != LUA_OK) {
-		if (run->stopped)       /* luaprof.options did what was asked */
-			return run->stopped == 1 ? 1 : -1;
-		fprintf(stderr, "luaprof: %s\n", lua_tostring(L, -1));
+	int status = luaL_loadfile(L, script);
+	if (status != LUA_OK) {
+		run->guard.hook = "loading the script";
+		lp_guard_explain(&run->guard, status, lua_tostring(L, -1));
 		return -1;
 	}
+	if ((status = run_main_chunk(run)))
+		return status;
 	run->started = true;
 	if (check_on_event(L))
 		return -1;
@@ -127,37 +166,84 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	return 0;
 }
 
-/* Reports the error on top of the stack and pops it; always -1. */
-static int call_failed(struct lp_run *run)
+/* Reports the error lua_pcall left (status) on top of the stack and pops
+ * it; always -1. */
+static int call_failed(struct lp_run *run, int status)
 {
-	fprintf(stderr, "luaprof: %s\n", lua_tostring(run->L, -1));
+	lp_guard_explain(&run->guard, status, lua_tostring(run->L, -1));
 	lua_pop(run->L, 1);
 	run->failed = true;
 	return -1;
 }
 
+/* A hook wrote to standard output and the write failed.  A pipe or socket
+ * whose reader has gone (`luaprof run ... | head`) ends the run as
+ * luaprof.exit() does, quietly, and the command is left to finish on its
+ * own (run->output_closed); anything else (a full disk) is luaprof's
+ * failure, with one line.  Returns 0 or -1. */
+static int output_failed(struct lp_run *run)
+{
+	int err = errno;                /* most often the failed write's */
+	struct stat st;
+	run->exit_requested = true;
+	if (!fstat(STDOUT_FILENO, &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+		run->output_closed = true;
+		return 0;
+	}
+	if (!run->output_failed)
+		fprintf(stderr, "luaprof: writing the standard output failed: %s\n",
+			err ? strerror(err) : "write error");
+	run->output_failed = run->failed = true;
+	return -1;
+}
+
+/* 0 after a hook call that went well (the output may have failed), or
+ * the failure. */
+static int call_done(struct lp_run *run, int status)
+{
+	if (status != LUA_OK)
+		return call_failed(run, status);
+	if (__builtin_expect(ferror_unlocked(stdout) && !run->output_closed && !run->output_failed, 0))
+		return output_failed(run);
+	return 0;
+}
+
+int lp_vm_flush(struct lp_run *run)
+{
+	if (run->output_closed)
+		return 0;
+	errno = 0;
+	if (!fflush(stdout) && !ferror(stdout) && !run->output_failed)
+		return 0;
+	return output_failed(run);
+}
+
 int lp_vm_call(struct lp_run *run, int ref, int nargs)
 {
 	lua_State *L = run->L;
+	lp_trace_leave(run);            /* no s.fields outside its sample's call */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
 	lua_insert(L, -1 - nargs);
-	if (lua_pcall(L, nargs, 0, LP_SLOT_MSGH) == LUA_OK)
-		return 0;
-	return call_failed(run);
+	lp_guard_enter(&run->guard, hook_name(ref));
+	int status = lua_pcall(L, nargs, 0, LP_SLOT_MSGH);
+	lp_guard_leave(&run->guard);
+	return call_done(run, status);
 }
 
-int lp_vm_call_handler(struct lp_run *run, int idx)
+int lp_vm_call_handler(struct lp_run *run, int idx, const char *name)
 {
 	lua_State *L = run->L;
 	lua_rawgeti(L, LP_SLOT_HANDLERS, idx);
 	lua_pushvalue(L, LP_SLOT_VIEW);
-	if (lua_pcall(L, 1, 0, LP_SLOT_MSGH) == LUA_OK)
-		return 0;
-	return call_failed(run);
+	lp_guard_enter(&run->guard, name);
+	int status = lua_pcall(L, 1, 0, LP_SLOT_MSGH);
+	lp_guard_leave(&run->guard);
+	return call_done(run, status);
 }
 
 void lp_vm_close(struct lp_run *run)
 {
+	lp_guard_stop(&run->guard);
 	if (run->L)
 		lua_close(run->L);
 	run->L = NULL;

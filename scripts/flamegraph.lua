@@ -1,45 +1,72 @@
 -- flamegraph.lua: an interactive flame graph (one self-contained SVG) of
--- the sampled call stacks.
+-- the sampled call stacks, or of where threads waited (--offcpu).
 --
---   luaprof run flamegraph [--out=FILE] [--icicle] [--base=FOLDED] -- ./prog
+--   luaprof run flamegraph [--out=FILE] [--icicle] [--per=thread] -- ./prog
+--   luaprof run flamegraph -i new.data --diff=old.data     (differential)
 --
 -- Stacks are counted by their folded form (s.folded: comm;root;...;leaf),
 -- which luaprof caches per distinct stack, so a long recording costs about
--- what counting functions does.  --base draws a differential graph: frame
--- widths are this run's, colours the change from the base profile (red:
--- more of the samples than in the base, blue: fewer).
+-- what counting functions does.  --base or --diff draws a differential
+-- graph: frame widths are this run's, colours the change from the base
+-- profile (red: more of the samples than in the base, blue: fewer).
 
+local profile = luaprof.profile
 local opt = luaprof.options{
-  description = "an interactive flame graph SVG of the call stacks (-g implied)",
+  description = "an interactive flame graph SVG of the call stacks (-g implied; --offcpu: waits)",
   help = [[Open the SVG in a browser: click a frame to zoom, "Reset Zoom" to go
 back, "Search" (or Ctrl-F) to highlight frames matching a regular
 expression with their share of the samples.  Kernel frames are blue,
-user frames warm, inlined teal, JIT-compiled green.  Differential: record
-the base with `luaprof run folded --out=base.folded ...`, then pass
---base=base.folded.]],
+user frames warm, inlined teal, JIT-compiled green.  Differential: give
+the base as a recording (--diff=OLD.data, replayed with the same --per
+and --offcpu) or as folded stacks (--base=FILE, from luaprof run folded).
+--offcpu weighs stacks by the time threads waited there, in microseconds.]],
   { "out", "string", "flamegraph.svg", "the SVG file to write (- for stdout)" },
-  { "title", "string", nil, "the title (default: Flame Graph)" },
+  { "title", "string", nil, "the title (default: Flame Graph, or Off-CPU Time Flame Graph)" },
   { "icicle", "boolean", false, "draw the root at the top (an icicle graph)" },
   { "base", "string", nil, "a folded file to compare with: a differential graph" },
+  { "diff", "string", nil, "a recording (perf.data) to compare with: a differential graph" },
   { "width", "integer", 1200, "the image width in pixels" },
+  profile.PER, profile.OFFCPU,
 }
-luaprof.setup{ call_graph = true }
+profile.setup(opt)
 
 local stacks = luaprof.map()
 
 function on_sample(s)
-  stacks:add(s.folded)
+  stacks:add(profile.folded(s, opt.per))
+end
+
+local waits = luaprof.map()
+on_event = profile.offcpu_events(opt, function(_, ns, folded) waits:add(folded, ns) end)
+
+-- The base profile of --diff: the other recording's folded stacks, from
+-- this luaprof running the folded script over it with the same options.
+local function diff_base(path)
+  local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+  local tmp = os.tmpname()
+  local cmd = string.format("%s run folded -i %s --out=%s --per=%s%s", q(luaprof.executable), q(path),
+                            q(tmp), opt.per, opt.offcpu and " --offcpu" or "")
+  local ok = os.execute(cmd)
+  local base = ok and luaprof.folded.read(tmp)
+  os.remove(tmp)
+  if not base then error("--diff: cannot read the stacks of " .. path, 0) end
+  return base
 end
 
 function on_end(info)
-  local base = opt.base and luaprof.folded.read(opt.base) or nil
+  for folded, ns in pairs(waits) do stacks:add(folded, (ns + 500) // 1000) end
+  local base_name = opt.diff or opt.base
+  local base = opt.diff and diff_base(opt.diff) or opt.base and luaprof.folded.read(opt.base) or nil
   luaprof.flamegraph.write(opt.out, stacks, {
-    title = opt.title, icicle = opt.icicle, base = base, width = opt.width,
-    subtitle = string.format("%d samples%s", info.samples,
-                             base and ", colours: change from " .. opt.base or ""),
+    title = opt.title or (opt.offcpu and "Off-CPU Time Flame Graph" or nil),
+    countname = opt.offcpu and "us" or nil,
+    icicle = opt.icicle, base = base, width = opt.width,
+    subtitle = string.format("%d %s%s", opt.offcpu and stacks:total() or info.samples,
+                             opt.offcpu and "us off the CPU" or "samples",
+                             base and ", colours: change from " .. base_name or ""),
   })
   if opt.out ~= "-" then
-    io.stderr:write(string.format("luaprof: wrote %d samples (%d stacks) to %s\n",
-                                  stacks:total(), #stacks, opt.out))
+    io.stderr:write(string.format("luaprof: wrote %d %s (%d stacks) to %s\n", stacks:total(),
+                                  opt.offcpu and "us" or "samples", #stacks, opt.out))
   end
 end

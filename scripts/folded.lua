@@ -1,23 +1,34 @@
 -- folded.lua: the sampled call stacks in FlameGraph's folded format, one
 -- line per distinct stack with its count: comm;root;...;leaf COUNT.
 --
---   luaprof run folded [--out=FILE] -- ./prog > out.folded
+--   luaprof run folded [--out=FILE] [--per=thread] -- ./prog > out.folded
+--   luaprof run folded --offcpu -- ./prog       (where it waited, in us)
 --
 -- flamegraph.pl, inferno, speedscope, the Firefox Profiler and Pyroscope
 -- read it; so does `luaprof run flamegraph --base=FILE`.
 
+local profile = luaprof.profile
 local opt = luaprof.options{
-  description = "the call stacks in FlameGraph's folded format (-g implied)",
+  description = "the call stacks in FlameGraph's folded format (-g implied; --offcpu: waits)",
+  help = [[--per=process or thread names each stack's root comm-PID or
+comm-PID/TID (as stackcollapse-perf.pl --pid/--tid).  --offcpu counts the
+time threads spent switched out, in microseconds, by the stack where they
+blocked, instead of samples by the stack where they ran.]],
   { "out", "string", "-", "the file to write (- for stdout)" },
+  profile.PER, profile.OFFCPU,
 }
-luaprof.setup{ call_graph = true }
+profile.setup(opt)
 
 local stacks = luaprof.map()
 
 function on_sample(s)
-  stacks:add(s.folded)
+  stacks:add(profile.folded(s, opt.per))
 end
 
+local waits = luaprof.map()     -- off-CPU: ns per stack, in microseconds at the end
+on_event = profile.offcpu_events(opt, function(_, ns, folded) waits:add(folded, ns) end)
+
 function on_end()
+  for folded, ns in pairs(waits) do stacks:add(folded, (ns + 500) // 1000) end
   luaprof.folded.write(opt.out, stacks)
 end

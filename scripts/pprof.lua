@@ -1,40 +1,58 @@
 -- pprof.lua: a pprof profile (gzip-compressed profile.proto) of the
 -- sampled call stacks, for `go tool pprof`, Pyroscope, Parca or Grafana.
 --
---   luaprof run pprof [--out=FILE] [--labels=pid,comm] -- ./prog
+--   luaprof run pprof [--out=FILE] [--per=thread] -- ./prog
 --   go tool pprof -top profile.pb.gz
 --
 -- Two values per sample: "samples" (count) and, for cpu-clock and
 -- task-clock, "cpu" in nanoseconds (the sample's period); for other events
--- the event's count.  Locations carry their object's mapping with its
--- build-id, so a server can symbolize again if it wants to.
+-- the event's count.  With --offcpu: "waits" (count) and "offcpu"
+-- (nanoseconds) per stack where threads blocked.  Locations carry their
+-- object's mapping with its build-id, so a server can symbolize again.
 
+local profile = luaprof.profile
 local opt = luaprof.options{
-  description = "a pprof profile (profile.pb.gz) of the call stacks (-g implied)",
+  description = "a pprof profile (profile.pb.gz) of the call stacks (-g implied; --offcpu: waits)",
+  help = [[--per=process or thread labels each sample with its pid, tid and
+command (pprof's -tagroot=pid or -tagroot=pid,tid then splits the graph by
+them), as --labels=pid,tid,comm does.]],
   { "out", "string", "profile.pb.gz", "the file to write" },
   { "labels", "list", {}, "per-sample labels", choices = { "pid", "tid", "comm", "cpu" } },
+  profile.PER, profile.OFFCPU,
 }
-luaprof.setup{ call_graph = true }
+profile.setup(opt)
 
-local profile
+local labels = opt.labels
+if opt.per ~= "comm" then labels = { "pid", "tid", "comm" } end
+
+local p
+local waits = 0
 
 function on_start(info)
   local ev = info.events[1] or "cpu-clock"
   local timed = ev:match("^cpu%-clock") or ev:match("^task%-clock")
   local second = timed and { "cpu", "nanoseconds" } or { ev, "count" }
-  profile = luaprof.pprof.new{
-    sample_types = { { "samples", "count" }, second },
-    period = { second[1], second[2], 1 },
-    default = "samples",
-    labels = opt.labels,
-  }
+  if opt.offcpu then
+    p = luaprof.pprof.new{ sample_types = { { "waits", "count" }, { "offcpu", "nanoseconds" } },
+                           default = "offcpu" }
+  else
+    p = luaprof.pprof.new{ sample_types = { { "samples", "count" }, second },
+                           period = { second[1], second[2], 1 }, default = "samples", labels = labels }
+  end
 end
 
 function on_sample(s)
-  profile:add(s)
+  p:add(s)
 end
 
+on_event = profile.offcpu_events(opt, function(o, ns, stack)
+  local l = opt.per ~= "comm" and { pid = o.pid, tid = o.tid, comm = o.comm } or nil
+  p:add_stack(stack, { 1, ns }, l)
+  waits = waits + 1
+end, "stack")
+
 function on_end(info)
-  profile:write(opt.out, { duration = info.duration })
-  io.stderr:write(string.format("luaprof: wrote %d samples to %s\n", info.samples, opt.out))
+  p:write(opt.out, { duration = info.duration })
+  io.stderr:write(string.format("luaprof: wrote %d %s to %s\n", opt.offcpu and waits or info.samples,
+                                opt.offcpu and "waits" or "samples", opt.out))
 end

@@ -1,34 +1,43 @@
 -- speedscope.lua: the sampled call stacks as a speedscope profile (JSON),
--- one profile per thread, in time order.
+-- one profile per thread (or process), in time order.
 --
---   luaprof run speedscope [--out=FILE] -- ./prog
+--   luaprof run speedscope [--out=FILE] [--per=process] -- ./prog
 --
--- Open it at speedscope.app, or in speedscope's offline viewer.
+-- Open it at speedscope.app, or in speedscope's offline viewer.  With
+-- --offcpu, each profile holds the thread's waits, weighed by their time.
 
+local profile = luaprof.profile
 local opt = luaprof.options{
-  description = "a speedscope JSON profile, one per thread (-g implied)",
+  description = "a speedscope JSON profile, one per thread (-g implied; --offcpu: waits)",
   { "out", "string", "profile.speedscope.json", "the file to write (- for stdout)" },
   { "name", "string", nil, "the profile's name (default: the command)" },
   { "weight", "string", "time", "weigh samples by their time or count them",
     choices = { "time", "samples" } },
+  { "per", "string", "thread", "one profile per thread or per process", choices = { "thread", "process" } },
+  profile.OFFCPU,
 }
-luaprof.setup{ call_graph = true }
+profile.setup(opt)
 
-local profile
+local p
 
 function on_start(info)
   local name = opt.name or (info.command and table.concat(info.command, " "))
                or info.file or "luaprof"
-  profile = luaprof.speedscope.new{ name = name,
-                                     unit = opt.weight == "time" and "nanoseconds" or "none" }
+  p = luaprof.speedscope.new{ name = name, per = opt.per,
+                              unit = (opt.weight == "time" or opt.offcpu) and "nanoseconds" or "none" }
 end
 
 function on_sample(s)
-  profile:add(s)
+  p:add(s)
 end
 
+on_event = profile.offcpu_events(opt, function(o, ns, stack)
+  local key, name = p:profile_of(o.comm, o.pid, o.tid)
+  p:add_stack(key, name, stack, ns)
+end, "stack")
+
 function on_end(info)
-  profile:write(opt.out)
+  p:write(opt.out)
   if opt.out ~= "-" then
     io.stderr:write(string.format("luaprof: wrote %d samples to %s\n", info.samples, opt.out))
   end

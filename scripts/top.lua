@@ -1,87 +1,136 @@
--- top.lua: the hottest functions by self samples, like
--- `perf report --no-children --sort sym`.
+-- top.lua: the hottest functions (or objects, commands, threads, source
+-- lines) by samples, like `perf report --no-children --sort sym -n`.
 --
---   luaprof run top [--limit=ROWS] [-g] -- ./my-program args
+--   luaprof run top [--sort=sym,dso] [--children] [--limit=ROWS] [-g] -- ./prog
 --
--- Columns: overhead (share of samples whose leaf is the function), samples,
--- function, object.  With call stacks (-g) a Children column gives the
--- inclusive share: samples with the function anywhere on the stack.
+-- Overhead is the share of the samples' periods (for cpu-clock, of the CPU
+-- time) whose leaf falls in the row, Samples their count.  --sort picks the
+-- columns rows are keyed by, as perf's --sort.  --children (with -g) adds
+-- each row's inclusive share: the samples with the row anywhere on their
+-- stack, each sample counted once per row however often the row appears on
+-- it; rows are then ordered by it, as `perf report --children`.
 
 local opt = luaprof.options{
-  description = "the hottest functions by self samples, like perf report --no-children",
-  help = [[Columns: Overhead (the share of samples whose leaf is the function),
-Samples, Function and Object.  With call stacks (-g) a Children column gives
-the inclusive share: samples with the function anywhere on the stack.]],
-  { "limit", "integer", 20, "rows to print (-A ROWS works too)" },
+  description = "the hottest functions by samples, like perf report (--sort, --children)",
+  help = [[Columns: Overhead (the share of the samples' periods whose leaf is in
+the row), Samples, then the --sort keys.  With --children: Children (the
+share of samples with the row anywhere on the call stack: record with -g),
+Self (Overhead), Samples.  One table per event.]],
+  { "sort", "list", { "sym" }, "the keys of a row, in order",
+    choices = { "sym", "dso", "comm", "pid", "tid", "srcline" } },
+  { "children", "boolean", false, "add the inclusive (children) share and sort by it" },
+  { "limit", "integer", 20, "rows to print per event (-A ROWS works too)" },
 }
-local rows = tonumber(arg[1] or "") or opt.limit
-local self, children, objects = {}, {}, {}
-local total, with_stacks = 0, false
-
--- Whether st holds calls: two frames not inlined (the functions inlined at
--- the sampled address alone come as frames too).
-local function is_call_stack(st)
-  local n = 0
-  for i = 1, #st do
-    if not st[i].inlined then
-      n = n + 1
-      if n > 1 then return true end
-    end
-  end
-  return false
-end
+local limit = tonumber(arg[1] or "") or opt.limit
 
 local function basename(path)
   return path and (path:match("([^/]+)$") or path) or "[unknown]"
 end
 
-local function key_of(sym, dso)
-  if sym then return sym end
-  return string.format("[unknown] %s", basename(dso))
+-- Each sort key: its column title and its value for the sample s, at frame
+-- f of its stack (nil: the sampled frame itself, s).
+local keys = {
+  sym = { "Symbol", function(s, f)
+    f = f or s
+    return (f.kernel and "[k] " or "[.] ") .. (f.sym or "[unknown]")
+  end },
+  dso = { "Shared Object", function(s, f) return basename((f or s).dso) end },
+  comm = { "Command", function(s) return s.comm end },
+  pid = { "Pid", function(s) return tostring(s.pid) end },
+  tid = { "Tid", function(s) return tostring(s.tid) end },
+  srcline = { "Source:Line", function(s, f)
+    local line
+    if f then line = f.file and (f.file .. ":" .. (f.line or 0)) else line = s.srcline end
+    return line and basename(line) or "??:0"
+  end },
+}
+local sort_keys, with = {}, {}
+for i, k in ipairs(opt.sort) do
+  sort_keys[i], with[k] = keys[k], true
+end
+-- As perf, functions of one name in two objects are two rows.
+local hidden_dso = with.sym and not with.dso and (function(s, f) return (f or s).dso or "" end)
+
+local tables = {}       -- event -> { rows = { id -> row }, total, samples }
+
+local function row_of(t, s, f)
+  local cells = {}
+  for i, k in ipairs(sort_keys) do cells[i] = k[2](s, f) end
+  local id = table.concat(cells, "\0")
+  if hidden_dso then id = id .. "\0" .. hidden_dso(s, f) end
+  local r = t.rows[id]
+  if not r then
+    r = { cells = cells, self = 0, n = 0, children = 0 }
+    t.rows[id] = r
+  end
+  return r
 end
 
 function on_sample(s)
-  total = total + 1
-  local leaf = key_of(s.sym, s.dso)
-  self[leaf] = (self[leaf] or 0) + 1
-  objects[leaf] = basename(s.dso)
-  local st = s.stack
-  if #st > 1 and is_call_stack(st) then
-    with_stacks = true
-    local seen = {}
+  local ev = s.event or "?"
+  local t = tables[ev]
+  if not t then
+    t = { rows = {}, total = 0, samples = 0 }
+    tables[ev] = t
+  end
+  local period = s.period
+  t.total, t.samples = t.total + period, t.samples + 1
+  local r = row_of(t, s, nil)
+  r.self, r.n = r.self + period, r.n + 1
+  if opt.children then
+    -- every row on the stack once, the sampled frame's own row included
+    local seen = { [r] = true }
+    r.children = r.children + period
+    local st = s.stack
     for i = 1, #st do
       local f = st[i]
-      local k = key_of(f.sym, f.dso)
-      if not seen[k] then
-        seen[k] = true
-        children[k] = (children[k] or 0) + 1
-        objects[k] = objects[k] or basename(f.dso)
+      local c = not f.inlined and row_of(t, s, f)   -- perf report leaves inlined functions out
+      if c and not seen[c] then
+        seen[c] = true
+        c.children = c.children + period
       end
     end
   end
 end
 
-function on_end(info)
+local function pct(part, whole)
+  return string.format("%.2f%%", whole > 0 and 100 * part / whole or 0)
+end
+
+local function print_table(ev, t, lost)
   local list = {}
-  for k, n in pairs(self) do list[#list + 1] = { k, n } end
-  table.sort(list, function(a, b)
-    if a[2] ~= b[2] then return a[2] > b[2] end
-    return a[1] < b[1]
-  end)
-  print(string.format("# %d samples, %d lost", total, info.lost))
-  if with_stacks then
-    print(string.format("%9s %9s %9s  %-40s %s", "Overhead", "Children", "Samples", "Function", "Object"))
-  else
-    print(string.format("%9s %9s  %-40s %s", "Overhead", "Samples", "Function", "Object"))
+  for _, r in pairs(t.rows) do
+    -- ties in the order perf gives them: by the keys' text, [k]/[.] aside
+    r.order = table.concat(r.cells, "\0"):gsub("%[[k.]%] ", "")
+    list[#list + 1] = r
   end
-  for i = 1, math.min(rows, #list) do
-    local k, n = list[i][1], list[i][2]
-    local pct = 100 * n / math.max(total, 1)
-    if with_stacks then
-      local ch = 100 * (children[k] or n) / math.max(total, 1)
-      print(string.format("%8.2f%% %8.2f%% %9d  %-40s %s", pct, ch, n, k, objects[k]))
-    else
-      print(string.format("%8.2f%% %9d  %-40s %s", pct, n, k, objects[k]))
-    end
+  local field = opt.children and "children" or "self"
+  table.sort(list, function(a, b)
+    if a[field] ~= b[field] then return a[field] > b[field] end
+    if a.self ~= b.self then return a.self > b.self end
+    return a.order < b.order
+  end)
+  local headers = opt.children and { "Children", "Self", "Samples" } or { "Overhead", "Samples" }
+  for _, k in ipairs(sort_keys) do headers[#headers + 1] = k[1] end
+  local rows = {}
+  for i = 1, math.min(limit, #list) do
+    local r = list[i]
+    local row = opt.children and { pct(r.children, t.total), pct(r.self, t.total), r.n }
+                or { pct(r.self, t.total), r.n }
+    for _, c in ipairs(r.cells) do row[#row + 1] = c end
+    rows[i] = row
+  end
+  print(string.format("# %d samples of event '%s', %d lost", t.samples, ev, lost))
+  luaprof.fmt.print_table(rows, { headers = headers })
+end
+
+function on_end(info)
+  local events = {}
+  for ev in pairs(tables) do events[#events + 1] = ev end
+  table.sort(events)
+  if #events == 0 then print(string.format("# 0 samples, %d lost", info.lost)) end
+  for i, ev in ipairs(events) do
+    if i > 1 then print() end
+    print_table(ev, tables[ev], info.lost)
   end
 end

@@ -2,8 +2,13 @@
 # run.sh - the test suite: C unit tests (build/tests/test_*), the fuzz
 # targets' regression inputs (build/fuzz/fuzz_* on tests/fuzz/corpus/*), then end-to-end
 # tests (tests/e2e/*.sh: exit 0 pass, 77 skip with a reason, else fail)
-# against the real kernel.  Ends with "N passed, N failed, N skipped".
+# against the real kernel.  Every test starts from an empty HOME (unit
+# tests here, end-to-end tests in lib.sh), so what this machine ran before
+# (perf's ~/.debug) changes nothing.  Ends with "N passed, N failed, N skipped".
 #   tests/run.sh [--unit-only] [NAME-FILTER]
+# With SANITIZED=1 (make check-asan: $BUILD and $LUAPROF are ASan+UBSan
+# builds) every sanitizer report is written under a directory of its own,
+# and a test after which one was written fails, whatever its own verdict.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -14,9 +19,45 @@ filter=${1:-}
 passed=0 failed=0 skipped=0
 failures=()
 
+# fresh_home CMD...: runs CMD with HOME a fresh, empty directory (perf's
+# build-id cache there starts empty), removed afterwards.
+fresh_home() {
+	local home rc
+	home=$(mktemp -d /tmp/luaprof-home.XXXXXX)
+	HOME=$home env -u PERF_BUILDID_DIR "$@"; rc=$?
+	rm -rf "$home"
+	return $rc
+}
+
+SAN_DIR=
+if [ "${SANITIZED:-0}" = 1 ]; then
+	SAN_DIR=$(mktemp -d /tmp/luaprof-san.XXXXXX)
+	chmod 1777 "$SAN_DIR"   # tests run luaprof as another user too
+	trap 'rm -rf "$SAN_DIR"' EXIT
+	export ASAN_OPTIONS="log_path=$SAN_DIR/asan:detect_leaks=1:abort_on_error=0"
+	export UBSAN_OPTIONS="log_path=$SAN_DIR/ubsan:print_stacktrace=1:halt_on_error=1"
+	export LSAN_OPTIONS="suppressions=$ROOT/tests/fuzz/lsan.supp"
+fi
+
+# san_reports NAME: when a sanitizer reported something during test NAME,
+# prints it and fails.  The logs are cleared either way (LeakSanitizer
+# also writes one listing the suppressions used, which is no finding).
+san_reports() {
+	[ -n "$SAN_DIR" ] && [ -n "$(ls -A "$SAN_DIR")" ] || return 0
+	local found=0
+	if grep -lqE 'ERROR: |runtime error|SUMMARY: ' "$SAN_DIR"/*; then
+		found=1
+		echo "FAIL $1: sanitizer report:"
+		grep -lE 'ERROR: |runtime error|SUMMARY: ' "$SAN_DIR"/* | xargs cat | head -40 | sed 's/^/    /'
+	fi
+	rm -f "$SAN_DIR"/*
+	return $found
+}
+
 run_unit() {
 	local bin=$1 out rc
-	out=$("$bin" 2>&1); rc=$?
+	out=$(fresh_home "$bin" 2>&1); rc=$?
+	san_reports "$(basename "$bin")" || rc=1
 	local p f
 	p=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' | tail -1)
 	f=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' | tail -1)
@@ -44,7 +85,8 @@ exited $rc after its summary"
 run_fuzz() {
 	local bin=$1 name out rc
 	name=$(basename "$bin")
-	out=$(LSAN_OPTIONS=suppressions=$ROOT/tests/fuzz/lsan.supp "$bin" "tests/fuzz/corpus/$name" 2>&1); rc=$?
+	out=$(fresh_home env LSAN_OPTIONS=suppressions=$ROOT/tests/fuzz/lsan.supp "$bin" "tests/fuzz/corpus/$name" 2>&1); rc=$?
+	san_reports "$name" || rc=1
 	if [ $rc = 0 ]; then
 		passed=$((passed + 1))
 		echo "ok   $name: $(printf '%s\n' "$out" | sed -n 's/ passed, 0 failed$//p' | tail -1) regression inputs"
@@ -60,10 +102,23 @@ run_e2e() {
 	name=$(basename "$t" .sh)
 	start=$(date +%s.%N)
 	out=$(timeout 120 bash "$t" 2>&1); rc=$?
+	if ! san_reports "$name"; then
+		failed=$((failed + 1)); failures+=("$name")
+		return
+	fi
 	local secs
 	secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo 0)")
+	# A test made of rows (the bad-input tables) ends with its own
+	# "N passed, N failed, N skipped": each row counts as a test.
+	local rows
+	rows=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, 0 failed, \([0-9]*\) skipped$/\1 \2/p' | tail -1)
 	case $rc in
-	0) passed=$((passed + 1)); echo "ok   $name (${secs}s)" ;;
+	0) if [ -n "$rows" ]; then
+		passed=$((passed + ${rows% *})); skipped=$((skipped + ${rows#* }))
+		echo "ok   $name: ${rows% *} rows, ${rows#* } skipped (${secs}s)"
+	   else
+		passed=$((passed + 1)); echo "ok   $name (${secs}s)"
+	   fi ;;
 	77) skipped=$((skipped + 1)); echo "skip $name: $(printf '%s\n' "$out" | tail -1)" ;;
 	*) failed=$((failed + 1)); failures+=("$name")
 	   echo "FAIL $name (exit $rc, ${secs}s)"
@@ -81,7 +136,7 @@ for bin in "$BUILD"/fuzz/fuzz_*; do
 done
 if [ $unit_only = 0 ]; then
 	for t in tests/e2e/*.sh; do
-		case $(basename "$t") in lib.sh) continue ;; *"$filter"*) run_e2e "$t" ;; esac
+		case $(basename "$t") in lib*.sh) continue ;; *"$filter"*) run_e2e "$t" ;; esac
 	done
 fi
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"

@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 
+#include "live/evparse_int.h"
 #include "luaprof/event.h"
 
 struct event_name {
@@ -67,7 +68,7 @@ const char *lp_event_table(size_t i, uint32_t *type, uint64_t *config)
 	return names[i].name;
 }
 
-static int parse_modifiers(const char *mod, struct lp_event_spec *e)
+int lp_event_modifiers(const char *mod, struct lp_event_spec *e)
 {
 	bool u = false, k = false;
 	for (; *mod; mod++) {
@@ -82,6 +83,7 @@ static int parse_modifiers(const char *mod, struct lp_event_spec *e)
 	if (u || k) {           /* perf: naming one level excludes the others */
 		e->exclude_user = !u;
 		e->exclude_kernel = !k;
+		e->exclude_hv = true;
 	}
 	return 0;
 }
@@ -109,7 +111,10 @@ void lp_event_spec_free(struct lp_event_spec *spec)
 {
 	free(spec->name);
 	free(spec->filter);
-	spec->name = spec->filter = NULL;
+	free(spec->probe_str);
+	free(spec->usdt);
+	spec->name = spec->filter = spec->probe_str = NULL;
+	spec->usdt = NULL;
 }
 
 int lp_event_parse(const char *str, struct lp_event_spec *out)
@@ -125,7 +130,7 @@ int lp_event_parse(const char *str, struct lp_event_spec *out)
 			continue;
 		out->type = names[i].type;
 		out->config = names[i].config;
-		if ((colon && !*mods) || strlen(mods) > 8 || parse_modifiers(mods, out))
+		if ((colon && !*mods) || strlen(mods) > 8 || lp_event_modifiers(mods, out))
 			return -EINVAL;
 		return spec_name(out, mods);
 	}
@@ -149,16 +154,99 @@ static void event_rate(const struct lp_event_spec *spec, const struct lp_samplin
 	*freq = own ? spec->freq : s->freq;
 }
 
+/* The call graph: the event's own setting (a call-graph= term), else the
+ * run's: frame pointers (-g) or a stack copy (dwarf), whose user part is
+ * unwound from the copy, as perf record --call-graph dwarf. */
+static void event_callchain(const struct lp_event_spec *spec, const struct lp_sampling *s,
+			    struct perf_event_attr *a)
+{
+	bool own = spec->callchain >= 0;
+	uint32_t dwarf = own ? (spec->callchain ? spec->dwarf_stack : 0) : s->dwarf_stack;
+	if (own ? spec->callchain : s->callchain || dwarf)
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (dwarf) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user |= LP_DWARF_REGS_MASK;
+		a->sample_stack_user = dwarf;
+		a->exclude_callchain_user = 1;
+	}
+	/* perf's unwinder reads CFI tables (.eh_frame_hdr) where the process
+	 * mapped them, in data maps, so dwarf recordings record those too */
+	a->mmap_data = s->tracking && dwarf;
+}
+
+/* What the event's own kind adds: a probe's registers and stack, a
+ * group's read of all its members (PERF_FORMAT_GROUP with every sample:
+ * s.counts), and the members' part in it. */
+static void event_extras(const struct lp_event_spec *spec, struct perf_event_attr *a)
+{
+	if (spec->regs_user) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER;
+		a->sample_regs_user |= spec->regs_user;
+	}
+	if (spec->stack_user) {
+		a->sample_type |= PERF_SAMPLE_STACK_USER;
+		if (spec->stack_user > a->sample_stack_user)
+			a->sample_stack_user = spec->stack_user;
+	}
+	if (!spec->group)
+		return;
+	a->sample_type |= PERF_SAMPLE_READ;
+	a->read_format |= PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+	if (!spec->group_leader) {      /* the leader enables and disables them */
+		a->disabled = 0;
+		a->enable_on_exec = 0;
+		if (spec->leader_sample) {      /* :S: read with the leader only */
+			a->freq = 0;
+			a->sample_period = 0;
+		}
+	}
+}
+
+/* The fields every attr has, sampling or counting. */
+static void event_base(const struct lp_event_spec *spec, const struct lp_sampling *s,
+		       struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof *a);
+	a->size = sizeof *a;
+	a->type = spec->type;
+	a->config = spec->config;
+	/* a uprobe's file, a kprobe's function: the kernel reads the string */
+	bool str = spec->probe_str && spec->probe != LP_PROBE_WATCH;
+	a->config1 = str ? (uint64_t)(uintptr_t)spec->probe_str : spec->config1;
+	a->config2 = spec->config2;
+	a->bp_type = spec->bp_type;
+	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	a->disabled = 1;
+	a->inherit = s->inherit;
+	a->enable_on_exec = s->enable_on_exec;
+	a->exclude_user = spec->exclude_user;
+	a->exclude_kernel = spec->exclude_kernel;
+	a->exclude_hv = spec->exclude_hv;
+}
+
+/* Counting only, as perf stat: no samples, no records, the group read
+ * member by member. */
+static void event_counting(const struct lp_event_spec *spec, struct perf_event_attr *a)
+{
+	a->sample_type = PERF_SAMPLE_IDENTIFIER;
+	if (spec->group && !spec->group_leader) {
+		a->disabled = 0;
+		a->enable_on_exec = 0;
+	}
+}
+
 void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s,
 		   struct perf_event_attr *a)
 {
 	bool use_period;
 	uint64_t period, freq;
+	event_base(spec, s, a);
+	if (s->count_only) {
+		event_counting(spec, a);
+		return;
+	}
 	event_rate(spec, s, &use_period, &period, &freq);
-	memset(a, 0, sizeof *a);
-	a->size = sizeof *a;
-	a->type = spec->type;
-	a->config = spec->config;
 	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | spec->sample_type;
 	/* The period when it varies (-F), or is 1.  With a fixed period (-c N)
@@ -168,38 +256,24 @@ void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s
 	 * is sampled either way, and PERIOD makes a tracepoint that counts
 	 * more than one per hit (__perf_count: sched_stat_runtime's run time)
 	 * one sample with that count, not that many samples, as perf. */
-	if (!use_period || period == 1)
+	/* (a period= term leaves it out at 1 too, as perf's config terms do,
+	 * and so do watchpoints, which count one per hit) */
+	bool fixed = (spec->rate == LP_RATE_OWN && spec->use_period) ||
+		     spec->type == PERF_TYPE_BREAKPOINT;
+	if (!use_period || (period == 1 && !fixed))
 		a->sample_type |= PERF_SAMPLE_PERIOD;
-	/* The event's own call graph setting (issue 11's call-graph= term),
-	 * else the run's: frame pointers (-g) or a stack copy (dwarf). */
-	bool dwarf = spec->callchain < 0 && s->dwarf_stack;
-	if (spec->callchain < 0 ? s->callchain || dwarf : spec->callchain)
-		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-	if (dwarf) {            /* the user part is unwound from the copy */
-		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		a->sample_regs_user = LP_DWARF_REGS_MASK;
-		a->sample_stack_user = s->dwarf_stack;
-		a->exclude_callchain_user = 1;
-	}
 	a->freq = !use_period;
 	if (use_period)
 		a->sample_period = period;
 	else
 		a->sample_freq = freq;
-	a->disabled = 1;
-	a->inherit = s->inherit;
-	a->enable_on_exec = s->enable_on_exec;
-	a->exclude_user = spec->exclude_user;
-	a->exclude_kernel = spec->exclude_kernel;
-	a->exclude_hv = 1;
+	event_callchain(spec, s, a);
 	a->precise_ip = spec->precise_max ? 3 : spec->precise;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = s->tracking;
-	/* perf's unwinder reads CFI tables (.eh_frame_hdr) where the process
-	 * mapped them, in data maps, so dwarf recordings record those too */
-	a->mmap_data = s->tracking && s->dwarf_stack;
+	event_extras(spec, a);
 }
 
 int lp_event_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
@@ -231,14 +305,14 @@ int lp_event_paranoid(void)
 /* Applies the next fallback for error err, or returns false when none is
  * left.  Mirrors perf's order: precise level, PMU, kernel exclusion. */
 static bool fall_back(struct lp_event_spec *spec, struct perf_event_attr *a, int err,
-		      unsigned *fb)
+		      bool counting, unsigned *fb)
 {
 	if (a->precise_ip && spec->precise_max && (err == -EOPNOTSUPP || err == -EINVAL)) {
 		a->precise_ip--;
 		*fb |= LP_FALLBACK_PRECISE;
 		return true;
 	}
-	if (spec->type == PERF_TYPE_HARDWARE && spec->config == PERF_COUNT_HW_CPU_CYCLES &&
+	if (spec->type == PERF_TYPE_HARDWARE && spec->config == PERF_COUNT_HW_CPU_CYCLES && !counting &&
 	    (err == -ENOENT || err == -ENXIO || err == -ENODEV || err == -EOPNOTSUPP ||
 	     err == -EINVAL)) {
 		const char *mods = strchr(spec->name, ':');
@@ -254,6 +328,13 @@ static bool fall_back(struct lp_event_spec *spec, struct perf_event_attr *a, int
 		*fb |= LP_FALLBACK_CPU_CLOCK;
 		return true;
 	}
+	/* Kernels before 6.12 take no PERF_SAMPLE_READ on inherited events
+	 * (perf 6.1 never asks for it: its :S groups give up inherit). */
+	if (err == -EINVAL && a->inherit && (a->sample_type & PERF_SAMPLE_READ)) {
+		a->inherit = 0;
+		*fb |= LP_FALLBACK_NO_INHERIT;
+		return true;
+	}
 	/* Not for tracepoints: they fire in the kernel, so user-only would
 	 * drop every sample. */
 	if ((err == -EACCES || err == -EPERM) && !a->exclude_kernel && !a->exclude_user &&
@@ -264,26 +345,42 @@ static bool fall_back(struct lp_event_spec *spec, struct perf_event_attr *a, int
 		free(spec->name);
 		spec->name = name;
 		a->exclude_kernel = spec->exclude_kernel = 1;
+		a->exclude_hv = spec->exclude_hv = 1;
 		*fb |= LP_FALLBACK_USER_ONLY;
 		return true;
 	}
 	return false;
 }
 
-int lp_event_open(struct lp_event_spec *spec, const struct lp_sampling *s,
-		  pid_t pid, int cpu, unsigned *fallbacks)
+int lp_event_open_group(struct lp_event_spec *spec, const struct lp_sampling *s, pid_t pid,
+			int cpu, int group_fd, unsigned *fallbacks)
 {
 	struct perf_event_attr a;
 	lp_event_attr(spec, s, &a);
 	for (int tries = 0; tries < 8; tries++) {
-		int fd = lp_event_sys_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		int fd = lp_event_sys_open(&a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 		if (fd >= 0) {
 			spec->precise = (uint8_t)a.precise_ip;
 			spec->precise_max = false;      /* settled: reuse as is */
 			return fd;
 		}
-		if (!fall_back(spec, &a, fd, fallbacks))
+		if (!fall_back(spec, &a, fd, s->count_only, fallbacks))
 			return fd;
 	}
 	return -EINVAL;
+}
+
+int lp_event_open(struct lp_event_spec *spec, const struct lp_sampling *s,
+		  pid_t pid, int cpu, unsigned *fallbacks)
+{
+	return lp_event_open_group(spec, s, pid, cpu, -1, fallbacks);
+}
+
+uint64_t lp_count_scaled(const struct lp_count *c)
+{
+	if (!c->running)
+		return 0;
+	if (c->running >= c->enabled)
+		return c->value;
+	return (uint64_t)((unsigned __int128)c->value * c->enabled / c->running);
 }

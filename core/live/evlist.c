@@ -46,13 +46,18 @@ int lp_evlist_init(struct lp_evlist *el, struct lp_event_spec *events, size_t nr
 	el->events = events;
 	el->nr_events = nr;
 	el->sampling = *s;
-	int n = read_online_cpus(&el->cpus);
+	el->counting = s->count_only;
+	/* counting a task (inherit: not -a) needs no fd per CPU */
+	int n = el->counting && s->inherit ? 1 : read_online_cpus(&el->cpus);
 	if (n < 0)
 		return n;
+	if (!el->cpus && (el->cpus = malloc(sizeof *el->cpus)))
+		el->cpus[0] = -1;
 	el->nr_cpus = (size_t)n;
 	el->rings = calloc(el->nr_cpus, sizeof *el->rings);
 	el->attrs = calloc(nr, sizeof *el->attrs);
-	return el->rings && el->attrs ? 0 : -ENOMEM;
+	el->unsupported = calloc(nr, sizeof *el->unsupported);
+	return el->cpus && el->rings && el->attrs && el->unsupported ? 0 : -ENOMEM;
 }
 
 static int ids_put(struct lp_evlist *el, uint64_t id, uint32_t event)
@@ -94,36 +99,42 @@ int lp_evlist_event_of(const struct lp_evlist *el, uint64_t id)
 static int add_fd(struct lp_evlist *el, int fd, uint32_t event)
 {
 	uint64_t id = 0;
-	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) || ids_put(el, id, event)) {
+	if (fd >= 0 && (ioctl(fd, PERF_EVENT_IOC_ID, &id) || ids_put(el, id, event))) {
 		close(fd);
 		return -EIO;
 	}
 	if (lp_grow(&el->fds, &el->cap_fds, el->nr_fds, sizeof *el->fds, 16, SIZE_MAX)) {
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return -ENOMEM;
 	}
 	el->fds[el->nr_fds++] = fd;
 	return 0;
 }
 
-static void open_error(const struct lp_evlist *el, size_t e, int cpu, int rc, char *err,
-		       size_t errsz)
+static void open_error(const struct lp_evlist *el, size_t e, int cpu, pid_t tid, int rc,
+		       char *err, size_t errsz)
 {
 	const struct lp_event_spec *ev = &el->events[e];
 	bool tp = ev->type == PERF_TYPE_TRACEPOINT;
-	const char *hint = "";
+	char hint[320] = "";
 	if (tp && (rc == -EACCES || rc == -EPERM))
-		hint = ": not allowed; a tracepoint's data needs root (or CAP_PERFMON, or "
-		       "kernel.perf_event_paranoid=-1)";
+		snprintf(hint, sizeof hint, ": not allowed; a tracepoint's data needs root (or "
+			 "CAP_PERFMON, or kernel.perf_event_paranoid=-1; it is %d)",
+			 lp_event_paranoid());
+	else if (ev->probe && ev->probe != LP_PROBE_WATCH && (rc == -EACCES || rc == -EPERM))
+		snprintf(hint, sizeof hint, ": not allowed; placing a probe needs root (or CAP_PERFMON)");
 	else if (rc == -ENOENT || rc == -EOPNOTSUPP || rc == -ENODEV)
-		hint = tp ? ": this kernel does not offer it for sampling"
-			  : ": not supported on this machine (no hardware PMU?); try -e cpu-clock";
+		snprintf(hint, sizeof hint, "%s", tp ? ": this kernel does not offer it for sampling"
+			 : ": not supported on this machine (no hardware PMU?); try -e cpu-clock");
+	else if (rc == -EINVAL && ev->type >= PERF_TYPE_MAX && !ev->probe && cpu >= 0 &&
+		 el->sampling.inherit)
+		snprintf(hint, sizeof hint, ": this PMU may count only system-wide (-a)");
 	else if (rc == -EACCES || rc == -EPERM)
-		hint = ": not allowed; run as root or lower kernel.perf_event_paranoid "
-		       "(sysctl kernel.perf_event_paranoid=1)";
+		lp_access_hint(ev, tid, hint, sizeof hint);
 	else if (rc == -EMFILE)
-		hint = " (a run needs one per event and CPU, more with -p); raise the hard limit "
-		       "(ulimit -Hn, as root)";
+		snprintf(hint, sizeof hint, " (a run needs one per event and CPU, more with -p); "
+			 "raise the hard limit (ulimit -Hn, as root)");
 	snprintf(err, errsz, "cannot open event '%s' on cpu %d: %s%s", ev->name, cpu,
 		 strerror(-rc), hint);
 }
@@ -148,19 +159,33 @@ static bool raise_nofile(void)
 	return setrlimit(RLIMIT_NOFILE, &r) == 0;
 }
 
-/* Opens event e for tid on cpu c with its filter set: the fd or -errno
+/* Errors that mean the machine cannot count an event at all. */
+static bool unsupported(int rc)
+{
+	return rc == -ENOENT || rc == -EOPNOTSUPP || rc == -ENODEV || rc == -ENXIO;
+}
+
+/* Opens event e for tid on cpu c (in group_fd's group) with its filter
+ * set: the fd, SKIPPED (counting: the machine cannot count it), or -errno
  * (err set, but not for ESRCH). */
-static int open_one(struct lp_evlist *el, size_t e, pid_t tid, size_t c, char *err, size_t errsz)
+#define SKIPPED (-1000000)
+static int open_one(struct lp_evlist *el, size_t e, pid_t tid, size_t c, int group_fd,
+		    char *err, size_t errsz)
 {
 	struct lp_sampling s = el->sampling;
-	s.tracking = (e == 0);
-	int fd = lp_event_open(&el->events[e], &s, tid, el->cpus[c], &el->fallbacks);
+	s.tracking = (e == 0) && !el->counting;
+	int fd = lp_event_open_group(&el->events[e], &s, tid, el->cpus[c], group_fd, &el->fallbacks);
 	if (fd == -EMFILE && raise_nofile())
-		fd = lp_event_open(&el->events[e], &s, tid, el->cpus[c], &el->fallbacks);
+		fd = lp_event_open_group(&el->events[e], &s, tid, el->cpus[c], group_fd,
+					 &el->fallbacks);
 	if (fd == -ESRCH)
 		return fd;
+	if (el->counting && unsupported(fd)) {
+		el->unsupported[e] = true;
+		return SKIPPED;
+	}
 	if (fd < 0) {
-		open_error(el, e, el->cpus[c], fd, err, errsz);
+		open_error(el, e, el->cpus[c], tid, fd, err, errsz);
 		return fd;
 	}
 	int rc = lp_event_set_filter(fd, &el->events[e]);
@@ -176,21 +201,29 @@ static int open_one(struct lp_evlist *el, size_t e, pid_t tid, size_t c, char *e
 static void drop_fds(struct lp_evlist *el, size_t keep)
 {
 	while (el->nr_fds > keep)
-		close(el->fds[--el->nr_fds]);
+		if (el->fds[--el->nr_fds] >= 0)
+			close(el->fds[el->nr_fds]);
 }
 
 int lp_evlist_open_task(struct lp_evlist *el, pid_t tid, char *err, size_t errsz)
 {
 	size_t first = el->nr_fds;
 	for (size_t c = 0; c < el->nr_cpus; c++) {
+		int leader = -1;
 		for (size_t e = 0; e < el->nr_events; e++) {
-			int fd = open_one(el, e, tid, c, err, errsz);
+			const struct lp_event_spec *ev = &el->events[e];
+			int fd = open_one(el, e, tid, c, ev->group && !ev->group_leader ? leader : -1,
+					  err, errsz);
 			if (fd == -ESRCH) {
 				drop_fds(el, first);    /* the thread has gone meanwhile */
 				return 0;
 			}
-			if (fd < 0)
+			if (fd == SKIPPED)
+				fd = -1;
+			else if (fd < 0)
 				return fd;
+			if (ev->group_leader)
+				leader = fd;
 			lp_event_attr(&el->events[e], &el->sampling, &el->attrs[e]);
 			int rc = add_fd(el, fd, (uint32_t)e);
 			if (rc) {
@@ -218,22 +251,50 @@ static int map_rings(struct lp_evlist *el, size_t pages)
 	return 0;
 }
 
-int lp_evlist_mmap(struct lp_evlist *el, size_t pages, char *err, size_t errsz)
+/* kernel.perf_event_mlock_kb, or -1 when unreadable. */
+static long mlock_kb(void)
 {
+	FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
+	long kb = -1;
+	if (f) {
+		if (fscanf(f, "%ld", &kb) != 1)
+			kb = -1;
+		fclose(f);
+	}
+	return kb;
+}
+
+static void unmap_rings(struct lp_evlist *el)
+{
+	for (size_t c = 0; c < el->nr_cpus; c++)
+		lp_ring_free(el->rings[c]), el->rings[c] = NULL;
+}
+
+int lp_evlist_mmap(struct lp_evlist *el, size_t pages, bool exact, char *err, size_t errsz)
+{
+	size_t want = pages;
 	int rc;
+	if (el->counting)
+		return 0;       /* nothing is sampled */
 	while ((rc = map_rings(el, pages)) == -EPERM || rc == -ENOMEM) {
-		for (size_t c = 0; c < el->nr_cpus; c++)
-			lp_ring_free(el->rings[c]), el->rings[c] = NULL;
-		if (pages <= 8)
+		unmap_rings(el);
+		if (exact || pages <= 8)
 			break;
-		lp_log(LP_WARN, "ring: %zu pages per cpu refused, trying %zu", pages, pages / 2);
 		pages /= 2;
 	}
-	if (rc) {
-		snprintf(err, errsz, "cannot map the ring buffers: %s%s", strerror(-rc),
-			 rc == -EPERM ? "; raise kernel.perf_event_mlock_kb or use a smaller -m" : "");
+	if (rc == -EPERM)
+		snprintf(err, errsz, "cannot map %zu ring pages per CPU (%zu KiB on each of %zu CPUs): "
+			 "more than kernel.perf_event_mlock_kb (%ld KiB) and 'ulimit -l' let this user "
+			 "lock; use a smaller -m, or raise them (sysctl kernel.perf_event_mlock_kb=N)",
+			 pages, pages * (size_t)getpagesize() / 1024, el->nr_cpus, mlock_kb());
+	else if (rc)
+		snprintf(err, errsz, "cannot map %zu ring pages per CPU: %s; use a smaller -m",
+			 pages, strerror(-rc));
+	if (rc)
 		return rc;
-	}
+	if (pages != want)
+		lp_log(LP_WARN, "ring buffers of %zu pages per CPU refused (kernel.perf_event_mlock_kb"
+		       "=%ld KiB): using %zu pages", want, mlock_kb(), pages);
 	for (size_t i = el->nr_cpus * el->nr_events; i < el->nr_fds; i++)
 		if (ioctl(el->fds[i], PERF_EVENT_IOC_SET_OUTPUT, el->fds[fd_cpu(el, i) * el->nr_events]))
 			goto fail;
@@ -252,7 +313,80 @@ fail:
 void lp_evlist_enable(struct lp_evlist *el, int on)
 {
 	for (size_t i = 0; i < el->nr_fds; i++)
-		ioctl(el->fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+		if (el->fds[i] >= 0)
+			ioctl(el->fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+}
+
+/* Adds one read(2) of fd (event e's) to out: a plain read_format block
+ * {value, enabled, running}, or a group's {nr, enabled, running, nr x
+ * {value, id}} to its members e, e+1, ...  Enabled times are kept at
+ * their largest when max_enabled (see lp_evlist_read), else added. */
+static int read_fd(const struct lp_evlist *el, int fd, size_t e, bool max_enabled,
+		   struct lp_count *out)
+{
+	uint64_t buf[3 + 2 * 64];
+	bool group = el->attrs[e].read_format & PERF_FORMAT_GROUP;
+	ssize_t n = read(fd, buf, sizeof buf);
+	if (n < (ssize_t)(3 * sizeof *buf))
+		return n < 0 ? -errno : -EIO;
+	uint64_t nr = group ? buf[0] : 1;
+	const uint64_t *times = buf + 1;        /* after value, or after nr */
+	const uint64_t *values = group ? buf + 3 : buf;
+	size_t per = group ? 2 : 1;
+	if (nr > 64 || (size_t)n < (group ? 3 + per * nr : 3) * sizeof *buf || e + nr > el->nr_events)
+		return -EIO;
+	for (uint64_t k = 0; k < nr; k++) {
+		struct lp_count *c = &out[e + k];
+		c->value += values[k * per];
+		c->running += times[1];
+		if (!max_enabled)
+			c->enabled += times[0];
+		else if (times[0] > c->enabled)
+			c->enabled = times[0];
+	}
+	return 0;
+}
+
+/* Adds one thread's fds (fds[first], ... one block per opened task) to
+ * out, through block (nr_events entries of scratch). */
+static int read_block(const struct lp_evlist *el, size_t first, size_t n, struct lp_count *block,
+		      struct lp_count *out)
+{
+	/* A thread's event on one CPU of several is enabled whenever the thread
+	 * runs, and running only while it runs on that CPU: its enabled time is
+	 * the largest of its CPUs', its running time their sum (without
+	 * multiplexing the two are equal).  System-wide, each CPU's is its own. */
+	bool per_cpu_task = el->sampling.inherit && el->nr_cpus > 1;
+	size_t nb = el->nr_events;
+	memset(block, 0, nb * sizeof *block);
+	for (size_t i = first; i < first + n && i < el->nr_fds; i++) {
+		size_t e = i % el->nr_events;
+		bool group = el->attrs[e].read_format & PERF_FORMAT_GROUP;
+		if (el->fds[i] < 0 || (group && !el->events[e].group_leader))
+			continue;       /* a member's count comes with its leader's */
+		int rc = read_fd(el, el->fds[i], e, per_cpu_task, block);
+		if (rc)
+			return rc;
+	}
+	for (size_t e = 0; e < nb; e++) {
+		out[e].value += block[e].value;
+		out[e].enabled += block[e].enabled;
+		out[e].running += block[e].running;
+	}
+	return 0;
+}
+
+int lp_evlist_read(const struct lp_evlist *el, struct lp_count *out)
+{
+	for (size_t e = 0; e < el->nr_events; e++)
+		out[e] = (struct lp_count){ .supported = !el->unsupported[e] };
+	size_t block = el->sampling.inherit ? el->nr_cpus * el->nr_events : el->nr_fds;
+	struct lp_count *scratch = calloc(el->nr_events ? el->nr_events : 1, sizeof *scratch);
+	int rc = scratch ? 0 : -ENOMEM;
+	for (size_t i = 0; !rc && block && i < el->nr_fds; i += block)
+		rc = read_block(el, i, block, scratch, out);
+	free(scratch);
+	return rc;
 }
 
 void lp_evlist_close(struct lp_evlist *el)
@@ -260,8 +394,10 @@ void lp_evlist_close(struct lp_evlist *el)
 	for (size_t c = 0; el->rings && c < el->nr_cpus; c++)
 		lp_ring_free(el->rings[c]);
 	for (size_t i = 0; i < el->nr_fds; i++)
-		close(el->fds[i]);
+		if (el->fds[i] >= 0)
+			close(el->fds[i]);
 	free(el->rings);
+	free(el->unsupported);
 	free(el->fds);
 	free(el->ids);
 	free(el->cpus);

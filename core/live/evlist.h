@@ -4,7 +4,13 @@
  * One fd per (event, cpu, thread).  On each CPU the first fd owns the ring
  * and every other fd of that CPU is redirected into it (SET_OUTPUT), so the
  * reader has exactly one ring per CPU.  Every fd's kernel id is recorded so
- * a sample's PERF_SAMPLE_IDENTIFIER names its event.
+ * a sample's PERF_SAMPLE_IDENTIFIER names its event.  A group's members are
+ * opened in their leader's group on the same (cpu, thread).
+ *
+ * Counting (sampling.count_only), as perf stat: task targets get one fd per
+ * (event, thread) on any CPU (cpu -1), no ring is mapped, and an event the
+ * machine cannot count is left out (fd -1, unsupported) instead of failing
+ * the run.
  */
 #ifndef LP_EVLIST_H
 #define LP_EVLIST_H
@@ -32,6 +38,8 @@ struct lp_evlist {
 	struct lp_ring **rings;         /* one per cpu */
 	unsigned fallbacks;             /* LP_FALLBACK_* applied */
 	struct perf_event_attr *attrs;  /* the attr each event was opened with */
+	bool counting;                  /* sampling.count_only */
+	bool *unsupported;              /* per event: left out (counting only) */
 };
 
 /* Prepares an evlist over the online CPUs.  Returns 0 or -errno. */
@@ -44,12 +52,29 @@ int lp_evlist_init(struct lp_evlist *el, struct lp_event_spec *events, size_t nr
  * reason into err and returns -errno. */
 int lp_evlist_open_task(struct lp_evlist *el, pid_t tid, char *err, size_t errsz);
 
-/* Maps one ring per CPU (pages each; halved down to 8 on EPERM/ENOMEM) and
- * redirects the other fds into it.  Returns 0 or -errno with err set. */
-int lp_evlist_mmap(struct lp_evlist *el, size_t pages, char *err, size_t errsz);
+/* Maps one ring per CPU (pages each; unless exact, halved down to 8 on
+ * EPERM/ENOMEM, with one LP_WARN line naming kernel.perf_event_mlock_kb)
+ * and redirects the other fds into it.  Returns 0 or -errno with err set
+ * (one line naming the setting to raise). */
+int lp_evlist_mmap(struct lp_evlist *el, size_t pages, bool exact, char *err, size_t errsz);
+
+/* access.c: whether this process may do what kernel.perf_event_paranoid
+ * forbids users (CAP_PERFMON or CAP_SYS_ADMIN). */
+bool lp_perf_privileged(void);
+/* access.c: 0, or -EACCES with one line in err when the paranoid level (3
+ * and above) lets this user profile nothing at all. */
+int lp_access_check(char *err, size_t errsz);
+/* access.c: the end of the line for an event (ev) that the kernel refused
+ * (EACCES/EPERM) for task tid (-1: every CPU), naming the setting and the
+ * value it needs, into buf (size bytes), starting with ": ". */
+void lp_access_hint(const struct lp_event_spec *ev, pid_t tid, char *buf, size_t size);
 
 /* Enables or disables every fd. */
 void lp_evlist_enable(struct lp_evlist *el, int on);
+
+/* Reads every event's count into out (nr_events entries), summed over its
+ * fds: a group's leader reads the whole group.  Returns 0 or -errno. */
+int lp_evlist_read(const struct lp_evlist *el, struct lp_count *out);
 
 /* The event index of a sample id, or -1. */
 int lp_evlist_event_of(const struct lp_evlist *el, uint64_t id);

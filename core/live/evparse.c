@@ -1,15 +1,17 @@
 /*
  * evparse.c - the -e syntax: a comma-separated list of events, each a name
- * of the fixed table with modifiers ("cs:u", see event.c) or a tracepoint
- * SYSTEM:EVENT, where a glob in either part ("syscalls:sys_enter_*")
- * stands for every tracepoint it matches, in name order.
+ * of the fixed table with modifiers ("cs:u", see event.c), a raw, cache or
+ * PMU event or an event with terms (evpmu.c), a probe or watchpoint
+ * (evprobe.c), a tracepoint SYSTEM:EVENT, where a glob in either part
+ * ("syscalls:sys_enter_*") stands for every tracepoint it matches, in name
+ * order, or a group of those, "{cpu-clock,page-faults}:u".
  *
  * Splitting: a comma ends an item except inside {...} (groups) and inside
  * /.../ term lists ("cpu/event=0x3c,umask=0/"): a '/' right after a name
  * character opens one, unless the item is one of the forms that take a
- * path (path_forms below), whose slashes are the path's.  New forms of
- * items go into add_item, before the tracepoint form that takes any name
- * with a colon.
+ * path (lp_evparse_is_probe), whose slashes are the path's.  New forms of
+ * items go into lp_evparse_item, before the tracepoint form that takes any
+ * name with a colon.
  */
 #include <errno.h>
 #include <ctype.h>
@@ -17,22 +19,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "live/evparse_int.h"
 #include "luaprof/event.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/trace.h"
 #include "util/grow.h"
 
-/* Item prefixes whose text holds paths: slashes there open no terms. */
-static const char *const path_forms[] = { "uprobe:", "uretprobe:", "usdt:", "mem:" };
-
 static const char mount_hint[] = "mount it with 'mount -t tracefs nodev /sys/kernel/tracing'";
 
-static struct lp_event_spec *push(struct lp_event_list *l)
+struct lp_event_spec *lp_evparse_push(struct lp_event_list *l)
 {
 	if (lp_grow(&l->v, &l->cap, l->n, sizeof *l->v, 8, SIZE_MAX))
 		return NULL;
 	memset(&l->v[l->n], 0, sizeof *l->v);
+	l->v[l->n].callchain = -1;
 	return &l->v[l->n++];
+}
+
+void lp_evparse_truncate(struct lp_event_list *l, size_t keep)
+{
+	while (l->n > keep)
+		lp_event_spec_free(&l->v[--l->n]);
 }
 
 /* ---- tracepoints ------------------------------------------------------------------ */
@@ -52,7 +59,7 @@ static int add_tracepoint(const char *system, const char *event, void *arg)
 		snprintf(ta->failed, sizeof ta->failed, "%s:%s", system, event);
 		return ta->err = rc;
 	}
-	struct lp_event_spec *e = push(ta->l);
+	struct lp_event_spec *e = lp_evparse_push(ta->l);
 	if (!e || asprintf(&e->name, "%s:%s", system, event) < 0) {
 		if (e)
 			ta->l->n--;
@@ -63,7 +70,6 @@ static int add_tracepoint(const char *system, const char *event, void *arg)
 	e->rate = LP_RATE_DEFAULT;      /* every hit, as perf, unless -F or -c */
 	e->use_period = true;
 	e->period = 1;
-	e->callchain = -1;
 	e->sample_type = PERF_SAMPLE_RAW;
 	return 0;
 }
@@ -137,9 +143,11 @@ static int parse_tracepoint(struct lp_event_list *l, const char *item, char *err
 
 /* ---- items and the list ----------------------------------------------------------- */
 
-static int add_item(struct lp_event_list *l, const char *item, char *err, size_t errsz)
+int lp_evparse_item(struct lp_event_list *l, const char *item, char *err, size_t errsz)
 {
-	struct lp_event_spec *e = push(l);
+	if (lp_evparse_is_probe(item))
+		return lp_evparse_probe(l, item, err, errsz);
+	struct lp_event_spec *e = lp_evparse_push(l);
 	if (!e)
 		return snprintf(err, errsz, "out of memory"), -ENOMEM;
 	int rc = lp_event_parse(item, e);
@@ -154,6 +162,8 @@ static int add_item(struct lp_event_list *l, const char *item, char *err, size_t
 		return rc;
 	}
 	l->n--;
+	if ((rc = lp_evparse_raw_cache(l, item, err, errsz)) <= 0)
+		return rc;
 	if (strchr(item, ':'))
 		return parse_tracepoint(l, item, err, errsz);
 	snprintf(err, errsz, "unknown event '%s': see 'luaprof list' (cpu-clock, page-faults, "
@@ -161,10 +171,12 @@ static int add_item(struct lp_event_list *l, const char *item, char *err, size_t
 	return -ENOENT;
 }
 
-static bool path_form(const char *item)
+bool lp_evparse_is_probe(const char *item)
 {
-	for (size_t i = 0; i < sizeof path_forms / sizeof *path_forms; i++)
-		if (!strncmp(item, path_forms[i], strlen(path_forms[i])))
+	static const char *const forms[] = { "uprobe:", "uretprobe:", "usdt:", "mem:", "kprobe:",
+					     "kretprobe:" };
+	for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+		if (!strncmp(item, forms[i], strlen(forms[i])))
 			return true;
 	return false;
 }
@@ -173,7 +185,7 @@ static bool path_form(const char *item)
 static size_t item_len(const char *s)
 {
 	int depth = 0;
-	bool terms = false, paths = path_form(s);
+	bool terms = false, paths = lp_evparse_is_probe(s);
 	const char *p = s;
 	for (; *p && (*p != ',' || depth || terms); p++) {
 		if (*p == '{')
@@ -187,9 +199,20 @@ static size_t item_len(const char *s)
 	return (size_t)(p - s);
 }
 
-int lp_event_list_add(struct lp_event_list *l, const char *str, char *err, size_t errsz)
+/* One item of a list or group: terms go to evpmu.c, the rest by form. */
+static int add_plain(struct lp_event_list *l, const char *item, char *err, size_t errsz)
 {
-	size_t before = l->n;
+	if (!lp_evparse_is_probe(item) && strchr(item, '/'))
+		return lp_evparse_terms(l, item, err, errsz);
+	return lp_evparse_item(l, item, err, errsz);
+}
+
+/* Calls fn on each item of the comma-separated str; an empty item or a
+ * failure stops it. */
+static int each_item(struct lp_event_list *l, const char *str, const char *whole,
+		     int (*fn)(struct lp_event_list *, const char *, char *, size_t),
+		     char *err, size_t errsz)
+{
 	int rc = 0;
 	for (const char *s = str; !rc; s++) {
 		size_t n = item_len(s);
@@ -197,17 +220,111 @@ int lp_event_list_add(struct lp_event_list *l, const char *str, char *err, size_
 		if (!item)
 			rc = -ENOMEM, snprintf(err, errsz, "out of memory");
 		else if (!n)
-			rc = -EINVAL, snprintf(err, errsz, "empty event name in '%s'", str);
+			rc = -EINVAL, snprintf(err, errsz, "empty event name in '%s'", whole);
 		else
-			rc = add_item(l, item, err, errsz);
+			rc = fn(l, item, err, errsz);
 		free(item);
 		s += n;
 		if (!*s)
 			break;
 	}
+	return rc;
+}
+
+/* ---- groups ------------------------------------------------------------------------- */
+
+static int group_error(const char *item, const char *why, char *err, size_t errsz)
+{
+	snprintf(err, errsz, "malformed group '%s': %s (a group is {EVENT,EVENT,...}, "
+		 "such as {cpu-clock,page-faults}:u)", item, why);
+	return -EINVAL;
+}
+
+/* Appends mods (without S) to a member's name, as perf names them. */
+static int name_with_mods(struct lp_event_spec *e, const char *mods)
+{
+	char *name;
+	bool has = (e->type == PERF_TYPE_HARDWARE || e->type == PERF_TYPE_SOFTWARE ||
+		    e->type == PERF_TYPE_HW_CACHE || e->type == PERF_TYPE_RAW) && strchr(e->name, ':');
+	if (asprintf(&name, "%s%s%s", e->name, has ? "" : ":", mods) < 0)
+		return -ENOMEM;
+	free(e->name);
+	e->name = name;
+	return 0;
+}
+
+/* The group's modifiers on each member: u, k, p, P as an event's, S for
+ * leader sampling. */
+static int group_mods(struct lp_event_list *l, size_t first, const char *mods, const char *item,
+		      char *err, size_t errsz)
+{
+	char plain[16];
+	size_t n = 0;
+	bool S = false;
+	for (const char *m = mods; *m; m++) {
+		if (*m == 'S')
+			S = true;
+		else if (n + 1 < sizeof plain)
+			plain[n++] = *m;
+		else
+			return group_error(item, "too many modifiers", err, errsz);
+	}
+	plain[n] = '\0';
+	for (size_t i = first; i < l->n; i++) {
+		l->v[i].leader_sample = S;
+		if (n && lp_event_modifiers(plain, &l->v[i]))
+			return group_error(item, "unknown modifier after '}': use :u, :k, :p, :P or :S",
+					   err, errsz);
+		if (n && name_with_mods(&l->v[i], plain))
+			return snprintf(err, errsz, "out of memory"), -ENOMEM;
+	}
+	return 0;
+}
+
+static int add_group(struct lp_event_list *l, const char *item, char *err, size_t errsz)
+{
+	const char *close = strrchr(item, '}');
+	if (!close)
+		return group_error(item, "no closing '}'", err, errsz);
+	const char *mods = close[1] == ':' ? close + 2 : close + 1;
+	if ((close[1] && close[1] != ':') || (close[1] == ':' && !*mods))
+		return group_error(item, "only modifiers (:u, :k, :S) may follow '}'", err, errsz);
+	char *inner = strndup(item + 1, (size_t)(close - item - 1));
+	if (!inner)
+		return snprintf(err, errsz, "out of memory"), -ENOMEM;
+	size_t first = l->n;
+	int rc = strpbrk(inner, "{}") ? group_error(item, "groups do not nest", err, errsz) :
+		 !*inner ? group_error(item, "it is empty", err, errsz) :
+		 each_item(l, inner, item, add_plain, err, errsz);
+	free(inner);
+	if (!rc)
+		rc = group_mods(l, first, mods, item, err, errsz);
+	uint32_t number = 1;
+	for (size_t i = 0; i < first; i++)
+		if (l->v[i].group >= number)
+			number = l->v[i].group + 1;
+	for (size_t i = first; !rc && i < l->n; i++) {
+		l->v[i].group = number;
+		l->v[i].group_leader = i == first;
+	}
+	return rc;
+}
+
+static int add_any(struct lp_event_list *l, const char *item, char *err, size_t errsz)
+{
+	if (*item == '{')
+		return add_group(l, item, err, errsz);
+	if (strchr(item, '}') && !lp_evparse_is_probe(item))
+		return group_error(item, "'}' without '{'", err, errsz);
+	return add_plain(l, item, err, errsz);
+}
+
+int lp_event_list_add(struct lp_event_list *l, const char *str, char *err, size_t errsz)
+{
+	size_t before = l->n;
+	int rc = each_item(l, str, str, add_any, err, errsz);
 	if (rc) {
-		while (l->n > before)
-			lp_event_spec_free(&l->v[--l->n]);
+		lp_evparse_truncate(l, before);
 		lp_one_line(err);       /* it may quote a name with a newline */
 	}
 	return rc;
@@ -215,7 +332,7 @@ int lp_event_list_add(struct lp_event_list *l, const char *str, char *err, size_
 
 int lp_event_list_add_default(struct lp_event_list *l)
 {
-	struct lp_event_spec *e = push(l);
+	struct lp_event_spec *e = lp_evparse_push(l);
 	if (!e)
 		return -ENOMEM;
 	int rc = lp_event_default(e);

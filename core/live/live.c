@@ -20,11 +20,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 
 #include "live/evlist.h"
 #include "luaprof/live.h"
 #include "luaprof/luaprof.h"
+#include "luaprof/probe.h"
 #include "luaprof/proc.h"
 #include "luaprof/ring.h"
 #include "luaprof/workload.h"
@@ -45,6 +47,8 @@ struct lp_live {
 	struct lp_workload wl;
 	bool has_cmd;
 	const char *cmd;                /* argv[0], borrowed from the options */
+	const char *exe;                /* the program's file (relocating watchpoints) */
+	bool reloc;                     /* watchpoints wait for the load bias */
 	int *target_fds;                /* pidfds of -p targets */
 	size_t nr_targets;
 	int wake[2];                    /* self-pipe for lp_live_stop */
@@ -129,6 +133,8 @@ static int drain_ring(struct lp_live *lv, size_t cpu)
 	struct lp_ring *ring = lv->el.rings[cpu];
 	const struct perf_event_header *h;
 	int err = 0, rc = 0;
+	if (!ring)
+		return 0;       /* counting: nothing is sampled */
 	lp_ring_begin(ring);
 	while (!rc && (h = lp_ring_next(ring, &err))) {
 		uint64_t t = record_time(lv, h);
@@ -323,20 +329,27 @@ static int open_pid_threads(struct lp_live *lv, pid_t pid, char *err, size_t err
 	return rc;
 }
 
+/* System-wide events with -p targets (a script's system_wide) watch the
+ * targets only for their exit, which ends the run. */
 static int open_targets(struct lp_live *lv, const struct lp_live_opts *o, char *err, size_t errsz)
 {
-	if (o->system_wide)
-		return lp_evlist_open_task(&lv->el, -1, err, errsz);
-	if (o->argv)
-		return lp_evlist_open_task(&lv->el, lv->wl.pid, err, errsz);
+	int rc;
+	if (o->system_wide || o->argv) {
+		rc = lp_evlist_open_task(&lv->el, o->system_wide ? -1 : lv->wl.pid, err, errsz);
+		if (rc || !o->nr_pids)
+			return rc;
+	}
 	lv->target_fds = malloc(o->nr_pids * sizeof *lv->target_fds);
 	if (!lv->target_fds)
 		return -ENOMEM;
 	for (size_t i = 0; i < o->nr_pids; i++) {
-		int rc = open_pid_threads(lv, o->pids[i], err, errsz);
-		if (rc)
+		if (!o->system_wide && (rc = open_pid_threads(lv, o->pids[i], err, errsz)))
 			return rc;
 		long fd = syscall(SYS_pidfd_open, o->pids[i], 0);
+		if (fd < 0 && errno == ESRCH) {
+			snprintf(err, errsz, "no process with pid %d", (int)o->pids[i]);
+			return -ESRCH;
+		}
 		lv->target_fds[lv->nr_targets++] = (int)fd;
 	}
 	return 0;
@@ -350,7 +363,7 @@ static int setup_poll(struct lp_live *lv)
 	if (!lv->pfds || !lv->q)
 		return -ENOMEM;
 	lv->pfds[lv->nr_pfds++] = (struct pollfd){ .fd = lv->wake[0], .events = POLLIN };
-	for (size_t c = 0; c < lv->el.nr_cpus; c++)
+	for (size_t c = 0; !lv->el.counting && c < lv->el.nr_cpus; c++)
 		lv->pfds[lv->nr_pfds++] = (struct pollfd){ .fd = lv->el.fds[c * lv->el.nr_events],
 							   .events = POLLIN };
 	if (lv->wl.pidfd >= 0)
@@ -366,9 +379,16 @@ static int live_setup(struct lp_live *lv, const struct lp_live_opts *o, char *er
 	int rc;
 	s.inherit = !o->system_wide;
 	s.enable_on_exec = o->argv && !o->system_wide;
+	if ((rc = lp_access_check(err, errsz)))
+		return rc;
 	if (pipe2(lv->wake, O_CLOEXEC | O_NONBLOCK))
 		return -errno;
-	if (o->argv && (rc = lp_workload_prepare(&lv->wl, o->argv))) {
+	lv->exe = o->exe;
+	lv->reloc = false;
+	for (size_t e = 0; e < o->nr_events; e++)
+		lv->reloc |= o->events[e].reloc && o->argv;
+	if (o->argv && (rc = lv->reloc ? lp_workload_prepare_stopped(&lv->wl, o->argv)
+				       : lp_workload_prepare(&lv->wl, o->argv))) {
 		snprintf(err, errsz, "cannot start '%s': %s", o->argv[0], strerror(-rc));
 		return rc;
 	}
@@ -384,7 +404,7 @@ static int live_setup(struct lp_live *lv, const struct lp_live_opts *o, char *er
 		snprintf(err, errsz, "nothing to profile: every target has exited");
 		return -ESRCH;
 	}
-	if ((rc = lp_evlist_mmap(&lv->el, o->mmap_pages, err, errsz)))
+	if ((rc = lp_evlist_mmap(&lv->el, o->mmap_pages, o->mmap_pages_exact, err, errsz)))
 		return rc;
 	lp_format_from_attr(&lv->fmt, &lv->el.attrs[0]);
 	if (!(lv->fmts = calloc(o->nr_events, sizeof *lv->fmts)))
@@ -419,6 +439,39 @@ struct lp_live *lp_live_open(const struct lp_live_opts *o, unsigned *fallbacks,
 	return lv;
 }
 
+/* Moves the watchpoints of the command's variables by its load bias, now
+ * that it is stopped at its exec (PERF_EVENT_IOC_MODIFY_ATTRIBUTES: the
+ * one change the kernel allows an open breakpoint). */
+static int relocate(struct lp_live *lv, char *err, size_t errsz)
+{
+	uint64_t bias = 0;
+	int rc = lv->exe ? lp_elf_load_bias(lv->wl.pid, lv->exe, &bias) : -ENOENT;
+	for (size_t e = 0; !rc && e < lv->el.nr_events; e++) {
+		struct lp_event_spec *ev = &lv->el.events[e];
+		if (!ev->reloc)
+			continue;
+		/* the attr exactly as opened (the first event tracks), but there */
+		struct lp_sampling s = lv->el.sampling;
+		struct perf_event_attr a;
+		s.tracking = e == 0 && !lv->el.counting;
+		lp_event_attr(ev, &s, &a);
+		/* the exec enabled it: the kernel cleared enable_on_exec, and a
+		 * disabled attr would leave it off */
+		a.enable_on_exec = 0;
+		a.disabled = 0;
+		a.bp_addr = ev->config1 + bias;
+		for (size_t i = e; !rc && i < lv->el.nr_fds; i += lv->el.nr_events)
+			if (lv->el.fds[i] >= 0 && ioctl(lv->el.fds[i], PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a))
+				rc = -errno;
+		ev->config1 = lv->el.attrs[e].bp_addr = a.bp_addr;
+		ev->reloc = false;
+	}
+	if (rc)
+		snprintf(err, errsz, "cannot place the watchpoints in '%s' where it was loaded: %s",
+			 lv->cmd, strerror(-rc));
+	return rc;
+}
+
 int lp_live_start(struct lp_live *lv, char *err, size_t errsz)
 {
 	if (lv->deadline)
@@ -428,9 +481,33 @@ int lp_live_start(struct lp_live *lv, char *err, size_t errsz)
 	if (!lv->has_cmd)
 		return 0;
 	int rc = lp_workload_start(&lv->wl);
-	if (rc)
+	if (rc) {
 		snprintf(err, errsz, "cannot run '%s': %s", lv->cmd, strerror(-rc));
+		return rc;
+	}
+	if (lv->reloc && (rc = relocate(lv, err, errsz))) {
+		lp_workload_kill(&lv->wl, SIGKILL);
+		lp_workload_resume(&lv->wl);
+		return rc;
+	}
+	if ((rc = lp_workload_resume(&lv->wl)))
+		snprintf(err, errsz, "cannot let '%s' run: %s", lv->cmd, strerror(-rc));
 	return rc;
+}
+
+int lp_live_read_counts(struct lp_live *lv, struct lp_count *out)
+{
+	return lp_evlist_read(&lv->el, out);
+}
+
+int lp_live_exec_error(struct lp_live *lv)
+{
+	return lv->has_cmd ? lp_workload_exec_error(&lv->wl) : 0;
+}
+
+const struct rusage *lp_live_usage(const struct lp_live *lv)
+{
+	return lv->has_cmd && lv->wl.reaped ? &lv->wl.usage : NULL;
 }
 
 /* ------------------------------------------------------------ finish */

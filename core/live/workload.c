@@ -3,7 +3,9 @@
  *
  * Two pipes: "go" (parent -> child, one byte means exec, EOF means give up)
  * and "err" (child -> parent, close-on-exec: EOF means exec succeeded, four
- * bytes are the errno of a failed exec).
+ * bytes are the errno of a failed exec).  A child prepared "stopped" asks
+ * to be traced before its exec, so the kernel stops it with a SIGTRAP once
+ * the new program is loaded; the parent detaches to let it run.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,20 +13,25 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "luaprof/workload.h"
 
-static void child(int go, int err, char *const argv[])
+static void child(int go, int err, char *const argv[], bool stop)
 {
 	char c;
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);       /* luaprof ignores it; the command must not */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (read(go, &c, 1) != 1)
 		_exit(127);     /* cancelled */
+	if (stop && ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+		_exit(127);     /* the exec would then not stop */
 	execvp(argv[0], argv);
 	int e = errno;
 	if (write(err, &e, sizeof e) < 0)
@@ -45,7 +52,7 @@ static int open_pidfd(pid_t pid)
 	return -1;
 }
 
-int lp_workload_prepare(struct lp_workload *w, char *const argv[])
+static int prepare(struct lp_workload *w, char *const argv[], bool stop)
 {
 	int go[2], err[2];
 	*w = (struct lp_workload){ .pid = -1, .go_fd = -1, .err_fd = -1, .pidfd = -1 };
@@ -61,7 +68,7 @@ int lp_workload_prepare(struct lp_workload *w, char *const argv[])
 	if (pid == 0) {
 		close(go[1]);
 		close(err[0]);
-		child(go[0], err[1], argv);
+		child(go[0], err[1], argv, stop);
 	}
 	int e = errno;
 	close(go[0]);
@@ -74,24 +81,80 @@ int lp_workload_prepare(struct lp_workload *w, char *const argv[])
 	}
 	w->pid = pid;
 	w->pidfd = open_pidfd(pid);
+	w->stopped = stop;
 	return 0;
+}
+
+int lp_workload_prepare(struct lp_workload *w, char *const argv[])
+{
+	return prepare(w, argv, false);
+}
+
+int lp_workload_prepare_stopped(struct lp_workload *w, char *const argv[])
+{
+	return prepare(w, argv, true);
+}
+
+/* Waits for the traced child's stop at its exec (a SIGTRAP). */
+static int wait_exec_stop(struct lp_workload *w)
+{
+	pid_t r;
+	do
+		r = wait4(w->pid, &w->status, 0, &w->usage);
+	while (r < 0 && errno == EINTR);
+	if (r != w->pid)
+		return -ECHILD;
+	if (WIFSTOPPED(w->status) && WSTOPSIG(w->status) == SIGTRAP)
+		return 0;
+	if (!WIFSTOPPED(w->status)) {
+		w->reaped = true;       /* it died on the way */
+		w->stopped = false;
+	}
+	return -ECHILD;
+}
+
+int lp_workload_resume(struct lp_workload *w)
+{
+	if (!w->stopped)
+		return 0;
+	w->stopped = false;
+	return ptrace(PTRACE_DETACH, w->pid, NULL, NULL) ? -errno : 0;
+}
+
+/* The errno a failed exec wrote, or 0 (the pipe closed at the exec). */
+static int read_exec_errno(struct lp_workload *w)
+{
+	int e = 0;
+	if (w->err_fd < 0)
+		return 0;
+	ssize_t n = read(w->err_fd, &e, sizeof e);
+	close(w->err_fd);
+	w->err_fd = -1;
+	return n == (ssize_t)sizeof e ? e : 0;
 }
 
 int lp_workload_start(struct lp_workload *w)
 {
-	int e = 0;
 	if (write(w->go_fd, "x", 1) != 1)
 		return -errno;
 	close(w->go_fd);
 	w->go_fd = -1;
-	ssize_t n = read(w->err_fd, &e, sizeof e);
-	close(w->err_fd);
-	w->err_fd = -1;
-	if (n == (ssize_t)sizeof e) {
+	if (!w->stopped)
+		return 0;
+	int e = read_exec_errno(w);
+	if (e) {
+		w->stopped = false;
 		lp_workload_reap(w, true);
 		return -e;
 	}
-	return 0;
+	return wait_exec_stop(w);
+}
+
+int lp_workload_exec_error(struct lp_workload *w)
+{
+	if (w->err_fd >= 0 && !w->reaped)
+		return 0;               /* it may still be exec'ing: ask once it exited */
+	return -read_exec_errno(w);
 }
 
 bool lp_workload_reap(struct lp_workload *w, bool wait)
@@ -100,7 +163,7 @@ bool lp_workload_reap(struct lp_workload *w, bool wait)
 		return w->reaped;
 	pid_t r;
 	do
-		r = waitpid(w->pid, &w->status, wait ? 0 : WNOHANG);
+		r = wait4(w->pid, &w->status, wait ? 0 : WNOHANG, &w->usage);
 	while (r < 0 && errno == EINTR);
 	if (r == w->pid || (r < 0 && errno == ECHILD))
 		w->reaped = true;

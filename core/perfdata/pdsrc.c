@@ -42,6 +42,7 @@
 #define READ_MAX (256u << 10)   /* bytes asked of one read: they stay in cache */
 #define READ_MIN (64u << 10)    /* room a chunk must have left to be read into */
 #define PAGE 4096u
+#define PIPE_HINT "pipe a recording in (perf record -o - -- CMD | luaprof run SCRIPT -i -)"
 #define MAX_RECORD 65536
 
 static int stream_init(struct lp_perfdata *pd, int fd, bool own)
@@ -93,6 +94,8 @@ int pd_src_open(struct lp_perfdata *pd, const char *path)
 		err = -errno;
 		if (!in)
 			close(fd);
+		if (in && err == -EBADF)
+			return pd_error(pd, PD_NO_OFF, err, "closed: " PIPE_HINT);
 		return pd_error(pd, PD_NO_OFF, err, "cannot stat: %s", strerror(-err));
 	}
 	if (S_ISREG(st.st_mode) && st.st_size > 0)
@@ -218,6 +221,9 @@ int pd_src_read(struct lp_perfdata *pd, void *dst, size_t n)
 		have = fill(pd, n);
 		if (have < 0)
 			return (int)have;
+		if (!have && !s->pos)
+			return pd_error(pd, PD_NO_OFF, -EPROTO, "empty input, no perf.data stream: "
+					PIPE_HINT);
 		if ((size_t)have < n)
 			return pd_error(pd, s->pos, -EPROTO, "input ends inside the header");
 		memcpy(dst, s->buf + s->head, n);

@@ -18,6 +18,12 @@
  * and attrs precede the data); the first failure is sticky and reported
  * again by lp_pd_writer_close(), which frees the writer in every case.
  * Missing header facts are filled from uname(2) and sysconf(3).
+ *
+ * A write that fails part-way (a full disk) keeps what can be kept: the
+ * header is written at open as a placeholder, so that its block exists
+ * and the final header needs no new space; at close the file is cut after
+ * its last whole record on disk and gets a header without features, which
+ * perf reads.  A file that did not get its attrs whole is removed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +57,7 @@ struct wbid {
 
 struct lp_pd_writer {
 	int fd;
+	char *path;
 	int err;                        /* first failure, sticky */
 	bool started;                   /* ids and attrs are written */
 	struct wevent *evs;
@@ -182,11 +189,16 @@ struct lp_pd_writer *lp_pd_writer_open(const char *path)
 		errno = ENOMEM;
 		return NULL;
 	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (w->fd < 0 || lseek(w->fd, PD_HEADER_SIZE, SEEK_SET) < 0) {
-		err = errno;
-		if (w->fd >= 0)
+	static const uint8_t placeholder[PD_HEADER_SIZE];
+	w->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (w->fd < 0 || !(w->path = strdup(path)) ||
+	    write(w->fd, placeholder, sizeof placeholder) != (ssize_t)sizeof placeholder) {
+		err = w->fd >= 0 && errno == 0 ? EIO : errno;
+		if (w->fd >= 0) {
 			close(w->fd);
+			unlink(path);
+		}
+		free(w->path);
 		free(w->buf);
 		free(w);
 		errno = err;
@@ -543,7 +555,46 @@ static void writer_free(struct lp_pd_writer *w)
 	free(w->evs);
 	free(w->bids);
 	free(w->buf);
+	free(w->path);
 	free(w);
+}
+
+/* The end of the last whole record in the data section of what is on
+ * disk (size bytes), walking the record headers from data_off. */
+static uint64_t last_whole_record(struct lp_pd_writer *w, uint64_t size)
+{
+	uint64_t off = w->data_off;
+	struct perf_event_header h;
+
+	while (off + sizeof h <= size && pread(w->fd, &h, sizeof h, (off_t)off) == sizeof h &&
+	       h.size >= sizeof h && off + h.size <= size)
+		off += h.size;
+	return off;
+}
+
+/* After a failed write: cuts the file after its last whole record and
+ * writes a header without features, or removes a file whose ids and
+ * attrs are not whole.  Logs what it kept. */
+static void salvage(struct lp_pd_writer *w)
+{
+	struct stat st;
+	uint64_t none[4] = { 0 };
+	if (fstat(w->fd, &st) || !w->started || (uint64_t)st.st_size < w->data_off) {
+		unlink(w->path);
+		lp_log(LP_WARN, "%s: removed: the write failed before its events were whole",
+		       w->path);
+		return;
+	}
+	uint64_t end = last_whole_record(w, (uint64_t)st.st_size);
+	w->data_size = end - w->data_off;
+	if (ftruncate(w->fd, (off_t)end) || write_header(w, none)) {
+		unlink(w->path);
+		lp_log(LP_WARN, "%s: removed: it could not be cut to its whole records", w->path);
+		return;
+	}
+	lp_log(LP_WARN, "%s: cut after its last whole record: %llu bytes of records kept, "
+	       "readable without its header features (build-ids, command line)", w->path,
+	       (unsigned long long)w->data_size);
 }
 
 int lp_pd_writer_close(struct lp_pd_writer *w)
@@ -563,6 +614,8 @@ int lp_pd_writer_close(struct lp_pd_writer *w)
 		write_features(w, bits);
 	if (!w->err)
 		write_header(w, bits);
+	if (w->err && w->err != -ENOMEM && w->err != -EINVAL)
+		salvage(w);
 	if (close(w->fd) && !w->err)
 		fail(w, -errno);
 	err = w->err;

@@ -142,12 +142,12 @@ static int opt_u32x2(struct cursor *c, uint64_t st, uint64_t bit, uint32_t *a, u
  * to struct lp_sample must be added here (the size check is a reminder). */
 static void sample_init(struct lp_sample *s, uint64_t period)
 {
-	_Static_assert(sizeof(struct lp_sample) == 288, "zero the new field in sample_init");
+	_Static_assert(sizeof(struct lp_sample) == 296, "zero the new field in sample_init");
 	s->id = s->ip = s->time = s->addr = s->stream_id = 0;
 	s->pid = s->tid = s->cpu = 0;
 	s->period = period;
 	s->read = NULL;
-	s->nr_read = 0;
+	s->nr_read = s->read_format = 0;
 	s->ips = NULL;
 	s->nr_ips = 0;
 	s->raw = NULL;
@@ -207,6 +207,7 @@ static int sample_read(struct cursor *c, uint64_t rf, struct lp_sample *s)
 	if (fixed > avail || nr > (avail - fixed) / per)
 		return -EPROTO;
 	s->nr_read = fixed + nr * per;
+	s->read_format = rf;
 	return take_u64s(c, s->nr_read, &s->read);
 }
 
@@ -634,4 +635,34 @@ uint64_t lp_record_time(const struct lp_record *r)
 	if (r->type == PERF_RECORD_SAMPLE)
 		return r->u.sample.time;
 	return r->has_sid ? r->sid.time : 0;
+}
+
+int lp_sample_reg(const struct lp_sample *s, unsigned reg, uint64_t *value)
+{
+	if (reg >= 64 || !s->user_regs || !s->user_abi || !(s->user_regs_mask & (1ull << reg)))
+		return -ENOENT;
+	uint32_t i = popcount(s->user_regs_mask & ((1ull << reg) - 1));
+	if (i >= s->nr_user_regs)
+		return -ENOENT;
+	*value = s->user_regs[i];
+	return 0;
+}
+
+uint64_t lp_sample_group_nr(const struct lp_sample *s)
+{
+	return s->read && s->nr_read && (s->read_format & PERF_FORMAT_GROUP) ? s->read[0] : 0;
+}
+
+int lp_sample_group_value(const struct lp_sample *s, uint64_t i, uint64_t *value, uint64_t *id)
+{
+	uint64_t rf = s->read_format;
+	uint64_t fixed = 1 + popcount(rf & (PERF_FORMAT_TOTAL_TIME_ENABLED |
+					    PERF_FORMAT_TOTAL_TIME_RUNNING));
+	uint64_t per = 1 + popcount(rf & (PERF_FORMAT_ID | PERF_FORMAT_LOST));
+	if (i >= lp_sample_group_nr(s) || fixed + (i + 1) * per > s->nr_read)
+		return -ENOENT;
+	const uint64_t *m = s->read + fixed + i * per;
+	*value = m[0];
+	*id = (rf & PERF_FORMAT_ID) ? m[1] : 0;
+	return 0;
 }

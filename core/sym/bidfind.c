@@ -12,8 +12,14 @@
  * .dynsym.  A separate debug file alone is not used as the object: its
  * segments have lost their file offsets, which samples are mapped through.
  *
- * For the kernel, /proc/kallsyms serves when the running kernel is the
- * recorded one (/sys/kernel/notes), else the kallsyms perf record cached.
+ * For the kernel, the kallsyms copy perf record cached (a plain file: much
+ * faster to read than /proc/kallsyms, which the kernel formats as it is
+ * read) when it places the kernel where the recording does (its reference
+ * symbol, _text, at the address of the recording's kernel map: the build-id
+ * names the kernel build, KASLR moves it at every boot) and it is not older
+ * than this boot's kernel, whose modules may differ; else /proc/kallsyms
+ * when the running kernel is the recorded one (/sys/kernel/notes), else
+ * any copy perf cached.
  *
  * When nothing matches, the object's frames stay unnamed and one warning
  * says why, the first time the object is needed.
@@ -104,19 +110,46 @@ struct lp_dso *lp_dso_open_recorded(const char *path, struct lp_bid_want *w)
 	return NULL;
 }
 
-const char *lp_kallsyms_recorded(struct lp_bid_want *w, const char *dflt, char *buf,
-				 size_t size)
+/* Whether the kallsyms-format file path puts the symbol ref at addr. */
+static bool agrees(const char *path, const struct lp_kref *ref)
+{
+	uint64_t addr;
+
+	return lp_kallsyms_lookup(path, &ref->name, &addr, 1) == 1 && addr == ref->addr;
+}
+
+/* The copy in perf's cache that has the recorded kernel where the
+ * recording had it, and may stand for /proc/kallsyms: the running kernel
+ * is another (same: false), or the copy was made since boot, or the
+ * recording was made in another boot (/proc/kallsyms disagrees).  Into buf;
+ * false when there is none. */
+static bool cached_placed(struct lp_bid_want *w, const struct lp_kref *ref, bool same,
+			  const char *dflt, char *buf, size_t size)
+{
+	struct stat st;
+
+	for (unsigned i = 0; ref && lp_build_id_cache_file(w->id, w->size, "kallsyms", i, buf, size);
+	     i++)
+		if (!stat(buf, &st) && S_ISREG(st.st_mode) && agrees(buf, ref) &&
+		    (!same || lp_since_boot(&st) || !agrees(dflt, ref)))
+			return true;
+	return false;
+}
+
+const char *lp_kallsyms_recorded(struct lp_bid_want *w, const struct lp_kref *ref,
+				 const char *dflt, char *buf, size_t size)
 {
 	char want[2 * LP_BUILD_ID_SIZE + 1], have[2 * LP_BUILD_ID_SIZE + 1];
 	uint8_t run[LP_BUILD_ID_SIZE];
 	size_t n = lp_kernel_build_id(KERNEL_NOTES, run, sizeof run);
+	bool same = n && lp_build_id_equal(w->id, w->size, run, n);
 	struct stat st;
 
-	if (!n) {
+	if (cached_placed(w, ref, same, dflt, buf, size))
+		return buf;
+	if (!n)
 		lp_log(LP_DEBUG, "sym: %s: no build-id: kernel not checked", KERNEL_NOTES);
-		return dflt;
-	}
-	if (lp_build_id_equal(w->id, w->size, run, n))
+	if (!n || same)
 		return dflt;
 	for (unsigned i = 0; lp_build_id_cache_file(w->id, w->size, "kallsyms", i, buf, size); i++)
 		if (!stat(buf, &st) && S_ISREG(st.st_mode))

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sym/sym_int.h"
@@ -49,8 +50,7 @@ char *lp_build_id_hex(const uint8_t *id, size_t n, char *buf)
 	return buf;
 }
 
-/* The idx-th cache directory into buf; false when there is none. */
-static bool cache_dir(unsigned idx, char *buf, size_t n)
+bool lp_build_id_cache_dir(unsigned idx, char *buf, size_t n)
 {
 	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
 	char dflt[PATH_MAX] = "";
@@ -69,13 +69,22 @@ static bool cache_dir(unsigned idx, char *buf, size_t n)
 	return false;
 }
 
+bool lp_since_boot(const struct stat *st)
+{
+	struct timespec real, up;
+
+	if (clock_gettime(CLOCK_REALTIME, &real) || clock_gettime(CLOCK_BOOTTIME, &up))
+		return false;
+	return st->st_mtim.tv_sec + 1 >= real.tv_sec - up.tv_sec;
+}
+
 bool lp_build_id_cache_file(const uint8_t *id, size_t n, const char *base, unsigned idx,
 			    char *buf, size_t size)
 {
 	char dir[PATH_MAX], hex[2 * LP_BUILD_ID_SIZE + 1];
 	struct stat st;
 
-	if (!n || !cache_dir(idx, dir, sizeof dir))
+	if (!n || !lp_build_id_cache_dir(idx, dir, sizeof dir))
 		return false;
 	lp_build_id_hex(id, n, hex);
 	int len = snprintf(buf, size, "%s/.build-id/%.2s/%s", dir, hex, hex + 2);

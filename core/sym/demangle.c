@@ -22,14 +22,21 @@ bool lp_is_mangled(const char *name)
 
 char *lp_demangle(const char *name)
 {
+	return lp_demangle_name(name, true);
+}
+
+/* Without parameters: DMGL_NO_OPTS, as perf demangles by default. */
+char *lp_demangle_name(const char *name, bool params)
+{
+	int flags = params ? DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO : DMGL_NO_OPTS | DMGL_AUTO;
 	if (!lp_is_mangled(name))
 		return NULL;
 	const char *at = strstr(name, "@plt");
 	if (!at || at[4])
-		return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+		return cplus_demangle(name, flags);
 	/* a PLT stub of a mangled name: NAME@plt, demangled NAME + "@plt" */
 	char *base = strndup(name, (size_t)(at - name)), *d = NULL, *out = NULL;
-	if (base && (d = cplus_demangle(base, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO)) &&
+	if (base && (d = cplus_demangle(base, flags)) &&
 	    (out = malloc(strlen(d) + 5)))
 		strcat(strcpy(out, d), "@plt");
 	free(base);

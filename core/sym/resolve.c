@@ -34,7 +34,9 @@
 #include "luaprof/proc.h"
 #include "sym/sym_int.h"
 
+#ifndef FCACHE_BITS     /* make fuzz builds with a smaller one: see the Makefile */
 #define FCACHE_BITS 12
+#endif
 #define FCACHE_SIZE (1u << FCACHE_BITS)
 #define KERNEL_DSO "[kernel.kallsyms]"
 
@@ -46,7 +48,7 @@ struct fcache_ent {
 	const char *sym, *dso, *mangled;
 	uint64_t symoff;
 	const struct lp_dso *obj;
-	uint64_t vaddr;
+	uint64_t vaddr, fileoff;
 };
 
 /* The object of the last map looked up.  Keyed by the path pointer: map
@@ -158,13 +160,34 @@ static void set_name(struct lp_resolver *r, const char *name, struct lp_frame *o
 	}
 }
 
-/* The kallsyms file to read: the resolver's, or for a recording made on
- * another kernel the copy perf cached (in buf); NULL when there is none. */
+/* Where the recording had the kernel: the kernel map perf record writes,
+ * "[kernel.kallsyms]_text" with pgoff the address of _text (or _stext);
+ * false when there is none. */
+static bool kernel_ref(struct lp_resolver *r, struct lp_kref *ref)
+{
+	const struct lp_proc *k = r->procs ? lp_procs_kernel(r->procs) : NULL;
+	size_t len = strlen(KERNEL_DSO);
+
+	for (uint32_t i = 0; k && i < k->nr_maps; i++) {
+		const char *path = k->maps[i].path;
+		if (path && !strncmp(path, KERNEL_DSO, len) && path[len]) {
+			*ref = (struct lp_kref){ path + len, k->maps[i].pgoff };
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The kallsyms file to read: the resolver's, or for a recording the copy
+ * perf cached when it fits (in buf); NULL when there is none. */
 static const char *kallsyms_path(struct lp_resolver *r, char *buf, size_t n)
 {
 	struct lp_bid_want *w = r->kallsyms_default ? lp_dsos_expected(r->dsos, KERNEL_DSO) : NULL;
+	struct lp_kref ref;
 
-	return w ? lp_kallsyms_recorded(w, r->kallsyms, buf, n) : r->kallsyms;
+	if (!w)
+		return r->kallsyms;
+	return lp_kallsyms_recorded(w, kernel_ref(r, &ref) ? &ref : NULL, r->kallsyms, buf, n);
 }
 
 /* Loads kallsyms once; a failure (other than ENOMEM) is final. */
@@ -259,6 +282,7 @@ static int resolve_user(struct lp_resolver *r, const struct lp_proc *proc, uint6
 	if (map_object(r, m, proc->pid))
 		return -ENOMEM;
 	out->dso = r->last.name;
+	out->fileoff = ip - m->start + m->pgoff;
 	const struct lp_dso *d = r->last.dso;
 	if (!d || lp_dso_file_to_vaddr(d, ip - m->start + m->pgoff, &vaddr))
 		return 0;
@@ -313,6 +337,7 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 		out->mangled = e->mangled;
 		out->obj = e->obj;
 		out->vaddr = e->vaddr;
+		out->fileoff = e->fileoff;
 		return 0;
 	}
 	r->misses++;
@@ -323,7 +348,7 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 				  .valid = true, .kernel = kernel, .sym = out->sym,
 				  .dso = out->dso, .symoff = out->symoff, .obj = out->obj,
 				  .mangled = out->mangled,
-				  .vaddr = out->vaddr };
+				  .vaddr = out->vaddr, .fileoff = out->fileoff };
 	return 0;
 }
 

@@ -191,6 +191,18 @@ bool lp_build_id_equal(const uint8_t *want, size_t wn, const uint8_t *have, size
 char *lp_build_id_hex(const uint8_t *id, size_t n, char *buf);
 
 
+struct stat;
+
+/* Whether a file of status st was last written since this machine booted
+ * (a cached kallsyms older than that has another boot's addresses). */
+bool lp_since_boot(const struct stat *st);
+
+/* The idx-th directory of perf's build-id cache, into buf (size bytes):
+ * $PERF_BUILDID_DIR (when set), then $HOME/.debug (when HOME is set and
+ * not the same); false when there is no idx-th.  perf record fills the
+ * first. */
+bool lp_build_id_cache_dir(unsigned idx, char *buf, size_t size);
+
 /* The idx-th candidate in perf's build-id cache for the object with build-id
  * id: DIR/.build-id/NN/REST/base ("elf", "debug", "vdso", "kallsyms"), or
  * DIR/.build-id/NN/REST itself when that is a file (the old layout); DIR
@@ -239,12 +251,26 @@ size_t lp_bidtab_count(struct lp_bidtab *t);
  * logs one LP_WARN line naming the object and both build-ids. */
 struct lp_dso *lp_dso_open_recorded(const char *path, struct lp_bid_want *w);
 
-/* The kallsyms file for a recording made on the kernel with build-id w: the
- * running kernel's (dflt) when its /sys/kernel/notes build-id matches or
- * cannot be read, else the copy in perf's build-id cache, written into buf.
- * NULL when there is none, after one LP_WARN line (the first time for w). */
-const char *lp_kallsyms_recorded(struct lp_bid_want *w, const char *dflt, char *buf,
-				 size_t size);
+/* Where a recording had the kernel: its reference symbol (name, e.g.
+ * "_text") at addr, from the kernel map perf record writes
+ * ("[kernel.kallsyms]_text", pgoff = that address). */
+struct lp_kref {
+	const char *name;
+	uint64_t addr;
+};
+
+/* The kallsyms file for a recording made on the kernel with build-id w,
+ * which put the kernel at ref (NULL: unknown), into buf when it is a file
+ * of perf's cache:
+ *  - the copy in perf's cache that puts ref->name at ref->addr, when the
+ *    running kernel is another, or the copy is from this boot, or dflt
+ *    (/proc/kallsyms) does not put it there (a recording of another boot);
+ *  - else dflt, the running kernel's, when its /sys/kernel/notes build-id
+ *    matches or cannot be read;
+ *  - else any copy of the build-id in perf's cache;
+ *  - else NULL, after one LP_WARN line (the first time for w). */
+const char *lp_kallsyms_recorded(struct lp_bid_want *w, const struct lp_kref *ref,
+				 const char *dflt, char *buf, size_t size);
 
 /* The object at path as this machine has it, no build-id check: the file,
  * or this process's vDSO image for "[vdso]"; NULL (errno) for special,

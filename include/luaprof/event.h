@@ -7,10 +7,16 @@
  * generic hardware ones (cycles, instructions, cache-references,
  * cache-misses, branches/branch-instructions, branch-misses, bus-cycles,
  * ref-cycles, stalled-cycles-frontend, stalled-cycles-backend), with the
- * modifiers u, k, p, pp, ppp, P after a colon; and the kernel's tracepoints,
- * SYSTEM:EVENT, globs included (evparse.c).  Each event carries its own
- * sampling settings where it has them (tracepoints: every hit, with their
- * raw data; a filter), and the run's settings fill in the rest.
+ * modifiers u, k, p, pp, ppp, P after a colon; the kernel's tracepoints,
+ * SYSTEM:EVENT, globs included (evparse.c); raw events rNNNN, the generic
+ * cache events (L1-dcache-load-misses, ...), PMU/term=value,.../ and
+ * per-event terms EVENT/period=N,freq=N,call-graph=fp/ (evpmu.c); probes:
+ * uprobe:PATH:FUNC[+OFF], uretprobe:PATH:FUNC, usdt:PATH:PROVIDER:NAME,
+ * kprobe:FUNC[+OFF], kretprobe:FUNC, and watchpoints mem:ADDR[/LEN][:rwx]
+ * or mem:SYMBOL[:rwx] (evprobe.c); groups {EVENT,EVENT,...}[:mods].
+ * Each event carries its own sampling settings where it has them
+ * (tracepoints and watchpoints: every hit; probes: their registers), and
+ * the run's settings fill in the rest.
  */
 #ifndef LUAPROF_EVENT_H
 #define LUAPROF_EVENT_H
@@ -29,19 +35,57 @@ enum lp_event_rate {
 	LP_RATE_OWN,            /* the event's own always (a per-event term) */
 };
 
+/* What a probe's samples carry (s.args, s.retval, s.addr). */
+enum lp_probe_kind {
+	LP_PROBE_NONE = 0,
+	LP_PROBE_UPROBE,        /* s.args: rdi, rsi, rdx, rcx, r8, r9 */
+	LP_PROBE_URETPROBE,     /* s.retval: rax */
+	LP_PROBE_USDT,          /* s.args: from the note's argument specs */
+	LP_PROBE_KPROBE,
+	LP_PROBE_KRETPROBE,
+	LP_PROBE_WATCH,         /* s.addr: the watched address */
+};
+
+struct lp_usdt_probe;
+
 struct lp_event_spec {
 	char *name;             /* owned: the canonical name with its modifiers,
-				 * "cycles:u", "sched:sched_switch" */
-	uint32_t type;          /* PERF_TYPE_HARDWARE, _SOFTWARE, _TRACEPOINT */
+				 * "cycles:u", "sched:sched_switch"; other forms
+				 * keep the text they were given ("r1a8:u",
+				 * "uprobe:./prog:f"), or their name= term */
+	uint32_t type;          /* PERF_TYPE_* or a PMU's type from sysfs */
 	uint64_t config;        /* tracepoints: the id from tracefs */
+	uint64_t config1, config2;      /* PMU terms; breakpoints: bp_addr, bp_len;
+					 * uprobes/kprobes: config2 is the offset */
+	uint32_t bp_type;       /* breakpoints: HW_BREAKPOINT_R/W/X */
+	char *probe_str;        /* owned, or NULL: the string config1 points at
+				 * when opened (a uprobe's object file, a
+				 * kprobe's function); a watchpoint's symbol */
+	uint8_t probe;          /* enum lp_probe_kind */
+	struct lp_usdt_probe *usdt;     /* owned, or NULL: a USDT probe's site */
+	bool reloc;             /* a watchpoint of a PIE program's variable:
+				 * config1 is its link-time address until the
+				 * load bias is known (lp_event_list_resolve,
+				 * or the live run at the command's exec) */
+	uint64_t regs_user;     /* PERF_SAMPLE_REGS_USER registers it needs */
+	uint32_t stack_user;    /* bytes of user stack it needs (USDT memory) */
+	uint32_t group;         /* 0: alone; else its group's number (1, 2, ...),
+				 * shared by the members, the first one leading */
+	bool group_leader;      /* first of its group */
+	bool leader_sample;     /* :S on the group: only the leader samples,
+				 * the others are read with it */
+	uint32_t dwarf_stack;   /* call-graph=dwarf term: bytes of stack */
 	bool exclude_user, exclude_kernel;
+	bool exclude_hv;        /* :u or :k named (perf: naming a level excludes
+				   the hypervisor too); else counted, as perf */
 	uint8_t precise;        /* requested precise_ip (0-3) */
 	bool precise_max;       /* :P, or the default event: best the machine has */
 	/* The event's own sampling settings, where it has them. */
 	uint8_t rate;           /* enum lp_event_rate */
 	bool use_period;        /* rate != LP_RATE_RUN: period, else freq */
 	uint64_t period, freq;
-	int8_t callchain;       /* -1: the run's (-g); 0 or 1: the event's own */
+	int8_t callchain;       /* -1: the run's (-g); 0 or 1: the event's own
+				 * (with dwarf_stack: DWARF) */
 	uint64_t sample_type;   /* PERF_SAMPLE_* bits it adds (RAW: tracepoints) */
 	char *filter;           /* owned, or NULL: the ftrace filter (tracepoints) */
 };
@@ -66,8 +110,8 @@ int lp_event_default(struct lp_event_spec *out);
  * name is kept). */
 int lp_event_rename(struct lp_event_spec *spec, const char *name);
 
-/* Frees what spec owns (its name and filter) and clears them.  Accepts a
- * zeroed spec. */
+/* Frees what spec owns (its name, filter, probe string, USDT site) and
+ * clears them.  Accepts a zeroed spec. */
 void lp_event_spec_free(struct lp_event_spec *spec);
 
 /* ---- lists of events: the -e syntax (evparse.c) ---- */
@@ -78,16 +122,34 @@ struct lp_event_list {
 };
 
 /* Parses a comma-separated list of events and appends them to l: names of
- * the fixed table with modifiers, and tracepoints SYSTEM:EVENT, where
- * either part may be a glob (fnmatch(3): "syscalls:sys_enter_*"), expanded
- * to every tracepoint it matches, in name order.  Commas inside {...} and
- * /.../ do not split (room for groups and PMU terms).  A tracepoint's id
- * comes from tracefs; it is sampled at every hit (period 1, PERF_SAMPLE_RAW)
- * unless the run sets -F or -c.  Returns 0, or -errno with one line in err
- * naming the event and the fix (unknown name or tracepoint, a glob that is
- * malformed or matches nothing, tracefs not mounted or not readable); l is
- * then unchanged. */
+ * the fixed table with modifiers; tracepoints SYSTEM:EVENT, where either
+ * part may be a glob (fnmatch(3): "syscalls:sys_enter_*"), expanded to
+ * every tracepoint it matches, in name order; raw, cache and PMU events
+ * and per-event terms; probes and watchpoints; groups "{a,b}" (see the top
+ * of this file).  Commas inside {...} and /.../ do not split.  A
+ * tracepoint's id comes from tracefs; it is sampled at every hit (period
+ * 1, PERF_SAMPLE_RAW) unless the run sets -F or -c, as are watchpoints
+ * and probes.  A USDT probe with several sites adds one event per site,
+ * all of the one name.  Returns 0, or -errno with one line in err naming
+ * the event and the fix (unknown name, tracepoint, PMU, term, file,
+ * function or probe; a glob that is malformed or matches nothing; tracefs
+ * not mounted or not readable; no kprobe PMU; a malformed group); l then
+ * holds the events it held before (its array may have grown: free it with
+ * lp_event_list_free as on success). */
 int lp_event_list_add(struct lp_event_list *l, const char *str, char *err, size_t errsz);
+
+/* Resolves the watchpoints of l that name a variable (mem:SYMBOL) in the
+ * program at path: its address (config1) and, unless set, its length.  A
+ * PIE program's address is moved by the load bias of process pid when pid
+ * > 0 (a running process), else left for the run to move at the command's
+ * exec (spec->reloc stays true).  Returns 0, or -errno with one line in
+ * err (no such variable, a symbol that is not a variable, a misaligned or
+ * odd-sized one). */
+int lp_event_list_resolve(struct lp_event_list *l, const char *path, pid_t pid, char *err,
+			  size_t errsz);
+
+/* Whether l has watchpoints whose address waits for the load bias. */
+bool lp_event_list_needs_bias(const struct lp_event_list *l);
 
 /* Appends the default event (lp_event_default).  0 or -ENOMEM. */
 int lp_event_list_add_default(struct lp_event_list *l);
@@ -109,6 +171,7 @@ struct lp_sampling {
 	bool inherit;           /* follow children (task targets) */
 	bool enable_on_exec;    /* start counting at the target's exec */
 	bool tracking;          /* emit MMAP2/COMM/FORK/EXIT (first event only) */
+	bool count_only;        /* count, never sample (luaprof stat) */
 };
 
 /* Fills attr for spec sampled as s: IDENTIFIER|IP|TID|TIME|CPU, the bits
@@ -129,6 +192,10 @@ void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s
 /* The user registers perf samples for --call-graph dwarf on x86_64: all
  * but the segment registers DS, ES, FS and GS (perf's PERF_REGS_MASK). */
 #define LP_DWARF_REGS_MASK 0xff0fffull
+/* The user registers a uprobe samples: rax (the return value) and the six
+ * argument registers of the System V ABI, rdi, rsi, rdx, rcx, r8, r9
+ * (perf's numbering: AX 0, CX 2, DX 3, SI 4, DI 5, R8 16, R9 17). */
+#define LP_PROBE_REGS_MASK 0x3003dull
 /* perf's default and largest user stack copies (the largest keeps a record
  * within the 16-bit header size). */
 #define LP_DWARF_STACK_DEFAULT 8192u
@@ -144,6 +211,9 @@ enum lp_fallback {
 	LP_FALLBACK_CPU_CLOCK = 1,     /* no hardware PMU: cycles became cpu-clock */
 	LP_FALLBACK_USER_ONLY = 2,     /* kernel samples refused: :u added */
 	LP_FALLBACK_PRECISE = 4,       /* precise_ip lowered */
+	LP_FALLBACK_NO_INHERIT = 8,    /* a group read with samples (PERF_SAMPLE_READ)
+					  refused with inherit (before Linux 6.12):
+					  the threads it starts are not followed */
 };
 
 /* Opens spec (sampling s) on (pid, cpu), applying perf's fallbacks: cycles
@@ -156,6 +226,26 @@ enum lp_fallback {
  * (lp_event_set_filter). */
 int lp_event_open(struct lp_event_spec *spec, const struct lp_sampling *s,
 		  pid_t pid, int cpu, unsigned *fallbacks);
+
+/* The same in the group of group_fd (-1: none).  Counting runs
+ * (s->count_only) never turn cycles into cpu-clock: perf stat shows what
+ * the machine cannot count as such. */
+int lp_event_open_group(struct lp_event_spec *spec, const struct lp_sampling *s, pid_t pid,
+			int cpu, int group_fd, unsigned *fallbacks);
+
+/* One event's count, read(2) from its fds (summed over CPUs and threads)
+ * with its enabled and running times. */
+struct lp_count {
+	uint64_t value;         /* the raw count */
+	uint64_t enabled;       /* ns the event was enabled */
+	uint64_t running;       /* ns it was on a counter (less when multiplexed) */
+	bool supported;         /* false: the machine cannot count it (counting
+				   runs leave such events out, as perf stat) */
+};
+
+/* The count scaled for multiplexing, as perf stat: value * enabled /
+ * running when it ran part of the time, 0 when it never ran. */
+uint64_t lp_count_scaled(const struct lp_count *c);
 
 /* Sets spec's ftrace filter (when it has one) on fd, an event of spec
  * (PERF_EVENT_IOC_SET_FILTER).  Returns 0, or -errno: -EINVAL when the

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "luaprof/event.h"
@@ -23,12 +24,17 @@ struct lp_live_opts {
 	char *const *argv;              /* command to launch, or NULL */
 	const pid_t *pids;              /* -p targets */
 	size_t nr_pids;
-	bool system_wide;               /* -a */
+	bool system_wide;               /* -a: every CPU, every process (with a command or
+					 * pids, the run still ends when they do) */
 	struct lp_event_spec *events;   /* settled in place by fallbacks */
 	size_t nr_events;
 	struct lp_sampling sampling;
 	size_t mmap_pages;              /* per CPU, a power of two */
+	bool mmap_pages_exact;          /* the user's -m: no smaller ring instead */
 	uint64_t duration_ns;           /* 0: no limit */
+	const char *exe;                /* the command's program file: watchpoints
+					 * waiting for its load bias (spec->reloc)
+					 * are moved at its exec */
 };
 
 struct lp_live_stats {
@@ -72,11 +78,24 @@ pid_t lp_live_pid(const struct lp_live *lv);
 /* Sends sig to the launched command if it is still running. */
 void lp_live_signal(struct lp_live *lv, int sig);
 
+/* After lp_live_wait: -errno when the command could not be run (its exec
+ * failed: the run counted nothing of it), else 0. */
+int lp_live_exec_error(struct lp_live *lv);
+
+/* The launched command's resource usage once it was waited for (user and
+ * system time), or NULL. */
+const struct rusage *lp_live_usage(const struct lp_live *lv);
+
 /* Waits for the launched command and returns its wait status, or -ECHILD
  * when there is no command.  grace_ms < 0 waits as long as it takes;
  * otherwise a command still running after grace_ms gets SIGTERM, and
  * SIGKILL two seconds later. */
 int lp_live_wait(struct lp_live *lv, int grace_ms);
+
+/* Reads each event's count (nr_events entries into out; see lp_count),
+ * summed over its fds.  Works while the run goes and after it ended (until
+ * lp_live_close).  Returns 0 or -errno. */
+int lp_live_read_counts(struct lp_live *lv, struct lp_count *out);
 
 /* The attr event was opened with (index as in opts). */
 const struct perf_event_attr *lp_live_attr(const struct lp_live *lv, size_t event);

@@ -151,7 +151,10 @@ int lp_pd_writer_set_tracing_data(struct lp_pd_writer *w, const void *data, size
 int lp_pd_writer_add_build_id(struct lp_pd_writer *w, const struct lp_pd_build_id *b);
 
 /* Writes the attrs, feature sections and final header, and closes the file.
- * Returns 0 or -errno; the writer is freed either way. */
+ * Returns 0 or -errno; the writer is freed either way.  After a failed
+ * write (a full disk) the file is cut after its last whole record on disk
+ * and gets a header without features, which perf reads; a file whose
+ * attrs were not written whole is removed.  Either is said with lp_log. */
 int lp_pd_writer_close(struct lp_pd_writer *w);
 
 #endif

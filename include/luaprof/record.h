@@ -50,9 +50,11 @@ struct lp_sample {
 	uint64_t stream_id;
 	uint32_t cpu;
 	uint64_t period;
-	/* READ: the raw read_format block, nr_read u64 words */
+	/* READ: the raw read_format block, nr_read u64 words, laid out as
+	 * read_format (the format's) says */
 	const uint64_t *read;
 	uint64_t nr_read;
+	uint64_t read_format;
 	/* CALLCHAIN, with perf's PERF_CONTEXT_* markers left in */
 	const uint64_t *ips;
 	uint64_t nr_ips;
@@ -166,6 +168,20 @@ int lp_record_peek_id(const void *rec, size_t len, const struct lp_format *fmt,
  * is too short to hold one.  The record is not otherwise checked. */
 int lp_record_peek_time(const void *rec, size_t len, const struct lp_format *fmt,
 			uint64_t *time);
+
+/* The value of perf register reg (PERF_REG_X86_*: its bit in the mask)
+ * among s's sampled user registers.  Returns 0, or -ENOENT when the sample
+ * has no user registers (a kernel thread) or not that one. */
+int lp_sample_reg(const struct lp_sample *s, unsigned reg, uint64_t *value);
+
+/* A group read (PERF_SAMPLE_READ with PERF_FORMAT_GROUP): the number of
+ * members, 0 when the sample has none. */
+uint64_t lp_sample_group_nr(const struct lp_sample *s);
+
+/* Member i of the group read (the leader first, then the members in the
+ * order they joined): its count, and its id (0 without PERF_FORMAT_ID).
+ * Returns 0, or -ENOENT past the end or without a group read. */
+int lp_sample_group_value(const struct lp_sample *s, uint64_t i, uint64_t *value, uint64_t *id);
 
 /* The time of a record when the format carries one, else 0. Never fails. */
 uint64_t lp_record_time(const struct lp_record *r);

@@ -152,12 +152,47 @@ void lp_kernel_free(struct lp_kernel *k);
 const struct lp_sym *lp_kernel_find(const struct lp_kernel *k, uint64_t addr,
 				    const char **dso);
 
+/* The addresses of the kernel symbols names[0..n) (the kernel's, not a
+ * module's) in the kallsyms-format file path, which is read only as far as
+ * the last of them: addrs[i] is the address of the first line naming
+ * names[i], 0 when there is none or it reads 0 (kptr_restrict).  Returns
+ * how many were found, or -errno when the file cannot be read. */
+int lp_kallsyms_lookup(const char *path, const char *const *names, uint64_t *addrs, size_t n);
+
 /* The running kernel's build-id: the GNU build-id note of path, a file of
  * ELF notes (NULL: "/sys/kernel/notes", which perf reads for
  * [kernel.kallsyms]).  Copies up to max bytes into id and returns how many
  * there were; 0 and errno (ENOENT: no such note) when there is none or the
  * file cannot be read. */
 size_t lp_kernel_build_id(const char *path, uint8_t *id, size_t max);
+
+/* Adds the object a recording names name, with build-id id (n bytes, 1 to
+ * 20), to perf's build-id cache as perf record 6.1 does: in the directory
+ * lp_bidcache_dir() names (DIR), one stat when it is there already, else
+ *   DIR/NAME/HEX/elf       the object (realpath of name): a hard link, or a
+ *                          copy (mode 0755) where the file system refuses
+ *   DIR/NAME/HEX/debug     its separate debug file, when
+ *                          /usr/lib/debug/.build-id has one (likewise)
+ *   DIR/[vdso]/HEX/vdso    this process's vDSO image (mode 0600, 0755
+ *                          when DIR is not on /tmp's file system, as perf)
+ *   DIR/[kernel.kallsyms]/HEX/kallsyms   a copy of /proc/kallsyms (0755)
+ *   DIR/.build-id/NN/REST  a relative symlink to ../../NAME/HEX, made last,
+ *                          so a reader that finds it finds whole files
+ * (a kallsyms copy older than this boot counts as absent and is replaced;
+ * HEX: the build-id in hex, NN/REST: the same cut after two digits;
+ * directories 0755).  Copies are written to a temporary file renamed into
+ * place.  What is linked or copied has the build-id id, else nothing is
+ * kept.  Returns 1 when added, 0 when cached already; -ESTALE when this
+ * machine no longer has the object with that build-id (the file is gone or
+ * changed, kallsyms hidden or another kernel running: nothing is written);
+ * -EINVAL for a bad n; any other -errno means the cache directory cannot
+ * be written (-ENOENT: neither PERF_BUILDID_DIR nor HOME is set). */
+int lp_bidcache_add(const char *name, const uint8_t *id, size_t n);
+
+/* The cache directory lp_bidcache_add() fills, into buf (size bytes):
+ * $PERF_BUILDID_DIR when set, else $HOME/.debug.  false when neither is
+ * set. */
+bool lp_bidcache_dir(char *buf, size_t size);
 
 /* One resolved address. Strings are borrowed from the resolver's caches
  * and live until lp_resolver_free(). */
@@ -170,7 +205,16 @@ struct lp_frame {
 	bool kernel;
 	const struct lp_dso *obj;       /* the object file ip was looked up in */
 	uint64_t vaddr;                 /* ip as an ELF address of obj */
+	uint64_t fileoff;               /* a user ip's offset in the file mapped there
+					 * (ip - map start + map offset, perf's map_ip:
+					 * what perf script prints), 0 outside file maps */
 };
+
+/* name demangled (C++, Rust legacy and v0, and NAME@plt of either): with
+ * params, with its parameter lists and qualifiers as c++filt prints it
+ * (as frames are named); without, as perf prints it.  Returns a malloc'd
+ * string, or NULL when name is not mangled or cannot be demangled. */
+char *lp_demangle_name(const char *name, bool params);
 
 struct lp_resolver;
 
@@ -196,11 +240,14 @@ int lp_resolver_object(struct lp_resolver *r, const struct lp_proc *proc, uint64
 
 /* Replaying a recording: lp_dsos_expect_build_id() for the resolver's
  * objects.  For "[kernel.kallsyms]" (the recording's kernel entry), when
- * the resolver reads the default /proc/kallsyms: the running kernel's
- * build-id (/sys/kernel/notes) is compared first, and on a mismatch the
- * kallsyms copy in perf's build-id cache is read instead; with no copy,
- * kernel frames keep the dso "[kernel.kallsyms]" but no symbol, after one
- * LP_WARN line.  Call before the first lp_resolver_frame() (addresses
+ * the resolver reads the default /proc/kallsyms: the kallsyms copy in
+ * perf's build-id cache is read instead when it places the kernel where
+ * the recording's kernel map ("[kernel.kallsyms]_text" in the process
+ * model) does and is from this boot (a plain file, several times faster
+ * to read); else the running kernel's build-id (/sys/kernel/notes) is
+ * compared, and on a mismatch any cached copy of the recorded kernel is
+ * read; with no copy, kernel frames keep the dso "[kernel.kallsyms]" but
+ * no symbol, after one LP_WARN line.  Call before the first lp_resolver_frame() (addresses
  * already resolved keep their names).  Returns as lp_dsos_expect_build_id. */
 int lp_resolver_expect_build_id(struct lp_resolver *r, const char *path,
 				const uint8_t *id, size_t size);

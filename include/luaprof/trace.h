@@ -151,4 +151,8 @@ const char *lp_syscall_name(long nr);
 /* The number of the system call called name ("getppid"), or -1. */
 long lp_syscall_nr(const char *name);
 
+/* The name of error number nr ("ENOENT" for 2), from this system's
+ * <errno.h> when luaprof was built, or NULL when it has none. */
+const char *lp_errno_name(int nr);
+
 #endif

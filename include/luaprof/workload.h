@@ -8,6 +8,7 @@
 #define LUAPROF_WORKLOAD_H
 
 #include <stdbool.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 struct lp_workload {
@@ -17,6 +18,8 @@ struct lp_workload {
 	int pidfd;              /* readable when the child exits, -1 if none */
 	int status;             /* wait status once reaped */
 	bool reaped;
+	bool stopped;           /* held at its exec (lp_workload_prepare_stopped) */
+	struct rusage usage;    /* its resource usage (children included) once reaped */
 };
 
 /* Forks argv[0] (looked up in PATH) and leaves it waiting.  The child keeps
@@ -24,9 +27,28 @@ struct lp_workload {
  * an empty signal mask.  Returns 0 or -errno. */
 int lp_workload_prepare(struct lp_workload *w, char *const argv[]);
 
-/* Releases the child into exec.  Returns 0, or -errno when exec failed (the
- * child then exits 127 and is reaped here). */
+/* The same, and lp_workload_start then returns with the new program
+ * stopped right after its exec, before its first instruction (the child
+ * asks to be traced: PTRACE_TRACEME), so that the caller can read where it
+ * was loaded; lp_workload_resume lets it run. */
+int lp_workload_prepare_stopped(struct lp_workload *w, char *const argv[]);
+
+/* Releases the child into exec, and returns at once: waiting for the exec
+ * would wake the caller just as the new program starts (the close of the
+ * error pipe), and the wake-up may preempt it, adding a context switch to
+ * what is counted from its exec (perf stat does not wait either).  A
+ * failed exec shows later, in lp_workload_exec_error.  A child prepared
+ * stopped is waited for: this returns once it is held at its exec.
+ * Returns 0, or -errno (a failed exec of a stopped child, reaped here). */
 int lp_workload_start(struct lp_workload *w);
+
+/* Once the child has exited (reaped): -errno when its exec failed (it
+ * then exited 127 without running the program), else 0. */
+int lp_workload_exec_error(struct lp_workload *w);
+
+/* Lets a child held at its exec run on (detaching from it).  Returns 0 or
+ * -errno. */
+int lp_workload_resume(struct lp_workload *w);
 
 /* Reaps the child if it has exited (wait true: blocks until it does).
  * Returns true once reaped; w->status then holds the wait status. */

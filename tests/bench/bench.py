@@ -7,9 +7,10 @@ Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
 
     tests/bench/bench.py [--quick] [--only NAME[,NAME...]]
 
-NAME is one of: live, replay, keepup, startup, symbols, tracepoints, dwarf, flame, map.
+NAME is one of: live, replay, keepup, startup, symbols, tracepoints, dwarf, flame, map,
+guards, probes, stat, offcpu, script.
 """
-import json, os, resource, statistics, subprocess, sys, tempfile, time
+import atexit, json, os, resource, shutil, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
@@ -19,20 +20,25 @@ QUICK = "--quick" in sys.argv
 ONLY = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
 REPS = 3 if QUICK else 5
 TMP = tempfile.mkdtemp(prefix="luaprof-bench.")
+atexit.register(shutil.rmtree, TMP, True)
 RESULTS = []
 RUNSTAT = os.path.join(TMP, "runstat")
 subprocess.run(["cc", "-O2", "-o", RUNSTAT, os.path.join(ROOT, "tests", "bench", "runstat.c")], check=True)
 
 
-def run(argv, stdin=None):
-    """Runs argv; returns (wall s, cpu s of it and its waited children, its
-    peak RSS in KiB, stdout).  Measured by runstat, a tiny C parent: Linux
-    carries a process's peak RSS across execve, so a child of this (large)
-    Python process would report Python's peak as its own."""
-    out_path, stat_path = os.path.join(TMP, "stdout"), os.path.join(TMP, "stat")
+def run(argv, stdin=None, home=None, out_path=None):
+    """Runs argv (with HOME=home when given); returns (wall s, cpu s of it
+    and its waited children, its peak RSS in KiB, stdout).  Measured by
+    runstat, a tiny C parent: Linux carries a process's peak RSS across
+    execve, so a child of this (large) Python process would report Python's
+    peak as its own.  out_path: where stdout goes (default a file whose
+    head is returned)."""
+    out_path, stat_path = out_path or os.path.join(TMP, "stdout"), os.path.join(TMP, "stat")
+    env = dict(os.environ, HOME=home) if home else None
     t0 = time.perf_counter()
     with open(out_path, "wb") as out, open(os.path.join(TMP, "stderr"), "wb") as err:
-        subprocess.run([RUNSTAT, stat_path] + argv, stdout=out, stderr=err, stdin=stdin, check=True)
+        subprocess.run([RUNSTAT, stat_path] + argv, stdout=out, stderr=err, stdin=stdin, check=True,
+                       env=env)
     wall = time.perf_counter() - t0
     code, cpu, rss = open(stat_path).read().split()
     if code != "0":
@@ -301,6 +307,75 @@ def startup():
     report("true", "start-up to exit (wall s)", statistics.median(ours), statistics.median(theirs), "s")
 
 
+def fresh_home(name):
+    """An empty directory to be HOME: perf's build-id cache starts empty."""
+    path = os.path.join(TMP, name)
+    subprocess.run(["rm", "-rf", path], check=True)
+    os.makedirs(path)
+    return path
+
+
+SYSCALLS = os.path.join(PROGS, "syscalls")
+
+
+def record_close():
+    """What filling perf's build-id cache adds to a recording: luaprof
+    record of a kernel-heavy workload (its table: the program, libc, [vdso],
+    the kernel, whose kallsyms is copied) with the cache cold (an empty
+    HOME), warm (filled by the run before) and off (--no-buildid-cache),
+    against perf record the same three ways.  CPU time of the whole run (the
+    copy is the recorder's own work, and CPU time is less disturbed by what
+    else the machine runs than wall time); the cache's cost is the
+    difference from "off"."""
+    wl = [SYSCALLS, "200"]
+    rows = {"cold": ([], []), "warm": ([], []), "off": ([], [])}
+    for i in range(REPS * 2):
+        for tool, argv in ((0, [LUAPROF, "record", "-F", "999"]), (1, ["perf", "record", "-q", "-F", "999"])):
+            data = os.path.join(TMP, "close.data")
+            home = fresh_home("close-home-%d" % tool)
+            rows["off"][tool].append(run(argv + ["--no-buildid-cache", "-o", data, "--"] + wl, home=home)[1])
+            rows["cold"][tool].append(run(argv + ["-o", data, "--"] + wl, home=home)[1])
+            rows["warm"][tool].append(run(argv + ["-o", data, "--"] + wl, home=home)[1])
+    med = {k: (statistics.median(v[0]), statistics.median(v[1])) for k, v in rows.items()}
+    wl_name = "syscalls 200 -F999"
+    for k in ("off", "warm", "cold"):
+        report(wl_name, "record, build-id cache %s (CPU s)" % k, med[k][0], med[k][1], "s")
+    for k in ("cold", "warm"):
+        print("%-22s %-44s %9.1f ms %9.1f ms" % (wl_name, "cache cost: %s - off (CPU)" % k,
+                                                 1e3 * (med[k][0] - med["off"][0]),
+                                                 1e3 * (med[k][1] - med["off"][1])))
+
+
+def replay_startup():
+    """Start-up of a 20,000-sample replay with kernel samples: luaprof run
+    of a script reading s.sym that stops at the 20,000th sample, over a
+    luaprof recording of a kernel-heavy workload, with perf's build-id cache
+    as luaprof record left it (kallsyms read from the cached copy) and with
+    an empty one (/proc/kallsyms, as before the cache was used); against
+    perf report of the same file.  Wall time."""
+    home = fresh_home("startup-home")
+    data = os.path.join(TMP, "startup.data")
+    units, n = 500, 0
+    for _ in range(4):          # the rate the VM's timer gives varies: scale up to 20,000+
+        run([LUAPROF, "record", "-F", "20000", "-o", data, "--", SYSCALLS, str(units)], home=home)
+        n = perf_samples(data)
+        if n >= 20000:
+            break
+        units = int(units * 24000 / max(n, 1)) + 1
+    if n < 20000:
+        sys.exit("bench: only %d samples in the start-up recording" % n)
+    empty = fresh_home("startup-empty")
+    cached, proc, theirs = [], [], []
+    for _ in range(REPS * 2):
+        cached.append(run([LUAPROF, "run", SYM_FIRST, "-i", data, "-A", "20000"], home=home)[0])
+        proc.append(run([LUAPROF, "run", SYM_FIRST, "-i", data, "-A", "20000"], home=empty)[0])
+        theirs.append(run(["perf", "report", "-i", data, "--stdio", "--no-children", "--sort", "sym"],
+                          home=home)[0])
+    wl = "syscalls 20k samples"
+    report(wl, "replay start-up, /proc/kallsyms (wall s)", statistics.median(proc), statistics.median(theirs), "s")
+    report(wl, "replay start-up, cached kallsyms (wall s)", statistics.median(cached), statistics.median(theirs), "s")
+
+
 def gen_program(nfuncs, hot):
     """An x86-64 program of nfuncs functions (f000000...), each a sized
     global symbol; main calls f<hot>, which loops, for about half a second."""
@@ -546,10 +621,190 @@ def counting_map():
     report(wl, "luaprof.map tuple {str, int} keys (ns/add)", tup / n * 1e9, plain / n * 1e9, "ns")
 
 
+# ---- the runaway-script guards --------------------------------------------
+
+ALLOC = script("alloc.lua", "local t, n = {}, 0\nfunction on_sample(s) n = n + 1 "
+                            "t[n % 4096] = { s.tid, s.time } end\n")
+
+
+def guards():
+    """The per-sample cost of --script-timeout and --script-memory: the same
+    replay with both guards on (a timeout, the default memory limit) and
+    off (0 and 0), alternating 3 x REPS times; the least CPU per sample of
+    each (on a shared machine runs vary by tens of percent, and what others
+    add is never negative).  COUNT is the call alone; ALLOC makes a table
+    per sample, through the counting allocator."""
+    data, n = record_deep(50000 if QUICK else 1000000)
+    on, off = ["--script-timeout", "10"], ["--script-timeout", "0", "--script-memory", "0"]
+    for name, path in (("count", COUNT), ("alloc", ALLOC)):
+        a, b = [], []
+        for _ in range(3 * REPS):
+            a.append(run([LUAPROF, "run", path, "-i", data] + on)[1] / n * 1e9)
+            b.append(run([LUAPROF, "run", path, "-i", data] + off)[1] / n * 1e9)
+        report("deep16 %dk %s" % (n // 1000, name), "guards on vs off: least CPU ns/sample (replay)",
+               min(a), min(b), "ns", better="lower")
+
+
+# ---- probes and counting ------------------------------------------------------
+
+
+def perf_probe(binary, func, event):
+    """Creates the uprobe event probe_<binary>:<event> with perf probe (in
+    tracefs' uprobe_events); returns the name, or None when perf cannot."""
+    r = subprocess.run(["perf", "probe", "-q", "-x", binary, "-a", "%s=%s" % (event, func)],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if r.returncode:
+        print("bench: perf probe failed: %s" % r.stderr.decode().strip()[:200])
+        return None
+    return "probe_%s:%s" % (os.path.basename(binary), event)
+
+
+def probes():
+    """A function called a million times (probed calls: twice(i)): the
+    workload's wall time alone, under luaprof run counting each call's
+    sample in Lua, under luaprof stat counting the uprobe in the kernel
+    (count_only), under perf record -e of the same uprobe (made with perf
+    probe -x, deleted after), and under bpftrace's uprobe:...{@n++}; and
+    the calls each saw (all of them, or it says how many it lost)."""
+    calls = 200000 if QUICK else 1000000
+    binary = os.path.join(PROGS, "probed")
+    wl = [binary, "calls", str(calls)]
+    ev = "uprobe:%s:twice" % binary
+    pname = perf_probe(binary, "twice", "lpbench_twice")
+    bpftrace = subprocess.run(["sh", "-c", "command -v bpftrace"], stdout=subprocess.PIPE).stdout.strip()
+    alone, ours, stat, perf, bpf = [], [], [], [], []
+    got, sgot, pgot, bgot = [], [], [], []
+    try:
+        for _ in range(REPS):
+            alone.append(run(wl)[0])
+            w, _, _, out = run([LUAPROF, "run", COUNT, "-e", ev, "-m", "1024", "--"] + wl)
+            ours.append(w)
+            got.append(int(out.split()[1]))
+            w = run([LUAPROF, "stat", "-e", ev, "--out=" + os.path.join(TMP, "stat.txt"), "--"] + wl)[0]
+            stat.append(w)
+            sgot.append(int(open(os.path.join(TMP, "stat.txt")).read().split("':")[1].split()[0]))
+            if pname:
+                pd = os.path.join(TMP, "probe.data")
+                perf.append(run(["perf", "record", "-q", "-e", pname, "-o", pd, "--"] + wl)[0])
+                pgot.append(perf_samples(pd))
+            if bpftrace:
+                w, _, _, out = run([bpftrace.decode(), "-e", "uprobe:%s:twice { @n++ }" % binary,
+                                    "-c", " ".join(wl)])
+                bpf.append(w)
+                bgot.append(int(out.split("@n:")[1].split()[0]) if "@n:" in out else 0)
+    finally:
+        if pname:
+            subprocess.run(["perf", "probe", "-q", "-d", pname], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    med = statistics.median
+    wlname = "uprobe %dk calls" % (calls // 1000)
+    base = med(alone)
+    print("%-22s workload alone %.4f s; calls seen: luaprof run %s, luaprof stat %s, perf record %s, "
+          "bpftrace %s" % (wlname, base, med(got), med(sgot), med(pgot) if pgot else "-",
+                           med(bgot) if bgot else "-"))
+    if perf:
+        report(wlname, "slowdown: luaprof run (Lua per call) vs perf record", med(ours) / base,
+               med(perf) / base, "x")
+        report(wlname, "slowdown: luaprof stat (count_only) vs perf record", med(stat) / base,
+               med(perf) / base, "x")
+    if bpf:
+        report(wlname, "slowdown: luaprof run vs bpftrace @n++", med(ours) / base, med(bpf) / base, "x")
+        report(wlname, "slowdown: luaprof stat vs bpftrace @n++", med(stat) / base, med(bpf) / base, "x")
+    if not perf and not bpf:
+        report(wlname, "slowdown: luaprof run vs luaprof stat", med(ours) / base, med(stat) / base, "x")
+
+
+def stat_bench():
+    """luaprof stat against perf stat: start-up to exit on true, and the wall
+    time of a CPU-and-faults workload (faults 16) under each, against it alone."""
+    s, p = [], []
+    for _ in range(REPS * 2):
+        s.append(run([LUAPROF, "stat", "--out=/dev/null", "--", "true"])[0])
+        p.append(run(["perf", "stat", "-o", "/dev/null", "--", "true"])[0])
+    report("true", "luaprof stat vs perf stat: start-up to exit", statistics.median(s),
+           statistics.median(p), "s")
+    wl = [os.path.join(PROGS, "faults"), "16"]
+    alone, s, p = [], [], []
+    for _ in range(REPS):
+        alone.append(run(wl)[0])
+        s.append(run([LUAPROF, "stat", "--out=/dev/null", "--"] + wl)[0])
+        p.append(run(["perf", "stat", "-o", "/dev/null", "--"] + wl)[0])
+    base = statistics.median(alone)
+    report("faults 16 (%.2f s)" % base, "luaprof stat vs perf stat: wall / alone",
+           statistics.median(s) / base, statistics.median(p) / base, "x")
+
+
+# ---- the shipped scripts: offcpu, script --------------------------------
+
+# BCC's offcputime as a perf script -s handler: the time from each thread's
+# switch out (keyed by its command and the stack it blocked on) to its
+# switch back in, summed per stack; a thread switched out again without its
+# switch in recorded is closed then, as luaprof.sched does.
+OFFCPU_PY = script("offcpu.py", """
+out, stacks, waits, total = {}, {}, 0, 0
+def sched__sched_switch(event_name, context, common_cpu, common_secs, common_nsecs, common_pid,
+                        common_comm, common_callchain, prev_comm, prev_pid, prev_prio, prev_state,
+                        next_comm, next_pid, next_prio):
+    global waits, total
+    t = common_secs * 1000000000 + common_nsecs
+    for tid in (next_pid, prev_pid):
+        o = out.pop(tid, None) if tid == next_pid or prev_pid != 0 else None
+        if o:
+            stacks[o[1]] = stacks.get(o[1], 0) + t - o[0]
+            waits += 1
+            total += t - o[0]
+    if prev_pid != 0:
+        key = ";".join([prev_comm] + [f["sym"]["name"] if "sym" in f else "[unknown]"
+                                      for f in reversed(common_callchain)])
+        out[prev_pid] = (t, key)
+def trace_end():
+    print("waits %d ns %d stacks %d" % (waits, total, len(stacks)))
+""")
+
+
+def offcpu_bench():
+    """A system-wide -g recording of sched:sched_switch with about 500k
+    switches (QUICK: 50k; pingpong passing a byte), through the offcpu
+    script (per thread and state, and per stack) against the BCC-style sum
+    above in perf script -s: samples per CPU-second; both must find the
+    same waits and time."""
+    passes = 25000 if QUICK else 250000
+    data = os.path.join(TMP, "offcpu.data")
+    subprocess.run(["perf", "record", "-q", "-a", "-g", "-e", "sched:sched_switch", "-o", data, "--",
+                    os.path.join(PROGS, "pingpong"), str(passes)], check=True, stderr=subprocess.DEVNULL)
+    n = perf_samples(data)
+    ours, theirs = [], []
+    for _ in range(1 if QUICK else 3):
+        _, cpu, _, out = run([LUAPROF, "run", "offcpu", "--min=0", "-i", data])
+        _, pcpu, _, pout = run(["perf", "script", "-i", data, "-s", OFFCPU_PY])
+        w = out.split("waits, ")[0].split()[-1]
+        if w != pout.split()[1]:
+            sys.exit("bench: offcpu and the Python sum disagree: %r vs %r" % (out[:120], pout[:80]))
+        ours.append(n / max(cpu, 1e-6))
+        theirs.append(n / max(pcpu, 1e-6))
+    report("sched_switch -g %.2fM" % (n / 1e6), "offcpu vs BCC-style perf script -s (samp/CPU-s)",
+           statistics.median(ours), statistics.median(theirs), "samp/s", better="higher")
+
+
+def script_bench():
+    """A 1M-sample -g recording (QUICK: 100k) as text: luaprof run script
+    against perf script, both to /dev/null (the texts are the same: test
+    script): samples per CPU-second."""
+    data, n = record_deep(100000 if QUICK else 1000000)
+    ours, theirs = [], []
+    for _ in range(1 if QUICK else 3):
+        ours.append(n / max(run([LUAPROF, "run", "script", "-i", data], out_path="/dev/null")[1], 1e-6))
+        theirs.append(n / max(run(["perf", "script", "-i", data], out_path="/dev/null")[1], 1e-6))
+    report("deep16 %.2fM fp" % (n / 1e6), "script text vs perf script (samp/CPU-s)",
+           statistics.median(ours), statistics.median(theirs), "samp/s", better="higher")
+
+
 SECTIONS = [("live", lambda: (live_overhead(), live_throughput(), symbolized_throughput())),
-            ("replay", replay), ("keepup", keepup), ("startup", startup), ("symbols", symbols),
+            ("replay", replay), ("keepup", keepup),
+            ("startup", lambda: (startup(), replay_startup(), record_close())), ("symbols", symbols),
             ("tracepoints", lambda: (tracepoint_replay(), tracepoint_keepup())), ("dwarf", dwarf),
-            ("flame", flame), ("map", counting_map)]
+            ("flame", flame), ("map", counting_map), ("guards", guards), ("probes", probes),
+            ("stat", stat_bench), ("offcpu", offcpu_bench), ("script", script_bench)]
 
 
 def main():

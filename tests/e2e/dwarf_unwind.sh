@@ -51,11 +51,14 @@ perf record -q --call-graph dwarf -F 999 -o perf.data -- ./chain qsort 6 >/dev/n
 same_stacks perf.data
 # perf report's children (inclusive) counts per function, from its
 # percentages, equal those of luaprof's stacks (each function once per
-# sample) on perf's recording
+# sample) on perf's recording. perf's --sort sym keeps same-named
+# symbols of different objects apart (the program's _start and ld.so's),
+# so its rows are summed by name here, as luaprof's stacks are counted.
 perf report -i perf.data --stdio --children --no-inline --sort sym -g none 2>/dev/null |
 	awk '/^# Samples:/ {n = $3} $1 ~ /%$/ {c = $1; sub(/%/, "", c); name = $4
 		for (i = 5; i <= NF; i++) name = name " " $i
-		printf "%d %s\n", c * n / 100 + 0.5, name}' | sort > children.perf
+		sum[name] += int(c * n / 100 + 0.5)}
+		END {for (k in sum) printf "%d %s\n", sum[k], k}' | sort > children.perf
 awk -F';' '{delete seen; for (i = 1; i <= NF; i++) if (!seen[$i]++) c[$i]++}
 	END {for (k in c) if (k != "[unknown]") print c[k], k}' ours | sort > children.ours
 diff children.perf children.ours > children.diff || { head children.diff; fail "children counts differ from perf report --children"; }

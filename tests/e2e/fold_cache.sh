@@ -17,7 +17,7 @@ total=0
 check "forkexec live" -g -F 2000 -- "$PROGS/forkexec" "$PROGS/spin" 200
 check "twothreads live (renamed threads, same stacks)" -g -F 2000 -- "$PROGS/twothreads" 101
 check "dlopen live" -g -F 2000 -- "$PROGS/dlopen" "$PROGS/libdlwork.so" 300
-corpus=$ROOT/../shared/perfdata
+corpus=$(perfdata_corpus)
 nfiles=0
 if [ -d "$corpus" ]; then
 	for f in perf.data.systemwide.0-3.8 perf.data.forkexit-3.8 perf.data.callgraph-3.8 \

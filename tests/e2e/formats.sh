@@ -21,7 +21,7 @@ if command -v go >/dev/null; then
 	# every function with at least 1% of the samples, in order (ties below
 	# that are ordered differently: pprof by cumulative count)
 	awk -v n="$n" '$1 ~ /^[0-9]+$/ && $1 * 100 >= n {print $NF, $1}' pprof.txt > pprof.top
-	awk -v n="$n" 'NR > 2 && $3 ~ /^[0-9]+$/ && $3 * 100 >= n {print $4, $3}' top.txt > lua.top
+	awk -v n="$n" 'NR > 2 && $2 ~ /^[0-9]+$/ && $2 * 100 >= n {print $4, $2}' top.txt > lua.top
 	[ -s lua.top ] || fail "top.lua printed no function"
 	diff lua.top pprof.top > diff.txt || { cat pprof.txt top.txt; fail "go tool pprof's top functions differ from top.lua's"; }
 	grep -q "Total samples = $n" pprof.txt || fail "pprof's total is not $n: $(grep Total pprof.txt)"

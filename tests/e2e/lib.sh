@@ -3,11 +3,17 @@ set -u
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-LUAPROF=$ROOT/luaprof
+LUAPROF=${LUAPROF:-$ROOT/luaprof}      # make check-asan: a sanitized build
 PROGS=$BUILD/progs
 CHECKS=$ROOT/tests/e2e/lua
 TMP=$(mktemp -d /tmp/luaprof-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
+# A fresh HOME: perf's build-id cache (~/.debug, which perf report reads
+# [vdso] and rebuilt objects from), ~/.perfconfig and anything else a tool
+# keeps there start out empty, whatever this machine ran before.
+export HOME=$TMP/home
+mkdir -p "$HOME"
+unset PERF_BUILDID_DIR
 
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*"; exit 77; }
@@ -15,6 +21,39 @@ skip() { echo "$*"; exit 77; }
 # need_perf_events: skip unless this kernel lets us open a software event.
 need_perf_events() {
 	[ -r /proc/sys/kernel/perf_event_paranoid ] || skip "no perf_event support in this kernel"
+}
+
+# perfdata_corpus: the directory of real perf.data files the conformance
+# checks read (/work/shared/perfdata beside the repository, or
+# $LP_PERFDATA_CORPUS), as test_perfdata finds it; nothing when absent.
+perfdata_corpus() {
+	local d
+	for d in ${LP_PERFDATA_CORPUS:-} "$ROOT/../shared/perfdata" /work/shared/perfdata; do
+		[ -d "$d" ] && { echo "$d"; return; }
+	done
+}
+
+# wait_for_line FILE PATTERN [SECONDS]: until FILE has a line matching
+# PATTERN (default: up to 20 s); fails after that.  For starting points a
+# test waits on, instead of sleeping and hoping a loaded machine kept up.
+wait_for_line() {
+	local i
+	for i in $(seq $((${3:-20} * 20))); do
+		grep -qE -- "$2" "$1" 2>/dev/null && return
+		sleep 0.05
+	done
+	fail "no line matching '$2' in $(basename "$1") after ${3:-20} s"
+}
+
+# wait_gone PATTERN [SECONDS]: until no process's command line matches
+# PATTERN (pgrep -f; default: up to 10 s); returns 1 if one still does.
+wait_gone() {
+	local i
+	for i in $(seq $((${2:-10} * 20))); do
+		pgrep -f -- "$1" >/dev/null || return 0
+		sleep 0.05
+	done
+	return 1
 }
 
 # expect_status WANT CMD...: runs CMD, fails unless it exits WANT.
@@ -73,6 +112,18 @@ perf_symtable() {
 		awk 'NF >= 3 && $2 ~ /^\[[k.]\]$/ && $3 !~ /^0x/ {print $1, $2, $3}' | sum_plt | sort
 }
 
+# perf_rows: perf report --sort sym -F sample,sym -q lines (stdin) as
+# "N [k] sym" / "N [.] sym", "@plt" lines summed, plus "N [?] unnamed" for
+# all the unnamed (0x...) ones together; sorted.  our_rows: the same from
+# symcount.lua's output.  Comparing the two leaves no sample out.
+perf_rows() {
+	awk 'NF >= 3 && $2 ~ /^\[[k.]\]$/ {if ($3 ~ /^0x/) u += $1; else print $1, $2, $3}
+		END {if (u) print u, "[?]", "unnamed"}' | sum_plt | sort
+}
+our_rows() {
+	awk '$2 == "[?]" {u += $1; next} {print} END {if (u) print u, "[?]", "unnamed"}' | sum_plt | sort
+}
+
 # sum_plt [COUNT-FIELD]: sums the lines naming the symbol "@plt" that are
 # otherwise equal.  perf names each stub of an IRELATIVE relocation (libc's
 # calls to its own IFUNCs) "@plt" and keeps each as a line of its own, as it
@@ -82,13 +133,18 @@ sum_plt() {
 		END {for (k in s) {line = k; sub(/#/, s[k], line); print line}}'
 }
 
-# need_tracefs: skip unless tracefs is there; as root, mount it where the
-# kernel expects it when it is not (the suite's own set-up, as perf needs).
-need_tracefs() {
+# have_tracefs: whether tracefs is there; as root, mounts it where the
+# kernel expects it when it is not (the suite's own set-up, as perf needs),
+# so that no test depends on a mount made by hand.
+have_tracefs() {
 	if [ ! -d /sys/kernel/tracing/events ] && [ ! -d /sys/kernel/debug/tracing/events ] &&
 	   [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing ]; then
 		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 	fi
-	[ -d /sys/kernel/tracing/events ] || [ -d /sys/kernel/debug/tracing/events ] ||
-		skip "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing, as root)"
+	[ -d /sys/kernel/tracing/events ] || [ -d /sys/kernel/debug/tracing/events ]
+}
+
+# need_tracefs: skip unless tracefs is there (have_tracefs).
+need_tracefs() {
+	have_tracefs || skip "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing, as root)"
 }

@@ -5,10 +5,11 @@
 need_perf_events
 cd "$TMP"
 expect_status 0 "$LUAPROF" record -F 999 -o rec.data -- "$PROGS/spin" 1500
-# about 1.5 ms of work per sample: a replay of 4 s or so
+# about 3 ms of work per sample: a replay of 4-5 s (the clock is read every
+# 256 records, so the first check after 2 s may come 0.8 s later)
 cat > slow.lua <<'LUA'
 local n = 0
-function on_sample() local t = os.clock() while os.clock() - t < 0.0015 do end n = n + 1 end
+function on_sample() local t = os.clock() while os.clock() - t < 0.003 do end n = n + 1 end
 function on_end() print("done", n) end
 LUA
 python3 - "$LUAPROF" <<'PY' > pty.txt || fail "the replay under a pty failed: $(cat pty.txt)"

@@ -11,13 +11,24 @@ perf_lost() {
 	perf report -i "$1" --stdio --sort pid 2>/dev/null | awk '/Total Lost Samples:/ {print $NF; exit}'
 }
 files=()
-# One ring page per CPU at a high rate with deep stacks: the ring overflows.
-perf record -q -m 1 -F 20000 -g -o overflow.data -- "$PROGS/deep16" 600 2>/dev/null ||
-	fail "perf record failed"
+# One ring page per CPU with deep stacks, and perf record stopped (SIGSTOP)
+# for 0.3 s while its workload runs: the ring overflows however fast the
+# machine is.
+perf record -q -m 1 -F 4000 -g -o overflow.data -- "$PROGS/deep16" 900 2>/dev/null & perf=$!
+trap 'kill -CONT $perf 2>/dev/null; rm -rf "$TMP"' EXIT
+for _ in $(seq 400); do         # until the workload runs, sampled (perf enables at its exec)
+	kid=$(pgrep -P $perf -x deep16) && break
+	sleep 0.05
+done
+[ -n "$kid" ] || fail "perf record never started deep16"
+kill -STOP $perf
+sleep 0.3
+kill -CONT $perf
+wait $perf || fail "perf record failed"
 want=$(perf_lost overflow.data)
-[ "${want:-0}" -gt 0 ] || skip "the one-page ring did not overflow on this machine: no lost samples to count"
+[ "${want:-0}" -gt 0 ] || fail "a one-page ring left unread did not overflow: no lost samples to count"
 files+=(overflow.data)
-corpus=$ROOT/../shared/perfdata
+corpus=$(perfdata_corpus)
 for f in perf.data.lost_samples-4.4 perf.data.piped.lost_samples-4.4; do
 	[ -f "$corpus/$f" ] && files+=("$corpus/$f")
 done

@@ -11,8 +11,7 @@ expect_grep "runtime_error.lua:4: deliberate failure at sample 50" "$TMP/err"
 expect_grep "stack traceback:" "$TMP/err"
 expect_grep "in (local|upvalue|function) 'check'" "$TMP/err"
 ! grep -q "on_end must not run" "$TMP/out" || fail "on_end ran after a runtime error"
-sleep 0.2
-! pgrep -f "$PROGS/spin 4000 0 $TMP/marker" >/dev/null || fail "the command was left running"
+wait_gone "$PROGS/spin 4000 0 $TMP/marker" || fail "the command was left running"
 expect_status 255 "$LUAPROF" run "$CHECKS/keep_sample.lua" -- "$PROGS/spin" 30
 expect_grep "sample used outside on_sample" "$TMP/err"
 expect_status 255 "$LUAPROF" run "$CHECKS/missing.lua" -- true

@@ -93,7 +93,7 @@ LUAPROF_PATH=$TMP/dir2 expect_status 0 "$LUAPROF" list scripts
 expect_grep "^$TMP/dir2:$" "$TMP/out"
 expect_grep '^  same +from dir2$' "$TMP/out"
 expect_grep '^  mine +from home too$' "$TMP/out"
-expect_grep '^  top +the hottest functions by self samples' "$TMP/out"
+expect_grep '^  top +the hottest functions by samples' "$TMP/out"
 for s in count top flamegraph folded pprof speedscope; do expect_grep "^  $s +[a-z]" "$TMP/out"; done
 [ "$(grep -c '^  same ' "$TMP/out")" = 1 ] || fail "a shadowed script is listed twice"
 exit 0

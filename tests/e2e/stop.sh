@@ -20,7 +20,10 @@ def pump(t):
         if r:
             try: out += os.read(fd, 4096)
             except OSError: return
-time.sleep(0.1); pump(0.8)
+end = time.time() + 20      # until on_start has run (the command started)
+while b"start " not in out and time.time() < end:
+    pump(0.05)
+pump(0.2)
 os.write(fd, b"\x03")
 pump(3)
 _, st = os.waitpid(pid, 0)
@@ -33,7 +36,8 @@ expect_grep "^exit 130" "$TMP/pty"
 ! pgrep -f "$PROGS/spin 20000" >/dev/null || fail "the command survived Ctrl-C"
 # SIGINT sent to luaprof alone is passed on to the command.
 "$LUAPROF" run "$CHECKS/on_end_marker.lua" -- "$PROGS/spin" 20001 >"$TMP/out" 2>"$TMP/err" & lp=$!
-sleep 0.6
+wait_for_line "$TMP/out" "^start "
+sleep 0.2
 kill -INT $lp
 wait $lp; rc=$?
 [ $rc = 130 ] || fail "luaprof exited $rc after SIGINT, expected 130 (the command's SIGINT)"

@@ -8,7 +8,7 @@ expect_status 0 "$LUAPROF" run "$CHECKS/leaves.lua" -F 2000 -g -- "$PROGS/leafs"
 expect_grep 'stacks [1-9][0-9]+ bad [0-9]+' "$TMP/out"
 cat "$TMP/out"
 expect_status 0 "$LUAPROF" run "$ROOT/scripts/top.lua" -A 2 -F 2000 -- "$PROGS/leafs" 200
-ours=$(awk '$1 ~ /%$/ {print $3}' "$TMP/out" | tr '\n' ' ')
+ours=$(awk '$1 ~ /%$/ {print $4}' "$TMP/out" | tr '\n' ' ')
 [ "$ours" = "leaf_a leaf_b " ] || fail "top.lua's top two are '$ours', expected 'leaf_a leaf_b'"
 command -v perf >/dev/null || skip "perf is not installed: the comparison with perf report was not made"
 perf record -q -F 2000 -o "$TMP/perf.data" -- "$PROGS/leafs" 200 >/dev/null 2>&1 || fail "perf record failed"

@@ -42,7 +42,7 @@ else
 	echo "note: no unshare: tracefs-not-mounted case not run"
 fi
 if command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" = 2 ]; then
-	cp "$LUAPROF" "$TMP/s.lua" "$TMP/"
+	cp "$LUAPROF" "$TMP/luaprof"    # luaprof-asan under make check-asan
 	chmod -R a+rX "$TMP"
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$TMP/luaprof" run "$TMP/s.lua" -e sched:sched_switch -- true >"$TMP/out" 2>"$TMP/err"

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cstr.h"
 #include "luaprof/event.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -18,13 +19,9 @@ static volatile uint64_t sink;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size > 4096)
-		return 0;
-	char *s = malloc(size + 1);
+	char *s = fuzz_cstr(data, size, 4096);
 	if (!s)
 		return 0;
-	memcpy(s, data, size);
-	s[size] = '\0';
 	struct lp_event_list l = { 0 };
 	char err[512];
 	if (lp_event_list_add(&l, "cpu-clock", err, sizeof err) == 0) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cstr.h"
 #include "luaprof/optval.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -16,11 +17,9 @@ static volatile size_t sink;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *s = malloc(size + 1);
+	char *s = fuzz_cstr(data, size, SIZE_MAX);
 	if (!s)
 		return 0;
-	memcpy(s, data, size);
-	s[size] = '\0';
 	char name[LP_OPT_NAME_MAX + 1];
 	const char *value = NULL;
 	if (lp_opt_split(s, name, &value) == 0) {

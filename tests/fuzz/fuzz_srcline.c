@@ -1,8 +1,9 @@
 /*
  * fuzz_srcline.c - the DWARF source-line and inline lookups (lp_srclines)
- * on any bytes taken as an object file: the input is written to a file,
- * opened as an object (lp_dso_open), and each of its symbols' first
- * addresses (at most 64) is looked up, as a sample in it would be.
+ * on any bytes taken as an object file: the input is written to a file (a
+ * memfd, memfile.h), opened as an object (lp_dso_open), and each of its
+ * symbols' first addresses (at most 64) is looked up, as a sample in it
+ * would be.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "luaprof/dwarf.h"
 #include "luaprof/sym.h"
 #include "sym/sym_int.h"
+#include "memfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -20,16 +22,9 @@ static volatile size_t sink;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[] = "/tmp/luaprof-fuzz-srcline.XXXXXX";
-	int fd = mkstemp(path);
-	if (fd < 0)
-		return 0;
-	if (write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		unlink(path);
-		return 0;
-	}
-	close(fd);
+	static int fd = -1;
+	char path[64];
+	memfile(&fd, data, size, path, sizeof path);
 	struct lp_dso *d = lp_dso_open(path);
 	struct lp_srclines *sl = d ? lp_srclines_new() : NULL;
 	if (sl) {
@@ -44,6 +39,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	lp_srclines_free(sl);
 	lp_dso_free(d);
-	unlink(path);
 	return 0;
 }

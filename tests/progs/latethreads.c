@@ -1,5 +1,8 @@
-/* latethreads WAIT_MS WORK_MS: sleeps WAIT_MS (time to attach), then starts
- * two threads, "late-1" and "late-2", each burning WORK_MS of CPU. */
+/* latethreads WAIT_MS WORK_MS: sleeps WAIT_MS (time to attach), burns
+ * WORK_MS/4 of CPU itself (so that a profiler attached by then samples the
+ * main thread whatever else the machine runs: cpu-clock counts this
+ * thread's own CPU time), then starts two threads, "late-1" and "late-2",
+ * each burning WORK_MS of CPU. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,6 +26,7 @@ int main(int argc, char **argv)
 	work_ms = argc > 2 ? strtoull(argv[2], NULL, 10) : 400;
 	struct timespec ts = { wait_ms / 1000, (wait_ms % 1000) * 1000000 };
 	nanosleep(&ts, NULL);
+	spin_ms(work_ms / 4);
 	pthread_t a, b;
 	pthread_create(&a, NULL, worker, "late-1");
 	pthread_create(&b, NULL, worker, "late-2");

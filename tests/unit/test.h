@@ -65,6 +65,35 @@ static uint64_t kallsyms_addr(const char *name)
 	return found;
 }
 
+/* A temporary directory of the test process, /tmp/lp_test_XXXXXX, made on
+ * first use (each case runs in a process of its own): test_tmp(name) is
+ * the path of name in it (a static buffer; 16 may be in use at once), and
+ * test_tmp_cleanup() removes it all. */
+static char test_tmpdir_[64];
+
+static const char *test_tmp(const char *name) __attribute__((unused));
+static const char *test_tmp(const char *name)
+{
+	static char buf[16][200];
+	static int n;
+	char *p = buf[n++ & 15];
+
+	if (!test_tmpdir_[0]) {
+		strcpy(test_tmpdir_, "/tmp/lp_test_XXXXXX");
+		if (!mkdtemp(test_tmpdir_))
+			abort();
+	}
+	snprintf(p, sizeof buf[0], "%s/%s", test_tmpdir_, name);
+	return p;
+}
+
+static void test_tmp_cleanup(void) __attribute__((unused));
+static void test_tmp_cleanup(void)
+{
+	if (test_tmpdir_[0] && sh("rm -rf %s", test_tmpdir_) != 0)
+		fprintf(stderr, "  cleanup of %s failed\n", test_tmpdir_);
+}
+
 struct test_case { const char *name; void (*fn)(void); };
 #define TEST_CASE(f) { #f, f }
 

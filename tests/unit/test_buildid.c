@@ -20,29 +20,6 @@ static const char prog_src[] =
 	"{ volatile int v = x; for (int i = 0; i < 10; i++) v += i * x; return v; }\n"
 	"int main(void) { return lp_marker(1) & 0; }\n";
 
-static char tmpdir[64];
-
-static const char *tmp_path(const char *name)
-{
-	static char buf[16][160];
-	static int n;
-	char *p = buf[n++ & 15];
-
-	if (!tmpdir[0]) {
-		strcpy(tmpdir, "/tmp/lp_bidtest_XXXXXX");
-		if (!mkdtemp(tmpdir))
-			abort();
-	}
-	snprintf(p, sizeof buf[0], "%s/%s", tmpdir, name);
-	return p;
-}
-
-static void cleanup(void)
-{
-	if (tmpdir[0] && sh("rm -rf %s", tmpdir) != 0)
-		fprintf(stderr, "  cleanup of %s failed\n", tmpdir);
-}
-
 /* Warnings the core logs, counted; the last one kept. */
 static int nr_warn;
 static char last_warn[512];
@@ -59,7 +36,7 @@ static void on_log(enum lp_log_level level, const char *msg, void *ctx)
 /* Compiles prog_src into path with extra linker flags. */
 static void build(const char *path, const char *flags)
 {
-	const char *src = tmp_path("prog.c");
+	const char *src = test_tmp("prog.c");
 	FILE *f = fopen(src, "w");
 
 	TEST_TRUE(f != NULL);
@@ -145,17 +122,17 @@ static void test_kernel_notes(void)
 		6, 0, 0, 0, 4, 0, 0, 0, 1, 1, 0, 0, 'L', 'i', 'n', 'u', 'x', 0, 0, 0, 9, 9, 9, 9,
 		4, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0, 0xde, 0xad, 0xbe, 0,
 	};
-	FILE *f = fopen(tmp_path("notes"), "w");
+	FILE *f = fopen(test_tmp("notes"), "w");
 	TEST_TRUE(f && fwrite(notes, sizeof notes, 1, f) == 1);
 	if (f)
 		fclose(f);
-	TEST_EQ(lp_kernel_build_id(tmp_path("notes"), id, sizeof id), 3);
+	TEST_EQ(lp_kernel_build_id(test_tmp("notes"), id, sizeof id), 3);
 	TEST_STREQ(lp_build_id_hex(id, 3, hex), "deadbe");
 	/* cut inside the second note: nothing */
-	TEST_EQ(truncate(tmp_path("notes"), sizeof notes - 2), 0);
-	TEST_EQ(lp_kernel_build_id(tmp_path("notes"), id, sizeof id), 0);
+	TEST_EQ(truncate(test_tmp("notes"), sizeof notes - 2), 0);
+	TEST_EQ(lp_kernel_build_id(test_tmp("notes"), id, sizeof id), 0);
 	TEST_EQ(lp_kernel_build_id("/nonexistent/notes", id, sizeof id), 0);
-	cleanup();
+	test_tmp_cleanup();
 }
 
 static void test_bidtab(void)
@@ -187,7 +164,7 @@ static void test_bidtab(void)
 
 static void test_cache_layout(void)
 {
-	const char *prog = tmp_path("cached_prog");
+	const char *prog = test_tmp("cached_prog");
 	uint8_t id[64];
 	char path[4096], want[4096], hex[41];
 
@@ -195,42 +172,42 @@ static void test_cache_layout(void)
 	size_t n = file_build_id(prog, id);
 	TEST_EQ(n, 20);
 	lp_build_id_hex(id, n, hex);
-	setenv("HOME", tmp_path("home"), 1);
+	setenv("HOME", test_tmp("home"), 1);
 	unsetenv("PERF_BUILDID_DIR");
-	TEST_EQ(sh("mkdir -p %s && perf buildid-cache -a %s", tmp_path("home"), prog), 0);
+	TEST_EQ(sh("mkdir -p %s && perf buildid-cache -a %s", test_tmp("home"), prog), 0);
 	TEST_TRUE(lp_build_id_cache_file(id, n, "elf", 0, path, sizeof path));
-	snprintf(want, sizeof want, "%s/.debug/.build-id/%.2s/%s/elf", tmp_path("home"), hex, hex + 2);
+	snprintf(want, sizeof want, "%s/.debug/.build-id/%.2s/%s/elf", test_tmp("home"), hex, hex + 2);
 	TEST_STREQ(path, want);
 	struct stat st;
 	TEST_TRUE(stat(path, &st) == 0 && S_ISREG(st.st_mode));
 	TEST_TRUE(!lp_build_id_cache_file(id, n, "elf", 1, path, sizeof path));
 	/* $PERF_BUILDID_DIR first, then ~/.debug; the old layout: a link to the file */
-	setenv("PERF_BUILDID_DIR", tmp_path("bd"), 1);
+	setenv("PERF_BUILDID_DIR", test_tmp("bd"), 1);
 	TEST_EQ(sh("mkdir -p %s/.build-id/%.2s && ln -s %s %s/.build-id/%.2s/%s",
-		   tmp_path("bd"), hex, prog, tmp_path("bd"), hex, hex + 2), 0);
+		   test_tmp("bd"), hex, prog, test_tmp("bd"), hex, hex + 2), 0);
 	TEST_TRUE(lp_build_id_cache_file(id, n, "elf", 0, path, sizeof path));
-	snprintf(want, sizeof want, "%s/.build-id/%.2s/%s", tmp_path("bd"), hex, hex + 2);
+	snprintf(want, sizeof want, "%s/.build-id/%.2s/%s", test_tmp("bd"), hex, hex + 2);
 	TEST_STREQ(path, want);
 	TEST_TRUE(lp_build_id_cache_file(id, n, "elf", 1, path, sizeof path));
 	TEST_TRUE(strstr(path, "/home/.debug/.build-id/") != NULL);
 	TEST_TRUE(!lp_build_id_cache_file(id, n, "elf", 2, path, sizeof path));
 	/* the same directory twice is tried once */
-	snprintf(want, sizeof want, "%s/.debug", tmp_path("home"));
+	snprintf(want, sizeof want, "%s/.debug", test_tmp("home"));
 	setenv("PERF_BUILDID_DIR", want, 1);
 	TEST_TRUE(!lp_build_id_cache_file(id, n, "elf", 1, path, sizeof path));
 	unsetenv("PERF_BUILDID_DIR");
 	unsetenv("HOME");
 	TEST_TRUE(!lp_build_id_cache_file(id, n, "elf", 0, path, sizeof path));
-	cleanup();
+	test_tmp_cleanup();
 }
 
 /* A program rebuilt in place: the recorded build-id is no longer on disk. */
 static void test_rebuilt_unnamed(void)
 {
-	const char *prog = tmp_path("prog");
+	const char *prog = test_tmp("prog");
 	uint8_t old[64], now[64];
 
-	setenv("HOME", tmp_path("emptyhome"), 1);
+	setenv("HOME", test_tmp("emptyhome"), 1);
 	unsetenv("PERF_BUILDID_DIR");
 	lp_log_set_hook(on_log, NULL);
 	build(prog, "");
@@ -274,19 +251,19 @@ static void test_rebuilt_unnamed(void)
 	TEST_EQ(nr_warn, 1);
 	lp_dsos_free(z);
 	/* A missing file with a recorded build-id: unnamed, one warning. */
-	struct lp_map gone = file_map(tmp_path("gone"));
+	struct lp_map gone = file_map(test_tmp("gone"));
 	TEST_EQ(lp_dsos_expect_build_id(c, gone.path, now, nn), 0);
 	TEST_TRUE(lp_dsos_get(c, &gone) == NULL);
 	TEST_EQ(nr_warn, 2);
 	TEST_TRUE(strstr(last_warn, "no file with it") != NULL);
 	lp_dsos_free(c);
-	cleanup();
+	test_tmp_cleanup();
 }
 
 /* perf's build-id cache has the recorded copy: it is read instead. */
 static void test_cache_names(void)
 {
-	const char *prog = tmp_path("prog"), *home = tmp_path("home");
+	const char *prog = test_tmp("prog"), *home = test_tmp("home");
 	uint8_t old[64];
 
 	setenv("HOME", home, 1);
@@ -309,7 +286,7 @@ static void test_cache_names(void)
 
 	/* A stripped object cached with its debug file beside it: .symtab
 	 * from the cache's "debug". */
-	const char *full = tmp_path("full"), *stripped = tmp_path("stripped");
+	const char *full = test_tmp("full"), *stripped = test_tmp("stripped");
 	uint8_t sid[64];
 	char hex[41];
 	build(full, "-Wl,--build-id=0x00112233445566778899aabbccddeeff00112233");
@@ -327,7 +304,7 @@ static void test_cache_names(void)
 	TEST_TRUE(d && lp_dso_has_symtab(d));
 	TEST_EQ(nr_warn, 0);
 	lp_dsos_free(c);
-	cleanup();
+	test_tmp_cleanup();
 }
 
 static void test_vdso(void)
@@ -339,7 +316,7 @@ static void test_vdso(void)
 	size_t n = mine ? lp_dso_build_id(mine, &id) : 0;
 	uint8_t mine_id[20] = { 0 }, other[20] = { 0x55 };
 
-	setenv("HOME", tmp_path("emptyhome"), 1);
+	setenv("HOME", test_tmp("emptyhome"), 1);
 	unsetenv("PERF_BUILDID_DIR");
 	lp_log_set_hook(on_log, NULL);
 	TEST_TRUE(n > 0 && n <= 20);
@@ -360,7 +337,7 @@ static void test_vdso(void)
 	TEST_TRUE(strstr(last_warn, "[vdso]: build-id 55") == last_warn);
 	TEST_TRUE(strstr(last_warn, "vDSO") != NULL);
 	lp_dsos_free(c);
-	cleanup();
+	test_tmp_cleanup();
 }
 
 /* The kernel's recorded build-id: checked against the running kernel, the
@@ -377,7 +354,7 @@ static void test_kernel(void)
 		fprintf(stderr, "  info: kallsyms hidden or no kernel build-id; skipped\n");
 		return;
 	}
-	setenv("HOME", tmp_path("home"), 1);
+	setenv("HOME", test_tmp("home"), 1);
 	unsetenv("PERF_BUILDID_DIR");
 	lp_log_set_hook(on_log, NULL);
 	struct lp_resolver *r = lp_resolver_new(NULL, NULL);
@@ -401,15 +378,15 @@ static void test_kernel(void)
 	/* The other kernel's kallsyms in the cache, as perf record keeps it. */
 	lp_build_id_hex(other, 20, hex);
 	TEST_EQ(sh("mkdir -p %s/.debug/.build-id/%.2s/%s && cp /proc/kallsyms "
-		   "%s/.debug/.build-id/%.2s/%s/kallsyms", tmp_path("home"), hex, hex + 2,
-		   tmp_path("home"), hex, hex + 2), 0);
+		   "%s/.debug/.build-id/%.2s/%s/kallsyms", test_tmp("home"), hex, hex + 2,
+		   test_tmp("home"), hex, hex + 2), 0);
 	r = lp_resolver_new(NULL, NULL);
 	TEST_EQ(lp_resolver_expect_build_id(r, "[kernel.kallsyms]", other, 20), 0);
 	TEST_EQ(lp_resolver_frame(r, NULL, sched + 1, true, &fr), 0);
 	TEST_STREQ(fr.sym, "schedule");
 	TEST_EQ(nr_warn, 1);
 	lp_resolver_free(r);
-	cleanup();
+	test_tmp_cleanup();
 }
 
 TEST_MAIN("buildid",

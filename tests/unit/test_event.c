@@ -229,9 +229,21 @@ static void list_errors(void)
 		{ "sched:no_such_*", "no tracepoint matches 'sched:no_such_*'" },
 		{ "sched:a:b", "a tracepoint is SYSTEM:EVENT" },
 		/* a group and a term list are one item each, a path's slashes not */
-		{ "{cpu-clock,cs}", "unknown event '{cpu-clock,cs}'" },
-		{ "cpu/event=1,umask=2/", "unknown event 'cpu/event=1,umask=2/'" },
+		{ "{cpu-clock,nonsense}", "unknown event 'nonsense'" },
+		{ "nopmu/event=1,umask=2/", "unknown event or PMU 'nopmu' in 'nopmu/event=1,umask=2/'" },
 		{ "uprobe:/a/b/c:f,cs", "'uprobe:/a/b/c:f'" },
+		/* the group's own mistakes; a member's failure undoes the members before it */
+		{ "{cpu-clock,cs", "malformed group '{cpu-clock,cs': no closing '}'" },
+		{ "{cpu-clock,{cs}}", "groups do not nest" },
+		{ "{}", "malformed group '{}': it is empty" },
+		{ "cs}", "'}' without '{'" },
+		{ "{cpu-clock}x", "only modifiers" },
+		{ "{cpu-clock}:q", "unknown modifier after '}'" },
+		{ "cpu-clock/period=0/", "a bad value for term 'period'" },
+		{ "cpu-clock/frob=1/", "unknown term 'frob' in 'cpu-clock/frob=1/'" },
+		{ "L1-icache-stores", "unknown event 'L1-icache-stores'" },     /* no such op */
+		{ "mem:0x1001/4:w", "bad watchpoint 'mem:0x1001/4:w'" },        /* misaligned */
+		{ "mem:0x1000:rx", "bad watchpoint" },
 	};
 	struct lp_event_list l = { 0 };
 	char err[512];

@@ -1,10 +1,13 @@
 -- luaprof.speedscope: profiles in speedscope's JSON format, one sampled
 -- profile per thread (https://www.speedscope.app/file-format-schema.json).
 --
---   local sp = luaprof.speedscope.new{ name = "my run", unit = "nanoseconds" }
+--   local sp = luaprof.speedscope.new{ name = "my run", unit = "nanoseconds",
+--                                      per = "thread" }   -- or "process"
 --   function on_sample(s) sp:add(s) end        -- in on_sample
---   sp:add_stack(tid, name, frames, weight)     -- a stack of your own, leaf
+--   sp:add_stack(key, name, frames, weight)     -- a stack of your own, leaf
 --                                               -- first: { {sym=, dso=}, ... }
+--   sp:profile_of(comm, pid, tid) -> key, name  -- the profile a thread's
+--                                               -- stacks go to
 --   sp:write(path)                              -- or sp:json() -> string
 --
 -- unit "nanoseconds" (the default) weighs each sample by s.period, the
@@ -12,6 +15,8 @@
 -- samples.  Samples keep their order within a thread (speedscope's time
 -- order view), consecutive identical stacks merged into one weighted
 -- sample.  A stack's frame list is built once per distinct folded stack.
+-- per = "process" puts the threads of a process into one profile, named
+-- "comm (pid N)"; per thread (the default) they are "comm (tid N)".
 
 local json = require "luaprof.json"
 
@@ -25,8 +30,12 @@ function M.new(opts)
   if unit ~= "nanoseconds" and unit ~= "none" then
     error("speedscope.new: unit is \"nanoseconds\" or \"none\"", 2)
   end
+  local per = opts.per or "thread"
+  if per ~= "thread" and per ~= "process" then
+    error("speedscope.new: per is \"thread\" or \"process\"", 2)
+  end
   return setmetatable({
-    name = opts.name or "luaprof", unit = unit,
+    name = opts.name or "luaprof", unit = unit, per = per,
     frames = {}, frame_index = {}, threads = {}, order = {}, stacks = {},
   }, Profile)
 end
@@ -77,6 +86,11 @@ local function push(t, ids, weight)
   t.total = t.total + weight
 end
 
+function Profile:profile_of(comm, pid, tid)
+  if self.per == "process" then return pid, string.format("%s (pid %d)", comm or "?", pid) end
+  return tid, string.format("%s (tid %d)", comm or "?", tid)
+end
+
 function Profile:add(s)
   local key = s.folded
   local ids = self.stacks[key]
@@ -84,12 +98,15 @@ function Profile:add(s)
     ids = ids_of(self, s.stack)
     self.stacks[key] = ids
   end
-  local t = thread(self, s.tid, string.format("%s (tid %d)", s.comm or "?", s.tid))
+  local k = self.per == "process" and s.pid or s.tid
+  local t = self.threads[k] or thread(self, self:profile_of(s.comm, s.pid, s.tid))
   push(t, ids, self.unit == "none" and 1 or s.period)
 end
 
 function Profile:add_stack(tid, name, frames, weight)
-  push(thread(self, tid, name), ids_of(self, frames), weight or 1)
+  local t = thread(self, tid, name)
+  t.name = name         -- the latest: a thread may exec
+  push(t, ids_of(self, frames), weight or 1)
 end
 
 function Profile:json()
@@ -113,13 +130,7 @@ function Profile:json()
 end
 
 function Profile:write(path)
-  local text = self:json()
-  if path == "-" then io.write(text) return end
-  local tmp = path .. ".tmp"
-  local f = assert(io.open(tmp, "w"))
-  f:write(text)
-  assert(f:close())
-  assert(os.rename(tmp, path))
+  luaprof.write_file(path, self:json())
 end
 
 return M

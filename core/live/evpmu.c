@@ -1,0 +1,361 @@
+/*
+ * evpmu.c - raw, cache and PMU events, and per-event terms:
+ *
+ *   r1a8, r003c:u                  PERF_TYPE_RAW, config 0x1a8
+ *   L1-dcache-load-misses, LLC-loads, dTLB-store-misses, branch-loads, ...
+ *                                  PERF_TYPE_HW_CACHE: id | op << 8 | result << 16
+ *   msr/tsc/, cpu/event=0x3c,umask=0x0/u
+ *                                  a PMU from sysfs: its type, each term
+ *                                  packed by its format/ file, or an alias
+ *                                  from its events/ directory
+ *   cpu-clock/period=1000/, sched:sched_switch/call-graph=fp/
+ *                                  any event with perf's common terms
+ *
+ * Common terms: period=N, freq=N, call-graph=fp|dwarf|no, stack-size=N,
+ * name=NAME, and config=, config1=, config2= (raw bits).  A term without a
+ * value is 1, as in perf.  Modifiers follow the closing slash, with or
+ * without a colon.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "live/evparse_int.h"
+#include "luaprof/probe.h"
+
+/* ---- raw and cache events --------------------------------------------------------- */
+
+/* perf's names for the generic caches, operations and results (the first
+ * of each is what perf list shows). */
+static const char *const caches[][5] = {
+	{ "L1-dcache", "l1-d", "l1d", "L1-data", NULL },
+	{ "L1-icache", "l1-i", "l1i", "L1-instruction", NULL },
+	{ "LLC", "L2", NULL },
+	{ "dTLB", "d-tlb", "Data-TLB", NULL },
+	{ "iTLB", "i-tlb", "Instruction-TLB", NULL },
+	{ "branch", "branches", "bpu", "btb", "bpc" },
+	{ "node", NULL },
+};
+static const char *const ops[][5] = {
+	{ "load", "loads", "read", NULL },
+	{ "store", "stores", "write", NULL },
+	{ "prefetch", "prefetches", "speculative-read", "speculative-load", NULL },
+};
+static const char *const results[][5] = {
+	{ "refs", "Reference", "ops", "access", "accesses" },
+	{ "misses", "miss", NULL },
+};
+/* Which operations each cache has (bit per op), as perf's table. */
+static const unsigned char valid_ops[] = { 7, 5, 7, 7, 1, 1, 7 };
+
+#define NR(a) (sizeof a / sizeof *a)
+
+/* The index of the alias of table (rows of 5) that s starts with, followed
+ * by '-' or the end; *len is its length.  -1 when none. */
+static int prefix_of(const char *const (*table)[5], size_t rows, const char *s, size_t *len)
+{
+	for (size_t r = 0; r < rows; r++)
+		for (size_t i = 0; i < 5 && table[r][i]; i++) {
+			size_t n = strlen(table[r][i]);
+			if (!strncasecmp(s, table[r][i], n) && (s[n] == '-' || !s[n])) {
+				*len = n;
+				return (int)r;
+			}
+		}
+	return -1;
+}
+
+/* "CACHE-OP[-RESULT]" or "CACHE-RESULT" (the op is load): the config, or
+ * -1 when s is no cache event. */
+static int64_t cache_config(const char *s)
+{
+	size_t n;
+	int cache = prefix_of(caches, NR(caches), s, &n), op = 0, res = 0;
+	if (cache < 0 || !s[n])
+		return -1;
+	s += n + 1;
+	if ((op = prefix_of(ops, NR(ops), s, &n)) >= 0) {
+		s += n;
+		if (*s && ((res = prefix_of(results, NR(results), s + 1, &n)) < 0 || s[1 + n]))
+			return -1;
+	} else if ((res = prefix_of(results, NR(results), s, &n)) < 0 || s[n]) {
+		return -1;
+	} else {
+		op = 0;
+	}
+	if (!(valid_ops[cache] & (1u << op)))
+		return -1;
+	return cache | op << 8 | res << 16;
+}
+
+static bool is_raw(const char *s, size_t n)
+{
+	if (n < 2 || s[0] != 'r')
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return n <= 17;
+}
+
+int lp_evparse_raw_cache(struct lp_event_list *l, const char *item, char *err, size_t errsz)
+{
+	const char *colon = strchr(item, ':');
+	size_t n = colon ? (size_t)(colon - item) : strlen(item);
+	char base[64];
+	if (n >= sizeof base)
+		return 1;
+	memcpy(base, item, n);
+	base[n] = '\0';
+	int64_t cache = is_raw(base, n) ? -1 : cache_config(base);
+	if (!is_raw(base, n) && cache < 0)
+		return 1;
+	struct lp_event_spec *e = lp_evparse_push(l);
+	if (!e || !(e->name = strdup(item))) {
+		lp_evparse_truncate(l, l->n - (e != NULL));
+		return snprintf(err, errsz, "out of memory"), -ENOMEM;
+	}
+	e->type = cache >= 0 ? PERF_TYPE_HW_CACHE : PERF_TYPE_RAW;
+	e->config = cache >= 0 ? (uint64_t)cache : strtoull(base + 1, NULL, 16);
+	if (colon && (!colon[1] || strlen(colon + 1) > 8 || lp_event_modifiers(colon + 1, e))) {
+		lp_evparse_truncate(l, l->n - 1);
+		snprintf(err, errsz, "bad modifier in event '%s': use :u, :k, :p, :pp, :ppp or :P", item);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- terms ------------------------------------------------------------------------ */
+
+struct terms {
+	const char *item;       /* for messages */
+	const char *pmu;        /* NULL: common terms only */
+	uint64_t config[4];
+	bool set[3];            /* config, config1, config2 given or packed */
+	char *name;             /* name= */
+	int depth;              /* alias nesting */
+};
+
+static int parse_value(const char *v, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	*out = strtoull(v, &end, 0);
+	return errno || end == v || *end || *v == '-' ? -EINVAL : 0;
+}
+
+static int term_error(const struct terms *t, const char *key, const char *why, char *err,
+		      size_t errsz)
+{
+	char known[256];
+	if (t->pmu && lp_pmu_terms(t->pmu, known, sizeof known))
+		snprintf(err, errsz, "%s term '%s' in '%s' (PMU '%s' has %s; and period=, freq=, "
+			 "call-graph=, name=)", why, key, t->item, t->pmu, known);
+	else
+		snprintf(err, errsz, "%s term '%s' in '%s' (terms: period=N, freq=N, "
+			 "call-graph=fp|dwarf|no, stack-size=N, name=NAME, config=N)", why, key, t->item);
+	return -EINVAL;
+}
+
+/* call-graph=fp|dwarf|no and stack-size=N on the events added. */
+static int callgraph_term(struct lp_event_spec *v, size_t n, const char *key, const char *val)
+{
+	uint64_t size = LP_DWARF_STACK_DEFAULT;
+	bool stack = !strcmp(key, "stack-size");
+	if (stack && (parse_value(val, &size) || !size || size > LP_DWARF_STACK_MAX))
+		return -EINVAL;
+	if (!stack && strcmp(val, "fp") && strcmp(val, "dwarf") && strcmp(val, "no"))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (stack) {
+			v[i].dwarf_stack = (uint32_t)((size + 7) & ~7ull);
+			continue;
+		}
+		v[i].callchain = strcmp(val, "no") != 0;
+		if (!strcmp(val, "dwarf") && !v[i].dwarf_stack)
+			v[i].dwarf_stack = LP_DWARF_STACK_DEFAULT;
+		else if (strcmp(val, "dwarf"))
+			v[i].dwarf_stack = 0;
+	}
+	return 0;
+}
+
+/* A term every event takes; 1 when key is none of them. */
+static int common_term(struct lp_event_spec *v, size_t n, struct terms *t, const char *key,
+		       const char *val)
+{
+	uint64_t x = 0;
+	if (!strcmp(key, "call-graph") || !strcmp(key, "stack-size"))
+		return callgraph_term(v, n, key, val);
+	if (!strcmp(key, "name")) {
+		free(t->name);
+		return *val && (t->name = strdup(val)) ? 0 : -EINVAL;
+	}
+	bool period = !strcmp(key, "period"), freq = !strcmp(key, "freq");
+	if (!period && !freq)
+		return 1;
+	if (parse_value(val, &x) || !x)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		v[i].rate = LP_RATE_OWN;
+		v[i].use_period = period;
+		v[i].period = period ? x : 0;
+		v[i].freq = freq ? x : 0;
+	}
+	return 0;
+}
+
+static int apply_terms(struct lp_event_spec *v, size_t n, struct terms *t, const char *list,
+		       char *err, size_t errsz);
+
+/* config=, config1=, config2=, a PMU's format term or event alias. */
+static int config_term(struct lp_event_spec *v, size_t n, struct terms *t, const char *key,
+		       const char *val, bool has_val, char *err, size_t errsz)
+{
+	uint64_t x = 1;
+	if (has_val && parse_value(val, &x))
+		return term_error(t, key, "a bad value for", err, errsz);
+	if (!strncmp(key, "config", 6) && (!key[6] || (key[6] >= '1' && key[6] <= '2' && !key[7]))) {
+		unsigned w = key[6] ? (unsigned)(key[6] - '0') : 0;
+		t->config[w] = x;
+		t->set[w] = true;
+		return 0;
+	}
+	struct lp_pmu_format f;
+	int rc = t->pmu ? lp_pmu_format(t->pmu, key, &f) : -ENOENT;
+	if (!rc) {
+		if (f.word > 2 || lp_pmu_format_pack(&f, x, t->config))
+			return term_error(t, key, f.word > 2 ? "an unsupported (config3)" :
+					  "a value too large for", err, errsz);
+		t->set[f.word] = true;
+		return 0;
+	}
+	char alias[256];
+	if (rc == -ENOENT && t->pmu && !has_val && t->depth < 2 &&
+	    !lp_pmu_alias(t->pmu, key, alias, sizeof alias)) {
+		t->depth++;
+		rc = apply_terms(v, n, t, alias, err, errsz);
+		t->depth--;
+		return rc;
+	}
+	return term_error(t, key, rc == -ENOENT ? "unknown" : "an unreadable format for", err, errsz);
+}
+
+/* Applies the comma-separated terms of list to the n events at v. */
+static int apply_terms(struct lp_event_spec *v, size_t n, struct terms *t, const char *list,
+		       char *err, size_t errsz)
+{
+	char buf[512];
+	if (snprintf(buf, sizeof buf, "%s", list) >= (int)sizeof buf)
+		return term_error(t, list, "too long a list of", err, errsz);
+	for (char *save = NULL, *term = strtok_r(buf, ",", &save); term;
+	     term = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(term, '=');
+		if (eq)
+			*eq = '\0';
+		const char *val = eq ? eq + 1 : "1";
+		int rc = common_term(v, n, t, term, val);
+		if (rc < 0)
+			return term_error(t, term, "a bad value for", err, errsz);
+		if (rc > 0 && (rc = config_term(v, n, t, term, val, eq != NULL, err, errsz)))
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- BASE/terms/mods -------------------------------------------------------------- */
+
+/* Splits item into base, terms and modifiers (each a fresh string in
+ * buf); false when it is not BASE/TERMS/[[:]MODS]. */
+static bool split(const char *item, char *buf, size_t size, char **base, char **terms,
+		  char **mods)
+{
+	if (snprintf(buf, size, "%s", item) >= (int)size)
+		return false;
+	char *a = strchr(buf, '/'), *b = a ? strrchr(a + 1, '/') : NULL;
+	if (!a || !b || a == buf)
+		return false;
+	*a = *b = '\0';
+	*base = buf;
+	*terms = a + 1;
+	*mods = b[1] == ':' ? b + 2 : b + 1;
+	return !strchr(*terms, '/');
+}
+
+/* The events named by base (a PMU's, or base's own); 0 or -errno. */
+static int add_base(struct lp_event_list *l, struct terms *t, const char *base, char *err,
+		    size_t errsz)
+{
+	uint32_t type;
+	int rc = lp_pmu_type(base, &type);
+	struct lp_event_spec probe;
+	bool named = lp_event_parse(base, &probe) == 0;
+	lp_event_spec_free(&probe);
+	if (rc || named)
+		return lp_evparse_item(l, base, err, errsz);
+	struct lp_event_spec *e = lp_evparse_push(l);
+	if (!e)
+		return snprintf(err, errsz, "out of memory"), -ENOMEM;
+	e->type = type;
+	t->pmu = base;
+	return 0;
+}
+
+static int finish(struct lp_event_list *l, size_t first, struct terms *t, const char *mods,
+		  char *err, size_t errsz)
+{
+	for (size_t i = first; i < l->n; i++) {
+		struct lp_event_spec *e = &l->v[i];
+		if (t->set[0])
+			e->config = t->config[0];
+		if (t->set[1])
+			e->config1 = t->config[1];
+		if (t->set[2])
+			e->config2 = t->config[2];
+		if (*mods && (strlen(mods) > 8 || lp_event_modifiers(mods, e))) {
+			snprintf(err, errsz, "bad modifier in event '%s': use :u, :k, :p, :pp, :ppp or :P",
+				 t->item);
+			return -EINVAL;
+		}
+		/* one name for what the list gave as one item */
+		if (t->pmu || t->name || first + 1 == l->n) {
+			if (lp_event_rename(e, t->name ? t->name : t->item))
+				return snprintf(err, errsz, "out of memory"), -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int lp_evparse_terms(struct lp_event_list *l, const char *item, char *err, size_t errsz)
+{
+	char buf[1024], *base, *list, *mods;
+	if (!split(item, buf, sizeof buf, &base, &list, &mods)) {
+		snprintf(err, errsz, "bad event '%s': terms are EVENT/term=value,.../ or "
+			 "PMU/term=value,.../ (see 'luaprof list pmu')", item);
+		return -EINVAL;
+	}
+	struct terms t = { .item = item };
+	size_t first = l->n;
+	int rc = add_base(l, &t, base, err, errsz);
+	if (rc == -ENOENT && !strchr(base, ':'))
+		snprintf(err, errsz, "unknown event or PMU '%s' in '%s': see 'luaprof list' and "
+			 "'luaprof list pmu'", base, item);
+	if (!rc)
+		rc = apply_terms(&l->v[first], l->n - first, &t, list, err, errsz);
+	if (!rc && t.pmu && !*list) {
+		char known[256];
+		lp_pmu_terms(t.pmu, known, sizeof known);
+		snprintf(err, errsz, "no terms in '%s': a PMU's event is %s/term=value,.../ "
+			 "(its terms: %s)", item, t.pmu, *known ? known : "config, config1, config2");
+		rc = -EINVAL;
+	}
+	if (!rc)
+		rc = finish(l, first, &t, mods, err, errsz);
+	free(t.name);
+	if (rc)
+		lp_evparse_truncate(l, first);
+	return rc;
+}

@@ -1,0 +1,114 @@
+-- luaprof.sched: reading the scheduler's tracepoints (sched:sched_switch,
+-- sched:sched_wakeup) for off-CPU, wall-clock and wake-up analyses.
+--
+--   sched.state(prev_state)   the letters ps and perf print: "R", "R+"
+--                             (preempted), "S", "D", "T", "t", "X", "Z",
+--                             "P", "I", several joined by "|"
+--   sched.state_name(prev_state)  in words: "runnable" (preempted: waiting
+--                             for a CPU), "sleeping", "uninterruptible", ...
+--   local off = sched.offcpu{ keep = fn(s), filter = fn(tid), on_back = fn(o, t) }
+--   off:switch(s)             feed every sched:sched_switch sample (s)
+--   off:finish(t)             the threads still switched out at the end:
+--                             on_back for each, as if back in at time t
+--
+-- offcpu follows each thread from its switch out (prev_pid) to its switch
+-- back in (next_pid) and then calls on_back(o, t_in) with o = { tid=,
+-- pid=, comm=, time= (the switch out), state= (prev_state), data= (what
+-- keep(s) returned for the switch-out sample: its stack, say), missed= },
+-- so the time off the CPU is t_in - o.time.  o is the thread's own table,
+-- reused for its next wait: copy what you keep of it.  The switch-out sample is
+-- taken in the thread that leaves, so s.stack there is where it blocked.
+-- filter(tid) chooses the threads (default: luaprof.is_target, the run's
+-- own processes when the events are system-wide).  A thread switched out
+-- again without its switch back in recorded (the kernel leaves some out:
+-- on these machines, switches from a few tasks of their own are never
+-- recorded, with perf as with luaprof) is taken to have been off until
+-- then: that interval has o.missed = true and is counted in off.missed.
+
+local M = {}
+
+-- prev_state's bits, as the kernel's sched_switch format prints them
+-- (TASK_REPORT; the bit above them marks a preempted, still runnable task).
+local letters = { "S", "D", "T", "t", "X", "Z", "P", "I" }
+local words = { S = "sleeping", D = "uninterruptible", T = "stopped", t = "traced",
+                X = "dead", Z = "zombie", P = "parked", I = "idle" }
+M.TASK_REPORT_MAX = 0x100
+
+local state_of, name_of = {}, {}        -- caches: a run sees few distinct values
+
+function M.state(st)
+  local l = state_of[st]
+  if l then return l end
+  local bits = st & (M.TASK_REPORT_MAX - 1)
+  if bits == 0 then
+    l = st & M.TASK_REPORT_MAX ~= 0 and "R+" or "R"
+  else
+    local out = {}
+    for i, c in ipairs(letters) do
+      if bits & (1 << (i - 1)) ~= 0 then out[#out + 1] = c end
+    end
+    l = table.concat(out, "|")
+  end
+  state_of[st] = l
+  return l
+end
+
+function M.state_name(st)
+  local n = name_of[st]
+  if not n then
+    local l = M.state(st)
+    n = l:sub(1, 1) == "R" and "runnable" or words[l] or l
+    name_of[st] = n
+  end
+  return n
+end
+
+local Off = {}
+Off.__index = Off
+
+function M.offcpu(opts)
+  opts = opts or {}
+  return setmetatable({
+    keep = opts.keep, filter = opts.filter or luaprof.is_target,
+    on_back = opts.on_back or function() end,
+    out = {}, free = {}, missed = 0,
+  }, Off)
+end
+
+function Off:switch(s)
+  local f = s.fields
+  local t, next_tid, prev_tid = s.time, f.next_pid, f.prev_pid
+  local o = self.out[next_tid]
+  if o then
+    self.out[next_tid] = nil
+    self.on_back(o, t)
+  end
+  if prev_tid == 0 or not self.filter(prev_tid) then return end
+  o = self.out[prev_tid]
+  if o then                     -- its switch back in was not recorded
+    o.missed = true
+    self.missed = self.missed + 1
+    self.on_back(o, t)
+  end
+  o = self.free[prev_tid]       -- one table per thread, reused
+  if not o then
+    o = { tid = prev_tid }
+    self.free[prev_tid] = o
+  end
+  o.pid, o.comm, o.time, o.state, o.missed = s.pid, f.prev_comm, t, f.prev_state, false
+  o.data = self.keep and self.keep(s)
+  self.out[prev_tid] = o
+end
+
+function Off:finish(t)
+  local tids = {}
+  for tid in pairs(self.out) do tids[#tids + 1] = tid end
+  table.sort(tids)
+  for _, tid in ipairs(tids) do
+    local o = self.out[tid]
+    self.out[tid] = nil
+    if t > o.time then self.on_back(o, t) end
+  end
+end
+
+return M

@@ -1,0 +1,51 @@
+-- callgraph.lua: the call tree of the hottest paths with their shares, like
+-- `perf report -g caller` (root first: who calls what) or `-g callee`
+-- (leaf first: each hot function, then its callers).
+--
+--   luaprof run callgraph [--order=caller|callee] [--min=PCT] -- ./prog
+--
+-- Stacks are counted by their folded form (s.folded, cached per distinct
+-- stack by luaprof), and the tree is built once at the end, so a long
+-- recording costs about what counting functions does.
+
+local opt = luaprof.options{
+  description = "the caller/callee tree of the hottest paths with percentages (-g implied)",
+  help = [[Each line: the share of all samples through the path, the samples,
+then the function, indented under its caller (--order=caller) or its
+callee (--order=callee).  Paths under --min percent are summed into one
+"[N more below ...]" line.  Kernel functions end in _[k].  One tree per event.]],
+  { "order", "string", "caller", "root first (caller) or leaf first (callee)",
+    choices = { "caller", "callee" } },
+  { "min", "number", 0.5, "leave out paths under this share of the samples, in percent" },
+  { "depth", "integer", 64, "levels of the tree to print at most" },
+  { "comm", "boolean", false, "put each command's name at the root of its stacks" },
+}
+luaprof.setup{ call_graph = true }
+
+local stacks = {}       -- event -> luaprof.map of folded stacks
+
+function on_sample(s)
+  local ev = s.event or "?"
+  local m = stacks[ev]
+  if not m then
+    m = luaprof.map()
+    stacks[ev] = m
+  end
+  m:add(s.folded)
+end
+
+function on_end()
+  local events = {}
+  for ev in pairs(stacks) do events[#events + 1] = ev end
+  table.sort(events)
+  for i, ev in ipairs(events) do
+    local tree = luaprof.calltree.new()
+    for folded, n in pairs(stacks[ev]) do
+      tree:add_folded(folded, n, { reverse = opt.order == "callee", comm = opt.comm })
+    end
+    if i > 1 then print() end
+    print(string.format("# %d samples of event '%s', %s graph (%s first), paths under %.2f%% left out",
+                        tree.total, ev, opt.order, opt.order == "caller" and "root" or "leaf", opt.min))
+    tree:print{ min = opt.min, depth = opt.depth }
+  end
+end

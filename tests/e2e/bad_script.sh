@@ -1,0 +1,26 @@
+# Bad input, scripts: missing, a directory, not compiling; an error in
+# each hook and at the top level; hooks that loop (--script-timeout, and
+# Ctrl-C or SIGTERM while they do) or allocate without bound
+# (--script-memory).  The table's rules are in lib_table.sh.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_table.sh"
+row 'missing script'          255 'cannot open \./nope\.lua'                  norun -- "$LP" run ./nope.lua -- "$MARK" 50
+row 'no script of that name'  255 "no script 'nope' in .*LUAPROF_PATH"        norun -- "$LP" run nope -- "$MARK" 50
+row 'require from the cwd (root)' 0 ''                                       - -- require_cwd
+row 'unknown script option'   255 "top: unknown option '--bogus'"             norun,usage -- "$LP" run top --bogus -- "$MARK" 50
+row 'bad script option value' 255 'top: --limit=abc: the value must be an integer' norun,usage -- "$LP" run top --limit=abc -- "$MARK" 50
+row 'directory as script'     255 'cannot read .*adir: Is a directory'        norun -- "$LP" run "$S/adir" -- "$MARK" 50
+row 'script does not compile' 255 'syntax\.lua:2: unexpected symbol'          norun -- "$LP" run "$S/syntax.lua" -- "$MARK" 50
+row 'error at the top level'  255 'err_top\.lua:1: failure at the top level'  norun -- "$LP" run "$S/err_top.lua" -- "$MARK" 50
+row 'bad luaprof.setup'       255 'bad_setup\.lua:1: .*bogus'                 norun -- "$LP" run "$S/bad_setup.lua" -- "$MARK" 50
+row 'error in on_start'       255 'err_start\.lua:1: failure in on_start'     norun,noend -- "$LP" run "$S/err_start.lua" -- "$MARK" 50
+row 'error in on_sample'      255 'err_sample\.lua:2: failure in on_sample'   ran,noend -- "$LP" run "$S/err_sample.lua" -- "$MARK" 3000
+row 'error in on_end'         255 'err_end\.lua:1: failure in on_end'         ran -- "$LP" run "$S/err_end.lua" -- "$MARK" 50
+row 'on_start loops'          255 'loop_start\.lua:1: on_start ran longer than --script-timeout 0\.3 s' norun,noend -- "$LP" run "$S/loop_start.lua" --script-timeout 0.3 -- "$MARK" 50
+row 'on_sample loops'         255 'loop_sample\.lua:4: on_sample ran longer than --script-timeout 0\.3 s' ran,noend -- "$LP" run "$S/loop_sample.lua" --script-timeout 0.3 -- "$MARK" 20000
+row 'on_end loops'            255 'loop_end\.lua:1: on_end ran longer than --script-timeout 0\.3 s' ran -- "$LP" run "$S/loop_end.lua" --script-timeout 0.3 -- "$MARK" 50
+row 'Ctrl-C, on_sample loops' 255 'loop_sample\.lua:4: on_sample interrupted by SIGINT \(Ctrl-C\)' noend -- signal_loop INT loop_sample
+row 'SIGTERM, on_end loops'   255 'loop_end\.lua:1: on_end interrupted by SIGTERM' - -- signal_loop TERM loop_end
+row 'on_sample allocates'     255 'on_sample: out of memory: .*--script-memory limit of 64 MB' ran,noend -- "$LP" run "$S/alloc_sample.lua" --script-memory 64 -- "$MARK" 20000
+row 'top level allocates'     255 "the script's top level: out of memory: .*limit of 32 MB" norun -- "$LP" run "$S/alloc_top.lua" --script-memory 32 -- "$MARK" 50
+table_done

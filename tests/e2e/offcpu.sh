@@ -1,0 +1,80 @@
+# offcpu: a program that sleeps ten times 50 ms (nanosleep) is off the CPU
+# asleep exactly ten times, for 500 ms and at most 100 ms more, on the
+# stack of its nanosleep call; live (the script's own system-wide
+# sched_switch), with -a, from its own recording (-o then -i: the same
+# sleeper rows), and from perf's recording (perf record -a -g -e
+# sched:sched_switch).  With -p, a sleeper of twenty 50 ms sleeps attached
+# to after its start: at least 15 of them (750 ms) seen whole, at most 1100
+# ms.  --states=R leaves the sleeps out.  Tolerance: nanosleep never
+# returns before its 50 ms (the switch out follows the timer's start by
+# microseconds: 1 ms below 500 is allowed for ten of them); above, each
+# wake-up adds the timer slack (50 us) and the wait for a CPU, which on a
+# loaded 2-CPU machine can reach milliseconds: 10 ms per sleep.
+# The profile scripts' --offcpu on offcpu's recording: the sleeper's
+# folded stacks (us), its speedscope profile (ns) and pprof's total under
+# do_nanosleep (go tool pprof, ms) in the same range; the flame graph has
+# the do_nanosleep frame and an off-CPU title.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+need_tracefs
+[ "$(id -u)" = 0 ] || skip "system-wide tracepoints need root"
+cd "$TMP"
+# A copy of the sleeper under a name of its own: other tests, running at
+# the same time, sleep too, and -a and replays see every process.
+C=slp$$
+cp "$PROGS/sleeper" "$C"
+# nanosleep_us FILE [COMM]: the microseconds of the folded stacks of COMM
+# (default $C) through the kernel's nanosleep.
+nanosleep_us() {
+	awk -v c="${2:-$C}" 'index($0, c ";") == 1 && /do_nanosleep/ {s += $NF} END {print s + 0}' "$1"
+}
+in_range() { [ "$2" -ge "$3" ] && [ "$2" -le "$4" ] || fail "$1: ${2} us off the CPU in nanosleep, expected $3-$4"; }
+
+expect_status 0 "$LUAPROF" run offcpu -o off.data -- ./"$C" 10 50
+cp "$TMP/out" live.txt
+expect_grep "^$C"' +[0-9]+ +[0-9]+ +sleeping +10 ' live.txt
+awk '/^# the / {s = 1} s && /do_nanosleep/ {f = 1} END {exit !f}' live.txt || fail "no stack through do_nanosleep"
+expect_status 0 "$LUAPROF" run offcpu --folded -- ./"$C" 10 50
+in_range "live" "$(nanosleep_us "$TMP/out")" 499000 600000
+# its recording: the same sleeper rows
+expect_status 0 "$LUAPROF" run offcpu --limit=1000 -i off.data
+grep "^$C " live.txt | awk '{$1 = $1; print}' > live.rows
+grep "^$C " "$TMP/out" | awk '{$1 = $1; print}' > replay.rows
+diff live.rows replay.rows || fail "the replay of the recording gives other sleeper rows than the live run"
+# -a with the command: the whole system, the sleeper among it
+expect_status 0 "$LUAPROF" run offcpu -a --folded -- ./"$C" 10 50
+in_range "-a" "$(nanosleep_us "$TMP/out")" 499000 600000
+# --states=R: only the waits for a CPU
+expect_status 0 "$LUAPROF" run offcpu --states=R --folded -- ./"$C" 10 50
+[ "$(nanosleep_us "$TMP/out")" = 0 ] || fail "--states=R counted the sleeps"
+# -p: attached after the start
+./"$C" 20 50 &
+pid=$!
+expect_status 0 "$LUAPROF" run offcpu --folded -p "$pid"
+wait "$pid"
+in_range "-p" "$(nanosleep_us "$TMP/out")" 750000 1100000
+# perf's recording
+perf record -q -a -g -e sched:sched_switch -o perf.data -- ./"$C" 10 50 >/dev/null 2>&1 ||
+	fail "perf record -a -e sched:sched_switch failed"
+expect_status 0 "$LUAPROF" run offcpu --folded -i perf.data
+in_range "perf's recording" "$(nanosleep_us "$TMP/out")" 499000 600000
+# the profile scripts, off-CPU
+expect_status 0 "$LUAPROF" run folded --offcpu -i off.data
+in_range "folded --offcpu (us)" "$(nanosleep_us "$TMP/out")" 499000 600000
+expect_status 0 "$LUAPROF" run flamegraph --offcpu --out=off.svg -i off.data
+grep -q 'do_nanosleep' off.svg || fail "the off-CPU flame graph has no do_nanosleep frame"
+grep -q 'Off-CPU' off.svg || fail "the off-CPU flame graph is not titled so"
+expect_status 0 "$LUAPROF" run speedscope --offcpu --out=off.json -i off.data
+ns=$(/usr/bin/python3 -c "
+import json; d = json.load(open('off.json'))
+print(sum(sum(p['weights']) for p in d['profiles'] if p['name'].startswith('$C ')))")
+in_range "speedscope --offcpu (ns, the sleeper's profile)" "$ns" 499000000 610000000
+if command -v go >/dev/null; then
+	expect_status 0 "$LUAPROF" run pprof --offcpu --per=process --out=off.pb.gz -i off.data
+	HOME=$TMP go tool pprof -top -focus=do_nanosleep -tagfocus=comm=$C -unit=ms off.pb.gz > pp.txt 2>&1 || { cat pp.txt; fail "go tool pprof cannot read the off-CPU profile"; }
+	ms=$(awk '/Showing nodes accounting for/ {gsub(/ms,?/, "", $5); print int($5)}' pp.txt)
+	in_range "pprof --offcpu (ms through do_nanosleep)" "$ms" 499 610
+else
+	echo "go is not installed (make test-deps installs golang-go as root): pprof --offcpu not checked"
+fi
+exit 0

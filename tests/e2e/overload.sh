@@ -1,0 +1,40 @@
+# A script slower than the samples come (two busy threads at 20 kHz, ~0.5
+# ms of Lua per sample, 4-page rings; the script keeps up with no more
+# than the threads' CPU share on a loaded machine): samples queue in the kernel's
+# rings, not in luaprof's memory; the kernel drops what does not fit, and
+# luaprof counts the drops exactly: info.lost, the stderr line and the
+# LOST records in the recording of the same run (perf report -D) agree,
+# and every sample the recording holds went to on_sample.  Peak RSS stays
+# flat whether the overload lasts 0.6 or 2.4 s of the workload's CPU.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+command -v perf >/dev/null || skip "perf is not installed: nothing to read the recording with"
+cd "$TMP"
+cc -O2 -o runstat "$ROOT/tests/bench/runstat.c" || fail "cannot build runstat"
+
+# overload MS: a run of deep16 MS (two threads of MS ms of CPU each);
+# leaves its peak RSS (KiB) in rss.MS.
+overload() {
+	LUAPROF_KEEP_STDOUT=1 ./runstat stat.$1 "$LUAPROF" run "$CHECKS/slow.lua" -e cpu-clock -F 20000 \
+		-m 4 -o rec.$1.data -- "$PROGS/deep16" "$1" > out.$1 2> err.$1
+	read -r code cpu rss < stat.$1
+	[ "$code" = 0 ] || { cat err.$1; fail "luaprof exited $code"; }
+	read -r _ samples lost < out.$1
+	[ "${lost:-0}" -gt 0 ] || fail "$1 ms: nothing was lost: the script kept up (samples $samples)"
+	grep -q "^luaprof: the kernel lost $lost samples (ring full)" err.$1 ||
+		{ cat err.$1; fail "$1 ms: stderr does not report the $lost lost samples"; }
+	perf report -i rec.$1.data --stats > stats.$1 2>/dev/null || fail "perf cannot read rec.$1.data"
+	local plost psamples
+	plost=$(perf report -D -i rec.$1.data 2>/dev/null |
+		awk '/PERF_RECORD_LOST:/ {sub(/.*lost:/, ""); n += $1} END {print n + 0}')
+	psamples=$(awk '/SAMPLE events:/ {print $3; exit}' stats.$1)
+	[ "$plost" = "$lost" ] || fail "$1 ms: luaprof counts $lost lost samples, its recording $plost"
+	[ "$psamples" = "$samples" ] || fail "$1 ms: on_sample saw $samples samples, the recording holds $psamples"
+	echo "$1 ms: $samples samples, $lost lost, peak RSS $rss KiB"
+	echo "$rss" > rss.$1
+}
+overload 300
+overload 1200
+short=$(cat rss.300) long=$(cat rss.1200)
+[ "$long" -le $((short + short / 10 + 4096)) ] ||
+	fail "peak RSS grows with the overload: $short KiB over 300 ms, $long KiB over 1200 ms"

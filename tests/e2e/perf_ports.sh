@@ -1,0 +1,125 @@
+# The ports of perf's own scripts print what perf script -s prints with the
+# original on the same recording, line for line:
+# - syscall-counts, syscall-counts-by-pid, failed-syscalls-by-pid (each
+#   with no argument, with a command, and the by-pid ones with a pid) on a
+#   system-wide raw_syscalls recording of sysmix (1000 getppid, 100 failing
+#   close);
+# - sctop: its one block over the whole recording (-I longer than it) is
+#   syscall-counts.py's table (sctop.py's own header, which perf prints
+#   before reading the file, is its first lines: its timer thread prints
+#   on the clock, so later blocks are not comparable);
+# - sched-migration and wakeup-latency (Perl) on a system-wide recording of
+#   the scheduler's events during pingpong and twothreads;
+# - event_analyzing_sample on a cpu-clock and page-faults recording.
+# The originals run as shipped but for what this machine makes them need:
+# system call names from luaprof's table (a stub of the audit module,
+# which would give its own names: pread for pread64), sched-migration's
+# window (a stub of SchedGui that prints the time slices the window would
+# draw; the port prints the same), sched_wakeup without its "success"
+# field (gone from the kernel's format since 4.x: the originals' handlers
+# take fields by position), sched-migration's "rejected" message (a
+# format bug that raises TypeError), and event_analyzing_sample's
+# database (/dev/shm/perf.db, made here in the test's directory).
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+need_tracefs
+[ "$(id -u)" = 0 ] || skip "system-wide tracepoints need root"
+command -v perf >/dev/null || skip "perf is not installed: nothing to compare with"
+PY=/usr/lib/perf-core/scripts/python PL=/usr/lib/perf-core/scripts/perl
+[ -f "$PY/syscall-counts.py" ] || PY=/usr/libexec/perf-core/scripts/python PL=/usr/libexec/perf-core/scripts/perl
+[ -f "$PY/syscall-counts.py" ] || skip "perf's Python scripts are not installed (linux-perf ships them)"
+cd "$TMP"
+mkdir stub
+python3 - "$BUILD/gen/syscalls.h" > stub/audit.py <<'PYEOF' || fail "cannot make the audit stub"
+import re, sys
+names = dict((int(n), s) for s, n in re.findall(r'\{ "(\w+)", (\d+) \}', open(sys.argv[1]).read()))
+print("# test stub: the kernel's system call names, as luaprof has them")
+print("MACH_86_64 = MACH_ALPHA = MACH_IA64 = MACH_PPC = MACH_PPC64 = MACH_PPC64LE = 0")
+print("MACH_S390 = MACH_S390X = MACH_X86 = MACH_ARMEB = 0")
+print("NAMES = %r" % names)
+print("def audit_syscall_to_name(nr, machine):\n    return NAMES.get(nr)")
+PYEOF
+cat > stub/SchedGui.py <<'PYEOF'
+# Test stub for sched-migration.py's window: prints the time slices it would draw.
+class _Wx:
+    def App(self, *args):
+        return self
+    def MainLoop(self):
+        pass
+wx = _Wx()
+_KINDS = {"RunqueueEventSleep": ("sleep", "sleeper"), "RunqueueEventWakeup": ("wakeup", "wakee"),
+          "RunqueueEventFork": ("fork", "child"), "RunqueueMigrateIn": ("migrate_in", "new"),
+          "RunqueueMigrateOut": ("migrate_out", "old")}
+def _event(e):
+    k = _KINDS.get(type(e).__name__)
+    return "%s %d" % (k[0], getattr(e, k[1])) if k else "unknown"
+class RootFrame:
+    def __init__(self, timeslices, title):
+        for i, ts in enumerate(timeslices.data):
+            print("%d %d %d load=%d cpus=%s" % (i, ts.start, ts.end, ts.total_load,
+                                                 ",".join(str(c) for c in ts.event_cpus)))
+            for cpu in sorted(ts.rqs):
+                rq = ts.rqs[cpu]
+                print("  cpu %d: %s  %s" % (cpu, " ".join(str(t) for t in rq.tasks), _event(rq.event)))
+PYEOF
+python3 - "$PY" <<'PYEOF' || fail "cannot adapt the original scripts"
+import sys
+src = sys.argv[1]
+s = open(src + "/sched-migration.py").read()
+old = "% \\\n\t\t\t\theaders.ts_format(), headers.cpu, prev_comm, prev_pid, next_comm, next_pid)"
+assert old in s, "sched-migration.py: the rejected message"
+s = s.replace(old, "% \\\n\t\t\t\t(headers.ts_format(), headers.cpu, prev_comm, prev_pid, next_comm, next_pid))")
+assert s.count("prio, success,\n\ttarget_cpu):") == 2, "sched-migration.py: the wake-up handlers"
+s = s.replace("prio, success,\n\ttarget_cpu):", "prio,\n\ttarget_cpu, success=1):")
+open("sched-migration.py", "w").write(s)
+s = open(src + "/event_analyzing_sample.py").read()
+assert "/dev/shm/perf.db" in s
+open("event_analyzing_sample.py", "w").write(s.replace("/dev/shm/perf.db", "perf.db"))
+PYEOF
+sed 's/\$prio, \$success, \$target_cpu) = @_;/$prio, $target_cpu) = @_;/' "$PL/wakeup-latency.pl" > wakeup-latency.pl
+grep -q '\$prio, \$target_cpu) = @_;' wakeup-latency.pl || fail "wakeup-latency.pl: the wake-up handler"
+# same SCRIPT DATA ORIGINAL [ARG]: the port's output is the original's.
+same() {
+	local port=$1 data=$2 orig=$3 arg=${4:-}
+	PYTHONPATH=$TMP/stub perf script -i "$data" -s "$orig" $arg > orig.txt 2> orig.err ||
+		{ tail -5 orig.err; fail "perf script -s $(basename "$orig") failed"; }
+	expect_status 0 "$LUAPROF" run "$port" ${arg:+-A "$arg"} -i "$data"
+	diff orig.txt "$TMP/out" > diff.txt || { head -20 diff.txt; fail "$port${arg:+ $arg} differs from $(basename "$orig")"; }
+	[ "$(wc -l < orig.txt)" -ge 5 ] || fail "$port: fewer than 5 lines: $(cat orig.txt)"
+	echo "$port${arg:+ $arg}: the same $(wc -l < orig.txt) lines"
+}
+perf record -q -a -e raw_syscalls:sys_enter,raw_syscalls:sys_exit -o sys.data -- "$PROGS/sysmix" >/dev/null 2>&1 ||
+	fail "perf record of raw_syscalls failed"
+for s in syscall-counts syscall-counts-by-pid failed-syscalls-by-pid; do
+	same "$s" sys.data "$PY/$s.py"
+	same "$s" sys.data "$PY/$s.py" sysmix
+done
+grep -qE '^ +err = EBADF +100$' "$TMP/out" || fail "failed-syscalls-by-pid: not 100 EBADF for sysmix"
+pid=$(awk '/^sysmix \[/ {gsub(/[][]/, "", $2); print $2; exit}' "$TMP/out")
+same syscall-counts-by-pid sys.data "$PY/syscall-counts-by-pid.py" "$pid"
+same failed-syscalls-by-pid sys.data "$PY/failed-syscalls-by-pid.py" "$pid"
+# sctop
+PYTHONPATH=$TMP/stub timeout 20 perf script -i sys.data -s "$PY/sctop.py" > sctop.orig 2>/dev/null
+expect_status 0 "$LUAPROF" run sctop -I 1000000 -i sys.data
+head -6 sctop.orig | diff - <(head -6 "$TMP/out") || fail "sctop's header differs from sctop.py's"
+PYTHONPATH=$TMP/stub perf script -i sys.data -s "$PY/syscall-counts.py" 2>/dev/null |
+	sed '1d; s/^-\{40\}  -\{11\}$/---------------------------------------- ----------/; s/^---------------------------------------- ----------$/----------------------------------------  ----------/' > counts.txt
+tail -n +2 "$TMP/out" | diff counts.txt - || fail "sctop's block over the whole recording differs from syscall-counts.py's table"
+# the scheduler
+perf record -q -a -e sched:sched_switch,sched:sched_migrate_task,sched:sched_wakeup,sched:sched_wakeup_new \
+	-o sched.data -- sh -c "'$PROGS/pingpong' 1000; '$PROGS/twothreads' 51" >/dev/null 2>&1 ||
+	fail "perf record of the scheduler's events failed"
+same sched-migration sched.data sched-migration.py
+grep -qE '^  cpu [0-9]+: 0 ' "$TMP/out" || fail "sched-migration printed no runqueue"
+# wakeup-latency.pl lists the events it does not handle in a hash's order: sorted here
+perf script -i sched.data -s wakeup-latency.pl 2>/dev/null | sort > orig.txt
+expect_status 0 "$LUAPROF" run wakeup-latency -i sched.data
+sort "$TMP/out" | diff orig.txt - || fail "wakeup-latency differs from wakeup-latency.pl"
+grep -qE '^total_wakeups: [1-9]' "$TMP/out" || fail "wakeup-latency counted no wake-up"
+echo "wakeup-latency: the same $(wc -l < orig.txt) lines"
+# event_analyzing_sample
+perf record -q -e cpu-clock,page-faults -F 2000 -o eas.data -- "$PROGS/faults" 8 >/dev/null 2>&1 ||
+	fail "perf record of cpu-clock and page-faults failed"
+same event_analyzing_sample eas.data event_analyzing_sample.py
+grep -qE '^ +faults +[0-9]+ +#+$' "$TMP/out" || fail "event_analyzing_sample: no faults row"
+exit 0

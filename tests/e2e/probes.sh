@@ -1,0 +1,52 @@
+# Probes counted exactly, their values right: a function called exactly
+# 777 times with the arguments 0..776, in a PIE program and in a shared
+# library loaded with dlopen after the start: uprobe gives 777 samples with
+# s.args[1] running 0..776 in order, uretprobe 777 with s.retval == 2 * arg.
+# A USDT probe without a semaphore (register, signed int, constant and
+# stack-memory arguments) fired exactly N times; one guarded by a
+# semaphore, whose code runs only while luaprof is attached.  A global
+# variable written exactly N times: mem:VARIABLE:w gives N samples, each at
+# its address.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+[ -r /sys/bus/event_source/devices/uprobe/type ] || skip "this kernel has no uprobe PMU"
+[ "$(id -u)" = 0 ] || skip "placing uprobes needs root (or CAP_PERFMON)"
+P=$PROGS/probed
+readelf -h "$P" | grep -q 'DYN' || fail "$P is not PIE: the test wants a PIE program"
+
+# PIE: entry and return of twice(), 777 calls
+expect_status 0 "$LUAPROF" run "$CHECKS/probes.lua" -e "uprobe:$P:twice,uretprobe:$P:twice" -- "$P" calls 777
+expect_grep "^event	uprobe:$P:twice	777	0	0$" "$TMP/out"
+expect_grep "^event	uretprobe:$P:twice	777	0	0$" "$TMP/out"
+expect_grep '^lost	0$' "$TMP/out"
+# a library the program loads after its start, by a path relative to here
+cd "$PROGS"
+expect_status 0 "$LUAPROF" run "$CHECKS/probes.lua" \
+	-e 'uprobe:./libprobelib.so:lib_twice,uretprobe:./libprobelib.so:lib_twice' -- ./probed lib "$PROGS/libprobelib.so" 777
+expect_grep '^event	uprobe:./libprobelib.so:lib_twice	777	0	0$' "$TMP/out"
+expect_grep '^event	uretprobe:./libprobelib.so:lib_twice	777	0	0$' "$TMP/out"
+# a program found on $PATH, by its name
+PATH=$PROGS:$PATH expect_status 0 "$LUAPROF" run "$CHECKS/probes.lua" -e "uprobe:probed:twice" -- probed calls 50
+expect_grep '^event	uprobe:probed:twice	50	0	0$' "$TMP/out"
+cd "$TMP"
+
+# a global variable written exactly 500 times (its address moves with the PIE's load address)
+expect_status 0 "$LUAPROF" run "$CHECKS/probes.lua" -e mem:watched:w -- "$P" watch 500
+expect_grep '^event	mem:watched:w	500	0	0$' "$TMP/out"
+expect_grep '^addrs	1$' "$TMP/out"
+
+readelf -n "$P" 2>/dev/null | grep -q 'Name: tick' ||
+	skip "no USDT probes in the workloads: <sys/sdt.h> was missing when they were built (make test-deps installs systemtap-sdt-dev)"
+# USDT, no semaphore: -8@%rax -4@%edx -4@$5 -8@-8(%rbp): i, -i, 5, 3*i
+expect_status 0 "$LUAPROF" run "$CHECKS/probes.lua" -e "usdt:$P:luaprof_test:tick" -- "$P" usdt 777
+expect_grep "^event	usdt:$P:luaprof_test:tick	777	0	0$" "$TMP/out"
+expect_grep '^usdt_args	0	0	5	0$' "$TMP/out"
+expect_grep '^usdt_args	2	-2	5	6$' "$TMP/out"
+# USDT with a semaphore: the guarded code runs only while the probe is attached
+S=$PROGS/probesema
+"$S" 300 > "$TMP/alone" || fail "probesema failed"
+grep -q '^guarded ran 0 of 300$' "$TMP/alone" || fail "the guarded code ran without a tracer: $(cat "$TMP/alone")"
+expect_status 0 "$LUAPROF" run "$CHECKS/probes.lua" -e "usdt:$S:luaprof_test:guarded" -- "$S" 300
+expect_grep '^guarded ran 300 of 300$' "$TMP/out"
+expect_grep "^event	usdt:$S:luaprof_test:guarded	300	0	0$" "$TMP/out"
+exit 0

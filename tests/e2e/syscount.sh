@@ -1,0 +1,48 @@
+# syscount on sysmix (1000 getppid, 100 close(-1) failing with EBADF, ten
+# 2 ms nanosleeps):
+# - exactly 1000 getppid with no error, exactly 100 close errors, 10
+#   clock_nanosleep of 2-12 ms on average and at least 2 ms each (a sleep
+#   never ends early; the wake-up may come up to 10 ms late under load);
+# - every system call's calls and errors are perf trace -s's for the same
+#   program, and the same from perf's recording of it (perf record -e
+#   raw_syscalls:*), exactly: the program makes the same calls each run;
+# - with -p, a sysmix of 50 sleeps of 20 ms attached after its start: 40 to
+#   50 of them; with -a and --per=all: at least the program's 1000 getppid.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+need_tracefs
+[ "$(id -u)" = 0 ] || skip "raw_syscalls tracepoints need root"
+cd "$TMP"
+field() {       # field FILE NAME COLUMN: a column of NAME's row
+	awk -v n="$2" -v c="$3" '$1 == n {print $c; exit}' "$1"
+}
+expect_status 0 "$LUAPROF" run syscount -- "$PROGS/sysmix"
+cp "$TMP/out" live.txt
+[ "$(field live.txt getppid 2)/$(field live.txt getppid 3)" = 1000/0 ] || { cat live.txt; fail "getppid: not 1000 calls and no error"; }
+[ "$(field live.txt close 3)" = 100 ] || fail "close: not exactly 100 errors"
+[ "$(field live.txt clock_nanosleep 2)" = 10 ] || fail "clock_nanosleep: not 10 calls"
+awk '$1 == "clock_nanosleep" && $5 >= 2.0 && $6 >= 2.0 && $6 <= 12 {f = 1} END {exit !f}' live.txt ||
+	fail "clock_nanosleep: min or average not in 2-12 ms"
+calls() { awk '$2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ && $1 != "syscall" {print $1, $2, $3}' "$1" | sort; }
+calls live.txt > ours.calls
+if timeout 60 perf trace -s -o trace.txt -- "$PROGS/sysmix" >/dev/null 2>&1; then
+	awk '/-----/ {t = 1; next} t && NF >= 4 && $2 ~ /^[0-9]+$/ {print $1, $2, $3}' trace.txt | sort > perf.calls
+	diff perf.calls ours.calls || fail "calls and errors differ from perf trace -s"
+else
+	echo "perf trace -s does not run here: compared with perf's recording only"
+fi
+perf record -q -e 'raw_syscalls:sys_enter,raw_syscalls:sys_exit' -o sc.data -- "$PROGS/sysmix" >/dev/null 2>&1 ||
+	fail "perf record of raw_syscalls failed"
+expect_status 0 "$LUAPROF" run syscount -i sc.data
+calls "$TMP/out" > rec.calls
+diff ours.calls rec.calls || fail "calls and errors from perf's recording differ from the live run's"
+"$PROGS/sysmix" 0 0 50 20 &
+pid=$!
+sleep 0.05
+expect_status 0 "$LUAPROF" run syscount -p "$pid"
+wait "$pid"
+n=$(field "$TMP/out" clock_nanosleep 2)
+[ "${n:-0}" -ge 40 ] && [ "$n" -le 50 ] || fail "-p: $n clock_nanosleep calls, expected 40-50"
+expect_status 0 "$LUAPROF" run syscount --per=all -a -- "$PROGS/sysmix"
+[ "$(field "$TMP/out" getppid 2)" -ge 1000 ] || fail "-a: fewer than 1000 getppid"
+exit 0

@@ -1,0 +1,66 @@
+# wakeup against an independent count from perf script's text of one perf
+# recording (perf record -a -e sched:sched_wakeup,sched:sched_switch) of
+# pingpong (two processes passing a byte 2000 times, each pass waking the
+# other): the waker -> wakee pairs with their counts, and per woken thread
+# the count, average and maximum of its latencies (wake-up to switch in,
+# whole microseconds), exactly.  Live: the two pingpong processes wake each
+# other 1000-2000 times each way (a reader still running when the byte
+# comes is not woken, so not every pass is a wake-up), and the latency
+# histograms hold exactly the wake-ups that were followed by a switch in.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+need_tracefs
+[ "$(id -u)" = 0 ] || skip "system-wide tracepoints need root"
+command -v perf >/dev/null || skip "perf is not installed: nothing to compare with"
+cd "$TMP"
+perf record -q -a -e sched:sched_wakeup,sched:sched_switch -o wk.data -- "$PROGS/pingpong" 2000 >/dev/null 2>&1 ||
+	fail "perf record -a of the sched tracepoints failed"
+perf script -i wk.data --ns > wk.txt 2>/dev/null || fail "perf script failed"
+expect_status 0 "$LUAPROF" run wakeup --limit=100000 -i wk.data
+python3 - wk.txt "$TMP/out" <<'PY' || fail "wakeup differs from the count made from perf script"
+import re, sys
+head = re.compile(r"^\s*(.+?)\s+(\d+)\s+\[\d+\]\s+(\d+)\.(\d+):\s+sched:(sched_wakeup|sched_switch):\s+(.*)$")
+pairs, woken, lat = {}, {}, {}
+for line in open(sys.argv[1]):
+    m = head.match(line)
+    if not m:
+        continue
+    comm, tid, t, ev, rest = m.group(1), int(m.group(2)), int(m.group(3)) * 10**9 + int(m.group(4)), m.group(5), m.group(6)
+    if ev == "sched_wakeup":
+        w = re.match(r"comm=(.*) pid=(\d+) prio=", rest)
+        if tid == 0 and comm == ":0":
+            comm = "swapper"    # perf's idle task, which perf script once named by its tid
+        key = (comm, tid, w.group(1), int(w.group(2)))
+        pairs[key] = pairs.get(key, 0) + 1
+        woken[int(w.group(2))] = t
+    else:
+        nxt = int(re.search(r" next_pid=(\d+) ", rest).group(1))
+        if nxt in woken:
+            lat.setdefault(nxt, []).append((t - woken.pop(nxt)) // 1000)
+ours = open(sys.argv[2]).read()
+rows = {}
+for l in ours.split("# who wakes whom\n", 1)[1].split("\n\n")[0].splitlines()[1:]:
+    f = l.split()
+    rows[(f[0], int(f[1]), f[2], int(f[3]))] = int(f[4])
+assert rows == pairs, "pairs: %d in luaprof, %d from perf script; differing: %s" % (
+    len(rows), len(pairs), sorted(set(rows.items()) ^ set(pairs.items()))[:5])
+threads = dict((int(t), (int(n), a, int(mx))) for t, n, a, mx in
+               re.findall(r"\(tid (\d+)\): (\d+) wake-ups, latency avg ([0-9.]+) us, max (\d+) us", ours))
+want = dict((t, (len(v), "%.1f" % (sum(v) / len(v)), max(v))) for t, v in lat.items())
+assert threads == want, "latencies: %s" % sorted(set(threads.items()) ^ set(want.items()))[:5]
+print("wakeup: %d pairs and %d threads' latencies as perf script gives them" % (len(pairs), len(want)))
+PY
+# live
+expect_status 0 "$LUAPROF" run wakeup -- "$PROGS/pingpong" 2000
+python3 - "$TMP/out" <<'PY' || { cat "$TMP/out"; fail "live: the pingpong wake-ups are wrong"; }
+import re, sys
+text = open(sys.argv[1]).read()
+pp = [(int(a), int(b), int(n)) for a, b, n in re.findall(r"^pingpong +(\d+) +pingpong +(\d+) +(\d+)$", text, re.M)]
+assert len(pp) == 2 and pp[0][0] == pp[1][1] and pp[0][1] == pp[1][0], pp
+assert all(1000 <= n <= 2000 for _, _, n in pp), pp
+for wakee, n in ((b, n) for _, b, n in pp):
+    m = re.search(r"\(tid %d\): (\d+) wake-ups" % wakee, text)
+    assert m and int(m.group(1)) <= n + 1 and int(m.group(1)) >= n - 2, (wakee, n, m and m.group(1))
+print("live: pingpong wake-ups", [n for _, _, n in pp])
+PY
+exit 0
