@@ -113,15 +113,23 @@ static struct lp_tpview *check_shown(lua_State *L, struct lp_run **run)
 	return tv;
 }
 
+/* Pushes hot field i of sample s; false (nothing pushed) for an array,
+ * which is made only when read, or when its data is not inside s. */
+static bool push_hot(lua_State *L, const struct lp_tpview *tv, size_t i,
+		     const struct lp_sample *s)
+{
+	const struct lp_tp_field *f = &tv->fmt->fields[i];
+	return f->kind != LP_TP_ARRAY && push_field(L, f, s->raw, s->raw_size);
+}
+
 /* Decodes tv's hot fields of sample s into its table (at LP_SLOT_FIELDS,
- * its names at LP_SLOT_FKEYS), or clears them (s NULL).  An array is
- * cleared either way: it is made again only when read (__index). */
+ * its names at LP_SLOT_FKEYS), or clears them (s NULL: the format, which
+ * may be gone with the source at the end, is not read then). */
 static void fill(lua_State *L, struct lp_tpview *tv, const struct lp_sample *s)
 {
 	for (size_t j = 0; j < tv->nr_hot; j++) {
-		const struct lp_tp_field *f = &tv->fmt->fields[tv->hot[j]];
 		lua_rawgeti(L, LP_SLOT_FKEYS, (lua_Integer)tv->hot[j] + 1);
-		if (!s || f->kind == LP_TP_ARRAY || !push_field(L, f, s->raw, s->raw_size))
+		if (!s || !push_hot(L, tv, tv->hot[j], s))
 			lua_pushnil(L);
 		lua_rawset(L, LP_SLOT_FIELDS);
 	}

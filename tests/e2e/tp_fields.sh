@@ -19,6 +19,7 @@ pid=$(awk '$1 == "switch" {print $3}' "$TMP/out")
 expect_grep "^exec	$PROGS/tpcalls	$pid\$" "$TMP/out"
 expect_grep '^close_ret	-9	integer$' "$TMP/out"
 expect_grep '^close_args	6	123456	integer$' "$TMP/out"
+expect_grep '^fd123456	1$' "$TMP/out"
 expect_grep "^raw	[0-9]+	$id\$" "$TMP/out"
 expect_grep '^other	nil	nil$' "$TMP/out"
 expect_grep '^cached	true	nil$' "$TMP/out"

@@ -5,10 +5,13 @@
 --   close_args N ARG1 TYPE       raw_syscalls:sys_enter's unsigned long args[6]
 --   raw LEN TYPE                 s.raw's length and its common_type
 --   other FIELDS RAW             a cpu-clock sample's s.fields and s.raw
---   cached SAME COMMON           s.fields is one view per call; no common_*
+--   cached SAME COMMON           s.fields is one table per call; no common_*
+--   fd123456 N                   sys_enter samples whose args[1] is 123456,
+--                                args read at every one (arrays are made
+--                                afresh for each sample)
 --   names N1,N2,...              pairs(s.fields) of sched_switch, in format order
 local pid, close_nr = nil, luaprof.syscall_nr("close")
-local seen = {}
+local seen, fd123456 = {}, 0
 local function once(key, ...)
   if not seen[key] then seen[key] = true; print(key, ...) end
 end
@@ -29,8 +32,12 @@ function on_sample(s)
     once("exec", f.filename, f.pid)
   elseif s.event == "syscalls:sys_exit_close" and f.ret < 0 then
     once("close_ret", f.ret, math.type(f.ret))
-  elseif s.event == "raw_syscalls:sys_enter" and f.id == close_nr and f.args[1] == 123456 then
-    once("close_args", #f.args, f.args[1], math.type(f.args[1]))
-    once("raw", #s.raw, (string.unpack("<I2", s.raw)))
+  elseif s.event == "raw_syscalls:sys_enter" and f.args[1] == 123456 then
+    fd123456 = fd123456 + 1
+    if f.id == close_nr then
+      once("close_args", #f.args, f.args[1], math.type(f.args[1]))
+      once("raw", #s.raw, (string.unpack("<I2", s.raw)))
+    end
   end
 end
+function on_end() print("fd123456", fd123456) end
