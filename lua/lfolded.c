@@ -66,7 +66,8 @@ static void text(lua_State *L, int idx, struct lp_buf *b)
 {
 	struct lines l = { 0 };
 	lp_stacks_each(L, idx, collect, &l, "folded");
-	qsort(l.v, l.n, sizeof *l.v, by_key);
+	if (l.n)                /* qsort takes no NULL array, even empty */
+		qsort(l.v, l.n, sizeof *l.v, by_key);
 	for (size_t i = 0; i < l.n; i++) {
 		lp_buf_add(b, l.v[i].key, l.v[i].len);
 		lp_buf_printf(b, " %.15g\n", l.v[i].count);

@@ -217,7 +217,13 @@ static struct lp_thread *thread_new(struct lp_procs *ps, uint32_t pid, uint32_t 
 		free(t);
 		return NULL;
 	}
-	snprintf(t->comm, sizeof t->comm, ":%" PRIu32, tid);
+	/* a thread is named ":TID" until a COMM record names it, as in perf;
+	 * the idle task (tid 0), which no record names, is "swapper", as
+	 * perf's session names it before reading anything */
+	if (tid == 0)
+		snprintf(t->comm, sizeof t->comm, "swapper");
+	else
+		snprintf(t->comm, sizeof t->comm, ":%" PRIu32, tid);
 	thread_set_proc(t, p);
 	return t;
 }

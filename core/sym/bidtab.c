@@ -69,7 +69,8 @@ static void settle(struct lp_bidtab *t)
 {
 	size_t k = 0;
 
-	qsort(t->v, t->nr, sizeof *t->v, cmp_want);
+	if (t->nr)              /* qsort takes no NULL array, even empty */
+		qsort(t->v, t->nr, sizeof *t->v, cmp_want);
 	for (size_t i = 0; i < t->nr; i++) {
 		if (i + 1 < t->nr && !strcmp(t->v[i].path, t->v[i + 1].path)) {
 			t->v[i + 1].warned |= t->v[i].warned;

@@ -650,7 +650,10 @@ def guards():
 
 def perf_probe(binary, func, event):
     """Creates the uprobe event probe_<binary>:<event> with perf probe (in
-    tracefs' uprobe_events); returns the name, or None when perf cannot."""
+    tracefs' uprobe_events); returns the name, or None when perf cannot.
+    One left by an interrupted run is deleted first."""
+    subprocess.run(["perf", "probe", "-q", "-d", "probe_%s:%s" % (os.path.basename(binary), event)],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     r = subprocess.run(["perf", "probe", "-q", "-x", binary, "-a", "%s=%s" % (event, func)],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     if r.returncode:

@@ -8,7 +8,10 @@
 need_perf_events
 command -v chromium >/dev/null || skip "chromium is not installed (make test-deps installs it as root)"
 command -v node >/dev/null || skip "node is not installed (make test-deps installs nodejs as root)"
+# make test-deps installs it under the plain build (make check-asan's
+# $BUILD is build-asan)
 PW=$BUILD/npm/node_modules/playwright-core
+[ -d "$PW" ] || PW=$ROOT/build/npm/node_modules/playwright-core
 [ -d "$PW" ] || skip "playwright-core is not installed (make test-deps runs npm install playwright-core)"
 cd "$TMP"
 expect_status 0 "$LUAPROF" run flamegraph -F 999 -o deep.data --out=flame.svg -- "$PROGS/deep16" 400

@@ -28,8 +28,6 @@ for line in open(sys.argv[1]):
     comm, tid, t, ev, rest = m.group(1), int(m.group(2)), int(m.group(3)) * 10**9 + int(m.group(4)), m.group(5), m.group(6)
     if ev == "sched_wakeup":
         w = re.match(r"comm=(.*) pid=(\d+) prio=", rest)
-        if tid == 0 and comm == ":0":
-            comm = "swapper"    # perf's idle task, which perf script once named by its tid
         key = (comm, tid, w.group(1), int(w.group(2)))
         pairs[key] = pairs.get(key, 0) + 1
         woken[int(w.group(2))] = t

@@ -119,6 +119,7 @@ static void unknown_threads_and_many(void)
 	struct lp_procs *ps = lp_procs_new();
 	struct lp_thread *t = lp_procs_thread(ps, 7, 8);
 	TEST_STREQ(t->comm, ":8");
+	TEST_STREQ(lp_procs_thread(ps, 0, 0)->comm, "swapper");     /* the idle task, as perf */
 	for (uint32_t i = 1000; i < 6000; i++)
 		TEST_TRUE(lp_procs_thread(ps, i, i) != NULL);
 	for (uint32_t i = 1000; i < 6000; i += 499)
