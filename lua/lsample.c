@@ -162,7 +162,7 @@ void lp_sample_open(lua_State *L, struct lp_run *run)
 	*ud = run;
 	run->view.ud = ud;
 	luaL_newmetatable(L, LP_SAMPLE_MT);
-	lua_newtable(L);                        /* __index: s.fields, then l_index */
+	lua_createtable(L, 0, 1);               /* __index: s.fields, then l_index */
 	run->view_index = lua_topointer(L, -1);
 	lua_createtable(L, 0, 1);
 	lua_createtable(L, 0, NR_FIELDS);

@@ -41,6 +41,7 @@
 #include "luaprof/trace.h"
 
 #define LP_FIELDS_MT "luaprof.Fields"
+#define FILL_HEADROOM (256u << 10)      /* see fill_room */
 
 /* s.fields of one tracepoint event. */
 struct lp_tpview {
@@ -299,6 +300,17 @@ static void show(struct lp_run *run, struct lp_tpview *tv)
 	run->tp_shown = tv;
 }
 
+/* Whether the Lua state has room under --script-memory for what a fill
+ * may allocate (strings it makes, the table's keys again after a
+ * collection).  The fill runs outside any protected call, where running
+ * out would abort; with less room, the hot fields are left to __index,
+ * inside the handler's call, where it is the call's error. */
+static bool fill_room(const struct lp_run *run)
+{
+	const struct lp_guard *g = &run->guard;
+	return !g->limit || g->limit - g->bytes >= FILL_HEADROOM;
+}
+
 void lp_trace_enter(struct lp_run *run, struct lp_tpview *tv)
 {
 	const struct lp_sample *s = &run->view.rec->u.sample;
@@ -309,7 +321,7 @@ void lp_trace_enter(struct lp_run *run, struct lp_tpview *tv)
 	if (tv != run->tp_shown)
 		show(run, tv);
 	if (tv->nr_hot)
-		fill(run->L, tv, s);
+		fill(run->L, tv, fill_room(run) ? s : NULL);
 }
 
 void lp_trace_push_fields(lua_State *L, struct lp_run *run)

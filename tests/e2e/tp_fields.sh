@@ -53,4 +53,13 @@ expect_status 255 "$LUAPROF" run "$TMP/keep3.lua" -e syscalls:sys_enter_getppid,
 	-- "$PROGS/tpcalls" 1000
 expect_grep '^close	-9	true	1000	false	.*s.fields is read-only' "$TMP/out"
 expect_grep 's.fields used outside on_sample: copy the fields you need' "$TMP/err"
+# A script that fills --script-memory while reading string fields stops
+# with the limit named: short of memory, the fields are decoded inside its
+# call, not before it where running out would abort.
+cat > "$TMP/hog.lua" <<'LUA'
+local keep = {}
+function on_sample(s) keep[#keep + 1] = string.rep(s.fields.prev_comm, 256) .. #keep end
+LUA
+expect_status 255 "$LUAPROF" run --script-memory 2 "$TMP/hog.lua" -e sched:sched_switch -- "$PROGS/sleeper" 2000 1
+expect_grep 'reached the --script-memory limit of 2 MB' "$TMP/err"
 exit 0
