@@ -49,39 +49,10 @@ static const char prog_src[] =
 
 struct fn_pos { char name[32]; uint64_t vaddr, off; };
 
-static char tmpdir[64];
-
-static const char *tmp_path(const char *name)
-{
-	static char buf[16][128];       /* a ring: paths stay valid a while */
-	static int n;
-	char *p = buf[n++ & 15];
-
-	if (!tmpdir[0]) {
-		strcpy(tmpdir, "/tmp/lp_symtest_XXXXXX");
-		if (!mkdtemp(tmpdir))
-			abort();
-	}
-	snprintf(p, sizeof buf[0], "%s/%s", tmpdir, name);
-	return p;
-}
-
-static void cleanup(void)
-{
-	char cmd[128];
-
-	if (tmpdir[0]) {
-		snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "  cleanup of %s failed\n", tmpdir);
-	}
-}
-
-
 /* Compiles prog_src with flags into tmp/name; returns its path. */
 static const char *build_prog(const char *name, const char *flags)
 {
-	const char *src = tmp_path("prog.c"), *bin = tmp_path(name);
+	const char *src = test_tmp("prog.c"), *bin = test_tmp(name);
 	FILE *f = fopen(src, "w");
 
 	TEST_TRUE(f != NULL);
@@ -141,7 +112,7 @@ static void check_prog(const char *bin)
 static void test_pie(void)
 {
 	check_prog(build_prog("pie", "-fPIE -pie"));
-	cleanup();
+	test_tmp_cleanup();
 }
 
 static void test_nopie(void)
@@ -152,7 +123,7 @@ static void test_nopie(void)
 	TEST_EQ(run_prog(bin, pos, 3), 3);
 	TEST_TRUE(pos[0].vaddr >= 0x400000);     /* really ET_EXEC */
 	check_prog(bin);
-	cleanup();
+	test_tmp_cleanup();
 }
 
 /* The build-id as `readelf -n` prints it ("" when none). */
@@ -218,9 +189,9 @@ static void test_build_id(void)
 	snprintf(bin, sizeof bin, "%s", build_prog("bid", "-Wl,--build-id=sha1"));
 	check_build_id(bin);
 	check_build_id(build_prog("bidmd5", "-Wl,--build-id=md5"));
-	TEST_EQ(sh("cp %s %s && strip --strip-all %s", bin, tmp_path("bid.s"),
-		   tmp_path("bid.s")), 0);
-	check_build_id(tmp_path("bid.s"));
+	TEST_EQ(sh("cp %s %s && strip --strip-all %s", bin, test_tmp("bid.s"),
+		   test_tmp("bid.s")), 0);
+	check_build_id(test_tmp("bid.s"));
 	const char *noid = build_prog("noid", "-Wl,--build-id=none");
 	struct lp_dso *d = lp_dso_open(noid);
 	const uint8_t *id;
@@ -228,11 +199,11 @@ static void test_build_id(void)
 	TEST_TRUE(d != NULL);
 	TEST_EQ(lp_dso_build_id(d, &id), 0);
 	TEST_EQ(lp_elf_build_id(noid, buf, sizeof buf), 0);
-	TEST_EQ(lp_elf_build_id(tmp_path("missing"), buf, sizeof buf), 0);
+	TEST_EQ(lp_elf_build_id(test_tmp("missing"), buf, sizeof buf), 0);
 	TEST_EQ(lp_elf_build_id("/etc/passwd", buf, sizeof buf), 0);
 	TEST_EQ(lp_elf_build_id("/tmp", buf, sizeof buf), 0);
 	lp_dso_free(d);
-	cleanup();
+	test_tmp_cleanup();
 }
 
 static void test_stripped(void)
@@ -241,9 +212,9 @@ static void test_stripped(void)
 	struct fn_pos pos[3];
 
 	TEST_EQ(run_prog(bin, pos, 3), 3);
-	TEST_EQ(sh("cp %s %s && strip --strip-all %s", bin, tmp_path("plain.s"),
-		   tmp_path("plain.s")), 0);
-	struct lp_dso *d = lp_dso_open(tmp_path("plain.s"));
+	TEST_EQ(sh("cp %s %s && strip --strip-all %s", bin, test_tmp("plain.s"),
+		   test_tmp("plain.s")), 0);
+	struct lp_dso *d = lp_dso_open(test_tmp("plain.s"));
 	TEST_TRUE(d != NULL);
 	TEST_EQ(lp_symtab_count(lp_dso_symtab(d)), 0);  /* .dynsym: imports only */
 	TEST_TRUE(lp_dso_find(d, pos[0].vaddr) == NULL);
@@ -262,7 +233,7 @@ static void test_stripped(void)
 	const struct lp_sym *g = lp_dso_find(d, pos[2].vaddr);
 	TEST_TRUE(g == NULL || strcmp(g->name, "lp_gamma_local") != 0);
 	lp_dso_free(d);
-	cleanup();
+	test_tmp_cleanup();
 }
 
 struct maps_line { uint64_t start, end, off; char path[256]; };
@@ -389,7 +360,7 @@ static void test_libc_debug_file(void)
 
 static void test_not_elf(void)
 {
-	const char *txt = tmp_path("text.txt"), *empty = tmp_path("empty");
+	const char *txt = test_tmp("text.txt"), *empty = test_tmp("empty");
 	FILE *f = fopen(txt, "w");
 
 	fputs("#!/bin/sh\necho this is not an ELF file at all\n", f);
@@ -402,24 +373,24 @@ static void test_not_elf(void)
 	TEST_TRUE(lp_dso_open(empty) == NULL);
 	TEST_EQ(errno, ENOEXEC);
 	errno = 0;
-	TEST_TRUE(lp_dso_open(tmp_path("missing")) == NULL);
+	TEST_TRUE(lp_dso_open(test_tmp("missing")) == NULL);
 	TEST_EQ(errno, ENOENT);
 	errno = 0;
-	TEST_TRUE(lp_dso_open(tmpdir) == NULL);
+	TEST_TRUE(lp_dso_open(test_tmp(".")) == NULL);
 	TEST_EQ(errno, EISDIR);
 	errno = 0;
 	TEST_TRUE(lp_dso_open("/dev/null") == NULL);
 	TEST_EQ(errno, ENOEXEC);
 	/* A relocatable object is ELF but not a loadable one. */
-	TEST_EQ(sh("echo 'int f(void){return 1;}' | cc -x c -c -o %s -", tmp_path("o.o")), 0);
+	TEST_EQ(sh("echo 'int f(void){return 1;}' | cc -x c -c -o %s -", test_tmp("o.o")), 0);
 	errno = 0;
-	TEST_TRUE(lp_dso_open(tmp_path("o.o")) == NULL);
+	TEST_TRUE(lp_dso_open(test_tmp("o.o")) == NULL);
 	TEST_EQ(errno, ENOEXEC);
 	char junk[64] = "not an elf image, but long enough for an ELF header";
 	errno = 0;
 	TEST_TRUE(lp_dso_open_mem("x", junk, sizeof junk) == NULL);
 	TEST_EQ(errno, ENOEXEC);
-	cleanup();
+	test_tmp_cleanup();
 }
 
 /* A file's bytes in memory give the same dso as the file. */
@@ -450,7 +421,7 @@ static void test_open_mem(void)
 	lp_dso_free(m);
 	lp_dso_free(d);
 	free(buf);
-	cleanup();
+	test_tmp_cleanup();
 }
 
 static struct lp_map mk_map(const char *path, uint64_t start, uint64_t end,
@@ -537,7 +508,7 @@ static void test_dsos_cache(void)
 		TEST_STREQ(name, special[i]);
 	}
 	/* A missing file fails once and stays cached as a failure. */
-	struct lp_map miss = mk_map(tmp_path("gone"), 0x1000, 0x2000, 0, 99);
+	struct lp_map miss = mk_map(test_tmp("gone"), 0x1000, 0x2000, 0, 99);
 	size_t before = lp_dsos_count(c);
 	TEST_TRUE(lp_dsos_get(c, &miss) == NULL);
 	TEST_TRUE(lp_dsos_get(c, &miss) == NULL);
@@ -568,7 +539,7 @@ static void test_dsos_cache(void)
 	TEST_EQ(lp_dsos_count(c), n);
 	lp_dsos_free(c);
 	lp_dsos_free(NULL);
-	cleanup();
+	test_tmp_cleanup();
 }
 
 TEST_MAIN("dso",
