@@ -61,12 +61,21 @@ awk -v w="$wall" '/^# cpu-clock samples per CPU/ {t = 1; next} t && $1 ~ /^[0-9]
 	END {exit bad}' all.txt || fail "-a: a CPU without samples, or with more than 4000/s x ${wall} s x 1.3"
 
 # The contrast: per-process versus system-wide cpu-clock on one busy thread.
+# Per-process, its samples are nearly all in spin_iters; system-wide it gets
+# as many samples as per-process (cpu-clock samples it where it runs,
+# 300 ms of CPU either way: within 15%), and the rest of the samples are
+# other CPUs' work and idle time.  How much of the idle time is sampled
+# varies on this VM (0-40% of a quiet run's samples: a vCPU in NOHZ idle
+# misses its timer's periods, perf record -a as much), so the busy
+# thread's share is not asserted.
 expect_status 0 "$LUAPROF" run top --limit=3 -- ./"$S" 300
 own=$(awk '$NF == "spin_iters" {sub(/%/, "", $1); print $1}' "$TMP/out")
+own_n=$(sed -n 's/^# \([0-9]*\) samples of event.*/\1/p' "$TMP/out")
 expect_status 0 "$LUAPROF" run top --sort=comm --limit=1000 -a -- ./"$S" 300
 sys=$(awk -v s="$S" '$NF == s {sub(/%/, "", $1); print $1}' "$TMP/out")
+sys_n=$(awk -v s="$S" '$NF == s {print $2}' "$TMP/out")
 idle=$(awk '$NF == "swapper" {sub(/%/, "", $1); print $1}' "$TMP/out")
-echo "per-process: spin_iters ${own}% of the busy thread's samples; system-wide: spin ${sys}%, idle ${idle:-0}% of all samples ($(nproc) CPUs)"
-awk -v o="$own" -v s="$sys" -v n="$(nproc)" 'BEGIN {exit !(o >= 85 && s <= 100 / n + 5)}' ||
-	fail "per-process spin_iters ${own}% (>= 85 expected), system-wide spin ${sys}% (<= $((100 / $(nproc) + 5)) expected)"
+echo "per-process: spin_iters ${own}% of the busy thread's ${own_n} samples; system-wide: spin ${sys}% (${sys_n} samples), idle ${idle:-0}% of all samples ($(nproc) CPUs)"
+awk -v o="$own" -v a="$own_n" -v b="$sys_n" 'BEGIN {exit !(o >= 85 && a > 0 && b >= 0.85 * a && b <= 1.15 * a)}' ||
+	fail "per-process spin_iters ${own}% (>= 85 expected); the busy thread's samples: ${own_n} per-process, ${sys_n} system-wide (within 15% expected)"
 exit 0
