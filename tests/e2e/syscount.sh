@@ -27,7 +27,15 @@ calls() { awk '$2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ && $1 != "syscall" {print $1, 
 calls live.txt > ours.calls
 if timeout 60 perf trace -s -o trace.txt -- "$PROGS/sysmix" >/dev/null 2>&1; then
 	awk '/-----/ {t = 1; next} t && NF >= 4 && $2 ~ /^[0-9]+$/ {print $1, $2, $3}' trace.txt | sort > perf.calls
-	diff perf.calls ours.calls || fail "calls and errors differ from perf trace -s"
+	# perf trace pairs each enter with its exit as they stream in, and now
+	# and then misses one (999 getppid of sysmix's exact 1000, seen on a
+	# quiet machine): the same calls, each count equal or one less in
+	# perf's, the errors equal (the exact check is the replay of perf's
+	# recording below)
+	join perf.calls ours.calls > both.calls
+	[ "$(wc -l < both.calls)" = "$(wc -l < ours.calls)" ] && [ "$(wc -l < perf.calls)" = "$(wc -l < ours.calls)" ] &&
+		awk '{if ($2 > $4 || $2 < $4 - 1 || $3 != $5) bad = 1} END {exit bad}' both.calls ||
+		{ diff perf.calls ours.calls; fail "calls and errors differ from perf trace -s"; }
 else
 	echo "perf trace -s does not run here: compared with perf's recording only"
 fi

@@ -4,8 +4,9 @@
 # other): the waker -> wakee pairs with their counts, and per woken thread
 # the count, average and maximum of its latencies (wake-up to switch in,
 # whole microseconds), exactly.  Live: the two pingpong processes wake each
-# other 1000-2000 times each way (a reader still running when the byte
-# comes is not woken, so not every pass is a wake-up), and the latency
+# other 1-2000 times each way (a reader still running when the byte comes
+# is not woken, so not every pass is a wake-up: 215 of 2000 on a quiet
+# machine, 1000-2000 on a loaded one), and the latency
 # histograms hold exactly the wake-ups that were followed by a switch in.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
@@ -55,7 +56,7 @@ import re, sys
 text = open(sys.argv[1]).read()
 pp = [(int(a), int(b), int(n)) for a, b, n in re.findall(r"^pingpong +(\d+) +pingpong +(\d+) +(\d+)$", text, re.M)]
 assert len(pp) == 2 and pp[0][0] == pp[1][1] and pp[0][1] == pp[1][0], pp
-assert all(1000 <= n <= 2000 for _, _, n in pp), pp
+assert all(1 <= n <= 2000 for _, _, n in pp), pp     # few on a quiet machine: the reader is often still running
 for wakee, n in ((b, n) for _, b, n in pp):
     m = re.search(r"\(tid %d\): (\d+) wake-ups" % wakee, text)
     assert m and int(m.group(1)) <= n + 1 and int(m.group(1)) >= n - 2, (wakee, n, m and m.group(1))
