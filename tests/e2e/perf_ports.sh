@@ -101,7 +101,12 @@ same failed-syscalls-by-pid sys.data "$PY/failed-syscalls-by-pid.py" "$pid"
 # sctop
 PYTHONPATH=$TMP/stub timeout 20 perf script -i sys.data -s "$PY/sctop.py" > sctop.orig 2>/dev/null
 expect_status 0 "$LUAPROF" run sctop -I 1000000 -i sys.data
-head -6 sctop.orig | diff - <(head -6 "$TMP/out") || fail "sctop's header differs from sctop.py's"
+# sctop.py's timer thread prints on the clock: a run cut short by its
+# timeout may print less of the header (once: 5 of its 6 lines), so the
+# lines it did print are compared, at least 4
+n=$(head -6 sctop.orig | wc -l)
+[ "$n" -ge 4 ] || { cat sctop.orig; fail "sctop.py printed $n header lines"; }
+head -"$n" sctop.orig | diff - <(head -"$n" "$TMP/out") || fail "sctop's header differs from sctop.py's"
 PYTHONPATH=$TMP/stub perf script -i sys.data -s "$PY/syscall-counts.py" 2>/dev/null |
 	sed '1d; s/^-\{40\}  -\{11\}$/---------------------------------------- ----------/; s/^---------------------------------------- ----------$/----------------------------------------  ----------/' > counts.txt
 tail -n +2 "$TMP/out" | diff counts.txt - || fail "sctop's block over the whole recording differs from syscall-counts.py's table"
