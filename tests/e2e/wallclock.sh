@@ -1,9 +1,12 @@
 # wallclock on duty (4 times: 40 ms of CPU in compute(), then a 360 ms
 # nanosleep), live, with -p, with -a and on its own recording:
-# - the time on the CPU over on + asleep is 9-10.5%: 40 / (40 + 360) is
+# - the time on the CPU over on + asleep is 9-11%: 40 / (40 + 360) is
 #   10%; the sleeps never end early and each wake-up may be up to 10 ms
-#   late on a loaded machine (40/410: 9.8%), the on-CPU time is cpu-clock
-#   samples' periods, within a period (250 us) of the 40 ms per cycle;
+#   late on a loaded machine (40/410: 9.8%); the on-CPU time is cpu-clock
+#   samples' periods, which count the time the host takes the vCPU away
+#   (steal), while the 40 ms compute() burns are thread CPU time, which
+#   does not: a quiet clean-clone CI run measured 10.53% (171 ms on the
+#   CPU for 160 ms of thread time), so up to 11% (44/404) is allowed;
 #   being runnable but kept off a busy CPU is a third share, not counted
 #   in the ratio (it is load, not the program);
 # - the row's shares add up to 100% (0.05 for rounding); wall >= 1.6 s;
@@ -40,7 +43,7 @@ check_row() {
 }
 expect_status 0 "$LUAPROF" run wallclock -o wall.data -- ./"$C" 4 40 360
 cp "$TMP/out" live.txt
-check_row live.txt 0.09 0.105
+check_row live.txt 0.09 0.11
 awk -v c="$C" '$1 == c && $5 == "s" && $4 >= 1.6 {f = 1} END {exit !f}' live.txt || fail "wall time below 1.6 s"
 expect_status 0 "$LUAPROF" run wallclock --limit=1000 -i wall.data
 diff <(grep "^$C " live.txt | tr -s " ") <(grep "^$C " "$TMP/out" | tr -s " ") || fail "the replay prints another duty row"
@@ -52,7 +55,7 @@ cp "$TMP/out" attach.txt
 check_row attach.txt 0.085 0.11
 expect_status 0 "$LUAPROF" run wallclock -a --limit=1000 -- ./"$C" 4 40 360
 cp "$TMP/out" all.txt
-check_row all.txt 0.09 0.105
+check_row all.txt 0.09 0.11
 wall=$(awk -v c="$C" '$1 == c {print ($5 == "s" ? $4 : $4 / 1000)}' all.txt)
 ncpu=$(awk '/^# cpu-clock samples per CPU/ {t = 1; next} t && $1 ~ /^[0-9]+$/ {n++} END {print n}' all.txt)
 [ "$ncpu" = "$(nproc)" ] || fail "-a: $ncpu CPUs in the table, $(nproc) online"
