@@ -14,6 +14,9 @@
 #include "sym/sym_int.h"
 
 #define MINIDEBUG_MAX (64u << 20)
+#ifndef XZ_MEMLIMIT     /* make fuzz builds with a small one: see the Makefile */
+#define XZ_MEMLIMIT (256u << 20)        /* the decoder's memory, its dictionary mostly */
+#endif
 
 /* Makes room for more output: doubles the buffer, up to max. */
 static int more_room(lzma_stream *s, uint8_t **buf, size_t *cap, size_t first, size_t max)
@@ -39,7 +42,7 @@ int lp_xz_decode(const void *data, size_t size, size_t max, void **out, size_t *
 	uint8_t *buf = NULL;
 	size_t cap = 0, first = size < max / 4 ? size * 4 + 4096 : max;
 	int rc = 0;
-	if (lzma_stream_decoder(&s, 256u << 20, 0) != LZMA_OK)
+	if (lzma_stream_decoder(&s, XZ_MEMLIMIT, 0) != LZMA_OK)
 		return -ENOMEM;
 	s.next_in = data;
 	s.avail_in = size;
