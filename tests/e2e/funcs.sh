@@ -4,12 +4,13 @@
 # - funccount OBJECT:fc_* counts 1000/2000/3000 exactly, live and with -a
 #   (counted in the kernel: nothing is lost), and from a recording of the
 #   three uprobes' samples; with -I the intervals' counts add up to the
-#   total; attached with -p to a run of ten 50 ms naps, 5 to 10 naps;
+#   total; attached with -p to a run of ten 50 ms naps held at a gate
+#   until luaprof has attached (lib.sh's gated), all 10 naps;
 # - funclatency OBJECT:nap --unit=ms: exactly 10 calls, none under 2 ms (a
 #   sleep never ends early) and at least 6 in the [2, 4) bucket (a wake-up
 #   may be late by milliseconds on a loaded machine, so not all ten need
 #   be); the same from a recording of the two probes; attached with -p to
-#   ten 50 ms naps, 5 to 10 calls, each at least 32 ms (the [32, 64) bucket
+#   ten 50 ms naps (gated), all 10 calls, each at least 32 ms (the [32, 64) bucket
 #   or above);
 # - a missing pattern, object or function: one line naming the script and
 #   its --help (luaprof.usage_error), exit 255, the command not started.
@@ -34,13 +35,10 @@ expect_status 0 "$LUAPROF" run funccount -A "$P:fc_*" -i fc.data
 expect_status 0 "$LUAPROF" run funccount -A "$P:nap" -I 100 -- "./$C" 1000 50
 awk '/^[0-9.]+ s:$/ {i = 1} /^[0-9]+ functions of/ {i = 0; t = 1} $1 == "nap" {if (t) total = $2; else sum += $2}
 	END {exit !(sum == 10 && total == 10)}' "$TMP/out" || { cat "$TMP/out"; fail "funccount -I: the intervals' naps do not add up to the 10"; }
-"./$C" 0 50 &
-pid=$!
-sleep 0.05
-expect_status 0 "$LUAPROF" run funccount -A "$P:nap" -p "$pid"
-wait "$pid"
+gated "./$C" 0 50
+attach_gated 0 "$LUAPROF" run funccount -A "$P:nap"
 n=$(awk '$1 == "nap" {print $2}' "$TMP/out")
-[ "${n:-0}" -ge 5 ] && [ "$n" -le 10 ] || { cat "$TMP/out"; fail "funccount -p: $n naps, expected 5-10"; }
+[ "${n:-0}" = 10 ] || { cat "$TMP/out"; fail "funccount -p: $n naps, expected 10"; }
 
 # funclatency: the histogram's rows "[lo, hi) count |...|"
 rows() { awk '/^\[/ {gsub(/[\[\),]/, " "); print $1, $3}' "$1"; }
@@ -57,13 +55,10 @@ check_naps "$TMP/out" "funclatency -i"
 expect_status 0 "$LUAPROF" run funclatency -A "$P:nap" --unit=ms --per=thread -a -- "./$C" 10 2
 check_naps "$TMP/out" "funclatency -a --per=thread"
 grep -q "^Function = nap $C " "$TMP/out" || fail "funclatency --per=thread: no histogram named for the thread"
-"./$C" 0 50 &
-pid=$!
-sleep 0.05
-expect_status 0 "$LUAPROF" run funclatency -A "$P:nap" --unit=ms -p "$pid"
-wait "$pid"
+gated "./$C" 0 50
+attach_gated 0 "$LUAPROF" run funclatency -A "$P:nap" --unit=ms
 n=$(sed -n 's/.*count: \([0-9]*\)$/\1/p' "$TMP/out")
-[ "${n:-0}" -ge 5 ] && [ "$n" -le 10 ] || { cat "$TMP/out"; fail "funclatency -p: $n calls, expected 5-10"; }
+[ "${n:-0}" = 10 ] || { cat "$TMP/out"; fail "funclatency -p: $n calls, expected 10"; }
 rows "$TMP/out" | awk '$1 < 32 && $2 > 0 {bad = 1} END {exit bad}' || { cat "$TMP/out"; fail "funclatency -p: a 50 ms nap under 32 ms"; }
 # what the scripts were given, refused before anything runs: one line
 # naming the script and its --help, exit 255, the command not started

@@ -56,6 +56,39 @@ wait_gone() {
 	return 1
 }
 
+# gated CMD...: starts CMD in the background held at a gate: sh waits on a
+# FIFO, then execs CMD, so GATE_PID is CMD's pid from the start.  For -p
+# tests: luaprof attaches (attach_gated) before CMD runs a single
+# instruction, and what it counts is exact, however slowly luaprof started
+# (a "sleep 0.05" before attaching left 150 ms for luaprof's start-up).
+gated() {
+	GATE=$TMP/gate.$RANDOM
+	mkfifo "$GATE"
+	sh -c 'read _ < "$0"; exec "$@"' "$GATE" "$@" &
+	GATE_PID=$!
+}
+
+# attach_gated WANT LUAPROF ARGS...: runs LUAPROF ARGS -p GATE_PID (out and
+# err into $TMP/out, $TMP/err), opens the gate once luaprof is waiting for
+# records (its events are enabled before it first polls: /proc/PID/wchan
+# names the poll), waits for both and fails unless luaprof exits WANT.
+attach_gated() {
+	local want=$1 lp i rc; shift
+	"$@" -p "$GATE_PID" >"$TMP/out" 2>"$TMP/err" &
+	lp=$!
+	for i in $(seq 2000); do
+		grep -q poll "/proc/$lp/wchan" 2>/dev/null && ls -l "/proc/$lp/fd" 2>/dev/null | grep -q perf_event && break
+		kill -0 "$lp" 2>/dev/null && [ "$i" -lt 2000 ] || {
+			kill "$GATE_PID" "$lp" 2>/dev/null; wait "$lp"; cat "$TMP/out" "$TMP/err"
+			fail "$* -p: luaprof did not attach (within 20 s)"; }
+		sleep 0.01
+	done
+	echo go > "$GATE"
+	wait "$lp"; rc=$?
+	wait "$GATE_PID"
+	[ "$rc" = "$want" ] || { cat "$TMP/out" "$TMP/err"; fail "$* -p exited $rc, expected $want"; }
+}
+
 # expect_status WANT CMD...: runs CMD, fails unless it exits WANT.
 expect_status() {
 	local want=$1; shift

@@ -3,9 +3,9 @@
 # stack of its nanosleep call; live (the script's own system-wide
 # sched_switch), with -a, from its own recording (-o then -i: the same
 # sleeper rows), and from perf's recording (perf record -a -g -e
-# sched:sched_switch).  With -p, a sleeper of twenty 50 ms sleeps attached
-# to after its start: at least 15 of them (750 ms) seen whole, at most 1100
-# ms.  --states=R leaves the sleeps out.  Tolerance: nanosleep never
+# sched:sched_switch).  With -p, a sleeper of twenty 50 ms sleeps, held at
+# a gate until luaprof has attached (lib.sh's gated): all twenty seen,
+# 1000-1200 ms.  --states=R leaves the sleeps out.  Tolerance: nanosleep never
 # returns before its 50 ms (the switch out follows the timer's start by
 # microseconds: 1 ms below 500 is allowed for ten of them); above, each
 # wake-up adds the timer slack (50 us) and the wait for a CPU, which on a
@@ -47,12 +47,10 @@ in_range "-a" "$(nanosleep_us "$TMP/out")" 499000 600000
 # --states=R: only the waits for a CPU
 expect_status 0 "$LUAPROF" run offcpu --states=R --folded -- ./"$C" 10 50
 [ "$(nanosleep_us "$TMP/out")" = 0 ] || fail "--states=R counted the sleeps"
-# -p: attached after the start
-./"$C" 20 50 &
-pid=$!
-expect_status 0 "$LUAPROF" run offcpu --folded -p "$pid"
-wait "$pid"
-in_range "-p" "$(nanosleep_us "$TMP/out")" 750000 1100000
+# -p: attached before the program runs (gated), so all of its 20 sleeps
+gated ./"$C" 20 50
+attach_gated 0 "$LUAPROF" run offcpu --folded
+in_range "-p" "$(nanosleep_us "$TMP/out")" 999000 1200000
 # perf's recording
 perf record -q -a -g -e sched:sched_switch -o perf.data -- ./"$C" 10 50 >/dev/null 2>&1 ||
 	fail "perf record -a -e sched:sched_switch failed"

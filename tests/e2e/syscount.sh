@@ -6,8 +6,8 @@
 # - every system call's calls and errors are perf trace -s's for the same
 #   program, and the same from perf's recording of it (perf record -e
 #   raw_syscalls:*), exactly: the program makes the same calls each run;
-# - with -p, a sysmix of 50 sleeps of 20 ms attached after its start: 40 to
-#   50 of them; with -a and --per=all: at least the program's 1000 getppid.
+# - with -p, a sysmix of 50 sleeps of 20 ms held at a gate until luaprof
+#   has attached (lib.sh's gated): all 50 of them; with -a and --per=all: at least the program's 1000 getppid.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 need_tracefs
@@ -44,13 +44,10 @@ perf record -q -e 'raw_syscalls:sys_enter,raw_syscalls:sys_exit' -o sc.data -- "
 expect_status 0 "$LUAPROF" run syscount -i sc.data
 calls "$TMP/out" > rec.calls
 diff ours.calls rec.calls || fail "calls and errors from perf's recording differ from the live run's"
-"$PROGS/sysmix" 0 0 50 20 &
-pid=$!
-sleep 0.05
-expect_status 0 "$LUAPROF" run syscount -p "$pid"
-wait "$pid"
+gated "$PROGS/sysmix" 0 0 50 20
+attach_gated 0 "$LUAPROF" run syscount
 n=$(field "$TMP/out" clock_nanosleep 2)
-[ "${n:-0}" -ge 40 ] && [ "$n" -le 50 ] || fail "-p: $n clock_nanosleep calls, expected 40-50"
+[ "${n:-0}" = 50 ] || fail "-p: $n clock_nanosleep calls, expected sysmix's 50"
 expect_status 0 "$LUAPROF" run syscount --per=all -a -- "$PROGS/sysmix"
 [ "$(field "$TMP/out" getppid 2)" -ge 1000 ] || fail "-a: fewer than 1000 getppid"
 exit 0

@@ -7,7 +7,8 @@
 #   the 0.08 either side is for CPU noise from other work on the machine,
 #   which the two threads share about evenly);
 # - each interval's rows add up to its sample count;
-# - with -p (attached after the start) both workers are seen; with -a the
+# - with -p (attached before the program runs: lib.sh's gated) both
+#   workers are seen; with -a the
 #   whole system is, our process among it.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
@@ -42,10 +43,8 @@ for b in blocks:
 assert tables >= 3, "%d tables" % tables
 print("threads: %d tables add up; worker-2 %.3f" % (tables, share))
 PY
-"$PROGS/twothreads" 301 &
-pid=$!
-expect_status 0 "$LUAPROF" run threads --no-intervals -p "$pid"
-wait "$pid"
+gated "$PROGS/twothreads" 301
+attach_gated 0 "$LUAPROF" run threads --no-intervals
 grep -q '^worker-1 ' "$TMP/out" && grep -q '^worker-2 ' "$TMP/out" || { cat "$TMP/out"; fail "-p: the workers are missing"; }
 expect_status 0 "$LUAPROF" run threads --no-intervals -a -- "$PROGS/twothreads" 51
 grep -q '^worker-2 ' "$TMP/out" || { cat "$TMP/out"; fail "-a: worker-2 is missing"; }

@@ -1,14 +1,20 @@
 # wallclock on duty (4 times: 40 ms of CPU in compute(), then a 360 ms
-# nanosleep), live, with -p, with -a and on its own recording:
-# - the time on the CPU over on + asleep is 9-11%: 40 / (40 + 360) is
-#   10%; the sleeps never end early and each wake-up may be up to 10 ms
-#   late on a loaded machine (40/410: 9.8%); the on-CPU time is cpu-clock
-#   samples' periods, which count the time the host takes the vCPU away
-#   (steal), while the 40 ms compute() burns are thread CPU time, which
-#   does not: a quiet clean-clone CI run measured 10.53% (171 ms on the
-#   CPU for 160 ms of thread time), so up to 11% (44/404) is allowed;
-#   being runnable but kept off a busy CPU is a third share, not counted
-#   in the ratio (it is load, not the program);
+# nanosleep), live, with -p, with -a and on its own recording; duty writes
+# what it measured of itself (its STATS file): the time spent in compute()
+# by the monotonic clock, and its CPU time.  For the duty row:
+# - the time on the CPU (cpu-clock samples' periods) is at least duty's
+#   CPU time, and at most the time compute() took by the clock plus 20 ms
+#   for the rest of the program's life (luaprof's child from fork to exec,
+#   the exec, ld.so, the steps to each nanosleep), within 5% either way:
+#   a thread sharing its CPU is on it for many short slices, and samples
+#   them by the timer's ticks (a loaded run: 194.6 ms for 203.2 ms of CPU).
+#   cpu-clock counts the time the host takes the vCPU away (steal) and
+#   thread CPU time does not (CONFIG_PARAVIRT_TIME_ACCOUNTING=y): a quiet
+#   clean-clone CI run measured 171 ms on the CPU for 160 ms of thread
+#   time, which a 10.5% cap on the share failed;
+# - the time asleep is at least the 4 x 360 ms (nanosleep never ends
+#   early; 6 ms allowed for the wall time's rounding to 10 ms), and at most
+#   10 ms late per sleep (a wake-up waits for a CPU on a loaded machine);
 # - the row's shares add up to 100% (0.05 for rounding); wall >= 1.6 s;
 # - the replay of the run's recording prints the same duty row;
 # - with -a, each CPU has samples (cpu-clock samples every CPU, busy or
@@ -17,10 +23,10 @@
 #   timer's periods (runs gave 3985/s on one CPU and 450/s, then 60/s, on
 #   the other).
 # Then the contrast the README states with these numbers: one busy
-# thread's share of its own (per-process) cpu-clock samples is all in its
-# busy function (>= 85%: the rest is the kernel's interrupts), while of
-# system-wide samples it has at most 1/CPUs (+5%): a thread runs on one
-# CPU at a time, and every CPU is sampled.
+# thread's own (per-process) cpu-clock samples are nearly all in its busy
+# function (>= 75%: the rest is the kernel's interrupts, about a fifth of
+# them on a loaded machine, as record_attach notes), while system-wide it
+# gets as many samples (within 15%) among every other CPU's.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 need_tracefs
@@ -31,31 +37,36 @@ cd "$TMP"
 C=duty$$ S=spin$$
 cp "$PROGS/duty" "$C"
 cp "$PROGS/spin" "$S"
-# check_row FILE LO HI: the duty row's on/(on+sleeping) in [LO, HI] and its
-# shares summing to 100%; prints the row.
+# check_row FILE N STATS: the duty row of a run of N cycles (see the top),
+# with duty's own figures in STATS; prints the row's figures.
 check_row() {
-	awk -v c="$C" -v lo="$2" -v hi="$3" '$1 == c {
+	awk -v c="$C" -v n="$2" -v st="$(cat "$3")" '$1 == c {
+		split(st, d, " "); mono = d[1] / 1e6; cpu = d[2] / 1e6
+		wall = $5 == "s" ? $4 * 1000 : $4
 		for (i = 6; i <= 10; i++) sub(/%$/, "", $i)
-		r = $6 / ($6 + $7); s = $6 + $7 + $8 + $9 + $10
-		printf "%s: on %.2f%% asleep %.2f%% runnable %.2f%%: ratio %.4f, sum %.2f\n", FILENAME, $6, $7, $9, r, s
-		ok = r >= lo && r <= hi && s >= 99.95 && s <= 100.05; found = 1}
-		END {exit !(found && ok)}' "$1" || { cat "$1"; fail "$1: the duty row is wrong"; }
+		on = $6 * wall / 100; asleep = $7 * wall / 100; sum = $6 + $7 + $8 + $9 + $10
+		lo_on = 0.95 * cpu - 1; hi_on = 1.05 * (mono + 20); lo_sl = n * 360 - 6; hi_sl = n * 370 + 6
+		printf "%s: on %.1f ms (%.1f-%.1f; duty: %.1f ms in compute(), %.1f ms of CPU), asleep %.1f ms (%d-%d), runnable %.2f%%, sum %.2f%%\n",
+			FILENAME, on, lo_on, hi_on, mono, cpu, asleep, lo_sl, hi_sl, $9, sum
+		ok = on >= lo_on && on <= hi_on && asleep >= lo_sl && asleep <= hi_sl && sum >= 99.95 && sum <= 100.05
+		found = 1}
+		END {exit !(found && ok)}' "$1" || { cat "$1" "$TMP/err"; fail "$1: the duty row is wrong"; }
 }
-expect_status 0 "$LUAPROF" run wallclock -o wall.data -- ./"$C" 4 40 360
+expect_status 0 "$LUAPROF" run wallclock -o wall.data -- ./"$C" 4 40 360 live.stats
 cp "$TMP/out" live.txt
-check_row live.txt 0.09 0.11
+check_row live.txt 4 live.stats
 awk -v c="$C" '$1 == c && $5 == "s" && $4 >= 1.6 {f = 1} END {exit !f}' live.txt || fail "wall time below 1.6 s"
 expect_status 0 "$LUAPROF" run wallclock --limit=1000 -i wall.data
 diff <(grep "^$C " live.txt | tr -s " ") <(grep "^$C " "$TMP/out" | tr -s " ") || fail "the replay prints another duty row"
-./"$C" 5 40 360 &
-pid=$!
-expect_status 0 "$LUAPROF" run wallclock -p "$pid"
-wait "$pid"
+# -p: duty held at a gate until luaprof has attached (lib.sh's gated), so
+# all of its life is seen
+gated ./"$C" 5 40 360 attach.stats
+attach_gated 0 "$LUAPROF" run wallclock
 cp "$TMP/out" attach.txt
-check_row attach.txt 0.085 0.11
-expect_status 0 "$LUAPROF" run wallclock -a --limit=1000 -- ./"$C" 4 40 360
+check_row attach.txt 5 attach.stats
+expect_status 0 "$LUAPROF" run wallclock -a --limit=1000 -- ./"$C" 4 40 360 all.stats
 cp "$TMP/out" all.txt
-check_row all.txt 0.09 0.11
+check_row all.txt 4 all.stats
 wall=$(awk -v c="$C" '$1 == c {print ($5 == "s" ? $4 : $4 / 1000)}' all.txt)
 ncpu=$(awk '/^# cpu-clock samples per CPU/ {t = 1; next} t && $1 ~ /^[0-9]+$/ {n++} END {print n}' all.txt)
 [ "$ncpu" = "$(nproc)" ] || fail "-a: $ncpu CPUs in the table, $(nproc) online"
@@ -79,6 +90,6 @@ sys=$(awk -v s="$S" '$NF == s {sub(/%/, "", $1); print $1}' "$TMP/out")
 sys_n=$(awk -v s="$S" '$NF == s {print $2}' "$TMP/out")
 idle=$(awk '$NF == "swapper" {sub(/%/, "", $1); print $1}' "$TMP/out")
 echo "per-process: spin_iters ${own}% of the busy thread's ${own_n} samples; system-wide: spin ${sys}% (${sys_n} samples), idle ${idle:-0}% of all samples ($(nproc) CPUs)"
-awk -v o="$own" -v a="$own_n" -v b="$sys_n" 'BEGIN {exit !(o >= 85 && a > 0 && b >= 0.85 * a && b <= 1.15 * a)}' ||
-	fail "per-process spin_iters ${own}% (>= 85 expected); the busy thread's samples: ${own_n} per-process, ${sys_n} system-wide (within 15% expected)"
+awk -v o="$own" -v a="$own_n" -v b="$sys_n" 'BEGIN {exit !(o >= 75 && a > 0 && b >= 0.85 * a && b <= 1.15 * a)}' ||
+	fail "per-process spin_iters ${own}% (>= 75 expected); the busy thread's samples: ${own_n} per-process, ${sys_n} system-wide (within 15% expected)"
 exit 0
