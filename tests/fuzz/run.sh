@@ -27,6 +27,7 @@ max_len() {
 	fuzz_perfdata*|fuzz_pdpipe|fuzz_minidebug|fuzz_tdata) echo 16384 ;;
 	fuzz_srcline) echo 32768 ;;
 	fuzz_folded|fuzz_kallsyms) echo 4096 ;;
+	fuzz_evparse) echo 256 ;;     # -e strings: 256 bytes hold a dozen globs
 	*) echo 0 ;;     # libFuzzer's default: the largest seed
 	esac
 }
