@@ -59,19 +59,16 @@ check_row() {
 		found = 1}
 		END {exit !(found && ok)}' "$1" || { cat "$1" "$TMP/err"; fail "$1: the duty row is wrong"; }
 }
-# attach CMD...: CMD held at a gate until luaprof has attached (lib.sh's
-# gated), so all of its life is seen
-attach() {
-	gated "$@"
-	attach_gated 0 "$LUAPROF" run wallclock
-}
 expect_status 0 "$LUAPROF" run wallclock -o wall.data -- ./"$C" 4 40 360 live.stats
 cp "$TMP/out" live.txt
 check_row live.txt 4 live.stats
 awk -v c="$C" '$1 == c && $5 == "s" && $4 >= 1.6 {f = 1} END {exit !f}' live.txt || fail "wall time below 1.6 s"
 expect_status 0 "$LUAPROF" run wallclock --limit=1000 -i wall.data
 diff <(grep "^$C " live.txt | tr -s " ") <(grep "^$C " "$TMP/out" | tr -s " ") || fail "the replay prints another duty row"
-attach ./"$C" 5 40 360 attach.stats
+# -p: duty held at a gate until luaprof has attached (lib.sh's gated), so
+# all of its life is seen
+gated ./"$C" 5 40 360 attach.stats
+attach_gated 0 "$LUAPROF" run wallclock
 cp "$TMP/out" attach.txt
 check_row attach.txt 5 attach.stats
 expect_status 0 "$LUAPROF" run wallclock -a --limit=1000 -- ./"$C" 4 40 360 all.stats

@@ -12,13 +12,6 @@
 
 #include "spin.h"
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 __attribute__((noinline)) void compute(uint64_t ms)
 {
 	spin_ms(ms);
@@ -31,9 +24,9 @@ int main(int argc, char **argv)
 	struct timespec ts = { idle / 1000, (idle % 1000) * 1000000L };
 	uint64_t in_compute = 0;
 	for (long i = 0; i < n; i++) {
-		uint64_t t0 = mono_ns();
+		uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 		compute((uint64_t)busy);
-		in_compute += mono_ns() - t0;
+		in_compute += clock_ns(CLOCK_MONOTONIC) - t0;
 		struct timespec left = ts;
 		while (nanosleep(&left, &left))
 			;

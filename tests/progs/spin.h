@@ -16,11 +16,17 @@ static __attribute__((noinline, unused)) void spin_iters(uint64_t n)
 	spin_sink = x;
 }
 
-static inline uint64_t thread_cpu_ns(void)
+/* Clock c's time in nanoseconds. */
+static inline uint64_t clock_ns(clockid_t c)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	clock_gettime(c, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t thread_cpu_ns(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* Burns ms milliseconds of this thread's CPU time. */
