@@ -1,5 +1,5 @@
--- lib_modules.lua: every module of the report library on known input;
--- lib_modules.sh compares the output with expected/lib_modules.txt.
+-- report_lib.lua: every module of the report library on known input;
+-- report_lib.sh compares the output with expected/report_lib.txt.
 local fmt, json = luaprof.fmt, luaprof.json
 
 print("== map")

@@ -1,9 +1,0 @@
-# The report library on known input (tests/e2e/lua/lib_modules.lua): the
-# counting map, histograms, printing helpers, JSON, folded text and the
-# flame graph's frames, each with exact expected output.
-. "$(dirname "$0")/lib.sh"
-need_perf_events
-expect_status 0 "$LUAPROF" run "$CHECKS/lib_modules.lua" -- true
-diff -u "$ROOT/tests/e2e/expected/lib_modules.txt" "$TMP/out" > "$TMP/diff" ||
-	{ head -40 "$TMP/diff"; fail "the library's output differs from expected/lib_modules.txt"; }
-exit 0
