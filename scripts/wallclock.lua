@@ -9,6 +9,8 @@
 -- off-CPU time runs from a thread's switch out to its switch back in
 -- (luaprof.sched).  Both events are system-wide so that the switches back
 -- in are seen; the threads shown are the run's own (luaprof.is_target).
+-- When the kernel leaves a switch back in out, the thread's first sample
+-- after it ends the wait instead (at most one sample period late).
 -- The CPU table gives every CPU's samples and the share the idle task had:
 -- system-wide, cpu-clock samples each CPU whether it runs anything or not.
 
@@ -63,6 +65,7 @@ on_event = {
     if s.pid ~= 0 and luaprof.is_target(s.pid) then
       local th = thread(s.tid, s.pid, s.comm)
       th.on = th.on + s.period
+      off:running(s.tid, s.time)        -- back in, if its switch in was missed
     end
   end,
 }
@@ -93,7 +96,7 @@ function on_end()
   fmt.print_table(rows, { headers = { "COMMAND", "PID", "TID", "WALL", "ON-CPU", "SLEEPING",
                                       "BLOCKED", "RUNNABLE", "OTHER" } })
   if off.missed > 0 then
-    print(string.format("# %d switches back in were not recorded: those waits end at the next switch out",
+    print(string.format("# %d switches back in were not recorded: those waits end at the thread's next sample",
                         off.missed))
   end
   if not opt.cpus or not next(cpus) then return end

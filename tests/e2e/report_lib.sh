@@ -1,6 +1,7 @@
 # The report library on known input (tests/e2e/lua/report_lib.lua): the
-# counting map, histograms, printing helpers, JSON, folded text and the
-# flame graph's frames, each with exact expected output.
+# counting map, histograms, printing helpers, JSON, folded text, the flame
+# graph's frames and luaprof.sched's off-CPU intervals, each with exact
+# expected output.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 expect_status 0 "$LUAPROF" run "$CHECKS/report_lib.lua" -- true

@@ -8,6 +8,9 @@
 --                             for a CPU), "sleeping", "uninterruptible", ...
 --   local off = sched.offcpu{ keep = fn(s), filter = fn(tid), on_back = fn(o, t) }
 --   off:switch(s)             feed every sched:sched_switch sample (s)
+--   off:running(tid, t)       tid was seen running at t (a sample of it):
+--                             ends its wait there if its switch back in
+--                             was not recorded
 --   off:finish(t)             the threads still switched out at the end:
 --                             on_back for each, as if back in at time t
 --
@@ -24,6 +27,12 @@
 -- on these machines, switches from a few tasks of their own are never
 -- recorded, with perf as with luaprof) is taken to have been off until
 -- then: that interval has o.missed = true and is counted in off.missed.
+-- A script that also samples the threads (cpu-clock) passes each sample to
+-- off:running, so such a wait ends at the thread's first sample after it
+-- ran again, at most a sample period late, not at its next switch out.
+-- (On these VMs the switches from a CPU's idle task are the ones left out,
+-- on one of the two CPUs: a thread woken on an idle CPU is never seen to
+-- switch in by sched_switch, while PERF_RECORD_SWITCH records it.)
 
 local M = {}
 
@@ -98,6 +107,16 @@ function Off:switch(s)
   o.pid, o.comm, o.time, o.state, o.missed = s.pid, f.prev_comm, t, f.prev_state, false
   o.data = self.keep and self.keep(s)
   self.out[prev_tid] = o
+end
+
+function Off:running(tid, t)
+  local o = self.out[tid]
+  if o and t > o.time then
+    self.out[tid] = nil
+    o.missed = true
+    self.missed = self.missed + 1
+    self.on_back(o, t)
+  end
 end
 
 function Off:finish(t)

@@ -80,3 +80,38 @@ for title, fill in diff:gmatch("<title>(.-)</title><rect [^>]-fill=\"(.-)\"") do
 end
 print(luaprof.flamegraph.svg({}):find(">no samples<", 1, true) ~= nil)
 print(pcall(luaprof.flamegraph.svg, { ["a"] = "x" }))
+
+print("== sched")
+local sched = luaprof.sched
+print(sched.state(0), sched.state(1), sched.state(2), sched.state_name(0), sched.state_name(1))
+-- Off-CPU intervals from switches (fake sched_switch samples): 7 leaves at
+-- 100 (S) and is switched back in at 150; it leaves at 200 and its switch
+-- back in is not recorded, but a sample of it at 260 ends that wait; it
+-- leaves at 300 (R) and is switched out again at 400 (D), then at 500 (S),
+-- with nothing between (each wait ends at the next switch out); the run
+-- ends at 900 with it still out.  Thread 8 is
+-- not wanted (filter).  A sample before a thread's switch out ends nothing.
+local function sw(t, prev, state, nxt)
+  return { time = t, pid = prev, fields = { prev_pid = prev, prev_comm = "c" .. prev,
+                                            prev_state = state, next_pid = nxt } }
+end
+local off = sched.offcpu{
+  filter = function(tid) return tid ~= 8 end,
+  keep = function(s) return "kept" .. s.time end,
+  on_back = function(o, t)
+    print(o.tid, o.comm, sched.state(o.state), o.time, t, t - o.time, o.missed, o.data)
+  end,
+}
+off:running(7, 50)
+off:switch(sw(100, 7, 1, 0))
+off:switch(sw(110, 8, 1, 0))
+off:switch(sw(150, 0, 0, 7))
+off:switch(sw(200, 7, 1, 0))
+off:running(7, 200)
+off:running(7, 260)
+off:running(7, 270)
+off:switch(sw(300, 7, 0, 0))
+off:switch(sw(400, 7, 2, 0))
+off:switch(sw(500, 7, 1, 0))
+off:finish(900)
+print("missed", off.missed)
