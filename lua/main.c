@@ -279,9 +279,18 @@ static void report_losses(const struct lp_live *lv)
 	if (st->lost)
 		fprintf(stderr, "luaprof: the kernel lost %llu samples (ring full): use a larger "
 				"-m or a lower -F\n", (unsigned long long)st->lost);
-	if (st->throttle)
-		fprintf(stderr, "luaprof: the kernel throttled sampling %llu times: use a lower -F\n",
-			(unsigned long long)st->throttle);
+	/* A throttle in the idle task is no sign of too high a rate: an idle
+	 * CPU's tick stops, and the kernel counts its timer's samples against
+	 * the last tick until the count passes its per-tick limit. */
+	uint64_t busy = st->throttle - st->throttle_idle, idle = st->throttle_idle;
+	if (busy)
+		fprintf(stderr, "luaprof: the kernel throttled sampling %llu time%s: use a lower -F "
+				"(its limit is kernel.perf_event_max_sample_rate)\n",
+			(unsigned long long)busy, busy == 1 ? "" : "s");
+	if (idle)
+		fprintf(stderr, "luaprof: the kernel throttled sampling %llu time%s on idle CPUs (their "
+				"tick stops): only the idle task and at most a tick of what ran next "
+				"went unsampled\n", (unsigned long long)idle, idle == 1 ? "" : "s");
 	if (st->bad_records)
 		fprintf(stderr, "luaprof: %llu malformed records were skipped\n",
 			(unsigned long long)st->bad_records);

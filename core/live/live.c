@@ -240,7 +240,11 @@ static void count(struct lp_live *lv, const struct lp_record *r)
 	case PERF_RECORD_SAMPLE: lv->stats.samples++; break;
 	case PERF_RECORD_LOST: lv->stats.lost += r->u.lost.lost; break;
 	case PERF_RECORD_LOST_SAMPLES: lv->stats.lost += r->u.lost_samples; break;
-	case PERF_RECORD_THROTTLE: lv->stats.throttle++; break;
+	case PERF_RECORD_THROTTLE:
+		lv->stats.throttle++;
+		if (r->has_sid && r->sid.pid == 0)      /* every event samples TID */
+			lv->stats.throttle_idle++;
+		break;
 	case PERF_RECORD_UNTHROTTLE: lv->stats.unthrottle++; break;
 	default: break;
 	}

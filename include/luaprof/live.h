@@ -41,6 +41,8 @@ struct lp_live_stats {
 	uint64_t records, samples;
 	uint64_t lost;                  /* samples the kernel reported lost */
 	uint64_t throttle, unthrottle;
+	uint64_t throttle_idle;         /* of throttle: while the CPU ran its idle
+					 * task (pid 0), whose tick had stopped */
 	uint64_t bad_records;           /* rejected as malformed */
 };
 
