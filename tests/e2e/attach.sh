@@ -1,13 +1,14 @@
 # -p attaches to a running process, including threads it creates later, and
-# stops by itself when the process exits.
+# stops by itself when the process exits.  The process is held at a gate
+# (lib.sh's gated) until luaprof has attached, so its threads are surely
+# created after that, however slowly luaprof starts.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
-"$PROGS/latethreads" 600 400 & pid=$!
-sleep 0.2
+gated "$PROGS/latethreads" 0 400
+pid=$GATE_PID
 start=$(date +%s%N)
-expect_status 0 "$LUAPROF" run "$CHECKS/comms.lua" -p $pid
+attach_gated 0 "$LUAPROF" run "$CHECKS/comms.lua"
 end=$(date +%s%N)
-wait $pid
 expect_grep "^comm $pid latethreads$" "$TMP/out"
 expect_grep "^comm $pid late-[12]$" "$TMP/out"
 # it must end when the target does (about 1 s), not hang
