@@ -79,6 +79,7 @@ static void print_attr(const struct lp_event_spec *e, const struct perf_event_at
 	print_u("mmap2", a->mmap2, false);
 	print_u("comm_exec", a->comm_exec, false);
 	print_u("use_clockid", a->use_clockid, false);
+	print_u("context_switch", a->context_switch, false);
 	print_u("exclude_callchain_user", a->exclude_callchain_user, false);
 	print_u("bp_type", a->bp_type, false);
 	if (str)

@@ -55,6 +55,8 @@ static const char usage[] =
 "  -a, --all-cpus                profile the whole system\n"
 "  -d, --duration SECONDS        stop after SECONDS\n"
 "  -m, --mmap-pages PAGES        ring buffer pages per CPU (power of two)\n"
+"      --switch-events           record context switches (PERF_RECORD_SWITCH,\n"
+"                                on_switch; a script with on_switch gets them)\n"
 "  -i, --input FILE              run the script over a perf.data recording\n"
 "                                (- reads a pipe-mode stream from stdin)\n"
 "  -o, --output FILE             keep a perf.data recording of the run (record:\n"
@@ -76,7 +78,7 @@ static const char usage[] =
 "255 when luaprof itself fails (bad usage, script error, cannot profile).\n";
 
 enum { OPT_SYMFS = 256, OPT_NO_DEBUGINFOD, OPT_FILTER, OPT_NO_BUILDID_CACHE, OPT_SCRIPT_TIMEOUT,
-       OPT_SCRIPT_MEMORY };
+       OPT_SCRIPT_MEMORY, OPT_SWITCH_EVENTS };
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -88,6 +90,7 @@ static const struct option longopts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "switch-events", no_argument, NULL, OPT_SWITCH_EVENTS },
 	{ "arg", required_argument, NULL, 'A' },
 	{ "interval", required_argument, NULL, 'I' },
 	{ "input", required_argument, NULL, 'i' },
@@ -324,6 +327,7 @@ static int option(struct lp_cli *cli, int c, char *val)
 						      &cli->script_timeout_ns);
 	case OPT_SCRIPT_MEMORY: return parse_script_memory(cli, val);
 	case 'm': return parse_pages(cli, val);
+	case OPT_SWITCH_EVENTS: cli->sampling.switch_events = true; return 0;
 	case 'A': return add_arg(cli, val);
 	case 'I': return parse_interval(cli, val);
 	case 'i': cli->input = val; return 0;

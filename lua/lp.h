@@ -118,7 +118,7 @@ struct lp_run {
 	bool started;                   /* the script's top level has run */
 	bool setup_called;              /* luaprof.setup has been called */
 	int ref_on_sample, ref_on_end, ref_on_start;
-	int ref_on_comm, ref_on_fork, ref_on_exit;
+	int ref_on_comm, ref_on_fork, ref_on_exit, ref_on_switch;
 	int ref_view;                   /* the Sample userdata */
 	int ref_view_index;             /* its __index table (lsample.c) */
 	const void *view_index;         /* that table's address */

@@ -119,6 +119,15 @@ static void set_count_only(lua_State *L, struct lp_cli *cli)
 	cli->sampling.count_only |= lua_toboolean(L, -1);
 }
 
+/* switch_events = true: PERF_RECORD_SWITCH records too (--switch-events);
+ * defining on_switch does as much. */
+static void set_switch_events(lua_State *L, struct lp_cli *cli)
+{
+	if (lua_type(L, -1) != LUA_TBOOLEAN)
+		luaL_error(L, "luaprof.setup: switch_events must be true or false");
+	cli->sampling.switch_events |= lua_toboolean(L, -1);
+}
+
 static void set_interval(lua_State *L, struct lp_cli *cli)
 {
 	uint64_t v = positive(L, "interval");
@@ -180,6 +189,7 @@ static const struct {
 	{ "filter", set_filter, true },
 	{ "system_wide", set_system_wide, true },
 	{ "count_only", set_count_only, true },
+	{ "switch_events", set_switch_events, true },
 	{ "interval", set_interval, false },
 };
 

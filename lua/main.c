@@ -474,9 +474,12 @@ static int prepare_script(struct lp_run *run, struct lp_cli *cli, char *path, si
 	return 0;
 }
 
-/* on_interval needs an interval, and an interval needs on_interval. */
-static int check_interval(struct lp_run *run, const struct lp_cli *cli)
+/* What the script's hooks settle: on_interval needs an interval, and an
+ * interval needs on_interval; on_switch asks for the switch records. */
+static int check_hooks(struct lp_run *run, struct lp_cli *cli)
 {
+	if (run->ref_on_switch != LUA_NOREF)
+		cli->sampling.switch_events = true;
 	run->interval_ns = cli->interval_ns;
 	if (run->interval_ns && run->ref_on_interval == LUA_NOREF && cli->script) {
 		fprintf(stderr, "luaprof: %s has no on_interval function: -I (or "
@@ -505,7 +508,7 @@ static int run_main(int argc, char **argv)
 	struct lp_run run = { .ref_on_sample = LUA_NOREF, .ref_on_end = LUA_NOREF,
 			      .ref_on_start = LUA_NOREF, .ref_on_interval = LUA_NOREF,
 			      .ref_on_comm = LUA_NOREF, .ref_on_fork = LUA_NOREF,
-			      .ref_on_exit = LUA_NOREF, .cli = &cli, .user_ns = -1, .sys_ns = -1,
+			      .ref_on_exit = LUA_NOREF, .ref_on_switch = LUA_NOREF, .cli = &cli, .user_ns = -1, .sys_ns = -1,
 			      .script_timeout = cli.script_timeout_ns,
 			      .script_memory = cli.script_memory_mb < 0 ? lp_guard_default_memory() :
 					       (size_t)cli.script_memory_mb << 20 };
@@ -519,7 +522,7 @@ static int run_main(int argc, char **argv)
 		;
 	else if (cli.script && (rc = lp_vm_open(&run, cli.script, cli.args, cli.nargs)) != 0)
 		status = rc > 0 ? 0 : LP_EXIT_FAILURE;
-	else if (check_interval(&run, &cli) == 0 && lp_cli_finish(&cli) == 0) {
+	else if (check_hooks(&run, &cli) == 0 && lp_cli_finish(&cli) == 0) {
 		sig_run = &run;
 		install_signals();
 		status = cli.input ? lp_replay(&run, cli.input) : run_live(&run, &cli);

@@ -253,6 +253,36 @@ int lp_run_task_hook(struct lp_run *run, const struct lp_record *rec)
 	return lp_vm_call(run, ref, 1);
 }
 
+/* on_switch(t) for a SWITCH or SWITCH_CPU_WIDE record of event's stream:
+ * t.pid, t.tid (the task switching), t.time, t.out (leaving, else coming
+ * in), t.preempt (left while runnable), t.cpu when the event's records
+ * carry it, and with CPU-wide events the other task: t.next_pid/next_tid
+ * (out) or t.prev_pid/prev_tid (in).  0 or -1. */
+static int switch_hook(struct lp_run *run, const struct lp_record *rec, int event)
+{
+	if (run->ref_on_switch == LUA_NOREF)
+		return 0;
+	const struct lp_switch *sw = &rec->u.sw;
+	lua_State *L = run->L;
+	lua_createtable(L, 0, 8);
+	set_int(L, "pid", rec->sid.pid);
+	set_int(L, "tid", rec->sid.tid);
+	set_int(L, "time", (lua_Integer)rec->sid.time);
+	uint64_t st = event >= 0 && run->src->sample_type ?
+		      run->src->sample_type(run->src->ctx, event) : 0;
+	if (st & PERF_SAMPLE_CPU)
+		set_int(L, "cpu", rec->sid.cpu);
+	lua_pushboolean(L, sw->out);
+	lua_setfield(L, -2, "out");
+	lua_pushboolean(L, sw->preempt);
+	lua_setfield(L, -2, "preempt");
+	if (sw->cpu_wide) {
+		set_int(L, sw->out ? "next_pid" : "prev_pid", sw->pid);
+		set_int(L, sw->out ? "next_tid" : "prev_tid", sw->tid);
+	}
+	return lp_vm_call(run, run->ref_on_switch, 1);
+}
+
 void lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t nr)
 {
 	lua_State *L = run->L;
@@ -349,6 +379,9 @@ static int handle(struct lp_run *run, const struct lp_record *rec, int event)
 		else
 			run->lost += rec->u.lost_samples;
 		return 0;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		return rec->has_sid ? switch_hook(run, rec, event) : 0;
 	default:
 		if (lp_procs_apply(run->procs, rec) || lp_targets_fork(run, rec)) {
 			fprintf(stderr, "luaprof: out of memory tracking processes\n");

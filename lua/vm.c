@@ -158,6 +158,7 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	run->ref_on_comm = hook_ref(L, "on_comm");
 	run->ref_on_fork = hook_ref(L, "on_fork");
 	run->ref_on_exit = hook_ref(L, "on_exit");
+	run->ref_on_switch = hook_ref(L, "on_switch");
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_on_sample);  /* LP_SLOT_ON_SAMPLE */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_view);       /* LP_SLOT_VIEW */
 	lua_newtable(L);                                        /* LP_SLOT_HANDLERS */

@@ -273,6 +273,7 @@ void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = s->tracking;
+	a->context_switch = s->tracking && s->switch_events;
 	event_extras(spec, a);
 }
 

@@ -435,6 +435,20 @@ static int parse_throttle(struct cursor *c, struct lp_record *r)
 	return 0;
 }
 
+/* SWITCH (a task's own: no body) and SWITCH_CPU_WIDE (the other task's
+ * pid and tid).  The direction and preemption are in misc. */
+static int parse_switch(struct cursor *c, struct lp_record *r)
+{
+	struct lp_switch *sw = &r->u.sw;
+
+	sw->out = r->misc & PERF_RECORD_MISC_SWITCH_OUT;
+	sw->preempt = sw->out && (r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+	sw->cpu_wide = r->type == PERF_RECORD_SWITCH_CPU_WIDE;
+	if (sw->cpu_wide && (take_u32(c, &sw->pid) || take_u32(c, &sw->tid)))
+		return -EPROTO;
+	return 0;
+}
+
 static int parse_lost_samples(struct cursor *c, struct lp_record *r)
 {
 	return take_u64(c, &r->u.lost_samples);
@@ -450,6 +464,8 @@ static const body_fn body_decoders[] = {
 	[PERF_RECORD_FORK] = parse_task,
 	[PERF_RECORD_MMAP2] = parse_mmap2,
 	[PERF_RECORD_LOST_SAMPLES] = parse_lost_samples,
+	[PERF_RECORD_SWITCH] = parse_switch,
+	[PERF_RECORD_SWITCH_CPU_WIDE] = parse_switch,
 };
 
 /* The decoder of a non-sample type, NULL for types decoded as opaque. */

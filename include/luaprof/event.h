@@ -171,6 +171,8 @@ struct lp_sampling {
 	bool inherit;           /* follow children (task targets) */
 	bool enable_on_exec;    /* start counting at the target's exec */
 	bool tracking;          /* emit MMAP2/COMM/FORK/EXIT (first event only) */
+	bool switch_events;     /* with tracking: SWITCH records too (perf's
+				 * --switch-events: context_switch) */
 	bool count_only;        /* count, never sample (luaprof stat) */
 };
 

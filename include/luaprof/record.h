@@ -115,6 +115,13 @@ struct lp_task {                /* FORK and EXIT */
 struct lp_lost { uint64_t id, lost; };
 struct lp_throttle { uint64_t time, id, stream_id; };
 
+struct lp_switch {              /* SWITCH and SWITCH_CPU_WIDE (context_switch) */
+	bool out;               /* PERF_RECORD_MISC_SWITCH_OUT: the task leaves */
+	bool preempt;           /* ... while runnable (SWITCH_OUT_PREEMPT) */
+	bool cpu_wide;          /* SWITCH_CPU_WIDE: pid/tid are set */
+	uint32_t pid, tid;      /* the task that comes in (out) or left (in) */
+};
+
 struct lp_record {
 	uint32_t type;          /* PERF_RECORD_* (or perf's user types >= 64) */
 	uint16_t misc;
@@ -129,6 +136,7 @@ struct lp_record {
 		struct lp_task task;
 		struct lp_lost lost;
 		struct lp_throttle throttle;
+		struct lp_switch sw;
 		uint64_t lost_samples;  /* PERF_RECORD_LOST_SAMPLES */
 	} u;
 };

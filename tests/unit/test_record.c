@@ -805,6 +805,53 @@ static void check_sid_all(const struct lp_record *r)
 	TEST_EQ_U64(lp_record_time(r), 5000);
 }
 
+/* SWITCH is only the trailer; SWITCH_CPU_WIDE starts with the other
+ * task's pid and tid.  misc says out or in, and a preempted task's out. */
+static void test_switch(void)
+{
+	struct builder bd;
+	struct parsed p;
+
+	begin(&bd, PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+	put_sid_all(&bd);
+	finish(&bd);
+	p = parse_bd(&bd, &sid_all);
+	TEST_EQ(p.rc, 0);
+	TEST_TRUE(p.r.u.sw.out && p.r.u.sw.preempt && !p.r.u.sw.cpu_wide);
+	TEST_EQ(p.r.u.sw.pid, 0);
+	check_sid_all(&p.r);
+	free(p.buf);
+
+	begin(&bd, PERF_RECORD_SWITCH_CPU_WIDE, 0);
+	put_u32(&bd, 300);
+	put_u32(&bd, 301);
+	put_sid_all(&bd);
+	finish(&bd);
+	p = parse_bd(&bd, &sid_all);
+	TEST_EQ(p.rc, 0);
+	TEST_TRUE(!p.r.u.sw.out && !p.r.u.sw.preempt && p.r.u.sw.cpu_wide);
+	TEST_EQ(p.r.u.sw.pid, 300);
+	TEST_EQ(p.r.u.sw.tid, 301);
+	check_sid_all(&p.r);
+	free(p.buf);
+
+	/* the preempt bit means nothing on a switch in */
+	begin(&bd, PERF_RECORD_SWITCH_CPU_WIDE, PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+	put_u32(&bd, 300);
+	put_u32(&bd, 301);
+	finish(&bd);
+	p = parse_bd(&bd, &no_sid);
+	TEST_EQ(p.rc, 0);
+	TEST_TRUE(!p.r.u.sw.out && !p.r.u.sw.preempt);
+	free(p.buf);
+
+	/* a CPU-wide switch cut inside the other task's ids */
+	begin(&bd, PERF_RECORD_SWITCH_CPU_WIDE, PERF_RECORD_MISC_SWITCH_OUT);
+	put_u32(&bd, 300);
+	finish(&bd);
+	TEST_EQ(parse_rc(&bd, &no_sid), -EPROTO);
+}
+
 static void test_trailer(void)
 {
 	struct builder bd;
@@ -909,18 +956,20 @@ static void test_unknown_types(void)
 	TEST_TRUE(!p.r.has_sid);
 	free(p.buf);
 
-	/* SWITCH: a kernel type not decoded here, trailer still read. */
-	begin(&bd, PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT);
+	/* ITRACE_START: a kernel type not decoded here, trailer still read. */
+	begin(&bd, PERF_RECORD_ITRACE_START, 0x2000);
+	put_u32(&bd, 7);
+	put_u32(&bd, 8);
 	put_sid_all(&bd);
 	finish(&bd);
 	p = parse_bd(&bd, &sid_all);
 	TEST_EQ(p.rc, 0);
-	TEST_EQ(p.r.misc, PERF_RECORD_MISC_SWITCH_OUT);
+	TEST_EQ(p.r.misc, 0x2000);
 	check_sid_all(&p.r);
 	free(p.buf);
 
 	/* An opaque kernel type too short for the trailer: no sid, no error. */
-	begin(&bd, PERF_RECORD_SWITCH, 0);
+	begin(&bd, PERF_RECORD_ITRACE_START, 0);
 	put_u64(&bd, 1);
 	finish(&bd);
 	p = parse_bd(&bd, &sid_all);
@@ -1508,6 +1557,7 @@ TEST_MAIN("record",
 	TEST_CASE(test_comm),
 	TEST_CASE(test_fork_exit),
 	TEST_CASE(test_lost_throttle),
+	TEST_CASE(test_switch),
 	TEST_CASE(test_trailer),
 	TEST_CASE(test_trailer_string_must_end_before),
 	TEST_CASE(test_reject_trailer_too_big),
