@@ -53,7 +53,8 @@ struct lp_source {
 	 * none is known.  Asked once per event, at its first sample. */
 	const struct lp_tp_format *(*event_format)(void *ctx, int idx);
 	/* the PERF_SAMPLE_* bits of event idx's samples (what they carry);
-	 * asked once per event, at its first sample */
+	 * asked at each event's first sample and for each switch record, so
+	 * it must be a lookup */
 	uint64_t (*sample_type)(void *ctx, int idx);
 };
 
@@ -119,6 +120,7 @@ struct lp_run {
 	bool setup_called;              /* luaprof.setup has been called */
 	int ref_on_sample, ref_on_end, ref_on_start;
 	int ref_on_comm, ref_on_fork, ref_on_exit, ref_on_switch;
+	int ref_switch_arg;             /* the table on_switch gets, reused */
 	int ref_view;                   /* the Sample userdata */
 	int ref_view_index;             /* its __index table (lsample.c) */
 	const void *view_index;         /* that table's address */

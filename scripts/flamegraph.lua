@@ -37,7 +37,7 @@ function on_sample(s)
 end
 
 local waits = luaprof.map()
-on_event = profile.offcpu_events(opt, function(_, ns, folded) waits:add(folded, ns) end)
+on_event, on_switch = profile.offcpu_events(opt, function(_, ns, folded) waits:add(folded, ns) end)
 
 -- The base profile of --diff: the other recording's folded stacks, from
 -- this luaprof running the folded script over it with the same options.

@@ -26,7 +26,7 @@ function on_sample(s)
 end
 
 local waits = luaprof.map()     -- off-CPU: ns per stack, in microseconds at the end
-on_event = profile.offcpu_events(opt, function(_, ns, folded) waits:add(folded, ns) end)
+on_event, on_switch = profile.offcpu_events(opt, function(_, ns, folded) waits:add(folded, ns) end)
 
 function on_end()
   for folded, ns in pairs(waits) do stacks:add(folded, (ns + 500) // 1000) end

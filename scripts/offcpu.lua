@@ -10,6 +10,8 @@
 -- its switch back in (next_pid), seen on whichever CPU runs it next, ends
 -- the interval.  The events are system-wide so that those switches back in
 -- are seen; only the run's own threads are counted (luaprof.is_target).
+-- The kernel's switch records (on_switch) end the waits whose switch back
+-- in sched_switch left out, as on this VM those from an idle CPU.
 
 local opt = luaprof.options{
   description = "off-CPU time by thread, state and blocking stack (sched_switch), like BCC offcputime",
@@ -56,6 +58,9 @@ local off = sched.offcpu{
 }
 
 on_event = { ["sched:sched_switch"] = function(s) off:switch(s) end }
+-- The kernel's switch records (on_switch asks for them): a switch back in
+-- that sched_switch left out ends the wait there.
+function on_switch(t) off:switch_record(t) end
 
 local function print_stacks()
   local fmt = luaprof.fmt
@@ -93,8 +98,9 @@ function on_end()
   print(string.format("# time off the CPU per thread and state: %d waits, %d ns in all", waits, total))
   fmt.print_table(rows, { headers = { "COMM", "PID", "TID", "STATE", "WAITS", "TOTAL", "AVERAGE", "LONGEST" } })
   if off.missed > 0 then
-    print(string.format("# %d switches back in were not recorded by the kernel: those waits end at "
-                        .. "the thread's next switch out", off.missed))
+    print(string.format("# %d %s back in had no sched_switch: those waits end at the "
+                        .. "thread's switch record (or, in a recording without them, its next "
+                        .. "switch out)", off.missed, off.missed == 1 and "switch" or "switches"))
   end
   print_stacks()
 end

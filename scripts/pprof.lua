@@ -45,7 +45,7 @@ function on_sample(s)
   p:add(s)
 end
 
-on_event = profile.offcpu_events(opt, function(o, ns, stack)
+on_event, on_switch = profile.offcpu_events(opt, function(o, ns, stack)
   local l = opt.per ~= "comm" and { pid = o.pid, tid = o.tid, comm = o.comm } or nil
   p:add_stack(stack, { 1, ns }, l)
   waits = waits + 1

@@ -31,7 +31,7 @@ function on_sample(s)
   p:add(s)
 end
 
-on_event = profile.offcpu_events(opt, function(o, ns, stack)
+on_event, on_switch = profile.offcpu_events(opt, function(o, ns, stack)
   local key, name = p:profile_of(o.comm, o.pid, o.tid)
   p:add_stack(key, name, stack, ns)
 end, "stack")

@@ -9,8 +9,9 @@
 -- off-CPU time runs from a thread's switch out to its switch back in
 -- (luaprof.sched).  Both events are system-wide so that the switches back
 -- in are seen; the threads shown are the run's own (luaprof.is_target).
--- When the kernel leaves a switch back in out, the thread's first sample
--- after it ends the wait instead (at most one sample period late).
+-- When sched_switch leaves a switch back in out, the kernel's switch
+-- record (on_switch) ends the wait instead, or else the thread's first
+-- sample after it (at most one sample period late).
 -- The CPU table gives every CPU's samples and the share the idle task had:
 -- system-wide, cpu-clock samples each CPU whether it runs anything or not.
 
@@ -70,6 +71,8 @@ on_event = {
   end,
 }
 
+function on_switch(t) off:switch_record(t) end
+
 local columns = { "sleeping", "uninterruptible", "runnable" }
 
 function on_end()
@@ -96,8 +99,9 @@ function on_end()
   fmt.print_table(rows, { headers = { "COMMAND", "PID", "TID", "WALL", "ON-CPU", "SLEEPING",
                                       "BLOCKED", "RUNNABLE", "OTHER" } })
   if off.missed > 0 then
-    print(string.format("# %d switches back in were not recorded: those waits end at the thread's next sample",
-                        off.missed))
+    print(string.format("# %d %s back in had no sched_switch: those waits end at the thread's "
+                        .. "switch record (or, without one, its next sample)", off.missed,
+                        off.missed == 1 and "switch" or "switches"))
   end
   if not opt.cpus or not next(cpus) then return end
   local ids = {}

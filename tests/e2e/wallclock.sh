@@ -15,14 +15,15 @@
 # - the time asleep is at least the 4 x 360 ms (nanosleep never ends
 #   early; 6 ms allowed for the wall time's rounding to 10 ms), and at most
 #   10 ms late per sleep (a wake-up waits for a CPU on a loaded machine),
-#   plus 5 ms for each switch back in the kernel did not record (the
-#   script says how many): that wait ends at duty's first cpu-clock sample
-#   after it, a 0.25 ms period later, or a 4 ms tick (HZ=250) if the kernel
-#   had throttled the event.  On this VM, perf as much as luaprof, the
-#   switches from one CPU's idle task are never recorded, so on a quiet
-#   machine every wake-up there is missed (5 of 4 sleeps and the start);
-#   when such a wait ended at the next switch out, after the next 40 ms
-#   burst, a quiet CI run counted 127 ms more asleep;
+#   plus 5 ms for each switch back in sched_switch left out (the script
+#   says how many): that wait ends at the kernel's switch record, or
+#   without one at duty's first cpu-clock sample after it, a 0.25 ms
+#   period later, or a 4 ms tick (HZ=250) if the kernel had throttled the
+#   event.  On this VM, perf as much as luaprof, no sched_switch from one
+#   CPU's idle task is recorded, so on a quiet machine every wake-up there
+#   is missed (5 of 4 sleeps and the start); when such a wait ended at the
+#   next switch out, after the next 40 ms burst, a quiet CI run counted
+#   127 ms more asleep;
 # - the row's shares add up to 100% (0.05 for rounding); wall >= 1.6 s;
 # - the replay of the run's recording prints the same duty row;
 # - with -a, each CPU has samples (cpu-clock samples every CPU, busy or
@@ -49,7 +50,7 @@ cp "$PROGS/spin" "$S"
 # with duty's own figures in STATS; prints the row's figures.
 check_row() {
 	local missed
-	missed=$(sed -n 's/^# \([0-9]*\) switches back in were not recorded.*/\1/p' "$1")
+	missed=$(sed -n 's/^# \([0-9]*\) switch\(es\)\{0,1\} back in had no sched_switch.*/\1/p' "$1")
 	awk -v c="$C" -v n="$2" -v st="$(cat "$3")" -v missed="${missed:-0}" '$1 == c {
 		split(st, d, " "); mono = d[1] / 1e6; cpu = d[2] / 1e6
 		wall = $5 == "s" ? $4 * 1000 : $4

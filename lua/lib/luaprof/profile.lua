@@ -5,12 +5,14 @@
 --   local opt = luaprof.options{ description = ..., profile.PER, profile.OFFCPU, ... }
 --   profile.setup(opt)                  -- -g; with --offcpu, sched_switch too
 --   profile.folded(s, opt.per)          -- s.folded with its root named per --per
---   on_event = profile.offcpu_events(opt, function(o, ns, stack) ... end [, "stack"])
+--   on_event, on_switch = profile.offcpu_events(opt, function(o, ns, stack) ... end [, "stack"])
 --
--- offcpu_events (nil without --offcpu) hands each wait of the run's threads
+-- offcpu_events (nil, nil without --offcpu) hands each wait of the run's threads
 -- to the function: o as luaprof.sched.offcpu gives it (tid, pid, comm,
 -- state...), its length in ns, and the stack where the thread blocked: the
 -- folded line (root named per --per), or with "stack" the frames (s.stack).
+-- Its second value, as on_switch, ends the waits whose switch back in
+-- sched_switch left out at the kernel's switch record (sched.offcpu).
 
 local sched = require "luaprof.sched"
 
@@ -57,7 +59,8 @@ function M.offcpu_events(opt, fn, keep)
       fn(o, t - o.time, data)
     end,
   }
-  return { ["sched:sched_switch"] = function(s) off:switch(s) end }
+  return { ["sched:sched_switch"] = function(s) off:switch(s) end },
+         function(t) off:switch_record(t) end
 end
 
 return M

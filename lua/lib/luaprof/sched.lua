@@ -11,6 +11,8 @@
 --   off:running(tid, t)       tid was seen running at t (a sample of it):
 --                             ends its wait there if its switch back in
 --                             was not recorded
+--   off:switch_record(t)      feed on_switch's records (t): a switch in
+--                             ends the thread's wait as off:running does
 --   off:finish(t)             the threads still switched out at the end:
 --                             on_back for each, as if back in at time t
 --
@@ -22,17 +24,17 @@
 -- reused for its next wait: copy what you keep of it.  The switch-out sample is
 -- taken in the thread that leaves, so s.stack there is where it blocked.
 -- filter(tid) chooses the threads (default: luaprof.is_target, the run's
--- own processes when the events are system-wide).  A thread switched out
--- again without its switch back in recorded (the kernel leaves some out:
--- on these machines, switches from a few tasks of their own are never
--- recorded, with perf as with luaprof) is taken to have been off until
--- then: that interval has o.missed = true and is counted in off.missed.
--- A script that also samples the threads (cpu-clock) passes each sample to
--- off:running, so such a wait ends at the thread's first sample after it
--- ran again, at most a sample period late, not at its next switch out.
--- (On these VMs the switches from a CPU's idle task are the ones left out,
--- on one of the two CPUs: a thread woken on an idle CPU is never seen to
--- switch in by sched_switch, while PERF_RECORD_SWITCH records it.)
+-- own processes when the events are system-wide).
+--
+-- The kernel can leave a switch back in out of sched_switch: on these VMs
+-- no switch from one CPU's idle task is recorded, for perf as for luaprof,
+-- so a thread woken on that idle CPU is never seen to come back, while
+-- the kernel's switch records (PERF_RECORD_SWITCH) have it.  Such a wait
+-- ends, in order of preference, at the thread's switch record (a script
+-- defining on_switch gets them: pass each to off:switch_record), at its
+-- first sample after it ran again (off:running, at most a sample period
+-- late), or else at its next switch out.  That interval has o.missed =
+-- true and is counted in off.missed.
 
 local M = {}
 
@@ -117,6 +119,10 @@ function Off:running(tid, t)
     self.missed = self.missed + 1
     self.on_back(o, t)
   end
+end
+
+function Off:switch_record(t)
+  if not t.out then self:running(t.tid, t.time) end
 end
 
 function Off:finish(t)
