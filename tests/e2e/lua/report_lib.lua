@@ -88,8 +88,10 @@ print(sched.state(0), sched.state(1), sched.state(2), sched.state_name(0), sched
 -- 100 (S) and is switched back in at 150; it leaves at 200 and its switch
 -- back in is not recorded, but a sample of it at 260 ends that wait; it
 -- leaves at 300 (R) and is switched out again at 400 (D), then at 500 (S),
--- with nothing between (each wait ends at the next switch out); the run
--- ends at 900 with it still out.  Thread 8 is
+-- with nothing between (each wait ends at the next switch out); a switch
+-- record of it coming back in at 600 ends that wait (one going out, at
+-- 550, does not); it leaves at 700 and the run ends at 900 with it still
+-- out.  Thread 8 is
 -- not wanted (filter).  A sample before a thread's switch out ends nothing.
 local function sw(t, prev, state, nxt)
   return { time = t, pid = prev, fields = { prev_pid = prev, prev_comm = "c" .. prev,
@@ -113,5 +115,9 @@ off:running(7, 270)
 off:switch(sw(300, 7, 0, 0))
 off:switch(sw(400, 7, 2, 0))
 off:switch(sw(500, 7, 1, 0))
+off:switch_record({ tid = 7, time = 550, out = true })
+off:switch_record({ tid = 7, time = 600, out = false })
+off:switch_record({ tid = 7, time = 650, out = false })
+off:switch(sw(700, 7, 1, 0))
 off:finish(900)
 print("missed", off.missed)
