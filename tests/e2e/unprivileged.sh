@@ -1,8 +1,9 @@
 # Not root.  With kernel.perf_event_paranoid at 2 (the default), a normal
 # user profiles the user space of their own command and of their own
-# processes (-p), with the one-line notice; -a, kernel samples and other
-# users' processes are refused with one line naming the setting and the
-# value they need; recordings are written mode 0600.  At 3 and 4 (Debian's
+# processes (-p), with the one-line notice, and their context switches;
+# -a, kernel samples and other users' processes are refused with one line
+# naming the setting and the value they need; recordings are written mode
+# 0600.  At 3 and 4 (Debian's
 # and Ubuntu's hardening) every run is refused with one line, and the
 # command never starts.  The sysctl is changed only for those two runs and
 # restored at once, also when the test fails or is killed.
@@ -13,7 +14,7 @@ command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
 level=$(cat /proc/sys/kernel/perf_event_paranoid)
 [ "$level" = 2 ] || skip "kernel.perf_event_paranoid is $level, not 2"
 cp "$LUAPROF" "$TMP/luaprof"   # luaprof-asan under make check-asan
-cp "$CHECKS/comms.lua" "$CHECKS/end_count.lua" "$PROGS/spin" "$TMP/"
+cp "$CHECKS/comms.lua" "$CHECKS/end_count.lua" "$CHECKS/switchlog.lua" "$PROGS/spin" "$PROGS/sleeper" "$TMP/"
 mkdir "$TMP/u"
 chmod -R a+rX "$TMP"
 chmod a+rwx "$TMP/u"
@@ -34,6 +35,11 @@ one_line() {
 expect_status 0 as_user "$TMP/luaprof" run "$TMP/comms.lua" -e cpu-clock -- "$TMP/spin" 100
 one_line "^luaprof: kernel samples not allowed \(kernel\.perf_event_paranoid=2\): profiling user space only \(:u\)$"
 expect_grep '^event cpu-clock:u [0-9]+$' "$TMP/out"
+
+# Its own command's context switches (on_switch): no tracepoint, no root:
+# sleeper's 5 naps, each out and back in.
+expect_status 0 as_user "$TMP/luaprof" run "$TMP/switchlog.lua" -e cpu-clock -- "$TMP/sleeper" 5 5
+[ "$(grep -c " OUT$" "$TMP/out")" = 5 ] || { cat "$TMP/out"; fail "as a user, on_switch did not see sleeper's 5 switches out"; }
 
 # Its own process, and a recording of it: mode 0600, read by perf.
 setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/spin" 3000 & pid=$!
