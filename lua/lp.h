@@ -71,6 +71,15 @@ struct lp_evinfo {
 	uint64_t sample_type;           /* what its samples carry (PERF_SAMPLE_*) */
 };
 
+/* The switch record view (lswitch.c): one per run, made at the first
+ * switch record, pointed at the current one only while on_switch runs. */
+struct lp_switch_view {
+	int ref;                        /* the Switch userdata, LUA_NOREF until made */
+	const void *ud;                 /* its block */
+	const struct lp_record *rec;    /* NULL outside on_switch */
+	bool has_cpu;                   /* the record's event samples CPU */
+};
+
 /* The sample view: one per run, pointed at the current sample only while
  * on_sample runs.  Lazily computed fields are cached here, keyed by gen. */
 struct lp_view {
@@ -120,7 +129,6 @@ struct lp_run {
 	bool setup_called;              /* luaprof.setup has been called */
 	int ref_on_sample, ref_on_end, ref_on_start;
 	int ref_on_comm, ref_on_fork, ref_on_exit, ref_on_switch;
-	int ref_switch_arg;             /* the table on_switch gets, reused */
 	int ref_view;                   /* the Sample userdata */
 	int ref_view_index;             /* its __index table (lsample.c) */
 	const void *view_index;         /* that table's address */
@@ -129,6 +137,7 @@ struct lp_run {
 	struct lp_evinfo *evinfo;       /* per event + 1, grown as events appear */
 	size_t nr_evinfo;
 	struct lp_view view;
+	struct lp_switch_view switch_view;
 	struct lp_procs *procs;
 	struct lp_resolver *resolver;
 	uint64_t samples;               /* delivered to on_sample */
@@ -340,6 +349,12 @@ int lp_run_loop(struct lp_run *run, const struct lp_source *src);
  * COMM, FORK or EXIT record; 0 for other records.  Returns 0, or -1 after
  * a script error (already reported). */
 int lp_run_task_hook(struct lp_run *run, const struct lp_record *rec);
+
+/* lswitch.c: calls on_switch (when the script has one) with the view of
+ * rec, a SWITCH or SWITCH_CPU_WIDE record of event's stream (whose
+ * sample_type says whether it carries the CPU); the view expires when the
+ * call returns.  0, or -1 when the call failed (reported). */
+int lp_switch_call(struct lp_run *run, const struct lp_record *rec, int event);
 
 /* run.c: one line on stderr for each key of the script's on_event that
  * names none of the nr events (live runs, whose events are known at start). */

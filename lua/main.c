@@ -509,7 +509,7 @@ static int run_main(int argc, char **argv)
 			      .ref_on_start = LUA_NOREF, .ref_on_interval = LUA_NOREF,
 			      .ref_on_comm = LUA_NOREF, .ref_on_fork = LUA_NOREF,
 			      .ref_on_exit = LUA_NOREF, .ref_on_switch = LUA_NOREF,
-			      .ref_switch_arg = LUA_NOREF, .cli = &cli, .user_ns = -1, .sys_ns = -1,
+			      .switch_view.ref = LUA_NOREF, .cli = &cli, .user_ns = -1, .sys_ns = -1,
 			      .script_timeout = cli.script_timeout_ns,
 			      .script_memory = cli.script_memory_mb < 0 ? lp_guard_default_memory() :
 					       (size_t)cli.script_memory_mb << 20 };

@@ -253,51 +253,6 @@ int lp_run_task_hook(struct lp_run *run, const struct lp_record *rec)
 	return lp_vm_call(run, ref, 1);
 }
 
-/* Sets t[key] to v, or to nil when !has. */
-static void set_opt_int(lua_State *L, const char *key, bool has, lua_Integer v)
-{
-	if (has)
-		lua_pushinteger(L, v);
-	else
-		lua_pushnil(L);
-	lua_setfield(L, -2, key);
-}
-
-/* on_switch(t) for a SWITCH or SWITCH_CPU_WIDE record of event's stream:
- * t.pid, t.tid (the task switching), t.time, t.out (leaving, else coming
- * in), t.preempt (left while runnable), t.cpu when the event's records
- * carry it, and with CPU-wide events the other task: t.next_pid/next_tid
- * (out) or t.prev_pid/prev_tid (in).  Switches can come by the ten
- * thousand a second, so t is one table, refilled for each call (no field
- * of an earlier call is left over).  0 or -1. */
-static int switch_hook(struct lp_run *run, const struct lp_record *rec, int event)
-{
-	if (run->ref_on_switch == LUA_NOREF)
-		return 0;
-	const struct lp_switch *sw = &rec->u.sw;
-	lua_State *L = run->L;
-	if (run->ref_switch_arg == LUA_NOREF) {
-		lua_createtable(L, 0, 10);
-		run->ref_switch_arg = luaL_ref(L, LUA_REGISTRYINDEX);
-	}
-	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_switch_arg);
-	set_int(L, "pid", rec->sid.pid);
-	set_int(L, "tid", rec->sid.tid);
-	set_int(L, "time", (lua_Integer)rec->sid.time);
-	uint64_t st = event >= 0 && run->src->sample_type ?
-		      run->src->sample_type(run->src->ctx, event) : 0;
-	set_opt_int(L, "cpu", st & PERF_SAMPLE_CPU, rec->sid.cpu);
-	lua_pushboolean(L, sw->out);
-	lua_setfield(L, -2, "out");
-	lua_pushboolean(L, sw->preempt);
-	lua_setfield(L, -2, "preempt");
-	set_opt_int(L, "next_pid", sw->cpu_wide && sw->out, sw->pid);
-	set_opt_int(L, "next_tid", sw->cpu_wide && sw->out, sw->tid);
-	set_opt_int(L, "prev_pid", sw->cpu_wide && !sw->out, sw->pid);
-	set_opt_int(L, "prev_tid", sw->cpu_wide && !sw->out, sw->tid);
-	return lp_vm_call(run, run->ref_on_switch, 1);
-}
-
 void lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t nr)
 {
 	lua_State *L = run->L;
@@ -396,7 +351,7 @@ static int handle(struct lp_run *run, const struct lp_record *rec, int event)
 		return 0;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
-		return rec->has_sid ? switch_hook(run, rec, event) : 0;
+		return rec->has_sid ? lp_switch_call(run, rec, event) : 0;
 	default:
 		if (lp_procs_apply(run->procs, rec) || lp_targets_fork(run, rec)) {
 			fprintf(stderr, "luaprof: out of memory tracking processes\n");

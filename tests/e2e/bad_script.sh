@@ -1,5 +1,6 @@
 # Bad input, scripts: missing, a directory, not compiling; an error in
-# each hook and at the top level; hooks that loop (--script-timeout, and
+# each hook (on_switch too, over a program that sleeps twice) and at the
+# top level; hooks that loop (--script-timeout, and
 # Ctrl-C or SIGTERM while they do) or allocate without bound
 # (--script-memory).  The table's rules are in lib_table.sh.
 . "$(dirname "$0")/lib.sh"
@@ -16,9 +17,11 @@ row 'bad luaprof.setup'       255 'bad_setup\.lua:1: .*bogus'                 no
 row 'error in on_start'       255 'err_start\.lua:1: failure in on_start'     norun,noend -- "$LP" run "$S/err_start.lua" -- "$MARK" 50
 row 'error in on_sample'      255 'err_sample\.lua:2: failure in on_sample'   ran,noend -- "$LP" run "$S/err_sample.lua" -- "$MARK" 3000
 row 'error in on_end'         255 'err_end\.lua:1: failure in on_end'         ran -- "$LP" run "$S/err_end.lua" -- "$MARK" 50
+row 'error in on_switch'      255 'err_switch\.lua:1: failure in on_switch'   noend -- "$LP" run "$S/err_switch.lua" -- "$PROGS/sleeper" 2 5
 row 'on_start loops'          255 'loop_start\.lua:1: on_start ran longer than --script-timeout 0\.3 s' norun,noend -- "$LP" run "$S/loop_start.lua" --script-timeout 0.3 -- "$MARK" 50
 row 'on_sample loops'         255 'loop_sample\.lua:4: on_sample ran longer than --script-timeout 0\.3 s' ran,noend -- "$LP" run "$S/loop_sample.lua" --script-timeout 0.3 -- "$MARK" 20000
 row 'on_end loops'            255 'loop_end\.lua:1: on_end ran longer than --script-timeout 0\.3 s' ran -- "$LP" run "$S/loop_end.lua" --script-timeout 0.3 -- "$MARK" 50
+row 'on_switch loops'         255 'loop_switch\.lua:1: on_switch ran longer than --script-timeout 0\.3 s' noend -- "$LP" run "$S/loop_switch.lua" --script-timeout 0.3 -- "$PROGS/sleeper" 2 5
 row 'Ctrl-C, on_sample loops' 255 'loop_sample\.lua:4: on_sample interrupted by SIGINT \(Ctrl-C\)' noend -- signal_loop INT loop_sample
 row 'SIGTERM, on_end loops'   255 'loop_end\.lua:1: on_end interrupted by SIGTERM' - -- signal_loop TERM loop_end
 row 'on_sample allocates'     255 'on_sample: out of memory: .*--script-memory limit of 64 MB' ran,noend -- "$LP" run "$S/alloc_sample.lua" --script-memory 64 -- "$MARK" 20000

@@ -62,6 +62,10 @@ script err_sample "local n = 0
 function on_sample(s) n = n + 1 if n == 5 then error('failure in on_sample') end end
 $ON_END"
 script err_end 'function on_end(i) error("failure in on_end") end'
+script err_switch "function on_switch(t) error('failure in on_switch') end
+$ON_END"
+script loop_switch "function on_switch(t) while true do end end
+$ON_END"
 script loop_start "function on_start(i) while true do end end
 $ON_END"
 script loop_sample "local n = 0

@@ -64,6 +64,13 @@ expect_status 0 "$LUAPROF" record --switch-events -o flag.data -- "$PROGS/sleepe
 printf 'luaprof.setup{ switch_events = true }\nfunction on_sample() end\n' > setup.lua
 expect_status 0 "$LUAPROF" run ./setup.lua -o setup.data -- "$PROGS/sleeper" 3 5
 [ "$(switches_in setup.data)" -ge 6 ] || fail "setup{switch_events = true}: $(switches_in setup.data) switch records, 6 or more expected"
+# the view is valid only during its call, and read-only
+printf 'local kept\nfunction on_switch(t) kept = t end\nfunction on_end() print(kept.tid) end\n' > kept.lua
+expect_status 255 "$LUAPROF" run ./kept.lua -- "$PROGS/sleeper" 1 5
+grep -q "switch record used outside on_switch" "$TMP/err" || { cat "$TMP/err"; fail "a switch record kept past its call was read"; }
+printf 'function on_switch(t) t.tid = 1 end\n' > write.lua
+expect_status 255 "$LUAPROF" run ./write.lua -- "$PROGS/sleeper" 1 5
+grep -q "a switch record is read-only" "$TMP/err" || { cat "$TMP/err"; fail "a switch record was written to"; }
 printf 'luaprof.setup{ switch_events = 1 }\n' > bad.lua
 expect_status 255 "$LUAPROF" run ./bad.lua -- true
 grep -q "luaprof.setup: switch_events must be true or false" "$TMP/err" || { cat "$TMP/err"; fail "no message for a bad switch_events"; }
