@@ -789,6 +789,41 @@ def offcpu_bench():
            statistics.median(ours), statistics.median(theirs), "samp/s", better="higher")
 
 
+SWITCHES_LUA = script("switches.lua", "local n, ins, preempt = 0, 0, 0\n"
+                      "function on_switch(t)\n  n = n + 1\n"
+                      "  if not t.out then ins = ins + 1 elseif t.preempt then preempt = preempt + 1 end\nend\n"
+                      "function on_end() print('switches ' .. n .. ' in ' .. ins .. ' preempt ' .. preempt) end\n")
+SWITCHES_PY = script("switches.py", "n = ins = preempt = 0\n"
+                     "def context_switch(ts, cpu, pid, tid, np_pid, np_tid, machine_pid, out, out_preempt, *rest):\n"
+                     "    global n, ins, preempt\n    n += 1\n"
+                     "    if not out:\n        ins += 1\n"
+                     "    elif out_preempt:\n        preempt += 1\n"
+                     "def trace_end():\n    print('switches %d in %d preempt %d' % (n, ins, preempt))\n")
+
+
+def switches_bench():
+    """A system-wide perf record --switch-events of pingpong (about 440k
+    PERF_RECORD_SWITCH_CPU_WIDE records; QUICK: 44k), through an on_switch
+    that counts them, the switches in and the preempted ones, against the
+    same count in perf script -s's Python context_switch: records per
+    CPU-second.  Both must count the same."""
+    passes = 10000 if QUICK else 100000
+    data = os.path.join(TMP, "switches.data")
+    subprocess.run(["perf", "record", "-q", "-a", "--switch-events", "-e", "dummy", "-o", data, "--",
+                    os.path.join(PROGS, "pingpong"), str(passes)], check=True, stderr=subprocess.DEVNULL)
+    ours, theirs, n = [], [], 0
+    for _ in range(1 if QUICK else 3):
+        _, cpu, _, out = run([LUAPROF, "run", SWITCHES_LUA, "-i", data])
+        _, pcpu, _, pout = run(["perf", "script", "-i", data, "-s", SWITCHES_PY])
+        if out.split()[:6] != pout.split()[:6]:
+            sys.exit("bench: on_switch and perf script's context_switch disagree: %r vs %r" % (out[:80], pout[:80]))
+        n = int(out.split()[1])
+        ours.append(n / max(cpu, 1e-6))
+        theirs.append(n / max(pcpu, 1e-6))
+    report("switch -a %.2fM" % (n / 1e6), "on_switch vs perf script -s context_switch (rec/CPU-s)",
+           statistics.median(ours), statistics.median(theirs), "rec/s", better="higher")
+
+
 def script_bench():
     """A 1M-sample -g recording (QUICK: 100k) as text: luaprof run script
     against perf script, both to /dev/null (the texts are the same: test
@@ -807,7 +842,8 @@ SECTIONS = [("live", lambda: (live_overhead(), live_throughput(), symbolized_thr
             ("startup", lambda: (startup(), replay_startup(), record_close())), ("symbols", symbols),
             ("tracepoints", lambda: (tracepoint_replay(), tracepoint_keepup())), ("dwarf", dwarf),
             ("flame", flame), ("map", counting_map), ("guards", guards), ("probes", probes),
-            ("stat", stat_bench), ("offcpu", offcpu_bench), ("script", script_bench)]
+            ("stat", stat_bench), ("offcpu", offcpu_bench), ("script", script_bench),
+            ("switches", switches_bench)]
 
 
 def main():
