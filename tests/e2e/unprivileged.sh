@@ -37,9 +37,9 @@ one_line "^luaprof: kernel samples not allowed \(kernel\.perf_event_paranoid=2\)
 expect_grep '^event cpu-clock:u [0-9]+$' "$TMP/out"
 
 # Its own command's context switches (on_switch): no tracepoint, no root:
-# sleeper's 5 naps, each out and back in.
+# sleeper's 5 naps at least (switch_events checks them exactly).
 expect_status 0 as_user "$TMP/luaprof" run "$TMP/switchlog.lua" -e cpu-clock -- "$TMP/sleeper" 5 5
-[ "$(grep -c " OUT$" "$TMP/out")" = 5 ] || { cat "$TMP/out"; fail "as a user, on_switch did not see sleeper's 5 switches out"; }
+[ "$(grep -c " OUT$" "$TMP/out")" -ge 5 ] || { cat "$TMP/out"; fail "as a user, on_switch did not see sleeper's 5 switches out"; }
 
 # Its own process, and a recording of it: mode 0600, read by perf.
 setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/spin" 3000 & pid=$!
