@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """seed_records.py SRCDIR OUTDIR: seeds for fuzz_record from real perf.data
-files: the first records of each file's data section, each prefixed by the
-40-byte layout fuzz_record reads (the file's first attr's sample_type << 1
-| sample_id_all, read_format, branch_sample_type, regs masks)."""
+files: the first 64 records of each file's data section, and after them
+the first of each type not seen yet, each prefixed by the 40-byte layout
+fuzz_record reads (the file's first attr's sample_type << 1 |
+sample_id_all, read_format, branch_sample_type, regs masks)."""
 import os, struct, sys, hashlib
 
 def attrs(b):
@@ -35,15 +36,17 @@ def main():
         if not r:
             continue
         prefix, off, size = r
-        end, n = min(off + size, len(b)), 0
-        while off + 8 <= end and n < 64:
+        end, n, seen = min(off + size, len(b)), 0, set()
+        while off + 8 <= end:
             t, misc, sz = struct.unpack_from('<IHH', b, off)
             if sz < 8 or off + sz > end:
                 break
-            seed = prefix + b[off:off + sz]
-            h = hashlib.sha1(seed).hexdigest()[:16]
-            with open(os.path.join(out, 'seed-' + h), 'wb') as f:
-                f.write(seed)
+            if n < 64 or t not in seen:
+                seed = prefix + b[off:off + sz]
+                h = hashlib.sha1(seed).hexdigest()[:16]
+                with open(os.path.join(out, 'seed-' + h), 'wb') as f:
+                    f.write(seed)
+            seen.add(t)
             off, n = off + sz, n + 1
 
 main()

@@ -24,8 +24,17 @@ tracing_seeds() {
 }
 case $target in
 fuzz_record)
-	# Each record of the perf.data files, after a 40-byte layout prefix.
-	[ -d "$shared" ] && python3 tests/fuzz/seed_records.py "$shared" "$dir" ;;
+	# Records of the perf.data files, after a 40-byte layout prefix, and
+	# of two recordings made here with context switches (per task and
+	# CPU-wide).
+	[ -d "$shared" ] && python3 tests/fuzz/seed_records.py "$shared" "$dir"
+	tmp=$(mktemp -d)
+	if command -v perf >/dev/null; then
+		perf record -q --switch-events -e page-faults -o "$tmp/task.data" -- sleep 0.01 >/dev/null 2>&1
+		perf record -q --switch-events -a -e page-faults -o "$tmp/all.data" -- sleep 0.01 >/dev/null 2>&1
+		python3 tests/fuzz/seed_records.py "$tmp" "$dir"
+	fi
+	rm -rf "$tmp" ;;
 fuzz_kallsyms)
 	# The start of this machine's kallsyms (kernel and reference symbols),
 	# and its end (modules).
@@ -65,12 +74,14 @@ fuzz_minidebug|fuzz_srcline)
 fuzz_perfdata|fuzz_pdpipe)
 	# Recordings cut to ~32 KiB of records (trim_perfdata.py): perf's of
 	# many versions and layouts, and two made here of a short command with
-	# real objects (libc, ld.so): luaprof's and perf's pipe mode.
+	# real objects (libc, ld.so) and its context switches: luaprof's and
+	# perf's pipe mode.
 	tmp=$(mktemp -d)
-	if [ -x ./luaprof ] && ./luaprof record -e page-faults -c 1 -g -o "$tmp/luaprof.data" -- /bin/true \
-		>/dev/null 2>&1; then :; fi
+	if [ -x ./luaprof ] && ./luaprof record --switch-events -e page-faults -c 1 -g \
+		-o "$tmp/luaprof.data" -- sleep 0.01 >/dev/null 2>&1; then :; fi
 	if command -v perf >/dev/null; then
-		perf record -q -e page-faults -c 1 -g -o - -- /bin/true 2>/dev/null > "$tmp/perf-pipe.data"
+		perf record -q --switch-events -e page-faults -c 1 -g -o - -- sleep 0.01 2>/dev/null \
+			> "$tmp/perf-pipe.data"
 	fi
 	if [ "$target" = fuzz_pdpipe ]; then     # the pipe-mode ones
 		python3 tests/fuzz/trim_perfdata.py 32768 "$shared"/perf.data.piped.* "$tmp"/perf-pipe.data "$dir"
