@@ -9,7 +9,9 @@
 -- (next_pid) ends its wait.  The events are system-wide, so that wakers
 -- and CPUs outside the run are seen; the pairs and threads shown are
 -- those with a thread of the run's own on either side, the latencies
--- those of its own threads (luaprof.is_target).
+-- those of its own threads (luaprof.is_target).  The kernel's switch
+-- records (on_switch) end the waits whose switch in sched_switch left
+-- out (on this VM, every switch from one CPU's idle task).
 
 local opt = luaprof.options{
   description = "who wakes whom, and the latency from wake-up to running per thread (histograms)",
@@ -24,6 +26,7 @@ luaprof.setup{ events = { "sched:sched_wakeup", "sched:sched_switch" }, system_w
 local fmt = luaprof.fmt
 local pairs_seen = luaprof.map()        -- { waker comm, waker tid, wakee comm, wakee tid } -> wake-ups
 local woken = {}                        -- tid -> the time of its pending wake-up
+local woken_comm = {}                   -- tid -> its name in that wake-up
 local lat = {}                          -- tid -> { comm =, hist = luaprof.hist() of us }
 
 on_event = {}
@@ -33,12 +36,11 @@ on_event["sched:sched_wakeup"] = function(s)
   local tid = f.pid
   if not (luaprof.is_target(tid) or luaprof.is_target(s.pid)) then return end
   pairs_seen:add({ s.comm, s.tid, f.comm, tid })
-  woken[tid] = s.time
+  woken[tid], woken_comm[tid] = s.time, f.comm
 end
 
-on_event["sched:sched_switch"] = function(s)
-  local f = s.fields
-  local tid = f.next_pid
+-- tid came onto a CPU at time t: the end of its pending wake-up's wait
+local function switched_in(tid, t)
   local t0 = woken[tid]
   if not t0 then return end
   woken[tid] = nil
@@ -48,8 +50,14 @@ on_event["sched:sched_switch"] = function(s)
     l = { hist = luaprof.hist() }
     lat[tid] = l
   end
-  l.comm = f.next_comm
-  l.hist:add((s.time - t0) // 1000)
+  l.comm = woken_comm[tid]
+  l.hist:add((t - t0) // 1000)
+end
+
+on_event["sched:sched_switch"] = function(s) switched_in(s.fields.next_pid, s.time) end
+
+function on_switch(t)
+  if not t.out then switched_in(t.tid, t.time) end
 end
 
 function on_end()
