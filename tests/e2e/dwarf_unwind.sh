@@ -49,11 +49,16 @@ same_stacks lp.data
 grep -q 'chain_leaf;cmp_slow;msort_with_tmp' ours || fail "lp.data: no stack through qsort"
 perf record -q --call-graph dwarf -F 999 -o perf.data -- ./chain qsort 6 >/dev/null 2>&1 || fail "perf record --call-graph dwarf failed"
 same_stacks perf.data
+ndiff=$(wc -l < diffs)
 # perf report's children (inclusive) counts per function, from its
 # percentages, equal those of luaprof's stacks (each function once per
-# sample) on perf's recording. perf's --sort sym keeps same-named
-# symbols of different objects apart (the program's _start and ld.so's),
-# so its rows are summed by name here, as luaprof's stacks are counted.
+# sample) on perf's recording, but for the few stacks same_stacks let
+# differ: each count may be off by at most their number (a quiet CI run
+# under ASan had one sample in ld.so's start-up that perf unwound through
+# __libc_early_init and dl_main and luaprof did not). perf's --sort sym
+# keeps same-named symbols of different objects apart (the program's
+# _start and ld.so's), so its rows are summed by name here, as luaprof's
+# stacks are counted.
 perf report -i perf.data --stdio --children --no-inline --sort sym -g none 2>/dev/null |
 	awk '/^# Samples:/ {n = $3} $1 ~ /%$/ {c = $1; sub(/%/, "", c); name = $4
 		for (i = 5; i <= NF; i++) name = name " " $i
@@ -61,5 +66,9 @@ perf report -i perf.data --stdio --children --no-inline --sort sym -g none 2>/de
 		END {for (k in sum) printf "%d %s\n", sum[k], k}' | sort > children.perf
 awk -F';' '{delete seen; for (i = 1; i <= NF; i++) if (!seen[$i]++) c[$i]++}
 	END {for (k in c) if (k != "[unknown]") print c[k], k}' ours | sort > children.ours
-diff children.perf children.ours > children.diff || { head children.diff; fail "children counts differ from perf report --children"; }
+awk -v d="$ndiff" '{n = $1; sub(/^[0-9]+ /, "")} FNR == NR {p[$0] = n; next} {o[$0] = n}
+	END {for (k in p) if (p[k] - o[k] > d || o[k] - p[k] > d) {print k, p[k], o[k]; bad = 1}
+	     for (k in o) if (!(k in p) && o[k] > d) {print k, 0, o[k]; bad = 1}
+	     exit bad}' children.perf children.ours > children.diff ||
+	{ head children.diff; fail "children counts differ from perf report --children by more than the $ndiff differing stacks"; }
 grep -q ' sort_rounds$' children.ours || fail "no sort_rounds in the children table"
