@@ -94,7 +94,12 @@ for s in syscall-counts syscall-counts-by-pid failed-syscalls-by-pid; do
 	same "$s" sys.data "$PY/$s.py"
 	same "$s" sys.data "$PY/$s.py" sysmix
 done
-grep -qE '^ +err = EBADF +100$' "$TMP/out" || fail "failed-syscalls-by-pid: not 100 EBADF for sysmix"
+# sysmix's 100 close(-1), as many as the recording holds (perf script's
+# own text: a quiet CI run's recording lacked some; at least half must be there)
+ebadf=$(perf script -i sys.data -F comm,trace 2>/dev/null | grep -c '^ *sysmix .*NR 3 = -9$')
+[ "$ebadf" -ge 50 ] || fail "perf's recording holds only $ebadf of sysmix's 100 failing close calls"
+grep -qE "^ +err = EBADF +$ebadf\$" "$TMP/out" || fail "failed-syscalls-by-pid: not the recording's $ebadf EBADF for sysmix"
+echo "failed-syscalls-by-pid sysmix: $ebadf EBADF, as the recording holds"
 pid=$(awk '/^sysmix \[/ {gsub(/[][]/, "", $2); print $2; exit}' "$TMP/out")
 same syscall-counts-by-pid sys.data "$PY/syscall-counts-by-pid.py" "$pid"
 same failed-syscalls-by-pid sys.data "$PY/failed-syscalls-by-pid.py" "$pid"
