@@ -30,11 +30,11 @@ nanosleep_us() {
 }
 in_range() { [ "$2" -ge "$3" ] && [ "$2" -le "$4" ] || fail "$1: ${2} us off the CPU in nanosleep, expected $3-$4"; }
 
-expect_status 0 "$LUAPROF" run offcpu -o off.data -- ./"$C" 10 50
+expect_whole 0 "$LUAPROF" run offcpu -o off.data -- ./"$C" 10 50
 cp "$TMP/out" live.txt
 expect_grep "^$C"' +[0-9]+ +[0-9]+ +sleeping +10 ' live.txt
 awk '/^# the / {s = 1} s && /do_nanosleep/ {f = 1} END {exit !f}' live.txt || fail "no stack through do_nanosleep"
-expect_status 0 "$LUAPROF" run offcpu --folded -- ./"$C" 10 50
+expect_whole 0 "$LUAPROF" run offcpu --folded -- ./"$C" 10 50
 in_range "live" "$(nanosleep_us "$TMP/out")" 499000 600000
 # its recording: the same sleeper rows
 expect_status 0 "$LUAPROF" run offcpu --limit=1000 -i off.data
@@ -42,13 +42,13 @@ grep "^$C " live.txt | awk '{$1 = $1; print}' > live.rows
 grep "^$C " "$TMP/out" | awk '{$1 = $1; print}' > replay.rows
 diff live.rows replay.rows || fail "the replay of the recording gives other sleeper rows than the live run"
 # -a with the command: the whole system, the sleeper among it
-expect_status 0 "$LUAPROF" run offcpu -a --folded -- ./"$C" 10 50
+expect_whole 0 "$LUAPROF" run offcpu -a --folded -- ./"$C" 10 50
 in_range "-a" "$(nanosleep_us "$TMP/out")" 499000 600000
 # --states=R: only the waits for a CPU, not the 500 ms of sleeps.  Now and
 # then this kernel reports a switch out from do_nanosleep's schedule() as
 # runnable (R), waiting microseconds (39 us in one quiet run, about one
 # run in thirty): up to 1 ms of them is allowed.
-expect_status 0 "$LUAPROF" run offcpu --states=R --folded -- ./"$C" 10 50
+expect_whole 0 "$LUAPROF" run offcpu --states=R --folded -- ./"$C" 10 50
 r_us=$(nanosleep_us "$TMP/out")
 [ "$r_us" -le 1000 ] || fail "--states=R counted the sleeps: $r_us us through do_nanosleep"
 # -p: attached before the program runs (gated), so all of its 20 sleeps

@@ -43,7 +43,7 @@ expect_status 0 "$LUAPROF" run "$CHECKS/switchlog.lua" -i live.data
 diff live.txt "$TMP/out" > diff.txt || { head diff.txt; fail "the replay gives other switches than the live run"; }
 
 # live, system-wide: CPU-wide records, with the task that came in or left
-expect_status 0 "$LUAPROF" run "$CHECKS/switchlog.lua" -a -o all.data -- "$PROGS/sleeper" 5 10
+expect_whole 0 "$LUAPROF" run "$CHECKS/switchlog.lua" -a -o all.data -- "$PROGS/sleeper" 5 10
 cp "$TMP/out" all.txt
 grep -q "_CPU_WIDE IN prev pid/tid: " all.txt && grep -q "_CPU_WIDE OUT.* next pid/tid: " all.txt ||
 	{ head all.txt; fail "-a gave no CPU-wide switches in and out"; }

@@ -10,7 +10,7 @@
 need_perf_events
 need_tracefs
 [ "$(id -u)" = 0 ] || skip "system-wide tracepoints need root"
-expect_status 0 "$LUAPROF" run "$CHECKS/offcpu.lua" -a -e sched:sched_switch -- "$PROGS/sleeper" 10 50
+expect_whole 0 "$LUAPROF" run "$CHECKS/offcpu.lua" -a -e sched:sched_switch -- "$PROGS/sleeper" 10 50
 expect_grep '^sleeps	10$' "$TMP/out"
 us=$(awk '$1 == "offcpu_us" {print $2}' "$TMP/out")
 [ "$us" -ge 499000 ] && [ "$us" -le 600000 ] || fail "off-CPU time ${us} us, expected 500 ms (499-600)"

@@ -53,7 +53,7 @@ assert threads == want, "latencies: %s" % sorted(set(threads.items()) ^ set(want
 print("wakeup: %d pairs and %d threads' latencies as perf script gives them" % (len(pairs), len(want)))
 PY
 # live
-expect_status 0 "$LUAPROF" run wakeup --limit=100000 -- "$PROGS/pingpong" 2000
+expect_whole 0 "$LUAPROF" run wakeup --limit=100000 -- "$PROGS/pingpong" 2000
 python3 - "$TMP/out" 2> py.err <<'PY' || { cat "$TMP/out"; fail "live: the pingpong wake-ups are wrong: $(tail -1 py.err)"; }
 import re, sys
 text = open(sys.argv[1]).read()
