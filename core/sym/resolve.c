@@ -207,6 +207,11 @@ static int load_kernel(struct lp_resolver *r)
 	return 0;
 }
 
+int lp_resolver_load_kernel(struct lp_resolver *r)
+{
+	return r->kernel_tried ? 0 : load_kernel(r);
+}
+
 static int resolve_kernel(struct lp_resolver *r, uint64_t ip, struct lp_frame *out)
 {
 	const char *dso = NULL;

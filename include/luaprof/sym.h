@@ -231,6 +231,14 @@ void lp_resolver_free(struct lp_resolver *r);
 int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 		      uint64_t ip, bool kernel, struct lp_frame *out);
 
+/* Reads the kernel's symbols now, not at the first kernel address: a live
+ * run does it before its events start, since reading /proc/kallsyms takes
+ * 50-100 ms, in which a busy machine's samples fill the rings unread.
+ * Does nothing when they were read (or tried) before.  Returns 0 (a file
+ * that cannot be read is logged once, as at the first address), or
+ * -ENOMEM. */
+int lp_resolver_load_kernel(struct lp_resolver *r);
+
 /* The map of proc containing the user address ip (*map NULL when none),
  * and the object file it is read from, as lp_resolver_frame() chooses it
  * (*dso NULL when it could not be opened; owned by the resolver).  Returns
