@@ -789,6 +789,50 @@ def offcpu_bench():
            statistics.median(ours), statistics.median(theirs), "samp/s", better="higher")
 
 
+def offcpu_live():
+    """What following switches costs the workload: the wall time of
+    pingpong (about 400k switches; QUICK: 40k) alone, and under offcpu run
+    live (system-wide sched:sched_switch with stacks), against perf record
+    of the same events: once without the kernel's switch records (a copy of
+    offcpu with no on_switch) against plain perf record, once with them
+    (offcpu as shipped, which defines on_switch) against perf record
+    --switch-events.  Slowdown against alone; both ratios lower is better."""
+    wl = [os.path.join(PROGS, "pingpong"), "10000" if QUICK else "100000"]
+    src = open(os.path.join(ROOT, "scripts", "offcpu.lua")).read()
+    cut = src.index("function on_switch(")
+    plain = script("offcpu_plain.lua", src[:cut] + src[src.index("\n", cut) + 1:])
+    if "function on_switch(" in open(plain).read():
+        sys.exit("bench: offcpu.lua defines on_switch twice")
+    pdata = os.path.join(TMP, "offlive.data")
+    perf = ["perf", "record", "-q", "-a", "-g", "-e", "sched:sched_switch", "-o", pdata]
+    runs = {k: [] for k in ("alone", "ours", "perf", "ours_sw", "perf_sw")}
+    lost = {"ours": [], "ours_sw": []}
+    for _ in range(REPS):
+        runs["alone"].append(run(wl)[0])
+        runs["ours"].append(run([LUAPROF, "run", plain, "--"] + wl)[0])
+        lost["ours"].append(lost_samples())
+        runs["perf"].append(run(perf + ["--"] + wl)[0])
+        n = perf_samples(pdata)
+        runs["ours_sw"].append(run([LUAPROF, "run", "offcpu", "--"] + wl)[0])
+        lost["ours_sw"].append(lost_samples())
+        runs["perf_sw"].append(run(perf + ["--switch-events", "--"] + wl)[0])
+    m = {k: statistics.median(v) for k, v in runs.items()}
+    report("pingpong offcpu live", "slowdown vs alone (wall), sched_switch only", m["ours"] / m["alone"],
+           m["perf"] / m["alone"], "x")
+    report("pingpong offcpu live", "... and switch records (perf --switch-events)", m["ours_sw"] / m["alone"],
+           m["perf_sw"] / m["alone"], "x")
+    print("%-22s luaprof lost (median) %d and %d of perf's %d sched_switch samples" %
+          ("", statistics.median(lost["ours"]), statistics.median(lost["ours_sw"]), n))
+
+
+def lost_samples():
+    """The samples the last luaprof run() says the kernel lost (its stderr)."""
+    for line in open(os.path.join(TMP, "stderr"), errors="replace"):
+        if line.startswith("luaprof: the kernel lost "):
+            return int(line.split()[4])
+    return 0
+
+
 SWITCHES_LUA = script("switches.lua", "local n, ins, preempt = 0, 0, 0\n"
                       "function on_switch(t)\n  n = n + 1\n"
                       "  if not t.out then ins = ins + 1 elseif t.preempt then preempt = preempt + 1 end\nend\n"
@@ -842,7 +886,7 @@ SECTIONS = [("live", lambda: (live_overhead(), live_throughput(), symbolized_thr
             ("startup", lambda: (startup(), replay_startup(), record_close())), ("symbols", symbols),
             ("tracepoints", lambda: (tracepoint_replay(), tracepoint_keepup())), ("dwarf", dwarf),
             ("flame", flame), ("map", counting_map), ("guards", guards), ("probes", probes),
-            ("stat", stat_bench), ("offcpu", offcpu_bench), ("script", script_bench),
+            ("stat", stat_bench), ("offcpu", lambda: (offcpu_bench(), offcpu_live())), ("script", script_bench),
             ("switches", switches_bench)]
 
 
