@@ -162,7 +162,7 @@ test: ensure-deps
 # sdt is a header; node and npm may come from elsewhere, then they are left
 # alone).
 TEST_TOOLS = chromium:chromium go:golang-go luacheck:lua-check jsonschema:python3-jsonschema \
-             sdt:systemtap-sdt-dev node:nodejs npm:npm
+             sdt:systemtap-sdt-dev node:nodejs npm:npm strace:strace
 test-deps:
 	@missing=$$(for t in $(TEST_TOOLS); do c=$${t%%:*} p=$${t#*:}; \
 	  if [ $$c = jsonschema ]; then /usr/bin/python3 -c 'import jsonschema' 2>/dev/null || echo $$p; \
