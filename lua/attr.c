@@ -30,7 +30,8 @@ static const struct bit_name sample_bits[] = {
 static const struct bit_name read_bits[] = {
 	{ PERF_FORMAT_TOTAL_TIME_ENABLED, "TOTAL_TIME_ENABLED" },
 	{ PERF_FORMAT_TOTAL_TIME_RUNNING, "TOTAL_TIME_RUNNING" },
-	{ PERF_FORMAT_ID, "ID" }, { PERF_FORMAT_GROUP, "GROUP" }, { 0, NULL },
+	{ PERF_FORMAT_ID, "ID" }, { PERF_FORMAT_GROUP, "GROUP" }, { PERF_FORMAT_LOST, "LOST" },
+	{ 0, NULL },
 };
 
 static void print_bits(const char *field, uint64_t v, const struct bit_name *names)
@@ -101,7 +102,8 @@ int lp_list_attr(const char *events)
 		lp_event_list_free(&l);         /* its events are as before, its array may not be */
 		return LP_EXIT_FAILURE;
 	}
-	struct lp_sampling s = { .freq = 4000, .inherit = true, .enable_on_exec = true };
+	struct lp_sampling s = { .freq = 4000, .inherit = true, .enable_on_exec = true,
+				 .read_lost = lp_event_kernel_reads_lost() };
 	for (size_t i = 0; i < l.n; i++) {
 		struct perf_event_attr a;
 		s.tracking = i == 0;

@@ -275,6 +275,12 @@ void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s
 	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = s->tracking;
 	a->context_switch = s->tracking && s->switch_events;
 	event_extras(spec, a);
+	/* the samples the kernel could not write, counted per event: with
+	 * them a run learns the losses no LOST record reported (a ring still
+	 * full when the events stop), as perf record does (perf 6.1 asks for
+	 * it too).  A group's read layout, which samples carry, stays as is. */
+	if (s->read_lost && !(a->read_format & PERF_FORMAT_GROUP))
+		a->read_format |= PERF_FORMAT_LOST;
 }
 
 int lp_event_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
@@ -282,6 +288,23 @@ int lp_event_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu, int grou
 {
 	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 	return fd < 0 ? -errno : (int)fd;
+}
+
+bool lp_event_kernel_reads_lost(void)
+{
+	static int known = -1;          /* luaprof opens events from one thread */
+	if (known < 0) {
+		struct perf_event_attr a = {
+			.size = sizeof a, .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_DUMMY,
+			.disabled = 1, .exclude_kernel = 1, .exclude_hv = 1,
+			.read_format = PERF_FORMAT_LOST,
+		};
+		int fd = lp_event_sys_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		known = fd >= 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	return known;
 }
 
 int lp_event_set_filter(int fd, const struct lp_event_spec *spec)

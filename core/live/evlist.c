@@ -46,6 +46,7 @@ int lp_evlist_init(struct lp_evlist *el, struct lp_event_spec *events, size_t nr
 	el->events = events;
 	el->nr_events = nr;
 	el->sampling = *s;
+	el->sampling.read_lost = !s->count_only && lp_event_kernel_reads_lost();
 	el->counting = s->count_only;
 	/* counting a task (inherit: not -a) needs no fd per CPU */
 	int n = el->counting && s->inherit ? 1 : read_online_cpus(&el->cpus);
@@ -387,6 +388,23 @@ int lp_evlist_read(const struct lp_evlist *el, struct lp_count *out)
 		rc = read_block(el, i, block, scratch, out);
 	free(scratch);
 	return rc;
+}
+
+uint64_t lp_evlist_lost(const struct lp_evlist *el)
+{
+	uint64_t sum = 0;
+	for (size_t i = 0; i < el->nr_fds; i++) {
+		uint64_t rf = el->attrs[i % el->nr_events].read_format, buf[5];
+		if (el->fds[i] < 0 || !(rf & PERF_FORMAT_LOST) || (rf & PERF_FORMAT_GROUP))
+			continue;
+		/* value, [enabled], [running], [id], lost */
+		size_t k = 1 + !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+			   !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING) + !!(rf & PERF_FORMAT_ID);
+		ssize_t n = read(el->fds[i], buf, sizeof buf);
+		if (n >= (ssize_t)((k + 1) * sizeof *buf))
+			sum += buf[k];
+	}
+	return sum;
 }
 
 void lp_evlist_close(struct lp_evlist *el)

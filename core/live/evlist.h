@@ -76,6 +76,13 @@ void lp_evlist_enable(struct lp_evlist *el, int on);
  * fds: a group's leader reads the whole group.  Returns 0 or -errno. */
 int lp_evlist_read(const struct lp_evlist *el, struct lp_count *out);
 
+/* The samples the kernel could not write into the rings, summed over the
+ * sampling events that read them (PERF_FORMAT_LOST; with inherit, the
+ * children's too): every loss, reported by a LOST record or not.  0
+ * without read_lost; a group's events are left out (their read layout has
+ * no lost count).  An fd that cannot be read counts nothing. */
+uint64_t lp_evlist_lost(const struct lp_evlist *el);
+
 /* The event index of a sample id, or -1. */
 int lp_evlist_event_of(const struct lp_evlist *el, uint64_t id);
 

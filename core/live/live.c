@@ -11,6 +11,14 @@
  * host stops between the two can take milliseconds (a 2 ms slack let one
  * callback in about fifteen runs of tp_hooks come out of order on these
  * VMs), so the slack is 20 ms.  At the end everything is flushed.
+ *
+ * The kernel reports a ring's losses with a LOST record written when the
+ * ring next has room, so a ring still full when the events stop (a script
+ * slower than the samples, to the end) loses samples no record reports.
+ * Each sampling event also counts what it lost (PERF_FORMAT_LOST, Linux
+ * 6.0 on): at the end, what that count holds beyond the LOST records is
+ * handed out as one more LOST record (so a recording holds it too), as
+ * perf record reads the same counts at its end.
  * Timestamps are CLOCK_MONOTONIC (use_clockid), the clock read here.
  */
 #include <dirent.h>
@@ -61,6 +69,9 @@ struct lp_live {
 	uint64_t deadline;              /* CLOCK_MONOTONIC ns, 0 = none */
 	uint64_t alarm;                 /* lp_live_set_alarm's time, 0 = none */
 	struct queue *q;                /* one per CPU */
+	uint64_t ring_lost;             /* samples LOST records reported */
+	bool lost_checked;              /* the end's unreported losses were looked for */
+	uint64_t lost_rec[16];          /* the LOST record made for them */
 	struct pollfd *pfds;
 	size_t nr_pfds;
 	struct lp_live_stats stats;
@@ -238,7 +249,10 @@ static void count(struct lp_live *lv, const struct lp_record *r)
 	lv->stats.records++;
 	switch (r->type) {
 	case PERF_RECORD_SAMPLE: lv->stats.samples++; break;
-	case PERF_RECORD_LOST: lv->stats.lost += r->u.lost.lost; break;
+	case PERF_RECORD_LOST:
+		lv->stats.lost += r->u.lost.lost;
+		lv->ring_lost += r->u.lost.lost;
+		break;
 	case PERF_RECORD_LOST_SAMPLES: lv->stats.lost += r->u.lost_samples; break;
 	case PERF_RECORD_THROTTLE:
 		lv->stats.throttle++;
@@ -274,6 +288,30 @@ static bool emit(struct lp_live *lv, struct queue *q, struct lp_record *rec, int
 	return true;
 }
 
+/* At the end, once: the losses the events counted beyond what LOST
+ * records reported, as one more LOST record in rec (see the top); false
+ * when there are none (or the kernel does not count them). */
+static bool unreported_lost(struct lp_live *lv, struct lp_record *rec, int *event)
+{
+	if (lv->lost_checked)
+		return false;
+	lv->lost_checked = true;
+	uint64_t all = lp_evlist_lost(&lv->el), id = 0;
+	if (all <= lv->ring_lost || !lv->el.nr_fds || lv->el.fds[0] < 0 ||
+	    ioctl(lv->el.fds[0], PERF_EVENT_IOC_ID, &id))
+		return false;
+	struct lp_record r = { .type = PERF_RECORD_LOST, .has_sid = true };
+	r.u.lost = (struct lp_lost){ id, all - lv->ring_lost };
+	r.sid.time = now_ns();          /* after every record: it comes last */
+	r.sid.id = id;
+	int n = lp_record_encode(&r, &lv->fmt, lv->lost_rec, sizeof lv->lost_rec);
+	if (n < 0 || lp_record_parse(lv->lost_rec, (size_t)n, &lv->fmt, rec))
+		return false;
+	count(lv, rec);
+	*event = lp_evlist_event_of(&lv->el, id);
+	return true;
+}
+
 int lp_live_next(struct lp_live *lv, struct lp_record *rec, int *event)
 {
 	for (;;) {
@@ -283,8 +321,8 @@ int lp_live_next(struct lp_live *lv, struct lp_record *rec, int *event)
 				return 1;
 			continue;
 		}
-		if (lv->ending)
-			return 0;       /* drained and flushed */
+		if (lv->ending)         /* drained and flushed */
+			return unreported_lost(lv, rec, event) ? 1 : 0;
 		bool end = should_end(lv);
 		if (!end && lv->alarm && lv->safe_time >= lv->alarm) {
 			lv->alarm = 0;

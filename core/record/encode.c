@@ -2,7 +2,8 @@
  * encode.c - writing records the way the kernel lays them out (see
  * lp_record_encode in record.h): the inverse of lp_record_parse for the
  * records a profiler makes up itself, as perf record does for what existed
- * before a run (COMM, FORK, MMAP2 from /proc) and for the kernel text map.
+ * before a run (COMM, FORK, MMAP2 from /proc) and for the kernel text map,
+ * and for the losses no LOST record reported (a LOST made at the end).
  *
  * Invariants: strings are NUL-terminated and padded with NULs to 8 bytes;
  * the body ends 8-aligned, so the sample_id trailer (TID, TIME, ID,
@@ -133,6 +134,10 @@ int lp_record_encode(const struct lp_record *r, const struct lp_format *fmt,
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
 		put_task(&o, &r->u.task);
+		break;
+	case PERF_RECORD_LOST:
+		put_u64(&o, r->u.lost.id);
+		put_u64(&o, r->u.lost.lost);
 		break;
 	default:
 		return -EINVAL;

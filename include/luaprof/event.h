@@ -174,6 +174,9 @@ struct lp_sampling {
 	bool switch_events;     /* with tracking: SWITCH records too (perf's
 				 * --switch-events: context_switch) */
 	bool count_only;        /* count, never sample (luaprof stat) */
+	bool read_lost;         /* PERF_FORMAT_LOST on sampling events but a
+				 * group's (lp_evlist_init sets it when the
+				 * kernel takes it: Linux 6.0 on) */
 };
 
 /* Fills attr for spec sampled as s: IDENTIFIER|IP|TID|TIME|CPU, the bits
@@ -256,5 +259,11 @@ int lp_event_set_filter(int fd, const struct lp_event_spec *spec);
 
 /* The kernel's perf_event_paranoid setting (2 when unreadable). */
 int lp_event_paranoid(void);
+
+/* Whether this kernel takes PERF_FORMAT_LOST (Linux 6.0 on), found once
+ * by opening a disabled dummy event on the calling thread (user space
+ * only, so any paranoid level that allows profiling allows it); false
+ * when that open fails for any reason. */
+bool lp_event_kernel_reads_lost(void);
 
 #endif

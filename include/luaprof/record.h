@@ -153,8 +153,8 @@ int lp_record_parse(const void *rec, size_t len, const struct lp_format *fmt,
  * perf record synthesizes what existed before a run): encodes r (type,
  * misc and the body in r->u; data and size are ignored) as the kernel lays
  * it out into buf.  Types: MMAP, MMAP2 (the device/inode flavour, or the
- * build-id one when misc has PERF_RECORD_MISC_MMAP_BUILD_ID), COMM, FORK
- * and EXIT.  Strings are NUL-padded to 8 bytes.  When fmt->sample_id_all
+ * build-id one when misc has PERF_RECORD_MISC_MMAP_BUILD_ID), COMM, FORK,
+ * EXIT and LOST.  Strings are NUL-padded to 8 bytes.  When fmt->sample_id_all
  * the record ends with the sample_id trailer fmt->sample_type declares,
  * filled from r->sid (zeros when !r->has_sid).  Returns the record's size
  * (header.size), -ENOSPC when it does not fit in size bytes, or -EINVAL

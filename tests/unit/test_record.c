@@ -1459,6 +1459,27 @@ static void test_encode_comm_and_tasks(void)
 	}
 }
 
+/* A LOST record made at the end of a run (the losses no kernel LOST
+ * record reported): id and count, then the trailer; it decodes back. */
+static void test_encode_lost(void)
+{
+	struct builder bd;
+	struct lp_record r = { .type = PERF_RECORD_LOST, .has_sid = true, .sid = sid_41 };
+	struct lp_record back;
+
+	r.u.lost = (struct lp_lost){ .id = 0x77, .lost = 1234 };
+	begin(&bd, PERF_RECORD_LOST, 0);
+	put_u64(&bd, 0x77);
+	put_u64(&bd, 1234);
+	put_sid_all(&bd);
+	finish(&bd);
+	expect_encoded(&r, &sid_all, &bd);
+	TEST_EQ(lp_record_parse(bd.b, bd.n, &sid_all, &back), 0);
+	TEST_EQ(back.type, PERF_RECORD_LOST);
+	TEST_EQ(back.u.lost.lost, 1234);
+	TEST_EQ(back.sid.time, 5000);
+}
+
 static void test_encode_mmaps(void)
 {
 	struct builder bd;
@@ -1576,6 +1597,7 @@ TEST_MAIN("record",
 	TEST_CASE(test_truncate_trailer_records),
 	TEST_CASE(test_mutations),
 	TEST_CASE(test_encode_comm_and_tasks),
+	TEST_CASE(test_encode_lost),
 	TEST_CASE(test_encode_mmaps),
 	TEST_CASE(test_encode_round_trip_and_refusals),
 )
