@@ -358,7 +358,6 @@ static int resolve_watches(struct lp_cli *cli, char *exe, size_t size)
 	return 0;
 }
 
-/* The live part of a run; returns the process exit status. */
 /* A script's run with kernel call stacks reads the kernel's symbols
  * before the events start: read at the first stack, they stalled the
  * draining of the rings for 90 ms (offcpu on pingpong lost up to half of
@@ -372,6 +371,7 @@ static int preload_kernel(struct lp_run *run, const struct lp_cli *cli, unsigned
 	return -1;
 }
 
+/* The live part of a run; returns the process exit status. */
 static int run_live(struct lp_run *run, struct lp_cli *cli)
 {
 	char err[512] = "", exe[PATH_MAX];

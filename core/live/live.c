@@ -11,6 +11,7 @@
  * host stops between the two can take milliseconds (a 2 ms slack let one
  * callback in about fifteen runs of tp_hooks come out of order on these
  * VMs), so the slack is 20 ms.  At the end everything is flushed.
+ * Timestamps are CLOCK_MONOTONIC (use_clockid), the clock read here.
  *
  * The kernel reports a ring's losses with a LOST record written when the
  * ring next has room, so a ring still full when the events stop (a script
@@ -19,7 +20,6 @@
  * 6.0 on): at the end, what that count holds beyond the LOST records is
  * handed out as one more LOST record (so a recording holds it too), as
  * perf record reads the same counts at its end.
- * Timestamps are CLOCK_MONOTONIC (use_clockid), the clock read here.
  */
 #include <dirent.h>
 #include <errno.h>
