@@ -2,6 +2,8 @@
 #
 #   make            build ./luaprof
 #   make test       build and run the whole test suite (installs deps as root)
+#   make test-variation  the suite from a long path, HOME empty, a CPU busy,
+#                   watchpoints hidden (tests/variation.sh)
 #   make demo       build and profile a bundled workload with a shipped script
 #   make deps       install the Debian/Ubuntu packages the build and tests need
 #   make check-asan the whole suite under AddressSanitizer + UBSan (CI runs it)
@@ -45,7 +47,7 @@ FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 PROG_SRC = $(sort $(wildcard tests/progs/*.c))
 PROG_BIN = $(PROG_SRC:tests/progs/%.c=$(BUILD)/progs/%)
 
-.PHONY: all check-deps deps test test-run test-deps demo demo-run check-asan bench clean progs units fuzz install
+.PHONY: all check-deps deps test test-variation test-run test-deps demo demo-run check-asan bench clean progs units fuzz install
 
 all: check-deps luaprof
 
@@ -181,6 +183,12 @@ test-deps:
 test-run: check-deps
 	@$(MAKE) --no-print-directory luaprof units progs
 	@BUILD=$(BUILD) tests/run.sh
+
+# The suite as if on another machine of the same kind (tests/variation.sh):
+# a clone at a path over 100 characters, HOME empty, one CPU busy, hardware
+# watchpoints hidden.  VARY passes its options (--asan, --no-busy, ...).
+test-variation:
+	@tests/variation.sh $(VARY)
 
 demo: ensure-deps
 	@$(MAKE) --no-print-directory demo-run

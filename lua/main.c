@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <unistd.h>
 #include <sys/wait.h>
+#include <linux/perf_event.h>
 
 #include <lauxlib.h>
 
@@ -296,6 +297,24 @@ static void report_losses(const struct lp_live *lv)
 			(unsigned long long)st->bad_records);
 }
 
+/* One line for each watchpoint (mem:) that counted nothing.  The kernel
+ * places a watchpoint even where the breakpoint PMU never fires (many
+ * VMs), and perf then says nothing; a user deserves to know that zero
+ * may mean "cannot watch here" rather than "never written". */
+static void report_silent_watchpoints(struct lp_live *lv, const struct lp_cli *cli)
+{
+	size_t n = cli->events.n;
+	struct lp_count *c = calloc(n ? n : 1, sizeof *c);
+	if (c && lp_live_read_counts(lv, c) == 0)
+		for (size_t i = 0; i < n; i++)
+			if (cli->events.v[i].type == PERF_TYPE_BREAKPOINT && c[i].supported &&
+			    c[i].enabled && !c[i].value)
+				fprintf(stderr, "luaprof: %s counted nothing: no such access happened, "
+						"or hardware breakpoints do not fire on this machine "
+						"(as in many VMs)\n", cli->events.v[i].name);
+	free(c);
+}
+
 /* Warns of on_event keys that name none of the run's events. */
 static void check_handlers(struct lp_run *run, const struct lp_cli *cli)
 {
@@ -446,6 +465,8 @@ static int run_live(struct lp_run *run, struct lp_cli *cli)
 		run->failed = true;
 	}
 	report_losses(lv);
+	if (!xerr)
+		report_silent_watchpoints(lv, cli);
 	set_usage(run, lv);
 	if (cli->sampling.count_only && t1 > run->last_time)
 		run->last_time = t1;

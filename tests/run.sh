@@ -58,9 +58,9 @@ run_unit() {
 	local bin=$1 out rc
 	out=$(fresh_home "$bin" 2>&1); rc=$?
 	san_reports "$(basename "$bin")" || rc=1
-	local p f
-	p=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' | tail -1)
-	f=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' | tail -1)
+	local p f s summary
+	summary=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' | tail -1)
+	read -r p f s <<<"$summary"
 	if [ -z "$p" ]; then
 		echo "FAIL $(basename "$bin") (crashed or printed no summary)"
 		printf '%s\n' "$out" | tail -20 | sed 's/^/    /'
@@ -72,12 +72,14 @@ run_unit() {
 		out="$out
 exited $rc after its summary"
 	fi
-	passed=$((passed + p)); failed=$((failed + f))
+	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 	if [ "$f" != 0 ]; then
 		printf '%s\n' "$out" | grep -v '^ok ' | sed 's/^/    /'
 		failures+=("$(basename "$bin")")
+	elif [ "$s" != 0 ]; then        # each skip with its reason, the line before it
+		printf '%s\n' "$out" | grep -B1 '^skip ' | grep -v '^--$' | sed 's/^/    /'
 	fi
-	echo "unit $(basename "$bin"): $p passed, $f failed"
+	echo "unit $(basename "$bin"): $p passed, $f failed, $s skipped"
 }
 
 # A fuzz target's regression inputs: one test per target, passed when every

@@ -199,3 +199,12 @@ have_tracefs() {
 need_tracefs() {
 	have_tracefs || skip "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing, as root)"
 }
+
+# need_watchpoints: skip unless hardware watchpoints fire here: on some VMs
+# the breakpoint PMU exists and a watchpoint opens, yet it never counts.
+# tests/progs/wpcheck places one on its own variable and writes it 100
+# times (LP_TEST_NO_WATCHPOINTS=1 hides them, to try the skip).
+need_watchpoints() {
+	local why
+	why=$("$PROGS/wpcheck" 2>&1) || skip "hardware watchpoints do not fire here (tests/progs/wpcheck: $why)"
+}

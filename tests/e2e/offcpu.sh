@@ -44,13 +44,15 @@ diff live.rows replay.rows || fail "the replay of the recording gives other slee
 # -a with the command: the whole system, the sleeper among it
 expect_whole 0 "$LUAPROF" run offcpu -a --folded -- ./"$C" 10 50
 in_range "-a" "$(nanosleep_us "$TMP/out")" 499000 600000
-# --states=R: only the waits for a CPU, not the 500 ms of sleeps.  Now and
-# then this kernel reports a switch out from do_nanosleep's schedule() as
-# runnable (R), waiting microseconds (39 us in one quiet run, about one
-# run in thirty): up to 1 ms of them is allowed.
+# --states=R: only the waits for a CPU, not the 500 ms of sleeps.  A switch
+# out from do_nanosleep can be runnable (R): a preemption on the way into
+# the sleep or out of it, whose wait for a CPU is as long as the machine
+# is busy (microseconds when quiet, milliseconds with a CPU taken).  So
+# the bound is the sleeps': any one of them counted would add 50 ms; all
+# the preemptions together must stay under half of that.
 expect_whole 0 "$LUAPROF" run offcpu --states=R --folded -- ./"$C" 10 50
 r_us=$(nanosleep_us "$TMP/out")
-[ "$r_us" -le 1000 ] || fail "--states=R counted the sleeps: $r_us us through do_nanosleep"
+[ "$r_us" -lt 25000 ] || fail "--states=R counted the sleeps: $r_us us through do_nanosleep (one sleep is 50000)"
 # -p: attached before the program runs (gated), so all of its 20 sleeps
 gated ./"$C" 20 50
 attach_gated 0 "$LUAPROF" run offcpu --folded

@@ -4,9 +4,8 @@
 # s.args[1] running 0..776 in order, uretprobe 777 with s.retval == 2 * arg.
 # A USDT probe without a semaphore (register, signed int, constant and
 # stack-memory arguments) fired exactly N times; one guarded by a
-# semaphore, whose code runs only while luaprof is attached.  A global
-# variable written exactly N times: mem:VARIABLE:w gives N samples, each at
-# its address.
+# semaphore, whose code runs only while luaprof is attached.  Watchpoints
+# are tests/e2e/watchpoints.sh.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 [ -r /sys/bus/event_source/devices/uprobe/type ] || skip "this kernel has no uprobe PMU"
@@ -30,10 +29,6 @@ PATH=$PROGS:$PATH expect_status 0 "$LUAPROF" run "$CHECKS/probes.lua" -e "uprobe
 expect_grep '^event	uprobe:probed:twice	50	0	0$' "$TMP/out"
 cd "$TMP"
 
-# a global variable written exactly 500 times (its address moves with the PIE's load address)
-expect_status 0 "$LUAPROF" run "$CHECKS/probes.lua" -e mem:watched:w -- "$P" watch 500
-expect_grep '^event	mem:watched:w	500	0	0$' "$TMP/out"
-expect_grep '^addrs	1$' "$TMP/out"
 
 readelf -n "$P" 2>/dev/null | grep -q 'Name: tick' ||
 	skip "no USDT probes in the workloads: <sys/sdt.h> was missing when they were built (make test-deps installs systemtap-sdt-dev)"

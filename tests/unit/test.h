@@ -1,7 +1,9 @@
 /*
  * test.h - a tiny unit-test harness: TEST_EQ and friends print both sides on
  * failure; each test function runs in its own forked process so a crash
- * fails one test, not the run.  The binary ends with "N passed, N failed".
+ * fails one test, not the run.  A case that cannot run on this machine
+ * calls TEST_SKIP with the reason: it is counted and printed as skipped,
+ * never as passed.  The binary ends with "N passed, N failed, N skipped".
  */
 #ifndef LP_TEST_H
 #define LP_TEST_H
@@ -19,6 +21,15 @@ static int test_failed_;
 #define TEST_FAIL_(fmt, ...) do { \
 	fprintf(stderr, "  %s:%d: " fmt "\n", __FILE__, __LINE__, __VA_ARGS__); \
 	test_failed_ = 1; } while (0)
+
+/* Ends the current case as skipped: the machine lacks what it needs.  The
+ * reason (printf-style) says what was checked and what was found.  A case
+ * that already failed stays failed. */
+#define TEST_SKIP_CODE_ 77
+#define TEST_SKIP(...) do { \
+	if (test_failed_) exit(1); \
+	fprintf(stdout, "  skip: " __VA_ARGS__); fputc('\n', stdout); \
+	fflush(stdout); exit(TEST_SKIP_CODE_); } while (0)
 
 #define TEST_TRUE(c) do { if (!(c)) TEST_FAIL_("expected %s", #c); } while (0)
 #define TEST_EQ(a, b) do { \
@@ -97,13 +108,13 @@ static void test_tmp_cleanup(void)
 struct test_case { const char *name; void (*fn)(void); };
 #define TEST_CASE(f) { #f, f }
 
-/* Runs every case in a child process; prints one line per case and the
- * summary.  The child ends with exit(), not _exit(), so that exit-time
+/* Runs every case in a child process; prints one line per case ("ok",
+ * "FAIL" or "skip") and the summary.  The child ends with exit(), not _exit(), so that exit-time
  * checks (LeakSanitizer in make check-asan) judge each case.  Returns the
  * exit status for main(). */
 static inline int test_run(const char *suite, const struct test_case *cases, size_t n)
 {
-	int passed = 0, failed = 0;
+	int passed = 0, failed = 0, skipped = 0;
 	for (size_t i = 0; i < n; i++) {
 		fflush(NULL);
 		pid_t pid = fork();
@@ -115,12 +126,18 @@ static inline int test_run(const char *suite, const struct test_case *cases, siz
 		int st = 0;
 		waitpid(pid, &st, 0);
 		int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+		int skip = WIFEXITED(st) && WEXITSTATUS(st) == TEST_SKIP_CODE_;
 		if (!ok && WIFSIGNALED(st))
 			fprintf(stderr, "  killed by signal %d\n", WTERMSIG(st));
-		printf("%s %s.%s\n", ok ? "ok" : "FAIL", suite, cases[i].name);
-		ok ? passed++ : failed++;
+		printf("%s %s.%s\n", ok ? "ok" : skip ? "skip" : "FAIL", suite, cases[i].name);
+		if (ok)
+			passed++;
+		else if (skip)
+			skipped++;
+		else
+			failed++;
 	}
-	printf("%d passed, %d failed\n", passed, failed);
+	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed ? 1 : 0;
 }
 

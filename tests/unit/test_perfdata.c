@@ -418,8 +418,7 @@ static void corpus_matches_perf_script(void)
 	int n, matched = 0;
 
 	if (!corpus() || !have_perf()) {
-		note("  skip: no corpus or no perf\n");
-		return;
+		TEST_SKIP("no perf.data corpus (../shared/perfdata or LP_PERFDATA_CORPUS) or no perf");
 	}
 	n = scandir(corpus(), &names, corpus_filter, alphasort);
 	TEST_TRUE(n >= 49);

@@ -2,6 +2,7 @@
  * overlap, fork copying maps, exec dropping them, threads sharing them; and
  * the records a /proc scan makes of a live process (this one). */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -200,7 +201,7 @@ static void synthesize_self(void)
 struct scanned {
 	struct lp_record r[512];
 	char comm[512][16];
-	char path[512][64];
+	char path[512][PATH_MAX];
 	int n;
 };
 
