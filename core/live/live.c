@@ -1,9 +1,13 @@
 /*
  * live.c - a live run: launch, poll, drain, merge, stop.
  *
- * Ordering: each CPU's ring is in time order on its own, so records are
- * copied out of the rings into one queue per CPU (freeing the ring for the
- * kernel at once) and merged by their timestamps.  A record is only handed
+ * Ordering: records are copied out of the rings into one queue per CPU
+ * (freeing the ring for the kernel at once) and merged by their
+ * timestamps.  A ring is in time order but for one case: the kernel
+ * stamps a side-band record (COMM, MMAP, ...) before it reserves its room,
+ * and a sample interrupting in between is written first, with the later
+ * time.  So each queue keeps its records sorted as they come in
+ * (tqueue.c).  A record is only handed
  * out once no other CPU can still produce an earlier one: at each pass the
  * clock is read before the rings are drained, and records older than that
  * instant minus a slack are safe, since the kernel writes a record soon
@@ -35,6 +39,7 @@
 #include <sys/syscall.h>
 
 #include "live/evlist.h"
+#include "live/tqueue.h"
 #include "luaprof/live.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/probe.h"
@@ -45,11 +50,6 @@
 #define SAFE_SLACK_NS  20000000ull     /* 20 ms */
 #define POLL_MS        100
 
-/* Copied records of one CPU: [u64 time][record] entries, 8-byte aligned. */
-struct queue {
-	uint8_t *buf;
-	size_t head, len, cap;
-};
 
 struct lp_live {
 	struct lp_evlist el;
@@ -68,7 +68,7 @@ struct lp_live {
 	uint64_t safe_time;             /* records up to this time may go out */
 	uint64_t deadline;              /* CLOCK_MONOTONIC ns, 0 = none */
 	uint64_t alarm;                 /* lp_live_set_alarm's time, 0 = none */
-	struct queue *q;                /* one per CPU */
+	struct lp_tqueue *q;            /* one per CPU */
 	uint64_t ring_lost;             /* samples LOST records reported */
 	bool lost_checked;              /* the end's unreported losses were looked for */
 	uint64_t lost_rec[16];          /* the LOST record made for them */
@@ -82,50 +82,6 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* ------------------------------------------------------------ queues */
-
-static int queue_push(struct queue *q, uint64_t time, const struct perf_event_header *h)
-{
-	size_t need = 8 + h->size;
-	if (q->len + need > q->cap) {
-		if (q->head) {          /* reclaim what was handed out */
-			memmove(q->buf, q->buf + q->head, q->len - q->head);
-			q->len -= q->head;
-			q->head = 0;
-		}
-		if (q->len + need > q->cap) {
-			size_t cap = q->cap ? q->cap * 2 : 1 << 20;
-			while (cap < q->len + need)
-				cap *= 2;
-			uint8_t *b = realloc(q->buf, cap);
-			if (!b)
-				return -ENOMEM;
-			q->buf = b;
-			q->cap = cap;
-		}
-	}
-	memcpy(q->buf + q->len, &time, 8);
-	memcpy(q->buf + q->len + 8, h, h->size);
-	q->len += need;
-	return 0;
-}
-
-static uint64_t queue_time(const struct queue *q)
-{
-	uint64_t t;
-	memcpy(&t, q->buf + q->head, 8);
-	return t;
-}
-
-static const void *queue_pop(struct queue *q)
-{
-	const struct perf_event_header *h = (const void *)(q->buf + q->head + 8);
-	q->head += 8 + h->size;
-	if (q->head == q->len)
-		q->head = q->len = 0;
-	return h;
 }
 
 /* ------------------------------------------------------------- drain */
@@ -153,7 +109,7 @@ static int drain_ring(struct lp_live *lv, size_t cpu)
 	while (!rc && (h = lp_ring_next(ring, &err))) {
 		uint64_t t = record_time(lv, h);
 		if (t != UINT64_MAX)
-			rc = queue_push(&lv->q[cpu], t, h);
+			rc = lp_tqueue_push(&lv->q[cpu], t, h);
 	}
 	lp_ring_consume(ring);
 	if (err) {
@@ -175,15 +131,15 @@ static int drain_all(struct lp_live *lv)
 }
 
 /* The queue holding the earliest record, or NULL when all are empty. */
-static struct queue *earliest(struct lp_live *lv)
+static struct lp_tqueue *earliest(struct lp_live *lv)
 {
-	struct queue *best = NULL;
+	struct lp_tqueue *best = NULL;
 	uint64_t bt = UINT64_MAX;
 	for (size_t c = 0; c < lv->el.nr_cpus; c++) {
-		struct queue *q = &lv->q[c];
-		if (q->head < q->len && (!best || queue_time(q) < bt)) {
+		struct lp_tqueue *q = &lv->q[c];
+		if (!lp_tqueue_empty(q) && (!best || lp_tqueue_time(q) < bt)) {
 			best = q;
-			bt = queue_time(q);
+			bt = lp_tqueue_time(q);
 		}
 	}
 	return best;
@@ -269,9 +225,9 @@ static void count(struct lp_live *lv, const struct lp_record *r)
  * layout (a tracepoint's RAW data, PERIOD), not in the trailer of other
  * records, so a sample's id (PERF_SAMPLE_IDENTIFIER, first in every
  * layout) chooses its event's format before it is decoded. */
-static bool emit(struct lp_live *lv, struct queue *q, struct lp_record *rec, int *event)
+static bool emit(struct lp_live *lv, struct lp_tqueue *q, struct lp_record *rec, int *event)
 {
-	const struct perf_event_header *h = queue_pop(q);
+	const struct perf_event_header *h = lp_tqueue_pop(q);
 	const struct lp_format *fmt = &lv->fmt;
 	uint64_t id;
 	*event = -1;
@@ -315,8 +271,8 @@ static bool unreported_lost(struct lp_live *lv, struct lp_record *rec, int *even
 int lp_live_next(struct lp_live *lv, struct lp_record *rec, int *event)
 {
 	for (;;) {
-		struct queue *q = earliest(lv);
-		if (q && (lv->ending || queue_time(q) <= lv->safe_time)) {
+		struct lp_tqueue *q = earliest(lv);
+		if (q && (lv->ending || lp_tqueue_time(q) <= lv->safe_time)) {
 			if (emit(lv, q, rec, event))
 				return 1;
 			continue;
@@ -618,7 +574,7 @@ void lp_live_close(struct lp_live *lv)
 	if (!lv)
 		return;
 	for (size_t c = 0; lv->q && c < lv->el.nr_cpus; c++)
-		free(lv->q[c].buf);
+		lp_tqueue_free(&lv->q[c]);
 	lp_evlist_close(&lv->el);
 	lp_workload_close(&lv->wl);
 	for (size_t i = 0; i < lv->nr_targets; i++)
