@@ -183,13 +183,13 @@ check-asan:
 FUZZ_TIME ?= 60
 FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # Each input makes fresh objects, so their large first allocations are
-# made small: a 64-entry resolver cache (a 4096-entry one costs ~80 page
-# faults per execution; collisions, and so replacement, become common) and
-# 4 KiB hash-map key chunks (a 1 MiB one is an mmap and its shadow under
-# ASan: fuzz_folded ran ~300 inputs a second), and a 4 MiB limit on xz's
+# made small: a 64-entry resolver cache (a 4096-entry one costs tens of
+# page faults per execution; collisions, and so replacement, become
+# common) and 4 KiB hash-map key chunks (a 1 MiB one is an mmap and its
+# shadow under ASan, in every execution), and a 4 MiB limit on xz's
 # decoder (a mutated header asks for dictionaries up to the 256 MiB
-# limit, which ASan poisons on allocation and free: fuzz_minidebug spent
-# 80% of its time in that memset, at ~2400 inputs a second).
+# limit, which ASan poisons on allocation and free, most of the target's
+# time otherwise).
 FUZZ_DEFS = -DFCACHE_BITS=6 -DKEY_CHUNK=4096 -DXZ_MEMLIMIT=0x400000
 fuzz:
 	@tests/install-deps.sh fuzz

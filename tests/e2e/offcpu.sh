@@ -45,9 +45,8 @@ diff live.rows replay.rows || fail "the replay of the recording gives other slee
 expect_whole 0 "$LUAPROF" run offcpu -a --folded -- ./"$C" 10 50
 in_range "-a" "$(nanosleep_us "$TMP/out")" 499000 600000
 # --states=R: only the waits for a CPU, not the 500 ms of sleeps.  Now and
-# then this kernel reports a switch out from do_nanosleep's schedule() as
-# runnable (R), waiting microseconds (39 us in one quiet run, about one
-# run in thirty): up to 1 ms of them is allowed.
+# then a kernel reports a switch out from do_nanosleep's schedule() as
+# runnable (R), waiting microseconds: up to 1 ms of them is allowed.
 expect_whole 0 "$LUAPROF" run offcpu --states=R --folded -- ./"$C" 10 50
 r_us=$(nanosleep_us "$TMP/out")
 [ "$r_us" -le 1000 ] || fail "--states=R counted the sleeps: $r_us us through do_nanosleep"
