@@ -8,7 +8,15 @@ command -v python3 >/dev/null || skip "no python3"
 command -v nm >/dev/null || skip "no nm"
 CHECK=$ROOT/tests/circles.py
 
-lua_in_core=$(grep -rlE '#[[:space:]]*include[[:space:]]*[<"](lua|lauxlib|lualib|luaconf)\.h[>"]' "$ROOT/core")
+# lua_includes DIR: the files under DIR that include a Lua header.
+lua_includes() {
+	grep -rlE '#[[:space:]]*include[[:space:]]*[<"]([^>"]*/)?(lua|lauxlib|lualib|luaconf)\.h[>"]' "$1"
+}
+mkdir -p "$TMP/inc"
+printf '#include <stdio.h>\n#include "luaprof/trace.h"\n' > "$TMP/inc/plain.c"
+printf '#include <stdio.h>\n# include <lua5.4/lauxlib.h>\n' > "$TMP/inc/uses_lua.c"
+[ "$(lua_includes "$TMP/inc")" = "$TMP/inc/uses_lua.c" ] || fail "lua_includes does not find exactly uses_lua.c"
+lua_in_core=$(lua_includes "$ROOT/core")
 [ -z "$lua_in_core" ] || fail "core/ includes a Lua header: $lua_in_core"
 
 # pair DIR CALLS_BACK: DIR/core/t/a.o calls b(), DIR/lua/x/y/b.o defines
