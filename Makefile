@@ -62,21 +62,16 @@ check-deps:
 	@$(PKG_CONFIG) --exists zlib || { echo "luaprof: zlib not found by pkg-config: install zlib1g-dev (or run 'make deps' as root)"; exit 1; }
 	@test -f /usr/include/libiberty/demangle.h || { echo "luaprof: libiberty not found (/usr/include/libiberty/demangle.h): install libiberty-dev (or run 'make deps' as root)"; exit 1; }
 
-DEB_PKGS = build-essential pkg-config liblua5.4-dev libelf-dev libdw-dev libzstd-dev liblzma-dev libiberty-dev zlib1g-dev libc6-dbg \
-           linux-perf python3 procps
-
+# Every install is tests/install-deps.sh's (build, test, fuzz, bench): as
+# root with apt-get it installs what is missing, else says in one line what
+# to install.
 deps:
-	@if [ "$$(id -u)" != 0 ]; then echo "luaprof: 'make deps' installs packages and must run as root (sudo make deps)"; exit 1; fi
-	@if command -v apt-get >/dev/null; then \
-	  export DEBIAN_FRONTEND=noninteractive; \
-	  apt-get update -qq && apt-get install -y -qq --no-install-recommends $(DEB_PKGS) >/dev/null \
-	  || { echo "luaprof: apt-get install failed: install $(DEB_PKGS) by hand"; exit 1; }; \
-	else echo "luaprof: no apt-get: install the equivalents of $(DEB_PKGS)"; exit 1; fi
+	@tests/install-deps.sh build
 
 # As root on a fresh machine, install what is missing first.
 ensure-deps:
 	@if ! $(MAKE) -s --no-print-directory check-deps >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-	  echo "luaprof: installing build dependencies (make deps)"; $(MAKE) --no-print-directory deps; fi
+	  echo "luaprof: installing build dependencies (make deps)"; tests/install-deps.sh build; fi
 
 luaprof: $(LUA_OBJ) $(LIB)
 	$(CC) -o $@ $(LUA_OBJ) $(LIB) $(LDLIBS_ALL)
@@ -155,30 +150,10 @@ test: ensure-deps
 	@$(MAKE) --no-print-directory test-deps
 	@$(MAKE) --no-print-directory test-run
 
-# What only the tests use, installed as root when missing: a browser for the
-# flame graph, Go's pprof, luacheck, a JSON schema validator, <sys/sdt.h>
-# (USDT probes in a test workload), and the playwright-core driver (npm,
-# into $(BUILD)/npm).  A test whose tool cannot be installed skips, saying
-# which.
-# Each is COMMAND:PACKAGE (Debian's python3-jsonschema is for /usr/bin/python3;
-# sdt is a header; node and npm may come from elsewhere, then they are left
-# alone).
-TEST_TOOLS = chromium:chromium go:golang-go luacheck:lua-check jsonschema:python3-jsonschema \
-             sdt:systemtap-sdt-dev node:nodejs npm:npm strace:strace
+# What only the tests use, installed as root when missing (a test whose
+# tool cannot be installed skips, saying which).
 test-deps:
-	@missing=$$(for t in $(TEST_TOOLS); do c=$${t%%:*} p=$${t#*:}; \
-	  if [ $$c = jsonschema ]; then /usr/bin/python3 -c 'import jsonschema' 2>/dev/null || echo $$p; \
-	  elif [ $$c = sdt ]; then echo '#include <sys/sdt.h>' | $(CC) -E -x c - >/dev/null 2>&1 || echo $$p; \
-	  else command -v $$c >/dev/null || echo $$p; fi; done); \
-	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	  echo "luaprof: installing test tools:" $$missing; \
-	  export DEBIAN_FRONTEND=noninteractive; \
-	  { apt-get install -y -qq --no-install-recommends $$missing >/dev/null 2>&1 || \
-	    { apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; }; } || \
-	  echo "luaprof: could not install" $$missing": the tests that need them skip"; fi
-	@if [ ! -d $(BUILD)/npm/node_modules/playwright-core ] && command -v npm >/dev/null; then \
-	  mkdir -p $(BUILD)/npm && (cd $(BUILD)/npm && npm install --silent --no-audit --no-fund \
-	    playwright-core@1 >/dev/null 2>&1) || echo "luaprof: npm could not install playwright-core"; fi
+	@CC="$(CC)" BUILD=$(BUILD) tests/install-deps.sh test
 
 test-run: check-deps
 	@$(MAKE) --no-print-directory luaprof units progs
@@ -212,25 +187,20 @@ check-asan:
 # Coverage-guided fuzzing: each target (or FUZZ_TARGETS=...) runs FUZZ_TIME
 # seconds (default 60) from its seeds (tests/fuzz/seeds.sh) with the
 # dictionary tests/fuzz/perf.dict; crashing inputs land in build-fuzz/crashes/.
-# Needs clang and its libFuzzer runtime (installed here as root).
+# Needs clang and its libFuzzer runtime (installed as root when missing).
 FUZZ_TIME ?= 60
 FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # Each input makes fresh objects, so their large first allocations are
-# made small: a 64-entry resolver cache (a 4096-entry one costs ~80 page
-# faults per execution; collisions, and so replacement, become common) and
-# 4 KiB hash-map key chunks (a 1 MiB one is an mmap and its shadow under
-# ASan: fuzz_folded ran ~300 inputs a second), and a 4 MiB limit on xz's
+# made small: a 64-entry resolver cache (a 4096-entry one costs tens of
+# page faults per execution; collisions, and so replacement, become
+# common) and 4 KiB hash-map key chunks (a 1 MiB one is an mmap and its
+# shadow under ASan, in every execution), and a 4 MiB limit on xz's
 # decoder (a mutated header asks for dictionaries up to the 256 MiB
-# limit, which ASan poisons on allocation and free: fuzz_minidebug spent
-# 80% of its time in that memset, at ~2400 inputs a second).
+# limit, which ASan poisons on allocation and free, most of the target's
+# time otherwise).
 FUZZ_DEFS = -DFCACHE_BITS=6 -DKEY_CHUNK=4096 -DXZ_MEMLIMIT=0x400000
 fuzz:
-	@command -v clang >/dev/null && echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return d && n; }' | \
-	  clang -fsanitize=fuzzer -x c -o /dev/null - 2>/dev/null || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "luaprof: installing clang and libFuzzer (clang libclang-rt-14-dev)"; \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev >/dev/null; \
-	  else echo "luaprof: make fuzz needs clang with libFuzzer: install clang and libclang-rt-14-dev"; exit 1; fi; }
+	@tests/install-deps.sh fuzz
 	@$(MAKE) --no-print-directory CC=clang BUILD=build-fuzz OPT=-O1 SAN="$(FUZZ_SAN)" CFLAGS="$(FUZZ_DEFS)" \
 	  $(patsubst tests/fuzz/%.c,build-fuzz/fuzzer/%,$(FUZZ_SRC))
 	@BUILD=build-fuzz FUZZ_TIME=$(FUZZ_TIME) tests/fuzz/run.sh $(FUZZ_TARGETS)
@@ -239,10 +209,7 @@ fuzz:
 # root when missing; without it those rows are left out.
 bench: all
 	@$(MAKE) --no-print-directory progs
-	@command -v bpftrace >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && { \
-	  echo "luaprof: installing bpftrace for the bench"; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bpftrace >/dev/null 2>&1 || \
-	  echo "luaprof: could not install bpftrace: its rows are left out"; }; } || true
+	@tests/install-deps.sh bench
 	@BUILD=$(BUILD) python3 tests/bench/bench.py $(if $(QUICK),--quick)
 
 # The installed luaprof finds its scripts and library from its own path

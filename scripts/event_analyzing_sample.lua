@@ -9,7 +9,7 @@
 -- As the original, it takes the samples of any event; a tracepoint's
 -- samples are printed one per line as their fields, name=value sorted
 -- (arrays as Lua lists, where Python prints its bytearray).  Its Intel PEBS
--- load-latency table stays empty here: no PMU gives those samples.
+-- load-latency table stays empty unless a PMU gives those samples.
 
 luaprof.options{ description = "samples grouped by command, symbol and object, with log2 bars (perf's script)" }
 

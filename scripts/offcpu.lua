@@ -11,7 +11,7 @@
 -- the interval.  The events are system-wide so that those switches back in
 -- are seen; only the run's own threads are counted (luaprof.is_target).
 -- The kernel's switch records (on_switch) end the waits whose switch back
--- in sched_switch left out, as on this VM those from an idle CPU.
+-- in sched_switch left out (a kernel may record none from an idle CPU).
 
 local opt = luaprof.options{
   description = "off-CPU time by thread, state and blocking stack (sched_switch), like BCC offcputime",

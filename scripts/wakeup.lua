@@ -11,7 +11,7 @@
 -- those with a thread of the run's own on either side, the latencies
 -- those of its own threads (luaprof.is_target).  The kernel's switch
 -- records (on_switch) end the waits whose switch in sched_switch left
--- out (on this VM, every switch from one CPU's idle task).
+-- out (a kernel may record no switch from a CPU's idle task).
 
 local opt = luaprof.options{
   description = "who wakes whom, and the latency from wake-up to running per thread (histograms)",

@@ -13,6 +13,9 @@ set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 export BUILD ROOT=$PWD
+# The perf.data corpus the conformance tests read, beside the repository
+# unless given.
+export LP_PERFDATA_CORPUS=${LP_PERFDATA_CORPUS:-$ROOT/../shared/perfdata}
 unit_only=0
 [ "${1:-}" = "--unit-only" ] && { unit_only=1; shift; }
 filter=${1:-}

@@ -53,9 +53,9 @@ ndiff=$(wc -l < diffs)
 # perf report's children (inclusive) counts per function, from its
 # percentages, equal those of luaprof's stacks (each function once per
 # sample) on perf's recording, but for the few stacks same_stacks let
-# differ: each count may be off by at most their number (a quiet CI run
-# under ASan had one sample in ld.so's start-up that perf unwound through
-# __libc_early_init and dl_main and luaprof did not). perf's --sort sym
+# differ: each count may be off by at most their number (a sample in
+# ld.so's start-up may be unwound by perf through __libc_early_init and
+# dl_main and not by luaprof). perf's --sort sym
 # keeps same-named symbols of different objects apart (the program's
 # _start and ld.so's), so its rows are summed by name here, as luaprof's
 # stacks are counted.

@@ -24,11 +24,11 @@ need_perf_events() {
 }
 
 # perfdata_corpus: the directory of real perf.data files the conformance
-# checks read (/work/shared/perfdata beside the repository, or
-# $LP_PERFDATA_CORPUS), as test_perfdata finds it; nothing when absent.
+# checks read ($LP_PERFDATA_CORPUS, else ../shared/perfdata beside the
+# repository), as test_perfdata finds it; nothing when absent.
 perfdata_corpus() {
 	local d
-	for d in ${LP_PERFDATA_CORPUS:-} "$ROOT/../shared/perfdata" /work/shared/perfdata; do
+	for d in ${LP_PERFDATA_CORPUS:-} "$ROOT/../shared/perfdata"; do
 		[ -d "$d" ] && { echo "$d"; return; }
 	done
 }

@@ -223,7 +223,7 @@ mlock_big() {
 # and i686 ones): read whole, its samples counted as perf counts them.
 foreign() {
 	local f
-	f=$(corpus)/perf.data.$1-3.4
+	f=$(perfdata_corpus)/perf.data.$1-3.4
 	[ -f "$f" ] || { echo "SKIP: no $1 recording in the corpus" >&2; return 77; }
 	command -v perf >/dev/null || { echo "SKIP: no perf" >&2; return 77; }
 	"$LP" run "$S/count.lua" -i "$f" > replay.out || return
@@ -231,13 +231,6 @@ foreign() {
 	local want
 	want=$(perf report -i "$f" --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}')
 	grep -q "^on_end samples=$want " replay.out || { echo "perf counts $want samples" >&2; return 99; }
-}
-
-corpus() {
-	local d
-	for d in "$ROOT/../shared/perfdata" /work/shared/perfdata; do
-		[ -d "$d" ] && { echo "$d"; return; }
-	done
 }
 
 # Files made here, then replayed.

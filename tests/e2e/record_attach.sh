@@ -41,9 +41,9 @@ perf_agrees() {
 # named_by_perf PID COMM... : at least 90% of PID's user-mode samples in
 # script.txt name a function of the workload's binary, and each COMM names
 # a thread.  (The rest may be libc or the vDSO; kernel samples are left out,
-# as on this VM a fifth of a busy process's can land in the kernel's timer
-# interrupt when the machine is loaded.  Before the synthesized records no
-# user sample was named and every comm read ":TID".)
+# as a good share of a busy process's can land in the kernel's timer
+# interrupt when the machine is loaded.  Without the synthesized records
+# no user sample would be named and every comm would read ":TID".)
 named_by_perf() {
 	local pid=$1 bin=$2; shift 2
 	awk -v pid="$pid" -v bin="($bin)" '

@@ -28,8 +28,8 @@ for v in $variants; do
 	[ ! -s diff.txt ] || { head diff.txt; fail "$v: samples named differently from perf script (count, perf's ip sym, ours)"; }
 	[ "$v" = ibt ] || grep -q '@plt$' theirs || fail "$v: no sample in a NAME@plt stub"
 	# with IBT the program's stubs (.plt.sec, unnamed by perf: [unknown]
-	# in the program) take about 9 samples of 2000, and libc's own stubs
-	# (@plt) about 4, none at all in one run of six here: either will do
+	# in the program) and libc's own stubs (@plt) take only a few samples
+	# each, and a run may have none in either kind: either will do
 	[ "$v" != ibt ] || grep -q '@plt$' theirs ||
 		perf script -i "$v.data" -F ip,sym,dso 2>/dev/null | grep -q '\[unknown\] *(.*/pltcalls\.ibt)' ||
 		fail "$v: no sample in a stub, the program's (.plt.sec) or libc's"

@@ -3,8 +3,8 @@
 # and writes a THROTTLE record.  luaprof tells apart the throttles of a
 # task, a sign of too high a rate ("use a lower -F"), from those of the
 # idle task: an idle CPU's tick stops, and its timer's samples pile up
-# against the last tick until they pass the limit (on this VM a quiet CPU
-# at 4 kHz did, 0-6 times a run), which loses only idle samples.  With the
+# against the last tick until they pass the limit (a quiet CPU at 4 kHz
+# may, a few times a run), which loses only idle samples.  With the
 # limit lowered to 1000/s for the test (4 per tick at HZ=250), and restored
 # at once, also when the test fails or is killed:
 # - per task, a 10 kHz cpu-clock on a busy program (events that follow a

@@ -4,11 +4,11 @@
 # other): the waker -> wakee pairs with their counts, and per woken thread
 # the count, average and maximum of its latencies (wake-up to switch in,
 # whole microseconds), exactly.  Live (where the switch records end the
-# waits whose switch in sched_switch left out, as on this VM every one
-# from one CPU's idle task): the two pingpong processes wake each
+# waits whose switch in sched_switch left out, as a kernel may leave out
+# every one from a CPU's idle task): the two pingpong processes wake each
 # other 1-2000 times each way (a reader still running when the byte comes
-# is not woken, so not every pass is a wake-up: 215 of 2000 on a quiet
-# machine, 1000-2000 on a loaded one), and the latency
+# is not woken, so not every pass is a wake-up: few on a quiet machine,
+# most on a loaded one), and the latency
 # histograms hold exactly the wake-ups (from any waker) that were
 # followed by a switch in.
 . "$(dirname "$0")/lib.sh"

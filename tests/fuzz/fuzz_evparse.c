@@ -5,10 +5,9 @@
  * through, or fails with a one-line message and leaves the list as it was.
  *
  * Tracepoints are looked up in a small tracefs of the target's own (see
- * fixture below), not the machine's: a glob such as "*:*" walks some
- * 2,000 event directories of a real tracefs, which held the target to
- * ~400 inputs a second (30 fixture events, to ~1,300 once the corpus held
- * inputs of many globs), and the inputs' results would depend on the
+ * fixture below), not the machine's: a glob such as "*:*" walks the
+ * thousands of event directories of a real tracefs, which slows the target
+ * several times over, and the inputs' results would depend on the
  * kernel.  Where this process may make a mount namespace (root), the
  * fixture is a tmpfs mounted over /sys/kernel/tracing in it, seen by
  * nothing else; elsewhere the machine's tracefs, if any, is used.

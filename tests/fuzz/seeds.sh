@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # seeds.sh TARGET DIR - fills DIR with seed inputs for fuzz target TARGET:
 # its regression inputs (tests/fuzz/corpus/TARGET) plus, per target, real
-# data: the perf.data files of ../shared/perfdata and recordings the tests
-# leave in build/seeds (when present).  A target with nothing more starts
-# from its regression inputs alone.
+# data: the perf.data files of $LP_PERFDATA_CORPUS (else ../shared/perfdata
+# beside the repository) and recordings the tests leave in build/seeds (when
+# present).  A target with nothing more starts from its regression inputs
+# alone.
 set -u
 cd "$(dirname "$0")/../.."
 target=$1 dir=$2
 mkdir -p "$dir"
 cp -n tests/fuzz/corpus/"$target"/* "$dir"/ 2>/dev/null
-shared=../shared/perfdata
-[ -d "$shared" ] || shared=/work/shared/perfdata     # from a worktree under /work/wt
+shared=${LP_PERFDATA_CORPUS:-../shared/perfdata}
 # Recordings with tracepoints, made here when perf and tracefs allow: their
 # TRACING_DATA, and each event format in it (every tracepoint of a few
 # systems, so the formats are varied).

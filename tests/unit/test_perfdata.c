@@ -37,18 +37,17 @@ static bool side_band;  /* compare side-band records as well as samples */
 
 /* ---- helpers: corpus, perf, temp files ------------------------------------ */
 
+/* The corpus: $LP_PERFDATA_CORPUS (tests/run.sh sets it to ../shared/perfdata
+ * beside the repository, whatever the cwd), else ../shared/perfdata from the
+ * cwd (the repository root); NULL when absent. */
 static const char *corpus(void)
 {
-	static const char *const dirs[] = { "../shared/perfdata", "/work/shared/perfdata" };
-	const char *env = getenv("LP_PERFDATA_CORPUS");
+	const char *dir = getenv("LP_PERFDATA_CORPUS");
 	struct stat st;
 
-	if (env)
-		return stat(env, &st) ? NULL : env;
-	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
-		if (!stat(dirs[i], &st))
-			return dirs[i];
-	return NULL;
+	if (!dir)
+		dir = "../shared/perfdata";
+	return stat(dir, &st) ? NULL : dir;
 }
 
 static bool have_perf(void)

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""circles.py [-v] [BUILD_DIR] - finds circles between source files from the
+symbols of their objects.
+
+Every object under BUILD_DIR/core and BUILD_DIR/lua (at any depth) is read
+with nm: the global symbols it defines and those it uses undefined.  File A
+uses file B when a symbol A uses is defined in B.  A circle is a strongly
+connected component of that graph with more than one file (A uses B and B,
+directly or through others, uses A).  Each circle is printed as a chain of
+files through all its members, with the symbols that make each step (with
+-v, then every use between its members), and the circles are listed again
+at the end, one line each.
+
+Exit status: 0 no circle, 1 circles (printed), 2 no objects or nm failed.
+BUILD_DIR defaults to $BUILD, else build.
+"""
+import os
+import subprocess
+import sys
+from collections import deque
+
+
+def objects(build):
+    """The objects under BUILD/core and BUILD/lua, sorted."""
+    found = []
+    for top in ("core", "lua"):
+        for dirpath, _dirs, files in os.walk(os.path.join(build, top)):
+            found += [os.path.join(dirpath, f) for f in files if f.endswith(".o")]
+    return sorted(found)
+
+
+def nm(args, obj):
+    """The symbol names nm ARGS prints for OBJ (its last column)."""
+    out = subprocess.run(["nm"] + args + [obj], check=True, text=True,
+                         stdout=subprocess.PIPE).stdout
+    return {line.split()[-1] for line in out.splitlines() if line.strip()}
+
+
+def source_name(build, obj):
+    """build/core/x/y.o -> core/x/y.c."""
+    return os.path.relpath(obj, build)[:-2] + ".c"
+
+
+def uses_graph(build, objs):
+    """{file: {used file: sorted symbols}} over the objects OBJS."""
+    defined_in = {}
+    undefined = {}
+    for obj in objs:
+        name = source_name(build, obj)
+        for sym in nm(["-g", "--defined-only"], obj):
+            defined_in.setdefault(sym, set()).add(name)
+        undefined[name] = nm(["-u"], obj)
+    graph = {}
+    for name, syms in undefined.items():
+        edges = graph.setdefault(name, {})
+        for sym in syms:
+            for other in defined_in.get(sym, ()):
+                if other != name:
+                    edges.setdefault(other, []).append(sym)
+        for other in edges:
+            edges[other].sort()
+    return graph
+
+
+def components(graph):
+    """Tarjan's strongly connected components (iterative), each sorted."""
+    index, low, on_stack = {}, {}, set()
+    stack, result, counter = [], [], 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, {})))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    comp.append(member)
+                    if member == node:
+                        break
+                result.append(sorted(comp))
+    return result
+
+
+def path(graph, members, src, targets):
+    """The shortest path within MEMBERS from SRC to any of TARGETS."""
+    prev = {src: None}
+    queue = deque([src])
+    while queue:
+        node = queue.popleft()
+        if node in targets and node != src:
+            hops = [node]
+            while prev[hops[-1]] is not None:
+                hops.append(prev[hops[-1]])
+            return hops[::-1]
+        for nxt in sorted(graph[node]):
+            if nxt in members and nxt not in prev:
+                prev[nxt] = node
+                queue.append(nxt)
+    return None
+
+
+def chain(graph, comp):
+    """A closed walk from the first member through every member of COMP."""
+    members = set(comp)
+    walk = [comp[0]]
+    left = members - {comp[0]}
+    while left:
+        step = path(graph, members, walk[-1], left)
+        walk += step[1:]
+        left -= set(step)
+    walk += path(graph, members, walk[-1], {comp[0]})[1:]
+    return walk
+
+
+def short(syms, most=3):
+    more = len(syms) - most
+    return ", ".join(syms[:most]) + (f", +{more} more" if more > 0 else "")
+
+
+def report(graph, comps, verbose):
+    for comp in comps:
+        print(f"circle of {len(comp)} files: {' '.join(comp)}")
+        walk = chain(graph, comp)
+        print(f"  {walk[0]}")
+        for a, b in zip(walk, walk[1:]):
+            print(f"    -> {b}  ({short(graph[a][b])})")
+        if not verbose:
+            continue
+        print("  uses within it:")
+        for a in comp:
+            for b in sorted(graph[a]):
+                if b in comp:
+                    print(f"    {a} -> {b}: {' '.join(graph[a][b])}")
+
+
+def main(argv):
+    verbose = "-v" in argv[1:]
+    args = [a for a in argv[1:] if a != "-v"]
+    build = args[0] if args else os.environ.get("BUILD", "build")
+    objs = objects(build)
+    if not objs:
+        print(f"circles: no objects under {build}/core or {build}/lua")
+        return 2
+    try:
+        graph = uses_graph(build, objs)
+    except (OSError, subprocess.CalledProcessError) as err:
+        print(f"circles: nm failed: {err}")
+        return 2
+    comps = [c for c in components(graph) if len(c) > 1]
+    report(graph, comps, verbose)
+    for comp in comps:
+        print(f"circle: {' '.join(comp)}")
+    print(f"{len(comps)} circles among {len(objs)} objects")
+    return 1 if comps else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,9 @@
+# funclatency OBJECT:nap --unit=ms: exactly 10 calls, none under 2 ms (a
+# sleep never ends early) and at least 6 in the [2, 4) bucket (a wake-up
+# may be late by milliseconds on a loaded machine, so not all ten need
+# be).  Rules and helpers: lib_funcs.sh.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_funcs.sh"
+expect_status 0 "$LUAPROF" run funclatency --func="./$C:nap" --unit=ms -- "./$C" 10 2
+check_naps "$TMP/out" funclatency
+exit 0
