@@ -1,7 +1,7 @@
 /*
  * pd_int.h - internals shared by the perf.data reader and writer
- * (perfdata.c, pdsrc.c, pdevents.c, pdpipe.c, pdfeat.c, pdcomp.c, pdorder.c,
- * pdwrite.c).  Nothing here is public API.
+ * (perfdata.c, pderror.c, pdsrc.c, pdevents.c, pdpipe.c, pdfeat.c, pdcomp.c,
+ * pdorder.c, pdwrite.c).  Nothing here is public API.
  *
  * The reader is a pull pipeline:
  *
@@ -302,6 +302,8 @@ struct lp_perfdata {
 
 #define PD_NO_OFF UINT64_MAX
 #define PD_USER_TYPE_START 64
+
+/* ---- errors and strings (pderror.c) ----------------------------------- */
 
 /* Records the first error as "PATH: offset OFF: message" (no offset part
  * for PD_NO_OFF) and returns err, a negative errno.  Later errors do not
