@@ -8,9 +8,9 @@
  * cache-misses, branches/branch-instructions, branch-misses, bus-cycles,
  * ref-cycles, stalled-cycles-frontend, stalled-cycles-backend), with the
  * modifiers u, k, p, pp, ppp, P after a colon; the kernel's tracepoints,
- * SYSTEM:EVENT, globs included (evparse.c); raw events rNNNN, the generic
- * cache events (L1-dcache-load-misses, ...), PMU/term=value,.../ and
- * per-event terms EVENT/period=N,freq=N,call-graph=fp/ (evpmu.c); probes:
+ * SYSTEM:EVENT, globs included (evitem.c); raw events rNNNN, the generic
+ * cache events (L1-dcache-load-misses, ...) (evcache.c), PMU/term=value,.../
+ * and per-event terms EVENT/period=N,freq=N,call-graph=fp/ (evpmu.c); probes:
  * uprobe:PATH:FUNC[+OFF], uretprobe:PATH:FUNC, usdt:PATH:PROVIDER:NAME,
  * kprobe:FUNC[+OFF], kretprobe:FUNC, and watchpoints mem:ADDR[/LEN][:rwx]
  * or mem:SYMBOL[:rwx] (evprobe.c); groups {EVENT,EVENT,...}[:mods].
