@@ -272,10 +272,27 @@ struct lp_kref {
 const char *lp_kallsyms_recorded(struct lp_bid_want *w, const struct lp_kref *ref,
 				 const char *dflt, char *buf, size_t size);
 
+/* ---- objects as this machine has them (dsolocal.c) ---- */
+
+/* Whether a map's path is the vDSO's, "[vdso]". */
+bool lp_map_path_is_vdso(const char *path);
+
+/* Whether a map's path can name a file worth opening: false for anonymous
+ * and special maps ("", "//anon", "[heap]", ...), devices, SysV shared
+ * memory and "(deleted)" files. */
+bool lp_map_path_is_file(const char *path);
+
+/* This process's vDSO image as an object named "[vdso]"; NULL (logged at
+ * LP_DEBUG) when the process has no usable one. */
+struct lp_dso *lp_dso_open_vdso(void);
+
 /* The object at path as this machine has it, no build-id check: the file,
  * or this process's vDSO image for "[vdso]"; NULL (errno) for special,
  * anonymous and deleted mappings and for files that cannot be read. */
 struct lp_dso *lp_dsos_open_local(const char *path);
+
+/* ---- the kernel, the object cache, the resolver (kernel.c, dsos.c,
+ * resolve.c) ---- */
 
 /* The kernel's symbol table (borrowed), for counting and iteration. */
 const struct lp_symtab *lp_kernel_symtab(const struct lp_kernel *k);
