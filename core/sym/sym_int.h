@@ -124,9 +124,6 @@ int lp_debuglink_parse(const void *data, size_t size, char *name, size_t n, uint
 bool lp_debug_file_find(const char *path, struct Elf *e, const uint8_t *id, size_t n,
 			char *buf, size_t size);
 
-/* The SHT_PROGBITS section of e called name, or NULL. */
-struct Elf_Scn *lp_elf_section(struct Elf *e, const char *name);
-
 /* path rooted in the symfs directory (lp_sym_set_symfs), into buf; false
  * when it does not fit. */
 bool lp_symfs_path(const char *path, char *buf, size_t size);
