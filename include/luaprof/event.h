@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * event.h - perf events: names to perf_event_attr, and opening them.
  *
