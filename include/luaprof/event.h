@@ -115,7 +115,7 @@ int lp_event_rename(struct lp_event_spec *spec, const char *name);
  * clears them.  Accepts a zeroed spec. */
 void lp_event_spec_free(struct lp_event_spec *spec);
 
-/* ---- lists of events: the -e syntax (evparse.c) ---- */
+/* ---- lists of events: the -e syntax (evparse.c; freeing: evspecs.c) ---- */
 
 struct lp_event_list {
 	struct lp_event_spec *v;        /* owned, with what each owns */
