@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "live/evparse_int.h"
+#include "live/evparse.h"
 #include "luaprof/event.h"
 
 /* ---- raw and cache events --------------------------------------------------------- */

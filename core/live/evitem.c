@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "live/evparse_int.h"
+#include "live/evparse.h"
 #include "luaprof/event.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/trace.h"

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "live/evparse_int.h"
+#include "live/evparse.h"
 #include "luaprof/probe.h"
 
 /* ---- terms ------------------------------------------------------------------------ */

@@ -1,13 +1,13 @@
 /*
  * evspecs.c - the growing list of event specs that the parsers of the -e
- * syntax append to (evparse_int.h), and its freeing (event.h).  Below every
+ * syntax append to (evparse.h), and its freeing (event.h).  Below every
  * parser: it calls none of them.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "live/evparse_int.h"
+#include "live/evparse.h"
 #include "luaprof/event.h"
 #include "util/grow.h"
 

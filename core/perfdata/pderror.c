@@ -1,6 +1,6 @@
 /*
  * pderror.c - the reader's sticky error and its string copies, used by every
- * stage of the reader (pd_int.h).  A file of its own so that the stages
+ * stage of the reader (perfdata_int.h).  A file of its own so that the stages
  * depend on it and on nothing above them: perfdata.c calls the stages, never
  * the other way round.
  */
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "perfdata/pd_int.h"
+#include "perfdata/perfdata_int.h"
 #include "util/strtab.h"
 
 int pd_error(struct lp_perfdata *pd, uint64_t off, int err, const char *fmt, ...)

@@ -35,7 +35,7 @@
 
 #include "luaprof/luaprof.h"
 #include "luaprof/trace.h"
-#include "perfdata/pd_int.h"
+#include "perfdata/perfdata_int.h"
 #include "util/strtab.h"
 #include "util/bits.h"
 

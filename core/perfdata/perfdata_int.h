@@ -1,5 +1,5 @@
 /*
- * pd_int.h - internals shared by the perf.data reader and writer
+ * perfdata_int.h - internals shared by the perf.data reader and writer
  * (perfdata.c, pderror.c, pdsrc.c, pdevents.c, pdpipe.c, pdfeat.c, pdcomp.c,
  * pdorder.c, pdwrite.c).  Nothing here is public API.
  *
@@ -23,8 +23,8 @@
  *  - every size or count read from the file is checked against the bytes
  *    that are really there before it is used or multiplied.
  */
-#ifndef LP_PD_INT_H
-#define LP_PD_INT_H
+#ifndef LP_PERFDATA_INT_H
+#define LP_PERFDATA_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /*
- * evparse_int.h - internal to core/live/: the parts of the -e syntax
+ * evparse.h - internal to core/live/: the parts of the -e syntax
  * (evparse.c: the list and groups; evpmu.c: PMU events and per-event terms;
  * evitem.c: one plain item, tracepoints; evcache.c: raw and cache events;
  * evprobe.c: probes and watchpoints; evspecs.c: the list of specs).  Each
@@ -8,8 +8,8 @@
  * Each form's parser appends to the list and returns 0, or returns -errno
  * with one line in err and leaves the list as it found it.
  */
-#ifndef LP_EVPARSE_INT_H
-#define LP_EVPARSE_INT_H
+#ifndef LP_EVPARSE_H
+#define LP_EVPARSE_H
 
 #include <stdbool.h>
 #include <stddef.h>
