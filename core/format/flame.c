@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/flame_int.h"
+#include "format/flamejs.h"
 #include "luaprof/flame.h"
 #include "luaprof/hmap.h"
 #include "util/grow.h"

@@ -17,7 +17,7 @@
  * The root's attributes record the state for tests: data-zoom holds the
  * zoomed frame's name, data-matched the matched share.
  */
-#include "format/flame_int.h"
+#include "format/flamejs.h"
 
 const char lp_flame_css[] =
 	"text{font-family:Verdana,Arial,sans-serif;font-size:12px;fill:#000}"

@@ -13,7 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 
-#include "live/evparse_int.h"
+#include "live/evparse.h"
 #include "luaprof/event.h"
 
 struct event_name {

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <linux/hw_breakpoint.h>
 
-#include "live/evparse_int.h"
+#include "live/evparse.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/probe.h"
 

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "perfdata/pd_int.h"
+#include "perfdata/perfdata_int.h"
 
 #define MAX_INNER (256u << 20)
 #define MIN_ROOM (256u << 10)

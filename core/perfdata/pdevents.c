@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "luaprof/trace.h"
-#include "perfdata/pd_int.h"
+#include "perfdata/perfdata_int.h"
 #include "util/bits.h"
 #include "util/grow.h"
 

@@ -28,7 +28,7 @@
 
 #include "luaprof/luaprof.h"
 #include "luaprof/trace.h"
-#include "perfdata/pd_int.h"
+#include "perfdata/perfdata_int.h"
 #include "util/grow.h"
 
 /* A bounded cursor over a payload; off is the file offset of p. */

@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "util/bigbuf.h"
-#include "perfdata/pd_int.h"
+#include "perfdata/perfdata_int.h"
 
 void pd_order_init(struct pd_order *o, size_t max_bytes, struct lp_pd_stats *stats)
 {

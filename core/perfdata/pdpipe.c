@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "luaprof/luaprof.h"
-#include "perfdata/pd_int.h"
+#include "perfdata/perfdata_int.h"
 
 enum {
 	TIME_CONV = 79,

@@ -37,7 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "perfdata/pd_int.h"
+#include "perfdata/perfdata_int.h"
 
 #define READ_MAX (256u << 10)   /* bytes asked of one read: they stay in cache */
 #define READ_MIN (64u << 10)    /* room a chunk must have left to be read into */

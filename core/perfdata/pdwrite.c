@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "luaprof/luaprof.h"
-#include "perfdata/pd_int.h"
+#include "perfdata/perfdata_int.h"
 
 #define WBUF (64u << 10)
 

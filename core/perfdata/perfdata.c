@@ -29,14 +29,13 @@
  */
 #include <byteswap.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "luaprof/luaprof.h"
 #include "luaprof/trace.h"
-#include "perfdata/pd_int.h"
+#include "perfdata/perfdata_int.h"
 #include "util/strtab.h"
 #include "util/bits.h"
 
@@ -51,34 +50,6 @@ struct file_header {
 	struct file_section attrs, data, event_types;
 	uint64_t features[4];
 };
-
-/* ---- errors and strings ---------------------------------------------------- */
-
-int pd_error(struct lp_perfdata *pd, uint64_t off, int err, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (pd->failed)
-		return err;
-	if (off == PD_NO_OFF)
-		n = snprintf(pd->err, sizeof pd->err, "%s: ", pd->path);
-	else
-		n = snprintf(pd->err, sizeof pd->err, "%s: offset %llu: ", pd->path,
-			     (unsigned long long)off);
-	if (n > 0 && (size_t)n < sizeof pd->err) {
-		va_start(ap, fmt);
-		vsnprintf(pd->err + n, sizeof pd->err - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
-	pd->failed = err;
-	return err;
-}
-
-const char *pd_strdup(struct lp_perfdata *pd, const void *s, size_t n)
-{
-	return lp_strtab_store(pd->strs, s, strnlen(s, n));
-}
 
 /* ---- header ------------------------------------------------------------------ */
 

@@ -23,6 +23,7 @@
 #include "luaprof/hmap.h"
 #include "luaprof/probe.h"
 #include "probe/probe_int.h"
+#include "util/elffile.h"
 
 bool lp_elf_vaddr_offset(Elf *e, uint64_t vaddr, uint64_t *off)
 {
@@ -89,28 +90,11 @@ static int find_sym(Elf *e, const char *name, GElf_Sym *out)
 	return -ENOENT;
 }
 
-/* Opens path as ELF: the fd and the handle, or -errno. */
-static int open_elf(const char *path, int *fd, Elf **e)
-{
-	elf_version(EV_CURRENT);
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
-		return -errno;
-	*e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-	if (!*e || elf_kind(*e) != ELF_K_ELF) {
-		if (*e)
-			elf_end(*e);
-		close(*fd);
-		return -ENOEXEC;
-	}
-	return 0;
-}
-
 int lp_elf_symbol(const char *path, const char *name, struct lp_elf_sym *out)
 {
 	int fd;
 	Elf *e;
-	int rc = open_elf(path, &fd, &e);
+	int rc = lp_elf_open(path, 0, &fd, &e);
 	if (rc)
 		return rc;
 	GElf_Ehdr eh;
@@ -125,8 +109,7 @@ int lp_elf_symbol(const char *path, const char *name, struct lp_elf_sym *out)
 		out->dyn = eh.e_type == ET_DYN;
 		out->has_offset = lp_elf_vaddr_offset(e, sym.st_value, &out->offset);
 	}
-	elf_end(e);
-	close(fd);
+	lp_elf_close(fd, e);
 	return rc;
 }
 
@@ -173,7 +156,7 @@ int lp_elf_functions(const char *path, const char *glob,
 	struct lp_hmap *seen = lp_hmap_new();
 	if (!seen)
 		return -ENOMEM;
-	if ((rc = open_elf(path, &fd, &e))) {
+	if ((rc = lp_elf_open(path, 0, &fd, &e))) {
 		lp_hmap_free(seen);
 		return rc;
 	}
@@ -185,8 +168,7 @@ int lp_elf_functions(const char *path, const char *glob,
 				rc = each_function(e, scn, &sh, glob, seen, fn, arg);
 		}
 	}
-	elf_end(e);
-	close(fd);
+	lp_elf_close(fd, e);
 	lp_hmap_free(seen);
 	return rc;
 }
@@ -216,14 +198,13 @@ int lp_elf_load_bias(pid_t pid, const char *path, uint64_t *bias)
 	Elf *e;
 	uint64_t entry = 0;
 	int rc = auxv_entry(pid, &entry);
-	if (rc || (rc = open_elf(path, &fd, &e)))
+	if (rc || (rc = lp_elf_open(path, 0, &fd, &e)))
 		return rc;
 	GElf_Ehdr eh;
 	if (!gelf_getehdr(e, &eh))
 		rc = -ENOEXEC;
 	else
 		*bias = eh.e_type == ET_DYN ? entry - eh.e_entry : 0;
-	elf_end(e);
-	close(fd);
+	lp_elf_close(fd, e);
 	return rc;
 }

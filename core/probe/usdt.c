@@ -33,6 +33,7 @@
 
 #include "luaprof/probe.h"
 #include "probe/probe_int.h"
+#include "util/elffile.h"
 
 #define NT_STAPSDT 3
 
@@ -230,21 +231,6 @@ int lp_usdt_parse_note(const void *desc, size_t size, struct lp_usdt_probe *out)
 	return 0;
 }
 
-static Elf_Scn *section(Elf *e, const char *name, GElf_Shdr *sh)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	if (elf_getshdrstrndx(e, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(e, scn))) {
-		const char *n;
-		if (gelf_getshdr(scn, sh) && (n = elf_strptr(e, shstrndx, sh->sh_name)) &&
-		    !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
-}
-
 /* Adjusts p (fresh from its note) and finds its file offsets; false when
  * the pc lies in no segment's file bytes. */
 static bool settle(Elf *e, struct lp_usdt_probe *p, bool have_base, uint64_t base_addr)
@@ -262,8 +248,8 @@ static bool settle(Elf *e, struct lp_usdt_probe *p, bool have_base, uint64_t bas
 static int walk(Elf *e, int (*fn)(const struct lp_usdt_probe *p, void *arg), void *arg)
 {
 	GElf_Shdr sh, bsh;
-	Elf_Scn *scn = section(e, ".note.stapsdt", &sh);
-	bool have_base = section(e, ".stapsdt.base", &bsh) != NULL;
+	Elf_Scn *scn = lp_elf_section(e, ".note.stapsdt", LP_ELF_ANY_TYPE, &sh);
+	bool have_base = lp_elf_section(e, ".stapsdt.base", LP_ELF_ANY_TYPE, &bsh) != NULL;
 	Elf_Data *d = scn && sh.sh_type == SHT_NOTE ? elf_getdata(scn, NULL) : NULL;
 	struct lp_usdt_probe *p = d ? malloc(sizeof *p) : NULL;
 	size_t off = 0, name_off, desc_off;
@@ -281,10 +267,11 @@ static int walk(Elf *e, int (*fn)(const struct lp_usdt_probe *p, void *arg), voi
 	return d && !p ? -ENOMEM : rc;
 }
 
+/* walk() on an image libelf read as ELF (e, ended here), or -ENOEXEC. */
 static int walk_elf(Elf *e, int (*fn)(const struct lp_usdt_probe *p, void *arg), void *arg)
 {
 	GElf_Ehdr eh;
-	int rc = e && elf_kind(e) == ELF_K_ELF && gelf_getehdr(e, &eh) ? walk(e, fn, arg) : -ENOEXEC;
+	int rc = e && gelf_getehdr(e, &eh) ? walk(e, fn, arg) : -ENOEXEC;
 	if (e)
 		elf_end(e);
 	return rc;
@@ -293,19 +280,18 @@ static int walk_elf(Elf *e, int (*fn)(const struct lp_usdt_probe *p, void *arg),
 int lp_usdt_each_mem(const void *buf, size_t size,
 		     int (*fn)(const struct lp_usdt_probe *p, void *arg), void *arg)
 {
-	elf_version(EV_CURRENT);
-	/* libelf only reads an image opened with elf_memory */
-	return walk_elf(elf_memory((char *)(uintptr_t)buf, size), fn, arg);
+	return walk_elf(lp_elf_mem(buf, size), fn, arg);
 }
 
 int lp_usdt_each(const char *path, int (*fn)(const struct lp_usdt_probe *p, void *arg),
 		 void *arg)
 {
-	elf_version(EV_CURRENT);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	int rc = walk_elf(elf_begin(fd, ELF_C_READ_MMAP, NULL), fn, arg);
+	int fd;
+	Elf *e;
+	int rc = lp_elf_open(path, 0, &fd, &e);
+	if (rc)
+		return rc;
+	rc = walk_elf(e, fn, arg);
 	close(fd);
 	return rc;
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "sym/sym_int.h"
+#include "util/elffile.h"
 
 #define DEBUG_DIR "/usr/lib/debug"
 
@@ -114,26 +115,10 @@ static bool file_crc(const char *path, uint32_t *crc)
 	return ok;
 }
 
-Elf_Scn *lp_elf_section(Elf *e, const char *name)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	if (elf_getshdrstrndx(e, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		const char *sname;
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
-		    (sname = elf_strptr(e, shstrndx, sh.sh_name)) && !strcmp(sname, name))
-			return scn;
-	}
-	return NULL;
-}
-
 /* The object's .gnu_debuglink name and CRC; false when it has none. */
 static bool elf_debuglink(Elf *e, char *name, size_t n, uint32_t *crc)
 {
-	Elf_Scn *scn = lp_elf_section(e, ".gnu_debuglink");
+	Elf_Scn *scn = lp_elf_section(e, ".gnu_debuglink", SHT_PROGBITS, NULL);
 	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
 	return data && data->d_buf && !lp_debuglink_parse(data->d_buf, data->d_size, name, n, crc);
 }

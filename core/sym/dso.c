@@ -15,15 +15,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "sym/sym_int.h"
+#include "util/elffile.h"
 
 #define BUILD_ID_MAX 64
 #define LP_DEBUG_DIR "/usr/lib/debug"  /* separate debug files, by build-id */
@@ -178,14 +176,13 @@ static Elf_Scn *find_symtab(Elf *e)
  * d->path). */
 static bool debug_file_syms(struct lp_dso *d, const char *path, Elf *runtime)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd;
+	Elf *e;
 	bool replaced = false;
 
-	if (fd < 0)
+	if (lp_elf_open(path, 0, &fd, &e))
 		return false;
-	elf_version(EV_CURRENT);
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	Elf_Scn *scn = e ? find_symtab(e) : NULL;
+	Elf_Scn *scn = find_symtab(e);
 	struct lp_symtab *keep = d->syms;
 	if (scn && (d->syms = lp_symtab_new())) {
 		if (read_syms(d, e, scn) ||
@@ -201,9 +198,7 @@ static bool debug_file_syms(struct lp_dso *d, const char *path, Elf *runtime)
 	} else {
 		d->syms = keep;
 	}
-	if (e)
-		elf_end(e);
-	close(fd);
+	lp_elf_close(fd, e);
 	return replaced;
 }
 
@@ -292,43 +287,19 @@ nomem:
 	return NULL;
 }
 
-/* An fd for a regular file (not a FIFO, device or directory), or -1 and
- * errno.  O_NONBLOCK keeps the open itself from blocking on a FIFO. */
-static int open_regular(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	struct stat st;
-	int err;
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st))
-		err = errno;
-	else if (!S_ISREG(st.st_mode))
-		err = S_ISDIR(st.st_mode) ? EISDIR : ENOEXEC;
-	else
-		return fd;
-	close(fd);
-	errno = err;
-	return -1;
-}
-
 struct lp_dso *lp_dso_open(const char *path)
 {
-	int fd = open_regular(path);
+	int fd;
+	Elf *e;
+	int rc = lp_elf_open(path, LP_ELF_REGULAR, &fd, &e);
 
-	if (fd < 0)
+	if (rc) {
+		errno = -rc;
 		return NULL;
-	elf_version(EV_CURRENT);
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	struct lp_dso *d = NULL;
-	int err = ENOEXEC;
-	if (e) {
-		d = dso_from_elf(path, e, true);
-		err = errno;
-		elf_end(e);
 	}
-	close(fd);
+	struct lp_dso *d = dso_from_elf(path, e, true);
+	int err = errno;
+	lp_elf_close(fd, e);
 	if (!d)
 		errno = err;
 	return d;
@@ -356,16 +327,12 @@ static void read_build_id(struct lp_dso *d, Elf *e)
 size_t lp_elf_build_id(const char *path, uint8_t *id, size_t max)
 {
 	struct lp_dso d = { 0 };
-	int fd = open_regular(path);
-	if (fd < 0)
+	int fd;
+	Elf *e;
+	if (lp_elf_open(path, LP_ELF_REGULAR, &fd, &e))
 		return 0;
-	elf_version(EV_CURRENT);
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (e && elf_kind(e) == ELF_K_ELF)
-		read_build_id(&d, e);
-	if (e)
-		elf_end(e);
-	close(fd);
+	read_build_id(&d, e);
+	lp_elf_close(fd, e);
 	size_t n = d.build_id_size < max ? d.build_id_size : max;
 	memcpy(id, d.build_id, n);
 	return n;
@@ -381,8 +348,7 @@ struct lp_dso *lp_dso_open_mem(const char *name, const void *image, size_t size)
 	if (!copy)
 		return NULL;
 	memcpy(copy, image, size);
-	elf_version(EV_CURRENT);
-	Elf *e = elf_memory(copy, size);
+	Elf *e = lp_elf_mem(copy, size);
 	struct lp_dso *d = NULL;
 	int err = ENOEXEC;
 	if (e) {

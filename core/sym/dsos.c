@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -81,24 +80,6 @@ void lp_dsos_free(struct lp_dsos *c)
 	free(c);
 }
 
-static bool is_vdso(const char *path)
-{
-	return !strcmp(path, "[vdso]");
-}
-
-/* Whether path can name a file worth opening. */
-static bool is_file_path(const char *path)
-{
-	static const char deleted[] = " (deleted)";
-	size_t n = strlen(path), nd = sizeof deleted - 1;
-
-	if (path[0] != '/' || path[1] == '/')   /* "", "[heap]", "//anon", ... */
-		return false;
-	if (!strncmp(path, "/dev/", 5) || !strncmp(path, "/SYSV", 5))
-		return false;
-	return !(n >= nd && !strcmp(path + n - nd, deleted));
-}
-
 static uint64_t key_hash(const char *path, uint32_t maj, uint32_t min, uint64_t ino)
 {
 	uint64_t h = 0xcbf29ce484222325ull;     /* FNV-1a, then the numbers */
@@ -131,33 +112,6 @@ static int grow(struct lp_dsos *c)
 	return 0;
 }
 
-static struct lp_dso *open_vdso(void)
-{
-	const void *image = (const void *)(uintptr_t)getauxval(AT_SYSINFO_EHDR);
-	size_t size = image ? lp_dso_mem_size(image) : 0;
-
-	if (!size) {
-		lp_log(LP_DEBUG, "sym: [vdso]: no usable vDSO image in this process");
-		return NULL;
-	}
-	return lp_dso_open_mem("[vdso]", image, size);
-}
-
-struct lp_dso *lp_dsos_open_local(const char *path)
-{
-	struct lp_dso *d;
-
-	if (is_vdso(path))
-		return open_vdso();
-	char rooted[PATH_MAX];
-	if (!is_file_path(path))
-		return NULL;
-	d = lp_symfs_path(path, rooted, sizeof rooted) ? lp_dso_open(rooted) : NULL;
-	if (!d)
-		lp_log(LP_DEBUG, "sym: open %s: %s", rooted, strerror(errno));
-	return d;
-}
-
 /* Whether the file at path is the one map m maps (its device and inode). */
 static bool same_file(const char *path, const struct lp_map *m)
 {
@@ -188,7 +142,7 @@ static struct lp_dso *open_object(struct lp_dsos *c, const char *path, const str
 
 	if (w)
 		return lp_dso_open_recorded(path, w);
-	if (is_file_path(path) && other_namespace(m, pid, ns_path, sizeof ns_path))
+	if (lp_map_path_is_file(path) && other_namespace(m, pid, ns_path, sizeof ns_path))
 		return lp_dso_open(ns_path);
 	return lp_dsos_open_local(path);
 }
@@ -251,7 +205,7 @@ int lp_dsos_lookup_pid(struct lp_dsos *c, const struct lp_map *m, uint32_t pid,
 	*name = NULL;
 	if (!m || !m->path)
 		return 0;
-	bool vdso = is_vdso(m->path);
+	bool vdso = lp_map_path_is_vdso(m->path);
 	struct dsos_ent *e = entry(c, m->path, vdso ? 0 : m->maj, vdso ? 0 : m->min,
 				   vdso ? 0 : m->ino, m, pid);
 	if (!e)
@@ -282,9 +236,9 @@ size_t lp_map_build_id(const struct lp_map *m, uint8_t *id, size_t max)
 {
 	if (!m->path)
 		return 0;
-	if (!is_vdso(m->path))
-		return is_file_path(m->path) ? lp_elf_build_id(m->path, id, max) : 0;
-	struct lp_dso *d = open_vdso();
+	if (!lp_map_path_is_vdso(m->path))
+		return lp_map_path_is_file(m->path) ? lp_elf_build_id(m->path, id, max) : 0;
+	struct lp_dso *d = lp_dso_open_vdso();
 	const uint8_t *v;
 	size_t n = d ? lp_dso_build_id(d, &v) : 0;
 	n = n < max ? n : max;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sym/sym_int.h"
+#include "util/elffile.h"
 
 #define MINIDEBUG_MAX (64u << 20)
 #ifndef XZ_MEMLIMIT     /* make fuzz builds with a small one: see the Makefile */
@@ -66,18 +67,16 @@ int lp_xz_decode(const void *data, size_t size, size_t max, void **out, size_t *
 
 Elf *lp_minidebug_open(Elf *e, void **image)
 {
-	Elf_Scn *scn = lp_elf_section(e, ".gnu_debugdata");
+	Elf_Scn *scn = lp_elf_section(e, ".gnu_debugdata", SHT_PROGBITS, NULL);
 	Elf_Data *d = scn ? elf_rawdata(scn, NULL) : NULL;
 	size_t size;
 	*image = NULL;
 	if (!d || !d->d_buf || !d->d_size ||
 	    lp_xz_decode(d->d_buf, d->d_size, MINIDEBUG_MAX, image, &size))
 		return NULL;
-	Elf *mini = elf_memory(*image, size);
-	if (mini && elf_kind(mini) == ELF_K_ELF)
-		return mini;
+	Elf *mini = lp_elf_mem(*image, size);
 	if (mini)
-		elf_end(mini);
+		return mini;
 	free(*image);
 	*image = NULL;
 	return NULL;

@@ -31,16 +31,15 @@
  * mangled, as everywhere in luaprof.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sym/perftree.h"
 #include "sym/sym_int.h"
+#include "util/elffile.h"
 
 #define PLT_NAME_MAX 1024       /* perf's sympltname[] */
 
@@ -69,29 +68,6 @@ static void stubs_free(struct stubs *s)
 	free(s->v);
 	s->v = NULL;
 	s->nr = 0;
-}
-
-/* The section called name, its header in *sh and its index in *idx. */
-static Elf_Scn *scn_by_name(Elf *e, const char *name, GElf_Shdr *sh, size_t *idx)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-
-	if (elf_getshdrstrndx(e, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(e, scn))) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, sh))
-			continue;
-		n = elf_strptr(e, shstrndx, sh->sh_name);
-		if (n && !strcmp(n, name)) {
-			if (idx)
-				*idx = elf_ndxscn(scn);
-			return scn;
-		}
-	}
-	return NULL;
 }
 
 /* perf 6.1's header and entry sizes per machine. */
@@ -157,17 +133,18 @@ static int read_stubs(Elf *e, struct stubs *out)
 	GElf_Shdr rsh, psh, dsh;
 	size_t dynidx = 0, nrel;
 	uint64_t head, ent;
-	Elf_Scn *rscn, *dscn = scn_by_name(e, ".dynsym", &dsh, &dynidx);
+	Elf_Scn *rscn, *dscn = lp_elf_section(e, ".dynsym", LP_ELF_ANY_TYPE, &dsh);
 	Elf_Data *rel, *dyn;
 
 	if (!gelf_getehdr(e, &eh) || !dscn || dsh.sh_type != SHT_DYNSYM)
 		return 0;
-	rscn = scn_by_name(e, ".rela.plt", &rsh, NULL);
+	dynidx = elf_ndxscn(dscn);
+	rscn = lp_elf_section(e, ".rela.plt", LP_ELF_ANY_TYPE, &rsh);
 	if (!rscn)
-		rscn = scn_by_name(e, ".rel.plt", &rsh, NULL);
+		rscn = lp_elf_section(e, ".rel.plt", LP_ELF_ANY_TYPE, &rsh);
 	if (!rscn || rsh.sh_link != dynidx || !rsh.sh_entsize ||
 	    (rsh.sh_type != SHT_RELA && rsh.sh_type != SHT_REL) ||
-	    !scn_by_name(e, ".plt", &psh, NULL))
+	    !lp_elf_section(e, ".plt", LP_ELF_ANY_TYPE, &psh))
 		return 0;
 	rel = elf_getdata(rscn, NULL);
 	dyn = elf_getdata(dscn, NULL);
@@ -432,16 +409,12 @@ int lp_plt_add(struct lp_symtab *t, Elf *runtime, Elf *symsrc)
 
 int lp_plt_add_file(struct lp_symtab *t, const char *path, Elf *symsrc)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	int fd, err;
 	Elf *e;
 
-	if (fd < 0)
+	if (lp_elf_open(path, 0, &fd, &e))
 		return 0;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (e && elf_kind(e) == ELF_K_ELF)
-		err = lp_plt_add(t, e, symsrc);
-	if (e)
-		elf_end(e);
-	close(fd);
+	err = lp_plt_add(t, e, symsrc);
+	lp_elf_close(fd, e);
 	return err;
 }

@@ -124,9 +124,6 @@ int lp_debuglink_parse(const void *data, size_t size, char *name, size_t n, uint
 bool lp_debug_file_find(const char *path, struct Elf *e, const uint8_t *id, size_t n,
 			char *buf, size_t size);
 
-/* The SHT_PROGBITS section of e called name, or NULL. */
-struct Elf_Scn *lp_elf_section(struct Elf *e, const char *name);
-
 /* path rooted in the symfs directory (lp_sym_set_symfs), into buf; false
  * when it does not fit. */
 bool lp_symfs_path(const char *path, char *buf, size_t size);
@@ -272,10 +269,27 @@ struct lp_kref {
 const char *lp_kallsyms_recorded(struct lp_bid_want *w, const struct lp_kref *ref,
 				 const char *dflt, char *buf, size_t size);
 
+/* ---- objects as this machine has them (dsolocal.c) ---- */
+
+/* Whether a map's path is the vDSO's, "[vdso]". */
+bool lp_map_path_is_vdso(const char *path);
+
+/* Whether a map's path can name a file worth opening: false for anonymous
+ * and special maps ("", "//anon", "[heap]", ...), devices, SysV shared
+ * memory and "(deleted)" files. */
+bool lp_map_path_is_file(const char *path);
+
+/* This process's vDSO image as an object named "[vdso]"; NULL (logged at
+ * LP_DEBUG) when the process has no usable one. */
+struct lp_dso *lp_dso_open_vdso(void);
+
 /* The object at path as this machine has it, no build-id check: the file,
  * or this process's vDSO image for "[vdso]"; NULL (errno) for special,
  * anonymous and deleted mappings and for files that cannot be read. */
 struct lp_dso *lp_dsos_open_local(const char *path);
+
+/* ---- the kernel, the object cache, the resolver (kernel.c, dsos.c,
+ * resolve.c) ---- */
 
 /* The kernel's symbol table (borrowed), for counting and iteration. */
 const struct lp_symtab *lp_kernel_symtab(const struct lp_kernel *k);

@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * buf.h - a growable byte buffer, and JSON string escaping into one.
  */

@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * dwarf.h - what DWARF gives beyond symbol tables, read with elfutils'
  * libdw and libdwfl in-process (never a subprocess):

@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * event.h - perf events: names to perf_event_attr, and opening them.
  *
@@ -8,9 +9,9 @@
  * cache-misses, branches/branch-instructions, branch-misses, bus-cycles,
  * ref-cycles, stalled-cycles-frontend, stalled-cycles-backend), with the
  * modifiers u, k, p, pp, ppp, P after a colon; the kernel's tracepoints,
- * SYSTEM:EVENT, globs included (evparse.c); raw events rNNNN, the generic
- * cache events (L1-dcache-load-misses, ...), PMU/term=value,.../ and
- * per-event terms EVENT/period=N,freq=N,call-graph=fp/ (evpmu.c); probes:
+ * SYSTEM:EVENT, globs included (evitem.c); raw events rNNNN, the generic
+ * cache events (L1-dcache-load-misses, ...) (evcache.c), PMU/term=value,.../
+ * and per-event terms EVENT/period=N,freq=N,call-graph=fp/ (evpmu.c); probes:
  * uprobe:PATH:FUNC[+OFF], uretprobe:PATH:FUNC, usdt:PATH:PROVIDER:NAME,
  * kprobe:FUNC[+OFF], kretprobe:FUNC, and watchpoints mem:ADDR[/LEN][:rwx]
  * or mem:SYMBOL[:rwx] (evprobe.c); groups {EVENT,EVENT,...}[:mods].
@@ -114,7 +115,7 @@ int lp_event_rename(struct lp_event_spec *spec, const char *name);
  * clears them.  Accepts a zeroed spec. */
 void lp_event_spec_free(struct lp_event_spec *spec);
 
-/* ---- lists of events: the -e syntax (evparse.c) ---- */
+/* ---- lists of events: the -e syntax (evparse.c; freeing: evspecs.c) ---- */
 
 struct lp_event_list {
 	struct lp_event_spec *v;        /* owned, with what each owns */

@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * flame.h - flame graphs as one self-contained interactive SVG: frames
  * coloured by kind, a tooltip per frame, click to zoom, reset, search with

@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * folded.h - FlameGraph's folded stacks: one line per stack, frames root
  * first separated by ';', a space, then the count ("a;b;c 12"); a second

@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * hits.h - the objects the samples of a run landed in: the ones perf
  * record writes build-ids for (its "dso hit" marks), gathered while the

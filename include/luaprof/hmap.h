@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * hmap.h - a hash map from byte strings to one 64-bit value each.
  *

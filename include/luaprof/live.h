@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * live.h - a live profiling run as a stream of records in time order.
  *

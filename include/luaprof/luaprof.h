@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * luaprof.h - umbrella header of the luaprof core library (core/).
  *

@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * optval.h - script options given on the command line: `--name=value`,
  * `--name` and `--no-name`, and the typed values they carry.

@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * perfdata.h - reading and writing perf.data, as `perf record` writes it.
  *

@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * pprof.h - profiles in pprof's format (profile.proto, gzip-compressed):
  * what `go tool pprof`, Pyroscope, Parca and Grafana read.

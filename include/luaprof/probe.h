@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * probe.h - probes and PMUs: what the event names uprobe:, uretprobe:,
  * usdt:, mem:, kprobe:, rNNNN and PMU/term=value/ need from the system.

@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * proc.h - the process model: which threads exist, which process each
  * belongs to, its command name and its memory maps.

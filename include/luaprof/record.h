@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * record.h - decoding of perf ring-buffer / perf.data records.
  *

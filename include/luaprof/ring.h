@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * ring.h - one perf mmap ring buffer, read through a cursor.
  *

@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * sym.h - symbol tables, object files and the address -> name resolver.
  *

@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * trace.h - kernel tracepoints: tracefs, the format of each event, the
  * decoding of a sample's raw data into typed fields, perf's TRACING_DATA

@@ -1,3 +1,4 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
 /*
  * workload.h - a command started "corked": forked, then held before exec
  * until the profiler has opened its events on it, so that counting (with

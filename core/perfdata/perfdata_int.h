@@ -1,7 +1,7 @@
 /*
- * pd_int.h - internals shared by the perf.data reader and writer
- * (perfdata.c, pdsrc.c, pdevents.c, pdpipe.c, pdfeat.c, pdcomp.c, pdorder.c,
- * pdwrite.c).  Nothing here is public API.
+ * perfdata_int.h - internals shared by the perf.data reader and writer
+ * (perfdata.c, pderror.c, pdsrc.c, pdevents.c, pdpipe.c, pdfeat.c, pdcomp.c,
+ * pdorder.c, pdwrite.c).  Nothing here is public API.
  *
  * The reader is a pull pipeline:
  *
@@ -23,8 +23,8 @@
  *  - every size or count read from the file is checked against the bytes
  *    that are really there before it is used or multiplied.
  */
-#ifndef LP_PD_INT_H
-#define LP_PD_INT_H
+#ifndef LP_PERFDATA_INT_H
+#define LP_PERFDATA_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -302,6 +302,8 @@ struct lp_perfdata {
 
 #define PD_NO_OFF UINT64_MAX
 #define PD_USER_TYPE_START 64
+
+/* ---- errors and strings (pderror.c) ----------------------------------- */
 
 /* Records the first error as "PATH: offset OFF: message" (no offset part
  * for PD_NO_OFF) and returns err, a negative errno.  Later errors do not

@@ -1,0 +1,159 @@
+/*
+ * evitem.c - one plain item of the -e syntax (no terms, no group): a name
+ * of the fixed table with modifiers (event.c), a raw or cache event
+ * (evcache.c), a probe or watchpoint (evprobe.c), or a tracepoint
+ * SYSTEM:EVENT, where a glob in either part ("syscalls:sys_enter_*") stands
+ * for every tracepoint it matches, in name order.  New forms of items go
+ * into lp_evparse_item, before the tracepoint form that takes any name with
+ * a colon.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "live/evparse.h"
+#include "luaprof/event.h"
+#include "luaprof/luaprof.h"
+#include "luaprof/trace.h"
+
+static const char mount_hint[] = "mount it with 'mount -t tracefs nodev /sys/kernel/tracing'";
+
+/* ---- tracepoints ------------------------------------------------------------------ */
+
+struct tp_add {
+	struct lp_event_list *l;
+	int err;                /* first failure of lp_tracefs_id */
+	char failed[320];       /* the tracepoint it failed on */
+};
+
+static int add_tracepoint(const char *system, const char *event, void *arg)
+{
+	struct tp_add *ta = arg;
+	uint64_t id;
+	int rc = lp_tracefs_id(system, event, &id);
+	if (rc) {
+		snprintf(ta->failed, sizeof ta->failed, "%s:%s", system, event);
+		return ta->err = rc;
+	}
+	struct lp_event_spec *e = lp_evparse_push(ta->l);
+	if (!e || asprintf(&e->name, "%s:%s", system, event) < 0) {
+		if (e)
+			ta->l->n--;
+		return ta->err = -ENOMEM;
+	}
+	e->type = PERF_TYPE_TRACEPOINT;
+	e->config = id;
+	e->rate = LP_RATE_DEFAULT;      /* every hit, as perf, unless -F or -c */
+	e->use_period = true;
+	e->period = 1;
+	e->sample_type = PERF_SAMPLE_RAW;
+	return 0;
+}
+
+static bool has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* A '[' without its ']' (fnmatch would take it as a plain character). */
+static bool bad_glob(const char *s)
+{
+	for (const char *p = s; (p = strchr(p, '['));)
+		if (!(p = strchr(p + 1 + (p[1] == ']'), ']')))
+			return true;
+	return false;
+}
+
+static int tracefs_error(int rc, const char *name, char *err, size_t errsz)
+{
+	const char *dir = lp_tracefs_dir();
+	if (rc == -ENODEV)
+		snprintf(err, errsz, "tracefs is not mounted (needed for tracepoint '%s'): %s", name,
+			 mount_hint);
+	else if (rc == -EACCES || rc == -EPERM)
+		snprintf(err, errsz, "cannot read tracepoint '%s' in %s: permission denied "
+			 "(tracefs is root's: run as root, or 'mount -o remount,mode=755 %s')", name,
+			 dir ? dir : "tracefs", dir ? dir : "/sys/kernel/tracing");
+	else if (rc == -ENOMEM)
+		snprintf(err, errsz, "out of memory");
+	else
+		snprintf(err, errsz, "cannot read tracepoint '%s': %s", name, strerror(-rc));
+	return rc;
+}
+
+static int parse_tracepoint(struct lp_event_list *l, const char *item, char *err, size_t errsz)
+{
+	char sys[256], ev[256];
+	const char *colon = strchr(item, ':');
+	size_t n = (size_t)(colon - item);
+	if (!n || n >= sizeof sys || !colon[1] || strlen(colon + 1) >= sizeof ev ||
+	    strchr(colon + 1, ':') || strchr(item, '/')) {
+		snprintf(err, errsz, "bad event '%s': a tracepoint is SYSTEM:EVENT, such as "
+			 "sched:sched_switch (see 'luaprof list')", item);
+		return -EINVAL;
+	}
+	memcpy(sys, item, n);
+	sys[n] = '\0';
+	snprintf(ev, sizeof ev, "%s", colon + 1);
+	if (bad_glob(sys) || bad_glob(ev)) {
+		snprintf(err, errsz, "bad glob '%s': a '[' has no closing ']'", item);
+		return -EINVAL;
+	}
+	struct tp_add ta = { .l = l };
+	size_t before = l->n;
+	int rc = has_glob(item) ? lp_tracefs_each(sys, ev, add_tracepoint, &ta)
+				: add_tracepoint(sys, ev, &ta);
+	if (rc == -ENOENT && !has_glob(item)) {
+		snprintf(err, errsz, "unknown tracepoint '%s': no such event in %s/events "
+			 "(see 'luaprof list %s:*')", item, lp_tracefs_dir(), sys);
+		return rc;
+	}
+	if (rc)
+		return tracefs_error(rc, *ta.failed ? ta.failed : item, err, errsz);
+	if (l->n == before) {
+		snprintf(err, errsz, "no tracepoint matches '%s' (see 'luaprof list %s:*')", item, sys);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* ---- one item -------------------------------------------------------------------- */
+
+int lp_evparse_item(struct lp_event_list *l, const char *item, char *err, size_t errsz)
+{
+	if (lp_evparse_is_probe(item))
+		return lp_evparse_probe(l, item, err, errsz);
+	struct lp_event_spec *e = lp_evparse_push(l);
+	if (!e)
+		return snprintf(err, errsz, "out of memory"), -ENOMEM;
+	int rc = lp_event_parse(item, e);
+	if (rc != -ENOENT) {
+		if (rc)
+			l->n--;
+		if (rc == -EINVAL)
+			snprintf(err, errsz, "bad modifier in event '%s': use :u, :k, :p, :pp, :ppp "
+				 "or :P", item);
+		else if (rc)
+			snprintf(err, errsz, "out of memory");
+		return rc;
+	}
+	l->n--;
+	if ((rc = lp_evparse_raw_cache(l, item, err, errsz)) <= 0)
+		return rc;
+	if (strchr(item, ':'))
+		return parse_tracepoint(l, item, err, errsz);
+	snprintf(err, errsz, "unknown event '%s': see 'luaprof list' (cpu-clock, page-faults, "
+		 "sched:sched_switch, ...)", item);
+	return -ENOENT;
+}
+
+bool lp_evparse_is_probe(const char *item)
+{
+	static const char *const forms[] = { "uprobe:", "uretprobe:", "usdt:", "mem:", "kprobe:",
+					     "kretprobe:" };
+	for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+		if (!strncmp(item, forms[i], strlen(forms[i])))
+			return true;
+	return false;
+}
