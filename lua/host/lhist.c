@@ -27,7 +27,8 @@
 
 #include <lauxlib.h>
 
-#include "lib.h"
+#include "linit.h"
+#include "lpaux.h"
 
 #define HIST_MT "luaprof.Hist"
 #define POW2_BUCKETS 66         /* (..,0) [0] [1] [2,4) ... [2^63, ...) */

@@ -20,7 +20,8 @@
 
 #include <lauxlib.h>
 
-#include "lib.h"
+#include "linit.h"
+#include "lpaux.h"
 #include "luaprof/buf.h"
 #include "luaprof/folded.h"
 

@@ -1,8 +1,10 @@
 /*
- * cli.h - internal to lua/: the command line of luaprof.
+ * settings.h - internal to lua/: the run's settings, which the command line
+ * (cmd/cli.c) fills first and the script's luaprof.setup (lsetup.c) and
+ * luaprof.options (lopts.c) read and complete.
  */
-#ifndef LP_CLI_H
-#define LP_CLI_H
+#ifndef LP_SETTINGS_H
+#define LP_SETTINGS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,13 +45,10 @@ struct lp_cli {
 	bool no_debuginfod;             /* --no-debuginfod */
 	int argc;                       /* luaprof's own command line */
 	char **all_argv;
+	/* whether name (n bytes) is one of the command line's own long
+	 * options (a script option may not take such a name), or NULL */
+	bool (*own_option)(const char *name, size_t n);
 };
-
-/* Parses argv into cli.  Returns 0 to go on, 1 when it printed help or the
- * version (exit 0), or -1 after printing one line about what is wrong.
- * Settings the command line leaves out stay unset (0) until lp_cli_finish,
- * so that the script's luaprof.setup (lsetup.c) can fill them first. */
-int lp_cli_parse(struct lp_cli *cli, int argc, char **argv);
 
 /* Adds the events of a comma-separated list ("cpu-clock,page-faults:u",
  * "syscalls:sys_enter_*": see lp_event_list_add) and marks them the
@@ -65,17 +64,5 @@ int lp_cli_add_filter(struct lp_event_spec *e, const char *expr);
  * "dwarf,SIZE" (bytes, rounded up to 8, at most LP_DWARF_STACK_MAX).
  * Returns 0, or -1 with one line in err (size bytes). */
 int lp_cli_call_graph(struct lp_sampling *s, const char *mode, char *err, size_t size);
-
-/* Fills what neither the command line nor the script set with the
- * defaults: -F 4000, 256 ring pages, perf's default event (not for -i).
- * Call once the script's top level has run.  Returns 0, or -1 after
- * printing one line. */
-int lp_cli_finish(struct lp_cli *cli);
-
-void lp_cli_free(struct lp_cli *cli);
-
-/* Whether name (n bytes) is one of luaprof's own long options ("output",
- * "duration", ...): a script option may not take such a name. */
-bool lp_cli_long_option(const char *name, size_t n);
 
 #endif

@@ -225,6 +225,17 @@ static void set_method(lua_State *L, struct lp_tpview *tv, struct lp_run *run,
 	lua_setfield(L, -2, name);
 }
 
+/* Sets s.fields, for the samples handled from now on, to the value at
+ * stack index idx: a field of the Sample's __index table (lsample.c). */
+static void show_fields(lua_State *L, struct lp_run *run, int idx)
+{
+	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_view_index);
+	lua_pushliteral(L, "fields");
+	lua_pushvalue(L, idx);
+	lua_rawset(L, -3);
+	lua_pop(L, 1);
+}
+
 /* The metatable of an event's table, for the table on top. */
 static void fields_meta(lua_State *L, struct lp_run *run, struct lp_tpview *tv)
 {
@@ -282,7 +293,7 @@ void lp_trace_leave(struct lp_run *run)
 	lua_replace(L, LP_SLOT_FIELDS);
 	lua_pushnil(L);
 	lua_replace(L, LP_SLOT_FKEYS);
-	lp_sample_show_fields(L, run, LP_SLOT_FIELDS);
+	show_fields(L, run, LP_SLOT_FIELDS);
 	run->tp_shown = NULL;
 }
 
@@ -296,7 +307,7 @@ static void show(struct lp_run *run, struct lp_tpview *tv)
 	lua_replace(L, LP_SLOT_FIELDS);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, tv->ref_k);
 	lua_replace(L, LP_SLOT_FKEYS);
-	lp_sample_show_fields(L, run, LP_SLOT_FIELDS);
+	show_fields(L, run, LP_SLOT_FIELDS);
 	run->tp_shown = tv;
 }
 

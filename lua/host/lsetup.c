@@ -24,7 +24,7 @@
 
 #include <lauxlib.h>
 
-#include "cli.h"
+#include "settings.h"
 #include "lp.h"
 
 /* Applies the value at the top of the stack to cli (given by the command

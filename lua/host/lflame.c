@@ -12,7 +12,8 @@
  */
 #include <lauxlib.h>
 
-#include "lib.h"
+#include "linit.h"
+#include "lpaux.h"
 #include "luaprof/flame.h"
 
 #define FLAME_BOX "luaprof.flamegraph.box"

@@ -30,7 +30,8 @@
 
 #include <lauxlib.h>
 
-#include "lib.h"
+#include "linit.h"
+#include "lpaux.h"
 #include "lp.h"
 #include "lstack.h"
 #include "luaprof/dwarf.h"

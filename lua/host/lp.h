@@ -248,19 +248,22 @@ static inline void lp_guard_leave(struct lp_guard *g)
 		lp_guard_disarm(g);
 }
 
+/* The current sample's thread (created when unknown), cached in the view;
+ * NULL only when out of memory. */
+static inline struct lp_thread *lp_view_thread(struct lp_run *run)
+{
+	struct lp_view *v = &run->view;
+	if (!v->thread)
+		v->thread = lp_procs_thread(run->procs, v->rec->u.sample.pid, v->rec->u.sample.tid);
+	return v->thread;
+}
+
 /* lstack.c: frees what symbolizing stacks keeps for the run. */
 void lp_stack_free(struct lp_run *run);
 
 /* lsample.c */
 void lp_sample_open(lua_State *L, struct lp_run *run);
 void lp_sample_invalidate(lua_State *L, struct lp_run *run);
-/* The current sample's thread (created when unknown), cached in the view;
- * NULL only when out of memory. */
-struct lp_thread *lp_view_thread(struct lp_run *run);
-
-/* lsample.c: sets s.fields, for the samples handled from now on, to the
- * value at stack index idx. */
-void lp_sample_show_fields(lua_State *L, struct lp_run *run, int idx);
 
 /* ltrace.c: s.fields, the fields of a tracepoint sample (see ltrace.c),
  * and s.raw (its raw data as a string, or nil); luaprof.syscall_name and
@@ -305,7 +308,8 @@ void lp_probe_push_counts(lua_State *L, struct lp_run *run);
 
 /* lluaprof.c */
 int luaopen_luaprof(lua_State *L);
-/* The run a Lua state belongs to (from its registry). */
+
+/* lpaux.c: the run a Lua state belongs to (from its registry). */
 struct lp_run *lp_get_run(lua_State *L);
 
 /* lsetup.c: luaprof.setup{...}, the lua_CFunction. */

@@ -129,49 +129,10 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
-int lp_cli_call_graph(struct lp_sampling *s, const char *mode, char *err, size_t size)
-{
-	uint64_t v = LP_DWARF_STACK_DEFAULT;
-	if (!strcmp(mode, "fp")) {
-		s->callchain = true;
-		s->dwarf_stack = 0;
-		return 0;
-	}
-	if (strncmp(mode, "dwarf", 5) || (mode[5] && mode[5] != ',') ||
-	    (mode[5] == ',' && (parse_u64(mode + 6, &v) || v == 0 || v > LP_DWARF_STACK_MAX))) {
-		snprintf(err, size, "unknown call graph mode '%s': use fp, dwarf, or dwarf,SIZE "
-			 "with SIZE 8 to %u bytes of stack", mode, LP_DWARF_STACK_MAX);
-		return -1;
-	}
-	s->callchain = true;
-	s->dwarf_stack = (uint32_t)((v + 7) & ~7ull);   /* perf rounds up to 8 */
-	return 0;
-}
-
-int lp_cli_add_events(struct lp_cli *cli, const char *list, char *err, size_t size)
-{
-	size_t first = cli->events.n;
-	if (lp_event_list_add(&cli->events, list, err, size))
-		return -1;
-	cli->last_e = first;
-	cli->user_events = true;
-	return 0;
-}
-
 static int add_events(struct lp_cli *cli, const char *list)
 {
 	char err[512];
 	return lp_cli_add_events(cli, list, err, sizeof err) ? fail("%s", err) : 0;
-}
-
-int lp_cli_add_filter(struct lp_event_spec *e, const char *expr)
-{
-	char *f;
-	if (e->filter ? asprintf(&f, "(%s) && (%s)", e->filter, expr) < 0 : !(f = strdup(expr)))
-		return -ENOMEM;
-	free(e->filter);
-	e->filter = f;
-	return 0;
 }
 
 /* --filter: on the tracepoints of the last -e, as perf's. */
@@ -433,6 +394,7 @@ static int parse_run(struct lp_cli *cli, int argc, char **argv)
 int lp_cli_parse(struct lp_cli *cli, int argc, char **argv)
 {
 	memset(cli, 0, sizeof *cli);
+	cli->own_option = lp_cli_long_option;
 	cli->script_memory_mb = -1;
 	if (argc < 2)
 		return fputs(usage, stderr), -1;

@@ -365,14 +365,15 @@ static size_t pos_words(struct lp_run *run, const struct frame_pos *p, uint64_t 
 {
 	unsigned how = (unsigned)p->first | (unsigned)p->caller << 1 | (unsigned)p->ret << 2 |
 		       (unsigned)p->kernel << 3;
-	size_t n = lp_fold_words_get(run, p->ip, how, w, max);
+	const struct lp_proc *proc = sample_proc(run);
+	size_t n = lp_fold_words_get(run, proc, p->ip, how, w, max);
 	if (n)
 		return n;
 	struct lp_frame f;
 	frame_at(run, p, &f);
 	n = frame_words(run, &f, p->ret, w, max);
 	if (n)
-		lp_fold_words_put(run, p->ip, how, w, n);
+		lp_fold_words_put(run, proc, p->ip, how, w, n);
 	return n;
 }
 
@@ -408,9 +409,27 @@ static size_t name_words(struct lp_run *run, uint64_t *w, size_t max)
 	return it.n ? n : 0;
 }
 
+bool lp_stack_fold_key(struct lp_run *run, enum lp_fold_kind kind, struct lp_fold_stack *st)
+{
+	const struct lp_record *rec = run->view.rec;
+	st->thread = lp_view_thread(run);
+	st->ips = lp_stack_addrs(run, &st->nr, &st->unwound);
+	st->kernel_mode = cpumode_kernel(rec->misc);
+	st->chain = rec->u.sample.nr_ips != 0;
+	st->nr_lead = 0;
+	st->leaf = UINT64_MAX;
+	if (!st->thread)
+		return false;
+	if (kind == LP_FOLD_FOLDED)
+		st->nr_lead = lp_stack_fold_leaf(run, st->lead, LP_FOLD_MAX_WORDS, &st->leaf);
+	return kind != LP_FOLD_FOLDED || st->nr_lead;
+}
+
 void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 {
-	if (lp_fold_get(L, run, LP_FOLD_FOLDED, cpumode_kernel(run->view.rec->misc)))
+	struct lp_fold_stack st;
+	bool keyed = lp_stack_fold_key(run, LP_FOLD_FOLDED, &st);
+	if (lp_fold_get(L, run, LP_FOLD_FOLDED, keyed ? &st : NULL))
 		return;
 	uint64_t words[LP_FOLD_NAME_WORDS];
 	size_t nw = name_words(run, words, LP_FOLD_NAME_WORDS);
@@ -438,11 +457,6 @@ void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 	luaL_pushresult(&b);
 	lp_fold_named_put(L, run);
 	lp_fold_put(L, run, LP_FOLD_FOLDED);
-}
-
-bool lp_stack_kernel_mode(const struct lp_run *run)
-{
-	return cpumode_kernel(run->view.rec->misc);
 }
 
 size_t lp_stack_frames(struct lp_run *run)

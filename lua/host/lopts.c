@@ -29,7 +29,7 @@
 
 #include <lauxlib.h>
 
-#include "cli.h"
+#include "settings.h"
 #include "lp.h"
 #include "luaprof/buf.h"
 #include "luaprof/optval.h"
@@ -164,6 +164,13 @@ static bool in_choices(lua_State *L, int i, int idx)
 	return ok;
 }
 
+/* Whether name (n bytes) is one of luaprof's own long options. */
+static bool run_own_option(lua_State *L, const char *name, size_t n)
+{
+	const struct lp_cli *cli = lp_get_run(L)->cli;
+	return cli && cli->own_option && cli->own_option(name, n);
+}
+
 static void check_option(lua_State *L, int i, int names)
 {
 	if (lua_rawgeti(L, 1, i) != LUA_TTABLE)
@@ -174,7 +181,7 @@ static void check_option(lua_State *L, int i, int names)
 	const char *name = lua_tolstring(L, -4, &n);
 	if (!name || !lp_opt_name_ok(name, n) || !strcmp(name, "help"))
 		bad_spec(L, i, "the name must be lower-case letters, digits, '-' and '_', not 'help'");
-	if (lp_cli_long_option(name, n))
+	if (run_own_option(L, name, n))
 		bad_spec(L, i, lua_pushfstring(L, "--%s is luaprof's own option: choose another name",
 					       name));
 	if (lua_getfield(L, names, name) != LUA_TNIL)

@@ -23,7 +23,6 @@
 
 #include "list.h"
 #include "lp.h"
-#include "lscript.h"
 #include "luaprof/event.h"
 #include "luaprof/trace.h"
 
@@ -203,7 +202,7 @@ static int list_tracepoints(struct listing *ls)
 	return 0;
 }
 
-/* ---- scripts (lscript.c) -------------------------------------------------------------- */
+/* ---- scripts (listscripts.c) -------------------------------------------------------------- */
 
 static int list_scripts(struct listing *ls)
 {

@@ -1,10 +1,11 @@
 /*
  * lscript.h - internal to lua/: where scripts and luaprof's Lua library
- * are found, and `luaprof list scripts`.
+ * are found.
  */
 #ifndef LP_LSCRIPT_H
 #define LP_LSCRIPT_H
 
+#include <limits.h>
 #include <stddef.h>
 
 #include <lua.h>
@@ -27,9 +28,13 @@ const char *lp_script_libdir(void);
  * (LUA_PATH, LUA_CPATH) is not read.  Call after luaL_openlibs. */
 void lp_script_set_path(lua_State *L, const char *script);
 
-/* `luaprof list scripts`: every script found, in search order (a name
- * found again later is shadowed and not listed), with its description.
- * Returns the exit status. */
-int lp_list_scripts(void);
+/* The directories scripts are looked for in, in lp_script_find's order
+ * (at most LP_SCRIPT_MAX_DIRS). */
+#define LP_SCRIPT_MAX_DIRS 32
+struct lp_script_dirs {
+	char path[LP_SCRIPT_MAX_DIRS][PATH_MAX];
+	size_t n;
+};
+void lp_script_dirs(struct lp_script_dirs *d);
 
 #endif

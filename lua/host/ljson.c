@@ -21,7 +21,8 @@
 
 #include <lauxlib.h>
 
-#include "lib.h"
+#include "linit.h"
+#include "lpaux.h"
 #include "luaprof/buf.h"
 
 #define BOX_MT "luaprof.json.buffer"

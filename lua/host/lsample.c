@@ -4,7 +4,7 @@
  * There is exactly one Sample userdata per run.  It points at the current
  * record only while on_sample runs; reading it at any other time raises an
  * error.  Its __index is a table, empty but for s.fields while a
- * tracepoint's sample is handled (lp_sample_show_fields: reading s.fields
+ * tracepoint's sample is handled (ltrace.c's show_fields: reading s.fields
  * is then a table read, no call into C); that table's own __index computes
  * every other field when read: the name is mapped to a small integer
  * through an upvalue table (one hash lookup), and fields that cost
@@ -51,14 +51,6 @@ static struct lp_run *check_view(lua_State *L)
 		luaL_error(L, "sample used outside on_sample: copy the fields you need "
 			      "into your own table while on_sample runs");
 	return run;
-}
-
-struct lp_thread *lp_view_thread(struct lp_run *run)
-{
-	struct lp_view *v = &run->view;
-	if (!v->thread)
-		v->thread = lp_procs_thread(run->procs, v->rec->u.sample.pid, v->rec->u.sample.tid);
-	return v->thread;
 }
 
 static void push_comm(lua_State *L, struct lp_run *run)
@@ -184,15 +176,6 @@ void lp_sample_open(lua_State *L, struct lp_run *run)
 	lua_setfield(L, -2, "__tostring");
 	lua_setmetatable(L, -2);
 	run->ref_view = luaL_ref(L, LUA_REGISTRYINDEX);
-}
-
-void lp_sample_show_fields(lua_State *L, struct lp_run *run, int idx)
-{
-	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_view_index);
-	lua_pushliteral(L, "fields");
-	lua_pushvalue(L, idx);
-	lua_rawset(L, -3);
-	lua_pop(L, 1);
 }
 
 void lp_sample_invalidate(lua_State *L, struct lp_run *run)

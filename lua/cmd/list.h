@@ -14,4 +14,9 @@ int lp_list_main(int argc, char **argv);
  * prints its own.  Returns the exit status. */
 int lp_list_attr(const char *events);
 
+/* `luaprof list scripts` (listscripts.c): every script found, in search
+ * order (a name found again later is shadowed and not listed), with its
+ * description.  Returns the exit status. */
+int lp_list_scripts(void);
+
 #endif

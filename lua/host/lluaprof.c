@@ -24,17 +24,10 @@
 
 #include <lauxlib.h>
 
-#include "lib.h"
+#include "linit.h"
+#include "lpaux.h"
 #include "luaprof/luaprof.h"
 #include "lp.h"
-
-struct lp_run *lp_get_run(lua_State *L)
-{
-	lua_getfield(L, LUA_REGISTRYINDEX, "luaprof.run");
-	struct lp_run *run = lua_touserdata(L, -1);
-	lua_pop(L, 1);
-	return run;
-}
 
 static int l_exit(lua_State *L)
 {

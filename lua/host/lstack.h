@@ -9,6 +9,7 @@
 
 #include <lua.h>
 
+#include "lfold.h"
 #include "lp.h"
 
 /* The resolved frame of the sample's ip, computed once per sample. */
@@ -54,8 +55,11 @@ void lp_stack_push_srcline(lua_State *L, struct lp_run *run);
  * fit. */
 size_t lp_stack_fold_leaf(struct lp_run *run, uint64_t *words, size_t max, uint64_t *leaf);
 
-/* Whether the current sample was taken in the kernel (its cpumode). */
-bool lp_stack_kernel_mode(const struct lp_run *run);
+/* Fills st with what keys the current sample's string of that kind in
+ * the fold cache (lfold.h): its thread, addresses, cpumode and, for
+ * s.folded, the words of its first frame (lp_stack_fold_leaf).  Returns
+ * false when the sample cannot be cached. */
+bool lp_stack_fold_key(struct lp_run *run, enum lp_fold_kind kind, struct lp_fold_stack *st);
 
 /* Pushes s.folded: "comm;root;...;leaf", unknown frames "[unknown]",
  * kernel frames suffixed "_[k]". */

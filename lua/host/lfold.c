@@ -38,10 +38,9 @@
 #include <lauxlib.h>
 
 #include "lfold.h"
-#include "lstack.h"
 
 #define FOLD_SLOTS 1024
-#define FOLD_MAX_WORDS 80
+#define FOLD_MAX_WORDS LP_FOLD_MAX_WORDS
 #define NAMED_SLOTS 1024
 #define WORDS_BITS 12
 #define WORDS_SLOTS (1u << WORDS_BITS)
@@ -90,42 +89,25 @@ struct lp_fold_cache {
 
 enum { FOLD_KERNEL = 1, FOLD_CHAIN = 2, FOLD_UNWOUND = 4 };
 
-/* The words that key the first frame of a folded stack (by its names:
- * lp_stack_fold_leaf), and in *leaf the index of its address, which the
- * key leaves 0; for other kinds none (every address keys its frame).
- * SIZE_MAX when the sample cannot be cached. */
-static size_t leaf_words(struct lp_run *run, enum lp_fold_kind kind, uint64_t *w, uint64_t *leaf)
+/* Fills c->key from st (NULL: the sample cannot be cached); false when
+ * it cannot be cached. */
+static bool make_key(struct lp_fold_cache *c, const struct lp_fold_stack *st)
 {
-	if (kind != LP_FOLD_FOLDED) {
-		*leaf = UINT64_MAX;
-		return 0;
-	}
-	size_t nw = lp_stack_fold_leaf(run, w, FOLD_MAX_WORDS, leaf);
-	return nw ? nw : SIZE_MAX;
-}
-
-/* Fills c->key from the current sample; false when it cannot be cached. */
-static bool make_key(struct lp_fold_cache *c, struct lp_run *run, enum lp_fold_kind kind,
-		     bool kernel_mode)
-{
-	const struct lp_sample *s = &run->view.rec->u.sample;
-	const struct lp_thread *t = lp_view_thread(run);
-	uint64_t nr, leaf;
-	bool unwound;
-	const uint64_t *ips = lp_stack_addrs(run, &nr, &unwound);
+	const struct lp_thread *t = st ? st->thread : NULL;
 	struct fold_ent *k = &c->key;
-	size_t nw = t ? leaf_words(run, kind, k->words, &leaf) : SIZE_MAX;
+	size_t nw = st ? st->nr_lead : 0;
 
-	if (nw > FOLD_MAX_WORDS || nr > FOLD_MAX_WORDS - nw)
+	if (!t || nw > FOLD_MAX_WORDS || st->nr > FOLD_MAX_WORDS - nw)
 		return false;
-	memcpy(k->words + nw, ips, nr * sizeof *ips);
-	if (leaf < nr)
-		k->words[nw + leaf] = 0;
+	memcpy(k->words, st->lead, nw * sizeof *k->words);
+	memcpy(k->words + nw, st->ips, st->nr * sizeof *st->ips);
+	if (st->leaf < st->nr)
+		k->words[nw + st->leaf] = 0;
 	k->proc = t->proc;
 	k->gen = t->proc ? t->proc->gen : 0;
-	k->nr = (uint16_t)(nw + nr);
-	k->flags = (uint16_t)((kernel_mode ? FOLD_KERNEL : 0) | (s->nr_ips ? FOLD_CHAIN : 0) |
-			      (unwound ? FOLD_UNWOUND : 0));
+	k->nr = (uint16_t)(nw + st->nr);
+	k->flags = (uint16_t)((st->kernel_mode ? FOLD_KERNEL : 0) | (st->chain ? FOLD_CHAIN : 0) |
+			      (st->unwound ? FOLD_UNWOUND : 0));
 	memcpy(k->comm, t->comm, sizeof k->comm);
 	uint64_t h = (uint64_t)(uintptr_t)k->proc ^ ((uint64_t)k->gen << 32) ^ k->flags;
 	for (uint64_t i = 0; i < k->nr; i++)
@@ -181,7 +163,8 @@ static void push_ent(lua_State *L, const struct lp_fold_cache *c, const struct f
 	push_string(L, c, (lua_Integer)(e - c->ents) + 1);
 }
 
-bool lp_fold_get(lua_State *L, struct lp_run *run, enum lp_fold_kind kind, bool kernel_mode)
+bool lp_fold_get(lua_State *L, struct lp_run *run, enum lp_fold_kind kind,
+		 const struct lp_fold_stack *st)
 {
 	struct lp_fold_cache *c = run->fold[kind];
 
@@ -189,7 +172,7 @@ bool lp_fold_get(lua_State *L, struct lp_run *run, enum lp_fold_kind kind, bool 
 		return false;
 	c->pending = NULL;
 	c->named_pending = NULL;
-	if (!make_key(c, run, kind, kernel_mode))
+	if (!make_key(c, st))
 		return false;
 	struct fold_ent *e = &c->ents[c->key.hash % FOLD_SLOTS];
 	if (e->nr && same(e, c)) {
@@ -260,11 +243,9 @@ static struct words_ent *words_slot(struct lp_fold_cache *c, const struct lp_pro
 	return &c->words[h >> (64 - WORDS_BITS)];
 }
 
-size_t lp_fold_words_get(struct lp_run *run, uint64_t ip, unsigned how, uint64_t *w,
-			 size_t max)
+size_t lp_fold_words_get(struct lp_run *run, const struct lp_proc *proc, uint64_t ip,
+			 unsigned how, uint64_t *w, size_t max)
 {
-	const struct lp_thread *t = lp_view_thread(run);
-	const struct lp_proc *proc = t ? t->proc : NULL;
 	struct lp_fold_cache *c = run->fold[LP_FOLD_FOLDED];
 	if (!c || !proc)
 		return 0;
@@ -276,11 +257,9 @@ size_t lp_fold_words_get(struct lp_run *run, uint64_t ip, unsigned how, uint64_t
 	return e->nr;
 }
 
-void lp_fold_words_put(struct lp_run *run, uint64_t ip, unsigned how, const uint64_t *w,
-		       size_t n)
+void lp_fold_words_put(struct lp_run *run, const struct lp_proc *proc, uint64_t ip,
+		       unsigned how, const uint64_t *w, size_t n)
 {
-	const struct lp_thread *t = lp_view_thread(run);
-	const struct lp_proc *proc = t ? t->proc : NULL;
 	struct lp_fold_cache *c = run->fold[LP_FOLD_FOLDED];
 	if (!c || !proc || n > FRAME_WORDS)
 		return;

@@ -24,7 +24,8 @@
 #include <lauxlib.h>
 
 #include "lfold.h"
-#include "lib.h"
+#include "linit.h"
+#include "lpaux.h"
 #include "lp.h"
 #include "lstack.h"
 
@@ -83,7 +84,9 @@ static void add_frame(luaL_Buffer *b, const struct lp_frame *f, char lead, uint6
 static int l_chain(lua_State *L)
 {
 	struct lp_run *run = check_sample(L);
-	if (lp_fold_get(L, run, LP_FOLD_PERF_TEXT, lp_stack_kernel_mode(run)))
+	struct lp_fold_stack st;
+	bool keyed = lp_stack_fold_key(run, LP_FOLD_PERF_TEXT, &st);
+	if (lp_fold_get(L, run, LP_FOLD_PERF_TEXT, keyed ? &st : NULL))
 		return 1;
 	size_t n = lp_stack_frames(run), max = max_stack();
 	luaL_Buffer b;
