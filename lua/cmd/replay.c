@@ -19,6 +19,7 @@
 #include <lauxlib.h>
 
 #include "lp.h"
+#include "run.h"
 #include "luaprof/perfdata.h"
 #include "replay.h"
 

@@ -24,6 +24,7 @@
 #include <lauxlib.h>
 
 #include "lp.h"
+#include "run.h"
 #include "luaprof/event.h"
 
 /* The name without a trailing modifier list (":u", ":ppp"), which a

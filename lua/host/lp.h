@@ -325,43 +325,10 @@ int lp_usage_error(lua_State *L);
  * declares none.  Returns 0, 1 (stop, exit 0), or -1 (after a message). */
 int lp_options_check(struct lp_run *run);
 
-/* run.c: samples lost so far.  perf record ends a file with one
- * LOST_SAMPLES per event, at time 0, holding the kernel's count of that
- * event's lost samples: the losses the LOST records already told, so the
- * two are not added (perf report's "Total Lost Samples" is that count). */
-uint64_t lp_run_lost(const struct lp_run *run);
-
-/* run.c: calls on_end, if the script has one, with { samples, lost,
- * duration (ns), status (only when status >= 0: the command's exit status,
- * 128+N for signal N), user_time and sys_time (ns, when known), counts (live
- * runs: name -> { value, raw, enabled, running, supported }, the totals) }.
- * With an interval, the last on_interval (info.last) comes first. */
-void lp_run_end(struct lp_run *run, uint64_t duration, int status);
-
-/* run.c: counting runs (nothing sampled): the intervals of on_interval
- * start at time t (CLOCK_MONOTONIC ns), and the last one ends at the end
- * of the run. */
-void lp_run_set_origin(struct lp_run *run, uint64_t t);
-
-/* run.c: feeds every record of src to the model and the script: samples
- * to their event's handler (on_event[NAME], else on_sample), COMM, FORK
- * and EXIT to on_comm, on_fork and on_exit, in the source's (time) order.
- * Returns 0, or -1 after a script error (already reported). */
-int lp_run_loop(struct lp_run *run, const struct lp_source *src);
-
-/* run.c: calls on_comm, on_fork or on_exit (when the script has it) for a
- * COMM, FORK or EXIT record; 0 for other records.  Returns 0, or -1 after
- * a script error (already reported). */
-int lp_run_task_hook(struct lp_run *run, const struct lp_record *rec);
-
 /* lswitch.c: calls on_switch (when the script has one) with the view of
  * rec, a SWITCH or SWITCH_CPU_WIDE record of event's stream (whose
  * sample_type says whether it carries the CPU); the view expires when the
  * call returns.  0, or -1 when the call failed (reported). */
 int lp_switch_call(struct lp_run *run, const struct lp_record *rec, int event);
-
-/* run.c: one line on stderr for each key of the script's on_event that
- * names none of the nr events (live runs, whose events are known at start). */
-void lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t nr);
 
 #endif
