@@ -15,13 +15,12 @@
  * land all over a hot function, so the first frame is keyed by what it
  * adds to the string instead (its name and the functions inlined there:
  * lp_stack_fold_leaf), which one resolution per sample gives; keyed by
- * address, a dwarf replay of qsort's stacks (1673 folded strings, 18634
- * address stacks) missed a third of the time.
+ * address, the cache would miss often (many address stacks fold to one
+ * string).
  *
  * A stack missed by address is looked for by its names (the second level,
  * lp_fold_named_get): recursions through two call sites make many address
- * stacks of one string (that replay has 13930 keys for its 1673 strings),
- * and the names of each frame are cached by address too, so a miss costs
+ * stacks of one string, and the names of each frame are cached by address too, so a miss costs
  * a few lookups per frame, not a walk and a new string.
  *
  * Both levels are direct-mapped: FOLD_SLOTS and NAMED_SLOTS entries, a
