@@ -51,15 +51,17 @@ static char **lua_files(const char *dir, size_t *n)
 static void describe(const char *path, char *out, size_t size)
 {
 	struct lp_cli cli = { .command = "run", .own_option = lp_cli_long_option };
-	struct lp_run run = { .ref_on_sample = LUA_NOREF, .ref_on_end = LUA_NOREF,
-			      .ref_on_start = LUA_NOREF, .cli = &cli, .mode = LP_MODE_DESCRIBE };
+	struct lp_run run;
+	lp_run_init(&run);
+	run.cli = &cli;
+	run.opt.mode = LP_MODE_DESCRIBE;
 	int rc = lp_vm_open(&run, path, NULL, 0);
-	if (run.description)
-		snprintf(out, size, "%s", run.description);
+	if (run.opt.description)
+		snprintf(out, size, "%s", run.opt.description);
 	else
 		snprintf(out, size, rc < 0 ? "(does not load: see the error above)" :
 			 "(no description: the script does not call luaprof.options)");
-	free(run.description);
+	free(run.opt.description);
 	lp_vm_close(&run);
 }
 

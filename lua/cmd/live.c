@@ -118,17 +118,17 @@ static int source_counts(void *ctx, struct lp_count *out)
  * on_interval and at the end.  0 or -1 (out of memory). */
 static int setup_counts(struct lp_run *run, struct lp_live *lv, const struct lp_cli *cli)
 {
-	run->specs = cli->events.v;
-	run->nr_specs = cli->events.n;
-	run->live = true;
-	run->counts_now = calloc(cli->events.n, sizeof *run->counts_now);
-	run->counts_prev = calloc(cli->events.n, sizeof *run->counts_prev);
-	if (!run->counts_now || !run->counts_prev) {
+	run->live.specs = cli->events.v;
+	run->live.nr_specs = cli->events.n;
+	run->live.on = true;
+	run->live.counts_now = calloc(cli->events.n, sizeof *run->live.counts_now);
+	run->live.counts_prev = calloc(cli->events.n, sizeof *run->live.counts_prev);
+	if (!run->live.counts_now || !run->live.counts_prev) {
 		fprintf(stderr, "luaprof: out of memory\n");
 		return -1;
 	}
-	run->read_counts = source_counts;
-	run->counts_ctx = lv;
+	run->live.read_counts = source_counts;
+	run->live.counts_ctx = lv;
 	return 0;
 }
 
@@ -139,8 +139,8 @@ static void set_usage(struct lp_run *run, const struct lp_live *lv)
 	const struct rusage *ru = lp_live_usage(lv);
 	if (!ru)
 		return;
-	run->user_ns = (int64_t)ru->ru_utime.tv_sec * 1000000000 + ru->ru_utime.tv_usec * 1000;
-	run->sys_ns = (int64_t)ru->ru_stime.tv_sec * 1000000000 + ru->ru_stime.tv_usec * 1000;
+	run->live.user_ns = (int64_t)ru->ru_utime.tv_sec * 1000000000 + ru->ru_utime.tv_usec * 1000;
+	run->live.sys_ns = (int64_t)ru->ru_stime.tv_sec * 1000000000 + ru->ru_stime.tv_usec * 1000;
 }
 
 
@@ -172,8 +172,8 @@ static void push_events(lua_State *L, const struct lp_cli *cli)
 
 static void call_on_start(struct lp_run *run, const struct lp_cli *cli, pid_t pid)
 {
-	lua_State *L = run->L;
-	if (run->ref_on_start == LUA_NOREF)
+	lua_State *L = run->vm.L;
+	if (run->vm.ref[LP_HOOK_START] == LUA_NOREF)
 		return;
 	lua_createtable(L, 0, 3);
 	push_events(L, cli);
@@ -198,7 +198,7 @@ static void call_on_start(struct lp_run *run, const struct lp_cli *cli, pid_t pi
 	}
 	lua_pushboolean(L, cli->system_wide || cli->script_system_wide);
 	lua_setfield(L, -2, "system_wide");
-	lp_vm_call(run, run->ref_on_start, 1);
+	lp_vm_call(run, LP_HOOK_START, 1);
 }
 
 
@@ -349,7 +349,7 @@ static int resolve_watches(struct lp_cli *cli, char *exe, size_t size)
  * (said) when out of memory, else 0. */
 static int preload_kernel(struct lp_run *run, const struct lp_cli *cli, unsigned fb)
 {
-	if (!run->L || !(cli->sampling.callchain || cli->sampling.dwarf_stack) ||
+	if (!run->vm.L || !(cli->sampling.callchain || cli->sampling.dwarf_stack) ||
 	    (fb & LP_FALLBACK_USER_ONLY) || !lp_resolver_load_kernel(run->resolver))
 		return 0;
 	fprintf(stderr, "luaprof: out of memory\n");
@@ -420,8 +420,8 @@ static int live_loop(struct live_run *lr)
 	check_handlers(run, cli);
 	call_on_start(run, cli, lp_live_pid(lr->lv));
 	seed_procs(run, cli, lr->recording);
-	run->set_alarm = source_alarm;
-	run->alarm_ctx = lr->lv;
+	run->interval.set_alarm = source_alarm;
+	run->interval.alarm_ctx = lr->lv;
 	lp_cmd_signals_live(lr->lv);
 	if (preload_kernel(run, cli, lr->fb))
 		run->failed = true;
@@ -462,8 +462,8 @@ static int live_report(struct live_run *lr, int rc, int status)
 	}
 	report_losses(lr->lv);
 	set_usage(run, lr->lv);
-	if (lr->cli->sampling.count_only && lr->t1 > run->last_time)
-		run->last_time = lr->t1;
+	if (lr->cli->sampling.count_only && lr->t1 > run->interval.last_time)
+		run->interval.last_time = lr->t1;
 	if (rc == 0)
 		lp_run_end(run, lr->t1 - lr->t0, status >= 0 ? exit_code(status) : -1);
 	return rc;

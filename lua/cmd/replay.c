@@ -235,7 +235,7 @@ int lp_replay(struct lp_run *run, const char *file)
 {
 	char err[512] = "";
 	struct replay_src rs = { .pd = lp_perfdata_open(file, err, sizeof err),
-				 .resolver = run->resolver, .samples = &run->samples,
+				 .resolver = run->resolver, .samples = &run->stats.samples,
 				 .interrupted = &run->interrupted };
 	rs.prog.tty = isatty(STDERR_FILENO);
 	rs.prog.start = rs.prog.last = mono_ns();
@@ -248,9 +248,9 @@ int lp_replay(struct lp_run *run, const char *file)
 		lp_perfdata_close(rs.pd);
 		return LP_EXIT_FAILURE;
 	}
-	if (run->ref_on_start != LUA_NOREF) {
-		push_info(run->L, &rs, file);
-		lp_vm_call(run, run->ref_on_start, 1);
+	if (run->vm.ref[LP_HOOK_START] != LUA_NOREF) {
+		push_info(run->vm.L, &rs, file);
+		lp_vm_call(run, LP_HOOK_START, 1);
 	}
 	int rc = run->failed ? -1 : 0;
 	if (!rc) {
@@ -262,7 +262,7 @@ int lp_replay(struct lp_run *run, const char *file)
 	if (rc < 0 && !run->failed)
 		fprintf(stderr, "luaprof: %s (on_end sees the %llu samples read before it)\n",
 			rc == -ENOMEM && !*lp_perfdata_error(rs.pd) ? "out of memory" :
-			lp_perfdata_error(rs.pd), (unsigned long long)run->samples);
+			lp_perfdata_error(rs.pd), (unsigned long long)run->stats.samples);
 	if (!run->failed)
 		lp_run_end(run, rs.last_time - rs.first_time, -1);
 	lp_perfdata_close(rs.pd);

@@ -77,12 +77,12 @@ static const struct lp_evinfo *event_info(struct lp_run *run, int event)
 		run->evinfo = v;
 		run->nr_evinfo = n;
 	}
-	lua_State *L = run->L;
+	lua_State *L = run->vm.L;
 	struct lp_evinfo *ei = &run->evinfo[i];
 	const char *name = event >= 0 ? run->src->event_name(run->src->ctx, event) : NULL;
 	ei->hook = "on_event";
 	if (!push_on_event(L, name)) {
-		lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_on_sample);
+		lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref[LP_HOOK_SAMPLE]);
 		ei->hook = "on_sample";
 	}
 	ei->handled = lua_isfunction(L, -1);
@@ -135,26 +135,26 @@ static void add_count(lua_State *L, const char *name, const struct lp_count *c)
 /* Reads the counts now (once per call of on_interval or on_end). */
 static bool read_counts(struct lp_run *run)
 {
-	return run->read_counts && !run->read_counts(run->counts_ctx, run->counts_now);
+	return run->live.read_counts && !run->live.read_counts(run->live.counts_ctx, run->live.counts_now);
 }
 
 /* Sets info.counts: the counts since the previous call (delta) or the
  * totals, as read by read_counts; the previous become these. */
 static void push_counts(struct lp_run *run, bool delta)
 {
-	lua_State *L = run->L;
-	lua_createtable(L, 0, (int)run->nr_specs);
-	for (size_t i = 0; i < run->nr_specs; i++) {
-		struct lp_count c = run->counts_now[i];
+	lua_State *L = run->vm.L;
+	lua_createtable(L, 0, (int)run->live.nr_specs);
+	for (size_t i = 0; i < run->live.nr_specs; i++) {
+		struct lp_count c = run->live.counts_now[i];
 		if (delta) {
-			c.value -= run->counts_prev[i].value;
-			c.enabled -= run->counts_prev[i].enabled;
-			c.running -= run->counts_prev[i].running;
+			c.value -= run->live.counts_prev[i].value;
+			c.enabled -= run->live.counts_prev[i].enabled;
+			c.running -= run->live.counts_prev[i].running;
 		}
-		add_count(L, run->specs[i].name, &c);
+		add_count(L, run->live.specs[i].name, &c);
 	}
 	lua_setfield(L, -2, "counts");
-	memcpy(run->counts_prev, run->counts_now, run->nr_specs * sizeof *run->counts_now);
+	memcpy(run->live.counts_prev, run->live.counts_now, run->live.nr_specs * sizeof *run->live.counts_now);
 }
 
 /* Calls on_interval for the interval ending at t; counted: counts_now
@@ -162,47 +162,47 @@ static void push_counts(struct lp_run *run, bool delta)
  * call. */
 static int tick(struct lp_run *run, uint64_t t, bool last, bool counted)
 {
-	lua_State *L = run->L;
+	lua_State *L = run->vm.L;
 	lua_createtable(L, 0, 6);
 	if (counted)
 		push_counts(run, true);
 	lua_pushinteger(L, (lua_Integer)t);
 	lua_setfield(L, -2, "time");
-	lua_pushinteger(L, (lua_Integer)(t - run->tick_prev));
+	lua_pushinteger(L, (lua_Integer)(t - run->interval.prev));
 	lua_setfield(L, -2, "delta");
-	lua_pushinteger(L, (lua_Integer)(t - run->tick_first));
+	lua_pushinteger(L, (lua_Integer)(t - run->interval.first));
 	lua_setfield(L, -2, "elapsed");
-	lua_pushinteger(L, (lua_Integer)run->tick_samples);
+	lua_pushinteger(L, (lua_Integer)run->interval.samples);
 	lua_setfield(L, -2, "samples");
 	lua_pushboolean(L, last);
 	lua_setfield(L, -2, "last");
-	run->tick_prev = t;
-	run->tick_samples = 0;
-	return lp_vm_call(run, run->ref_on_interval, 1);
+	run->interval.prev = t;
+	run->interval.samples = 0;
+	return lp_vm_call(run, LP_HOOK_INTERVAL, 1);
 }
 
 /* Calls on_interval for every boundary up to t; the first timed record
  * sets the first boundary. */
 static int ticks_until(struct lp_run *run, uint64_t t)
 {
-	if (!run->tick_next) {
-		run->tick_first = run->tick_prev = t;
-		run->tick_next = t + run->interval_ns;
+	if (!run->interval.next) {
+		run->interval.first = run->interval.prev = t;
+		run->interval.next = t + run->interval.ns;
 		return 0;
 	}
-	while (t >= run->tick_next && !run->exit_requested) {
-		if (tick(run, run->tick_next, false, read_counts(run)))
+	while (t >= run->interval.next && !run->exit_requested) {
+		if (tick(run, run->interval.next, false, read_counts(run)))
 			return -1;
-		run->tick_next += run->interval_ns;
+		run->interval.next += run->interval.ns;
 	}
 	return 0;
 }
 
 static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
 {
-	run->samples++;
-	run->tick_samples++;
-	if (!run->L)
+	run->stats.samples++;
+	run->interval.samples++;
+	if (!run->vm.L)
 		return 0;               /* luaprof record: no script */
 	const struct lp_evinfo *ei = event_info(run, event);
 	if (!ei) {
@@ -214,10 +214,10 @@ static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
 	run->view.rec = rec;
 	run->view.event = event;
 	run->view.sample_type = ei->sample_type;
-	run->view.spec = event >= 0 && (size_t)event < run->nr_specs ? &run->specs[event] : NULL;
+	run->view.spec = event >= 0 && (size_t)event < run->live.nr_specs ? &run->live.specs[event] : NULL;
 	lp_trace_enter(run, ei->tp);
 	int rc = lp_vm_call_handler(run, event + 2, ei->hook);
-	lp_sample_invalidate(run->L, run);
+	lp_sample_invalidate(run->vm.L, run);
 	return rc;
 }
 
@@ -229,12 +229,12 @@ static void set_int(lua_State *L, const char *key, lua_Integer v)
 
 int lp_run_task_hook(struct lp_run *run, const struct lp_record *rec)
 {
-	int ref = rec->type == PERF_RECORD_COMM ? run->ref_on_comm :
-		  rec->type == PERF_RECORD_FORK ? run->ref_on_fork :
-		  rec->type == PERF_RECORD_EXIT ? run->ref_on_exit : LUA_NOREF;
-	if (ref == LUA_NOREF)
+	enum lp_hook h = rec->type == PERF_RECORD_COMM ? LP_HOOK_COMM :
+			 rec->type == PERF_RECORD_FORK ? LP_HOOK_FORK :
+			 rec->type == PERF_RECORD_EXIT ? LP_HOOK_EXIT : LP_HOOK_N;
+	if (h == LP_HOOK_N || run->vm.ref[h] == LUA_NOREF)
 		return 0;
-	lua_State *L = run->L;
+	lua_State *L = run->vm.L;
 	lua_createtable(L, 0, 5);
 	if (rec->type == PERF_RECORD_COMM) {
 		set_int(L, "pid", rec->u.comm.pid);
@@ -251,12 +251,12 @@ int lp_run_task_hook(struct lp_run *run, const struct lp_record *rec)
 		set_int(L, "ptid", rec->u.task.ptid);
 		set_int(L, "time", (lua_Integer)rec->u.task.time);
 	}
-	return lp_vm_call(run, ref, 1);
+	return lp_vm_call(run, h, 1);
 }
 
 void lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t nr)
 {
-	lua_State *L = run->L;
+	lua_State *L = run->vm.L;
 	if (!L)
 		return;
 	if (lua_getglobal(L, "on_event") != LUA_TTABLE) {
@@ -280,26 +280,26 @@ void lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t 
 
 uint64_t lp_run_lost(const struct lp_run *run)
 {
-	return run->lost > run->lost_summary ? run->lost : run->lost_summary;
+	return run->stats.lost > run->stats.lost_summary ? run->stats.lost : run->stats.lost_summary;
 }
 
 void lp_run_set_origin(struct lp_run *run, uint64_t t)
 {
-	run->count_only = true;
-	if (run->interval_ns && !run->tick_next) {
-		run->tick_first = run->tick_prev = t;
-		run->tick_next = t + run->interval_ns;
+	run->interval.count_only = true;
+	if (run->interval.ns && !run->interval.next) {
+		run->interval.first = run->interval.prev = t;
+		run->interval.next = t + run->interval.ns;
 	}
 }
 
 /* The end's info: CPU times and counts, when known. */
 static void end_extras(struct lp_run *run, bool counted)
 {
-	lua_State *L = run->L;
-	if (run->user_ns >= 0 && run->sys_ns >= 0) {
-		lua_pushinteger(L, run->user_ns);
+	lua_State *L = run->vm.L;
+	if (run->live.user_ns >= 0 && run->live.sys_ns >= 0) {
+		lua_pushinteger(L, run->live.user_ns);
 		lua_setfield(L, -2, "user_time");
-		lua_pushinteger(L, run->sys_ns);
+		lua_pushinteger(L, run->live.sys_ns);
 		lua_setfield(L, -2, "sys_time");
 	}
 	if (counted)
@@ -311,17 +311,17 @@ void lp_run_end(struct lp_run *run, uint64_t duration, int status)
 	bool counted = read_counts(run);
 	/* the last interval: samples after the last boundary, or for a
 	 * counting run the time since it (its counts) */
-	bool rest = run->count_only ? run->last_time > run->tick_prev : run->tick_samples;
-	if (run->interval_ns && rest && run->tick_next && !run->failed &&
-	    tick(run, run->last_time, true, counted))
+	bool rest = run->interval.count_only ? run->interval.last_time > run->interval.prev : run->interval.samples;
+	if (run->interval.ns && rest && run->interval.next && !run->failed &&
+	    tick(run, run->interval.last_time, true, counted))
 		return;
-	if (run->L)
+	if (run->vm.L)
 		lp_trace_leave(run);
-	if (run->ref_on_end == LUA_NOREF)
+	if (run->vm.ref[LP_HOOK_END] == LUA_NOREF)
 		return;
-	lua_State *L = run->L;
+	lua_State *L = run->vm.L;
 	lua_createtable(L, 0, 8);
-	lua_pushinteger(L, (lua_Integer)run->samples);
+	lua_pushinteger(L, (lua_Integer)run->stats.samples);
 	lua_setfield(L, -2, "samples");
 	lua_pushinteger(L, (lua_Integer)lp_run_lost(run));
 	lua_setfield(L, -2, "lost");
@@ -332,7 +332,7 @@ void lp_run_end(struct lp_run *run, uint64_t duration, int status)
 		lua_setfield(L, -2, "status");
 	}
 	end_extras(run, counted);
-	lp_vm_call(run, run->ref_on_end, 1);
+	lp_vm_call(run, LP_HOOK_END, 1);
 }
 
 /* Handles one record; 0 or -1. */
@@ -342,13 +342,13 @@ static int handle(struct lp_run *run, const struct lp_record *rec, int event)
 	case PERF_RECORD_SAMPLE:
 		return deliver(run, rec, event);
 	case PERF_RECORD_LOST:
-		run->lost += rec->u.lost.lost;
+		run->stats.lost += rec->u.lost.lost;
 		return 0;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (rec->has_sid && !rec->sid.time)
-			run->lost_summary += rec->u.lost_samples;
+			run->stats.lost_summary += rec->u.lost_samples;
 		else
-			run->lost += rec->u.lost_samples;
+			run->stats.lost += rec->u.lost_samples;
 		return 0;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
@@ -366,12 +366,12 @@ static int handle(struct lp_run *run, const struct lp_record *rec, int event)
  * the alarm's); 0 or -1. */
 static int advance(struct lp_run *run, uint64_t t, bool alarm)
 {
-	if (!run->interval_ns || !t)
+	if (!run->interval.ns || !t)
 		return 0;
 	if (ticks_until(run, t))
 		return -1;
 	if (!alarm)
-		run->last_time = t;
+		run->interval.last_time = t;
 	return 0;
 }
 
@@ -381,12 +381,12 @@ int lp_run_loop(struct lp_run *run, const struct lp_source *src)
 	int event, rc;
 	run->src = src;
 	for (;;) {
-		if (run->interval_ns && run->set_alarm)
-			run->set_alarm(run->alarm_ctx, run->tick_next);
+		if (run->interval.ns && run->interval.set_alarm)
+			run->interval.set_alarm(run->interval.alarm_ctx, run->interval.next);
 		if ((rc = src->next(src->ctx, &rec, &event)) <= 0)
 			break;
 		bool alarm = rc == 2;
-		if (advance(run, alarm ? run->tick_next : record_time(&rec), alarm))
+		if (advance(run, alarm ? run->interval.next : record_time(&rec), alarm))
 			return -1;
 		if (!alarm && handle(run, &rec, event))
 			return -1;

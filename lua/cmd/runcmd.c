@@ -32,11 +32,11 @@ static int prepare_script(struct lp_run *run, struct lp_cli *cli, char *path, si
 		fprintf(stderr, "luaprof: %s\n", err);
 		return -1;
 	}
-	run->name = cli->script;
+	run->vm.name = cli->script;
 	cli->script = path;
-	run->mode = cli->script_help ? LP_MODE_HELP : LP_MODE_RUN;
-	run->script_opts = cli->script_opts;
-	run->nr_script_opts = cli->nr_script_opts;
+	run->opt.mode = cli->script_help ? LP_MODE_HELP : LP_MODE_RUN;
+	run->opt.argv = cli->script_opts;
+	run->opt.argc = cli->nr_script_opts;
 	return 0;
 }
 
@@ -44,10 +44,10 @@ static int prepare_script(struct lp_run *run, struct lp_cli *cli, char *path, si
  * interval needs on_interval; on_switch asks for the switch records. */
 static int check_hooks(struct lp_run *run, struct lp_cli *cli)
 {
-	if (run->ref_on_switch != LUA_NOREF)
+	if (run->vm.ref[LP_HOOK_SWITCH] != LUA_NOREF)
 		cli->sampling.switch_events = true;
-	run->interval_ns = cli->interval_ns;
-	if (run->interval_ns && run->ref_on_interval == LUA_NOREF && cli->script) {
+	run->interval.ns = cli->interval_ns;
+	if (run->interval.ns && run->vm.ref[LP_HOOK_INTERVAL] == LUA_NOREF && cli->script) {
 		fprintf(stderr, "luaprof: %s has no on_interval function: -I (or "
 			"luaprof.setup{interval=MS}) needs one\n", cli->script);
 		return -1;
@@ -71,14 +71,12 @@ int lp_run_main(int argc, char **argv)
 		lp_cli_free(&cli);
 		return LP_EXIT_FAILURE;
 	}
-	struct lp_run run = { .ref_on_sample = LUA_NOREF, .ref_on_end = LUA_NOREF,
-			      .ref_on_start = LUA_NOREF, .ref_on_interval = LUA_NOREF,
-			      .ref_on_comm = LUA_NOREF, .ref_on_fork = LUA_NOREF,
-			      .ref_on_exit = LUA_NOREF, .ref_on_switch = LUA_NOREF,
-			      .switch_view.ref = LUA_NOREF, .cli = &cli, .user_ns = -1, .sys_ns = -1,
-			      .script_timeout = cli.script_timeout_ns,
-			      .script_memory = cli.script_memory_mb < 0 ? lp_guard_default_memory() :
-					       (size_t)cli.script_memory_mb << 20 };
+	struct lp_run run;
+	lp_run_init(&run);
+	run.cli = &cli;
+	run.vm.timeout = cli.script_timeout_ns;
+	run.vm.memory = cli.script_memory_mb < 0 ? lp_guard_default_memory() :
+			(size_t)cli.script_memory_mb << 20;
 	char path[4096];
 	run.procs = lp_procs_new();
 	run.resolver = run.procs ? lp_resolver_new(run.procs, NULL) : NULL;
@@ -96,8 +94,8 @@ int lp_run_main(int argc, char **argv)
 	if (lp_vm_flush(&run))
 		status = LP_EXIT_FAILURE;
 	lp_cmd_signals_run(NULL);
-	free(run.counts_now);
-	free(run.counts_prev);
+	free(run.live.counts_now);
+	free(run.live.counts_prev);
 	lp_vm_close(&run);
 	lp_targets_free(&run);
 	lp_resolver_free(run.resolver);

@@ -135,7 +135,7 @@ static struct lp_fold_cache *cache_new(lua_State *L, struct lp_run *run, enum lp
 		lua_createtable(L, FOLD_SLOTS + NAMED_SLOTS, 0);
 		c->ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	}
-	return run->fold[kind] = c;
+	return run->stack.fold[kind] = c;
 }
 
 /* Pushes the string at index i of the strings' table. */
@@ -165,7 +165,7 @@ static void push_ent(lua_State *L, const struct lp_fold_cache *c, const struct f
 bool lp_fold_get(lua_State *L, struct lp_run *run, enum lp_fold_kind kind,
 		 const struct lp_fold_stack *st)
 {
-	struct lp_fold_cache *c = run->fold[kind];
+	struct lp_fold_cache *c = run->stack.fold[kind];
 
 	if (!c && !(c = cache_new(L, run, kind)))
 		return false;
@@ -184,7 +184,7 @@ bool lp_fold_get(lua_State *L, struct lp_run *run, enum lp_fold_kind kind,
 
 void lp_fold_put(lua_State *L, struct lp_run *run, enum lp_fold_kind kind)
 {
-	struct lp_fold_cache *c = run->fold[kind];
+	struct lp_fold_cache *c = run->stack.fold[kind];
 	struct fold_ent *e = c ? c->pending : NULL;
 
 	if (!e)
@@ -198,7 +198,7 @@ void lp_fold_put(lua_State *L, struct lp_run *run, enum lp_fold_kind kind)
 
 bool lp_fold_named_get(lua_State *L, struct lp_run *run, const uint64_t *words, size_t nr)
 {
-	struct lp_fold_cache *c = run->fold[LP_FOLD_FOLDED];
+	struct lp_fold_cache *c = run->stack.fold[LP_FOLD_FOLDED];
 	uint64_t h = 0xcbf29ce484222325ull;
 
 	if (!c)
@@ -219,7 +219,7 @@ bool lp_fold_named_get(lua_State *L, struct lp_run *run, const uint64_t *words, 
 
 void lp_fold_named_put(lua_State *L, struct lp_run *run)
 {
-	struct lp_fold_cache *c = run->fold[LP_FOLD_FOLDED];
+	struct lp_fold_cache *c = run->stack.fold[LP_FOLD_FOLDED];
 	struct named_ent *e = c ? c->named_pending : NULL;
 
 	if (!e)
@@ -245,7 +245,7 @@ static struct words_ent *words_slot(struct lp_fold_cache *c, const struct lp_pro
 size_t lp_fold_words_get(struct lp_run *run, const struct lp_proc *proc, uint64_t ip,
 			 unsigned how, uint64_t *w, size_t max)
 {
-	struct lp_fold_cache *c = run->fold[LP_FOLD_FOLDED];
+	struct lp_fold_cache *c = run->stack.fold[LP_FOLD_FOLDED];
 	if (!c || !proc)
 		return 0;
 	const struct words_ent *e = words_slot(c, proc, ip, how);
@@ -259,7 +259,7 @@ size_t lp_fold_words_get(struct lp_run *run, const struct lp_proc *proc, uint64_
 void lp_fold_words_put(struct lp_run *run, const struct lp_proc *proc, uint64_t ip,
 		       unsigned how, const uint64_t *w, size_t n)
 {
-	struct lp_fold_cache *c = run->fold[LP_FOLD_FOLDED];
+	struct lp_fold_cache *c = run->stack.fold[LP_FOLD_FOLDED];
 	if (!c || !proc || n > FRAME_WORDS)
 		return;
 	struct words_ent *e = words_slot(c, proc, ip, how);
@@ -269,12 +269,12 @@ void lp_fold_words_put(struct lp_run *run, const struct lp_proc *proc, uint64_t 
 
 void lp_fold_free(struct lp_run *run)
 {
-	for (size_t i = 0; i < sizeof run->fold / sizeof *run->fold; i++) {
-		struct lp_fold_cache *c = run->fold[i];
+	for (size_t i = 0; i < sizeof run->stack.fold / sizeof *run->stack.fold; i++) {
+		struct lp_fold_cache *c = run->stack.fold[i];
 
 		for (size_t j = 0; c && j < NAMED_SLOTS; j++)
 			free(c->named[j].words);
 		free(c);
-		run->fold[i] = NULL;
+		run->stack.fold[i] = NULL;
 	}
 }

@@ -34,7 +34,7 @@
 #include "luaprof/buf.h"
 #include "luaprof/optval.h"
 
-#define SCRIPT_NAME(run) ((run)->name ? (run)->name : (run)->script)
+#define SCRIPT_NAME(run) ((run)->vm.name ? (run)->vm.name : (run)->vm.script)
 
 /* Option i of the spec at index 1, its fields pushed: name, type, default,
  * help (4 values). */
@@ -267,7 +267,7 @@ static int stop(lua_State *L, struct lp_run *run, const char *msg)
 	else
 		fputs(lua_tostring(L, -1), stdout);
 	fflush(stdout);
-	run->stopped = msg ? 2 : 1;
+	run->opt.stopped = msg ? 2 : 1;
 	return luaL_error(L, "stopped");
 }
 
@@ -280,11 +280,11 @@ int lp_usage_error(lua_State *L)
 {
 	struct lp_run *run = lp_get_run(L);
 	const char *msg = luaL_checkstring(L, 1);
-	if (run->started || !run->cli)
+	if (run->vm.started || !run->cli)
 		return luaL_error(L, "%s", msg);
 	fprintf(stderr, "luaprof: %s: %s (see luaprof run %s --help)\n", SCRIPT_NAME(run), msg,
 		SCRIPT_NAME(run));
-	run->stopped = 2;
+	run->opt.stopped = 2;
 	return luaL_error(L, "stopped");
 }
 
@@ -402,43 +402,43 @@ static void apply(lua_State *L, struct lp_run *run, const char *arg, int values,
 int lp_options(lua_State *L)
 {
 	struct lp_run *run = lp_get_run(L);
-	if (run->started)
+	if (run->vm.started)
 		return luaL_error(L, "luaprof.options must be called at the script's top level");
-	if (run->options_declared)
+	if (run->opt.declared)
 		return luaL_error(L, "luaprof.options is called once, with every option");
-	run->options_declared = true;
+	run->opt.declared = true;
 	check_spec(L);
 	lua_settop(L, 1);
-	if (run->mode == LP_MODE_DESCRIBE) {
+	if (run->opt.mode == LP_MODE_DESCRIBE) {
 		lua_getfield(L, 1, "description");
-		free(run->description);
-		run->description = strdup(lua_tostring(L, -1));
-		run->stopped = 1;
+		free(run->opt.description);
+		run->opt.description = strdup(lua_tostring(L, -1));
+		run->opt.stopped = 1;
 		return luaL_error(L, "stopped");
 	}
-	if (run->mode == LP_MODE_HELP)
+	if (run->opt.mode == LP_MODE_HELP)
 		return stop(L, run, NULL);
 	push_defaults(L);
 	lua_newtable(L);        /* the list options given so far */
-	for (int k = 0; k < run->nr_script_opts; k++)
-		apply(L, run, run->script_opts[k], 2, 3);
+	for (int k = 0; k < run->opt.argc; k++)
+		apply(L, run, run->opt.argv[k], 2, 3);
 	lua_settop(L, 2);
 	return 1;
 }
 
 int lp_options_check(struct lp_run *run)
 {
-	if (run->options_declared)
+	if (run->opt.declared)
 		return 0;
-	if (run->mode == LP_MODE_HELP) {
+	if (run->opt.mode == LP_MODE_HELP) {
 		printf("usage: luaprof run %s [luaprof options] [-- CMD [ARGS...]]\n\n"
 		       "%s declares no description and no options (luaprof.options).\n\n"
 		       "luaprof's own options: luaprof run --help\n", SCRIPT_NAME(run), SCRIPT_NAME(run));
 		return 1;
 	}
-	if (run->nr_script_opts) {
+	if (run->opt.argc) {
 		fprintf(stderr, "luaprof: %s: unknown option '%s': the script declares no options "
-			"(see luaprof run %s --help)\n", SCRIPT_NAME(run), run->script_opts[0], SCRIPT_NAME(run));
+			"(see luaprof run %s --help)\n", SCRIPT_NAME(run), run->opt.argv[0], SCRIPT_NAME(run));
 		return -1;
 	}
 	return 0;

@@ -43,7 +43,7 @@ struct lp_count;
 /* Where records come from: a live run or a recording. */
 struct lp_source {
 	void *ctx;
-	/* 1 with a record, 2 with none when an alarm set by run->set_alarm
+	/* 1 with a record, 2 with none when an alarm set by run->interval.set_alarm
 	 * went off, 0 at the end, -errno on failure */
 	int (*next)(void *ctx, struct lp_record *rec, int *event);
 	void (*stop)(void *ctx);
@@ -120,19 +120,95 @@ struct lp_guard {
 
 struct lp_cli;
 
-struct lp_run {
+/* The script's hooks: global functions it may define, found once its top
+ * level has run, as Lua's ltm.c keeps its metamethods (an enum and a table
+ * of names in the same order, lp_hook_names in vm.c). */
+enum lp_hook {
+	LP_HOOK_START, LP_HOOK_SAMPLE, LP_HOOK_END, LP_HOOK_INTERVAL,
+	LP_HOOK_COMM, LP_HOOK_FORK, LP_HOOK_EXIT, LP_HOOK_SWITCH,
+	LP_HOOK_N
+};
+extern const char *const lp_hook_names[LP_HOOK_N];
+
+/* vm.c: the Lua state and what of it the run keeps. */
+struct lp_run_vm {
 	lua_State *L;
 	const char *script;
 	const char *name;               /* the script as the user named it */
-	struct lp_cli *cli;             /* the command line, for luaprof.setup; NULL replaying */
 	bool started;                   /* the script's top level has run */
-	bool setup_called;              /* luaprof.setup has been called */
-	int ref_on_sample, ref_on_end, ref_on_start;
-	int ref_on_comm, ref_on_fork, ref_on_exit, ref_on_switch;
+	int ref[LP_HOOK_N];             /* the hooks in the registry, or LUA_NOREF
+					 * (lp_run_init sets them so) */
 	int ref_view;                   /* the Sample userdata */
 	int ref_view_index;             /* its __index table (lsample.c) */
 	const void *view_index;         /* that table's address */
 	struct lp_tpview *tp_shown;     /* ltrace.c: the s.fields in that table */
+	struct lp_guard guard;
+	size_t memory;                  /* --script-memory in bytes, 0: no limit */
+	uint64_t timeout;               /* --script-timeout in ns, 0: none */
+};
+
+/* lopts.c, lsetup.c: the script's own options and how the script is run. */
+struct lp_run_opt {
+	int mode;                       /* LP_MODE_* */
+	char **argv;                    /* "--name[=value]" after the script name */
+	int argc;
+	bool declared;                  /* luaprof.options was called */
+	bool setup_called;              /* luaprof.setup has been called */
+	int stopped;                    /* luaprof.options stopped the top level: 1 --help or a
+					 * listing (exit 0), 2 a bad option (reported, exit 255) */
+	char *description;              /* LP_MODE_DESCRIBE: what luaprof.options said (malloc) */
+};
+
+/* run.c: on_interval. */
+struct lp_run_interval {
+	uint64_t ns;                    /* the period; 0: none */
+	uint64_t next, prev;            /* the next boundary; the previous call's time */
+	uint64_t first;                 /* the first timed record's time */
+	uint64_t last_time;             /* the latest record time */
+	uint64_t samples;               /* samples since the previous call */
+	bool count_only;                /* nothing is sampled: intervals run from
+					   lp_run_set_origin, not the first record */
+	void (*set_alarm)(void *ctx, uint64_t t);       /* live runs: lp_live_set_alarm */
+	void *alarm_ctx;
+};
+
+/* What the run counted, for on_end. */
+struct lp_run_stats {
+	uint64_t samples;               /* delivered to on_sample */
+	uint64_t lost;                  /* LOST records and the kernel's LOST_SAMPLES */
+	uint64_t lost_summary;          /* perf record's end-of-run LOST_SAMPLES */
+};
+
+/* Live runs: the events as opened (s.args, s.retval, s.counts), whose
+ * process memory USDT arguments may be read from, their counts for
+ * info.counts (nr_specs entries; counts_prev holds them at the previous
+ * on_interval), and the command's CPU times. */
+struct lp_run_live {
+	bool on;                        /* a live run (not a replay) */
+	const struct lp_event_spec *specs;
+	size_t nr_specs;
+	int (*read_counts)(void *ctx, struct lp_count *out);
+	void *counts_ctx;
+	struct lp_count *counts_prev, *counts_now;
+	int64_t user_ns, sys_ns;        /* -1: unknown */
+};
+
+/* lstack.c, lfold.c: what symbolizing the current sample's stack uses. */
+struct lp_run_stack {
+	struct lp_frame frames[LP_MAX_STACK];   /* scratch for one stack */
+	bool frame_ret[LP_MAX_STACK];   /* frames[i].vaddr is a return address */
+	uint64_t addrs[LP_MAX_STACK + 2];       /* scratch: an unwound stack's addresses */
+	struct lp_srclines *lines;      /* source lines, made on first use */
+	struct lp_unwinder *unwinder;   /* DWARF unwinding, made on first use */
+	struct lp_fold_cache *fold[2];  /* per LP_FOLD_* kind, made on first use */
+	bool kernel_notice;             /* the hidden kernel symbols were noted */
+};
+
+/* One run of a script: its parts by concern, and what the loop shares. */
+struct lp_run {
+	struct lp_run_vm vm;
+	struct lp_run_opt opt;
+	struct lp_cli *cli;             /* the command line, for luaprof.setup; NULL replaying */
 	const struct lp_source *src;    /* while the loop runs */
 	struct lp_evinfo *evinfo;       /* per event + 1, grown as events appear */
 	size_t nr_evinfo;
@@ -140,57 +216,21 @@ struct lp_run {
 	struct lp_switch_view switch_view;
 	struct lp_procs *procs;
 	struct lp_resolver *resolver;
-	uint64_t samples;               /* delivered to on_sample */
-	uint64_t lost;                  /* LOST records and the kernel's LOST_SAMPLES */
-	uint64_t lost_summary;          /* perf record's end-of-run LOST_SAMPLES */
+	struct lp_hmap *targets;        /* ltarget.c: the pids followed; NULL: all */
+	struct lp_run_stats stats;
+	struct lp_run_interval interval;
+	struct lp_run_live live;
 	bool exit_requested;            /* luaprof.exit(), or the output closed */
 	bool output_closed;             /* stdout's reader has gone (| head): the run
 					 * ends, the command is left to finish */
 	bool output_failed;             /* writing stdout failed otherwise (reported) */
 	bool failed;                    /* a hook raised an error */
-	bool kernel_notice_given;
-	struct lp_frame frames[LP_MAX_STACK];   /* scratch for one stack */
-	bool frame_ret[LP_MAX_STACK];   /* frames[i].vaddr is a return address */
-	struct lp_srclines *lines;      /* source lines, made on first use */
-	uint64_t addrs[LP_MAX_STACK + 2];       /* scratch: an unwound stack's addresses */
-	struct lp_unwinder *unwinder;   /* DWARF unwinding, made on first use */
-	struct lp_fold_cache *fold[2];  /* lfold.c, per LP_FOLD_* kind, made on first use */
-	struct lp_guard guard;
-	size_t script_memory;           /* --script-memory in bytes, 0: no limit */
-	uint64_t script_timeout;        /* --script-timeout in ns, 0: none */
 	volatile sig_atomic_t interrupted;      /* a signal stopped the run (replays) */
-	/* lopts.c: the script's own options and how the script is run */
-	int mode;                       /* LP_MODE_* */
-	char **script_opts;             /* "--name[=value]" after the script name */
-	int nr_script_opts;
-	bool options_declared;          /* luaprof.options was called */
-	int stopped;                    /* luaprof.options stopped the top level: 1 --help or a
-					 * listing (exit 0), 2 a bad option (reported, exit 255) */
-	char *description;              /* LP_MODE_DESCRIBE: what luaprof.options said (malloc) */
-	/* run.c: on_interval */
-	int ref_on_interval;
-	uint64_t interval_ns;           /* 0: none */
-	uint64_t tick_next, tick_prev;  /* the next boundary; the previous call's time */
-	uint64_t tick_first;            /* the first timed record's time */
-	uint64_t last_time;             /* the latest record time */
-	uint64_t tick_samples;          /* samples since the previous call */
-	void (*set_alarm)(void *ctx, uint64_t t);       /* live runs: lp_live_set_alarm */
-	void *alarm_ctx;
-	struct lp_hmap *targets;        /* ltarget.c: the pids followed; NULL: all */
-	/* live runs: the events as opened (s.args, s.retval, s.counts), and
-	 * the process memory USDT arguments may be read from */
-	const struct lp_event_spec *specs;
-	size_t nr_specs;
-	bool live;
-	/* live runs: the events' counts for info.counts (nr_specs entries);
-	 * counts_prev holds them at the previous on_interval */
-	int (*read_counts)(void *ctx, struct lp_count *out);
-	void *counts_ctx;
-	struct lp_count *counts_prev, *counts_now;
-	bool count_only;                /* nothing is sampled: intervals run from
-					   lp_run_set_origin, not the first record */
-	int64_t user_ns, sys_ns;        /* the command's CPU times, -1 unknown */
+	struct lp_run_stack stack;
 };
+
+/* vm.c: makes run an empty run (no hook, no view, CPU times unknown). */
+void lp_run_init(struct lp_run *run);
 
 enum { LP_MODE_RUN, LP_MODE_HELP, LP_MODE_DESCRIBE };
 
@@ -198,10 +238,11 @@ enum { LP_MODE_RUN, LP_MODE_HELP, LP_MODE_DESCRIBE };
  * 0, 1 when the script stopped on purpose (its --help was printed, or
  * LP_MODE_DESCRIBE), or -1 after a message. */
 int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs);
-/* Calls the hook registry[ref] with the nargs values on top of the stack
- * (popped), after ending the s.fields of the last sample (lp_trace_leave);
- * 0, or -1 after reporting the error. */
-int lp_vm_call(struct lp_run *run, int ref, int nargs);
+/* Calls the script's hook h (which it must have: run->vm.ref[h] is not
+ * LUA_NOREF) with the nargs values on top of the stack (popped), after
+ * ending the s.fields of the last sample (lp_trace_leave); 0, or -1 after
+ * reporting the error. */
+int lp_vm_call(struct lp_run *run, enum lp_hook h, int nargs);
 /* Calls the handler at index idx of the handler table (LP_SLOT_HANDLERS)
  * with the view (name: which hook it is, for messages); 0, or -1 after
  * reporting the error. */

@@ -92,7 +92,7 @@ static int l_chain(lua_State *L)
 	luaL_Buffer b;
 	luaL_buffinit(L, &b);
 	for (size_t i = 0; i < n && i < max; i++) {
-		const struct lp_frame *f = &run->frames[i];
+		const struct lp_frame *f = &run->stack.frames[i];
 		add_frame(&b, f, '\t', f->kernel || !f->fileoff ? f->ip : f->fileoff);
 		luaL_addchar(&b, '\n');
 	}

@@ -95,7 +95,7 @@ static uint64_t mapping_of(struct lpprof *w, struct lp_run *run, const struct lp
  * line when DWARF has them).  Returns how many. */
 static size_t lines_of(struct lp_run *run, size_t i, struct lp_pprof_line *out, size_t max)
 {
-	const struct lp_frame *f = &run->frames[i];
+	const struct lp_frame *f = &run->stack.frames[i];
 	const struct lp_srcframe *sf;
 	int ns = lp_stack_srcframes(run, i, &sf);
 	size_t n = 0;
@@ -115,7 +115,7 @@ static size_t lines_of(struct lp_run *run, size_t i, struct lp_pprof_line *out, 
 
 static uint64_t location_of(lua_State *L, struct lpprof *w, struct lp_run *run, size_t i)
 {
-	const struct lp_frame *f = &run->frames[i];
+	const struct lp_frame *f = &run->stack.frames[i];
 	bool caller = i > 0;
 	uint64_t mapping = mapping_of(w, run, f);
 	uint64_t key[2] = { mapping, caller && f->ip ? f->ip - 1 : f->ip };

@@ -34,7 +34,7 @@ static void push_usdt_args(lua_State *L, struct lp_run *run, const struct lp_usd
 	lua_createtable(L, p->nr_args, 0);
 	for (int i = 0; i < p->nr_args; i++) {
 		int64_t v;
-		if (lp_usdt_arg_value(&p->args[i], s, run->live ? (pid_t)s->pid : 0, &v))
+		if (lp_usdt_arg_value(&p->args[i], s, run->live.on ? (pid_t)s->pid : 0, &v))
 			continue;
 		lua_pushinteger(L, (lua_Integer)v);
 		lua_rawseti(L, -2, i + 1);
@@ -77,7 +77,7 @@ void lp_probe_push_retval(lua_State *L, struct lp_run *run)
 /* The index of the leader of event i's group. */
 static size_t leader_of(const struct lp_run *run, size_t i)
 {
-	while (i > 0 && !run->specs[i].group_leader && run->specs[i - 1].group == run->specs[i].group)
+	while (i > 0 && !run->live.specs[i].group_leader && run->live.specs[i - 1].group == run->live.specs[i].group)
 		i--;
 	return i;
 }
@@ -91,11 +91,11 @@ void lp_probe_push_counts(lua_State *L, struct lp_run *run)
 		lua_pushnil(L);
 		return;
 	}
-	size_t lead = leader_of(run, (size_t)(e - run->specs));
+	size_t lead = leader_of(run, (size_t)(e - run->live.specs));
 	lua_createtable(L, 0, (int)(nr < 16 ? nr : 16));
-	for (uint64_t i = 0; i < nr && lead + i < run->nr_specs; i++) {
+	for (uint64_t i = 0; i < nr && lead + i < run->live.nr_specs; i++) {
 		uint64_t v, id;
-		const struct lp_event_spec *m = &run->specs[lead + i];
+		const struct lp_event_spec *m = &run->live.specs[lead + i];
 		if (m->group != e->group || lp_sample_group_value(s, i, &v, &id))
 			break;
 		lua_pushinteger(L, (lua_Integer)v);

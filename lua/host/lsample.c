@@ -45,7 +45,7 @@ static const char *const field_names[] = {
 static struct lp_run *check_view(lua_State *L)
 {
 	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(2));
-	if (lua_topointer(L, 1) != run->view_index)
+	if (lua_topointer(L, 1) != run->vm.view_index)
 		luaL_typeerror(L, 1, LP_SAMPLE_MT);
 	if (!run->view.rec)
 		luaL_error(L, "sample used outside on_sample: copy the fields you need "
@@ -155,7 +155,7 @@ void lp_sample_open(lua_State *L, struct lp_run *run)
 	run->view.ud = ud;
 	luaL_newmetatable(L, LP_SAMPLE_MT);
 	lua_createtable(L, 0, 1);               /* __index: s.fields, then l_index */
-	run->view_index = lua_topointer(L, -1);
+	run->vm.view_index = lua_topointer(L, -1);
 	lua_createtable(L, 0, 1);
 	lua_createtable(L, 0, NR_FIELDS);
 	for (size_t i = 0; i < NR_FIELDS; i++) {
@@ -168,14 +168,14 @@ void lp_sample_open(lua_State *L, struct lp_run *run)
 	lua_setfield(L, -2, "__index");
 	lua_setmetatable(L, -2);
 	lua_pushvalue(L, -1);
-	run->ref_view_index = luaL_ref(L, LUA_REGISTRYINDEX);
+	run->vm.ref_view_index = luaL_ref(L, LUA_REGISTRYINDEX);
 	lua_setfield(L, -2, "__index");
 	lua_pushcfunction(L, l_newindex);
 	lua_setfield(L, -2, "__newindex");
 	lua_pushcfunction(L, l_tostring);
 	lua_setfield(L, -2, "__tostring");
 	lua_setmetatable(L, -2);
-	run->ref_view = luaL_ref(L, LUA_REGISTRYINDEX);
+	run->vm.ref_view = luaL_ref(L, LUA_REGISTRYINDEX);
 }
 
 void lp_sample_invalidate(lua_State *L, struct lp_run *run)

@@ -219,11 +219,11 @@ int lp_setup(lua_State *L)
 {
 	struct lp_run *run = lp_get_run(L);
 	luaL_checktype(L, 1, LUA_TTABLE);
-	if (!run->cli || run->started)
+	if (!run->cli || run->vm.started)
 		return luaL_error(L, "luaprof.setup must be called at the script's top level");
-	if (run->setup_called)
+	if (run->opt.setup_called)
 		return luaL_error(L, "luaprof.setup is called once, with every setting in one table");
-	run->setup_called = true;
+	run->opt.setup_called = true;
 	/* Unknown keys first, so nothing is half-applied. */
 	lua_pushnil(L);
 	while (lua_next(L, 1)) {

@@ -36,8 +36,8 @@ static struct lp_proc *sample_proc(struct lp_run *run)
 static void resolve(struct lp_run *run, uint64_t ip, bool kernel, struct lp_frame *out)
 {
 	lp_resolver_frame(run->resolver, sample_proc(run), ip, kernel, out);
-	if (kernel && !run->kernel_notice_given && lp_resolver_kernel_hidden(run->resolver)) {
-		run->kernel_notice_given = true;
+	if (kernel && !run->stack.kernel_notice && lp_resolver_kernel_hidden(run->resolver)) {
+		run->stack.kernel_notice = true;
 		fprintf(stderr, "luaprof: kernel addresses are hidden (kernel.kptr_restrict): "
 				"kernel frames are unnamed; run as root or set "
 				"sysctl kernel.kptr_restrict=0\n");
@@ -56,19 +56,19 @@ const struct lp_frame *lp_stack_leaf(struct lp_run *run)
 }
 
 /* The unwound addresses of a sample with a user stack copy, into
- * run->addrs: the callchain's kernel part (up to a PERF_CONTEXT_USER),
+ * run->stack.addrs: the callchain's kernel part (up to a PERF_CONTEXT_USER),
  * then PERF_CONTEXT_USER and the unwound user frames.  Returns the count;
  * 0 when the sample cannot be unwound. */
 static uint64_t unwind(struct lp_run *run, const struct lp_sample *s)
 {
 	uint64_t n = 0;
 	if (!lp_unwind_possible(s) ||
-	    (!run->unwinder && !(run->unwinder = lp_unwinder_new(run->resolver))))
+	    (!run->stack.unwinder && !(run->stack.unwinder = lp_unwinder_new(run->resolver))))
 		return 0;
 	for (; n < s->nr_ips && s->ips[n] != PERF_CONTEXT_USER && n < LP_MAX_STACK / 2; n++)
-		run->addrs[n] = s->ips[n];
-	run->addrs[n++] = PERF_CONTEXT_USER;
-	size_t u = lp_unwind(run->unwinder, sample_proc(run), s, run->addrs + n,
+		run->stack.addrs[n] = s->ips[n];
+	run->stack.addrs[n++] = PERF_CONTEXT_USER;
+	size_t u = lp_unwind(run->stack.unwinder, sample_proc(run), s, run->stack.addrs + n,
 			     LP_MAX_STACK - n);
 	return u ? n + u : 0;
 }
@@ -81,7 +81,7 @@ const uint64_t *lp_stack_addrs(struct lp_run *run, uint64_t *nr, bool *unwound)
 		v->nr_addrs = unwind(run, s);
 		v->unwound = v->nr_addrs != 0;
 		if (v->unwound)
-			v->addrs = run->addrs;
+			v->addrs = run->stack.addrs;
 		else if (s->nr_ips)
 			v->addrs = s->ips, v->nr_addrs = s->nr_ips;
 		else
@@ -188,7 +188,7 @@ static void frame_at(struct lp_run *run, const struct frame_pos *p, struct lp_fr
 		resolve(run, p->ip, p->kernel, out);
 }
 
-/* Resolves every frame of the sample into run->frames; returns the count:
+/* Resolves every frame of the sample into run->stack.frames; returns the count:
  * the sample's own frame alone when its chain is corrupt. */
 static size_t walk(struct lp_run *run)
 {
@@ -197,12 +197,12 @@ static size_t walk(struct lp_run *run)
 	size_t n = 0;
 	iter_init(&it, run);
 	while (n < LP_MAX_STACK && iter_next(&it, &p)) {
-		frame_at(run, &p, &run->frames[n]);
-		run->frame_ret[n++] = p.ret;
+		frame_at(run, &p, &run->stack.frames[n]);
+		run->stack.frame_ret[n++] = p.ret;
 	}
 	if (n == 0) {
-		run->frames[n] = *lp_stack_leaf(run);
-		run->frame_ret[n++] = false;
+		run->stack.frames[n] = *lp_stack_leaf(run);
+		run->stack.frame_ret[n++] = false;
 	}
 	return n;
 }
@@ -215,9 +215,9 @@ static int srcframes(struct lp_run *run, const struct lp_frame *f, bool ret,
 {
 	if (f->kernel || !f->obj || (ret && !f->vaddr))
 		return 0;
-	if (!run->lines && !(run->lines = lp_srclines_new()))
+	if (!run->stack.lines && !(run->stack.lines = lp_srclines_new()))
 		return 0;
-	int n = lp_srclines_get(run->lines, f->obj, f->vaddr - ret, sf);
+	int n = lp_srclines_get(run->stack.lines, f->obj, f->vaddr - ret, sf);
 	return n > 0 ? n : 0;
 }
 
@@ -283,12 +283,12 @@ void lp_stack_push(lua_State *L, struct lp_run *run)
 	lua_createtable(L, (int)n, 0);
 	for (size_t i = 0; i < n; i++) {
 		const struct lp_srcframe *sf;
-		int ns = srcframes(run, &run->frames[i], run->frame_ret[i], &sf);
+		int ns = srcframes(run, &run->stack.frames[i], run->stack.frame_ret[i], &sf);
 		for (int j = 0; j < ns - 1; j++) {
-			push_inlined(L, &run->frames[i], &sf[j]);
+			push_inlined(L, &run->stack.frames[i], &sf[j]);
 			lua_rawseti(L, -2, ++k);
 		}
-		push_frame(L, &run->frames[i]);
+		push_frame(L, &run->stack.frames[i]);
 		if (ns)
 			set_source(L, &sf[ns - 1]);
 		lua_rawseti(L, -2, ++k);
@@ -443,13 +443,13 @@ void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 	struct lp_thread *t = lp_view_thread(run);
 	add_name(&b, t ? t->comm : "[unknown]", true);
 	for (size_t i = n; i-- > 0;) {
-		const struct lp_frame *f = &run->frames[i];
+		const struct lp_frame *f = &run->stack.frames[i];
 		const struct lp_srcframe *sf;
 		luaL_addchar(&b, ';');
 		add_name(&b, f->sym ? f->sym : "[unknown]", false);
 		if (f->kernel)
 			luaL_addstring(&b, "_[k]");
-		for (int j = srcframes(run, f, run->frame_ret[i], &sf) - 1; j-- > 0;) {
+		for (int j = srcframes(run, f, run->stack.frame_ret[i], &sf) - 1; j-- > 0;) {
 			luaL_addchar(&b, ';');
 			add_name(&b, sf[j].func ? sf[j].func : "[unknown]", false);
 		}
@@ -466,13 +466,13 @@ size_t lp_stack_frames(struct lp_run *run)
 
 int lp_stack_srcframes(struct lp_run *run, size_t i, const struct lp_srcframe **sf)
 {
-	return srcframes(run, &run->frames[i], run->frame_ret[i], sf);
+	return srcframes(run, &run->stack.frames[i], run->stack.frame_ret[i], sf);
 }
 
 void lp_stack_free(struct lp_run *run)
 {
-	lp_unwinder_free(run->unwinder);
-	run->unwinder = NULL;
-	lp_srclines_free(run->lines);
-	run->lines = NULL;
+	lp_unwinder_free(run->stack.unwinder);
+	run->stack.unwinder = NULL;
+	lp_srclines_free(run->stack.lines);
+	run->stack.lines = NULL;
 }

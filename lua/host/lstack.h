@@ -15,13 +15,13 @@
 /* The resolved frame of the sample's ip, computed once per sample. */
 const struct lp_frame *lp_stack_leaf(struct lp_run *run);
 
-/* Resolves every frame of the current sample into run->frames, leaf
+/* Resolves every frame of the current sample into run->stack.frames, leaf
  * first; returns how many (at least 1). */
 size_t lp_stack_frames(struct lp_run *run);
 
 struct lp_srcframe;
 
-/* After lp_stack_frames: the source frames of run->frames[i], the
+/* After lp_stack_frames: the source frames of run->stack.frames[i], the
  * functions inlined at its address innermost first, then its own
  * function's file and line; how many (0: no DWARF for it).  Borrowed
  * until the next sample. */

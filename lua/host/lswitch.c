@@ -114,15 +114,15 @@ static void push_view(lua_State *L, struct lp_run *run)
 
 int lp_switch_call(struct lp_run *run, const struct lp_record *rec, int event)
 {
-	if (run->ref_on_switch == LUA_NOREF)
+	if (run->vm.ref[LP_HOOK_SWITCH] == LUA_NOREF)
 		return 0;
-	lua_State *L = run->L;
+	lua_State *L = run->vm.L;
 	uint64_t st = event >= 0 && run->src->sample_type ?
 		      run->src->sample_type(run->src->ctx, event) : 0;
 	push_view(L, run);
 	run->switch_view.rec = rec;
 	run->switch_view.has_cpu = st & PERF_SAMPLE_CPU;
-	int rc = lp_vm_call(run, run->ref_on_switch, 1);
+	int rc = lp_vm_call(run, LP_HOOK_SWITCH, 1);
 	run->switch_view.rec = NULL;
 	return rc;
 }

@@ -107,7 +107,7 @@ static struct lp_tpview *check_shown(lua_State *L, struct lp_run **run)
 {
 	struct lp_tpview *tv = lua_touserdata(L, lua_upvalueindex(1));
 	*run = lua_touserdata(L, lua_upvalueindex(2));
-	if (!(*run)->view.rec || (*run)->tp_shown != tv)
+	if (!(*run)->view.rec || (*run)->vm.tp_shown != tv)
 		luaL_error(L, "s.fields used outside on_sample: copy the fields you need "
 			      "into your own table while on_sample runs");
 	return tv;
@@ -204,7 +204,7 @@ static int l_fields_tostring(lua_State *L)
 {
 	struct lp_tpview *tv = lua_touserdata(L, lua_upvalueindex(1));
 	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(2));
-	if (run->view.rec && run->tp_shown == tv)
+	if (run->view.rec && run->vm.tp_shown == tv)
 		lua_pushfstring(L, "luaprof.Fields (%s:%s)", tv->fmt->system, tv->fmt->name);
 	else
 		lua_pushliteral(L, "luaprof.Fields (expired)");
@@ -228,7 +228,7 @@ static void set_method(lua_State *L, struct lp_tpview *tv, struct lp_run *run,
  * stack index idx: a field of the Sample's __index table (lsample.c). */
 static void show_fields(lua_State *L, struct lp_run *run, int idx)
 {
-	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_view_index);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref_view_index);
 	lua_pushliteral(L, "fields");
 	lua_pushvalue(L, idx);
 	lua_rawset(L, -3);
@@ -282,10 +282,10 @@ void lp_trace_view_free(struct lp_tpview *tv)
 
 void lp_trace_leave(struct lp_run *run)
 {
-	struct lp_tpview *tv = run->tp_shown;
+	struct lp_tpview *tv = run->vm.tp_shown;
 	if (!tv)
 		return;
-	lua_State *L = run->L;
+	lua_State *L = run->vm.L;
 	if (tv->filled)
 		fill(L, tv, NULL);
 	lua_pushnil(L);
@@ -293,21 +293,21 @@ void lp_trace_leave(struct lp_run *run)
 	lua_pushnil(L);
 	lua_replace(L, LP_SLOT_FKEYS);
 	show_fields(L, run, LP_SLOT_FIELDS);
-	run->tp_shown = NULL;
+	run->vm.tp_shown = NULL;
 }
 
 /* Makes tv the s.fields shown: its table and names in their slots, and
  * s.fields. */
 static void show(struct lp_run *run, struct lp_tpview *tv)
 {
-	lua_State *L = run->L;
+	lua_State *L = run->vm.L;
 	lp_trace_leave(run);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, tv->ref_t);
 	lua_replace(L, LP_SLOT_FIELDS);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, tv->ref_k);
 	lua_replace(L, LP_SLOT_FKEYS);
 	show_fields(L, run, LP_SLOT_FIELDS);
-	run->tp_shown = tv;
+	run->vm.tp_shown = tv;
 }
 
 /* Whether the Lua state has room under --script-memory for what a fill
@@ -317,7 +317,7 @@ static void show(struct lp_run *run, struct lp_tpview *tv)
  * inside the handler's call, where it is the call's error. */
 static bool fill_room(const struct lp_run *run)
 {
-	const struct lp_guard *g = &run->guard;
+	const struct lp_guard *g = &run->vm.guard;
 	return !g->limit || g->limit - g->bytes >= FILL_HEADROOM;
 }
 
@@ -328,16 +328,16 @@ void lp_trace_enter(struct lp_run *run, struct lp_tpview *tv)
 		lp_trace_leave(run);
 		return;
 	}
-	if (tv != run->tp_shown)
+	if (tv != run->vm.tp_shown)
 		show(run, tv);
 	if (tv->nr_hot)
-		fill(run->L, tv, fill_room(run) ? s : NULL);
+		fill(run->vm.L, tv, fill_room(run) ? s : NULL);
 }
 
 void lp_trace_push_fields(lua_State *L, struct lp_run *run)
 {
-	if (run->tp_shown)
-		lua_rawgeti(L, LUA_REGISTRYINDEX, run->tp_shown->ref_t);
+	if (run->vm.tp_shown)
+		lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.tp_shown->ref_t);
 	else
 		lua_pushnil(L);
 }

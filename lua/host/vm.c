@@ -35,42 +35,40 @@ static int msgh(lua_State *L)
 	return 1;
 }
 
-/* The hooks found, by reference, for naming them in messages. */
-static struct hook { int ref; const char *name; } hooks[16];
-static size_t nr_hooks;
+const char *const lp_hook_names[LP_HOOK_N] = {
+	"on_start", "on_sample", "on_end", "on_interval",
+	"on_comm", "on_fork", "on_exit", "on_switch",
+};
 
-static int hook_ref(lua_State *L, const char *name)
+void lp_run_init(struct lp_run *run)
 {
-	if (lua_getglobal(L, name) == LUA_TFUNCTION) {
-		int ref = luaL_ref(L, LUA_REGISTRYINDEX);
-		if (nr_hooks < sizeof hooks / sizeof hooks[0])
-			hooks[nr_hooks++] = (struct hook){ ref, name };
-		return ref;
-	}
-	lua_pop(L, 1);
-	return LUA_NOREF;
+	*run = (struct lp_run){ .switch_view.ref = LUA_NOREF, .live.user_ns = -1,
+				.live.sys_ns = -1 };
+	for (int h = 0; h < LP_HOOK_N; h++)
+		run->vm.ref[h] = LUA_NOREF;
 }
 
-static const char *hook_name(int ref)
+/* The global function name in the registry, or LUA_NOREF. */
+static int hook_ref(lua_State *L, const char *name)
 {
-	for (size_t i = 0; i < nr_hooks; i++)
-		if (hooks[i].ref == ref)
-			return hooks[i].name;
-	return "a hook";
+	if (lua_getglobal(L, name) == LUA_TFUNCTION)
+		return luaL_ref(L, LUA_REGISTRYINDEX);
+	lua_pop(L, 1);
+	return LUA_NOREF;
 }
 
 /* The top-level pcall of the script, guarded; 0, 1 when luaprof.options
  * stopped it on purpose (--help), or -1 after the one line. */
 static int run_main_chunk(struct lp_run *run)
 {
-	lp_guard_enter(&run->guard, "the script's top level");
-	int status = lua_pcall(run->L, 0, 0, LP_SLOT_MSGH);
-	lp_guard_leave(&run->guard);
+	lp_guard_enter(&run->vm.guard, "the script's top level");
+	int status = lua_pcall(run->vm.L, 0, 0, LP_SLOT_MSGH);
+	lp_guard_leave(&run->vm.guard);
 	if (status == LUA_OK)
 		return 0;
-	if (run->stopped)       /* luaprof.options did what was asked */
-		return run->stopped == 1 ? 1 : -1;
-	lp_guard_explain(&run->guard, status, lua_tostring(run->L, -1));
+	if (run->opt.stopped)       /* luaprof.options did what was asked */
+		return run->opt.stopped == 1 ? 1 : -1;
+	lp_guard_explain(&run->vm.guard, status, lua_tostring(run->vm.L, -1));
 	return -1;
 }
 
@@ -114,13 +112,13 @@ static int check_on_event(lua_State *L)
 
 int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 {
-	lua_State *L = lp_guard_newstate(&run->guard, run->script_memory);
+	lua_State *L = lp_guard_newstate(&run->vm.guard, run->vm.memory);
 	if (!L) {
 		fprintf(stderr, "luaprof: cannot create the Lua state: out of memory\n");
 		return -1;
 	}
-	run->L = L;
-	run->script = script;
+	run->vm.L = L;
+	run->vm.script = script;
 	lua_gc(L, LUA_GCGEN, 0, 0);
 	lua_pushboolean(L, 1);          /* LUA_PATH and LUA_CPATH are not read */
 	lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
@@ -133,34 +131,28 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	lua_pop(L, 1);
 	set_args(L, script, args, nargs);
 	lp_sample_open(L, run);
-	if (lp_guard_start(&run->guard, run->script_timeout)) {
+	if (lp_guard_start(&run->vm.guard, run->vm.timeout)) {
 		fprintf(stderr, "luaprof: cannot start the --script-timeout watchdog thread\n");
 		return -1;
 	}
 	int status = luaL_loadfile(L, script);
 	if (status != LUA_OK) {
-		run->guard.hook = "loading the script";
-		lp_guard_explain(&run->guard, status, lua_tostring(L, -1));
+		run->vm.guard.hook = "loading the script";
+		lp_guard_explain(&run->vm.guard, status, lua_tostring(L, -1));
 		return -1;
 	}
 	if ((status = run_main_chunk(run)))
 		return status;
-	run->started = true;
+	run->vm.started = true;
 	if (check_on_event(L))
 		return -1;
 	int rc = lp_options_check(run);
 	if (rc)
 		return rc;
-	run->ref_on_start = hook_ref(L, "on_start");
-	run->ref_on_sample = hook_ref(L, "on_sample");
-	run->ref_on_end = hook_ref(L, "on_end");
-	run->ref_on_interval = hook_ref(L, "on_interval");
-	run->ref_on_comm = hook_ref(L, "on_comm");
-	run->ref_on_fork = hook_ref(L, "on_fork");
-	run->ref_on_exit = hook_ref(L, "on_exit");
-	run->ref_on_switch = hook_ref(L, "on_switch");
-	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_on_sample);  /* LP_SLOT_ON_SAMPLE */
-	lua_rawgeti(L, LUA_REGISTRYINDEX, run->ref_view);       /* LP_SLOT_VIEW */
+	for (int h = 0; h < LP_HOOK_N; h++)
+		run->vm.ref[h] = hook_ref(L, lp_hook_names[h]);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref[LP_HOOK_SAMPLE]);  /* LP_SLOT_ON_SAMPLE */
+	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref_view);       /* LP_SLOT_VIEW */
 	lua_newtable(L);                                        /* LP_SLOT_HANDLERS */
 	lua_pushnil(L);                                         /* LP_SLOT_FIELDS */
 	lua_pushnil(L);                                         /* LP_SLOT_FKEYS */
@@ -171,8 +163,8 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
  * it; always -1. */
 static int call_failed(struct lp_run *run, int status)
 {
-	lp_guard_explain(&run->guard, status, lua_tostring(run->L, -1));
-	lua_pop(run->L, 1);
+	lp_guard_explain(&run->vm.guard, status, lua_tostring(run->vm.L, -1));
+	lua_pop(run->vm.L, 1);
 	run->failed = true;
 	return -1;
 }
@@ -219,35 +211,35 @@ int lp_vm_flush(struct lp_run *run)
 	return output_failed(run);
 }
 
-int lp_vm_call(struct lp_run *run, int ref, int nargs)
+int lp_vm_call(struct lp_run *run, enum lp_hook h, int nargs)
 {
-	lua_State *L = run->L;
+	lua_State *L = run->vm.L;
 	lp_trace_leave(run);            /* no s.fields outside its sample's call */
-	lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref[h]);
 	lua_insert(L, -1 - nargs);
-	lp_guard_enter(&run->guard, hook_name(ref));
+	lp_guard_enter(&run->vm.guard, lp_hook_names[h]);
 	int status = lua_pcall(L, nargs, 0, LP_SLOT_MSGH);
-	lp_guard_leave(&run->guard);
+	lp_guard_leave(&run->vm.guard);
 	return call_done(run, status);
 }
 
 int lp_vm_call_handler(struct lp_run *run, int idx, const char *name)
 {
-	lua_State *L = run->L;
+	lua_State *L = run->vm.L;
 	lua_rawgeti(L, LP_SLOT_HANDLERS, idx);
 	lua_pushvalue(L, LP_SLOT_VIEW);
-	lp_guard_enter(&run->guard, name);
+	lp_guard_enter(&run->vm.guard, name);
 	int status = lua_pcall(L, 1, 0, LP_SLOT_MSGH);
-	lp_guard_leave(&run->guard);
+	lp_guard_leave(&run->vm.guard);
 	return call_done(run, status);
 }
 
 void lp_vm_close(struct lp_run *run)
 {
-	lp_guard_stop(&run->guard);
-	if (run->L)
-		lua_close(run->L);
-	run->L = NULL;
+	lp_guard_stop(&run->vm.guard);
+	if (run->vm.L)
+		lua_close(run->vm.L);
+	run->vm.L = NULL;
 	lp_fold_free(run);
 	for (size_t i = 0; i < run->nr_evinfo; i++)
 		lp_trace_view_free(run->evinfo[i].tp);
