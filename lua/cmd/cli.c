@@ -118,17 +118,6 @@ static int fail(const char *fmt, ...)
 	return -1;
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *s == '-')
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int add_events(struct lp_cli *cli, const char *list)
 {
 	char err[512];
@@ -162,7 +151,7 @@ static int add_pids(struct lp_cli *cli, const char *list)
 	snprintf(buf, sizeof buf, "%s", list);
 	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		uint64_t v;
-		if (parse_u64(tok, &v) || v == 0 || v > 4194304)
+		if (lp_settings_u64(tok, &v) || v == 0 || v > 4194304)
 			return fail("-p needs process ids such as 1234 or 1234,5678 (got '%s')", tok);
 		pid_t *p = realloc(cli->pids, (cli->nr_pids + 1) * sizeof *p);
 		if (!p)
@@ -188,7 +177,7 @@ static int parse_seconds(const char *opt, const char *s, bool zero_ok, uint64_t 
 static int parse_script_memory(struct lp_cli *cli, const char *s)
 {
 	uint64_t v;
-	if (parse_u64(s, &v) || v > (1u << 30))
+	if (lp_settings_u64(s, &v) || v > (1u << 30))
 		return fail("--script-memory needs a number of megabytes such as 512, or 0 for "
 			    "no limit (got '%s')", s);
 	cli->script_memory_mb = (int64_t)v;
@@ -198,7 +187,7 @@ static int parse_script_memory(struct lp_cli *cli, const char *s)
 static int parse_pages(struct lp_cli *cli, const char *s)
 {
 	uint64_t v;
-	if (parse_u64(s, &v) || v == 0 || (v & (v - 1)) || v > (1u << 20))
+	if (lp_settings_u64(s, &v) || v == 0 || (v & (v - 1)) || v > (1u << 20))
 		return fail("-m needs a power of two number of pages such as 64 or 1024 (got '%s')", s);
 	cli->mmap_pages = v;
 	cli->mmap_pages_given = true;
@@ -208,7 +197,7 @@ static int parse_pages(struct lp_cli *cli, const char *s)
 static int parse_interval(struct lp_cli *cli, const char *s)
 {
 	uint64_t v;
-	if (parse_u64(s, &v) || v == 0 || v > 86400000)
+	if (lp_settings_u64(s, &v) || v == 0 || v > 86400000)
 		return fail("-I needs a positive number of milliseconds such as 1000 (got '%s')", s);
 	cli->interval_ns = v * 1000000;
 	return 0;
@@ -265,12 +254,12 @@ static int option(struct lp_cli *cli, int c, char *val)
 	case 'e': return add_events(cli, val);
 	case OPT_FILTER: return add_filter(cli, val);
 	case 'F':
-		if (parse_u64(val, &v) || v == 0)
+		if (lp_settings_u64(val, &v) || v == 0)
 			return fail("-F needs a positive number of samples per second (got '%s')", val);
 		cli->sampling.freq = v;
 		return 0;
 	case 'c':
-		if (parse_u64(val, &v) || v == 0)
+		if (lp_settings_u64(val, &v) || v == 0)
 			return fail("-c needs a positive event count (got '%s')", val);
 		cli->sampling.period = v;
 		cli->sampling.use_period = true;

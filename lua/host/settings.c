@@ -9,8 +9,7 @@
 
 #include "settings.h"
 
-/* A decimal number of bytes (no sign); 0 or -1. */
-static int parse_size(const char *s, uint64_t *out)
+int lp_settings_u64(const char *s, uint64_t *out)
 {
 	char *end;
 	errno = 0;
@@ -30,7 +29,7 @@ int lp_cli_call_graph(struct lp_sampling *s, const char *mode, char *err, size_t
 		return 0;
 	}
 	if (strncmp(mode, "dwarf", 5) || (mode[5] && mode[5] != ',') ||
-	    (mode[5] == ',' && (parse_size(mode + 6, &v) || v == 0 || v > LP_DWARF_STACK_MAX))) {
+	    (mode[5] == ',' && (lp_settings_u64(mode + 6, &v) || v == 0 || v > LP_DWARF_STACK_MAX))) {
 		snprintf(err, size, "unknown call graph mode '%s': use fp, dwarf, or dwarf,SIZE "
 			 "with SIZE 8 to %u bytes of stack", mode, LP_DWARF_STACK_MAX);
 		return -1;

@@ -60,6 +60,10 @@ int lp_cli_add_events(struct lp_cli *cli, const char *list, char *err, size_t si
  * does).  Returns 0 or -ENOMEM. */
 int lp_cli_add_filter(struct lp_event_spec *e, const char *expr);
 
+/* A decimal number without a sign into *out: 0, or -1 when s is not one
+ * or is out of range. */
+int lp_settings_u64(const char *s, uint64_t *out);
+
 /* Sets s's call graph from a --call-graph MODE: "fp", "dwarf" or
  * "dwarf,SIZE" (bytes, rounded up to 8, at most LP_DWARF_STACK_MAX).
  * Returns 0, or -1 with one line in err (size bytes). */
