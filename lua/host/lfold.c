@@ -14,7 +14,7 @@
  * s.folded (perf script's text has every address): samples
  * land all over a hot function, so the first frame is keyed by what it
  * adds to the string instead (its name and the functions inlined there:
- * lp_stack_fold_leaf), which one resolution per sample gives; keyed by
+ * lstack.c's fold_leaf), which one resolution per sample gives; keyed by
  * address, the cache would miss often (many address stacks fold to one
  * string).
  *
@@ -52,7 +52,7 @@ struct fold_ent {
 	uint16_t nr;            /* words; 0: slot empty */
 	uint16_t flags;
 	char comm[16];
-	/* the first frame's words (lp_stack_fold_leaf), then the addresses
+	/* the first frame's words (lp_fold_stack.lead), then the addresses
 	 * with the first frame's left 0 */
 	uint64_t words[FOLD_MAX_WORDS];
 };

@@ -343,7 +343,7 @@ static void add_name(luaL_Buffer *b, const char *s, bool comm)
 	}
 }
 
-/* The words naming frame f in a folded string (see lp_stack_fold_leaf);
+/* The words naming frame f in a folded string (see fold_leaf);
  * 0 when they do not fit in max. */
 static size_t frame_words(struct lp_run *run, const struct lp_frame *f, bool ret,
 			  uint64_t *w, size_t max)
@@ -377,7 +377,16 @@ static size_t pos_words(struct lp_run *run, const struct frame_pos *p, uint64_t 
 	return n;
 }
 
-size_t lp_stack_fold_leaf(struct lp_run *run, uint64_t *words, size_t max, uint64_t *leaf)
+/* The words that stand for the first frame of the sample's stack (as
+ * lp_stack_addrs gives it) in its folded string: the count of functions
+ * inlined there and the frame's kernel flag, then its symbol's name and
+ * theirs, as pointers (a name pointer always points at the same name;
+ * the same name may have several).  They fill words[0, result) (at most
+ * max); *leaf is the frame's index in the addresses.  Two stacks that
+ * differ only in their first address and have the same words fold to
+ * the same string.  Returns 0 when there is no frame or the words do not
+ * fit. */
+static size_t fold_leaf(struct lp_run *run, uint64_t *words, size_t max, uint64_t *leaf)
 {
 	struct frame_iter it;
 	struct frame_pos p;
@@ -421,7 +430,7 @@ bool lp_stack_fold_key(struct lp_run *run, enum lp_fold_kind kind, struct lp_fol
 	if (!st->thread)
 		return false;
 	if (kind == LP_FOLD_FOLDED)
-		st->nr_lead = lp_stack_fold_leaf(run, st->lead, LP_FOLD_MAX_WORDS, &st->leaf);
+		st->nr_lead = fold_leaf(run, st->lead, LP_FOLD_MAX_WORDS, &st->leaf);
 	return kind != LP_FOLD_FOLDED || st->nr_lead;
 }
 

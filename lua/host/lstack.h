@@ -44,21 +44,10 @@ void lp_stack_push(lua_State *L, struct lp_run *run);
  * function's line when code is inlined there), or nil. */
 void lp_stack_push_srcline(lua_State *L, struct lp_run *run);
 
-/* The words that stand for the first frame of the sample's stack (as
- * lp_stack_addrs gives it) in its folded string: the count of functions
- * inlined there and the frame's kernel flag, then its symbol's name and
- * theirs, as pointers (a name pointer always points at the same name;
- * the same name may have several).  They fill words[0, result) (at most
- * max); *leaf is the frame's index in the addresses.  Two stacks that
- * differ only in their first address and have the same words fold to
- * the same string.  Returns 0 when there is no frame or the words do not
- * fit. */
-size_t lp_stack_fold_leaf(struct lp_run *run, uint64_t *words, size_t max, uint64_t *leaf);
-
 /* Fills st with what keys the current sample's string of that kind in
  * the fold cache (lfold.h): its thread, addresses, cpumode and, for
- * s.folded, the words of its first frame (lp_stack_fold_leaf).  Returns
- * false when the sample cannot be cached. */
+ * s.folded, the words of its first frame (fold_leaf in lstack.c).
+ * Returns false when the sample cannot be cached. */
 bool lp_stack_fold_key(struct lp_run *run, enum lp_fold_kind kind, struct lp_fold_stack *st);
 
 /* Pushes s.folded: "comm;root;...;leaf", unknown frames "[unknown]",
