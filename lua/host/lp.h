@@ -122,13 +122,12 @@ struct lp_cli;
 
 /* The script's hooks: global functions it may define, found once its top
  * level has run, as Lua's ltm.c keeps its metamethods (an enum and a table
- * of names in the same order, lp_hook_names in vm.c). */
+ * of names in the same order, vm.c's hook_names). */
 enum lp_hook {
 	LP_HOOK_START, LP_HOOK_SAMPLE, LP_HOOK_END, LP_HOOK_INTERVAL,
 	LP_HOOK_COMM, LP_HOOK_FORK, LP_HOOK_EXIT, LP_HOOK_SWITCH,
 	LP_HOOK_N
 };
-extern const char *const lp_hook_names[LP_HOOK_N];
 
 /* vm.c: the Lua state and what of it the run keeps. */
 struct lp_run_vm {
