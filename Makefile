@@ -36,7 +36,7 @@ CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -g $(OPT) $(SAN) $(WARN) -Iinclude -Icore $(
 LDLIBS_ALL = $(SAN) $(DEP_LIBS) -liberty -lm -ldl -pthread $(LDFLAGS)
 
 CORE_SRC = $(sort $(wildcard core/*/*.c))
-LUA_SRC  = $(sort $(wildcard lua/*.c))
+LUA_SRC  = $(sort $(wildcard lua/host/*.c lua/cmd/*.c))
 CORE_OBJ = $(CORE_SRC:%.c=$(BUILD)/%.o)
 LUA_OBJ  = $(LUA_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libluaprof.a
@@ -88,6 +88,10 @@ $(LIB): $(CORE_OBJ)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
+# lua/host (the VM, the bindings) sees its own headers and core's; lua/cmd
+# (the commands) sees the host's too: cmd -> host -> core, never back.
+$(LUA_OBJ): CFLAGS_ALL += -Ilua/host
 
 # The system call table, generated from the system's <asm/unistd.h> (on
 # x86-64 that is asm/unistd_64.h): one { "name", number } line per call, in

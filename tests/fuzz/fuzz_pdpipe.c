@@ -3,7 +3,7 @@
  * run SCRIPT -i -`): any bytes written into a real pipe that becomes
  * standard input, read by the perf.data reader as "-" (the stream reader:
  * read(2) into its buffer, no mapping, payloads skipped by reading), then
- * replayed as lua/replay.c does (replay.h).  The pipe is sized to hold the
+ * replayed as lua/cmd/replay.c does (replay.h).  The pipe is sized to hold the
  * whole input (make fuzz caps inputs at 64 KiB), which is written before
  * the read starts, so each input is read the same way every time.
  */

@@ -1,6 +1,6 @@
 /*
  * replay.h - what fuzz_perfdata and fuzz_pdpipe share: a perf.data read as
- * a replay drives it (lua/replay.c), every record fed to the process model,
+ * a replay drives it (lua/cmd/replay.c), every record fed to the process model,
  * every sample's ip and callchain named by the symbolizer, the recording's
  * build-ids handed to the resolver first.  Kernel names come from a small
  * fixed kallsyms, so no input depends on the machine's kernel.  At most
@@ -128,7 +128,7 @@ static void name_sample(struct lp_procs *ps, struct lp_resolver *r, const struct
 	}
 }
 
-/* Reads the recording at path as lua/replay.c does. */
+/* Reads the recording at path as lua/cmd/replay.c does. */
 static void replay(const char *path)
 {
 	char err[256];

@@ -26,7 +26,7 @@
 -- filter(tid) chooses the threads (default: luaprof.is_target, the run's
 -- own processes when the events are system-wide).
 --
--- The kernel can leave a switch back in out of sched_switch: on these VMs
+-- The kernel can leave a switch back in out of sched_switch: on some machines
 -- no switch from one CPU's idle task is recorded, for perf as for luaprof,
 -- so a thread woken on that idle CPU is never seen to come back, while
 -- the kernel's switch records (PERF_RECORD_SWITCH) have it.  Such a wait

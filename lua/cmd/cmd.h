@@ -1,0 +1,41 @@
+/*
+ * cmd.h - internal to lua/cmd: luaprof's commands (main.c dispatches to
+ * them) and what they share.
+ */
+#ifndef LP_CMD_H
+#define LP_CMD_H
+
+#include "cli.h"
+#include "lp.h"
+#include "luaprof/luaprof.h"
+
+struct lp_live;
+
+/* runcmd.c: luaprof run ... and luaprof record ... (argv[1] names which):
+ * parses, loads the script, runs it live or over a recording.  Returns
+ * the exit status. */
+int lp_run_main(int argc, char **argv);
+
+/* stat.c: luaprof stat [options] [--] CMD (argv[0] is "stat"): the shipped
+ * stat script.  Returns the exit status. */
+int lp_stat_main(int argc, char **argv);
+
+/* live.c: the live part of a run with the script loaded and the settings
+ * finished; returns the process exit status. */
+int lp_run_live(struct lp_run *run, struct lp_cli *cli);
+
+/* runcmd.c: luaprof's log hook: warnings and errors on stderr, one line
+ * each. */
+void lp_cmd_log(enum lp_log_level level, const char *msg, void *ctx);
+
+/* signals.c: lp_cmd_signals_install takes SIGINT, SIGTERM and SIGHUP for
+ * run (a signal sets run->interrupted) and ignores SIGPIPE;
+ * lp_cmd_signals_run changes the run (NULL: none);
+ * lp_cmd_signals_live names the live events a signal stops (NULL: none);
+ * lp_cmd_signal_caught is the last signal caught, or 0. */
+void lp_cmd_signals_install(struct lp_run *run);
+void lp_cmd_signals_run(struct lp_run *run);
+void lp_cmd_signals_live(struct lp_live *lv);
+int lp_cmd_signal_caught(void);
+
+#endif

@@ -1,0 +1,522 @@
+/*
+ * live.c - a script's live run: the events opened on the command, the -p
+ * processes or the whole system, their records handed to the driver loop
+ * (run.c) as a source, as replay.c hands a recording's.
+ *
+ * A run is three steps: live_open opens the events (and the recording of
+ * -o), live_loop starts them and feeds the script until the end, and
+ * live_finish waits for the command, reports and ends the run, closes
+ * what live_open opened and chooses the exit status; every path out goes
+ * through live_finish once the events are open.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <linux/perf_event.h>
+
+#include <lauxlib.h>
+
+#include "cmd.h"
+#include "cli.h"
+#include "lp.h"
+#include "luaprof/live.h"
+#include "luaprof/probe.h"
+#include "luaprof/trace.h"
+#include "record.h"
+#include "run.h"
+
+/* ---- the live source ---- */
+
+/* The context of the live source. */
+struct live_src {
+	struct lp_live *lv;
+	const struct lp_cli *cli;
+	struct lp_tp_set *formats;      /* tracepoint formats read so far */
+};
+
+static int source_next(void *ctx, struct lp_record *rec, int *event)
+{
+	return lp_live_next(((struct live_src *)ctx)->lv, rec, event);
+}
+
+
+static void source_stop(void *ctx)
+{
+	lp_live_stop(((struct live_src *)ctx)->lv);
+}
+
+
+static const char *source_event_name(void *ctx, int idx)
+{
+	const struct lp_cli *cli = ((struct live_src *)ctx)->cli;
+	return idx >= 0 && (size_t)idx < cli->events.n ? cli->events.v[idx].name : NULL;
+}
+
+
+/* A tracepoint's format, read from tracefs at its first sample. */
+static const struct lp_tp_format *source_event_format(void *ctx, int idx)
+{
+	struct live_src *ls = ctx;
+	const struct lp_event_spec *e = &ls->cli->events.v[idx];
+	const struct lp_tp_format *found;
+	struct lp_tp_format *f;
+	char sys[256];
+	if ((size_t)idx >= ls->cli->events.n || e->type != PERF_TYPE_TRACEPOINT)
+		return NULL;
+	if ((found = lp_tp_set_find(ls->formats, e->config)))
+		return found;
+	const char *colon = strchr(e->name, ':');
+	snprintf(sys, sizeof sys, "%.*s", colon ? (int)(colon - e->name) : 0, e->name);
+	int rc = ls->formats ? lp_tracefs_format(sys, colon ? colon + 1 : "", &f) : -ENOMEM;
+	if (!rc && !(rc = lp_tp_set_add(ls->formats, f)))
+		return lp_tp_set_find(ls->formats, e->config);
+	fprintf(stderr, "luaprof: cannot read the format of '%s' (%s): s.fields is nil for its "
+			"samples\n", e->name, strerror(-rc));
+	return NULL;
+}
+
+
+static uint64_t source_sample_type(void *ctx, int idx)
+{
+	struct live_src *ls = ctx;
+	if (idx < 0 || (size_t)idx >= ls->cli->events.n)
+		return ~(uint64_t)0;
+	return lp_live_attr(ls->lv, (size_t)idx)->sample_type;
+}
+
+
+/* The source of lv's records, with ctx as its context (ctx->formats is
+ * made here: lp_tp_set_free it after the loop). */
+static struct lp_source live_source(struct live_src *ctx, struct lp_live *lv,
+				    const struct lp_cli *cli)
+{
+	*ctx = (struct live_src){ lv, cli, lp_tp_set_new() };
+	return (struct lp_source){ ctx, source_next, source_stop, source_event_name,
+				   source_event_format, source_sample_type };
+}
+
+/* ---- what the run adds to the loop ---- */
+
+static void source_alarm(void *ctx, uint64_t t)
+{
+	lp_live_set_alarm(ctx, t);
+}
+
+
+static int source_counts(void *ctx, struct lp_count *out)
+{
+	return lp_live_read_counts(ctx, out);
+}
+
+
+/* info.counts for the script: the live run's counters, read at each
+ * on_interval and at the end.  0 or -1 (out of memory). */
+static int setup_counts(struct lp_run *run, struct lp_live *lv, const struct lp_cli *cli)
+{
+	run->live.specs = cli->events.v;
+	run->live.nr_specs = cli->events.n;
+	run->live.on = true;
+	run->live.counts_now = calloc(cli->events.n, sizeof *run->live.counts_now);
+	run->live.counts_prev = calloc(cli->events.n, sizeof *run->live.counts_prev);
+	if (!run->live.counts_now || !run->live.counts_prev) {
+		fprintf(stderr, "luaprof: out of memory\n");
+		return -1;
+	}
+	run->live.read_counts = source_counts;
+	run->live.counts_ctx = lv;
+	return 0;
+}
+
+
+/* The command's user and system CPU time, for on_end. */
+static void set_usage(struct lp_run *run, const struct lp_live *lv)
+{
+	const struct rusage *ru = lp_live_usage(lv);
+	if (!ru)
+		return;
+	run->live.user_ns = (int64_t)ru->ru_utime.tv_sec * 1000000000 + ru->ru_utime.tv_usec * 1000;
+	run->live.sys_ns = (int64_t)ru->ru_stime.tv_sec * 1000000000 + ru->ru_stime.tv_usec * 1000;
+}
+
+
+static void notices(const struct lp_cli *cli, unsigned fb)
+{
+	if (fb & LP_FALLBACK_CPU_CLOCK)
+		fprintf(stderr, "luaprof: no hardware 'cycles' event on this machine (no PMU, "
+				"as in most VMs): sampling cpu-clock instead\n");
+	if (fb & LP_FALLBACK_USER_ONLY)
+		fprintf(stderr, "luaprof: kernel samples not allowed (kernel.perf_event_paranoid=%d): "
+				"profiling user space only (:u)\n", lp_event_paranoid());
+	if (fb & LP_FALLBACK_NO_INHERIT)
+		fprintf(stderr, "luaprof: this kernel reads a group with each sample only in the "
+				"threads it was opened on (Linux 6.12 follows new ones): the threads "
+				"and processes the command starts are not profiled\n");
+	(void)cli;
+}
+
+
+static void push_events(lua_State *L, const struct lp_cli *cli)
+{
+	lua_createtable(L, (int)cli->events.n, 0);
+	for (size_t i = 0; i < cli->events.n; i++) {
+		lua_pushstring(L, cli->events.v[i].name);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+}
+
+
+static void call_on_start(struct lp_run *run, const struct lp_cli *cli, pid_t pid)
+{
+	lua_State *L = run->vm.L;
+	if (run->vm.ref[LP_HOOK_START] == LUA_NOREF)
+		return;
+	lua_createtable(L, 0, 3);
+	push_events(L, cli);
+	lua_setfield(L, -2, "events");
+	if (cli->argv) {
+		lua_newtable(L);
+		for (int i = 0; cli->argv[i]; i++) {
+			lua_pushstring(L, cli->argv[i]);
+			lua_rawseti(L, -2, i + 1);
+		}
+		lua_setfield(L, -2, "command");
+		lua_pushinteger(L, pid);
+		lua_setfield(L, -2, "pid");
+	}
+	if (cli->nr_pids) {
+		lua_createtable(L, (int)cli->nr_pids, 0);
+		for (size_t i = 0; i < cli->nr_pids; i++) {
+			lua_pushinteger(L, cli->pids[i]);
+			lua_rawseti(L, -2, (lua_Integer)i + 1);
+		}
+		lua_setfield(L, -2, "pids");
+	}
+	lua_pushboolean(L, cli->system_wide || cli->script_system_wide);
+	lua_setfield(L, -2, "system_wide");
+	lp_vm_call(run, LP_HOOK_START, 1);
+}
+
+
+/* 128+N for a signal, the code for an exit. */
+static int exit_code(int status)
+{
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+
+/* What a /proc scan feeds: the model, the script's process hooks and,
+ * when recording, the file. */
+struct seed {
+	struct lp_run *run;
+	struct lp_recording *recording;
+};
+
+
+static int seed_record(const struct lp_record *r, void *arg)
+{
+	struct seed *s = arg;
+	if (s->recording)
+		lp_recording_synth(s->recording, r);
+	int rc = lp_procs_apply(s->run->procs, r);
+	if (!rc && !s->run->failed)
+		lp_run_task_hook(s->run, r);    /* a failure stops the run before it starts */
+	return rc;
+}
+
+
+/* Reads the processes that exist already (-p, -a) from /proc once, into
+ * the model, the script's on_comm/on_fork and the recording, as perf record
+ * synthesizes them (so a replay of the recording sees the same): with -a
+ * every process, kernel threads included, with FORKs too.  A process that
+ * exits meanwhile is simply left out. */
+static void seed_procs(struct lp_run *run, const struct lp_cli *cli,
+		       struct lp_recording *recording)
+{
+	struct seed s = { run, recording };
+	for (size_t i = 0; i < cli->nr_pids; i++)
+		lp_procfs_scan(cli->pids[i], LP_SCAN_MAPS, seed_record, &s);
+	if (!cli->system_wide)
+		return;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] >= '1' && de->d_name[0] <= '9')
+			lp_procfs_scan(atoi(de->d_name), LP_SCAN_MAPS | LP_SCAN_FORK, seed_record, &s);
+	if (d)
+		closedir(d);
+}
+
+
+static void report_losses(const struct lp_live *lv)
+{
+	const struct lp_live_stats *st = lp_live_stats(lv);
+	if (st->lost)
+		fprintf(stderr, "luaprof: the kernel lost %llu samples (ring full): use a larger "
+				"-m or a lower -F\n", (unsigned long long)st->lost);
+	/* A throttle in the idle task is no sign of too high a rate: an idle
+	 * CPU's tick stops, and the kernel counts its timer's samples against
+	 * the last tick until the count passes its per-tick limit. */
+	uint64_t busy = st->throttle - st->throttle_idle, idle = st->throttle_idle;
+	if (busy)
+		fprintf(stderr, "luaprof: the kernel throttled sampling %llu time%s: use a lower -F "
+				"(its limit is kernel.perf_event_max_sample_rate)\n",
+			(unsigned long long)busy, busy == 1 ? "" : "s");
+	if (idle)
+		fprintf(stderr, "luaprof: the kernel throttled sampling %llu time%s on idle CPUs (their "
+				"tick stops): only the idle task and at most a tick of what ran next "
+				"went unsampled\n", (unsigned long long)idle, idle == 1 ? "" : "s");
+	if (st->bad_records)
+		fprintf(stderr, "luaprof: %llu malformed records were skipped\n",
+			(unsigned long long)st->bad_records);
+}
+
+/* One line for each watchpoint (mem:) that counted nothing.  The kernel
+ * places a watchpoint even where the breakpoint PMU never fires (many
+ * VMs), and perf then says nothing; a user deserves to know that zero
+ * may mean "cannot watch here" rather than "never written". */
+static void report_silent_watchpoints(struct lp_live *lv, const struct lp_cli *cli)
+{
+	size_t n = cli->events.n;
+	struct lp_count *c = calloc(n ? n : 1, sizeof *c);
+	if (c && lp_live_read_counts(lv, c) == 0)
+		for (size_t i = 0; i < n; i++)
+			if (cli->events.v[i].type == PERF_TYPE_BREAKPOINT && c[i].supported &&
+			    c[i].enabled && !c[i].value)
+				fprintf(stderr, "luaprof: %s counted nothing: no such access happened, "
+						"or hardware breakpoints do not fire on this machine "
+						"(as in many VMs)\n", cli->events.v[i].name);
+	free(c);
+}
+
+/* Warns of on_event keys that name none of the run's events. */
+static void check_handlers(struct lp_run *run, const struct lp_cli *cli)
+{
+	const char **names = calloc(cli->events.n + 1, sizeof *names);
+	for (size_t i = 0; names && i < cli->events.n; i++)
+		names[i] = cli->events.v[i].name;
+	if (names)
+		lp_run_check_handlers(run, names, cli->events.n);
+	free(names);
+}
+
+
+/* Whether any event is a watchpoint on a variable not yet found. */
+static bool watches_symbols(const struct lp_cli *cli)
+{
+	for (size_t i = 0; i < cli->events.n; i++)
+		if (cli->events.v[i].probe == LP_PROBE_WATCH && cli->events.v[i].probe_str &&
+		    !cli->events.v[i].config1)
+			return true;
+	return false;
+}
+
+
+/* Finds the variables of mem:SYMBOL events in the program they watch:
+ * the command's (moved at its exec when it is PIE), or the first -p
+ * process's.  exe gets the program's file ("" when there is none to
+ * find).  0 or -1 after a message. */
+static int resolve_watches(struct lp_cli *cli, char *exe, size_t size)
+{
+	char err[512];
+	pid_t pid = -1;
+	*exe = '\0';
+	if (!watches_symbols(cli))
+		return 0;
+	if (cli->argv) {
+		int rc = lp_probe_find_object(cli->argv[0], exe, size);
+		if (rc) {
+			fprintf(stderr, "luaprof: cannot find the program '%s' whose variables "
+				"mem: watches: %s\n", cli->argv[0], strerror(-rc));
+			return -1;
+		}
+	} else if (cli->nr_pids) {
+		char link[64];
+		pid = cli->pids[0];
+		snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
+		ssize_t n = readlink(link, exe, size - 1);
+		if (n <= 0) {
+			fprintf(stderr, "luaprof: cannot read %s for mem:'s variables: %s\n", link,
+				strerror(errno));
+			return -1;
+		}
+		exe[n] = '\0';
+	} else {
+		fprintf(stderr, "luaprof: mem:VARIABLE watches a variable of a program: give the "
+			"command (-- CMD) or -p PID, or watch an address (mem:0xADDRESS)\n");
+		return -1;
+	}
+	if (lp_event_list_resolve(&cli->events, exe, pid, err, sizeof err)) {
+		fprintf(stderr, "luaprof: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+
+/* A script's run with kernel call stacks reads the kernel's symbols
+ * before the events start: read at the first stack, they would stall the
+ * draining of the rings long enough for the kernel to drop samples.  -1
+ * (said) when out of memory, else 0. */
+static int preload_kernel(struct lp_run *run, const struct lp_cli *cli, unsigned fb)
+{
+	if (!run->vm.L || !(cli->sampling.callchain || cli->sampling.dwarf_stack) ||
+	    (fb & LP_FALLBACK_USER_ONLY) || !lp_resolver_load_kernel(run->resolver))
+		return 0;
+	fprintf(stderr, "luaprof: out of memory\n");
+	return -1;
+}
+
+
+/* ---- the run: open, loop, finish ---- */
+
+struct live_run {
+	struct lp_run *run;
+	struct lp_cli *cli;
+	struct lp_live *lv;             /* the events, once open */
+	struct lp_recording *recording; /* -o */
+	unsigned fb;                    /* LP_FALLBACK_* */
+	bool looped;                    /* live_loop ran: the run is to be ended */
+	uint64_t t0, t1;                /* the loop's start and end (CLOCK_MONOTONIC) */
+	char err[512];
+	char exe[PATH_MAX];             /* the program mem:VARIABLE watches */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Opens the events, the set of target processes and the recording.  0,
+ * or -1 after a message (lr->lv is then NULL, or open for live_finish). */
+static int live_open(struct live_run *lr)
+{
+	struct lp_cli *cli = lr->cli;
+	if (resolve_watches(cli, lr->exe, sizeof lr->exe))
+		return -1;
+	struct lp_live_opts o = {
+		.argv = cli->argv, .pids = cli->pids, .nr_pids = cli->nr_pids,
+		.system_wide = cli->system_wide || cli->script_system_wide, .events = cli->events.v,
+		.nr_events = cli->events.n, .sampling = cli->sampling,
+		.mmap_pages = cli->mmap_pages, .mmap_pages_exact = cli->mmap_pages_given,
+		.duration_ns = cli->duration_ns, .exe = *lr->exe ? lr->exe : NULL,
+	};
+	if (!(lr->lv = lp_live_open(&o, &lr->fb, lr->err, sizeof lr->err))) {
+		fprintf(stderr, "luaprof: %s\n", lr->err);
+		return -1;
+	}
+	notices(cli, lr->fb);
+	pid_t pid = lp_live_pid(lr->lv);
+	if (!cli->system_wide && lp_targets_init(lr->run, cli->argv ? &pid : cli->pids,
+						 cli->argv ? 1 : cli->nr_pids)) {
+		fprintf(stderr, "luaprof: out of memory\n");
+		return -1;
+	}
+	if (cli->output && !(lr->recording = lp_recording_open(cli->output, lr->lv, lr->run->procs,
+							       cli->events.v, cli->events.n,
+							       cli->argc, cli->all_argv)))
+		return -1;
+	return 0;
+}
+
+/* on_start and what exists already, then the events started and every
+ * record fed to the script until the end.  0, or -1 (reported). */
+static int live_loop(struct live_run *lr)
+{
+	struct lp_run *run = lr->run;
+	struct lp_cli *cli = lr->cli;
+	lr->looped = true;
+	check_handlers(run, cli);
+	call_on_start(run, cli, lp_live_pid(lr->lv));
+	seed_procs(run, cli, lr->recording);
+	run->interval.set_alarm = source_alarm;
+	run->interval.alarm_ctx = lr->lv;
+	lp_cmd_signals_live(lr->lv);
+	if (preload_kernel(run, cli, lr->fb))
+		run->failed = true;
+	lr->t0 = now_ns();
+	if (cli->sampling.count_only)
+		lp_run_set_origin(run, lr->t0);
+	int rc = run->failed ? -1 : setup_counts(run, lr->lv, cli) ? 1 :
+		 lp_live_start(lr->lv, lr->err, sizeof lr->err);
+	if (rc == 1)
+		snprintf(lr->err, sizeof lr->err, "out of memory");
+	if (rc > 0 || (rc < 0 && !run->failed))
+		fprintf(stderr, "luaprof: %s\n", lr->err);
+	if (rc == 0) {
+		struct live_src ctx;
+		struct lp_source src = live_source(&ctx, lr->lv, cli);
+		if (lr->recording)
+			lp_recording_source(lr->recording, &src, &src);
+		rc = lp_run_loop(run, &src);
+		if (rc < 0 && !run->failed)
+			fprintf(stderr, "luaprof: reading the samples failed: %s\n", strerror(-rc));
+		lp_tp_set_free(ctx.formats);
+	}
+	lr->t1 = now_ns();
+	return rc;
+}
+
+/* After the loop: what the run ends with (the command's failure to start,
+ * the kernel's losses, the command's CPU times, on_end).  status: the
+ * command's wait status.  Returns rc, or -1 when the command never ran. */
+static int live_report(struct live_run *lr, int rc, int status)
+{
+	struct lp_run *run = lr->run;
+	int xerr = lp_live_exec_error(lr->lv);
+	if (xerr) {             /* nothing of it ran: no on_end */
+		fprintf(stderr, "luaprof: cannot run '%s': %s\n", lr->cli->argv[0], strerror(-xerr));
+		rc = -1;
+		run->failed = true;
+	}
+	report_losses(lr->lv);
+	if (!xerr)
+		report_silent_watchpoints(lr->lv, lr->cli);
+	set_usage(run, lr->lv);
+	if (lr->cli->sampling.count_only && lr->t1 > run->interval.last_time)
+		run->interval.last_time = lr->t1;
+	if (rc == 0)
+		lp_run_end(run, lr->t1 - lr->t0, status >= 0 ? exit_code(status) : -1);
+	return rc;
+}
+
+/* Waits for the command (a second after a signal, to its end when it is
+ * what ends the run, else not at all), ends the run when the loop ran,
+ * closes the events and the recording.  rc: the previous steps' result.
+ * Returns the process exit status. */
+static int live_finish(struct live_run *lr, int rc)
+{
+	struct lp_run *run = lr->run;
+	int grace = 0;
+	if (lr->looped && rc == 0)
+		grace = lp_cmd_signal_caught() ? 1000 : (run->output_closed ||
+			(!run->exit_requested && !lr->cli->duration_ns)) ? -1 : 0;
+	int status = lp_live_wait(lr->lv, grace);
+	lp_cmd_signals_live(NULL);
+	if (lr->looped)
+		rc = live_report(lr, rc, status);
+	lp_live_close(lr->lv);
+	if (lr->recording && lp_recording_close(lr->recording, !lr->cli->no_buildid_cache))
+		rc = -1;
+	if (rc || run->failed)
+		return LP_EXIT_FAILURE;
+	return status >= 0 ? exit_code(status) : 0;
+}
+
+int lp_run_live(struct lp_run *run, struct lp_cli *cli)
+{
+	struct live_run lr = { .run = run, .cli = cli };
+	int rc = live_open(&lr);
+	if (!lr.lv)
+		return LP_EXIT_FAILURE;
+	return live_finish(&lr, rc ? rc : live_loop(&lr));
+}

@@ -1,0 +1,272 @@
+/*
+ * replay.c - running a script over a recording (luaprof run SCRIPT -i FILE):
+ * the same hooks, the same sample view and symbolization as a live run, fed
+ * by the perf.data reader.  A file that turns out bad part-way through still
+ * gets on_end for what was read, with the error, and a failing exit.
+ *
+ * The recording's build-ids go to the resolver before any sample (and, in
+ * pipe mode, as their records arrive), so each object is read only from a
+ * file with the build-id it had when recorded.  Guest machines' entries are
+ * left out: their objects are not this machine's.  Tracepoint fields decode
+ * with the formats the recording stores.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+
+#include "lp.h"
+#include "run.h"
+#include "luaprof/perfdata.h"
+#include "replay.h"
+
+/* The progress line: on a replay longer than PROGRESS_AFTER with stderr a
+ * terminal, redrawn every PROGRESS_EVERY; the clock is read once every
+ * PROGRESS_CHECK records. */
+#define PROGRESS_AFTER_NS 2000000000ull
+#define PROGRESS_EVERY_NS 250000000ull
+#define PROGRESS_CHECK 256
+
+struct progress {
+	bool tty, shown;
+	uint64_t start, last, records;
+	uint64_t samples_at_last;
+};
+
+struct replay_src {
+	struct lp_perfdata *pd;
+	struct progress prog;
+	const uint64_t *samples;        /* the run's count of delivered samples */
+	struct lp_resolver *resolver;
+	size_t nr_bids_given;           /* build-id entries passed to the resolver */
+	bool stopped;
+	const volatile sig_atomic_t *interrupted;       /* by a signal: stop reading */
+	uint64_t first_time, last_time;
+};
+
+static int event_index(const struct lp_perfdata *pd, const struct lp_pd_event *ev)
+{
+	size_t n = lp_perfdata_nr_events(pd);
+	for (size_t i = 0; ev && i < n; i++)
+		if (lp_perfdata_event(pd, i) == ev)
+			return (int)i;
+	return -1;
+}
+
+static bool guest(uint16_t cpumode)
+{
+	return cpumode == PERF_RECORD_MISC_GUEST_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_USER;
+}
+
+/* Passes the build-id entries read since the last call to the resolver.
+ * Returns 0 or -ENOMEM. */
+static int give_build_ids(struct replay_src *rs)
+{
+	const struct lp_pd_info *in = lp_perfdata_info(rs->pd);
+	for (; rs->nr_bids_given < in->nr_build_ids; rs->nr_bids_given++) {
+		const struct lp_pd_build_id *b = &in->build_ids[rs->nr_bids_given];
+		if (guest(b->cpumode) || !b->size)
+			continue;
+		if (lp_resolver_expect_build_id(rs->resolver, b->path, b->id, b->size) == -ENOMEM)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Redraws "luaprof: 42% (120.0/285.5 MiB), 3.1M samples/s" on stderr. */
+static void progress_draw(struct replay_src *rs, uint64_t now)
+{
+	struct progress *p = &rs->prog;
+	uint64_t done, total;
+	lp_perfdata_progress(rs->pd, &done, &total);
+	double secs = (double)(now - p->last) / 1e9;
+	double rate = secs > 0 ? (double)(*rs->samples - p->samples_at_last) / secs : 0;
+	char pct[32] = "";
+	if (total)
+		snprintf(pct, sizeof pct, "%.0f%% ", 100.0 * (double)done / (double)total);
+	const char *unit = rate >= 1e6 ? "M" : rate >= 1e3 ? "K" : "";
+	double scaled = rate >= 1e6 ? rate / 1e6 : rate >= 1e3 ? rate / 1e3 : rate;
+	fprintf(stderr, "\rluaprof: %s(%.1f/%.1f MiB), %.1f%s samples/s  ", pct,
+		(double)done / 1048576.0, (double)total / 1048576.0, scaled, unit);
+	p->shown = true;
+	p->last = now;
+	p->samples_at_last = *rs->samples;
+}
+
+static void progress_tick(struct replay_src *rs)
+{
+	struct progress *p = &rs->prog;
+	if (!p->tty || ++p->records % PROGRESS_CHECK)
+		return;
+	uint64_t now = mono_ns();
+	if (now - p->start >= PROGRESS_AFTER_NS && now - p->last >= PROGRESS_EVERY_NS)
+		progress_draw(rs, now);
+}
+
+/* Erases the line, so that what follows starts clean. */
+static void progress_end(struct replay_src *rs)
+{
+	if (rs->prog.shown)
+		fprintf(stderr, "\r%60s\r", "");
+}
+
+static int replay_next(void *ctx, struct lp_record *rec, int *event)
+{
+	struct replay_src *rs = ctx;
+	progress_tick(rs);
+	const struct lp_pd_event *ev = NULL;
+	if (rs->stopped || *rs->interrupted)
+		return 0;
+	int rc = lp_perfdata_next(rs->pd, rec, &ev);
+	if (rc > 0 && lp_perfdata_info(rs->pd)->nr_build_ids != rs->nr_bids_given &&
+	    give_build_ids(rs))
+		rc = -ENOMEM;
+	if (rc <= 0)
+		return rc;
+	*event = event_index(rs->pd, ev);
+	if (rec->type == PERF_RECORD_SAMPLE && rec->u.sample.time) {
+		if (!rs->first_time)
+			rs->first_time = rec->u.sample.time;
+		rs->last_time = rec->u.sample.time;
+	}
+	return 1;
+}
+
+static void replay_stop(void *ctx)
+{
+	((struct replay_src *)ctx)->stopped = true;
+}
+
+static const char *replay_event_name(void *ctx, int idx)
+{
+	struct replay_src *rs = ctx;
+	if (idx < 0 || (size_t)idx >= lp_perfdata_nr_events(rs->pd))
+		return NULL;
+	return lp_perfdata_event(rs->pd, (size_t)idx)->name;
+}
+
+/* From the recording's own TRACING_DATA, never this machine's tracefs: a
+ * recording made on another kernel decodes as it was recorded. */
+static const struct lp_tp_format *replay_event_format(void *ctx, int idx)
+{
+	struct replay_src *rs = ctx;
+	if (idx < 0 || (size_t)idx >= lp_perfdata_nr_events(rs->pd))
+		return NULL;
+	const struct lp_pd_event *ev = lp_perfdata_event(rs->pd, (size_t)idx);
+	if (ev->attr.type == PERF_TYPE_TRACEPOINT && !ev->format)
+		fprintf(stderr, "luaprof: the recording holds no format for tracepoint '%s' (no "
+				"TRACING_DATA): s.fields is nil for its samples\n", ev->name);
+	return ev->format;
+}
+
+static uint64_t replay_sample_type(void *ctx, int idx)
+{
+	struct replay_src *rs = ctx;
+	if (idx < 0 || (size_t)idx >= lp_perfdata_nr_events(rs->pd))
+		return ~(uint64_t)0;
+	return lp_perfdata_event(rs->pd, (size_t)idx)->attr.sample_type;
+}
+
+static void set_string(lua_State *L, const char *key, const char *val)
+{
+	if (val) {
+		lua_pushstring(L, val);
+		lua_setfield(L, -2, key);
+	}
+}
+
+static void push_build_ids(lua_State *L, const struct lp_pd_info *in)
+{
+	lua_createtable(L, 0, (int)in->nr_build_ids);
+	for (size_t i = 0; i < in->nr_build_ids; i++) {
+		char hex[41];
+		const struct lp_pd_build_id *b = &in->build_ids[i];
+		for (size_t k = 0; k < b->size && k < 20; k++)
+			snprintf(hex + 2 * k, 3, "%02x", b->id[k]);
+		hex[2 * (b->size < 20 ? b->size : 20)] = '\0';
+		lua_pushstring(L, hex);
+		lua_setfield(L, -2, b->path);
+	}
+	lua_setfield(L, -2, "build_ids");
+}
+
+static void push_info(lua_State *L, struct replay_src *rs, const char *file)
+{
+	const struct lp_pd_info *in = lp_perfdata_info(rs->pd);
+	size_t n = lp_perfdata_nr_events(rs->pd);
+	lua_createtable(L, 0, 8);
+	set_string(L, "file", file);
+	lua_createtable(L, (int)n, 0);
+	for (size_t i = 0; i < n; i++) {
+		lua_pushstring(L, lp_perfdata_event(rs->pd, i)->name);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "events");
+	set_string(L, "hostname", in->hostname);
+	set_string(L, "os_release", in->os_release);
+	set_string(L, "perf_version", in->perf_version);
+	set_string(L, "arch", in->arch);
+	if (in->nr_cpus_online) {
+		lua_pushinteger(L, in->nr_cpus_online);
+		lua_setfield(L, -2, "nr_cpus");
+	}
+	if (in->nr_cmdline) {
+		lua_createtable(L, (int)in->nr_cmdline, 0);
+		for (size_t i = 0; i < in->nr_cmdline; i++) {
+			lua_pushstring(L, in->cmdline[i]);
+			lua_rawseti(L, -2, (lua_Integer)i + 1);
+		}
+		lua_setfield(L, -2, "cmdline");
+	}
+	push_build_ids(L, in);
+}
+
+int lp_replay(struct lp_run *run, const char *file)
+{
+	char err[512] = "";
+	struct replay_src rs = { .pd = lp_perfdata_open(file, err, sizeof err),
+				 .resolver = run->resolver, .samples = &run->stats.samples,
+				 .interrupted = &run->interrupted };
+	rs.prog.tty = isatty(STDERR_FILENO);
+	rs.prog.start = rs.prog.last = mono_ns();
+	if (!rs.pd) {
+		fprintf(stderr, "luaprof: %s\n", *err ? err : file);
+		return LP_EXIT_FAILURE;
+	}
+	if (give_build_ids(&rs)) {
+		fprintf(stderr, "luaprof: out of memory\n");
+		lp_perfdata_close(rs.pd);
+		return LP_EXIT_FAILURE;
+	}
+	if (run->vm.ref[LP_HOOK_START] != LUA_NOREF) {
+		push_info(run->vm.L, &rs, file);
+		lp_vm_call(run, LP_HOOK_START, 1);
+	}
+	int rc = run->failed ? -1 : 0;
+	if (!rc) {
+		struct lp_source src = { &rs, replay_next, replay_stop, replay_event_name,
+					 replay_event_format, replay_sample_type };
+		rc = lp_run_loop(run, &src);
+	}
+	progress_end(&rs);
+	if (rc < 0 && !run->failed)
+		fprintf(stderr, "luaprof: %s (on_end sees the %llu samples read before it)\n",
+			rc == -ENOMEM && !*lp_perfdata_error(rs.pd) ? "out of memory" :
+			lp_perfdata_error(rs.pd), (unsigned long long)run->stats.samples);
+	if (!run->failed)
+		lp_run_end(run, rs.last_time - rs.first_time, -1);
+	lp_perfdata_close(rs.pd);
+	if (rc || run->failed)
+		return LP_EXIT_FAILURE;
+	return run->interrupted ? 128 + run->interrupted : 0;
+}

@@ -1,0 +1,399 @@
+/*
+ * run.c - the driver loop: every record from the source updates the process
+ * model; every sample goes through the one Sample view to its event's
+ * handler (on_event[NAME], else on_sample), and COMM, FORK and EXIT records
+ * to on_comm, on_fork and on_exit, all in the source's time order.
+ *
+ * An event's handler and tracepoint format are looked up once, at its first
+ * sample (events can appear part-way through a pipe-mode replay), and kept
+ * in run->evinfo and the handler table at LP_SLOT_HANDLERS.
+ *
+ * on_interval: boundaries lie every interval_ns from the time of the first
+ * record that has one, on the samples' clock.  A boundary is passed when a
+ * record at or after it arrives (then on_interval runs before that record
+ * is handled), or, live, when the clock passes it with every earlier
+ * record delivered (the live source's alarm); a replay has no clock but
+ * the records', so it calls on_interval at the same points with the same
+ * samples in between.  At the end, one more call (info.last) covers the
+ * samples since the last boundary, if there are any.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "lp.h"
+#include "run.h"
+#include "luaprof/event.h"
+
+/* The name without a trailing modifier list (":u", ":ppp"), which a
+ * fallback may have added to what the script names; NULL when it has none.
+ * "sched:sched_switch" keeps its colon: "sched_switch" is no modifier. */
+static const char *strip_modifiers(const char *name, char *buf, size_t size)
+{
+	const char *colon = strrchr(name, ':');
+	if (!colon || colon == name || !colon[1] || strspn(colon + 1, "ukpPhHGI") != strlen(colon + 1) ||
+	    (size_t)(colon - name) >= size)
+		return NULL;
+	memcpy(buf, name, (size_t)(colon - name));
+	buf[colon - name] = '\0';
+	return buf;
+}
+
+/* Pushes on_event[name] when it is a function, else nothing; returns
+ * whether it pushed. */
+static bool push_on_event(lua_State *L, const char *name)
+{
+	char buf[256];
+	const char *bare = name ? strip_modifiers(name, buf, sizeof buf) : NULL;
+	bool found = false;
+	if (name && lua_getglobal(L, "on_event") == LUA_TTABLE) {
+		found = lua_getfield(L, -1, name) == LUA_TFUNCTION;
+		if (!found && bare) {
+			lua_pop(L, 1);
+			found = lua_getfield(L, -1, bare) == LUA_TFUNCTION;
+		}
+		lua_remove(L, -2);
+		if (found)
+			return true;
+	}
+	lua_pop(L, 1);
+	return false;
+}
+
+/* Settles event's handler and format; NULL when out of memory. */
+static const struct lp_evinfo *event_info(struct lp_run *run, int event)
+{
+	size_t i = (size_t)(event + 1);
+	if (i < run->nr_evinfo && run->evinfo[i].ready)
+		return &run->evinfo[i];
+	if (i >= run->nr_evinfo) {
+		size_t n = i + 16;
+		struct lp_evinfo *v = realloc(run->evinfo, n * sizeof *v);
+		if (!v)
+			return NULL;
+		memset(v + run->nr_evinfo, 0, (n - run->nr_evinfo) * sizeof *v);
+		run->evinfo = v;
+		run->nr_evinfo = n;
+	}
+	lua_State *L = run->vm.L;
+	struct lp_evinfo *ei = &run->evinfo[i];
+	const char *name = event >= 0 ? run->src->event_name(run->src->ctx, event) : NULL;
+	ei->hook = "on_event";
+	if (!push_on_event(L, name)) {
+		lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref[LP_HOOK_SAMPLE]);
+		ei->hook = "on_sample";
+	}
+	ei->handled = lua_isfunction(L, -1);
+	if (!ei->handled) {
+		lua_pop(L, 1);
+		lua_pushboolean(L, 0);
+	}
+	lua_rawseti(L, LP_SLOT_HANDLERS, (lua_Integer)i + 1);
+	ei->fmt = event >= 0 && run->src->event_format ?
+		  run->src->event_format(run->src->ctx, event) : NULL;
+	ei->sample_type = event >= 0 && run->src->sample_type ?
+			  run->src->sample_type(run->src->ctx, event) : ~(uint64_t)0;
+	if (ei->fmt && ei->handled && !(ei->tp = lp_trace_view_new(L, run, ei->fmt)))
+		return NULL;
+	ei->ready = true;
+	return ei;
+}
+
+static uint64_t record_time(const struct lp_record *r)
+{
+	if (r->type == PERF_RECORD_SAMPLE)
+		return r->u.sample.time;
+	return r->has_sid ? r->sid.time : 0;
+}
+
+/* Adds c (scaled) to the entry of name in the table at the top: events of
+ * one name (a USDT probe's sites) count together. */
+static void add_count(lua_State *L, const char *name, const struct lp_count *c)
+{
+	static const char *const keys[] = { "value", "raw", "enabled", "running" };
+	uint64_t v[4] = { lp_count_scaled(c), c->value, c->enabled, c->running };
+	if (lua_getfield(L, -1, name) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_createtable(L, 0, 5);
+		lua_pushvalue(L, -1);
+		lua_setfield(L, -3, name);
+	}
+	for (int i = 0; i < 4; i++) {
+		lua_getfield(L, -1, keys[i]);
+		lua_Integer was = lua_tointeger(L, -1);
+		lua_pop(L, 1);
+		lua_pushinteger(L, was + (lua_Integer)v[i]);
+		lua_setfield(L, -2, keys[i]);
+	}
+	lua_pushboolean(L, c->supported);
+	lua_setfield(L, -2, "supported");
+	lua_pop(L, 1);
+}
+
+/* Reads the counts now (once per call of on_interval or on_end). */
+static bool read_counts(struct lp_run *run)
+{
+	return run->live.read_counts && !run->live.read_counts(run->live.counts_ctx, run->live.counts_now);
+}
+
+/* Sets info.counts: the counts since the previous call (delta) or the
+ * totals, as read by read_counts; the previous become these. */
+static void push_counts(struct lp_run *run, bool delta)
+{
+	lua_State *L = run->vm.L;
+	lua_createtable(L, 0, (int)run->live.nr_specs);
+	for (size_t i = 0; i < run->live.nr_specs; i++) {
+		struct lp_count c = run->live.counts_now[i];
+		if (delta) {
+			c.value -= run->live.counts_prev[i].value;
+			c.enabled -= run->live.counts_prev[i].enabled;
+			c.running -= run->live.counts_prev[i].running;
+		}
+		add_count(L, run->live.specs[i].name, &c);
+	}
+	lua_setfield(L, -2, "counts");
+	memcpy(run->live.counts_prev, run->live.counts_now, run->live.nr_specs * sizeof *run->live.counts_now);
+}
+
+/* Calls on_interval for the interval ending at t; counted: counts_now
+ * were just read, and info.counts is what they grew by since the previous
+ * call. */
+static int tick(struct lp_run *run, uint64_t t, bool last, bool counted)
+{
+	lua_State *L = run->vm.L;
+	lua_createtable(L, 0, 6);
+	if (counted)
+		push_counts(run, true);
+	lua_pushinteger(L, (lua_Integer)t);
+	lua_setfield(L, -2, "time");
+	lua_pushinteger(L, (lua_Integer)(t - run->interval.prev));
+	lua_setfield(L, -2, "delta");
+	lua_pushinteger(L, (lua_Integer)(t - run->interval.first));
+	lua_setfield(L, -2, "elapsed");
+	lua_pushinteger(L, (lua_Integer)run->interval.samples);
+	lua_setfield(L, -2, "samples");
+	lua_pushboolean(L, last);
+	lua_setfield(L, -2, "last");
+	run->interval.prev = t;
+	run->interval.samples = 0;
+	return lp_vm_call(run, LP_HOOK_INTERVAL, 1);
+}
+
+/* Calls on_interval for every boundary up to t; the first timed record
+ * sets the first boundary. */
+static int ticks_until(struct lp_run *run, uint64_t t)
+{
+	if (!run->interval.next) {
+		run->interval.first = run->interval.prev = t;
+		run->interval.next = t + run->interval.ns;
+		return 0;
+	}
+	while (t >= run->interval.next && !run->exit_requested) {
+		if (tick(run, run->interval.next, false, read_counts(run)))
+			return -1;
+		run->interval.next += run->interval.ns;
+	}
+	return 0;
+}
+
+static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
+{
+	run->stats.samples++;
+	run->interval.samples++;
+	if (!run->vm.L)
+		return 0;               /* luaprof record: no script */
+	const struct lp_evinfo *ei = event_info(run, event);
+	if (!ei) {
+		fprintf(stderr, "luaprof: out of memory\n");
+		return -1;
+	}
+	if (!ei->handled)
+		return 0;
+	run->view.rec = rec;
+	run->view.event = event;
+	run->view.sample_type = ei->sample_type;
+	run->view.spec = event >= 0 && (size_t)event < run->live.nr_specs ? &run->live.specs[event] : NULL;
+	lp_trace_enter(run, ei->tp);
+	int rc = lp_vm_call_handler(run, event + 2, ei->hook);
+	lp_sample_invalidate(run->vm.L, run);
+	return rc;
+}
+
+static void set_int(lua_State *L, const char *key, lua_Integer v)
+{
+	lua_pushinteger(L, v);
+	lua_setfield(L, -2, key);
+}
+
+int lp_run_task_hook(struct lp_run *run, const struct lp_record *rec)
+{
+	enum lp_hook h = rec->type == PERF_RECORD_COMM ? LP_HOOK_COMM :
+			 rec->type == PERF_RECORD_FORK ? LP_HOOK_FORK :
+			 rec->type == PERF_RECORD_EXIT ? LP_HOOK_EXIT : LP_HOOK_N;
+	if (h == LP_HOOK_N || run->vm.ref[h] == LUA_NOREF)
+		return 0;
+	lua_State *L = run->vm.L;
+	lua_createtable(L, 0, 5);
+	if (rec->type == PERF_RECORD_COMM) {
+		set_int(L, "pid", rec->u.comm.pid);
+		set_int(L, "tid", rec->u.comm.tid);
+		set_int(L, "time", rec->has_sid ? (lua_Integer)rec->sid.time : 0);
+		lua_pushstring(L, rec->u.comm.comm);
+		lua_setfield(L, -2, "comm");
+		lua_pushboolean(L, rec->u.comm.exec);
+		lua_setfield(L, -2, "exec");
+	} else {
+		set_int(L, "pid", rec->u.task.pid);
+		set_int(L, "tid", rec->u.task.tid);
+		set_int(L, "ppid", rec->u.task.ppid);
+		set_int(L, "ptid", rec->u.task.ptid);
+		set_int(L, "time", (lua_Integer)rec->u.task.time);
+	}
+	return lp_vm_call(run, h, 1);
+}
+
+void lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t nr)
+{
+	lua_State *L = run->vm.L;
+	if (!L)
+		return;
+	if (lua_getglobal(L, "on_event") != LUA_TTABLE) {
+		lua_pop(L, 1);
+		return;
+	}
+	for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
+		const char *key = lua_tostring(L, -2);
+		bool found = false;
+		for (size_t i = 0; key && i < nr && !found; i++) {
+			char buf[256];
+			const char *bare = strip_modifiers(names[i], buf, sizeof buf);
+			found = !strcmp(key, names[i]) || (bare && !strcmp(key, bare));
+		}
+		if (key && !found)
+			fprintf(stderr, "luaprof: on_event[\"%s\"] names no event of this run, so it "
+				"is never called (add it with -e or luaprof.setup{events=...})\n", key);
+	}
+	lua_pop(L, 1);
+}
+
+uint64_t lp_run_lost(const struct lp_run *run)
+{
+	return run->stats.lost > run->stats.lost_summary ? run->stats.lost : run->stats.lost_summary;
+}
+
+void lp_run_set_origin(struct lp_run *run, uint64_t t)
+{
+	run->interval.count_only = true;
+	if (run->interval.ns && !run->interval.next) {
+		run->interval.first = run->interval.prev = t;
+		run->interval.next = t + run->interval.ns;
+	}
+}
+
+/* The end's info: CPU times and counts, when known. */
+static void end_extras(struct lp_run *run, bool counted)
+{
+	lua_State *L = run->vm.L;
+	if (run->live.user_ns >= 0 && run->live.sys_ns >= 0) {
+		lua_pushinteger(L, run->live.user_ns);
+		lua_setfield(L, -2, "user_time");
+		lua_pushinteger(L, run->live.sys_ns);
+		lua_setfield(L, -2, "sys_time");
+	}
+	if (counted)
+		push_counts(run, false);
+}
+
+void lp_run_end(struct lp_run *run, uint64_t duration, int status)
+{
+	bool counted = read_counts(run);
+	/* the last interval: samples after the last boundary, or for a
+	 * counting run the time since it (its counts) */
+	bool rest = run->interval.count_only ? run->interval.last_time > run->interval.prev : run->interval.samples;
+	if (run->interval.ns && rest && run->interval.next && !run->failed &&
+	    tick(run, run->interval.last_time, true, counted))
+		return;
+	if (run->vm.L)
+		lp_trace_leave(run);
+	if (run->vm.ref[LP_HOOK_END] == LUA_NOREF)
+		return;
+	lua_State *L = run->vm.L;
+	lua_createtable(L, 0, 8);
+	lua_pushinteger(L, (lua_Integer)run->stats.samples);
+	lua_setfield(L, -2, "samples");
+	lua_pushinteger(L, (lua_Integer)lp_run_lost(run));
+	lua_setfield(L, -2, "lost");
+	lua_pushinteger(L, (lua_Integer)duration);
+	lua_setfield(L, -2, "duration");
+	if (status >= 0) {
+		lua_pushinteger(L, status);
+		lua_setfield(L, -2, "status");
+	}
+	end_extras(run, counted);
+	lp_vm_call(run, LP_HOOK_END, 1);
+}
+
+/* Handles one record; 0 or -1. */
+static int handle(struct lp_run *run, const struct lp_record *rec, int event)
+{
+	switch (rec->type) {
+	case PERF_RECORD_SAMPLE:
+		return deliver(run, rec, event);
+	case PERF_RECORD_LOST:
+		run->stats.lost += rec->u.lost.lost;
+		return 0;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (rec->has_sid && !rec->sid.time)
+			run->stats.lost_summary += rec->u.lost_samples;
+		else
+			run->stats.lost += rec->u.lost_samples;
+		return 0;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		return rec->has_sid ? lp_switch_call(run, rec, event) : 0;
+	default:
+		if (lp_procs_apply(run->procs, rec) || lp_targets_fork(run, rec)) {
+			fprintf(stderr, "luaprof: out of memory tracking processes\n");
+			return -1;
+		}
+		return lp_run_task_hook(run, rec);
+	}
+}
+
+/* Calls on_interval for the boundaries passed at time t (a record's, or
+ * the alarm's); 0 or -1. */
+static int advance(struct lp_run *run, uint64_t t, bool alarm)
+{
+	if (!run->interval.ns || !t)
+		return 0;
+	if (ticks_until(run, t))
+		return -1;
+	if (!alarm)
+		run->interval.last_time = t;
+	return 0;
+}
+
+int lp_run_loop(struct lp_run *run, const struct lp_source *src)
+{
+	struct lp_record rec;
+	int event, rc;
+	run->src = src;
+	for (;;) {
+		if (run->interval.ns && run->interval.set_alarm)
+			run->interval.set_alarm(run->interval.alarm_ctx, run->interval.next);
+		if ((rc = src->next(src->ctx, &rec, &event)) <= 0)
+			break;
+		bool alarm = rc == 2;
+		if (advance(run, alarm ? run->interval.next : record_time(&rec), alarm))
+			return -1;
+		if (!alarm && handle(run, &rec, event))
+			return -1;
+		if (run->exit_requested) {
+			src->stop(src->ctx);
+			return 0;
+		}
+	}
+	return rc;
+}

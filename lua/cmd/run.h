@@ -1,0 +1,43 @@
+/*
+ * run.h - internal to lua/cmd: the driver loop (run.c), which feeds a
+ * source's records (live.c, replay.c) to the host.
+ */
+#ifndef LP_RUN_H
+#define LP_RUN_H
+
+#include "lp.h"
+
+/* run.c: samples lost so far.  perf record ends a file with one
+ * LOST_SAMPLES per event, at time 0, holding the kernel's count of that
+ * event's lost samples: the losses the LOST records already told, so the
+ * two are not added (perf report's "Total Lost Samples" is that count). */
+uint64_t lp_run_lost(const struct lp_run *run);
+
+/* run.c: calls on_end, if the script has one, with { samples, lost,
+ * duration (ns), status (only when status >= 0: the command's exit status,
+ * 128+N for signal N), user_time and sys_time (ns, when known), counts (live
+ * runs: name -> { value, raw, enabled, running, supported }, the totals) }.
+ * With an interval, the last on_interval (info.last) comes first. */
+void lp_run_end(struct lp_run *run, uint64_t duration, int status);
+
+/* run.c: counting runs (nothing sampled): the intervals of on_interval
+ * start at time t (CLOCK_MONOTONIC ns), and the last one ends at the end
+ * of the run. */
+void lp_run_set_origin(struct lp_run *run, uint64_t t);
+
+/* run.c: feeds every record of src to the model and the script: samples
+ * to their event's handler (on_event[NAME], else on_sample), COMM, FORK
+ * and EXIT to on_comm, on_fork and on_exit, in the source's (time) order.
+ * Returns 0, or -1 after a script error (already reported). */
+int lp_run_loop(struct lp_run *run, const struct lp_source *src);
+
+/* run.c: calls on_comm, on_fork or on_exit (when the script has it) for a
+ * COMM, FORK or EXIT record; 0 for other records.  Returns 0, or -1 after
+ * a script error (already reported). */
+int lp_run_task_hook(struct lp_run *run, const struct lp_record *rec);
+
+/* run.c: one line on stderr for each key of the script's on_event that
+ * names none of the nr events (live runs, whose events are known at start). */
+void lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t nr);
+
+#endif

@@ -1,0 +1,105 @@
+/*
+ * runcmd.c - luaprof run and luaprof record: parse the command line, load
+ * the script, run it live (live.c) or over a recording (replay.c), and
+ * choose the exit status.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "cmd.h"
+#include "lp.h"
+#include "lscript.h"
+#include "luaprof/luaprof.h"
+#include "replay.h"
+
+void lp_cmd_log(enum lp_log_level level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	if (level <= LP_WARN)
+		fprintf(stderr, "luaprof: %s\n", msg);
+}
+
+/* Resolves the script's name and hands its options to the run; 0 or -1. */
+static int prepare_script(struct lp_run *run, struct lp_cli *cli, char *path, size_t size)
+{
+	char err[PATH_MAX + 256];
+	if (!cli->script)
+		return 0;
+	if (lp_script_find(cli->script, path, size, err, sizeof err)) {
+		fprintf(stderr, "luaprof: %s\n", err);
+		return -1;
+	}
+	run->vm.name = cli->script;
+	cli->script = path;
+	run->opt.mode = cli->script_help ? LP_MODE_HELP : LP_MODE_RUN;
+	run->opt.argv = cli->script_opts;
+	run->opt.argc = cli->nr_script_opts;
+	return 0;
+}
+
+/* What the script's hooks settle: on_interval needs an interval, and an
+ * interval needs on_interval; on_switch asks for the switch records. */
+static int check_hooks(struct lp_run *run, struct lp_cli *cli)
+{
+	if (run->vm.ref[LP_HOOK_SWITCH] != LUA_NOREF)
+		cli->sampling.switch_events = true;
+	run->interval.ns = cli->interval_ns;
+	if (run->interval.ns && run->vm.ref[LP_HOOK_INTERVAL] == LUA_NOREF && cli->script) {
+		fprintf(stderr, "luaprof: %s has no on_interval function: -I (or "
+			"luaprof.setup{interval=MS}) needs one\n", cli->script);
+		return -1;
+	}
+	return 0;
+}
+
+/* luaprof run ...: parse, load the script, run it live or over a recording. */
+int lp_run_main(int argc, char **argv)
+{
+	struct lp_cli cli;
+	int rc = lp_cli_parse(&cli, argc, argv);
+	if (rc) {
+		lp_cli_free(&cli);
+		return rc > 0 ? 0 : LP_EXIT_FAILURE;
+	}
+	lp_log_set_hook(lp_cmd_log, NULL);
+	lp_sym_set_debuginfod(!cli.no_debuginfod);
+	if (cli.symfs && lp_sym_set_symfs(cli.symfs)) {
+		fprintf(stderr, "luaprof: --symfs %s: name too long\n", cli.symfs);
+		lp_cli_free(&cli);
+		return LP_EXIT_FAILURE;
+	}
+	struct lp_run run;
+	lp_run_init(&run);
+	run.cli = &cli;
+	run.vm.timeout = cli.script_timeout_ns;
+	run.vm.memory = cli.script_memory_mb < 0 ? lp_guard_default_memory() :
+			(size_t)cli.script_memory_mb << 20;
+	char path[4096];
+	run.procs = lp_procs_new();
+	run.resolver = run.procs ? lp_resolver_new(run.procs, NULL) : NULL;
+	int status = LP_EXIT_FAILURE;
+	if (!run.resolver)
+		fprintf(stderr, "luaprof: out of memory\n");
+	else if (prepare_script(&run, &cli, path, sizeof path))
+		;
+	else if (cli.script && (rc = lp_vm_open(&run, cli.script, cli.args, cli.nargs)) != 0)
+		status = rc > 0 ? 0 : LP_EXIT_FAILURE;
+	else if (check_hooks(&run, &cli) == 0 && lp_cli_finish(&cli) == 0) {
+		lp_cmd_signals_install(&run);
+		status = cli.input ? lp_replay(&run, cli.input) : lp_run_live(&run, &cli);
+	}
+	if (lp_vm_flush(&run))
+		status = LP_EXIT_FAILURE;
+	lp_cmd_signals_run(NULL);
+	free(run.live.counts_now);
+	free(run.live.counts_prev);
+	lp_vm_close(&run);
+	lp_targets_free(&run);
+	lp_resolver_free(run.resolver);
+	lp_procs_free(run.procs);
+	lp_cli_free(&cli);
+	return status;
+}

@@ -1,0 +1,357 @@
+/*
+ * lhist.c - histograms: luaprof.hist() (power-of-two buckets) and
+ * luaprof.lhist(min, max, step) (linear buckets), with running statistics
+ * and quantiles, printed the way bpftrace prints them.
+ *
+ *   local h = luaprof.hist()          buckets (..., 0) [0] [1] [2, 4) [4, 8) ...
+ *   local l = luaprof.lhist(0, 100, 10)  (..., 0) [0, 10) ... [90, 100) [100, ...)
+ *   h:add(value [, n])                values are numbers; n repeats them
+ *   h:count() h:sum() h:min() h:max() h:mean()
+ *   h:quantile(q)                     0 <= q <= 1, estimated within a bucket
+ *   h:stats()                         { count=, sum=, min=, max=, mean= }
+ *   h:buckets()                       { {min=, max=, count=}, ... } (min/max nil: open)
+ *   tostring(h), h:print()            the bpftrace-style table
+ *
+ * A value lands in one bucket by arithmetic (a count of leading zeros, or
+ * a division): add costs the same whatever the data.  Quantiles are
+ * estimated by linear interpolation inside the bucket that holds the rank,
+ * clamped to the smallest and largest value seen, so they are exact for
+ * the single-value buckets [0] and [1] and within one bucket's width
+ * otherwise.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "linit.h"
+#include "lpaux.h"
+
+#define HIST_MT "luaprof.Hist"
+#define POW2_BUCKETS 66         /* (..,0) [0] [1] [2,4) ... [2^63, ...) */
+#define MAX_LINEAR 100000
+#define BAR 52
+
+struct hist {
+	bool linear;
+	int64_t min_v, max_v, step;     /* linear only */
+	size_t nr;                      /* buckets */
+	uint64_t count;
+	double sum, lo, hi;             /* statistics of the values added */
+	uint64_t b[];
+};
+
+static struct hist *check_hist(lua_State *L)
+{
+	return luaL_checkudata(L, 1, HIST_MT);
+}
+
+static struct hist *new_hist(lua_State *L, size_t nr)
+{
+	struct hist *h = lua_newuserdatauv(L, sizeof *h + nr * sizeof h->b[0], 0);
+	memset(h, 0, sizeof *h + nr * sizeof h->b[0]);
+	h->nr = nr;
+	luaL_setmetatable(L, HIST_MT);
+	return h;
+}
+
+static size_t bucket_of(const struct hist *h, double v)
+{
+	if (h->linear) {
+		if (v < (double)h->min_v)
+			return 0;
+		if (v >= (double)h->max_v)
+			return h->nr - 1;
+		return 1 + (size_t)((int64_t)floor(v - (double)h->min_v) / h->step);
+	}
+	if (v < 0)
+		return 0;
+	if (v < 1)
+		return 1;
+	if (v >= 9223372036854775808.0)
+		return POW2_BUCKETS - 1;
+	uint64_t u = (uint64_t)v;
+	return 2 + (size_t)(63 - __builtin_clzll(u));
+}
+
+/* Bucket i's range [lo, hi); false for an open end. */
+static void bounds(const struct hist *h, size_t i, double *lo, double *hi, bool *open_lo,
+		   bool *open_hi)
+{
+	*open_lo = i == 0;
+	*open_hi = i == h->nr - 1;
+	if (h->linear) {
+		*lo = i ? (double)(h->min_v + (int64_t)(i - 1) * h->step) : -(double)INFINITY;
+		*hi = *open_hi ? (double)INFINITY : i ? fmin(*lo + (double)h->step, (double)h->max_v)
+					       : (double)h->min_v;
+		return;
+	}
+	*lo = i == 0 ? -(double)INFINITY : i == 1 ? 0 : ldexp(1, (int)i - 2);
+	*hi = i == 0 ? 0 : i == 1 ? 1 : *open_hi ? (double)INFINITY : ldexp(1, (int)i - 1);
+}
+
+static int l_add(lua_State *L)
+{
+	struct hist *h = check_hist(L);
+	double v = luaL_checknumber(L, 2);
+	lua_Integer n = luaL_optinteger(L, 3, 1);
+	luaL_argcheck(L, n >= 0, 3, "a count is >= 0");
+	luaL_argcheck(L, !isnan(v), 2, "NaN is not a value");
+	if (n == 0)
+		return 0;
+	h->b[bucket_of(h, v)] += (uint64_t)n;
+	if (!h->count || v < h->lo)
+		h->lo = v;
+	if (!h->count || v > h->hi)
+		h->hi = v;
+	h->count += (uint64_t)n;
+	h->sum += v * (double)n;
+	return 0;
+}
+
+static void push_num(lua_State *L, double v)
+{
+	if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		lua_pushinteger(L, (lua_Integer)v);
+	else
+		lua_pushnumber(L, v);
+}
+
+static int l_count(lua_State *L)
+{
+	lua_pushinteger(L, (lua_Integer)check_hist(L)->count);
+	return 1;
+}
+
+static int l_sum(lua_State *L) { push_num(L, check_hist(L)->sum); return 1; }
+
+static int l_min(lua_State *L)
+{
+	struct hist *h = check_hist(L);
+	h->count ? push_num(L, h->lo) : lua_pushnil(L);
+	return 1;
+}
+
+static int l_max(lua_State *L)
+{
+	struct hist *h = check_hist(L);
+	h->count ? push_num(L, h->hi) : lua_pushnil(L);
+	return 1;
+}
+
+static int l_mean(lua_State *L)
+{
+	struct hist *h = check_hist(L);
+	h->count ? lua_pushnumber(L, h->sum / (double)h->count) : lua_pushnil(L);
+	return 1;
+}
+
+static double quantile(const struct hist *h, double q)
+{
+	double rank = q * (double)h->count, seen = 0;
+	for (size_t i = 0; i < h->nr; i++) {
+		if (!h->b[i] || seen + (double)h->b[i] < rank) {
+			seen += (double)h->b[i];
+			continue;
+		}
+		double lo, hi;
+		bool olo, ohi;
+		bounds(h, i, &lo, &hi, &olo, &ohi);
+		lo = olo || lo < h->lo ? h->lo : lo;
+		hi = ohi || hi > h->hi ? h->hi : hi;
+		if (!h->linear && i <= 2 && !olo)
+			return lo;      /* [0] and [1] hold one value each */
+		double v = lo + (hi - lo) * (rank - seen) / (double)h->b[i];
+		return v < h->lo ? h->lo : v > h->hi ? h->hi : v;
+	}
+	return h->hi;
+}
+
+static int l_quantile(lua_State *L)
+{
+	struct hist *h = check_hist(L);
+	double q = luaL_checknumber(L, 2);
+	luaL_argcheck(L, q >= 0 && q <= 1, 2, "a quantile is between 0 and 1");
+	if (!h->count)
+		lua_pushnil(L);
+	else
+		lua_pushnumber(L, quantile(h, q));
+	return 1;
+}
+
+static int l_stats(lua_State *L)
+{
+	struct hist *h = check_hist(L);
+	lua_createtable(L, 0, 5);
+	lua_pushinteger(L, (lua_Integer)h->count);
+	lua_setfield(L, -2, "count");
+	push_num(L, h->sum);
+	lua_setfield(L, -2, "sum");
+	if (h->count) {
+		push_num(L, h->lo);
+		lua_setfield(L, -2, "min");
+		push_num(L, h->hi);
+		lua_setfield(L, -2, "max");
+		lua_pushnumber(L, h->sum / (double)h->count);
+		lua_setfield(L, -2, "mean");
+	}
+	return 1;
+}
+
+static int l_buckets(lua_State *L)
+{
+	struct hist *h = check_hist(L);
+	lua_createtable(L, (int)h->nr, 0);
+	for (size_t i = 0, n = 0; i < h->nr; i++) {
+		double lo, hi;
+		bool olo, ohi;
+		if (!h->b[i])
+			continue;
+		bounds(h, i, &lo, &hi, &olo, &ohi);
+		lua_createtable(L, 0, 3);
+		if (!olo) {
+			push_num(L, lo);
+			lua_setfield(L, -2, "min");
+		}
+		if (!ohi) {
+			push_num(L, hi);
+			lua_setfield(L, -2, "max");
+		}
+		lua_pushinteger(L, (lua_Integer)h->b[i]);
+		lua_setfield(L, -2, "count");
+		lua_rawseti(L, -2, (lua_Integer)++n);
+	}
+	return 1;
+}
+
+/* ---------------------------------------------------------- printing */
+
+/* A bucket edge as bpftrace writes it: 1K, 2M, ... for powers of two. */
+static void edge(char *out, size_t size, double v, bool pow2)
+{
+	static const char suffix[] = "KMGTPE";
+	int s = 0;
+	if (pow2 && v >= 1024) {
+		uint64_t u = (uint64_t)v;
+		while (u >= 1024 && u % 1024 == 0 && s < 6) {
+			u /= 1024;
+			s++;
+		}
+		snprintf(out, size, "%llu%.*s", (unsigned long long)u, s ? 1 : 0, s ? &suffix[s - 1] : "");
+		return;
+	}
+	snprintf(out, size, "%.0f", v);
+}
+
+static void label(const struct hist *h, size_t i, char *out, size_t size)
+{
+	double lo, hi;
+	bool olo, ohi;
+	char a[32], b[32];
+	bounds(h, i, &lo, &hi, &olo, &ohi);
+	edge(a, sizeof a, lo, !h->linear);
+	edge(b, sizeof b, hi, !h->linear);
+	if (olo)
+		snprintf(out, size, "(..., %s)", b);
+	else if (ohi)
+		snprintf(out, size, "[%s, ...)", a);
+	else if (!h->linear && i <= 2)
+		snprintf(out, size, "[%s]", a);
+	else
+		snprintf(out, size, "[%s, %s)", a, b);
+}
+
+static int l_tostring(lua_State *L)
+{
+	struct hist *h = check_hist(L);
+	size_t first = h->nr, last = 0;
+	uint64_t top = 0;
+	for (size_t i = 0; i < h->nr; i++) {
+		if (!h->b[i])
+			continue;
+		first = first < i ? first : i;
+		last = i;
+		top = h->b[i] > top ? h->b[i] : top;
+	}
+	luaL_Buffer buf;
+	luaL_buffinit(L, &buf);
+	for (size_t i = first; i <= last && first < h->nr; i++) {
+		char lab[80], line[200], bar[BAR + 1];
+		size_t w = (size_t)(h->b[i] * BAR / top);
+		memset(bar, '@', w);
+		memset(bar + w, ' ', BAR - w);
+		bar[BAR] = '\0';
+		label(h, i, lab, sizeof lab);
+		snprintf(line, sizeof line, "%-20s %8llu |%s|\n", lab, (unsigned long long)h->b[i], bar);
+		luaL_addstring(&buf, line);
+	}
+	luaL_pushresult(&buf);
+	return 1;
+}
+
+static int l_print(lua_State *L)
+{
+	l_tostring(L);
+	fputs(lua_tostring(L, -1), stdout);
+	return 0;
+}
+
+/* ------------------------------------------------------------- open */
+
+static int l_hist(lua_State *L)
+{
+	new_hist(L, POW2_BUCKETS);
+	return 1;
+}
+
+static int l_lhist(lua_State *L)
+{
+	lua_Integer min = luaL_checkinteger(L, 1), max = luaL_checkinteger(L, 2);
+	lua_Integer step = luaL_checkinteger(L, 3);
+	luaL_argcheck(L, max > min, 2, "max must be larger than min");
+	luaL_argcheck(L, step > 0, 3, "step must be positive");
+	lua_Integer n = (max - min + step - 1) / step;
+	luaL_argcheck(L, n <= MAX_LINEAR, 3, "too many buckets (at most 100000)");
+	struct hist *h = new_hist(L, (size_t)n + 2);
+	h->linear = true;
+	h->min_v = min;
+	h->max_v = max;
+	h->step = step;
+	return 1;
+}
+
+static const luaL_Reg methods[] = {
+	{ "add", l_add }, { "count", l_count }, { "sum", l_sum }, { "min", l_min },
+	{ "max", l_max }, { "mean", l_mean }, { "quantile", l_quantile }, { "stats", l_stats },
+	{ "buckets", l_buckets }, { "print", l_print }, { NULL, NULL },
+};
+
+static void open_mt(lua_State *L)
+{
+	if (!luaL_newmetatable(L, HIST_MT)) {
+		lua_pop(L, 1);
+		return;
+	}
+	luaL_newlib(L, methods);
+	lua_setfield(L, -2, "__index");
+	lua_pushcfunction(L, l_tostring);
+	lua_setfield(L, -2, "__tostring");
+	lua_pop(L, 1);
+}
+
+int luaopen_luaprof_hist(lua_State *L)
+{
+	open_mt(L);
+	lua_pushcfunction(L, l_hist);
+	return 1;
+}
+
+int luaopen_luaprof_lhist(lua_State *L)
+{
+	open_mt(L);
+	lua_pushcfunction(L, l_lhist);
+	return 1;
+}

@@ -1,0 +1,23 @@
+/*
+ * linit.h - internal to lua/: the report writers' library, the C half of it
+ * (the Lua half is in lua/lib/luaprof/, found by require): its registry.
+ */
+#ifndef LP_LINIT_H
+#define LP_LINIT_H
+
+#include <lua.h>
+
+/* Adds the C modules (hist, lhist, json, flamegraph, pprof, folded, perfscript)
+ * as fields of the luaprof table on top of the stack, and as
+ * package.loaded["luaprof.NAME"], so require "luaprof.NAME" finds them. */
+void lp_lib_open(lua_State *L);
+
+int luaopen_luaprof_hist(lua_State *L);
+int luaopen_luaprof_lhist(lua_State *L);
+int luaopen_luaprof_json(lua_State *L);
+int luaopen_luaprof_flamegraph(lua_State *L);
+int luaopen_luaprof_pprof(lua_State *L);
+int luaopen_luaprof_folded(lua_State *L);
+int luaopen_luaprof_perfscript(lua_State *L);
+
+#endif

@@ -1,0 +1,374 @@
+/*
+ * lp.h - internal to lua/: the state shared by the VM, the bindings, the
+ * driver loop and the command line.
+ */
+#ifndef LP_LUA_H
+#define LP_LUA_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <lua.h>
+
+#include "luaprof/proc.h"
+#include "luaprof/record.h"
+#include "luaprof/sym.h"
+
+#define LP_EXIT_FAILURE 255     /* luaprof's own failures */
+#define LP_SAMPLE_MT "luaprof.Sample"
+#define LP_MAX_STACK 512        /* frames kept per sample */
+#define LP_SCRIPT_MEMORY_DEFAULT 1024   /* MB, or a quarter of the RAM when less */
+
+/* Fixed slots of the Lua state's base stack (not of a C function's), set
+ * by lp_vm_open: the message handler, and for the per-sample call the
+ * on_sample function (or nil), the view, and the table of each event's
+ * handler: event index + 2 -> the function its samples go to (on_event's
+ * or on_sample), or false; index 1 is for samples of no known event. */
+#define LP_SLOT_MSGH 1
+#define LP_SLOT_ON_SAMPLE 2
+#define LP_SLOT_VIEW 3
+#define LP_SLOT_HANDLERS 4
+#define LP_SLOT_FIELDS 5        /* ltrace.c: the s.fields being shown, or nil */
+#define LP_SLOT_FKEYS 6         /* ltrace.c: its field names, or nil */
+
+struct lp_tp_format;
+struct lp_hmap;
+struct lp_event_spec;
+struct lp_count;
+
+/* Where records come from: a live run or a recording. */
+struct lp_source {
+	void *ctx;
+	/* 1 with a record, 2 with none when an alarm set by run->interval.set_alarm
+	 * went off, 0 at the end, -errno on failure */
+	int (*next)(void *ctx, struct lp_record *rec, int *event);
+	void (*stop)(void *ctx);
+	/* the name of event index idx (from next), or NULL */
+	const char *(*event_name)(void *ctx, int idx);
+	/* the tracepoint format of event idx: NULL for other events, or when
+	 * none is known.  Asked once per event, at its first sample. */
+	const struct lp_tp_format *(*event_format)(void *ctx, int idx);
+	/* the PERF_SAMPLE_* bits of event idx's samples (what they carry);
+	 * asked at each event's first sample and for each switch record, so
+	 * it must be a lookup */
+	uint64_t (*sample_type)(void *ctx, int idx);
+};
+
+/* What the loop knows of each event (run->evinfo[event + 1]), settled at
+ * the event's first sample. */
+struct lp_tpview;
+
+struct lp_evinfo {
+	bool ready;
+	bool handled;                   /* a handler takes its samples */
+	const char *hook;               /* which: "on_event" or "on_sample" */
+	const struct lp_tp_format *fmt; /* s.fields */
+	struct lp_tpview *tp;           /* ltrace.c: s.fields of a handled event with fmt */
+	uint64_t sample_type;           /* what its samples carry (PERF_SAMPLE_*) */
+};
+
+/* The switch record view (lswitch.c): one per run, made at the first
+ * switch record, pointed at the current one only while on_switch runs. */
+struct lp_switch_view {
+	int ref;                        /* the Switch userdata, LUA_NOREF until made */
+	const void *ud;                 /* its block */
+	const struct lp_record *rec;    /* NULL outside on_switch */
+	bool has_cpu;                   /* the record's event samples CPU */
+};
+
+/* The sample view: one per run, pointed at the current sample only while
+ * on_sample runs.  Lazily computed fields are cached here, keyed by gen. */
+struct lp_view {
+	const void *ud;                 /* the Sample userdata's block */
+	const struct lp_record *rec;    /* NULL outside on_sample */
+	int event;
+	uint64_t sample_type;           /* the event's PERF_SAMPLE_* bits */
+	const struct lp_event_spec *spec;       /* the event's spec (live runs), or NULL */
+	struct lp_thread *thread;
+	bool have_frame;
+	struct lp_frame frame;          /* s.sym, s.dso, s.symoff, s.kernel */
+	const uint64_t *addrs;          /* lstack.c: the stack's addresses, once known */
+	uint64_t nr_addrs;
+	bool unwound;                   /* addrs holds a DWARF-unwound user stack */
+	uint32_t cached;                /* bit set of uservalue slots filled */
+};
+
+/* guard.c: what stops a runaway script (see there).  Written by the main
+ * thread; the watchdog reads calls and overdue, the signal handlers the
+ * rest. */
+struct lp_guard {
+	lua_State *L;
+	_Atomic unsigned long calls;    /* +1 on a hook's entry and exit: odd inside */
+	const char *hook;               /* the hook running, or run last */
+	size_t bytes, limit;            /* the Lua state's memory, its limit (0: none) */
+	bool limit_hit;                 /* the last allocation was refused */
+	volatile sig_atomic_t armed;    /* the count hook is set, and why */
+	volatile sig_atomic_t signo, signals;
+	unsigned long armed_calls;      /* the call it was set for */
+	uint64_t armed_ns;
+	uint64_t timeout_ns;            /* --script-timeout, 0: none */
+	_Atomic unsigned long overdue;  /* the call the watchdog found too long */
+	pthread_t main, thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool watching, quit;
+};
+
+struct lp_cli;
+
+/* The script's hooks: global functions it may define, found once its top
+ * level has run, as Lua's ltm.c keeps its metamethods (an enum and a table
+ * of names in the same order, vm.c's hook_names). */
+enum lp_hook {
+	LP_HOOK_START, LP_HOOK_SAMPLE, LP_HOOK_END, LP_HOOK_INTERVAL,
+	LP_HOOK_COMM, LP_HOOK_FORK, LP_HOOK_EXIT, LP_HOOK_SWITCH,
+	LP_HOOK_N
+};
+
+/* vm.c: the Lua state and what of it the run keeps. */
+struct lp_run_vm {
+	lua_State *L;
+	const char *script;
+	const char *name;               /* the script as the user named it */
+	bool started;                   /* the script's top level has run */
+	int ref[LP_HOOK_N];             /* the hooks in the registry, or LUA_NOREF
+					 * (lp_run_init sets them so) */
+	int ref_view;                   /* the Sample userdata */
+	int ref_view_index;             /* its __index table (lsample.c) */
+	const void *view_index;         /* that table's address */
+	struct lp_tpview *tp_shown;     /* ltrace.c: the s.fields in that table */
+	struct lp_guard guard;
+	size_t memory;                  /* --script-memory in bytes, 0: no limit */
+	uint64_t timeout;               /* --script-timeout in ns, 0: none */
+};
+
+/* lopts.c, lsetup.c: the script's own options and how the script is run. */
+struct lp_run_opt {
+	int mode;                       /* LP_MODE_* */
+	char **argv;                    /* "--name[=value]" after the script name */
+	int argc;
+	bool declared;                  /* luaprof.options was called */
+	bool setup_called;              /* luaprof.setup has been called */
+	int stopped;                    /* luaprof.options stopped the top level: 1 --help or a
+					 * listing (exit 0), 2 a bad option (reported, exit 255) */
+	char *description;              /* LP_MODE_DESCRIBE: what luaprof.options said (malloc) */
+};
+
+/* run.c: on_interval. */
+struct lp_run_interval {
+	uint64_t ns;                    /* the period; 0: none */
+	uint64_t next, prev;            /* the next boundary; the previous call's time */
+	uint64_t first;                 /* the first timed record's time */
+	uint64_t last_time;             /* the latest record time */
+	uint64_t samples;               /* samples since the previous call */
+	bool count_only;                /* nothing is sampled: intervals run from
+					   lp_run_set_origin, not the first record */
+	void (*set_alarm)(void *ctx, uint64_t t);       /* live runs: lp_live_set_alarm */
+	void *alarm_ctx;
+};
+
+/* What the run counted, for on_end. */
+struct lp_run_stats {
+	uint64_t samples;               /* delivered to on_sample */
+	uint64_t lost;                  /* LOST records and the kernel's LOST_SAMPLES */
+	uint64_t lost_summary;          /* perf record's end-of-run LOST_SAMPLES */
+};
+
+/* Live runs: the events as opened (s.args, s.retval, s.counts), whose
+ * process memory USDT arguments may be read from, their counts for
+ * info.counts (nr_specs entries; counts_prev holds them at the previous
+ * on_interval), and the command's CPU times. */
+struct lp_run_live {
+	bool on;                        /* a live run (not a replay) */
+	const struct lp_event_spec *specs;
+	size_t nr_specs;
+	int (*read_counts)(void *ctx, struct lp_count *out);
+	void *counts_ctx;
+	struct lp_count *counts_prev, *counts_now;
+	int64_t user_ns, sys_ns;        /* -1: unknown */
+};
+
+/* lstack.c, lfold.c: what symbolizing the current sample's stack uses. */
+struct lp_run_stack {
+	struct lp_frame frames[LP_MAX_STACK];   /* scratch for one stack */
+	bool frame_ret[LP_MAX_STACK];   /* frames[i].vaddr is a return address */
+	uint64_t addrs[LP_MAX_STACK + 2];       /* scratch: an unwound stack's addresses */
+	struct lp_srclines *lines;      /* source lines, made on first use */
+	struct lp_unwinder *unwinder;   /* DWARF unwinding, made on first use */
+	struct lp_fold_cache *fold[2];  /* per LP_FOLD_* kind, made on first use */
+	bool kernel_notice;             /* the hidden kernel symbols were noted */
+};
+
+/* One run of a script: its parts by concern, and what the loop shares. */
+struct lp_run {
+	struct lp_run_vm vm;
+	struct lp_run_opt opt;
+	struct lp_cli *cli;             /* the command line, for luaprof.setup; NULL replaying */
+	const struct lp_source *src;    /* while the loop runs */
+	struct lp_evinfo *evinfo;       /* per event + 1, grown as events appear */
+	size_t nr_evinfo;
+	struct lp_view view;
+	struct lp_switch_view switch_view;
+	struct lp_procs *procs;
+	struct lp_resolver *resolver;
+	struct lp_hmap *targets;        /* ltarget.c: the pids followed; NULL: all */
+	struct lp_run_stats stats;
+	struct lp_run_interval interval;
+	struct lp_run_live live;
+	bool exit_requested;            /* luaprof.exit(), or the output closed */
+	bool output_closed;             /* stdout's reader has gone (| head): the run
+					 * ends, the command is left to finish */
+	bool output_failed;             /* writing stdout failed otherwise (reported) */
+	bool failed;                    /* a hook raised an error */
+	volatile sig_atomic_t interrupted;      /* a signal stopped the run (replays) */
+	struct lp_run_stack stack;
+};
+
+/* vm.c: makes run an empty run (no hook, no view, CPU times unknown). */
+void lp_run_init(struct lp_run *run);
+
+enum { LP_MODE_RUN, LP_MODE_HELP, LP_MODE_DESCRIBE };
+
+/* vm.c: creates the state, loads script and runs its top level.  Returns
+ * 0, 1 when the script stopped on purpose (its --help was printed, or
+ * LP_MODE_DESCRIBE), or -1 after a message. */
+int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs);
+/* Calls the script's hook h (which it must have: run->vm.ref[h] is not
+ * LUA_NOREF) with the nargs values on top of the stack (popped), after
+ * ending the s.fields of the last sample (lp_trace_leave); 0, or -1 after
+ * reporting the error. */
+int lp_vm_call(struct lp_run *run, enum lp_hook h, int nargs);
+/* Calls the handler at index idx of the handler table (LP_SLOT_HANDLERS)
+ * with the view (name: which hook it is, for messages); 0, or -1 after
+ * reporting the error. */
+int lp_vm_call_handler(struct lp_run *run, int idx, const char *name);
+void lp_vm_close(struct lp_run *run);
+/* Flushes the standard output at the end of the run: 0, or -1 after one
+ * line when writing it failed (a closed pipe is no failure: see vm.c). */
+int lp_vm_flush(struct lp_run *run);
+
+/* guard.c: the Lua state, with an allocator that refuses to hold more
+ * than limit bytes (0: luaL_newstate's own, no limit).  NULL when out of
+ * memory. */
+lua_State *lp_guard_newstate(struct lp_guard *g, size_t limit);
+/* Starts watching hook calls (the watchdog thread only when timeout_ns is
+ * not 0).  0 or -errno. */
+int lp_guard_start(struct lp_guard *g, uint64_t timeout_ns);
+/* Stops the watchdog; the guard can no longer interrupt anything. */
+void lp_guard_stop(struct lp_guard *g);
+/* From a SIGINT/SIGTERM/SIGHUP handler: interrupts a hook that does not
+ * return within a second (at once on a second signal).  Async-signal-safe. */
+void lp_guard_signal(int sig);
+/* Removes the count hook (lp_guard_leave does, when one was set). */
+void lp_guard_disarm(struct lp_guard *g);
+/* Prints the one line for a failed hook call: status and msg as lua_pcall
+ * left them (msg may be NULL); out-of-memory errors name the limit. */
+void lp_guard_explain(const struct lp_guard *g, int status, const char *msg);
+/* --script-memory's default, in bytes. */
+size_t lp_guard_default_memory(void);
+
+/* Around every call of a hook (name: "on_sample", ...): two plain stores,
+ * and a removal of the count hook when a signal had set one. */
+static inline void lp_guard_enter(struct lp_guard *g, const char *name)
+{
+	g->hook = name;
+	atomic_store_explicit(&g->calls, atomic_load_explicit(&g->calls, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+static inline void lp_guard_leave(struct lp_guard *g)
+{
+	atomic_store_explicit(&g->calls, atomic_load_explicit(&g->calls, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	if (g->armed)
+		lp_guard_disarm(g);
+}
+
+/* The current sample's thread (created when unknown), cached in the view;
+ * NULL only when out of memory. */
+static inline struct lp_thread *lp_view_thread(struct lp_run *run)
+{
+	struct lp_view *v = &run->view;
+	if (!v->thread)
+		v->thread = lp_procs_thread(run->procs, v->rec->u.sample.pid, v->rec->u.sample.tid);
+	return v->thread;
+}
+
+/* lstack.c: frees what symbolizing stacks keeps for the run. */
+void lp_stack_free(struct lp_run *run);
+
+/* lsample.c */
+void lp_sample_open(lua_State *L, struct lp_run *run);
+void lp_sample_invalidate(lua_State *L, struct lp_run *run);
+
+/* ltrace.c: s.fields, the fields of a tracepoint sample (see ltrace.c),
+ * and s.raw (its raw data as a string, or nil); luaprof.syscall_name and
+ * syscall_nr.  lp_trace_view_new makes the s.fields of the event whose
+ * format is fmt (NULL when out of memory; freed by lp_trace_view_free).
+ * lp_trace_enter makes it the s.fields of the sample in the view (tv NULL
+ * for an event without one), before its handler is called; lp_trace_leave
+ * ends it, before anything else of the script runs (both with the Lua
+ * stack at its base: they use LP_SLOT_FIELDS).  lp_trace_push_fields
+ * pushes the s.fields being shown, or nil. */
+struct lp_tpview *lp_trace_view_new(lua_State *L, struct lp_run *run,
+				    const struct lp_tp_format *fmt);
+void lp_trace_view_free(struct lp_tpview *tv);
+void lp_trace_enter(struct lp_run *run, struct lp_tpview *tv);
+void lp_trace_leave(struct lp_run *run);
+void lp_trace_push_fields(lua_State *L, struct lp_run *run);
+void lp_trace_push_raw(lua_State *L, struct lp_run *run);
+int lp_l_syscall_name(lua_State *L);
+int lp_l_syscall_nr(lua_State *L);
+int lp_l_errno_name(lua_State *L);
+
+/* ltarget.c: the processes a run of a command or of -p follows, for
+ * luaprof.is_target (without a set, as with -a or replaying, everything is
+ * followed).  lp_targets_init makes the set of pids (0 or -ENOMEM);
+ * lp_targets_fork adds the child of a FORK record whose parent process is
+ * in it (0 for every other record, or -ENOMEM); lp_targets_free frees it. */
+int lp_targets_init(struct lp_run *run, const pid_t *pids, size_t n);
+int lp_targets_fork(struct lp_run *run, const struct lp_record *rec);
+void lp_targets_free(struct lp_run *run);
+int lp_l_is_target(lua_State *L);
+
+/* lfunctions.c: luaprof.functions(OBJECT [, GLOB]). */
+int lp_l_functions(lua_State *L);
+
+/* lprobe.c: s.args (a probe's arguments: a uprobe's six argument
+ * registers, a USDT probe's decoded arguments), s.retval (a uretprobe's
+ * rax) and s.counts (the group's counts, name -> value) of the sample in
+ * the view; nil for other events. */
+void lp_probe_push_args(lua_State *L, struct lp_run *run);
+void lp_probe_push_retval(lua_State *L, struct lp_run *run);
+void lp_probe_push_counts(lua_State *L, struct lp_run *run);
+
+/* lluaprof.c */
+int luaopen_luaprof(lua_State *L);
+
+/* lpaux.c: the run a Lua state belongs to (from its registry). */
+struct lp_run *lp_get_run(lua_State *L);
+
+/* lsetup.c: luaprof.setup{...}, the lua_CFunction. */
+int lp_setup(lua_State *L);
+
+/* lopts.c: luaprof.options{...} and luaprof.usage_error(msg), the
+ * lua_CFunctions. */
+int lp_options(lua_State *L);
+int lp_usage_error(lua_State *L);
+
+/* lopts.c: after the script's top level ran: prints its help when asked
+ * and it declared no options, refuses options given to a script that
+ * declares none.  Returns 0, 1 (stop, exit 0), or -1 (after a message). */
+int lp_options_check(struct lp_run *run);
+
+/* lswitch.c: calls on_switch (when the script has one) with the view of
+ * rec, a SWITCH or SWITCH_CPU_WIDE record of event's stream (whose
+ * sample_type says whether it carries the CPU); the view expires when the
+ * call returns.  0, or -1 when the call failed (reported). */
+int lp_switch_call(struct lp_run *run, const struct lp_record *rec, int event);
+
+#endif

@@ -1,0 +1,97 @@
+/*
+ * lpaux.c - helpers the bindings and the C modules share, as Lua's lauxlib
+ * serves its libraries: the run of a Lua state, writing a file whole, and
+ * walking a table of stacks.  Nothing here calls back into a binding.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <lauxlib.h>
+
+#include "lp.h"
+#include "lpaux.h"
+
+struct lp_run *lp_get_run(lua_State *L)
+{
+	lua_getfield(L, LUA_REGISTRYINDEX, "luaprof.run");
+	struct lp_run *run = lua_touserdata(L, -1);
+	lua_pop(L, 1);
+	return run;
+}
+
+/* Writes to what path already is when that is no regular file (/dev/null,
+ * /dev/stdout, a FIFO): a temporary file renamed over it would replace a
+ * device node with a file. */
+static void write_special(lua_State *L, const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		luaL_error(L, "cannot open %s: %s", path, strerror(errno));
+	bool ok = fwrite(data, 1, len, f) == len;
+	int err = errno;
+	if (fclose(f) || !ok)
+		luaL_error(L, "cannot write %s: %s", path, strerror(ok ? errno : err));
+}
+
+void lp_lib_write_file(lua_State *L, const char *path, const char *data, size_t len)
+{
+	struct stat st;
+	if (!strcmp(path, "-")) {
+		if (fwrite(data, 1, len, stdout) != len || fflush(stdout))
+			luaL_error(L, "cannot write to standard output: %s", strerror(errno));
+		return;
+	}
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		write_special(L, path, data, len);
+		return;
+	}
+	char tmp[4096];
+	snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+	FILE *f = fopen(tmp, "wb");
+	if (!f)
+		luaL_error(L, "cannot create %s: %s", path, strerror(errno));
+	bool ok = fwrite(data, 1, len, f) == len;
+	int err = errno;
+	if (fclose(f) || !ok || rename(tmp, path)) {
+		err = ok ? errno : err;
+		unlink(tmp);
+		luaL_error(L, "cannot write %s: %s", path, strerror(err));
+	}
+}
+
+static void each_pair(lua_State *L, int idx, lp_stacks_fn fn, void *ctx, const char *what)
+{
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		if (lua_type(L, -2) == LUA_TSTRING) {
+			size_t n;
+			const char *k = lua_tolstring(L, -2, &n);
+			if (lua_type(L, -1) != LUA_TNUMBER)
+				luaL_error(L, "%s: the count of '%s' is a %s, not a number", what, k,
+					   luaL_typename(L, -1));
+			if (fn(ctx, k, n, lua_tonumber(L, -1)))
+				luaL_error(L, "%s: cannot use the stack '%s' (out of memory, or a "
+					      "negative count)", what, k);
+		}
+		lua_pop(L, 1);
+	}
+}
+
+void lp_stacks_each(lua_State *L, int idx, lp_stacks_fn fn, void *ctx, const char *what)
+{
+	idx = lua_absindex(L, idx);
+	if (!lua_istable(L, idx))
+		luaL_error(L, "%s: expected a luaprof.map or a table of stack -> count, not %s", what,
+			   luaL_typename(L, idx));
+	int top = lua_gettop(L);
+	/* a luaprof.map keeps its scalar keys in .counts */
+	if (lua_getmetatable(L, idx) && lua_getfield(L, idx, "counts") == LUA_TTABLE)
+		each_pair(L, lua_gettop(L), fn, ctx, what);
+	else
+		each_pair(L, idx, fn, ctx, what);
+	lua_settop(L, top);
+}

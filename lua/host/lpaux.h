@@ -1,0 +1,25 @@
+/*
+ * lpaux.h - internal to lua/: helpers for the bindings and the C modules
+ * (lpaux.c); lp_get_run is declared in lp.h.
+ */
+#ifndef LP_LPAUX_H
+#define LP_LPAUX_H
+
+#include <stddef.h>
+
+#include <lua.h>
+
+/* Writes len bytes to path whole or not at all (a temporary file renamed
+ * over it); "-" is standard output, and a path that exists but is no
+ * regular file (/dev/null, a FIFO) is written as it is.  Raises a Lua
+ * error naming the path. */
+void lp_lib_write_file(lua_State *L, const char *path, const char *data, size_t len);
+
+/* Calls fn for every string key -> count of the stacks at idx: a
+ * luaprof.map (its string keys) or a plain table.  Raises a Lua error,
+ * prefixed by what, for any other value, a count that is not a number, or
+ * when fn returns non-zero. */
+typedef int (*lp_stacks_fn)(void *ctx, const char *key, size_t len, double count);
+void lp_stacks_each(lua_State *L, int idx, lp_stacks_fn fn, void *ctx, const char *what);
+
+#endif

@@ -1,0 +1,190 @@
+/*
+ * lsample.c - "luaprof.Sample": the view of one sample handed to on_sample.
+ *
+ * There is exactly one Sample userdata per run.  It points at the current
+ * record only while on_sample runs; reading it at any other time raises an
+ * error.  Its __index is a table, empty but for s.fields while a
+ * tracepoint's sample is handled (ltrace.c's show_fields: reading s.fields
+ * is then a table read, no call into C); that table's own __index computes
+ * every other field when read: the name is mapped to a small integer
+ * through an upvalue table (one hash lookup), and fields that cost
+ * something (symbols, the stack, the folded string, a tracepoint's raw
+ * data, a probe's arguments, a group's counts) are cached for the rest of
+ * the call, the tables and strings in the userdata's user values; s.fields
+ * is a table of its own (ltrace.c), s.args, s.retval and s.counts come
+ * from lprobe.c.
+ */
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "lp.h"
+#include "lstack.h"
+
+enum field {
+	F_EVENT = 1, F_PID, F_TID, F_CPU, F_COMM, F_TIME, F_PERIOD, F_IP,
+	F_SYM, F_DSO, F_SYMOFF, F_KERNEL, F_STACK, F_FOLDED, F_ADDR, F_ID,
+	F_FIELDS, F_RAW,
+	F_SRCLINE, F_CALLCHAIN,
+	F_ARGS, F_RETVAL, F_COUNTS,
+};
+
+static const char *const field_names[] = {
+	"event", "pid", "tid", "cpu", "comm", "time", "period", "ip",
+	"sym", "dso", "symoff", "kernel", "stack", "folded", "addr", "id",
+	"fields", "raw",
+	"srcline", "callchain",
+	"args", "retval", "counts",
+};
+
+#define NR_FIELDS (sizeof field_names / sizeof field_names[0])
+
+/* The run, from l_index's second upvalue; argument 1 must be the view's
+ * __index table (l_index is that table's __index), which one pointer
+ * comparison checks. */
+static struct lp_run *check_view(lua_State *L)
+{
+	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(2));
+	if (lua_topointer(L, 1) != run->vm.view_index)
+		luaL_typeerror(L, 1, LP_SAMPLE_MT);
+	if (!run->view.rec)
+		luaL_error(L, "sample used outside on_sample: copy the fields you need "
+			      "into your own table while on_sample runs");
+	return run;
+}
+
+static void push_comm(lua_State *L, struct lp_run *run)
+{
+	struct lp_thread *t = lp_view_thread(run);
+	t ? (void)lua_pushstring(L, t->comm) : lua_pushnil(L);
+}
+
+static void push_event(lua_State *L, struct lp_run *run)
+{
+	const char *name = run->src->event_name(run->src->ctx, run->view.event);
+	name ? (void)lua_pushstring(L, name) : lua_pushnil(L);
+}
+
+/* A cached Lua value in user value slot `slot` of the view (l_index's
+ * third upvalue), or build it with fn. */
+static void push_cached(lua_State *L, struct lp_run *run, int slot,
+			void (*fn)(lua_State *L, struct lp_run *run))
+{
+	if (run->view.cached & (1u << slot)) {
+		lua_getiuservalue(L, lua_upvalueindex(3), slot);
+		return;
+	}
+	fn(L, run);
+	lua_pushvalue(L, -1);
+	lua_setiuservalue(L, lua_upvalueindex(3), slot);
+	run->view.cached |= 1u << slot;
+}
+
+static void push_frame_field(lua_State *L, struct lp_run *run, enum field f)
+{
+	const struct lp_frame *fr = lp_stack_leaf(run);
+	switch (f) {
+	case F_SYM: fr->sym ? (void)lua_pushstring(L, fr->sym) : lua_pushnil(L); break;
+	case F_DSO: fr->dso ? (void)lua_pushstring(L, fr->dso) : lua_pushnil(L); break;
+	case F_SYMOFF: fr->sym ? lua_pushinteger(L, (lua_Integer)fr->symoff) : lua_pushnil(L); break;
+	default: lua_pushboolean(L, fr->kernel); break;
+	}
+}
+
+static int l_index(lua_State *L)
+{
+	struct lp_run *run = check_view(L);
+	const struct lp_sample *s = &run->view.rec->u.sample;
+	lua_pushvalue(L, 2);
+	int f = lua_rawget(L, lua_upvalueindex(1)) == LUA_TNUMBER ? (int)lua_tointeger(L, -1) : 0;
+	switch (f) {
+	case F_EVENT: push_event(L, run); break;
+	case F_PID: lua_pushinteger(L, s->pid); break;
+	case F_TID: lua_pushinteger(L, s->tid); break;
+	case F_CPU:     /* nil when the samples do not carry it, as perf's per-thread ones */
+		if (run->view.sample_type & PERF_SAMPLE_CPU)
+			lua_pushinteger(L, s->cpu);
+		else
+			lua_pushnil(L);
+		break;
+	case F_COMM: push_comm(L, run); break;
+	case F_TIME: lua_pushinteger(L, (lua_Integer)s->time); break;
+	case F_PERIOD: lua_pushinteger(L, (lua_Integer)s->period); break;
+	case F_IP: lua_pushinteger(L, (lua_Integer)s->ip); break;
+	case F_ADDR: lua_pushinteger(L, (lua_Integer)s->addr); break;
+	case F_ID: lua_pushinteger(L, (lua_Integer)s->id); break;
+	case F_SYM: case F_DSO: case F_SYMOFF: case F_KERNEL:
+		push_frame_field(L, run, (enum field)f);
+		break;
+	case F_STACK: push_cached(L, run, 1, lp_stack_push); break;
+	case F_FOLDED: push_cached(L, run, 2, lp_stack_push_folded); break;
+	case F_FIELDS: lp_trace_push_fields(L, run); break;
+	case F_RAW: push_cached(L, run, 3, lp_trace_push_raw); break;
+	case F_SRCLINE: lp_stack_push_srcline(L, run); break;
+	case F_CALLCHAIN:
+		lua_pushboolean(L, (run->view.sample_type & PERF_SAMPLE_CALLCHAIN) != 0);
+		break;
+	case F_ARGS: push_cached(L, run, 4, lp_probe_push_args); break;
+	case F_RETVAL: lp_probe_push_retval(L, run); break;
+	case F_COUNTS: push_cached(L, run, 5, lp_probe_push_counts); break;
+	default: lua_pushnil(L); break;
+	}
+	return 1;
+}
+
+static int l_newindex(lua_State *L)
+{
+	return luaL_error(L, "sample fields are read-only (field '%s')", luaL_checkstring(L, 2));
+}
+
+static int l_tostring(lua_State *L)
+{
+	struct lp_run *run = *(struct lp_run **)luaL_checkudata(L, 1, LP_SAMPLE_MT);
+	if (!run->view.rec)
+		lua_pushliteral(L, "luaprof.Sample (expired)");
+	else
+		lua_pushfstring(L, "luaprof.Sample (tid %d, time %I)", (int)run->view.rec->u.sample.tid,
+				(lua_Integer)run->view.rec->u.sample.time);
+	return 1;
+}
+
+void lp_sample_open(lua_State *L, struct lp_run *run)
+{
+	struct lp_run **ud = lua_newuserdatauv(L, sizeof *ud, 5);
+	*ud = run;
+	run->view.ud = ud;
+	luaL_newmetatable(L, LP_SAMPLE_MT);
+	lua_createtable(L, 0, 1);               /* __index: s.fields, then l_index */
+	run->vm.view_index = lua_topointer(L, -1);
+	lua_createtable(L, 0, 1);
+	lua_createtable(L, 0, NR_FIELDS);
+	for (size_t i = 0; i < NR_FIELDS; i++) {
+		lua_pushinteger(L, (lua_Integer)i + 1);
+		lua_setfield(L, -2, field_names[i]);
+	}
+	lua_pushlightuserdata(L, run);
+	lua_pushvalue(L, -6);                   /* the view */
+	lua_pushcclosure(L, l_index, 3);
+	lua_setfield(L, -2, "__index");
+	lua_setmetatable(L, -2);
+	lua_pushvalue(L, -1);
+	run->vm.ref_view_index = luaL_ref(L, LUA_REGISTRYINDEX);
+	lua_setfield(L, -2, "__index");
+	lua_pushcfunction(L, l_newindex);
+	lua_setfield(L, -2, "__newindex");
+	lua_pushcfunction(L, l_tostring);
+	lua_setfield(L, -2, "__tostring");
+	lua_setmetatable(L, -2);
+	run->vm.ref_view = luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+void lp_sample_invalidate(lua_State *L, struct lp_run *run)
+{
+	(void)L;
+	run->view.rec = NULL;
+	run->view.spec = NULL;
+	run->view.thread = NULL;
+	run->view.have_frame = false;
+	run->view.addrs = NULL;
+	run->view.cached = 0;
+}

@@ -1,0 +1,196 @@
+/*
+ * lscript.c - finding scripts and the Lua library.
+ *
+ * The installed layout is PREFIX/bin/luaprof, PREFIX/share/luaprof/scripts
+ * and PREFIX/share/luaprof/lua; a checkout has ./luaprof, ./scripts and
+ * ./lua/lib.  Both are found from the running binary (/proc/self/exe), so
+ * no environment variable is needed.  The current directory is never
+ * searched: a script there is named ./NAME, and require never looks there,
+ * so that a root user is not made to run files someone left in a
+ * directory.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "lp.h"
+#include "lscript.h"
+
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+	return !stat(p, &st) && S_ISREG(st.st_mode);
+}
+
+/* The directory of the running binary, resolved; "" when unknown. */
+static const char *exe_dir(void)
+{
+	static char dir[PATH_MAX];
+	if (!dir[0]) {
+		ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+		dir[n > 0 ? n : 0] = '\0';
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+	}
+	return dir;
+}
+
+/* PREFIX/share/luaprof/SUB when the binary is PREFIX/bin/luaprof, else
+ * the checkout's CHECKOUT_SUB; false when neither is a directory. */
+static bool data_dir(const char *sub, const char *checkout_sub, char *out, size_t size)
+{
+	const char *d = exe_dir();
+	size_t n = strlen(d);
+	if (n >= 4 && !strcmp(d + n - 4, "/bin")) {
+		snprintf(out, size, "%.*s/share/luaprof/%s", (int)(n - 4), d, sub);
+		if (is_dir(out))
+			return true;
+	}
+	char marker[PATH_MAX];
+	int k = snprintf(out, size, "%s/%s", d, checkout_sub);
+	int m = snprintf(marker, sizeof marker, "%s/lua/lib/luaprof", d);
+	if (k < 0 || (size_t)k >= size || m < 0 || (size_t)m >= sizeof marker)
+		return false;           /* a path too long is no directory of ours */
+	return is_dir(out) && is_dir(marker);
+}
+
+const char *lp_script_libdir(void)
+{
+	static char dir[PATH_MAX];
+	static int found = -1;
+	if (found < 0)
+		found = data_dir("lua", "lua/lib", dir, sizeof dir);
+	return found ? dir : NULL;
+}
+
+static void add_dir(struct lp_script_dirs *d, const char *p, size_t n)
+{
+	if (d->n < LP_SCRIPT_MAX_DIRS && n && n < PATH_MAX)
+		snprintf(d->path[d->n++], PATH_MAX, "%.*s", (int)n, p);
+}
+
+static const char *home(void)
+{
+	const char *h = getenv("HOME");
+	if (h && *h)
+		return h;
+	struct passwd *pw = getpwuid(getuid());
+	return pw ? pw->pw_dir : NULL;
+}
+
+void lp_script_dirs(struct lp_script_dirs *d)
+{
+	char p[PATH_MAX];
+	const char *env = getenv("LUAPROF_PATH");
+	d->n = 0;
+	for (const char *s = env; s && *s;) {
+		size_t n = strcspn(s, ":");
+		add_dir(d, s, n);
+		s += n + (s[n] == ':');
+	}
+	if (home()) {
+		snprintf(p, sizeof p, "%s/.local/share/luaprof/scripts", home());
+		add_dir(d, p, strlen(p));
+	}
+	if (data_dir("scripts", "scripts", p, sizeof p))
+		add_dir(d, p, strlen(p));
+}
+
+/* dir/name, or dir/name.lua for a name without the suffix. */
+static bool try_dir(const char *dir, const char *name, char *out, size_t size)
+{
+	size_t n = strlen(name);
+	bool has_lua = n > 4 && !strcmp(name + n - 4, ".lua");
+	if (!has_lua) {
+		snprintf(out, size, "%s/%s.lua", dir, name);
+		if (is_file(out))
+			return true;
+	}
+	snprintf(out, size, "%s/%s", dir, name);
+	return is_file(out);
+}
+
+int lp_script_find(const char *arg, char *out, size_t size, char *err, size_t errsz)
+{
+	if (strchr(arg, '/')) {
+		snprintf(out, size, "%s", arg);
+		return 0;
+	}
+	struct lp_script_dirs *d = malloc(sizeof *d);
+	if (!d)
+		return snprintf(err, errsz, "out of memory"), -1;
+	lp_script_dirs(d);
+	for (size_t i = 0; i < d->n; i++) {
+		if (try_dir(d->path[i], arg, out, size)) {
+			free(d);
+			return 0;
+		}
+	}
+	free(d);
+	snprintf(err, errsz, "no script '%s' in $LUAPROF_PATH, ~/.local/share/luaprof/scripts or "
+		 "luaprof's scripts (see 'luaprof list scripts'); a file in the current "
+		 "directory is run as ./%s", arg, arg);
+	return -1;
+}
+
+/* ------------------------------------------------------------ require */
+
+/* Appends the entries of Lua's default path that are not relative to the
+ * current directory. */
+static void add_absolute(luaL_Buffer *b, const char *path)
+{
+	for (const char *s = path; *s;) {
+		size_t n = strcspn(s, ";");
+		if (n && s[0] == '/') {
+			luaL_addlstring(b, s, n);
+			luaL_addchar(b, ';');
+		}
+		s += n + (s[n] == ';');
+	}
+}
+
+void lp_script_set_path(lua_State *L, const char *script)
+{
+	char dir[PATH_MAX], *slash;
+	if (!realpath(script, dir))
+		snprintf(dir, sizeof dir, "%s", script);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	const char *lib = lp_script_libdir();
+	lua_getglobal(L, "package");
+	luaL_Buffer b;
+	luaL_buffinit(L, &b);
+	lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;", dir, dir);
+	luaL_addvalue(&b);
+	if (lib) {
+		lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;", lib, lib);
+		luaL_addvalue(&b);
+	}
+	add_absolute(&b, LUA_PATH_DEFAULT);
+	luaL_pushresult(&b);
+	lua_setfield(L, -2, "path");
+	luaL_buffinit(L, &b);
+	add_absolute(&b, LUA_CPATH_DEFAULT);
+	luaL_pushresult(&b);
+	lua_setfield(L, -2, "cpath");
+	lua_pop(L, 1);
+}

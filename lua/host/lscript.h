@@ -1,0 +1,40 @@
+/*
+ * lscript.h - internal to lua/: where scripts and luaprof's Lua library
+ * are found.
+ */
+#ifndef LP_LSCRIPT_H
+#define LP_LSCRIPT_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include <lua.h>
+
+/* Resolves a script argument to a file: a name with a '/' is a path, as
+ * given; a bare name (NAME or NAME.lua) is looked for in $LUAPROF_PATH
+ * (colon-separated), ~/.local/share/luaprof/scripts, the installed
+ * scripts directory, then the checkout's scripts/ (when luaprof runs from
+ * a checkout) - never in the current directory.  Returns 0 with the path
+ * in out, or -1 after writing one line (no "luaprof: " prefix) into err. */
+int lp_script_find(const char *arg, char *out, size_t size, char *err, size_t errsz);
+
+/* luaprof's own Lua library directory (holding luaprof/NAME.lua): the
+ * installed one, or the checkout's lua/lib; NULL when neither exists. */
+const char *lp_script_libdir(void);
+
+/* Sets package.path to the script's directory, luaprof's library, then
+ * Lua's default directories, leaving out every entry relative to the
+ * current directory ("./?.lua"); package.cpath likewise.  The environment
+ * (LUA_PATH, LUA_CPATH) is not read.  Call after luaL_openlibs. */
+void lp_script_set_path(lua_State *L, const char *script);
+
+/* The directories scripts are looked for in, in lp_script_find's order
+ * (at most LP_SCRIPT_MAX_DIRS). */
+#define LP_SCRIPT_MAX_DIRS 32
+struct lp_script_dirs {
+	char path[LP_SCRIPT_MAX_DIRS][PATH_MAX];
+	size_t n;
+};
+void lp_script_dirs(struct lp_script_dirs *d);
+
+#endif

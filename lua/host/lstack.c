@@ -1,0 +1,487 @@
+/*
+ * lstack.c - turning the current sample's addresses into names.
+ *
+ * With a callchain the frames are the kernel's, with perf's context markers
+ * (PERF_CONTEXT_KERNEL, PERF_CONTEXT_USER, ...) used to tell kernel from
+ * user addresses and then dropped; without one, the stack is the single
+ * frame of the sampled ip.  A sample with the user registers and a copy of
+ * the user stack (--call-graph dwarf, ours or perf's) has its user part
+ * unwound with the objects' CFI (core/dwarf), after the callchain's kernel
+ * part, as perf does; its callers are named at their return address minus
+ * one, the call instruction, as perf names them.  Names come from the
+ * resolver, which caches per object, so nothing here allocates except the
+ * Lua values it returns.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "lfold.h"
+#include "lstack.h"
+#include "luaprof/dwarf.h"
+
+static bool cpumode_kernel(uint16_t misc)
+{
+	uint16_t m = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	return m == PERF_RECORD_MISC_KERNEL || m == PERF_RECORD_MISC_GUEST_KERNEL;
+}
+
+static struct lp_proc *sample_proc(struct lp_run *run)
+{
+	struct lp_thread *t = lp_view_thread(run);
+	return t ? t->proc : NULL;
+}
+
+static void resolve(struct lp_run *run, uint64_t ip, bool kernel, struct lp_frame *out)
+{
+	lp_resolver_frame(run->resolver, sample_proc(run), ip, kernel, out);
+	if (kernel && !run->stack.kernel_notice && lp_resolver_kernel_hidden(run->resolver)) {
+		run->stack.kernel_notice = true;
+		fprintf(stderr, "luaprof: kernel addresses are hidden (kernel.kptr_restrict): "
+				"kernel frames are unnamed; run as root or set "
+				"sysctl kernel.kptr_restrict=0\n");
+	}
+}
+
+const struct lp_frame *lp_stack_leaf(struct lp_run *run)
+{
+	struct lp_view *v = &run->view;
+	if (!v->have_frame) {
+		const struct lp_record *r = v->rec;
+		resolve(run, r->u.sample.ip, cpumode_kernel(r->misc), &v->frame);
+		v->have_frame = true;
+	}
+	return &v->frame;
+}
+
+/* The unwound addresses of a sample with a user stack copy, into
+ * run->stack.addrs: the callchain's kernel part (up to a PERF_CONTEXT_USER),
+ * then PERF_CONTEXT_USER and the unwound user frames.  Returns the count;
+ * 0 when the sample cannot be unwound. */
+static uint64_t unwind(struct lp_run *run, const struct lp_sample *s)
+{
+	uint64_t n = 0;
+	if (!lp_unwind_possible(s) ||
+	    (!run->stack.unwinder && !(run->stack.unwinder = lp_unwinder_new(run->resolver))))
+		return 0;
+	for (; n < s->nr_ips && s->ips[n] != PERF_CONTEXT_USER && n < LP_MAX_STACK / 2; n++)
+		run->stack.addrs[n] = s->ips[n];
+	run->stack.addrs[n++] = PERF_CONTEXT_USER;
+	size_t u = lp_unwind(run->stack.unwinder, sample_proc(run), s, run->stack.addrs + n,
+			     LP_MAX_STACK - n);
+	return u ? n + u : 0;
+}
+
+const uint64_t *lp_stack_addrs(struct lp_run *run, uint64_t *nr, bool *unwound)
+{
+	struct lp_view *v = &run->view;
+	if (!v->addrs) {
+		const struct lp_sample *s = &v->rec->u.sample;
+		v->nr_addrs = unwind(run, s);
+		v->unwound = v->nr_addrs != 0;
+		if (v->unwound)
+			v->addrs = run->stack.addrs;
+		else if (s->nr_ips)
+			v->addrs = s->ips, v->nr_addrs = s->nr_ips;
+		else
+			v->addrs = &s->ip, v->nr_addrs = 1;
+	}
+	*nr = v->nr_addrs;
+	*unwound = v->unwound;
+	return v->addrs;
+}
+
+/* Resolves a return address as the call before it: the function and
+ * offset of ip - 1, reported as ip. */
+static void resolve_caller(struct lp_run *run, uint64_t ip, struct lp_frame *out)
+{
+	resolve(run, ip - 1, false, out);
+	out->ip = ip;
+	if (out->fileoff)
+		out->fileoff++;
+	if (out->sym)
+		out->symoff++;
+}
+
+/* The first frame of a stack, at ip in kernel or user space: the sample's
+ * leaf frame (computed once per sample) when it is that, else resolved. */
+static void first_frame(struct lp_run *run, uint64_t ip, bool kernel, struct lp_frame *out)
+{
+	const struct lp_record *r = run->view.rec;
+	if (ip == r->u.sample.ip && kernel == cpumode_kernel(r->misc))
+		*out = *lp_stack_leaf(run);
+	else
+		resolve(run, ip, kernel, out);
+}
+
+/* Where a frame of the stack lies and how walk() names it. */
+struct frame_pos {
+	uint64_t ip;
+	bool kernel;            /* in kernel space, as the context markers say */
+	bool first;             /* the stack's first frame */
+	bool caller;            /* an unwound caller: named at ip - 1 */
+	bool ret;               /* a callchain's user caller: a return address */
+};
+
+/* A context marker perf knows; any other value at or above
+ * PERF_CONTEXT_MAX (a user stack walked through code without frame
+ * pointers can give -1) makes perf discard the whole chain. */
+static bool known_context(uint64_t ip)
+{
+	return ip == PERF_CONTEXT_HV || ip == PERF_CONTEXT_KERNEL || ip == PERF_CONTEXT_USER ||
+	       ip == PERF_CONTEXT_GUEST || ip == PERF_CONTEXT_GUEST_KERNEL ||
+	       ip == PERF_CONTEXT_GUEST_USER;
+}
+
+/* The frames of the sample's stack (lp_stack_addrs), in order. */
+struct frame_iter {
+	const uint64_t *ips;
+	uint64_t nr, i;
+	bool unwound, kernel, first_user;
+	size_t n;
+};
+
+/* A corrupt chain has no frames: perf discards it all. */
+static void iter_init(struct frame_iter *it, struct lp_run *run)
+{
+	it->ips = lp_stack_addrs(run, &it->nr, &it->unwound);
+	for (uint64_t i = 0; i < it->nr; i++)
+		if (it->ips[i] >= PERF_CONTEXT_MAX && !known_context(it->ips[i]))
+			it->nr = 0;
+	it->i = 0;
+	it->n = 0;
+	it->kernel = cpumode_kernel(run->view.rec->misc);
+	it->first_user = true;
+}
+
+/* The next frame: its address and kind; false after the last. */
+static bool iter_next(struct frame_iter *it, struct frame_pos *p)
+{
+	for (; it->i < it->nr; it->i++) {
+		uint64_t ip = it->ips[it->i];
+		if (ip >= PERF_CONTEXT_MAX) {
+			it->kernel = ip == PERF_CONTEXT_KERNEL || ip == PERF_CONTEXT_GUEST_KERNEL;
+			continue;
+		}
+		p->ip = ip;
+		p->kernel = it->kernel;
+		p->first = it->n == 0;
+		p->caller = !p->first && it->unwound && !it->kernel && !it->first_user;
+		/* a callchain's user callers are return addresses */
+		p->ret = !it->unwound && !it->kernel && !it->first_user;
+		it->first_user &= it->kernel;
+		it->n++;
+		it->i++;
+		return true;
+	}
+	return false;
+}
+
+static void frame_at(struct lp_run *run, const struct frame_pos *p, struct lp_frame *out)
+{
+	if (p->first)
+		first_frame(run, p->ip, p->kernel, out);
+	else if (p->caller)
+		resolve_caller(run, p->ip, out);
+	else
+		resolve(run, p->ip, p->kernel, out);
+}
+
+/* Resolves every frame of the sample into run->stack.frames; returns the count:
+ * the sample's own frame alone when its chain is corrupt. */
+static size_t walk(struct lp_run *run)
+{
+	struct frame_iter it;
+	struct frame_pos p;
+	size_t n = 0;
+	iter_init(&it, run);
+	while (n < LP_MAX_STACK && iter_next(&it, &p)) {
+		frame_at(run, &p, &run->stack.frames[n]);
+		run->stack.frame_ret[n++] = p.ret;
+	}
+	if (n == 0) {
+		run->stack.frames[n] = *lp_stack_leaf(run);
+		run->stack.frame_ret[n++] = false;
+	}
+	return n;
+}
+
+/* The source frames of a resolved frame (see lp_srclines_get): none for
+ * kernel frames and objects without DWARF.  ret: f->vaddr is a return
+ * address, looked up at the call before it. */
+static int srcframes(struct lp_run *run, const struct lp_frame *f, bool ret,
+		     const struct lp_srcframe **sf)
+{
+	if (f->kernel || !f->obj || (ret && !f->vaddr))
+		return 0;
+	if (!run->stack.lines && !(run->stack.lines = lp_srclines_new()))
+		return 0;
+	int n = lp_srclines_get(run->stack.lines, f->obj, f->vaddr - ret, sf);
+	return n > 0 ? n : 0;
+}
+
+static void set_str(lua_State *L, const char *key, const char *val)
+{
+	if (val) {
+		lua_pushstring(L, val);
+		lua_setfield(L, -2, key);
+	}
+}
+
+/* file= and line= of a source frame, when known. */
+static void set_source(lua_State *L, const struct lp_srcframe *sf)
+{
+	set_str(L, "file", sf->file);
+	if (sf->line) {
+		lua_pushinteger(L, sf->line);
+		lua_setfield(L, -2, "line");
+	}
+}
+
+/* A frame table: ip, sym, mangled, dso, kernel and (user frames in a
+ * mapped file) offset; the rest is added by the caller. */
+static void new_frame(lua_State *L, const struct lp_frame *f, const char *sym,
+		      const char *mangled)
+{
+	lua_createtable(L, 0, 8);
+	lua_pushinteger(L, (lua_Integer)f->ip);
+	lua_setfield(L, -2, "ip");
+	set_str(L, "sym", sym);
+	set_str(L, "mangled", mangled);
+	set_str(L, "dso", f->dso);
+	lua_pushboolean(L, f->kernel);
+	lua_setfield(L, -2, "kernel");
+	if (f->fileoff && !f->kernel) {
+		lua_pushinteger(L, (lua_Integer)f->fileoff);
+		lua_setfield(L, -2, "offset");
+	}
+}
+
+/* An inlined frame: the function inlined at f's address. */
+static void push_inlined(lua_State *L, const struct lp_frame *f, const struct lp_srcframe *sf)
+{
+	new_frame(L, f, sf->func, sf->mangled);
+	lua_pushboolean(L, true);
+	lua_setfield(L, -2, "inlined");
+	set_source(L, sf);
+}
+
+static void push_frame(lua_State *L, const struct lp_frame *f)
+{
+	new_frame(L, f, f->sym, f->mangled);
+	if (f->sym) {
+		lua_pushinteger(L, (lua_Integer)f->symoff);
+		lua_setfield(L, -2, "symoff");
+	}
+}
+
+void lp_stack_push(lua_State *L, struct lp_run *run)
+{
+	size_t n = walk(run);
+	lua_Integer k = 0;
+	lua_createtable(L, (int)n, 0);
+	for (size_t i = 0; i < n; i++) {
+		const struct lp_srcframe *sf;
+		int ns = srcframes(run, &run->stack.frames[i], run->stack.frame_ret[i], &sf);
+		for (int j = 0; j < ns - 1; j++) {
+			push_inlined(L, &run->stack.frames[i], &sf[j]);
+			lua_rawseti(L, -2, ++k);
+		}
+		push_frame(L, &run->stack.frames[i]);
+		if (ns)
+			set_source(L, &sf[ns - 1]);
+		lua_rawseti(L, -2, ++k);
+	}
+}
+
+/* The key of the registry table caching "file:line" strings by source
+ * frame (light userdata: the frames live as long as the run's srclines). */
+static const char srcline_strings;
+
+/* Pushes the "file:line" string of sf, formatted once per source frame:
+ * a sample costs two table reads, not a format and a new string. */
+static void push_srcline(lua_State *L, const struct lp_srcframe *sf)
+{
+	if (lua_rawgetp(L, LUA_REGISTRYINDEX, &srcline_strings) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_newtable(L);
+		lua_pushvalue(L, -1);
+		lua_rawsetp(L, LUA_REGISTRYINDEX, &srcline_strings);
+	}
+	if (lua_rawgetp(L, -1, sf) != LUA_TSTRING) {
+		lua_pop(L, 1);
+		lua_pushfstring(L, "%s:%d", sf->file, (int)sf->line);
+		lua_pushvalue(L, -1);
+		lua_rawsetp(L, -3, sf);
+	}
+	lua_remove(L, -2);
+}
+
+void lp_stack_push_srcline(lua_State *L, struct lp_run *run)
+{
+	const struct lp_srcframe *sf;
+	if (srcframes(run, lp_stack_leaf(run), false, &sf) && sf->file)
+		push_srcline(L, sf);
+	else
+		lua_pushnil(L);
+}
+
+/* Appends s with the characters the folded format reserves replaced: ';'
+ * by ':', a newline (and in the command name a space) by '_'.  Names rarely
+ * hold one, so whole runs between them are copied at once. */
+static void add_name(luaL_Buffer *b, const char *s, bool comm)
+{
+	const char *reserved = comm ? ";\n " : ";\n";
+	for (;;) {
+		size_t n = strcspn(s, reserved);
+		luaL_addlstring(b, s, n);
+		if (!s[n])
+			return;
+		luaL_addchar(b, s[n] == ';' ? ':' : '_');
+		s += n + 1;
+	}
+}
+
+/* The words naming frame f in a folded string (see fold_leaf);
+ * 0 when they do not fit in max. */
+static size_t frame_words(struct lp_run *run, const struct lp_frame *f, bool ret,
+			  uint64_t *w, size_t max)
+{
+	const struct lp_srcframe *sf;
+	int ns = srcframes(run, f, ret, &sf);
+	size_t inl = ns > 1 ? (size_t)ns - 1 : 0;
+	if (max < 2 || inl > max - 2)
+		return 0;
+	w[0] = inl << 1 | f->kernel;
+	w[1] = (uint64_t)(uintptr_t)f->sym;
+	for (size_t j = 0; j < inl; j++)
+		w[2 + j] = (uint64_t)(uintptr_t)sf[j].func;
+	return 2 + inl;
+}
+
+/* frame_words of the frame at p, through the cache by address. */
+static size_t pos_words(struct lp_run *run, const struct frame_pos *p, uint64_t *w, size_t max)
+{
+	unsigned how = (unsigned)p->first | (unsigned)p->caller << 1 | (unsigned)p->ret << 2 |
+		       (unsigned)p->kernel << 3;
+	const struct lp_proc *proc = sample_proc(run);
+	size_t n = lp_fold_words_get(run, proc, p->ip, how, w, max);
+	if (n)
+		return n;
+	struct lp_frame f;
+	frame_at(run, p, &f);
+	n = frame_words(run, &f, p->ret, w, max);
+	if (n)
+		lp_fold_words_put(run, proc, p->ip, how, w, n);
+	return n;
+}
+
+/* The words that stand for the first frame of the sample's stack (as
+ * lp_stack_addrs gives it) in its folded string: the count of functions
+ * inlined there and the frame's kernel flag, then its symbol's name and
+ * theirs, as pointers (a name pointer always points at the same name;
+ * the same name may have several).  They fill words[0, result) (at most
+ * max); *leaf is the frame's index in the addresses.  Two stacks that
+ * differ only in their first address and have the same words fold to
+ * the same string.  Returns 0 when there is no frame or the words do not
+ * fit. */
+static size_t fold_leaf(struct lp_run *run, uint64_t *words, size_t max, uint64_t *leaf)
+{
+	struct frame_iter it;
+	struct frame_pos p;
+	iter_init(&it, run);
+	if (!iter_next(&it, &p))
+		return 0;
+	*leaf = it.i - 1;
+	return pos_words(run, &p, words, max);
+}
+
+/* The names the folded string of the sample is made of, as words: its
+ * command name, then frame_words of each frame, leaf first.  Two samples
+ * with the same words fold to the same string.  0 when they do not fit. */
+static size_t name_words(struct lp_run *run, uint64_t *w, size_t max)
+{
+	const struct lp_thread *t = lp_view_thread(run);
+	struct frame_iter it;
+	struct frame_pos p;
+	size_t n = 2, k;
+	if (!t || max < 2)
+		return 0;
+	memcpy(w, t->comm, 2 * sizeof *w);
+	iter_init(&it, run);
+	while (iter_next(&it, &p)) {
+		if (it.n > LP_MAX_STACK || !(k = pos_words(run, &p, w + n, max - n)))
+			return 0;
+		n += k;
+	}
+	return it.n ? n : 0;
+}
+
+bool lp_stack_fold_key(struct lp_run *run, enum lp_fold_kind kind, struct lp_fold_stack *st)
+{
+	const struct lp_record *rec = run->view.rec;
+	st->thread = lp_view_thread(run);
+	st->ips = lp_stack_addrs(run, &st->nr, &st->unwound);
+	st->kernel_mode = cpumode_kernel(rec->misc);
+	st->chain = rec->u.sample.nr_ips != 0;
+	st->nr_lead = 0;
+	st->leaf = UINT64_MAX;
+	if (!st->thread)
+		return false;
+	if (kind == LP_FOLD_FOLDED)
+		st->nr_lead = fold_leaf(run, st->lead, LP_FOLD_MAX_WORDS, &st->leaf);
+	return kind != LP_FOLD_FOLDED || st->nr_lead;
+}
+
+void lp_stack_push_folded(lua_State *L, struct lp_run *run)
+{
+	struct lp_fold_stack st;
+	bool keyed = lp_stack_fold_key(run, LP_FOLD_FOLDED, &st);
+	if (lp_fold_get(L, run, LP_FOLD_FOLDED, keyed ? &st : NULL))
+		return;
+	uint64_t words[LP_FOLD_NAME_WORDS];
+	size_t nw = name_words(run, words, LP_FOLD_NAME_WORDS);
+	if (nw && lp_fold_named_get(L, run, words, nw)) {
+		lp_fold_put(L, run, LP_FOLD_FOLDED);
+		return;
+	}
+	size_t n = walk(run);
+	luaL_Buffer b;
+	luaL_buffinit(L, &b);
+	struct lp_thread *t = lp_view_thread(run);
+	add_name(&b, t ? t->comm : "[unknown]", true);
+	for (size_t i = n; i-- > 0;) {
+		const struct lp_frame *f = &run->stack.frames[i];
+		const struct lp_srcframe *sf;
+		luaL_addchar(&b, ';');
+		add_name(&b, f->sym ? f->sym : "[unknown]", false);
+		if (f->kernel)
+			luaL_addstring(&b, "_[k]");
+		for (int j = srcframes(run, f, run->stack.frame_ret[i], &sf) - 1; j-- > 0;) {
+			luaL_addchar(&b, ';');
+			add_name(&b, sf[j].func ? sf[j].func : "[unknown]", false);
+		}
+	}
+	luaL_pushresult(&b);
+	lp_fold_named_put(L, run);
+	lp_fold_put(L, run, LP_FOLD_FOLDED);
+}
+
+size_t lp_stack_frames(struct lp_run *run)
+{
+	return walk(run);
+}
+
+int lp_stack_srcframes(struct lp_run *run, size_t i, const struct lp_srcframe **sf)
+{
+	return srcframes(run, &run->stack.frames[i], run->stack.frame_ret[i], sf);
+}
+
+void lp_stack_free(struct lp_run *run)
+{
+	lp_unwinder_free(run->stack.unwinder);
+	run->stack.unwinder = NULL;
+	lp_srclines_free(run->stack.lines);
+	run->stack.lines = NULL;
+}

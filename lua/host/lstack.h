@@ -1,0 +1,57 @@
+/*
+ * lstack.h - internal to lua/: symbolizing the current sample: its leaf
+ * frame, its call stack as a Lua array and as a folded string.
+ */
+#ifndef LP_LSTACK_H
+#define LP_LSTACK_H
+
+#include <stdbool.h>
+
+#include <lua.h>
+
+#include "lfold.h"
+#include "lp.h"
+
+/* The resolved frame of the sample's ip, computed once per sample. */
+const struct lp_frame *lp_stack_leaf(struct lp_run *run);
+
+/* Resolves every frame of the current sample into run->stack.frames, leaf
+ * first; returns how many (at least 1). */
+size_t lp_stack_frames(struct lp_run *run);
+
+struct lp_srcframe;
+
+/* After lp_stack_frames: the source frames of run->stack.frames[i], the
+ * functions inlined at its address innermost first, then its own
+ * function's file and line; how many (0: no DWARF for it).  Borrowed
+ * until the next sample. */
+int lp_stack_srcframes(struct lp_run *run, size_t i, const struct lp_srcframe **sf);
+
+/* The addresses the sample's stack is made of, perf's context markers
+ * included: its callchain, or the single ip; for a sample with a user
+ * stack copy, the callchain's kernel part, PERF_CONTEXT_USER and the
+ * unwound user frames (*unwound set; every user frame after the first is
+ * a return address).  Computed once per sample; borrowed until the next. */
+const uint64_t *lp_stack_addrs(struct lp_run *run, uint64_t *nr, bool *unwound);
+
+/* Pushes s.stack: an array of { ip=, sym=, dso=, symoff=, kernel=, file=,
+ * line= }, leaf first; the functions inlined at a frame's address come
+ * before it, innermost first, as { ip=, sym=, dso=, kernel=, inlined=true,
+ * file=, line= }. */
+void lp_stack_push(lua_State *L, struct lp_run *run);
+
+/* Pushes s.srcline: "file:line" of the sampled ip (the innermost inlined
+ * function's line when code is inlined there), or nil. */
+void lp_stack_push_srcline(lua_State *L, struct lp_run *run);
+
+/* Fills st with what keys the current sample's string of that kind in
+ * the fold cache (lfold.h): its thread, addresses, cpumode and, for
+ * s.folded, the words of its first frame (fold_leaf in lstack.c).
+ * Returns false when the sample cannot be cached. */
+bool lp_stack_fold_key(struct lp_run *run, enum lp_fold_kind kind, struct lp_fold_stack *st);
+
+/* Pushes s.folded: "comm;root;...;leaf", unknown frames "[unknown]",
+ * kernel frames suffixed "_[k]". */
+void lp_stack_push_folded(lua_State *L, struct lp_run *run);
+
+#endif

@@ -1,0 +1,376 @@
+/*
+ * ltrace.c - tracepoint samples in Lua: s.fields and s.raw, and the system
+ * call table (luaprof.syscall_name, luaprof.syscall_nr).
+ *
+ * s.fields is a Lua table, one per tracepoint event for the whole run (no
+ * table is built per sample), holding the fields of the sample being
+ * handled.  Reading a field is a plain table read, with no call into C:
+ * before each sample of the event is handled, the fields the script has
+ * read so far (its "hot" fields) are decoded into the table; a field read
+ * for the first time is decoded by the table's __index (C), and is hot
+ * from then on.  The table being shown and its field names sit in fixed
+ * slots of the base stack (LP_SLOT_FIELDS, LP_SLOT_FKEYS), so decoding a
+ * hot field costs a rawgeti, a push and a rawset: less than a C
+ * metamethod call per field read (a "view" userdata) or the table and
+ * names reached through the registry, and far less than a table of all
+ * the fields made per sample.
+ *
+ * The table is emptied as soon as no sample of its event is being handled:
+ * before a sample of another event, before any other hook (on_comm,
+ * on_interval, on_end, ...), and at the end.  A kept s.fields read then
+ * reaches the __index, which raises an error (it is valid only during its
+ * call; within a later call of the same event it shows that call's
+ * sample, like s itself).  Assigning a field it does not hold is an
+ * error; pairs() gives every field, decoded, in the format's order.
+ * Values are decoded with the event's format (settled once per event by
+ * run.c): integers exact Lua integers, signed or not as the format says;
+ * char arrays and __data_loc/__rel_loc char[] strings up to their NUL;
+ * other arrays Lua arrays, made only when read (an array is hot only to
+ * be cleared before each sample); pointers integers; common_* fields are
+ * left out, as is a field whose data does not lie inside the sample (it
+ * reads as nil).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "lp.h"
+#include "luaprof/trace.h"
+
+#define LP_FIELDS_MT "luaprof.Fields"
+#define FILL_HEADROOM (256u << 10)      /* see fill_room */
+
+/* s.fields of one tracepoint event. */
+struct lp_tpview {
+	const struct lp_tp_format *fmt;
+	int ref_t;              /* the table */
+	int ref_k;              /* field names: k[i + 1] = fmt->fields[i].name */
+	uint16_t *hot;          /* fields decoded into the table before each sample */
+	size_t nr_hot;
+	bool filled;            /* the table holds a sample's hot fields */
+};
+
+static void push_array(lua_State *L, const struct lp_tp_field *f, const uint8_t *p, size_t len)
+{
+	size_t n = len / f->elem_size;
+	lua_createtable(L, n < 1u << 20 ? (int)n : 0, 0);
+	for (size_t i = 0; i < n; i++) {
+		lua_pushinteger(L, (lua_Integer)lp_tp_elem(f, p, i));
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+}
+
+/* Pushes field f's value; false (nothing pushed) when its data is not
+ * inside the sample. */
+static bool push_field(lua_State *L, const struct lp_tp_field *f, const void *raw, size_t size)
+{
+	uint64_t v;
+	const char *s;
+	const uint8_t *p;
+	size_t len;
+	switch (f->kind) {
+	case LP_TP_INT:
+		if (lp_tp_read_int(f, raw, size, &v))
+			return false;
+		lua_pushinteger(L, (lua_Integer)v);
+		return true;
+	case LP_TP_STRING:
+		if (lp_tp_read_string(f, raw, size, &s, &len))
+			return false;
+		lua_pushlstring(L, s, len);
+		return true;
+	default:
+		if (lp_tp_read_bytes(f, raw, size, &p, &len))
+			return false;
+		if (f->kind == LP_TP_ARRAY)
+			push_array(L, f, p, len);
+		else
+			lua_pushlstring(L, (const char *)p, len);
+		return true;
+	}
+}
+
+/* The index of the non-common field called name, or -1. */
+static int find(const struct lp_tp_format *fmt, const char *name)
+{
+	for (size_t i = 0; name && i < fmt->nr_fields; i++)
+		if (!fmt->fields[i].common && !strcmp(fmt->fields[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* The view of a metamethod's first two upvalues (the view, the run),
+ * checked to be in a call of a sample of its event. */
+static struct lp_tpview *check_shown(lua_State *L, struct lp_run **run)
+{
+	struct lp_tpview *tv = lua_touserdata(L, lua_upvalueindex(1));
+	*run = lua_touserdata(L, lua_upvalueindex(2));
+	if (!(*run)->view.rec || (*run)->vm.tp_shown != tv)
+		luaL_error(L, "s.fields used outside on_sample: copy the fields you need "
+			      "into your own table while on_sample runs");
+	return tv;
+}
+
+/* Pushes hot field i of sample s; false (nothing pushed) for an array,
+ * which is made only when read, or when its data is not inside s. */
+static bool push_hot(lua_State *L, const struct lp_tpview *tv, size_t i,
+		     const struct lp_sample *s)
+{
+	const struct lp_tp_field *f = &tv->fmt->fields[i];
+	return f->kind != LP_TP_ARRAY && push_field(L, f, s->raw, s->raw_size);
+}
+
+/* Decodes tv's hot fields of sample s into its table (at LP_SLOT_FIELDS,
+ * its names at LP_SLOT_FKEYS), or clears them (s NULL: the format, which
+ * may be gone with the source at the end, is not read then). */
+static void fill(lua_State *L, struct lp_tpview *tv, const struct lp_sample *s)
+{
+	for (size_t j = 0; j < tv->nr_hot; j++) {
+		lua_rawgeti(L, LP_SLOT_FKEYS, (lua_Integer)tv->hot[j] + 1);
+		if (!s || !push_hot(L, tv, tv->hot[j], s))
+			lua_pushnil(L);
+		lua_rawset(L, LP_SLOT_FIELDS);
+	}
+	tv->filled = s != NULL;
+}
+
+/* __index: a field read for the first time in this call.  It is decoded,
+ * kept in the table for the rest of the call, and decoded before each
+ * sample from now on. */
+static int l_fields_index(lua_State *L)
+{
+	struct lp_run *run;
+	struct lp_tpview *tv = check_shown(L, &run);
+	const struct lp_sample *s = &run->view.rec->u.sample;
+	int i = lua_type(L, 2) == LUA_TSTRING ? find(tv->fmt, lua_tostring(L, 2)) : -1;
+	if (i < 0 || !push_field(L, &tv->fmt->fields[i], s->raw, s->raw_size)) {
+		lua_pushnil(L);
+		return 1;
+	}
+	size_t j = 0;
+	while (j < tv->nr_hot && tv->hot[j] != i)
+		j++;
+	if (j == tv->nr_hot)
+		tv->hot[tv->nr_hot++] = (uint16_t)i;
+	lua_pushvalue(L, 2);
+	lua_pushvalue(L, -2);
+	lua_rawset(L, 1);
+	tv->filled = true;
+	return 1;
+}
+
+/* The iterator of pairs(s.fields): the field after key, in format order. */
+static int l_fields_next(lua_State *L)
+{
+	struct lp_run *run;
+	struct lp_tpview *tv = check_shown(L, &run);
+	const struct lp_sample *s = &run->view.rec->u.sample;
+	size_t i = 0;
+	if (!lua_isnil(L, 2)) {
+		int k = lua_type(L, 2) == LUA_TSTRING ? find(tv->fmt, lua_tostring(L, 2)) : -1;
+		if (k < 0)
+			return luaL_error(L, "invalid key to 'next' of s.fields");
+		i = (size_t)k + 1;
+	}
+	for (; i < tv->fmt->nr_fields; i++) {
+		const struct lp_tp_field *f = &tv->fmt->fields[i];
+		lua_pushstring(L, f->name);
+		if (!f->common && push_field(L, f, s->raw, s->raw_size))
+			return 2;
+		lua_pop(L, 1);
+	}
+	lua_pushnil(L);
+	return 1;
+}
+
+static int l_fields_pairs(lua_State *L)
+{
+	struct lp_run *run;
+	check_shown(L, &run);
+	lua_pushvalue(L, lua_upvalueindex(3));  /* l_fields_next */
+	lua_pushvalue(L, 1);
+	lua_pushnil(L);
+	return 3;
+}
+
+static int l_fields_newindex(lua_State *L)
+{
+	return luaL_error(L, "s.fields is read-only (field '%s')", luaL_checkstring(L, 2));
+}
+
+static int l_fields_tostring(lua_State *L)
+{
+	struct lp_tpview *tv = lua_touserdata(L, lua_upvalueindex(1));
+	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(2));
+	if (run->view.rec && run->vm.tp_shown == tv)
+		lua_pushfstring(L, "luaprof.Fields (%s:%s)", tv->fmt->system, tv->fmt->name);
+	else
+		lua_pushliteral(L, "luaprof.Fields (expired)");
+	return 1;
+}
+
+/* Sets field name of the table on top to fn, with upvalues tv and run
+ * (and the value below them, when extra). */
+static void set_method(lua_State *L, struct lp_tpview *tv, struct lp_run *run,
+		       const char *name, lua_CFunction fn, bool extra)
+{
+	lua_pushlightuserdata(L, tv);
+	lua_pushlightuserdata(L, run);
+	if (extra)
+		lua_rotate(L, -3, -1);          /* tv, run, the extra value */
+	lua_pushcclosure(L, fn, extra ? 3 : 2);
+	lua_setfield(L, -2, name);
+}
+
+/* Sets s.fields, for the samples handled from now on, to the value at
+ * stack index idx: a field of the Sample's __index table (lsample.c). */
+static void show_fields(lua_State *L, struct lp_run *run, int idx)
+{
+	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref_view_index);
+	lua_pushliteral(L, "fields");
+	lua_pushvalue(L, idx);
+	lua_rawset(L, -3);
+	lua_pop(L, 1);
+}
+
+/* The metatable of an event's table, for the table on top. */
+static void fields_meta(lua_State *L, struct lp_run *run, struct lp_tpview *tv)
+{
+	lua_createtable(L, 0, 6);
+	set_method(L, tv, run, "__index", l_fields_index, false);
+	set_method(L, tv, run, "__tostring", l_fields_tostring, false);
+	lua_pushcfunction(L, l_fields_newindex);
+	lua_setfield(L, -2, "__newindex");
+	lua_pushlightuserdata(L, tv);
+	lua_pushlightuserdata(L, run);
+	lua_pushcclosure(L, l_fields_next, 2);
+	set_method(L, tv, run, "__pairs", l_fields_pairs, true);
+	lua_pushliteral(L, LP_FIELDS_MT);       /* getmetatable gives this, not the table */
+	lua_setfield(L, -2, "__metatable");
+	lua_setmetatable(L, -2);
+}
+
+struct lp_tpview *lp_trace_view_new(lua_State *L, struct lp_run *run,
+				    const struct lp_tp_format *fmt)
+{
+	struct lp_tpview *tv = calloc(1, sizeof *tv);
+	if (!tv || !(tv->hot = calloc(fmt->nr_fields ? fmt->nr_fields : 1, sizeof *tv->hot))) {
+		free(tv);
+		return NULL;
+	}
+	tv->fmt = fmt;
+	lua_createtable(L, (int)fmt->nr_fields, 0);     /* the names */
+	for (size_t i = 0; i < fmt->nr_fields; i++) {
+		lua_pushstring(L, fmt->fields[i].name);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	tv->ref_k = luaL_ref(L, LUA_REGISTRYINDEX);
+	lua_createtable(L, 0, (int)fmt->nr_fields);
+	fields_meta(L, run, tv);
+	tv->ref_t = luaL_ref(L, LUA_REGISTRYINDEX);
+	return tv;
+}
+
+void lp_trace_view_free(struct lp_tpview *tv)
+{
+	if (tv)
+		free(tv->hot);
+	free(tv);
+}
+
+void lp_trace_leave(struct lp_run *run)
+{
+	struct lp_tpview *tv = run->vm.tp_shown;
+	if (!tv)
+		return;
+	lua_State *L = run->vm.L;
+	if (tv->filled)
+		fill(L, tv, NULL);
+	lua_pushnil(L);
+	lua_replace(L, LP_SLOT_FIELDS);
+	lua_pushnil(L);
+	lua_replace(L, LP_SLOT_FKEYS);
+	show_fields(L, run, LP_SLOT_FIELDS);
+	run->vm.tp_shown = NULL;
+}
+
+/* Makes tv the s.fields shown: its table and names in their slots, and
+ * s.fields. */
+static void show(struct lp_run *run, struct lp_tpview *tv)
+{
+	lua_State *L = run->vm.L;
+	lp_trace_leave(run);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, tv->ref_t);
+	lua_replace(L, LP_SLOT_FIELDS);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, tv->ref_k);
+	lua_replace(L, LP_SLOT_FKEYS);
+	show_fields(L, run, LP_SLOT_FIELDS);
+	run->vm.tp_shown = tv;
+}
+
+/* Whether the Lua state has room under --script-memory for what a fill
+ * may allocate (strings it makes, the table's keys again after a
+ * collection).  The fill runs outside any protected call, where running
+ * out would abort; with less room, the hot fields are left to __index,
+ * inside the handler's call, where it is the call's error. */
+static bool fill_room(const struct lp_run *run)
+{
+	const struct lp_guard *g = &run->vm.guard;
+	return !g->limit || g->limit - g->bytes >= FILL_HEADROOM;
+}
+
+void lp_trace_enter(struct lp_run *run, struct lp_tpview *tv)
+{
+	const struct lp_sample *s = &run->view.rec->u.sample;
+	if (!tv || !s->raw) {
+		lp_trace_leave(run);
+		return;
+	}
+	if (tv != run->vm.tp_shown)
+		show(run, tv);
+	if (tv->nr_hot)
+		fill(run->vm.L, tv, fill_room(run) ? s : NULL);
+}
+
+void lp_trace_push_fields(lua_State *L, struct lp_run *run)
+{
+	if (run->vm.tp_shown)
+		lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.tp_shown->ref_t);
+	else
+		lua_pushnil(L);
+}
+
+void lp_trace_push_raw(lua_State *L, struct lp_run *run)
+{
+	const struct lp_sample *s = &run->view.rec->u.sample;
+	if (s->raw)
+		lua_pushlstring(L, s->raw, s->raw_size);
+	else
+		lua_pushnil(L);
+}
+
+int lp_l_syscall_name(lua_State *L)
+{
+	const char *name = lp_syscall_name((long)luaL_checkinteger(L, 1));
+	name ? (void)lua_pushstring(L, name) : lua_pushnil(L);
+	return 1;
+}
+
+/* luaprof.errno_name(nr): "ENOENT" for 2 (or -2, as a system call returns
+ * it), or nil. */
+int lp_l_errno_name(lua_State *L)
+{
+	lua_Integer nr = luaL_checkinteger(L, 1);
+	const char *name = nr >= -4096 && nr <= 4096 ? lp_errno_name((int)(nr < 0 ? -nr : nr)) : NULL;
+	name ? (void)lua_pushstring(L, name) : lua_pushnil(L);
+	return 1;
+}
+
+int lp_l_syscall_nr(lua_State *L)
+{
+	long nr = lp_syscall_nr(luaL_checkstring(L, 1));
+	nr >= 0 ? lua_pushinteger(L, nr) : lua_pushnil(L);
+	return 1;
+}

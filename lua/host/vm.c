@@ -1,0 +1,250 @@
+/*
+ * vm.c - the Lua state: creating it, loading the user's script, and calling
+ * its hooks under lua_pcall with a traceback message handler kept at a fixed
+ * stack slot (LP_SLOT_MSGH), so a hook call costs a rawgeti and a pcall; the
+ * per-sample call finds its event's handler and the view at fixed slots
+ * too, and costs a rawgeti, a stack copy and a pcall.  Every call is
+ * bracketed by the runaway guard (guard.c), which costs two stores when
+ * nothing goes wrong.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <unistd.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "lfold.h"
+#include "lp.h"
+#include "lscript.h"
+
+/* Message handler: the error plus a traceback. */
+static int msgh(lua_State *L)
+{
+	const char *msg = lua_tostring(L, 1);
+	if (!msg) {
+		if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+			return 1;
+		msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+	}
+	luaL_traceback(L, L, msg, 1);
+	return 1;
+}
+
+/* The hooks' global names, in enum lp_hook's order. */
+static const char *const hook_names[LP_HOOK_N] = {
+	"on_start", "on_sample", "on_end", "on_interval",
+	"on_comm", "on_fork", "on_exit", "on_switch",
+};
+
+void lp_run_init(struct lp_run *run)
+{
+	*run = (struct lp_run){ .switch_view.ref = LUA_NOREF, .live.user_ns = -1,
+				.live.sys_ns = -1 };
+	for (int h = 0; h < LP_HOOK_N; h++)
+		run->vm.ref[h] = LUA_NOREF;
+}
+
+/* The global function name in the registry, or LUA_NOREF. */
+static int hook_ref(lua_State *L, const char *name)
+{
+	if (lua_getglobal(L, name) == LUA_TFUNCTION)
+		return luaL_ref(L, LUA_REGISTRYINDEX);
+	lua_pop(L, 1);
+	return LUA_NOREF;
+}
+
+/* The top-level pcall of the script, guarded; 0, 1 when luaprof.options
+ * stopped it on purpose (--help), or -1 after the one line. */
+static int run_main_chunk(struct lp_run *run)
+{
+	lp_guard_enter(&run->vm.guard, "the script's top level");
+	int status = lua_pcall(run->vm.L, 0, 0, LP_SLOT_MSGH);
+	lp_guard_leave(&run->vm.guard);
+	if (status == LUA_OK)
+		return 0;
+	if (run->opt.stopped)       /* luaprof.options did what was asked */
+		return run->opt.stopped == 1 ? 1 : -1;
+	lp_guard_explain(&run->vm.guard, status, lua_tostring(run->vm.L, -1));
+	return -1;
+}
+
+static void set_args(lua_State *L, const char *script, char **args, int nargs)
+{
+	lua_createtable(L, nargs, 1);
+	lua_pushstring(L, script);
+	lua_rawseti(L, -2, 0);
+	for (int i = 0; i < nargs; i++) {
+		lua_pushstring(L, args[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setglobal(L, "arg");
+}
+
+/* on_event, when the script defines it, must map event names to
+ * functions: checked once the top level has run, before anything opens. */
+static int check_on_event(lua_State *L)
+{
+	int t = lua_getglobal(L, "on_event");
+	int rc = 0;
+	if (t != LUA_TNIL && t != LUA_TTABLE) {
+		fprintf(stderr, "luaprof: on_event must be a table of event names to functions "
+				"(on_event[\"sched:sched_switch\"] = function(s) ... end), not a %s\n",
+			lua_typename(L, t));
+		rc = -1;
+	}
+	for (lua_pushnil(L); t == LUA_TTABLE && !rc && lua_next(L, -2); lua_pop(L, 1)) {
+		if (lua_type(L, -2) != LUA_TSTRING || !lua_isfunction(L, -1)) {
+			const char *key = luaL_tolstring(L, -2, NULL);  /* the value is now at -2 */
+			fprintf(stderr, "luaprof: on_event[%s] must be a function keyed by an event "
+					"name (on_event[\"sched:sched_switch\"] = function(s) ... end), "
+					"not a %s\n", key, luaL_typename(L, -2));
+			lua_pop(L, 1);
+			rc = -1;
+		}
+	}
+	lua_settop(L, LP_SLOT_MSGH);
+	return rc;
+}
+
+int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
+{
+	lua_State *L = lp_guard_newstate(&run->vm.guard, run->vm.memory);
+	if (!L) {
+		fprintf(stderr, "luaprof: cannot create the Lua state: out of memory\n");
+		return -1;
+	}
+	run->vm.L = L;
+	run->vm.script = script;
+	lua_gc(L, LUA_GCGEN, 0, 0);
+	lua_pushboolean(L, 1);          /* LUA_PATH and LUA_CPATH are not read */
+	lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
+	luaL_openlibs(L);
+	lp_script_set_path(L, script);
+	lua_pushcfunction(L, msgh);             /* stays at LP_SLOT_MSGH */
+	lua_pushlightuserdata(L, run);
+	lua_setfield(L, LUA_REGISTRYINDEX, "luaprof.run");
+	luaL_requiref(L, "luaprof", luaopen_luaprof, 1);
+	lua_pop(L, 1);
+	set_args(L, script, args, nargs);
+	lp_sample_open(L, run);
+	if (lp_guard_start(&run->vm.guard, run->vm.timeout)) {
+		fprintf(stderr, "luaprof: cannot start the --script-timeout watchdog thread\n");
+		return -1;
+	}
+	int status = luaL_loadfile(L, script);
+	if (status != LUA_OK) {
+		run->vm.guard.hook = "loading the script";
+		lp_guard_explain(&run->vm.guard, status, lua_tostring(L, -1));
+		return -1;
+	}
+	if ((status = run_main_chunk(run)))
+		return status;
+	run->vm.started = true;
+	if (check_on_event(L))
+		return -1;
+	int rc = lp_options_check(run);
+	if (rc)
+		return rc;
+	for (int h = 0; h < LP_HOOK_N; h++)
+		run->vm.ref[h] = hook_ref(L, hook_names[h]);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref[LP_HOOK_SAMPLE]);  /* LP_SLOT_ON_SAMPLE */
+	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref_view);       /* LP_SLOT_VIEW */
+	lua_newtable(L);                                        /* LP_SLOT_HANDLERS */
+	lua_pushnil(L);                                         /* LP_SLOT_FIELDS */
+	lua_pushnil(L);                                         /* LP_SLOT_FKEYS */
+	return 0;
+}
+
+/* Reports the error lua_pcall left (status) on top of the stack and pops
+ * it; always -1. */
+static int call_failed(struct lp_run *run, int status)
+{
+	lp_guard_explain(&run->vm.guard, status, lua_tostring(run->vm.L, -1));
+	lua_pop(run->vm.L, 1);
+	run->failed = true;
+	return -1;
+}
+
+/* A hook wrote to standard output and the write failed.  A pipe or socket
+ * whose reader has gone (`luaprof run ... | head`) ends the run as
+ * luaprof.exit() does, quietly, and the command is left to finish on its
+ * own (run->output_closed); anything else (a full disk) is luaprof's
+ * failure, with one line.  Returns 0 or -1. */
+static int output_failed(struct lp_run *run)
+{
+	int err = errno;                /* most often the failed write's */
+	struct stat st;
+	run->exit_requested = true;
+	if (!fstat(STDOUT_FILENO, &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+		run->output_closed = true;
+		return 0;
+	}
+	if (!run->output_failed)
+		fprintf(stderr, "luaprof: writing the standard output failed: %s\n",
+			err ? strerror(err) : "write error");
+	run->output_failed = run->failed = true;
+	return -1;
+}
+
+/* 0 after a hook call that went well (the output may have failed), or
+ * the failure. */
+static int call_done(struct lp_run *run, int status)
+{
+	if (status != LUA_OK)
+		return call_failed(run, status);
+	if (__builtin_expect(ferror_unlocked(stdout) && !run->output_closed && !run->output_failed, 0))
+		return output_failed(run);
+	return 0;
+}
+
+int lp_vm_flush(struct lp_run *run)
+{
+	if (run->output_closed)
+		return 0;
+	errno = 0;
+	if (!fflush(stdout) && !ferror(stdout) && !run->output_failed)
+		return 0;
+	return output_failed(run);
+}
+
+int lp_vm_call(struct lp_run *run, enum lp_hook h, int nargs)
+{
+	lua_State *L = run->vm.L;
+	lp_trace_leave(run);            /* no s.fields outside its sample's call */
+	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref[h]);
+	lua_insert(L, -1 - nargs);
+	lp_guard_enter(&run->vm.guard, hook_names[h]);
+	int status = lua_pcall(L, nargs, 0, LP_SLOT_MSGH);
+	lp_guard_leave(&run->vm.guard);
+	return call_done(run, status);
+}
+
+int lp_vm_call_handler(struct lp_run *run, int idx, const char *name)
+{
+	lua_State *L = run->vm.L;
+	lua_rawgeti(L, LP_SLOT_HANDLERS, idx);
+	lua_pushvalue(L, LP_SLOT_VIEW);
+	lp_guard_enter(&run->vm.guard, name);
+	int status = lua_pcall(L, 1, 0, LP_SLOT_MSGH);
+	lp_guard_leave(&run->vm.guard);
+	return call_done(run, status);
+}
+
+void lp_vm_close(struct lp_run *run)
+{
+	lp_guard_stop(&run->vm.guard);
+	if (run->vm.L)
+		lua_close(run->vm.L);
+	run->vm.L = NULL;
+	lp_fold_free(run);
+	for (size_t i = 0; i < run->nr_evinfo; i++)
+		lp_trace_view_free(run->evinfo[i].tp);
+	free(run->evinfo);
+	run->evinfo = NULL;
+	lp_stack_free(run);
+}
