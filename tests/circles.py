@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""circles.py [-v] [BUILD_DIR] - finds circles between source files from the
+"""circles.py [-v] [--sources ROOT] [BUILD_DIR] - finds circles between source files from the
 symbols of their objects.
 
 Every object under BUILD_DIR/core and BUILD_DIR/lua (at any depth) is read
@@ -10,6 +10,10 @@ directly or through others, uses A).  Each circle is printed as a chain of
 files through all its members, with the symbols that make each step (with
 -v, then every use between its members), and the circles are listed again
 at the end, one line each.
+
+With --sources ROOT, an object whose source file (ROOT/core/x/y.c for
+BUILD/core/x/y.o) no longer exists is left out, and counted: a build
+directory keeps the objects of files since moved or removed.
 
 Exit status: 0 no circle, 1 circles (printed), 2 no objects or nm failed.
 BUILD_DIR defaults to $BUILD, else build.
@@ -158,8 +162,21 @@ def report(graph, comps, verbose):
 def main(argv):
     verbose = "-v" in argv[1:]
     args = [a for a in argv[1:] if a != "-v"]
+    sources = None
+    if "--sources" in args:
+        i = args.index("--sources")
+        if i + 1 >= len(args):
+            print("circles: --sources needs the source tree's root")
+            return 2
+        sources = args[i + 1]
+        del args[i:i + 2]
     build = args[0] if args else os.environ.get("BUILD", "build")
     objs = objects(build)
+    if sources is not None:
+        kept = [o for o in objs if os.path.exists(os.path.join(sources, source_name(build, o)))]
+        if len(kept) < len(objs):
+            print(f"circles: {len(objs) - len(kept)} objects of sources no longer there left out")
+        objs = kept
     if not objs:
         print(f"circles: no objects under {build}/core or {build}/lua")
         return 2

@@ -11,6 +11,7 @@
 
 #include "list.h"
 #include "lp.h"
+#include "luaprof/luaprof.h"
 #include "luaprof/event.h"
 
 struct bit_name { uint64_t bit; const char *name; };
@@ -96,7 +97,7 @@ static void print_attr(const struct lp_event_spec *e, const struct perf_event_at
 int lp_list_attr(const char *events)
 {
 	struct lp_event_list l = { 0 };
-	char err[512];
+	char err[LP_ERRMSG_MAX];
 	if (lp_event_list_add(&l, events, err, sizeof err)) {
 		fprintf(stderr, "luaprof: %s\n", err);
 		lp_event_list_free(&l);         /* its events are as before, its array may not be */

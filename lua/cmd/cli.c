@@ -120,7 +120,7 @@ static int fail(const char *fmt, ...)
 
 static int add_events(struct lp_cli *cli, const char *list)
 {
-	char err[512];
+	char err[LP_ERRMSG_MAX];
 	return lp_cli_add_events(cli, list, err, sizeof err) ? fail("%s", err) : 0;
 }
 
@@ -266,7 +266,7 @@ static int option(struct lp_cli *cli, int c, char *val)
 		return 0;
 	case 'g': cli->sampling.callchain = true; cli->call_graph_given = true; return 0;
 	case 'G': {
-		char err[256];
+		char err[LP_ERRMSG_MAX];
 		cli->call_graph_given = true;
 		return lp_cli_call_graph(&cli->sampling, val, err, sizeof err) ? fail("%s", err) : 0;
 	}

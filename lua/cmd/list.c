@@ -23,6 +23,7 @@
 
 #include "list.h"
 #include "lp.h"
+#include "luaprof/luaprof.h"
 #include "luaprof/event.h"
 #include "luaprof/trace.h"
 
@@ -249,7 +250,7 @@ static void print_fields(const struct lp_tp_format *f)
 static int list_fields(const char *name)
 {
 	struct lp_event_list l = { 0 };
-	char err[512];
+	char err[LP_ERRMSG_MAX];
 	if (lp_event_list_add(&l, name, err, sizeof err)) {
 		fprintf(stderr, "luaprof: %s\n", err);
 		lp_event_list_free(&l);         /* its events are as before, its array may not be */

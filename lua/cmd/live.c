@@ -25,6 +25,7 @@
 #include "cmd.h"
 #include "cli.h"
 #include "lp.h"
+#include "luaprof/luaprof.h"
 #include "luaprof/live.h"
 #include "luaprof/probe.h"
 #include "luaprof/trace.h"
@@ -325,7 +326,7 @@ static bool watches_symbols(const struct lp_cli *cli)
  * find).  0 or -1 after a message. */
 static int resolve_watches(struct lp_cli *cli, char *exe, size_t size)
 {
-	char err[512];
+	char err[LP_ERRMSG_MAX];
 	pid_t pid = -1;
 	*exe = '\0';
 	if (!watches_symbols(cli))
@@ -385,7 +386,7 @@ struct live_run {
 	unsigned fb;                    /* LP_FALLBACK_* */
 	bool looped;                    /* live_loop ran: the run is to be ended */
 	uint64_t t0, t1;                /* the loop's start and end (CLOCK_MONOTONIC) */
-	char err[512];
+	char err[LP_ERRMSG_MAX];
 	char exe[PATH_MAX];             /* the program mem:VARIABLE watches */
 };
 

@@ -20,6 +20,7 @@
 
 #include "lp.h"
 #include "run.h"
+#include "luaprof/luaprof.h"
 #include "luaprof/perfdata.h"
 #include "replay.h"
 
@@ -233,7 +234,7 @@ static void push_info(lua_State *L, struct replay_src *rs, const char *file)
 
 int lp_replay(struct lp_run *run, const char *file)
 {
-	char err[512] = "";
+	char err[LP_ERRMSG_MAX] = "";
 	struct replay_src rs = { .pd = lp_perfdata_open(file, err, sizeof err),
 				 .resolver = run->resolver, .samples = &run->stats.samples,
 				 .interrupted = &run->interrupted };

@@ -25,7 +25,7 @@ void lp_cmd_log(enum lp_log_level level, const char *msg, void *ctx)
 /* Resolves the script's name and hands its options to the run; 0 or -1. */
 static int prepare_script(struct lp_run *run, struct lp_cli *cli, char *path, size_t size)
 {
-	char err[PATH_MAX + 256];
+	char err[LP_ERRMSG_MAX];
 	if (!cli->script)
 		return 0;
 	if (lp_script_find(cli->script, path, size, err, sizeof err)) {

@@ -99,8 +99,8 @@ static int l_index(lua_State *L)
 	int f = lua_rawget(L, lua_upvalueindex(1)) == LUA_TNUMBER ? (int)lua_tointeger(L, -1) : 0;
 	switch (f) {
 	case F_EVENT: push_event(L, run); break;
-	case F_PID: lua_pushinteger(L, s->pid); break;
-	case F_TID: lua_pushinteger(L, s->tid); break;
+	case F_PID: lua_pushinteger(L, (int32_t)s->pid); break;   /* -1 as perf prints it */
+	case F_TID: lua_pushinteger(L, (int32_t)s->tid); break;
 	case F_CPU:     /* nil when the samples do not carry it, as perf's per-thread ones */
 		if (run->view.sample_type & PERF_SAMPLE_CPU)
 			lua_pushinteger(L, s->cpu);

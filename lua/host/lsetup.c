@@ -26,6 +26,7 @@
 
 #include "settings.h"
 #include "lp.h"
+#include "luaprof/luaprof.h"
 
 /* Applies the value at the top of the stack to cli (given by the command
  * line or not); raises a Lua error for a bad value. */
@@ -33,7 +34,7 @@ typedef void (*apply_fn)(lua_State *L, struct lp_cli *cli);
 
 static void add_event_string(lua_State *L, struct lp_cli *cli, const char *s)
 {
-	char err[512];
+	char err[LP_ERRMSG_MAX];
 	if (lp_cli_add_events(cli, s, err, sizeof err))
 		luaL_error(L, "luaprof.setup: %s", err);
 }
@@ -87,7 +88,7 @@ static void set_count(lua_State *L, struct lp_cli *cli)
 /* true, "fp", "dwarf" or "dwarf,SIZE"; -g or --call-graph overrides it. */
 static void set_call_graph(lua_State *L, struct lp_cli *cli)
 {
-	char err[256];
+	char err[LP_ERRMSG_MAX];
 	struct lp_sampling s = cli->sampling;
 	if (lua_type(L, -1) == LUA_TBOOLEAN)
 		s.callchain |= lua_toboolean(L, -1);

@@ -52,16 +52,16 @@ static int l_index(lua_State *L)
 	lua_pushvalue(L, 2);
 	lua_rawget(L, lua_upvalueindex(1));
 	switch ((enum field)lua_tointeger(L, -1)) {
-	case F_PID: lua_pushinteger(L, r->sid.pid); break;
-	case F_TID: lua_pushinteger(L, r->sid.tid); break;
+	case F_PID: lua_pushinteger(L, (int32_t)r->sid.pid); break;   /* -1 as perf prints it */
+	case F_TID: lua_pushinteger(L, (int32_t)r->sid.tid); break;
 	case F_TIME: lua_pushinteger(L, (lua_Integer)r->sid.time); break;
 	case F_CPU: push_opt(L, run->switch_view.has_cpu, r->sid.cpu); break;
 	case F_OUT: lua_pushboolean(L, sw->out); break;
 	case F_PREEMPT: lua_pushboolean(L, sw->preempt); break;
-	case F_NEXT_PID: push_opt(L, sw->cpu_wide && sw->out, sw->pid); break;
-	case F_NEXT_TID: push_opt(L, sw->cpu_wide && sw->out, sw->tid); break;
-	case F_PREV_PID: push_opt(L, sw->cpu_wide && !sw->out, sw->pid); break;
-	case F_PREV_TID: push_opt(L, sw->cpu_wide && !sw->out, sw->tid); break;
+	case F_NEXT_PID: push_opt(L, sw->cpu_wide && sw->out, (int32_t)sw->pid); break;
+	case F_NEXT_TID: push_opt(L, sw->cpu_wide && sw->out, (int32_t)sw->tid); break;
+	case F_PREV_PID: push_opt(L, sw->cpu_wide && !sw->out, (int32_t)sw->pid); break;
+	case F_PREV_TID: push_opt(L, sw->cpu_wide && !sw->out, (int32_t)sw->tid); break;
 	default: lua_pushnil(L); break;
 	}
 	return 1;

@@ -41,6 +41,6 @@ pair "$TMP/oneway" 0
 python3 "$CHECK" "$TMP/oneway" > "$TMP/oneway.out"; rc=$?
 [ $rc = 0 ] || { cat "$TMP/oneway.out"; fail "circles.py: exit $rc on a one-way pair, not 0"; }
 
-python3 "$CHECK" "$BUILD"; rc=$?
+python3 "$CHECK" --sources "$ROOT" "$BUILD"; rc=$?
 [ $rc = 0 ] || fail "circles between source files (above), or no objects under $BUILD"
 exit 0

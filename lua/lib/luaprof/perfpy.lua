@@ -73,8 +73,11 @@ function M.by_count(d)
   end
 end
 
+-- perf's Util.syscall_name with python3-audit, as Debian's perf runs its
+-- scripts: audit's name, and None for a number it has no name for (such as
+-- -1, which raw_syscalls:sys_exit reports for some exits).
 function M.syscall_name(id)
-  return luaprof.syscall_name(id) or tostring(id)
+  return luaprof.syscall_name(id) or "None"
 end
 
 function M.strerror(nr)
