@@ -26,7 +26,7 @@ and --offcpu) or as folded stacks (--base=FILE, from luaprof run folded).
   { "base", "string", nil, "a folded file to compare with: a differential graph" },
   { "diff", "string", nil, "a recording (perf.data) to compare with: a differential graph" },
   { "width", "integer", 1200, "the image width in pixels" },
-  profile.PER, profile.OFFCPU,
+  profile.PER, profile.offcpu_option("microseconds"),
 }
 profile.setup(opt)
 

@@ -15,7 +15,7 @@ comm-PID/TID (as stackcollapse-perf.pl --pid/--tid).  --offcpu counts the
 time threads spent switched out, in microseconds, by the stack where they
 blocked, instead of samples by the stack where they ran.]],
   { "out", "string", "-", "the file to write (- for stdout)" },
-  profile.PER, profile.OFFCPU,
+  profile.PER, profile.offcpu_option("microseconds"),
 }
 profile.setup(opt)
 

@@ -18,7 +18,7 @@ command (pprof's -tagroot=pid or -tagroot=pid,tid then splits the graph by
 them), as --labels=pid,tid,comm does.]],
   { "out", "string", "profile.pb.gz", "the file to write" },
   { "labels", "list", {}, "per-sample labels", choices = { "pid", "tid", "comm", "cpu" } },
-  profile.PER, profile.OFFCPU,
+  profile.PER, profile.offcpu_option("nanoseconds"),
 }
 profile.setup(opt)
 

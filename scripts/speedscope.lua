@@ -14,7 +14,7 @@ local opt = luaprof.options{
   { "weight", "string", "time", "weigh samples by their time or count them",
     choices = { "time", "samples" } },
   { "per", "string", "thread", "one profile per thread or per process", choices = { "thread", "process" } },
-  profile.OFFCPU,
+  profile.offcpu_option("nanoseconds"),
 }
 profile.setup(opt)
 

@@ -360,7 +360,8 @@ static const char *add_list(lua_State *L, int i, const char *name, const char *t
 	for (lua_Integer k = 1; k <= (lua_Integer)lua_rawlen(L, -1); k++) {
 		lua_rawgeti(L, -1, k);
 		if (!in_choices(L, i, -1))
-			return "values among the choices listed below";
+			return lua_pushfstring(L, "chosen from the list below ('%s' is not in it)",
+					       lua_tostring(L, -1));
 		lua_rawseti(L, -3, (lua_Integer)lua_rawlen(L, -3) + 1);
 	}
 	lua_pop(L, 2);

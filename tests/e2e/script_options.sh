@@ -19,6 +19,7 @@ local opt = luaprof.options{
   { "flag", "boolean", false, "a flag" },
   { "keys", "list", "a,b", "keys" },
   { "note", "string", nil, "a note" },
+  { "sort", "list", "x", "sort keys", choices = { "x", "y" } },
 }
 local keys = table.concat(opt.keys, "+")
 print(string.format("limit=%s ratio=%s name=%s flag=%s keys=%s note=%s arg1=%s helper=%s map=%s",
@@ -48,6 +49,7 @@ expect_grep '^  --keys=A,B,... +keys \(default a,b\)$' "$TMP/out"
 for bad in "--limt=3:unknown option '--limt'" "--limit=ten:--limit=ten: the value must be an integer" \
 	   "--limit:--limit needs a value: --limit=N" "--name=z:--name=z: the value must be one of" \
 	   "--ratio=nan:--ratio=nan: the value must be a number" "--flag=maybe:--flag=maybe: the value must be true or false" \
+	   "--sort=y,bogus:--sort=y,bogus: the value must be chosen from the list below \\('bogus' is not in it\\)" \
 	   "--Bad:'--Bad' is not an option"; do
 	expect_status 255 "$LUAPROF" run "$TMP/dir1/opts.lua" "${bad%%:*}" -- "$PROGS/spin" 1
 	expect_grep "^luaprof: .*opts.lua: ${bad#*:}" "$TMP/err"
@@ -96,4 +98,9 @@ expect_grep '^  mine +from home too$' "$TMP/out"
 expect_grep '^  top +the hottest functions by samples' "$TMP/out"
 for s in count top flamegraph folded pprof speedscope; do expect_grep "^  $s +[a-z]" "$TMP/out"; done
 [ "$(grep -c '^  same ' "$TMP/out")" = 1 ] || fail "a shadowed script is listed twice"
+# The profile scripts' --offcpu says each one's own unit.
+for su in folded:microseconds flamegraph:microseconds speedscope:nanoseconds pprof:nanoseconds; do
+	expect_status 0 "$LUAPROF" run "${su%%:*}" --help
+	expect_grep "^  --offcpu, --no-offcpu .*off-CPU time from sched_switch, in ${su#*:} " "$TMP/out"
+done
 exit 0

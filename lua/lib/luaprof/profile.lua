@@ -2,7 +2,7 @@
 -- pprof, speedscope) share: their --per and --offcpu options, naming the
 -- root of a stack by process or thread, and off-CPU waits as stacks.
 --
---   local opt = luaprof.options{ description = ..., profile.PER, profile.OFFCPU, ... }
+--   local opt = luaprof.options{ description = ..., profile.PER, profile.offcpu_option("us"), ... }
 --   profile.setup(opt)                  -- -g; with --offcpu, sched_switch too
 --   profile.folded(s, opt.per)          -- s.folded with its root named per --per
 --   on_event, on_switch = profile.offcpu_events(opt, function(o, ns, stack) ... end [, "stack"])
@@ -20,8 +20,12 @@ local M = {}
 
 M.PER = { "per", "string", "comm", "the root of each stack: the command (comm), "
           .. "comm-PID (process) or comm-PID/TID (thread)", choices = { "comm", "process", "thread" } }
-M.OFFCPU = { "offcpu", "boolean", false, "where threads waited instead of where they ran: "
-             .. "off-CPU time from sched_switch, in ns (system-wide events; the run's threads)" }
+-- The --offcpu option, its weight in unit (each script's own: folded
+-- stacks count microseconds, speedscope nanoseconds, ...).
+function M.offcpu_option(unit)
+  return { "offcpu", "boolean", false, "where threads waited instead of where they ran: "
+           .. "off-CPU time from sched_switch, in " .. unit .. " (system-wide events; the run's threads)" }
+end
 
 function M.setup(opt)
   if opt.offcpu then
