@@ -37,7 +37,7 @@ function on_start(info)
                            default = "offcpu" }
   else
     p = luaprof.pprof.new{ sample_types = { { "samples", "count" }, second },
-                           period = { second[1], second[2], 1 }, default = "samples", labels = labels }
+                           period = { second[1], second[2] }, default = "samples", labels = labels }
   end
 end
 

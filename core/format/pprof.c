@@ -101,6 +101,11 @@ int lp_pprof_period(struct lp_pprof *p, const char *type, const char *unit, int6
 	return 0;
 }
 
+void lp_pprof_period_value(struct lp_pprof *p, int64_t period)
+{
+	p->period = period;
+}
+
 void lp_pprof_times(struct lp_pprof *p, int64_t time_nanos, int64_t duration_nanos)
 {
 	p->time_nanos = time_nanos;
@@ -278,10 +283,41 @@ static void samples(const struct lp_pprof *p, struct lp_buf *b, struct lp_buf *s
 	}
 }
 
-static void mappings(const struct lp_pprof *p, struct lp_buf *b, struct lp_buf *s1)
+/* Whether file names a program: not a shared object ("libc.so.6",
+ * "ld-linux-x86-64.so.2"), not the kernel or a pseudo-file ("[vdso]",
+ * "[kernel.kallsyms]"), not a perf map ("/tmp/perf-PID.map"). */
+static bool is_program(const char *file, size_t n)
+{
+	const char *base = file;
+	for (size_t i = 0; i < n; i++)
+		if (file[i] == '/')
+			base = file + i + 1;
+	size_t bn = n - (size_t)(base - file);
+	if (!bn || *base == '[' || memmem(base, bn, ".so", 3))
+		return false;
+	return !(bn > 4 && !memcmp(base, "perf-", 5) && !memcmp(base + bn - 4, ".map", 4));
+}
+
+/* The mapping listed first: pprof takes the first as the profile's main
+ * binary (go tool pprof's "File:").  The first program among them, else
+ * the first. */
+static size_t main_mapping(const struct lp_pprof *p)
 {
 	for (size_t i = 0; i < lp_hmap_count(p->t[T_MAP]); i++) {
-		size_t n;
+		size_t n, len;
+		const uint64_t *k = key_words(p, T_MAP, i, &n);
+		const char *file = lp_hmap_key(p->t[T_STR], (size_t)k[3], &len);
+		if (is_program(file, len))
+			return i;
+	}
+	return 0;
+}
+
+static void mappings(const struct lp_pprof *p, struct lp_buf *b, struct lp_buf *s1)
+{
+	size_t nr = lp_hmap_count(p->t[T_MAP]), first = main_mapping(p);
+	for (size_t j = 0; j < nr; j++) {
+		size_t n, i = j == 0 ? first : j <= first ? j - 1 : j;
 		const uint64_t *k = key_words(p, T_MAP, i, &n);
 		field(s1, 1, i + 1);
 		field(s1, 2, k[0]);

@@ -50,6 +50,8 @@ int lp_pprof_sample_type(struct lp_pprof *p, const char *type, const char *unit)
 /* The sampling period and its type, the profile's start (ns since the
  * epoch) and length, and the sample type shown by default. 0 or -ENOMEM. */
 int lp_pprof_period(struct lp_pprof *p, const char *type, const char *unit, int64_t period);
+/* Sets the period alone (once the samples tell it). */
+void lp_pprof_period_value(struct lp_pprof *p, int64_t period);
 void lp_pprof_times(struct lp_pprof *p, int64_t time_nanos, int64_t duration_nanos);
 int lp_pprof_default_type(struct lp_pprof *p, const char *type);
 

@@ -3,7 +3,8 @@
  *
  *   local p = luaprof.pprof.new{
  *     sample_types = { {"samples", "count"}, {"cpu", "nanoseconds"} },  -- the default
- *     period = { "cpu", "nanoseconds", 250000 },   -- optional
+ *     period = { "cpu", "nanoseconds", 250000 },   -- optional; without the
+ *                                    -- number, the mean of the samples' periods
  *     default = "samples",                          -- the type shown first
  *     labels = { "pid", "tid", "comm" },            -- per-sample labels, optional
  *   }
@@ -49,6 +50,8 @@ struct lpprof {
 	size_t nr_values;
 	unsigned labels;
 	int64_t time0;                  /* when it was created, ns since the epoch */
+	bool period_auto;               /* the period is the mean of p:add's */
+	uint64_t period_sum, period_n;
 	uint64_t ids[MAX_FRAMES];
 };
 
@@ -172,6 +175,8 @@ static int l_add(lua_State *L)
 	if (lua_touserdata(L, 2) != run->view.ud || !run->view.rec)
 		return luaL_argerror(L, 2, "the sample on_sample was given, during that call");
 	int64_t values[LP_PPROF_MAX_VALUES] = { 1, (int64_t)run->view.rec->u.sample.period };
+	w->period_sum += run->view.rec->u.sample.period;
+	w->period_n++;
 	if (!lua_isnoneornil(L, 3))
 		values_arg(L, 3, w, values);
 	size_t n = lp_stack_frames(run);
@@ -242,6 +247,8 @@ static int l_add_stack(lua_State *L)
 static void encode(lua_State *L, struct lpprof *w, bool gz)
 {
 	struct lp_buf b = { 0 };
+	if (w->period_auto && w->period_n)
+		lp_pprof_period_value(w->p, (int64_t)((w->period_sum + w->period_n / 2) / w->period_n));
 	int rc = lp_pprof_write(w->p, &b, gz);
 	if (rc) {
 		lp_buf_free(&b);
@@ -321,8 +328,10 @@ static void period(lua_State *L, struct lpprof *w, int opts)
 		lua_geti(L, -1, 1);
 		lua_geti(L, -2, 2);
 		lua_geti(L, -3, 3);
-		if (!lua_isstring(L, -3) || !lua_isstring(L, -2) || !lua_isinteger(L, -1))
-			luaL_error(L, "pprof.new: period must be {type, unit, period}");
+		w->period_auto = lua_isnil(L, -1);
+		if (!lua_isstring(L, -3) || !lua_isstring(L, -2) ||
+		    (!lua_isinteger(L, -1) && !w->period_auto))
+			luaL_error(L, "pprof.new: period must be {type, unit[, period]}");
 		nomem(L, lp_pprof_period(w->p, lua_tostring(L, -3), lua_tostring(L, -2),
 					 lua_tointeger(L, -1)));
 		lua_pop(L, 3);

@@ -28,6 +28,12 @@ if command -v go >/dev/null; then
 	HOME=$TMP go tool pprof -raw deep.pb.gz > raw.txt 2>&1 || fail "go tool pprof -raw failed"
 	grep -qE 'deep16 .*[0-9a-f]{40}' raw.txt || { head -30 raw.txt; fail "no mapping of deep16 with its build-id"; }
 	grep -q 'samples/count\[dflt\] cpu/nanoseconds' raw.txt || fail "the sample types are not samples/count and cpu/nanoseconds"
+	# the program is the main binary, and the period the samples' mean (perf's)
+	grep -q '^File: deep16$' pprof.txt || fail "pprof's main binary is not deep16: $(grep '^File:' pprof.txt)"
+	if command -v perf >/dev/null; then
+		period=$(perf script -i deep.data -F period 2>/dev/null | awk '{s += $1; n++} END {if (n) printf "%d", s / n + 0.5}')
+		grep -q "^Period: $period$" raw.txt || fail "pprof's period is not the samples' mean $period: $(grep '^Period:' raw.txt)"
+	fi
 else
 	echo "go is not installed (make test-deps installs golang-go as root): pprof checked as gzip only"
 fi

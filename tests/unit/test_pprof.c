@@ -158,4 +158,42 @@ static void gzips(void)
 	lp_pprof_free(p);
 }
 
-TEST_MAIN("pprof", TEST_CASE(encodes), TEST_CASE(gzips))
+/* The first mapping of the file is the program's (pprof names the profile
+ * after it), whatever order the mappings came in: ld.so's and libc's first
+ * here, as when the first samples fall in the dynamic linker.  Each keeps
+ * its id. */
+static void main_mapping_first(void)
+{
+	struct lp_pprof *p = lp_pprof_new();
+	bool added;
+	TEST_EQ(lp_pprof_sample_type(p, "samples", "count"), 0);
+	TEST_EQ(lp_pprof_mapping(p, 0x7000, 0x8000, 0, "/lib64/ld-linux-x86-64.so.2", &added), 1);
+	TEST_EQ(lp_pprof_mapping(p, 0x9000, 0xa000, 0, "[vdso]", &added), 2);
+	TEST_EQ(lp_pprof_mapping(p, 0x1000, 0x2000, 0, "/usr/bin/prog", &added), 3);
+	TEST_EQ(lp_pprof_mapping(p, 0x3000, 0x4000, 0, "/lib/libc.so.6", &added), 4);
+	lp_pprof_period_value(p, 1001001);
+	struct lp_buf out = { 0 };
+	TEST_EQ(lp_pprof_write(p, &out, 0), 0);
+	struct pb b = { (const uint8_t *)out.p, (const uint8_t *)out.p + out.len }, sub, sub2;
+	uint64_t v, ids[4] = { 0 }, files[4] = { 0 }, period = 0;
+	int f, n = 0;
+	while ((f = field(&b, &v, &sub))) {
+		if (f == 12)
+			period = v;
+		if (f != 3 || n == 4)
+			continue;
+		while ((f = field(&sub, &v, &sub2)))
+			f == 1 ? (ids[n] = v) : f == 5 ? (files[n] = v) : 0;
+		n++;
+	}
+	char s[64];
+	TEST_EQ(n, 4);
+	TEST_EQ(ids[0], 3);
+	TEST_STREQ(string_at(&out, files[0], s, sizeof s), "/usr/bin/prog");
+	TEST_EQ(ids[1], 1); TEST_EQ(ids[2], 2); TEST_EQ(ids[3], 4);
+	TEST_EQ(period, 1001001);
+	lp_buf_free(&out);
+	lp_pprof_free(p);
+}
+
+TEST_MAIN("pprof", TEST_CASE(encodes), TEST_CASE(gzips), TEST_CASE(main_mapping_first))
