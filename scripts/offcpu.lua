@@ -23,7 +23,7 @@ stdout); luaprof run flamegraph --offcpu draws them as a flame graph.]],
   { "min", "integer", 1, "leave out waits shorter than this, in microseconds" },
   { "states", "list", {}, "only these states (letters: S, D, R, ...); default all",
     choices = { "R", "S", "D", "T", "t", "X", "Z", "P", "I" } },
-  { "limit", "integer", 10, "stacks to print (and twice as many thread rows)" },
+  { "limit", "integer", 10, "stacks to print (and twice as many thread rows)", min = 0 },
   { "folded", "boolean", false, "print folded stacks weighted in microseconds instead" },
   { "out", "string", "-", "where --folded writes (- for stdout)" },
 }

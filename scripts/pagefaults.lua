@@ -13,7 +13,7 @@ local opt = luaprof.options{
   help = [[Two tables, by function and by object, most faults first, with the
 minor and major counts and the share of all faults.  With call stacks (-g)
 a third: the stacks that took the most faults, leaf first.]],
-  { "limit", "integer", 15, "rows per table" },
+  { "limit", "integer", 15, "rows per table", min = 0 },
 }
 luaprof.setup{ events = { "minor-faults", "major-faults" }, count = 1 }
 

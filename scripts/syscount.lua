@@ -20,7 +20,7 @@ them (--sort=calls or errors for another order).  Times in milliseconds.]],
   { "per", "string", "process", "one table per process, per thread, or overall",
     choices = { "process", "thread", "all" } },
   { "sort", "string", "time", "the order of the rows", choices = { "time", "calls", "errors", "name" } },
-  { "limit", "integer", 30, "rows per table" },
+  { "limit", "integer", 30, "rows per table", min = 0 },
 }
 luaprof.setup{ events = { "raw_syscalls:sys_enter", "raw_syscalls:sys_exit" } }
 

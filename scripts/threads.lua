@@ -12,7 +12,7 @@ local opt = luaprof.options{
   help = [[Every interval (-I MS, default 1000) prints the threads and the
 processes that had samples in it, busiest first; at the end, the same for
 the whole run.  --no-intervals prints only the totals.]],
-  { "limit", "integer", 10, "rows per table" },
+  { "limit", "integer", 10, "rows per table", min = 0 },
   { "intervals", "boolean", true, "print a table every interval" },
   { "processes", "boolean", true, "print the per-process table too" },
 }

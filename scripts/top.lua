@@ -19,7 +19,7 @@ Self (Overhead), Samples.  One table per event.]],
   { "sort", "list", { "sym" }, "the keys of a row, in order",
     choices = { "sym", "dso", "comm", "pid", "tid", "srcline" } },
   { "children", "boolean", false, "add the inclusive (children) share and sort by it" },
-  { "limit", "integer", 20, "rows to print per event (-A ROWS works too)" },
+  { "limit", "integer", 20, "rows to print per event (-A ROWS works too)", min = 0 },
 }
 local limit = tonumber(arg[1] or "") or opt.limit
 

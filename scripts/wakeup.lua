@@ -19,7 +19,7 @@ local opt = luaprof.options{
 each woken thread the histogram of its wake-up latency (the time from
 sched_wakeup to its sched_switch in), in microseconds, with its count,
 average and maximum.]],
-  { "limit", "integer", 10, "pairs and threads to print" },
+  { "limit", "integer", 10, "pairs and threads to print", min = 0 },
 }
 luaprof.setup{ events = { "sched:sched_wakeup", "sched:sched_switch" }, system_wide = true }
 

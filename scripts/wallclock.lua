@@ -21,7 +21,7 @@ local opt = luaprof.options{
 spent on the CPU, sleeping (S), blocked (D, uninterruptible: I/O, page
 faults), runnable (switched out with work to do, waiting for a CPU), and
 otherwise.  Then per CPU: samples and the idle task's share of them.]],
-  { "limit", "integer", 20, "threads to print" },
+  { "limit", "integer", 20, "threads to print", min = 0 },
   { "cpus", "boolean", true, "print each CPU's samples and idle share" },
 }
 luaprof.setup{ events = { "cpu-clock", "sched:sched_switch" }, system_wide = true }

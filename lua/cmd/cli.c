@@ -167,9 +167,10 @@ static int parse_seconds(const char *opt, const char *s, bool zero_ok, uint64_t 
 {
 	char *end;
 	double d = strtod(s, &end);
-	if (end == s || *end || !(zero_ok ? d >= 0 : d > 0) || d > 1e9)
-		return fail("%s needs a %s number of seconds (got '%s')", opt,
-			    zero_ok ? "positive (or 0)" : "positive", s);
+	/* 1e-10 is no time, not "no limit": at least a nanosecond */
+	if (end == s || *end || !(d >= 0) || d > 1e9 || (!zero_ok && llround(d * 1e9) < 1))
+		return fail("%s needs a number of seconds from %s to 1e9 (got '%s')", opt,
+			    zero_ok ? "0 (no limit)" : "1e-9", s);
 	*ns = (uint64_t)llround(d * 1e9);
 	return 0;
 }
@@ -188,7 +189,8 @@ static int parse_pages(struct lp_cli *cli, const char *s)
 {
 	uint64_t v;
 	if (lp_settings_u64(s, &v) || v == 0 || (v & (v - 1)) || v > (1u << 20))
-		return fail("-m needs a power of two number of pages such as 64 or 1024 (got '%s')", s);
+		return fail("-m needs a power of two number of pages from 1 to 1048576, such as 64 "
+			    "or 1024 (got '%s')", s);
 	cli->mmap_pages = v;
 	cli->mmap_pages_given = true;
 	return 0;

@@ -312,6 +312,20 @@ static int opt_type(lua_State *L, int i)
 }
 
 /* Pushes the value text gives option i, or returns an error message. */
+/* The message for a number (at idx, the top) below option i's min, or
+ * NULL when it has none or the number is not below it.  The message stays
+ * on the stack, above the number, for the error raised with it. */
+static const char *below_min(lua_State *L, int i, int idx)
+{
+	idx = lua_absindex(L, idx);
+	lua_rawgeti(L, 1, i);
+	if (lua_getfield(L, -1, "min") != LUA_TNUMBER || !lua_compare(L, idx, -1, LUA_OPLT)) {
+		lua_settop(L, idx);
+		return NULL;
+	}
+	return lua_pushfstring(L, "at least %s", lua_tostring(L, -1));
+}
+
 static const char *convert(lua_State *L, int i, int type, const char *text)
 {
 	int64_t iv;
@@ -322,12 +336,12 @@ static const char *convert(lua_State *L, int i, int type, const char *text)
 		if (lp_opt_integer(text, &iv))
 			return "an integer such as 10, -3, 0x1f or 5K";
 		lua_pushinteger(L, iv);
-		return NULL;
+		return below_min(L, i, -1);
 	case LP_OPT_NUMBER:
 		if (lp_opt_number(text, &dv))
 			return "a number such as 0.5 or 1e3";
 		lua_pushnumber(L, dv);
-		return NULL;
+		return below_min(L, i, -1);
 	case LP_OPT_BOOLEAN:
 		if (lp_opt_boolean(text, &bv))
 			return "true or false (yes/no, on/off, 1/0)";

@@ -7,7 +7,9 @@
 . "$(dirname "$0")/lib_table.sh"
 row 'unknown option'          255 "unknown option '--bogus'"                 norun -- "$LP" run "$S/count.lua" --bogus -- "$MARK" 50
 row 'bad option value'        255 "-F needs a positive number of samples per second \(got 'fast'\)" norun -- "$LP" run "$S/count.lua" -F fast -- "$MARK" 50
-row 'bad timeout value'       255 "--script-timeout needs a positive \(or 0\) number of seconds \(got '-1'\)" norun -- "$LP" run "$S/count.lua" --script-timeout -1 -- "$MARK" 50
+row 'bad timeout value'       255 "--script-timeout needs a number of seconds from 0 \(no limit\) to 1e9 \(got '-1'\)" norun -- "$LP" run "$S/count.lua" --script-timeout -1 -- "$MARK" 50
+row 'duration of no time'     255 "--duration needs a number of seconds from 1e-9 to 1e9 \(got '1e-10'\)" norun -- "$LP" run "$S/count.lua" -d 1e-10 -- "$MARK" 50
+row '-m not a power of two'   255 "-m needs a power of two number of pages from 1 to 1048576, such as 64 or 1024 \(got '3'\)" norun -- "$LP" run "$S/count.lua" -m 3 -- "$MARK" 50
 row 'bad memory value'        255 "--script-memory needs a number of megabytes" norun -- "$LP" run "$S/count.lua" --script-memory lots -- "$MARK" 50
 row 'unknown event'           255 "unknown event 'no-such-event'"            norun -- "$LP" run "$S/count.lua" -e no-such-event -- "$MARK" 50
 row 'empty event list'        255 "empty event name in ','"                   norun -- "$LP" run "$S/count.lua" -e , -- "$MARK" 50

@@ -13,7 +13,7 @@ cat > "$TMP/dir1/opts.lua" <<'LUA'
 local opt = luaprof.options{
   description = "prints its options",
   help = "Every type of option, for the test.",
-  { "limit", "integer", 20, "rows" },
+  { "limit", "integer", 20, "rows", min = 0 },
   { "ratio", "number", 0.5, "a ratio" },
   { "name", "string", "x", "a name", choices = { "x", "y" } },
   { "flag", "boolean", false, "a flag" },
@@ -47,7 +47,7 @@ expect_grep '^  --keys=A,B,... +keys \(default a,b\)$' "$TMP/out"
 [ -s "$TMP/err" ] && fail "--help wrote to stderr: $(cat "$TMP/err")"
 # Mistakes: one line naming it, then the valid options; exit 255; nothing run.
 for bad in "--limt=3:unknown option '--limt'" "--limit=ten:--limit=ten: the value must be an integer" \
-	   "--limit:--limit needs a value: --limit=N" "--name=z:--name=z: the value must be one of" \
+	   "--limit=-5:--limit=-5: the value must be at least 0" "--limit:--limit needs a value: --limit=N" "--name=z:--name=z: the value must be one of" \
 	   "--ratio=nan:--ratio=nan: the value must be a number" "--flag=maybe:--flag=maybe: the value must be true or false" \
 	   "--sort=y,bogus:--sort=y,bogus: the value must be chosen from the list below \\('bogus' is not in it\\)" \
 	   "--Bad:'--Bad' is not an option"; do
