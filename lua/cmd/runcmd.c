@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <lauxlib.h>
 
@@ -71,6 +72,10 @@ int lp_run_main(int argc, char **argv)
 		lp_cli_free(&cli);
 		return LP_EXIT_FAILURE;
 	}
+	struct stat st;
+	if (cli.symfs && (stat(cli.symfs, &st) || !S_ISDIR(st.st_mode)))
+		fprintf(stderr, "luaprof: --symfs %s is not a directory: objects are looked for under "
+				"it only, so frames will be [unknown]\n", cli.symfs);
 	struct lp_run run;
 	lp_run_init(&run);
 	run.cli = &cli;
