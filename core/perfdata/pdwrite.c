@@ -158,7 +158,7 @@ static int put_string(struct lp_pd_writer *w, const char *s)
 
 /* ---- setup -------------------------------------------------------------------- */
 
-static int backup(const char *path)
+int lp_pd_writer_backup(const char *path)
 {
 	struct stat st;
 	char *old;
@@ -177,7 +177,7 @@ static int backup(const char *path)
 struct lp_pd_writer *lp_pd_writer_open(const char *path)
 {
 	struct lp_pd_writer *w;
-	int err = backup(path);
+	int err = lp_pd_writer_backup(path);
 
 	if (err) {
 		errno = -err;

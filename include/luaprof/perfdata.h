@@ -126,8 +126,12 @@ const char *lp_perfdata_error(const struct lp_perfdata *pd);
 
 struct lp_pd_writer;
 
+/* Renames an existing, non-empty path to path.old, as perf does before it
+ * writes path.  0 (also when there is nothing to rename) or -errno. */
+int lp_pd_writer_backup(const char *path);
+
 /* Creates path for writing (an existing file is renamed to path.old first,
- * as perf does).  NULL and errno on failure. */
+ * lp_pd_writer_backup).  NULL and errno on failure. */
 struct lp_pd_writer *lp_pd_writer_open(const char *path);
 
 /* Declares an event before the first record: its attr, name and the ids

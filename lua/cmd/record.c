@@ -162,6 +162,16 @@ struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
 		free(tdata);
 		return NULL;
 	}
+	int err = lp_pd_writer_backup(path);
+	if (err) {
+		free(tdata);
+		fprintf(stderr, "luaprof: cannot rename %s to %s.old, as a new recording keeps the "
+				"old one: %s (move %s.old away, or choose another -o)\n", path, path,
+			strerror(-err), path);
+		lp_hits_free(rec->hits);
+		free(rec);
+		return NULL;
+	}
 	if (!(rec->w = lp_pd_writer_open(path))) {
 		free(tdata);
 		fprintf(stderr, "luaprof: cannot create %s: %s\n", path, strerror(errno));

@@ -12,6 +12,11 @@ expect_status 0 "$LUAPROF" record -g -F 2000 -- "$PROGS/syscalls" 1500
 [ -s perf.data ] || fail "luaprof record wrote no perf.data"
 expect_status 0 "$LUAPROF" record -F 2000 -- "$PROGS/leafs" 80
 [ -s perf.data.old ] || fail "the earlier perf.data was not kept as perf.data.old"
+# when FILE.old cannot be made, nothing is run and FILE is left as it was
+mkdir -p keep/k.data.old/full && echo earlier > keep/k.data
+expect_status 255 "$LUAPROF" record -o keep/k.data -- "$PROGS/leafs" 10
+expect_grep '^luaprof: cannot rename keep/k.data to keep/k.data.old, as a new recording keeps the old one: Is a directory' "$TMP/err"
+[ "$(cat keep/k.data)" = earlier ] || fail "keep/k.data was changed though it could not be kept"
 expect_status 0 "$LUAPROF" record -g -F 2000 -o dl.data -- "$PROGS/dlopen" "$PROGS/libdlwork.so" 200
 for f in perf.data perf.data.old dl.data; do
 	perf script -i "$f" > /dev/null 2> "$TMP/perf.err" || fail "perf script cannot read $f: $(cat "$TMP/perf.err")"
