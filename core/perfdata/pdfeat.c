@@ -331,6 +331,8 @@ int pd_feat_read_sections(struct lp_perfdata *pd, const uint64_t bits[4],
 		       "of the file, features ignored", pd->path, (unsigned long long)table_off);
 		return 0;
 	}
+	size_t outside = 0;
+	unsigned first = 0;
 	for (unsigned feat = 0; feat < PD_FEAT_BITS; feat++) {
 		const uint8_t *sec = s->map + table_off + 16 * k;
 		uint64_t off, size;
@@ -342,12 +344,17 @@ int pd_feat_read_sections(struct lp_perfdata *pd, const uint64_t bits[4],
 		off = pd_u64(sec);
 		size = pd_u64(sec + 8);
 		if (off > s->map_len || size > s->map_len - off) {
-			lp_log(LP_WARN, "perfdata: %s: offset %llu: feature %u section lies outside "
-			       "the file, ignored", pd->path, (unsigned long long)table_off, feat);
+			first = outside++ ? first : feat;
 			continue;
 		}
 		if ((err = pd_feat_parse(pd, feat, s->map + off, (size_t)size, off)))
 			return err;
 	}
+	/* one line for them all: a file cut short loses every section past the
+	 * cut, a dozen or more */
+	if (outside)
+		lp_log(LP_WARN, "perfdata: %s: offset %llu: %zu of %zu feature sections (from "
+		       "feature %u on) lie outside the file, ignored: was the file cut short?",
+		       pd->path, (unsigned long long)table_off, outside, nr, first);
 	return 0;
 }

@@ -240,6 +240,14 @@ truncated() {
 	rm -f full.data
 	"$LP" run "$S/count.lua" -i cut.data
 }
+# A recording cut inside its feature sections (after its data): its samples
+# are whole, the sections past the cut are said in one line.
+cut_features() {
+	perf record -q -F 2000 -o full.data -- "$SPIN" 200 2>/dev/null || { echo "SKIP: perf record failed" >&2; return 77; }
+	head -c $(( $(stat -c %s full.data) - 200 )) full.data > cutf.data
+	rm -f full.data
+	"$LP" run "$S/count.lua" -i cutf.data
+}
 random_bytes() { head -c 65536 /dev/urandom > rnd.data; "$LP" run "$S/count.lua" -i rnd.data; }
 empty_file() { : > empty.data; "$LP" run "$S/count.lua" -i empty.data; }
 no_pmu() { [ -d /sys/bus/event_source/devices/cpu ] && { echo "SKIP: this machine has a PMU" >&2; return 77; }; "$@"; }
