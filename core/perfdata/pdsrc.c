@@ -285,6 +285,8 @@ int pd_src_next(struct lp_perfdata *pd, struct pd_rec *r)
 	have = fill(pd, sizeof h);
 	if (have < 0 || (have == 0 && !s->map))
 		return (int)have;       /* a failed read, or a stream's clean end */
+	if ((size_t)have < sizeof h && s->unclosed)
+		return 0;       /* a cut record ends an unclosed file */
 	if ((size_t)have < sizeof h)
 		return cut ? cut_short(pd) : pd_error(pd, s->pos, -EPROTO,
 				"%s ends inside a record header (%zd bytes left)", input_name(s), have);
@@ -294,6 +296,8 @@ int pd_src_next(struct lp_perfdata *pd, struct pd_rec *r)
 	have = fill(pd, h.size);
 	if (have < 0)
 		return (int)have;
+	if ((size_t)have < h.size && s->unclosed)
+		return 0;
 	if ((size_t)have < h.size)
 		return cut ? cut_short(pd) : pd_error(pd, s->pos, -EPROTO,
 				"record type %u of %u bytes runs past the end of the %s (%zd bytes left)",

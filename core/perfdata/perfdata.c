@@ -131,6 +131,22 @@ static int cut_data(struct pd_src *s, const struct file_section *data)
 	return 0;
 }
 
+/* Whether a file whose header gives its data section no size was left
+ * unclosed: perf record (or luaprof) writes the header first with size 0
+ * and fixes it at the end, so a killed writer leaves records from the data
+ * offset on.  A closed file with an empty data section has its feature
+ * table there instead, whose first word (a section offset) reads as a
+ * record header of size 0. */
+static bool unclosed(const struct pd_src *s, const struct file_header *fh)
+{
+	if (fh->data.size || fh->data.offset + 8 > s->map_len)
+		return false;
+	const uint8_t *p = s->map + fh->data.offset;
+	uint32_t type = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	uint16_t size = (uint16_t)(p[6] | p[7] << 8);
+	return type >= 1 && type < 128 && size >= 8 && !(size % 8);
+}
+
 static int open_file(struct lp_perfdata *pd, uint64_t hsize)
 {
 	struct pd_src *s = &pd->src;
@@ -152,6 +168,14 @@ static int open_file(struct lp_perfdata *pd, uint64_t hsize)
 				s->map_len);
 	pd->ordered = pd->evs[0]->attr.sample_id_all;
 	s->pos = fh.data.offset;
+	if (unclosed(s, &fh)) {
+		s->unclosed = true;
+		s->end = s->data_end = s->map_len;
+		lp_log(LP_WARN, "perfdata: %s: the recording was not closed (its writer was killed?): "
+		       "its records are read up to the last whole one, without its features",
+		       pd->path);
+		return 0;
+	}
 	if (fh.data.size > s->map_len - fh.data.offset)
 		return cut_data(s, &fh.data);
 	s->end = s->data_end = fh.data.offset + fh.data.size;

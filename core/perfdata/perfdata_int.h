@@ -121,6 +121,9 @@ struct pd_src {
 	uint64_t data_end;      /* where the header says they end: beyond end when
 				 * the file is cut short (mapped only, else = end) */
 	bool eof;               /* stream: read(2) returned 0 */
+	bool unclosed;          /* a file whose writer never finished it: its
+				 * records run to the end, where a cut one ends
+				 * them */
 };
 
 /* One whole raw record. */

@@ -248,6 +248,20 @@ cut_features() {
 	rm -f full.data
 	"$LP" run "$S/count.lua" -i cutf.data
 }
+# A perf record killed with SIGKILL: its header still says the data has no
+# size.  Its records are read up to the last whole one: samples come out.
+killed_perf() {
+	perf record -q -F 4000 -o kill.data -- "$SPIN" 5000 >/dev/null 2>&1 & local p=$!
+	sleep 2
+	kill -KILL $p; wait $p 2>/dev/null
+	pkill -KILL -f "$SPIN 5000"
+	[ -s kill.data ] || { echo "SKIP: perf record wrote nothing before it was killed" >&2; return 77; }
+	"$LP" run "$S/count.lua" -i kill.data > kill.out || return
+	cat kill.out
+	local n
+	n=$(sed -n 's/^on_end samples=\([0-9]*\).*/\1/p' kill.out)
+	[ "${n:-0}" -gt 0 ] || { echo "no samples were read from kill.data" >&2; return 1; }
+}
 random_bytes() { head -c 65536 /dev/urandom > rnd.data; "$LP" run "$S/count.lua" -i rnd.data; }
 empty_file() { : > empty.data; "$LP" run "$S/count.lua" -i empty.data; }
 no_pmu() { [ -d /sys/bus/event_source/devices/cpu ] && { echo "SKIP: this machine has a PMU" >&2; return 77; }; "$@"; }
