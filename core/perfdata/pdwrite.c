@@ -339,6 +339,8 @@ int lp_pd_writer_add_build_id(struct lp_pd_writer *w, const struct lp_pd_build_i
 	return 0;
 }
 
+static int write_header(struct lp_pd_writer *w, const uint64_t bits[4]);
+
 /* ---- ids, attrs, data ------------------------------------------------------------ */
 
 static int start(struct lp_pd_writer *w)
@@ -357,6 +359,12 @@ static int start(struct lp_pd_writer *w)
 	}
 	w->data_off = tell(w);
 	w->started = true;
+	/* A valid header from the start, its data of no size (as perf record
+	 * writes it): a writer killed before lp_pd_writer_close leaves a file
+	 * read up to its last whole record, not one of zeros. */
+	static const uint64_t none[4];
+	if (flush(w) || write_header(w, none))
+		return w->err;
 	return 0;
 }
 

@@ -8,7 +8,8 @@ row '-i missing file'         255 'nope\.data: cannot open: No such file'    noe
 row '-i empty file'           255 'empty\.data: .*empty file'                 noend -- empty_file
 row '-i truncated file'       255 'cut\.data: offset [0-9]+: .*truncated'    end -- truncated
 row '-i cut in its features'  0   'perfdata: cutf\.data: offset [0-9]+: [0-9]+ of [0-9]+ feature sections \(from feature [0-9]+ on\) lie outside the file, ignored: was the file cut short\?' end -- cut_features
-row '-i perf killed (SIGKILL)' 0  'perfdata: kill\.data: the recording was not closed \(its writer was killed\?\): its records are read up to the last whole one' end -- killed_perf
+row '-i perf killed (SIGKILL)' 0  'perfdata: kill\.data: the recording was not closed \(its writer was killed\?\): its records are read up to the last whole one' end -- killed perf
+row '-i luaprof record killed' 0  'perfdata: kill\.data: the recording was not closed \(its writer was killed\?\): its records are read up to the last whole one' end -- killed luaprof
 row '-i random bytes'         255 'rnd\.data: offset 0: not a perf\.data file' noend -- random_bytes
 row '-i a directory'          255 'adir: is a directory'                      noend -- "$LP" run "$S/count.lua" -i "$S/adir"
 row '-i armv7 recording'      0   ''                                          end -- foreign armv7

@@ -248,14 +248,17 @@ cut_features() {
 	rm -f full.data
 	"$LP" run "$S/count.lua" -i cutf.data
 }
-# A perf record killed with SIGKILL: its header still says the data has no
-# size.  Its records are read up to the last whole one: samples come out.
-killed_perf() {
-	perf record -q -F 4000 -o kill.data -- "$SPIN" 5000 >/dev/null 2>&1 & local p=$!
+# killed WRITER: a recording by perf record or luaprof record killed with
+# SIGKILL after 2 s, whose header still says the data has no size.  Its
+# records are read up to the last whole one: samples come out.
+killed() {
+	local rec=(perf record -q)
+	[ "$1" = luaprof ] && rec=("$LP" record)
+	"${rec[@]}" -F 4000 -o kill.data -- "$SPIN" 5000 >/dev/null 2>&1 & local p=$!
 	sleep 2
 	kill -KILL $p; wait $p 2>/dev/null
 	pkill -KILL -f "$SPIN 5000"
-	[ -s kill.data ] || { echo "SKIP: perf record wrote nothing before it was killed" >&2; return 77; }
+	[ -s kill.data ] || { echo "SKIP: $1 record wrote nothing before it was killed" >&2; return 77; }
 	"$LP" run "$S/count.lua" -i kill.data > kill.out || return
 	cat kill.out
 	local n
