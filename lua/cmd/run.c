@@ -308,6 +308,8 @@ static void end_extras(struct lp_run *run, bool counted)
 
 void lp_run_end(struct lp_run *run, uint64_t duration, int status)
 {
+	if (run->os_exit)               /* no further hook */
+		return;
 	bool counted = read_counts(run);
 	/* the last interval: samples after the last boundary, or for a
 	 * counting run the time since it (its counts) */

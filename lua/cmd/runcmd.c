@@ -91,11 +91,13 @@ int lp_run_main(int argc, char **argv)
 	else if (prepare_script(&run, &cli, path, sizeof path))
 		;
 	else if (cli.script && (rc = lp_vm_open(&run, cli.script, cli.args, cli.nargs)) != 0)
-		status = rc > 0 ? 0 : LP_EXIT_FAILURE;
+		status = rc > 0 ? run.os_exit_code : LP_EXIT_FAILURE;
 	else if (check_hooks(&run, &cli) == 0 && lp_cli_finish(&cli) == 0) {
 		lp_cmd_signals_install(&run);
 		status = cli.input ? lp_replay(&run, cli.input) : lp_run_live(&run, &cli);
 	}
+	if (run.os_exit && status != LP_EXIT_FAILURE)
+		status = run.os_exit_code;
 	if (lp_vm_flush(&run))
 		status = LP_EXIT_FAILURE;
 	lp_cmd_signals_run(NULL);

@@ -220,6 +220,8 @@ struct lp_run {
 	struct lp_run_interval interval;
 	struct lp_run_live live;
 	bool exit_requested;            /* luaprof.exit(), or the output closed */
+	bool os_exit;                   /* os.exit(): no further hook, on_end included */
+	int os_exit_code;               /* and the exit status it asked for */
 	bool output_closed;             /* stdout's reader has gone (| head): the run
 					 * ends, the command is left to finish */
 	bool output_failed;             /* writing stdout failed otherwise (reported) */

@@ -22,9 +22,15 @@
 #include "lp.h"
 #include "lscript.h"
 
+/* os.exit's error object: unwinds the hook that called it, with no
+ * message (its address is the mark). */
+static char os_exit_mark;
+
 /* Message handler: the error plus a traceback. */
 static int msgh(lua_State *L)
 {
+	if (lua_touserdata(L, 1) == &os_exit_mark)
+		return 1;
 	const char *msg = lua_tostring(L, 1);
 	if (!msg) {
 		if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
@@ -58,6 +64,31 @@ static int hook_ref(lua_State *L, const char *name)
 	return LUA_NOREF;
 }
 
+/* os.exit([code]) in a script: ends the run at once, as in plain Lua: the
+ * calling hook stops there and no further hook runs (on_end included),
+ * but luaprof still ends the run its own way (the command stopped as by
+ * luaprof.exit(), the recording closed) and exits with code: true or none
+ * 0, false 1, else the number. */
+static int l_os_exit(lua_State *L)
+{
+	struct lp_run *run = lp_get_run(L);
+	int code = lua_isboolean(L, 1) ? !lua_toboolean(L, 1) : (int)luaL_optinteger(L, 1, 0);
+	run->os_exit = run->exit_requested = true;
+	run->os_exit_code = code & 0xff;
+	lua_pushlightuserdata(L, &os_exit_mark);
+	return lua_error(L);
+}
+
+/* Whether a failed pcall's error (on the top) is os.exit's: then it is
+ * popped. */
+static bool exited(struct lp_run *run)
+{
+	if (!run->os_exit || lua_touserdata(run->vm.L, -1) != &os_exit_mark)
+		return false;
+	lua_pop(run->vm.L, 1);
+	return true;
+}
+
 /* The top-level pcall of the script, guarded; 0, 1 when luaprof.options
  * stopped it on purpose (--help), or -1 after the one line. */
 static int run_main_chunk(struct lp_run *run)
@@ -67,6 +98,8 @@ static int run_main_chunk(struct lp_run *run)
 	lp_guard_leave(&run->vm.guard);
 	if (status == LUA_OK)
 		return 0;
+	if (exited(run))
+		return 1;
 	if (run->opt.stopped)       /* luaprof.options did what was asked */
 		return run->opt.stopped == 1 ? 1 : -1;
 	lp_guard_explain(&run->vm.guard, status, lua_tostring(run->vm.L, -1));
@@ -124,6 +157,10 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	lua_pushboolean(L, 1);          /* LUA_PATH and LUA_CPATH are not read */
 	lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
 	luaL_openlibs(L);
+	lua_getglobal(L, "os");
+	lua_pushcfunction(L, l_os_exit);
+	lua_setfield(L, -2, "exit");
+	lua_pop(L, 1);
 	lp_script_set_path(L, script);
 	lua_pushcfunction(L, msgh);             /* stays at LP_SLOT_MSGH */
 	lua_pushlightuserdata(L, run);
@@ -196,7 +233,7 @@ static int output_failed(struct lp_run *run)
 static int call_done(struct lp_run *run, int status)
 {
 	if (status != LUA_OK)
-		return call_failed(run, status);
+		return exited(run) ? 0 : call_failed(run, status);
 	if (__builtin_expect(ferror_unlocked(stdout) && !run->output_closed && !run->output_failed, 0))
 		return output_failed(run);
 	return 0;
