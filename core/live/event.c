@@ -326,6 +326,18 @@ int lp_event_paranoid(void)
 	return level;
 }
 
+uint64_t lp_event_max_sample_rate(void)
+{
+	unsigned long long rate = 0;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	if (f) {
+		if (fscanf(f, "%llu", &rate) != 1)
+			rate = 0;
+		fclose(f);
+	}
+	return rate;
+}
+
 /* Applies the next fallback for error err, or returns false when none is
  * left.  Mirrors perf's order: precise level, PMU, kernel exclusion. */
 static bool fall_back(struct lp_event_spec *spec, struct perf_event_attr *a, int err,

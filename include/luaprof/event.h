@@ -261,6 +261,11 @@ int lp_event_set_filter(int fd, const struct lp_event_spec *spec);
 /* The kernel's perf_event_paranoid setting (2 when unreadable). */
 int lp_event_paranoid(void);
 
+/* The kernel's limit on sampling frequencies,
+ * kernel.perf_event_max_sample_rate (which the kernel lowers by itself
+ * when sampling interrupts take too long); 0 when unreadable. */
+uint64_t lp_event_max_sample_rate(void);
+
 /* Whether this kernel takes PERF_FORMAT_LOST (Linux 6.0 on), found once
  * by opening a disabled dummy event on the calling thread (user space
  * only, so any paranoid level that allows profiling allows it); false

@@ -399,11 +399,28 @@ static uint64_t now_ns(void)
 
 /* Opens the events, the set of target processes and the recording.  0,
  * or -1 after a message (lr->lv is then NULL, or open for live_finish). */
+/* A sampling frequency above kernel.perf_event_max_sample_rate, which the
+ * kernel refuses (EINVAL), is lowered to it with one line, as perf does.
+ * The kernel lowers that limit by itself when sampling interrupts take
+ * too long, so even the default rate can meet it. */
+static void limit_rate(struct lp_cli *cli)
+{
+	uint64_t max = lp_event_max_sample_rate();
+	struct lp_sampling *s = &cli->sampling;
+	if (s->count_only || s->use_period || !max || s->freq <= max)
+		return;
+	fprintf(stderr, "luaprof: -F %llu is above kernel.perf_event_max_sample_rate: sampling at "
+			"%llu Hz (raise the limit with sysctl kernel.perf_event_max_sample_rate=N)\n",
+		(unsigned long long)s->freq, (unsigned long long)max);
+	s->freq = max;
+}
+
 static int live_open(struct live_run *lr)
 {
 	struct lp_cli *cli = lr->cli;
 	if (resolve_watches(cli, lr->exe, sizeof lr->exe))
 		return -1;
+	limit_rate(cli);
 	struct lp_live_opts o = {
 		.argv = cli->argv, .pids = cli->pids, .nr_pids = cli->nr_pids,
 		.system_wide = cli->system_wide || cli->script_system_wide, .events = cli->events.v,

@@ -14,6 +14,7 @@
 #   the file's THROTTLE records whose sample_id names pid 0 and the others
 #   (throttles.py), and together perf report's.  (How many are idle depends
 #   on how quiet the machine is: none when every CPU is busy.)
+# - -F above the limit, given or the default, is lowered to it with one line.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 [ "$(id -u)" = 0 ] || skip "lowering kernel.perf_event_max_sample_rate needs root"
@@ -57,6 +58,15 @@ echo "system-wide: luaprof said ${busy:-0} busy, ${idle:-0} idle; the file has $
 [ "${busy:-0}" = "$f_busy" ] && [ "${idle:-0}" = "$f_idle" ] && [ $((f_busy + f_idle)) = "$theirs" ] ||
 	{ cat "$TMP/err"; fail "system-wide: luaprof's throttle counts differ from the file's"; }
 [ "$theirs" -gt 0 ] || fail "system-wide at 10 kHz and a 1000/s limit: no throttle at all"
+
+# -F above the limit (the kernel refuses it): lowered to the limit, with
+# one line, as perf does; the default rate (4000) too
+expect_status 0 "$LUAPROF" record -F 5000 -o f.data -- "$PROGS/spin" 100
+expect_grep '^luaprof: -F 5000 is above kernel\.perf_event_max_sample_rate: sampling at 1000 Hz' "$TMP/err"
+perf evlist -v -i f.data 2>/dev/null | grep -q 'sample_freq }: 1000,.* freq: 1' ||
+	fail "the recording's attr is not at 1000 Hz: $(perf evlist -v -i f.data 2>/dev/null | head -1)"
+expect_status 0 "$LUAPROF" record -o d.data -- "$PROGS/spin" 100
+expect_grep '^luaprof: -F 4000 is above kernel\.perf_event_max_sample_rate: sampling at 1000 Hz' "$TMP/err"
 restore
 [ "$(cat /proc/sys/kernel/perf_event_max_sample_rate)" = "$rate" ] || fail "kernel.perf_event_max_sample_rate was not restored"
 exit 0
