@@ -173,7 +173,15 @@ static int add_any(struct lp_event_list *l, const char *item, char *err, size_t 
 
 int lp_event_list_add(struct lp_event_list *l, const char *str, char *err, size_t errsz)
 {
-	size_t before = l->n;
+	size_t before = l->n, len = strlen(str);
+	/* Messages quote the string or its parts, and an error buffer of
+	 * LP_ERRMSG_MAX holds them with their reason only up to this size. */
+	if (len > LP_EVENT_STR_MAX) {
+		snprintf(err, errsz, "an event string of %zu characters is longer than the %d luaprof "
+			 "takes: '%.40s...%s'", len, LP_EVENT_STR_MAX, str, str + len - 20);
+		lp_one_line(err);
+		return -E2BIG;
+	}
 	int rc = each_item(l, str, str, add_any, err, errsz);
 	if (rc) {
 		lp_evparse_truncate(l, before);

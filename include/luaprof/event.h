@@ -139,6 +139,10 @@ struct lp_event_list {
  * lp_event_list_free as on success). */
 int lp_event_list_add(struct lp_event_list *l, const char *str, char *err, size_t errsz);
 
+/* The longest event string lp_event_list_add takes (a path of PATH_MAX,
+ * 4096, with a function and its modifiers); longer ones are -E2BIG. */
+#define LP_EVENT_STR_MAX (4096 + 256)
+
 /* Resolves the watchpoints of l that name a variable (mem:SYMBOL) in the
  * program at path: its address (config1) and, unless set, its length.  A
  * PIE program's address is moved by the load bias of process pid when pid

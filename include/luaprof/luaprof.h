@@ -18,9 +18,9 @@
 #define LP_VERSION "0.1.0"
 
 /* The size of a buffer for the one-line messages the core writes into a
- * caller's err: they may name a path (PATH_MAX, 4096) up to three times,
- * with the reason and the fix. */
-#define LP_ERRMSG_MAX (3 * 4096 + 512)
+ * caller's err: they may quote a path or an event string (up to
+ * LP_EVENT_STR_MAX, 4352) three times, with the reason and the fix. */
+#define LP_ERRMSG_MAX (3 * 4352 + 512)
 
 enum lp_log_level { LP_ERROR, LP_WARN, LP_INFO, LP_DEBUG };
 
