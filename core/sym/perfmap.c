@@ -15,9 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
+#include "luaprof/luaprof.h"
 #include "sym/sym_int.h"
 #include "util/grow.h"
 
@@ -29,6 +32,7 @@ struct perfmap {
 	struct lp_symtab *syms;
 	off_t read_to;                  /* bytes of the file read */
 	uint64_t checked;               /* when the file was last looked at */
+	bool refused;                   /* not a file to trust: never read */
 };
 
 struct lp_perfmaps {
@@ -117,15 +121,57 @@ int lp_perfmap_add_text(struct lp_symtab *t, const char *text, size_t len)
 	return 0;
 }
 
+/* Whether uid may have written the map of pid: root, the user luaprof
+ * runs as, or the process's own user (the owner of /proc/PID, when the
+ * process is still there). */
+static bool trusted_owner(uid_t uid, uint32_t pid)
+{
+	char proc[32];
+	struct stat st;
+	if (uid == 0 || uid == geteuid())
+		return true;
+	snprintf(proc, sizeof proc, "/proc/%" PRIu32, pid);
+	return !stat(proc, &st) && st.st_uid == uid;
+}
+
+/* m's file, opened for reading if it is one to trust: opened without
+ * following a link or blocking (a FIFO planted there would hang the
+ * run), a regular file, owned by a trusted user.  Anything else is
+ * refused for good, with one line.  NULL when absent or refused. */
+static FILE *open_map(struct perfmap *m, struct stat *st)
+{
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	const char *why = NULL;
+	if (fd < 0) {
+		if (errno == ELOOP)
+			why = "a symbolic link";
+	} else if (fstat(fd, st)) {
+		why = "not readable";
+	} else if (!S_ISREG(st->st_mode)) {
+		why = "not a regular file";
+	} else if (!trusted_owner(st->st_uid, m->pid)) {
+		why = "owned by a user other than the process's, luaprof's or root";
+	}
+	if (why) {
+		m->refused = true;
+		lp_log(LP_WARN, "perfmap: %s is %s: ignored (its JIT symbols are not read)",
+		       m->path, why);
+	}
+	FILE *f = fd >= 0 && !why ? fdopen(fd, "r") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
+	return f;
+}
+
 /* Reads the complete lines appended to m's file since the last read. */
 static void read_more(struct perfmap *m)
 {
 	struct stat st;
-	FILE *f = fopen(m->path, "re");
+	FILE *f = m->refused ? NULL : open_map(m, &st);
 	m->checked = now_ns();
 	if (!f)
 		return;
-	if (fstat(fileno(f), &st) || st.st_size <= m->read_to || fseeko(f, m->read_to, SEEK_SET)) {
+	if (st.st_size <= m->read_to || fseeko(f, m->read_to, SEEK_SET)) {
 		fclose(f);
 		return;
 	}
