@@ -30,6 +30,7 @@
  * pd_src_read call, and longer while a reference is held on its chunk.
  */
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,14 +81,42 @@ static int map_file(struct lp_perfdata *pd, int fd, size_t size)
 
 /* "-" is standard input: mapped when it is a regular file (a redirect),
  * else read as a stream. */
+/* A named pipe, opened without blocking in open(2) (which waits for a
+ * writer and is restarted after a signal), then waited on in poll(2), which
+ * a signal always interrupts: -EINTR then, for the caller to stop or ask
+ * again.  The fd is made blocking once a writer has written or gone. */
+static int open_fifo(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n;
+	while ((n = poll(&p, 1, -1)) == 0)
+		;
+	int flags = n > 0 ? fcntl(fd, F_GETFL) : -1;
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
 int pd_src_open(struct lp_perfdata *pd, const char *path)
 {
 	bool in = !strcmp(path, "-");
-	int fd = in ? 0 : open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	int err;
+	int fd = in ? 0 : !stat(path, &st) && S_ISFIFO(st.st_mode) ? open_fifo(path)
+								     : open(path, O_RDONLY | O_CLOEXEC);
 
 	pd->src.fd = -1;
+	if (fd == -EINTR)
+		return pd_error(pd, PD_NO_OFF, -EINTR, "interrupted while waiting for a writer "
+				"to the named pipe");
+	if (fd < 0 && fd != -1)
+		return pd_error(pd, PD_NO_OFF, fd, "cannot open: %s", strerror(-fd));
 	if (fd < 0)
 		return pd_error(pd, PD_NO_OFF, -errno, "cannot open: %s", strerror(errno));
 	if (fstat(fd, &st) < 0) {

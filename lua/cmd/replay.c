@@ -235,11 +235,17 @@ static void push_info(lua_State *L, struct replay_src *rs, const char *file)
 int lp_replay(struct lp_run *run, const char *file)
 {
 	char err[LP_ERRMSG_MAX] = "";
-	struct replay_src rs = { .pd = lp_perfdata_open(file, err, sizeof err),
-				 .resolver = run->resolver, .samples = &run->stats.samples,
+	struct replay_src rs = { .resolver = run->resolver, .samples = &run->stats.samples,
 				 .interrupted = &run->interrupted };
+	/* a named pipe is waited on until a writer comes, or a signal that
+	 * ends the run (another one, say SIGCHLD, has it waited on again) */
+	while (!(rs.pd = lp_perfdata_open(file, err, sizeof err)) && errno == EINTR &&
+	       !run->interrupted)
+		;
 	rs.prog.tty = isatty(STDERR_FILENO);
 	rs.prog.start = rs.prog.last = mono_ns();
+	if (!rs.pd && run->interrupted)
+		return 128 + run->interrupted;
 	if (!rs.pd) {
 		fprintf(stderr, "luaprof: %s\n", *err ? err : file);
 		return LP_EXIT_FAILURE;
