@@ -334,6 +334,37 @@ static int put_link(const struct slot *s)
 	return symlink(s->target, s->link) ? -errno : 0;
 }
 
+/* Whether a directory owned by uid is one this user may fill: its own, or
+ * root's (a user's cache under /tmp, say; root's files are no secret a
+ * user could plant). */
+static bool mine(uid_t uid)
+{
+	return uid == geteuid() || uid == 0;
+}
+
+/* Whether this user may write the cache at root: root is a directory of
+ * this user's or root's (not a symbolic link), or, not there yet, the
+ * directory it would be made in is.  Root run with another user's HOME
+ * must not leave root's files (a copy of kallsyms with real addresses)
+ * in that home, nor follow that user's links.  0 or -EPERM. */
+static int owned(const char *root)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+	if (!lstat(root, &st))
+		return S_ISLNK(st.st_mode) || (S_ISDIR(st.st_mode) && !mine(st.st_uid)) ?
+		       -EPERM : 0;     /* not a directory: mkdirs says so */
+	if (!fmt(parent, sizeof parent, "%s", root))
+		return -ENAMETOOLONG;
+	char *slash = strrchr(parent, '/');
+	if (!slash || slash == parent)
+		return 0;
+	*slash = '\0';
+	if (lstat(parent, &st))
+		return 0;       /* mkdirs makes the parents, as this user */
+	return S_ISDIR(st.st_mode) && !mine(st.st_uid) ? -EPERM : 0;
+}
+
 int lp_bidcache_add(const char *name, const uint8_t *id, size_t n)
 {
 	char root[PATH_MAX];
@@ -343,6 +374,9 @@ int lp_bidcache_add(const char *name, const uint8_t *id, size_t n)
 		return -EINVAL;
 	if (!lp_bidcache_dir(root, sizeof root))
 		return -ENOENT;
+	int err = owned(root);
+	if (err)
+		return err;
 	if (!(s = calloc(1, sizeof *s)))
 		return -ENOMEM;
 	s->id = id;

@@ -186,8 +186,11 @@ size_t lp_kernel_build_id(const char *path, uint8_t *id, size_t max);
  * kept.  Returns 1 when added, 0 when cached already; -ESTALE when this
  * machine no longer has the object with that build-id (the file is gone or
  * changed, kallsyms hidden or another kernel running: nothing is written);
- * -EINVAL for a bad n; any other -errno means the cache directory cannot
- * be written (-ENOENT: neither PERF_BUILDID_DIR nor HOME is set). */
+ * -EINVAL for a bad n; -EPERM when the cache directory (or, not there yet,
+ * the directory it would be made in) is not the effective user's own, or
+ * is a symbolic link: nothing is written into another user's files; any
+ * other -errno means the cache directory cannot be written (-ENOENT:
+ * neither PERF_BUILDID_DIR nor HOME is set). */
 int lp_bidcache_add(const char *name, const uint8_t *id, size_t n);
 
 /* The cache directory lp_bidcache_add() fills, into buf (size bytes):

@@ -355,6 +355,11 @@ static void fill_cache(const struct bid_table *bt)
 		if (!lp_bidcache_dir(dir, sizeof dir))
 			fprintf(stderr, "luaprof: no build-id cache (neither HOME nor PERF_BUILDID_DIR "
 				"is set): perf report may leave [vdso] and rebuilt objects unnamed\n");
+		else if (rc == -EPERM)
+			fprintf(stderr, "luaprof: the build-id cache %s is another user's (or a "
+				"symbolic link): not written (the recording is complete; set "
+				"PERF_BUILDID_DIR to a directory of yours, or use --no-buildid-cache)\n",
+				dir);
 		else
 			fprintf(stderr, "luaprof: cannot fill the build-id cache %s: %s (the recording "
 				"is complete; make it writable, set PERF_BUILDID_DIR, or use "

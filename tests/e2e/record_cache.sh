@@ -151,3 +151,19 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 else
 	echo "read-only file system not checked: needs root and unshare -m"
 fi
+# Root with another user's HOME (or a .debug that is a link) writes nothing
+# there: one line, no .debug made or followed, and the recording complete.
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	mkdir -p "$TMP/nobodys" "$TMP/mine" && chown nobody "$TMP/nobodys"
+	HOME=$TMP/nobodys expect_status 0 "$LUAPROF" record -F 2000 -o nobodys.data -- "$PROG" 100
+	expect_grep "^luaprof: the build-id cache $TMP/nobodys/\.debug is another user's \(or a symbolic link\): not written" "$TMP/err"
+	[ -e "$TMP/nobodys/.debug" ] && fail "root wrote a .debug into another user's home"
+	mkdir -p "$TMP/home2" && ln -s "$TMP/mine" "$TMP/home2/.debug"
+	HOME=$TMP/home2 expect_status 0 "$LUAPROF" record -F 2000 -o link.data -- "$PROG" 100
+	expect_grep "^luaprof: the build-id cache $TMP/home2/\.debug is another user's \(or a symbolic link\)" "$TMP/err"
+	[ -z "$(ls -A "$TMP/mine")" ] || fail "a .debug link was followed"
+	perf script -i nobodys.data > /dev/null 2>&1 || fail "perf cannot read the recording made without a cache"
+else
+	echo "another user's HOME not checked: needs root and a user 'nobody'"
+fi
+exit 0
