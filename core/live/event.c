@@ -338,6 +338,23 @@ uint64_t lp_event_max_sample_rate(void)
 	return rate;
 }
 
+/* Whether spec's name ends in modifiers (":pp", ":P"), which a fallback
+ * extends, or needs a colon before them.  A probe's colons are its parts
+ * ("uprobe:/bin/bash:readline"); takes no modifiers of its own. */
+static bool has_modifiers(const struct lp_event_spec *spec)
+{
+	const char *colon = strrchr(spec->name, ':');
+	if (spec->probe || !colon || !colon[1])
+		return false;
+	return strspn(colon + 1, "ukhpPGHSIDW") == strlen(colon + 1);
+}
+
+char *lp_event_user_only_name(const struct lp_event_spec *spec)
+{
+	char *name;
+	return asprintf(&name, "%s%s", spec->name, has_modifiers(spec) ? "u" : ":u") < 0 ? NULL : name;
+}
+
 /* Applies the next fallback for error err, or returns false when none is
  * left.  Mirrors perf's order: precise level, PMU, kernel exclusion. */
 static bool fall_back(struct lp_event_spec *spec, struct perf_event_attr *a, int err,
@@ -375,8 +392,8 @@ static bool fall_back(struct lp_event_spec *spec, struct perf_event_attr *a, int
 	 * drop every sample. */
 	if ((err == -EACCES || err == -EPERM) && !a->exclude_kernel && !a->exclude_user &&
 	    spec->type != PERF_TYPE_TRACEPOINT && lp_event_paranoid() > 1) {
-		char *name;
-		if (asprintf(&name, "%s%s", spec->name, strchr(spec->name, ':') ? "u" : ":u") < 0)
+		char *name = lp_event_user_only_name(spec);
+		if (!name)
 			return false;
 		free(spec->name);
 		spec->name = name;

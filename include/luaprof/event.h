@@ -262,6 +262,11 @@ uint64_t lp_count_scaled(const struct lp_count *c);
  * kernel rejects the expression. */
 int lp_event_set_filter(int fd, const struct lp_event_spec *spec);
 
+/* The name spec takes when its kernel samples are refused and it falls
+ * back to user space only: "cycles:u", "cycles:ppu", "uprobe:/bin/bash:
+ * readline:u".  The caller frees it; NULL on ENOMEM. */
+char *lp_event_user_only_name(const struct lp_event_spec *spec);
+
 /* The kernel's perf_event_paranoid setting (2 when unreadable). */
 int lp_event_paranoid(void);
 

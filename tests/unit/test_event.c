@@ -281,7 +281,25 @@ static void filters(void)
 	lp_event_list_free(&l);
 }
 
-TEST_MAIN("event", TEST_CASE(names_and_aliases), TEST_CASE(modifiers), TEST_CASE(bad_names),
+/* The name a user-only fallback gives: ":u" added, or "u" joined to the
+ * modifiers there are; a probe's colons are not modifiers. */
+static void user_only_names(void)
+{
+	static const struct { const char *name; uint8_t probe; const char *want; } t[] = {
+		{ "cycles", 0, "cycles:u" }, { "cycles:pp", 0, "cycles:ppu" },
+		{ "cpu-clock:P", 0, "cpu-clock:Pu" }, { "r1a8", 0, "r1a8:u" },
+		{ "uprobe:/bin/bash:readline", LP_PROBE_UPROBE, "uprobe:/bin/bash:readline:u" },
+		{ "usdt:/bin/x:p:u", LP_PROBE_USDT, "usdt:/bin/x:p:u:u" },
+	};
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+		struct lp_event_spec e = { .name = (char *)(uintptr_t)t[i].name, .probe = t[i].probe };
+		char *n = lp_event_user_only_name(&e);
+		TEST_STREQ(n, t[i].want);
+		free(n);
+	}
+}
+
+TEST_MAIN("event", TEST_CASE(names_and_aliases), TEST_CASE(user_only_names), TEST_CASE(modifiers), TEST_CASE(bad_names),
 	  TEST_CASE(hardware_attr), TEST_CASE(default_is_precise_cycles),
 	  TEST_CASE(period_callchain_and_no_tracking), TEST_CASE(cycles_falls_back_without_pmu),
 	  TEST_CASE(tracepoint_attr), TEST_CASE(lists_and_globs), TEST_CASE(list_errors),
