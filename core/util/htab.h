@@ -1,0 +1,73 @@
+/*
+ * htab.h - internal to core/: the one generic hash table of core/, from
+ * 64-bit keys to 64-bit values, with the key's hash and equality given as
+ * callbacks (as libbpf's hashmap takes them).
+ *
+ * A key is whatever the callbacks make of it: an integer (a tid), a
+ * pointer to a string or a struct, or an index into the caller's array.
+ * With both callbacks NULL the key is its own identity (integers,
+ * pointers compared as addresses) and no call is made per lookup.
+ *
+ * Open addressing with linear probing, at most half full; each slot keeps
+ * 32 bits of its key's hash, so a probe calls equal_fn only when those
+ * match, and growing never calls hash_fn again.  Entries move when the
+ * table grows or an entry is deleted: a pointer to one is valid until the
+ * next lp_htab_add() or lp_htab_delete().
+ */
+#ifndef LP_HTAB_H
+#define LP_HTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct lp_htab;
+
+/* The hash of key (any 64 bits; the table folds them); ctx is the one
+ * given to lp_htab_new().  Must give equal keys equal hashes. */
+typedef uint64_t lp_htab_hash_fn(uint64_t key, void *ctx);
+
+/* Whether keys k1 and k2 are the same key. */
+typedef bool lp_htab_equal_fn(uint64_t k1, uint64_t k2, void *ctx);
+
+struct lp_htab_ent {
+	uint64_t key;
+	uint64_t val;
+};
+
+/* An empty table hashing with hash and comparing with equal, both called
+ * with ctx; both NULL: keys are compared as integers.  NULL and errno on
+ * failure.  Free with lp_htab_free(). */
+struct lp_htab *lp_htab_new(lp_htab_hash_fn *hash, lp_htab_equal_fn *equal, void *ctx);
+
+/* Frees t (not what its keys and values point at).  Accepts NULL. */
+void lp_htab_free(struct lp_htab *t);
+
+/* The entry of key, or NULL when absent.  Valid until the next
+ * lp_htab_add() or lp_htab_delete(). */
+struct lp_htab_ent *lp_htab_find(const struct lp_htab *t, uint64_t key);
+
+/* The entry of key, added with value 0 when absent; *added (when not NULL)
+ * says which.  The caller may then replace the entry's key with one equal
+ * to it (same hash, equal_fn true): a table keyed by string pointers adds
+ * the caller's string, then stores its own copy.  NULL and errno ENOMEM
+ * when the table cannot grow.  Valid as lp_htab_find()'s entries. */
+struct lp_htab_ent *lp_htab_add(struct lp_htab *t, uint64_t key, bool *added);
+
+/* Removes key's entry, copying it to *old when old is not NULL; 0, or
+ * -ENOENT when key is absent. */
+int lp_htab_delete(struct lp_htab *t, uint64_t key, struct lp_htab_ent *old);
+
+/* The entries, one per call, in no particular order: *iter starts at 0;
+ * NULL after the last.  The table must not change during a walk. */
+struct lp_htab_ent *lp_htab_next(const struct lp_htab *t, size_t *iter);
+
+size_t lp_htab_count(const struct lp_htab *t);
+
+/* Bytes held by the table itself, for reports. */
+size_t lp_htab_bytes(const struct lp_htab *t);
+
+/* Removes every entry, keeping the memory for reuse. */
+void lp_htab_clear(struct lp_htab *t);
+
+#endif
