@@ -18,38 +18,9 @@
 #include "util/htab.h"
 
 #define FIRST_SLOTS 16
-#define USED 0x80000000u
 
-struct lp_htab {
-	struct lp_htab_ent *ents;
-	uint32_t *tags;         /* 0: empty */
-	size_t mask;            /* slots - 1 */
-	size_t nr;
-	lp_htab_hash_fn *hash;
-	lp_htab_equal_fn *equal;
-	void *ctx;
-};
-
-static uint32_t tag_of(const struct lp_htab *t, uint64_t key)
-{
-	uint64_t h = t->hash ? t->hash(key, t->ctx) : key * 0x9e3779b97f4a7c15ull;
-	return (uint32_t)(h ^ (h >> 32)) | USED;
-}
-
-static bool same(const struct lp_htab *t, uint64_t k1, uint64_t k2)
-{
-	return t->equal ? t->equal(k1, k2, t->ctx) : k1 == k2;
-}
-
-/* The slot of key, or the empty slot that ends its run. */
-static size_t probe(const struct lp_htab *t, uint64_t key, uint32_t tag)
-{
-	size_t i = tag & t->mask;
-	for (; t->tags[i]; i = (i + 1) & t->mask)
-		if (t->tags[i] == tag && same(t, t->ents[i].key, key))
-			break;
-	return i;
-}
+/* The lookup itself (lp_htab_tag, lp_htab_probe, lp_htab_find) is in
+ * htab.h, to be inlined. */
 
 static size_t empty_slot(const struct lp_htab *t, uint32_t tag)
 {
@@ -117,16 +88,10 @@ static int grow(struct lp_htab *t)
 	return 0;
 }
 
-struct lp_htab_ent *lp_htab_find(const struct lp_htab *t, uint64_t key)
-{
-	size_t i = probe(t, key, tag_of(t, key));
-	return t->tags[i] ? &t->ents[i] : NULL;
-}
-
 struct lp_htab_ent *lp_htab_add(struct lp_htab *t, uint64_t key, bool *added)
 {
-	uint32_t tag = tag_of(t, key);
-	size_t i = probe(t, key, tag);
+	uint32_t tag = lp_htab_tag(t, key);
+	size_t i = lp_htab_probe(t, key, tag);
 	if (added)
 		*added = !t->tags[i];
 	if (t->tags[i])
@@ -147,7 +112,7 @@ struct lp_htab_ent *lp_htab_add(struct lp_htab *t, uint64_t key, bool *added)
 
 int lp_htab_delete(struct lp_htab *t, uint64_t key, struct lp_htab_ent *old)
 {
-	size_t i = probe(t, key, tag_of(t, key));
+	size_t i = lp_htab_probe(t, key, lp_htab_tag(t, key));
 	if (!t->tags[i])
 		return -ENOENT;
 	if (old)

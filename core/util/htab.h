@@ -13,6 +13,10 @@
  * match, and growing never calls hash_fn again.  Entries move when the
  * table grows or an entry is deleted: a pointer to one is valid until the
  * next lp_htab_add() or lp_htab_delete().
+ *
+ * The struct is here, not in htab.c, only so that lookups (once per
+ * sample in the process model, once per frame in the source line cache)
+ * inline into their callers; nothing outside htab.h/htab.c touches it.
  */
 #ifndef LP_HTAB_H
 #define LP_HTAB_H
@@ -20,8 +24,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-struct lp_htab;
 
 /* The hash of key (any 64 bits; the table folds them); ctx is the one
  * given to lp_htab_new().  Must give equal keys equal hashes. */
@@ -35,6 +37,18 @@ struct lp_htab_ent {
 	uint64_t val;
 };
 
+struct lp_htab {
+	struct lp_htab_ent *ents;
+	uint32_t *tags;         /* 32 bits of the hash | LP_HTAB_USED; 0: empty */
+	size_t mask;            /* slots - 1 */
+	size_t nr;
+	lp_htab_hash_fn *hash;
+	lp_htab_equal_fn *equal;
+	void *ctx;
+};
+
+#define LP_HTAB_USED 0x80000000u
+
 /* An empty table hashing with hash and comparing with equal, both called
  * with ctx; both NULL: keys are compared as integers.  NULL and errno on
  * failure.  Free with lp_htab_free(). */
@@ -43,9 +57,36 @@ struct lp_htab *lp_htab_new(lp_htab_hash_fn *hash, lp_htab_equal_fn *equal, void
 /* Frees t (not what its keys and values point at).  Accepts NULL. */
 void lp_htab_free(struct lp_htab *t);
 
+/* The tag of key in t: 32 bits of its hash, LP_HTAB_USED set. */
+static inline uint32_t lp_htab_tag(const struct lp_htab *t, uint64_t key)
+{
+	uint64_t h = t->hash ? t->hash(key, t->ctx) : key * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(h ^ (h >> 32)) | LP_HTAB_USED;
+}
+
+/* The slot of key (tag lp_htab_tag(t, key)) in t, or the empty slot that
+ * ends its run.  Integer keys (no equal_fn) get a loop without calls. */
+static inline size_t lp_htab_probe(const struct lp_htab *t, uint64_t key, uint32_t tag)
+{
+	size_t i = tag & t->mask;
+	if (!t->equal) {
+		while (t->tags[i] && t->ents[i].key != key)
+			i = (i + 1) & t->mask;
+		return i;
+	}
+	for (; t->tags[i]; i = (i + 1) & t->mask)
+		if (t->tags[i] == tag && t->equal(t->ents[i].key, key, t->ctx))
+			break;
+	return i;
+}
+
 /* The entry of key, or NULL when absent.  Valid until the next
  * lp_htab_add() or lp_htab_delete(). */
-struct lp_htab_ent *lp_htab_find(const struct lp_htab *t, uint64_t key);
+static inline struct lp_htab_ent *lp_htab_find(const struct lp_htab *t, uint64_t key)
+{
+	size_t i = lp_htab_probe(t, key, lp_htab_tag(t, key));
+	return t->tags[i] ? &t->ents[i] : NULL;
+}
 
 /* The entry of key, added with value 0 when absent; *added (when not NULL)
  * says which.  The caller may then replace the entry's key with one equal
