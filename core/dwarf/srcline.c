@@ -8,11 +8,11 @@
  * and the build-id directory).  Each address is looked up once: the line
  * table gives the innermost line, the scopes at the address (dwarf_getscopes)
  * the chain of inlined subroutines, each with its call site, up to the
- * function that holds them.  Results go into an array indexed by the
- * generic table (htab.c), which hashes and compares their (object,
- * address), their frames into one array and their strings into an interned
- * string table, all kept until lp_srclines_free().  A lookup is keyed by
- * PROBE, which stands for the address being looked up (sl->probe).
+ * function that holds them.  Objects are kept in a generic table (htab.c)
+ * keyed by dso pointer, and each object's results in a table of its own
+ * keyed by address (integer keys: a lookup makes no call), their frames
+ * into one array and their strings into an interned string table, all
+ * kept until lp_srclines_free().
  */
 #include <dwarf.h>
 #include <errno.h>
@@ -31,50 +31,22 @@
 #include "util/strtab.h"
 
 #define MAX_INLINE 64           /* frames kept per address */
-#define PROBE UINT64_MAX
 
 struct obj {                    /* an object's DWARF session */
 	const struct lp_dso *dso;
 	Dwfl *dwfl;                 /* NULL: no DWARF to be had */
 	Dwfl_Module *mod;
-};
-
-struct addr {                   /* one looked-up address */
-	const struct lp_dso *dso;
-	uint64_t vaddr;
-	uint32_t first, nr;         /* its frames in sl->frames */
+	struct lp_htab *addrs;      /* vaddr -> first frame << 32 | frames */
 };
 
 struct lp_srclines {
 	Dwfl_Callbacks cb;
 	struct lp_htab *objs;       /* dso pointer -> struct obj * */
-	struct lp_htab *index;      /* index into addrs -> nothing */
-	struct addr *addrs;
-	size_t nr_addrs, cap_addrs;
-	struct addr probe;
 	struct lp_srcframe *frames;
 	size_t nr_frames, cap_frames;
 	struct lp_strtab *strs;
 	const struct obj *last;     /* the object of the last lookup */
 };
-
-static const struct addr *addr_of(const struct lp_srclines *sl, uint64_t k)
-{
-	return k == PROBE ? &sl->probe : &sl->addrs[k];
-}
-
-static uint64_t addr_hash(uint64_t k, void *ctx)
-{
-	const struct addr *a = addr_of(ctx, k);
-	return ((uint64_t)(uintptr_t)a->dso * 0x9e3779b97f4a7c15ull) ^
-	       (a->vaddr * 0xc2b2ae3d27d4eb4full);
-}
-
-static bool addr_equal(uint64_t k1, uint64_t k2, void *ctx)
-{
-	const struct addr *a = addr_of(ctx, k1), *b = addr_of(ctx, k2);
-	return a->dso == b->dso && a->vaddr == b->vaddr;
-}
 
 struct lp_srclines *lp_srclines_new(void)
 {
@@ -83,9 +55,8 @@ struct lp_srclines *lp_srclines_new(void)
 		return NULL;
 	lp_dwarf_callbacks(&sl->cb);
 	sl->objs = lp_htab_new(NULL, NULL, NULL);
-	sl->index = lp_htab_new(addr_hash, addr_equal, sl);
 	sl->strs = lp_strtab_new();
-	if (!sl->objs || !sl->index || !sl->strs) {
+	if (!sl->objs || !sl->strs) {
 		lp_srclines_free(sl);
 		errno = ENOMEM;
 		return NULL;
@@ -102,11 +73,10 @@ void lp_srclines_free(struct lp_srclines *sl)
 		struct obj *o = (struct obj *)(uintptr_t)e->val;
 		if (o->dwfl)
 			dwfl_end(o->dwfl);
+		lp_htab_free(o->addrs);
 		free(o);
 	}
 	lp_htab_free(sl->objs);
-	lp_htab_free(sl->index);
-	free(sl->addrs);
 	free(sl->frames);
 	lp_strtab_free(sl->strs);
 	free(sl);
@@ -128,24 +98,31 @@ static void obj_open(struct lp_srclines *sl, struct obj *o, const struct lp_dso 
 	}
 }
 
+/* A new session for d, opened; NULL on ENOMEM. */
+static struct obj *obj_new(struct lp_srclines *sl, const struct lp_dso *d)
+{
+	struct obj *o = calloc(1, sizeof *o);
+	if (o && !(o->addrs = lp_htab_new(NULL, NULL, NULL))) {
+		free(o);
+		return NULL;
+	}
+	if (o)
+		obj_open(sl, o, d);
+	return o;
+}
+
 /* The session of d, opened on first use; NULL on ENOMEM. */
 static const struct obj *obj_get(struct lp_srclines *sl, const struct lp_dso *d)
 {
 	if (sl->last && sl->last->dso == d)
 		return sl->last;
 	bool added;
-	struct obj *o = NULL;
 	struct lp_htab_ent *e = lp_htab_add(sl->objs, (uintptr_t)d, &added);
-	if (!e || (added && !(o = calloc(1, sizeof *o)))) {
-		if (e)
-			lp_htab_delete(sl->objs, (uintptr_t)d, NULL);
+	if (e && added && !(e->val = (uintptr_t)obj_new(sl, d))) {
+		lp_htab_delete(sl->objs, (uintptr_t)d, NULL);
 		return NULL;
 	}
-	if (added) {
-		e->val = (uintptr_t)o;
-		obj_open(sl, o, d);
-	}
-	return sl->last = (const struct obj *)(uintptr_t)e->val;
+	return e ? (sl->last = (const struct obj *)(uintptr_t)e->val) : NULL;
 }
 
 /* The name of a subprogram or inlined subroutine: its linkage name when it
@@ -255,27 +232,23 @@ static int lookup(struct lp_srclines *sl, Dwfl_Module *mod, uint64_t vaddr)
 int lp_srclines_get(struct lp_srclines *sl, const struct lp_dso *d, uint64_t vaddr,
 		    const struct lp_srcframe **frames)
 {
-	sl->probe = (struct addr){ d, vaddr, 0, 0 };
-	const struct lp_htab_ent *e = lp_htab_find(sl->index, PROBE);
-	if (e) {
-		const struct addr *a = &sl->addrs[e->key];
-		*frames = a->nr ? sl->frames + a->first : NULL;
-		return (int)a->nr;
-	}
 	const struct obj *o = obj_get(sl, d);
 	if (!o)
 		return -ENOMEM;
+	const struct lp_htab_ent *e = lp_htab_find(o->addrs, vaddr);
+	if (e) {
+		uint32_t nr = (uint32_t)e->val;
+		*frames = nr ? sl->frames + (e->val >> 32) : NULL;
+		return (int)nr;
+	}
 	size_t first = sl->nr_frames;
 	struct lp_htab_ent *ne = NULL;
-	if ((o->dwfl && lookup(sl, o->mod, vaddr)) ||
-	    lp_grow(&sl->addrs, &sl->cap_addrs, sl->nr_addrs, sizeof *sl->addrs, 4096, UINT32_MAX) ||
-	    !(ne = lp_htab_add(sl->index, PROBE, NULL))) {
+	if ((o->dwfl && lookup(sl, o->mod, vaddr)) || sl->nr_frames > UINT32_MAX ||
+	    !(ne = lp_htab_add(o->addrs, vaddr, NULL))) {
 		sl->nr_frames = first;
 		return -ENOMEM;
 	}
-	ne->key = sl->nr_addrs;
-	sl->addrs[sl->nr_addrs++] = (struct addr){ d, vaddr, (uint32_t)first,
-						   (uint32_t)(sl->nr_frames - first) };
+	ne->val = (uint64_t)first << 32 | (sl->nr_frames - first);
 	*frames = sl->nr_frames > first ? sl->frames + first : NULL;
 	return (int)(sl->nr_frames - first);
 }
