@@ -57,11 +57,22 @@ struct lp_htab *lp_htab_new(lp_htab_hash_fn *hash, lp_htab_equal_fn *equal, void
 /* Frees t (not what its keys and values point at).  Accepts NULL. */
 void lp_htab_free(struct lp_htab *t);
 
-/* The tag of key in t: 32 bits of its hash, LP_HTAB_USED set. */
+/* A tag made of hash h: 32 bits of it, LP_HTAB_USED set. */
+static inline uint32_t lp_htab_fold(uint64_t h)
+{
+	return (uint32_t)(h ^ (h >> 32)) | LP_HTAB_USED;
+}
+
+/* The hash of integer key k in a table without hash_fn. */
+static inline uint64_t lp_htab_int_hash(uint64_t k)
+{
+	return k * 0x9e3779b97f4a7c15ull;
+}
+
+/* The tag of key in t. */
 static inline uint32_t lp_htab_tag(const struct lp_htab *t, uint64_t key)
 {
-	uint64_t h = t->hash ? t->hash(key, t->ctx) : key * 0x9e3779b97f4a7c15ull;
-	return (uint32_t)(h ^ (h >> 32)) | LP_HTAB_USED;
+	return lp_htab_fold(t->hash ? t->hash(key, t->ctx) : lp_htab_int_hash(key));
 }
 
 /* The slot of key (tag lp_htab_tag(t, key)) in t, or the empty slot that
@@ -86,6 +97,18 @@ static inline struct lp_htab_ent *lp_htab_find(const struct lp_htab *t, uint64_t
 {
 	size_t i = lp_htab_probe(t, key, lp_htab_tag(t, key));
 	return t->tags[i] ? &t->ents[i] : NULL;
+}
+
+/* lp_htab_find() for a table made with both callbacks NULL (integer
+ * keys), without the tests for them: the lookup of a thread per sample
+ * and of a source address per frame. */
+static inline struct lp_htab_ent *lp_htab_find_int(const struct lp_htab *t, uint64_t key)
+{
+	size_t i = lp_htab_fold(lp_htab_int_hash(key)) & t->mask;
+	for (; t->tags[i]; i = (i + 1) & t->mask)
+		if (t->ents[i].key == key)
+			return &t->ents[i];
+	return NULL;
 }
 
 /* The entry of key, added with value 0 when absent; *added (when not NULL)

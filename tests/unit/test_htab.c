@@ -67,6 +67,7 @@ static void grows(void)
 	for (uint64_t k = 0; k < 200000; k++) {
 		const struct lp_htab_ent *e = lp_htab_find(t, k * 3);
 		bad += !e || e->val != k || lp_htab_find(t, k * 3 + 1);
+		bad += lp_htab_find_int(t, k * 3) != e || lp_htab_find_int(t, k * 3 + 1);
 	}
 	TEST_EQ(bad, 0);
 	size_t n = 0, it = 0;
