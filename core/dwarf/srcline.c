@@ -48,6 +48,16 @@ struct lp_srclines {
 	const struct obj *last;     /* the object of the last lookup */
 };
 
+static void obj_free(struct obj *o)
+{
+	if (!o)
+		return;
+	if (o->dwfl)
+		dwfl_end(o->dwfl);
+	lp_htab_free(o->addrs);
+	free(o);
+}
+
 struct lp_srclines *lp_srclines_new(void)
 {
 	struct lp_srclines *sl = calloc(1, sizeof *sl);
@@ -69,13 +79,8 @@ void lp_srclines_free(struct lp_srclines *sl)
 	if (!sl)
 		return;
 	const struct lp_htab_ent *e;
-	for (size_t it = 0; sl->objs && (e = lp_htab_next(sl->objs, &it));) {
-		struct obj *o = (struct obj *)(uintptr_t)e->val;
-		if (o->dwfl)
-			dwfl_end(o->dwfl);
-		lp_htab_free(o->addrs);
-		free(o);
-	}
+	for (size_t it = 0; sl->objs && (e = lp_htab_next(sl->objs, &it));)
+		obj_free((struct obj *)(uintptr_t)e->val);
 	lp_htab_free(sl->objs);
 	free(sl->frames);
 	lp_strtab_free(sl->strs);
@@ -116,13 +121,17 @@ static const struct obj *obj_get(struct lp_srclines *sl, const struct lp_dso *d)
 {
 	if (sl->last && sl->last->dso == d)
 		return sl->last;
-	bool added;
-	struct lp_htab_ent *e = lp_htab_add(sl->objs, (uintptr_t)d, &added);
-	if (e && added && !(e->val = (uintptr_t)obj_new(sl, d))) {
-		lp_htab_delete(sl->objs, (uintptr_t)d, NULL);
+	const struct lp_htab_ent *e = lp_htab_find_int(sl->objs, (uintptr_t)d);
+	if (e)
+		return sl->last = (const struct obj *)(uintptr_t)e->val;
+	struct obj *o = obj_new(sl, d);
+	struct lp_htab_ent *ne = o ? lp_htab_add(sl->objs, (uintptr_t)d, NULL) : NULL;
+	if (!ne) {
+		obj_free(o);
 		return NULL;
 	}
-	return e ? (sl->last = (const struct obj *)(uintptr_t)e->val) : NULL;
+	ne->val = (uintptr_t)o;
+	return sl->last = o;
 }
 
 /* The name of a subprogram or inlined subroutine: its linkage name when it
@@ -229,26 +238,34 @@ static int lookup(struct lp_srclines *sl, Dwfl_Module *mod, uint64_t vaddr)
 	return rc;
 }
 
+/* Looks up vaddr, not seen before in o, and files its frames; as
+ * lp_srclines_get().  Kept out of line so that a cached address costs no
+ * more than the table lookup. */
+static __attribute__((noinline)) int miss(struct lp_srclines *sl, const struct obj *o,
+					  uint64_t vaddr, const struct lp_srcframe **frames)
+{
+	size_t first = sl->nr_frames;
+	struct lp_htab_ent *e = NULL;
+	if ((o->dwfl && lookup(sl, o->mod, vaddr)) || sl->nr_frames > UINT32_MAX ||
+	    !(e = lp_htab_add(o->addrs, vaddr, NULL))) {
+		sl->nr_frames = first;
+		return -ENOMEM;
+	}
+	e->val = (uint64_t)first << 32 | (sl->nr_frames - first);
+	*frames = sl->nr_frames > first ? sl->frames + first : NULL;
+	return (int)(sl->nr_frames - first);
+}
+
 int lp_srclines_get(struct lp_srclines *sl, const struct lp_dso *d, uint64_t vaddr,
 		    const struct lp_srcframe **frames)
 {
 	const struct obj *o = obj_get(sl, d);
 	if (!o)
 		return -ENOMEM;
-	const struct lp_htab_ent *e = lp_htab_find(o->addrs, vaddr);
-	if (e) {
-		uint32_t nr = (uint32_t)e->val;
-		*frames = nr ? sl->frames + (e->val >> 32) : NULL;
-		return (int)nr;
-	}
-	size_t first = sl->nr_frames;
-	struct lp_htab_ent *ne = NULL;
-	if ((o->dwfl && lookup(sl, o->mod, vaddr)) || sl->nr_frames > UINT32_MAX ||
-	    !(ne = lp_htab_add(o->addrs, vaddr, NULL))) {
-		sl->nr_frames = first;
-		return -ENOMEM;
-	}
-	ne->val = (uint64_t)first << 32 | (sl->nr_frames - first);
-	*frames = sl->nr_frames > first ? sl->frames + first : NULL;
-	return (int)(sl->nr_frames - first);
+	const struct lp_htab_ent *e = lp_htab_find_int(o->addrs, vaddr);
+	if (!e)
+		return miss(sl, o, vaddr, frames);
+	uint32_t nr = (uint32_t)e->val;
+	*frames = nr ? sl->frames + (e->val >> 32) : NULL;
+	return (int)nr;
 }

@@ -124,7 +124,7 @@ static int maps_insert(struct lp_proc *p, const struct lp_map *m)
 
 struct lp_thread *lp_procs_find(struct lp_procs *ps, uint32_t tid)
 {
-	const struct lp_htab_ent *e = lp_htab_find(ps->threads, tid);
+	const struct lp_htab_ent *e = lp_htab_find_int(ps->threads, tid);
 	return e ? (struct lp_thread *)(uintptr_t)e->val : NULL;
 }
 
