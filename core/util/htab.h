@@ -50,8 +50,10 @@ struct lp_htab {
 #define LP_HTAB_USED 0x80000000u
 
 /* An empty table hashing with hash and comparing with equal, both called
- * with ctx; both NULL: keys are compared as integers.  NULL and errno on
- * failure.  Free with lp_htab_free(). */
+ * with ctx.  hash NULL: a multiplicative hash of the key's 64 bits (only
+ * right when equal keys have equal bits); equal NULL: keys are the same
+ * when their bits are.  NULL and errno on failure.  Free with
+ * lp_htab_free(). */
 struct lp_htab *lp_htab_new(lp_htab_hash_fn *hash, lp_htab_equal_fn *equal, void *ctx);
 
 /* Frees t (not what its keys and values point at).  Accepts NULL. */
@@ -126,6 +128,7 @@ int lp_htab_delete(struct lp_htab *t, uint64_t key, struct lp_htab_ent *old);
  * NULL after the last.  The table must not change during a walk. */
 struct lp_htab_ent *lp_htab_next(const struct lp_htab *t, size_t *iter);
 
+/* The number of entries. */
 size_t lp_htab_count(const struct lp_htab *t);
 
 /* Bytes held by the table itself, for reports. */
