@@ -133,7 +133,7 @@ int64_t lp_hmap_find(struct lp_hmap *m, const void *key, size_t n, uint64_t h, b
 		return e ? (int64_t)e->key : -1;
 	}
 	bool fresh;
-	struct lp_htab_ent *e = lp_htab_add(m->index, PROBE, &fresh);
+	struct lp_htab_ent *e = lp_htab_add_hashed(m->index, PROBE, m->probe.hash, &fresh);
 	if (!e)
 		return -ENOMEM;
 	if (!fresh)

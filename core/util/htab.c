@@ -88,26 +88,28 @@ static int grow(struct lp_htab *t)
 	return 0;
 }
 
+struct lp_htab_ent *lp_htab_insert(struct lp_htab *t, size_t slot, uint64_t key, uint32_t tag,
+				   bool *added)
+{
+	if (added)
+		*added = false;
+	if ((t->nr + 1) * 2 > t->mask + 1) {
+		if (grow(t))
+			return errno = ENOMEM, NULL;
+		slot = empty_slot(t, tag);
+	}
+	if (added)
+		*added = true;
+	t->tags[slot] = tag;
+	t->ents[slot] = (struct lp_htab_ent){ key, 0 };
+	t->nr++;
+	return &t->ents[slot];
+}
+
 struct lp_htab_ent *lp_htab_add(struct lp_htab *t, uint64_t key, bool *added)
 {
-	uint32_t tag = lp_htab_tag(t, key);
-	size_t i = lp_htab_probe(t, key, tag);
-	if (added)
-		*added = !t->tags[i];
-	if (t->tags[i])
-		return &t->ents[i];
-	if ((t->nr + 1) * 2 > t->mask + 1) {
-		if (grow(t)) {
-			if (added)
-				*added = false;
-			return errno = ENOMEM, NULL;
-		}
-		i = empty_slot(t, tag);
-	}
-	t->tags[i] = tag;
-	t->ents[i] = (struct lp_htab_ent){ key, 0 };
-	t->nr++;
-	return &t->ents[i];
+	return lp_htab_add_hashed(t, key, t->hash ? t->hash(key, t->ctx) : lp_htab_int_hash(key),
+				  added);
 }
 
 int lp_htab_delete(struct lp_htab *t, uint64_t key, struct lp_htab_ent *old)

@@ -113,6 +113,27 @@ static inline struct lp_htab_ent *lp_htab_find_int(const struct lp_htab *t, uint
 	return NULL;
 }
 
+/* For lp_htab_add_hashed only: adds key, of tag tag, at slot, the empty
+ * slot lp_htab_probe() found for it (or elsewhere when t must grow), and
+ * sets *added (when not NULL); its entry, or NULL and errno ENOMEM. */
+struct lp_htab_ent *lp_htab_insert(struct lp_htab *t, size_t slot, uint64_t key, uint32_t tag,
+				   bool *added);
+
+/* lp_htab_add() with the key's hash given (what hash_fn, or the integer
+ * hash when there is none, would return), for callers that have it. */
+static inline struct lp_htab_ent *lp_htab_add_hashed(struct lp_htab *t, uint64_t key,
+						    uint64_t hash, bool *added)
+{
+	uint32_t tag = lp_htab_fold(hash);
+	size_t i = lp_htab_probe(t, key, tag);
+	if (t->tags[i]) {
+		if (added)
+			*added = false;
+		return &t->ents[i];
+	}
+	return lp_htab_insert(t, i, key, tag, added);
+}
+
 /* The entry of key, added with value 0 when absent; *added (when not NULL)
  * says which.  The caller may then replace the entry's key with one equal
  * to it (same hash, equal_fn true): a table keyed by string pointers adds
