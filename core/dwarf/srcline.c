@@ -8,9 +8,11 @@
  * and the build-id directory).  Each address is looked up once: the line
  * table gives the innermost line, the scopes at the address (dwarf_getscopes)
  * the chain of inlined subroutines, each with its call site, up to the
- * function that holds them.  Results go into an open-addressing table keyed
- * by (object, address), their frames into one array and their strings into
- * an interned string table, all kept until lp_srclines_free().
+ * function that holds them.  Objects are kept in a generic table (htab.c)
+ * keyed by dso pointer, and each object's results in a table of its own
+ * keyed by address (integer keys: a lookup makes no call), their frames
+ * into one array and their strings into an interned string table, all
+ * kept until lp_srclines_free().
  */
 #include <dwarf.h>
 #include <errno.h>
@@ -25,33 +27,36 @@
 #include "luaprof/sym.h"
 #include "sym/sym_int.h"
 #include "util/grow.h"
+#include "util/htab.h"
 #include "util/strtab.h"
 
 #define MAX_INLINE 64           /* frames kept per address */
 
 struct obj {                    /* an object's DWARF session */
-	const struct lp_dso *dso;   /* NULL: free slot */
+	const struct lp_dso *dso;
 	Dwfl *dwfl;                 /* NULL: no DWARF to be had */
 	Dwfl_Module *mod;
-};
-
-struct addr {                   /* one looked-up address */
-	const struct lp_dso *dso;   /* NULL: free slot */
-	uint64_t vaddr;
-	uint32_t first, nr;         /* its frames in sl->frames */
+	struct lp_htab *addrs;      /* vaddr -> first frame << 32 | frames */
 };
 
 struct lp_srclines {
 	Dwfl_Callbacks cb;
-	struct obj *objs;
-	size_t nr_objs, cap_objs;   /* cap: a power of two */
-	struct addr *addrs;
-	size_t nr_addrs, cap_addrs;
+	struct lp_htab *objs;       /* dso pointer -> struct obj * */
 	struct lp_srcframe *frames;
 	size_t nr_frames, cap_frames;
 	struct lp_strtab *strs;
 	const struct obj *last;     /* the object of the last lookup */
 };
+
+static void obj_free(struct obj *o)
+{
+	if (!o)
+		return;
+	if (o->dwfl)
+		dwfl_end(o->dwfl);
+	lp_htab_free(o->addrs);
+	free(o);
+}
 
 struct lp_srclines *lp_srclines_new(void)
 {
@@ -59,12 +64,9 @@ struct lp_srclines *lp_srclines_new(void)
 	if (!sl)
 		return NULL;
 	lp_dwarf_callbacks(&sl->cb);
-	sl->cap_objs = 64;
-	sl->cap_addrs = 4096;
-	sl->objs = calloc(sl->cap_objs, sizeof *sl->objs);
-	sl->addrs = calloc(sl->cap_addrs, sizeof *sl->addrs);
+	sl->objs = lp_htab_new(NULL, NULL, NULL);
 	sl->strs = lp_strtab_new();
-	if (!sl->objs || !sl->addrs || !sl->strs) {
+	if (!sl->objs || !sl->strs) {
 		lp_srclines_free(sl);
 		errno = ENOMEM;
 		return NULL;
@@ -76,54 +78,14 @@ void lp_srclines_free(struct lp_srclines *sl)
 {
 	if (!sl)
 		return;
-	for (size_t i = 0; sl->objs && i < sl->cap_objs; i++)
-		if (sl->objs[i].dwfl)
-			dwfl_end(sl->objs[i].dwfl);
-	free(sl->objs);
-	free(sl->addrs);
+	const struct lp_htab_ent *e;
+	for (size_t it = 0; sl->objs && (e = lp_htab_next(sl->objs, &it));)
+		obj_free((struct obj *)(uintptr_t)e->val);
+	lp_htab_free(sl->objs);
 	free(sl->frames);
 	lp_strtab_free(sl->strs);
 	free(sl);
 }
-
-static size_t hash_ptr(const void *p, uint64_t v)
-{
-	uint64_t h = ((uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull) ^ (v * 0xc2b2ae3d27d4eb4full);
-	return (size_t)(h ^ (h >> 31));
-}
-
-/* Doubles an open-addressing table of n slots of size bytes, rehashing
- * with key(); 0 or -ENOMEM. */
-static int rehash(void **tab, size_t *cap, size_t size, size_t (*key)(const void *),
-		  bool (*used)(const void *))
-{
-	size_t n = *cap * 2;
-	char *old = *tab, *t = calloc(n, size);
-	if (!t)
-		return -ENOMEM;
-	for (size_t i = 0; i < *cap; i++) {
-		const void *e = old + i * size;
-		if (!used(e))
-			continue;
-		size_t j = key(e) & (n - 1);
-		while (used(t + j * size))
-			j = (j + 1) & (n - 1);
-		memcpy(t + j * size, e, size);
-	}
-	free(old);
-	*tab = t;
-	*cap = n;
-	return 0;
-}
-
-static size_t obj_key(const void *e) { return hash_ptr(((const struct obj *)e)->dso, 0); }
-static bool obj_used(const void *e) { return ((const struct obj *)e)->dso != NULL; }
-static size_t addr_key(const void *e)
-{
-	const struct addr *a = e;
-	return hash_ptr(a->dso, a->vaddr);
-}
-static bool addr_used(const void *e) { return ((const struct addr *)e)->dso != NULL; }
 
 /* Opens d's DWARF session into o (o->dwfl stays NULL when there is none). */
 static void obj_open(struct lp_srclines *sl, struct obj *o, const struct lp_dso *d)
@@ -141,22 +103,35 @@ static void obj_open(struct lp_srclines *sl, struct obj *o, const struct lp_dso 
 	}
 }
 
+/* A new session for d, opened; NULL on ENOMEM. */
+static struct obj *obj_new(struct lp_srclines *sl, const struct lp_dso *d)
+{
+	struct obj *o = calloc(1, sizeof *o);
+	if (o && !(o->addrs = lp_htab_new(NULL, NULL, NULL))) {
+		free(o);
+		return NULL;
+	}
+	if (o)
+		obj_open(sl, o, d);
+	return o;
+}
+
 /* The session of d, opened on first use; NULL on ENOMEM. */
 static const struct obj *obj_get(struct lp_srclines *sl, const struct lp_dso *d)
 {
 	if (sl->last && sl->last->dso == d)
 		return sl->last;
-	if (2 * (sl->nr_objs + 1) > sl->cap_objs &&
-	    rehash((void **)&sl->objs, &sl->cap_objs, sizeof *sl->objs, obj_key, obj_used))
+	const struct lp_htab_ent *e = lp_htab_find_int(sl->objs, (uintptr_t)d);
+	if (e)
+		return sl->last = (const struct obj *)(uintptr_t)e->val;
+	struct obj *o = obj_new(sl, d);
+	struct lp_htab_ent *ne = o ? lp_htab_add(sl->objs, (uintptr_t)d, NULL) : NULL;
+	if (!ne) {
+		obj_free(o);
 		return NULL;
-	size_t i = hash_ptr(d, 0) & (sl->cap_objs - 1);
-	while (sl->objs[i].dso && sl->objs[i].dso != d)
-		i = (i + 1) & (sl->cap_objs - 1);
-	if (!sl->objs[i].dso) {
-		obj_open(sl, &sl->objs[i], d);
-		sl->nr_objs++;
 	}
-	return sl->last = &sl->objs[i];
+	ne->val = (uintptr_t)o;
+	return sl->last = o;
 }
 
 /* The name of a subprogram or inlined subroutine: its linkage name when it
@@ -263,33 +238,34 @@ static int lookup(struct lp_srclines *sl, Dwfl_Module *mod, uint64_t vaddr)
 	return rc;
 }
 
-int lp_srclines_get(struct lp_srclines *sl, const struct lp_dso *d, uint64_t vaddr,
-		    const struct lp_srcframe **frames)
+/* Looks up vaddr, not seen before in o, and files its frames; as
+ * lp_srclines_get().  Kept out of line so that a cached address costs no
+ * more than the table lookup. */
+static __attribute__((noinline)) int miss(struct lp_srclines *sl, const struct obj *o,
+					  uint64_t vaddr, const struct lp_srcframe **frames)
 {
-	size_t mask = sl->cap_addrs - 1, i = hash_ptr(d, vaddr) & mask;
-	for (; sl->addrs[i].dso; i = (i + 1) & mask) {
-		const struct addr *a = &sl->addrs[i];
-		if (a->dso == d && a->vaddr == vaddr) {
-			*frames = a->nr ? sl->frames + a->first : NULL;
-			return (int)a->nr;
-		}
-	}
-	const struct obj *o = obj_get(sl, d);
-	if (!o)
-		return -ENOMEM;
 	size_t first = sl->nr_frames;
-	if (o->dwfl && lookup(sl, o->mod, vaddr)) {
+	struct lp_htab_ent *e = NULL;
+	if ((o->dwfl && lookup(sl, o->mod, vaddr)) || sl->nr_frames > UINT32_MAX ||
+	    !(e = lp_htab_add(o->addrs, vaddr, NULL))) {
 		sl->nr_frames = first;
 		return -ENOMEM;
 	}
-	if (2 * (sl->nr_addrs + 1) > sl->cap_addrs) {
-		if (rehash((void **)&sl->addrs, &sl->cap_addrs, sizeof *sl->addrs, addr_key, addr_used))
-			return -ENOMEM;
-		for (i = hash_ptr(d, vaddr) & (sl->cap_addrs - 1); sl->addrs[i].dso;)
-			i = (i + 1) & (sl->cap_addrs - 1);
-	}
-	sl->addrs[i] = (struct addr){ d, vaddr, (uint32_t)first, (uint32_t)(sl->nr_frames - first) };
-	sl->nr_addrs++;
+	e->val = (uint64_t)first << 32 | (sl->nr_frames - first);
 	*frames = sl->nr_frames > first ? sl->frames + first : NULL;
 	return (int)(sl->nr_frames - first);
+}
+
+int lp_srclines_get(struct lp_srclines *sl, const struct lp_dso *d, uint64_t vaddr,
+		    const struct lp_srcframe **frames)
+{
+	const struct obj *o = obj_get(sl, d);
+	if (!o)
+		return -ENOMEM;
+	const struct lp_htab_ent *e = lp_htab_find_int(o->addrs, vaddr);
+	if (!e)
+		return miss(sl, o, vaddr, frames);
+	uint32_t nr = (uint32_t)e->val;
+	*frames = nr ? sl->frames + (e->val >> 32) : NULL;
+	return (int)nr;
 }

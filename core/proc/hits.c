@@ -1,10 +1,11 @@
 /*
  * hits.c - the set of objects samples landed in (see hits.h).
  *
- * Objects are kept in first-hit order in an array, and found by an
- * open-addressing hash of array indices keyed by (path pointer, device,
- * inode): paths are interned by the process model, so equal paths are the
- * same pointer.  The table stays at most half full.
+ * Objects are kept in first-hit order in an array, and found through the
+ * generic table (htab.c) keyed by array index, hashing and comparing the
+ * objects' (path pointer, device, inode): paths are interned by the
+ * process model, so equal paths are the same pointer.  A lookup is keyed
+ * by PROBE, which stands for the object being looked up (h->probe).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -12,21 +13,42 @@
 
 #include "luaprof/hits.h"
 #include "util/grow.h"
+#include "util/htab.h"
+
+#define PROBE UINT64_MAX
 
 struct lp_hits {
 	struct lp_map *objs;
 	size_t nr, cap;
-	uint32_t *slots;        /* index + 1 into objs; 0 = empty */
-	size_t nr_slots;        /* a power of two */
+	struct lp_htab *index;          /* index into objs -> nothing */
+	const struct lp_map *probe;
 };
+
+static const struct lp_map *obj_of(const struct lp_hits *h, uint64_t k)
+{
+	return k == PROBE ? h->probe : &h->objs[k];
+}
+
+static uint64_t hash_object(uint64_t k, void *ctx)
+{
+	const struct lp_map *m = obj_of(ctx, k);
+	uint64_t x = (uint64_t)(uintptr_t)m->path ^ (m->ino * 0x9e3779b97f4a7c15ull) ^
+		     ((uint64_t)m->maj << 32 | m->min);
+	x ^= x >> 29;
+	x *= 0xbf58476d1ce4e5b9ull;
+	return x ^ (x >> 32);
+}
+
+static bool same_object(uint64_t k1, uint64_t k2, void *ctx)
+{
+	const struct lp_map *a = obj_of(ctx, k1), *b = obj_of(ctx, k2);
+	return a->path == b->path && a->ino == b->ino && a->maj == b->maj && a->min == b->min;
+}
 
 struct lp_hits *lp_hits_new(void)
 {
 	struct lp_hits *h = calloc(1, sizeof *h);
-	if (!h)
-		return NULL;
-	h->nr_slots = 64;
-	if (!(h->slots = calloc(h->nr_slots, sizeof *h->slots))) {
+	if (!h || !(h->index = lp_htab_new(hash_object, same_object, h))) {
 		free(h);
 		errno = ENOMEM;
 		return NULL;
@@ -39,59 +61,23 @@ void lp_hits_free(struct lp_hits *h)
 	if (!h)
 		return;
 	free(h->objs);
-	free(h->slots);
+	lp_htab_free(h->index);
 	free(h);
-}
-
-static bool same_object(const struct lp_map *a, const struct lp_map *b)
-{
-	return a->path == b->path && a->ino == b->ino && a->maj == b->maj && a->min == b->min;
-}
-
-static size_t hash_object(const struct lp_map *m, size_t nr_slots)
-{
-	uint64_t k = (uint64_t)(uintptr_t)m->path ^ (m->ino * 0x9e3779b97f4a7c15ull) ^
-		     ((uint64_t)m->maj << 32 | m->min);
-	k ^= k >> 29;
-	k *= 0xbf58476d1ce4e5b9ull;
-	k ^= k >> 32;
-	return (size_t)k & (nr_slots - 1);
-}
-
-/* The slot holding m's object, or the empty slot where it belongs. */
-static uint32_t *find_slot(const struct lp_hits *h, const struct lp_map *m)
-{
-	size_t i = hash_object(m, h->nr_slots);
-	while (h->slots[i] && !same_object(&h->objs[h->slots[i] - 1], m))
-		i = (i + 1) & (h->nr_slots - 1);
-	return &h->slots[i];
-}
-
-static int grow_slots(struct lp_hits *h)
-{
-	size_t n = h->nr_slots * 2;
-	uint32_t *old = h->slots;
-	if (!(h->slots = calloc(n, sizeof *h->slots))) {
-		h->slots = old;
-		return -ENOMEM;
-	}
-	h->nr_slots = n;
-	for (size_t i = 0; i < h->nr; i++)
-		*find_slot(h, &h->objs[i]) = (uint32_t)(i + 1);
-	free(old);
-	return 0;
 }
 
 int lp_hits_add(struct lp_hits *h, const struct lp_map *m)
 {
-	if (*find_slot(h, m))
-		return 0;
-	if ((h->nr + 1) * 2 > h->nr_slots && grow_slots(h))
-		return -ENOMEM;
+	bool added;
 	if (lp_grow(&h->objs, &h->cap, h->nr, sizeof *h->objs, 16, UINT32_MAX - 1))
 		return -ENOMEM;
-	h->objs[h->nr++] = *m;
-	*find_slot(h, m) = (uint32_t)h->nr;
+	h->probe = m;
+	struct lp_htab_ent *e = lp_htab_add(h->index, PROBE, &added);
+	if (!e)
+		return -ENOMEM;
+	if (added) {
+		h->objs[h->nr] = *m;
+		e->key = h->nr++;
+	}
 	return 0;
 }
 

@@ -10,7 +10,7 @@
  *    still be looked up while its samples are being read.
  *
  * Workload: a few thousand threads at most, and one lookup per sample, so
- * threads live in an open-addressing hash keyed by tid.
+ * threads live in the generic table (htab.c) keyed by tid.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,11 +21,11 @@
 
 #include "luaprof/proc.h"
 #include "luaprof/record.h"
+#include "util/htab.h"
 #include "util/strtab.h"
 
 struct lp_procs {
-	struct lp_thread **slots;   /* hash by tid, open addressing */
-	uint32_t nr_slots, nr_threads;
+	struct lp_htab *threads;    /* tid -> struct lp_thread * */
 	struct lp_proc **procs;     /* every proc ever made, to free them */
 	uint32_t nr_procs, cap_procs;
 	struct lp_proc kernel;
@@ -122,50 +122,18 @@ static int maps_insert(struct lp_proc *p, const struct lp_map *m)
 
 /* ------------------------------------------------------------- threads */
 
-static uint32_t hash_tid(uint32_t tid, uint32_t nr_slots)
-{
-	return (tid * 2654435761u) & (nr_slots - 1);
-}
-
 struct lp_thread *lp_procs_find(struct lp_procs *ps, uint32_t tid)
 {
-	for (uint32_t h = hash_tid(tid, ps->nr_slots);; h = (h + 1) & (ps->nr_slots - 1)) {
-		struct lp_thread *t = ps->slots[h];
-		if (!t || t->tid == tid)
-			return t;
-	}
-}
-
-static int threads_grow(struct lp_procs *ps)
-{
-	uint32_t n = ps->nr_slots * 2;
-	struct lp_thread **s = calloc(n, sizeof *s);
-	if (!s)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < ps->nr_slots; i++) {
-		struct lp_thread *t = ps->slots[i];
-		if (!t)
-			continue;
-		uint32_t h = hash_tid(t->tid, n);
-		while (s[h])
-			h = (h + 1) & (n - 1);
-		s[h] = t;
-	}
-	free(ps->slots);
-	ps->slots = s;
-	ps->nr_slots = n;
-	return 0;
+	const struct lp_htab_ent *e = lp_htab_find_int(ps->threads, tid);
+	return e ? (struct lp_thread *)(uintptr_t)e->val : NULL;
 }
 
 static int threads_put(struct lp_procs *ps, struct lp_thread *t)
 {
-	if ((ps->nr_threads + 1) * 4 > ps->nr_slots * 3 && threads_grow(ps))
+	struct lp_htab_ent *e = lp_htab_add(ps->threads, t->tid, NULL);
+	if (!e)
 		return -ENOMEM;
-	uint32_t h = hash_tid(t->tid, ps->nr_slots);
-	while (ps->slots[h])
-		h = (h + 1) & (ps->nr_slots - 1);
-	ps->slots[h] = t;
-	ps->nr_threads++;
+	e->val = (uintptr_t)t;
 	return 0;
 }
 
@@ -381,11 +349,10 @@ struct lp_procs *lp_procs_new(void)
 	struct lp_procs *ps = calloc(1, sizeof *ps);
 	if (!ps)
 		return NULL;
-	ps->nr_slots = 256;
-	ps->slots = calloc(ps->nr_slots, sizeof *ps->slots);
+	ps->threads = lp_htab_new(NULL, NULL, NULL);
 	ps->paths = lp_strtab_new();
 	ps->kernel.pid = UINT32_MAX;
-	if (!ps->slots || !ps->paths) {
+	if (!ps->threads || !ps->paths) {
 		lp_procs_free(ps);
 		return errno = ENOMEM, NULL;
 	}
@@ -396,15 +363,16 @@ void lp_procs_free(struct lp_procs *ps)
 {
 	if (!ps)
 		return;
-	for (uint32_t i = 0; i < ps->nr_slots && ps->slots; i++)
-		free(ps->slots[i]);
+	const struct lp_htab_ent *e;
+	for (size_t it = 0; ps->threads && (e = lp_htab_next(ps->threads, &it));)
+		free((struct lp_thread *)(uintptr_t)e->val);
 	for (uint32_t i = 0; i < ps->nr_procs; i++) {
 		free(ps->procs[i]->maps);
 		free(ps->procs[i]);
 	}
 	free(ps->kernel.maps);
 	free(ps->procs);
-	free(ps->slots);
+	lp_htab_free(ps->threads);
 	lp_strtab_free(ps->paths);
 	free(ps);
 }
@@ -416,8 +384,9 @@ struct lp_proc *lp_procs_kernel(struct lp_procs *ps)
 
 int lp_procs_each(struct lp_procs *ps, int (*fn)(struct lp_thread *t, void *arg), void *arg)
 {
-	for (uint32_t i = 0; i < ps->nr_slots; i++) {
-		int rc = ps->slots[i] ? fn(ps->slots[i], arg) : 0;
+	const struct lp_htab_ent *e;
+	for (size_t it = 0; (e = lp_htab_next(ps->threads, &it));) {
+		int rc = fn((struct lp_thread *)(uintptr_t)e->val, arg);
 		if (rc)
 			return rc;
 	}

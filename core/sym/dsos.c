@@ -18,7 +18,8 @@
  * process in another mount namespace (a container) has its files read
  * through /proc/PID/root when its map's path is not the mapped file here.
  *
- * A chained hash table; it doubles when it holds as many entries as buckets.
+ * The entries live in the generic table (htab.c), keyed by pointers to
+ * their (path, maj, min, ino) keys.
  */
 #include <errno.h>
 #include <limits.h>
@@ -31,30 +32,57 @@
 #include "luaprof/luaprof.h"
 #include "luaprof/proc.h"
 #include "sym/sym_int.h"
+#include "util/htab.h"
+
+struct dsos_key {
+	const char *path;
+	uint64_t ino;
+	uint32_t maj, min;
+};
 
 struct dsos_ent {
-	struct dsos_ent *next;
-	uint64_t hash, ino;
-	uint32_t maj, min;
+	struct dsos_key k;      /* k.path is path */
 	struct lp_dso *dso;     /* NULL: could not be opened, or not a file */
 	char path[];
 };
 
 struct lp_dsos {
-	struct dsos_ent **buckets;
-	size_t nr_buckets, nr;
+	struct lp_htab *ents;           /* struct dsos_key * -> struct dsos_ent * */
 	struct lp_bidtab *want;         /* recorded build-ids; NULL in live runs */
 };
+
+static const struct dsos_key *key_of(uint64_t k)
+{
+	return (const struct dsos_key *)(uintptr_t)k;
+}
+
+static uint64_t key_hash(uint64_t key, void *ctx)
+{
+	const struct dsos_key *k = key_of(key);
+	uint64_t h = 0xcbf29ce484222325ull;     /* FNV-1a, then the numbers */
+
+	(void)ctx;
+	for (const unsigned char *p = (const unsigned char *)k->path; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ull;
+	h ^= ((uint64_t)k->maj << 32 | k->min) * 0x9e3779b97f4a7c15ull;
+	h ^= k->ino * 0xc2b2ae3d27d4eb4full;
+	return h ^ (h >> 29);
+}
+
+static bool key_equal(uint64_t k1, uint64_t k2, void *ctx)
+{
+	const struct dsos_key *a = key_of(k1), *b = key_of(k2);
+
+	(void)ctx;
+	return a->ino == b->ino && a->maj == b->maj && a->min == b->min &&
+	       !strcmp(a->path, b->path);
+}
 
 struct lp_dsos *lp_dsos_new(void)
 {
 	struct lp_dsos *c = calloc(1, sizeof *c);
 
-	if (!c)
-		return NULL;
-	c->nr_buckets = 64;
-	c->buckets = calloc(c->nr_buckets, sizeof *c->buckets);
-	if (!c->buckets) {
+	if (!c || !(c->ents = lp_htab_new(key_hash, key_equal, NULL))) {
 		free(c);
 		errno = ENOMEM;
 		return NULL;
@@ -64,52 +92,18 @@ struct lp_dsos *lp_dsos_new(void)
 
 void lp_dsos_free(struct lp_dsos *c)
 {
+	const struct lp_htab_ent *he;
+
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->nr_buckets; i++) {
-		struct dsos_ent *e = c->buckets[i];
-		while (e) {
-			struct dsos_ent *next = e->next;
-			lp_dso_free(e->dso);
-			free(e);
-			e = next;
-		}
+	for (size_t it = 0; (he = lp_htab_next(c->ents, &it));) {
+		struct dsos_ent *e = (struct dsos_ent *)(uintptr_t)he->val;
+		lp_dso_free(e->dso);
+		free(e);
 	}
-	free(c->buckets);
+	lp_htab_free(c->ents);
 	lp_bidtab_free(c->want);
 	free(c);
-}
-
-static uint64_t key_hash(const char *path, uint32_t maj, uint32_t min, uint64_t ino)
-{
-	uint64_t h = 0xcbf29ce484222325ull;     /* FNV-1a, then the numbers */
-
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
-		h = (h ^ *p) * 0x100000001b3ull;
-	h ^= ((uint64_t)maj << 32 | min) * 0x9e3779b97f4a7c15ull;
-	h ^= ino * 0xc2b2ae3d27d4eb4full;
-	return h ^ (h >> 29);
-}
-
-static int grow(struct lp_dsos *c)
-{
-	size_t n = c->nr_buckets * 2;
-	struct dsos_ent **b = calloc(n, sizeof *b);
-
-	if (!b)
-		return -ENOMEM;
-	for (size_t i = 0; i < c->nr_buckets; i++) {
-		struct dsos_ent *e = c->buckets[i], *next;
-		for (; e; e = next) {
-			next = e->next;
-			e->next = b[e->hash & (n - 1)];
-			b[e->hash & (n - 1)] = e;
-		}
-	}
-	free(c->buckets);
-	c->buckets = b;
-	c->nr_buckets = n;
-	return 0;
 }
 
 /* Whether the file at path is the one map m maps (its device and inode). */
@@ -171,24 +165,24 @@ struct lp_bid_want *lp_dsos_expected(struct lp_dsos *c, const char *path)
 static struct dsos_ent *entry(struct lp_dsos *c, const char *path, uint32_t maj,
 			      uint32_t min, uint64_t ino, const struct lp_map *m, uint32_t pid)
 {
-	uint64_t h = key_hash(path, maj, min, ino);
+	struct dsos_key k = { .path = path, .ino = ino, .maj = maj, .min = min };
 	struct dsos_ent *e;
+	bool added;
+	struct lp_htab_ent *he = lp_htab_add(c->ents, (uintptr_t)&k, &added);
 
-	for (e = c->buckets[h & (c->nr_buckets - 1)]; e; e = e->next)
-		if (e->hash == h && e->ino == ino && e->maj == maj &&
-		    e->min == min && !strcmp(e->path, path))
-			return e;
-	if (c->nr >= c->nr_buckets && grow(c))
-		return NULL;
+	if (!he || !added)
+		return he ? (struct dsos_ent *)(uintptr_t)he->val : NULL;
 	size_t len = strlen(path);
-	if (!(e = malloc(sizeof *e + len + 1)))
+	if (!(e = malloc(sizeof *e + len + 1))) {
+		lp_htab_delete(c->ents, (uintptr_t)&k, NULL);
 		return NULL;
-	*e = (struct dsos_ent){ .hash = h, .ino = ino, .maj = maj, .min = min };
+	}
 	memcpy(e->path, path, len + 1);
+	e->k = k;
+	e->k.path = e->path;
+	he->key = (uintptr_t)&e->k;
+	he->val = (uintptr_t)e;
 	e->dso = open_object(c, e->path, m, pid);
-	e->next = c->buckets[h & (c->nr_buckets - 1)];
-	c->buckets[h & (c->nr_buckets - 1)] = e;
-	c->nr++;
 	return e;
 }
 
@@ -229,7 +223,7 @@ struct lp_dso *lp_dsos_get(struct lp_dsos *c, const struct lp_map *m)
 
 size_t lp_dsos_count(const struct lp_dsos *c)
 {
-	return c->nr;
+	return lp_htab_count(c->ents);
 }
 
 size_t lp_map_build_id(const struct lp_map *m, uint8_t *id, size_t max)

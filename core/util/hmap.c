@@ -1,9 +1,9 @@
 /*
  * hmap.c - byte-string keys to 64-bit values: a dense array of entries in
- * insertion order, an open-addressing index of 32-bit (entry, hash) slot
- * pairs with linear probing at most half full, and the keys in large
- * chunks.  A probe compares 32 bits of hash in the index before it touches
- * an entry, so a miss rarely costs a second cache line.
+ * insertion order, indexed by the generic table (htab.c) keyed by entry
+ * number, and the keys in large chunks.  The table keeps 32 bits of each
+ * key's hash, so a miss rarely compares a key.  A lookup is keyed by
+ * PROBE, which stands for the key being looked up (m->probe).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,11 +12,13 @@
 #include "luaprof/hmap.h"
 #include "util/chunks.h"
 #include "util/grow.h"
+#include "util/htab.h"
 
 #ifndef KEY_CHUNK      /* make fuzz builds with small chunks: see the Makefile */
 #define KEY_CHUNK (1u << 20)
 #endif
 #define MAX_ENTRIES (1u << 31)
+#define PROBE UINT64_MAX
 
 struct entry {
 	uint64_t value;
@@ -25,16 +27,11 @@ struct entry {
 	uint32_t hash;
 };
 
-struct slot {
-	uint32_t idx1;          /* entry + 1; 0 = empty */
-	uint32_t hash;
-};
-
 struct lp_hmap {
 	struct entry *ents;
 	size_t nr, cap;
-	struct slot *slots;
-	size_t mask;            /* slots - 1 */
+	struct lp_htab *index;  /* entry number -> nothing */
+	struct entry probe;     /* the key being looked up */
 	struct lp_chunk *chunks;
 	size_t key_bytes;
 };
@@ -61,13 +58,26 @@ uint64_t lp_hash(const void *p, size_t n)
 	return mix(h ^ (w * 0xc4ceb9fe1a85ec53ull) ^ n);
 }
 
+static const struct entry *entry_of(const struct lp_hmap *m, uint64_t k)
+{
+	return k == PROBE ? &m->probe : &m->ents[k];
+}
+
+static uint64_t key_hash(uint64_t k, void *ctx)
+{
+	return entry_of(ctx, k)->hash;
+}
+
+static bool key_equal(uint64_t k1, uint64_t k2, void *ctx)
+{
+	const struct entry *a = entry_of(ctx, k1), *b = entry_of(ctx, k2);
+	return a->len == b->len && !memcmp(a->key, b->key, a->len);
+}
+
 struct lp_hmap *lp_hmap_new(void)
 {
 	struct lp_hmap *m = calloc(1, sizeof *m);
-	if (!m)
-		return NULL;
-	m->mask = 63;
-	if (!(m->slots = calloc(m->mask + 1, sizeof *m->slots))) {
+	if (!m || !(m->index = lp_htab_new(key_hash, key_equal, m))) {
 		free(m);
 		return errno = ENOMEM, NULL;
 	}
@@ -79,8 +89,8 @@ void lp_hmap_free(struct lp_hmap *m)
 	if (!m)
 		return;
 	lp_chunks_free(m->chunks);
+	lp_htab_free(m->index);
 	free(m->ents);
-	free(m->slots);
 	free(m);
 }
 
@@ -95,61 +105,40 @@ static const char *store(struct lp_hmap *m, const void *key, size_t n)
 	return p;
 }
 
-static void place(struct slot *slots, size_t mask, uint32_t idx, uint32_t hash)
+/* Adds the probe's key as entry m->nr, in the index slot e; its number or
+ * -ENOMEM (the index then forgets it). */
+static int64_t add(struct lp_hmap *m, struct lp_htab_ent *e)
 {
-	size_t i = hash & mask;
-	while (slots[i].idx1)
-		i = (i + 1) & mask;
-	slots[i] = (struct slot){ idx + 1, hash };
-}
-
-static int rehash(struct lp_hmap *m)
-{
-	size_t mask = m->mask * 2 + 1;
-	struct slot *s = calloc(mask + 1, sizeof *s);
-	if (!s)
+	const char *k = NULL;
+	if (m->nr >= MAX_ENTRIES ||
+	    lp_grow(&m->ents, &m->cap, m->nr, sizeof *m->ents, 64, MAX_ENTRIES) ||
+	    (!(k = store(m, m->probe.key, m->probe.len)) && m->probe.len)) {
+		lp_htab_delete(m->index, PROBE, NULL);
 		return -ENOMEM;
-	for (size_t i = 0; i < m->nr; i++)
-		place(s, mask, (uint32_t)i, m->ents[i].hash);
-	free(m->slots);
-	m->slots = s;
-	m->mask = mask;
-	return 0;
-}
-
-static int64_t add(struct lp_hmap *m, const void *key, size_t n, uint32_t h32)
-{
-	if (n > UINT32_MAX || m->nr >= MAX_ENTRIES)
-		return -ENOMEM;
-	if ((m->nr + 1) * 2 > m->mask + 1 && rehash(m))
-		return -ENOMEM;
-	if (lp_grow(&m->ents, &m->cap, m->nr, sizeof *m->ents, 64, MAX_ENTRIES))
-		return -ENOMEM;
-	const char *k = store(m, key, n);
-	if (!k && n)
-		return -ENOMEM;
-	m->ents[m->nr] = (struct entry){ 0, k, (uint32_t)n, h32 };
-	place(m->slots, m->mask, (uint32_t)m->nr, h32);
+	}
+	m->ents[m->nr] = m->probe;
+	m->ents[m->nr].key = k;
+	e->key = m->nr;
 	return (int64_t)m->nr++;
 }
 
 int64_t lp_hmap_find(struct lp_hmap *m, const void *key, size_t n, uint64_t h, bool create,
 		     bool *added)
 {
-	uint32_t h32 = (uint32_t)(h ^ (h >> 32));
-	for (size_t i = h32 & m->mask;; i = (i + 1) & m->mask) {
-		const struct slot *s = &m->slots[i];
-		if (!s->idx1)
-			break;
-		if (s->hash != h32)
-			continue;
-		const struct entry *e = &m->ents[s->idx1 - 1];
-		if (e->len == n && !memcmp(e->key, key, n))
-			return s->idx1 - 1;
+	if (n > UINT32_MAX)
+		return create ? -ENOMEM : -1;
+	m->probe = (struct entry){ 0, key, (uint32_t)n, (uint32_t)(h ^ (h >> 32)) };
+	if (!create) {
+		const struct lp_htab_ent *e = lp_htab_find(m->index, PROBE);
+		return e ? (int64_t)e->key : -1;
 	}
-	if (!create)
-		return -1;
-	int64_t i = add(m, key, n, h32);
+	bool fresh;
+	struct lp_htab_ent *e = lp_htab_add_hashed(m->index, PROBE, m->probe.hash, &fresh);
+	if (!e)
+		return -ENOMEM;
+	if (!fresh)
+		return (int64_t)e->key;
+	int64_t i = add(m, e);
 	if (i >= 0 && added)
 		*added = true;
 	return i;
@@ -173,7 +162,7 @@ size_t lp_hmap_count(const struct lp_hmap *m)
 
 size_t lp_hmap_bytes(const struct lp_hmap *m)
 {
-	return m->cap * sizeof *m->ents + (m->mask + 1) * sizeof *m->slots + m->key_bytes;
+	return m->cap * sizeof *m->ents + lp_htab_bytes(m->index) + m->key_bytes;
 }
 
 void lp_hmap_clear(struct lp_hmap *m)
@@ -182,5 +171,5 @@ void lp_hmap_clear(struct lp_hmap *m)
 	m->chunks = NULL;
 	m->key_bytes = 0;
 	m->nr = 0;
-	memset(m->slots, 0, (m->mask + 1) * sizeof *m->slots);
+	lp_htab_clear(m->index);
 }

@@ -1,39 +1,46 @@
 /*
- * strtab.c - interned strings: an open-addressing hash of pointers into
- * chunked storage.  Strings are never removed; chunks are freed together.
+ * strtab.c - interned strings: the generic table (htab.c) keyed by
+ * pointers to the strings, which live in chunked storage.  Strings are
+ * never removed; chunks are freed together.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "luaprof/hmap.h"
 #include "util/chunks.h"
+#include "util/htab.h"
 #include "util/strtab.h"
 
 #define CHUNK_SIZE (64 * 1024)
 
 struct lp_strtab {
 	struct lp_chunk *chunks;
-	const char **slots;
-	size_t nr_slots, nr_used;
+	struct lp_htab *strs;   /* string pointer -> nothing */
 };
 
-static uint64_t hash_str(const char *s)
+static const char *str_of(uint64_t k)
 {
-	uint64_t h = 1469598103934665603ull;   /* FNV-1a */
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
+	return (const char *)(uintptr_t)k;
+}
+
+static uint64_t hash_str(uint64_t k, void *ctx)
+{
+	(void)ctx;
+	return lp_hash(str_of(k), strlen(str_of(k)));
+}
+
+static bool same_str(uint64_t k1, uint64_t k2, void *ctx)
+{
+	(void)ctx;
+	return !strcmp(str_of(k1), str_of(k2));
 }
 
 struct lp_strtab *lp_strtab_new(void)
 {
 	struct lp_strtab *t = calloc(1, sizeof *t);
-	if (!t)
-		return NULL;
-	t->nr_slots = 256;
-	t->slots = calloc(t->nr_slots, sizeof *t->slots);
-	if (!t->slots) {
+	if (!t || !(t->strs = lp_htab_new(hash_str, same_str, NULL))) {
 		free(t);
 		return errno = ENOMEM, NULL;
 	}
@@ -45,7 +52,7 @@ void lp_strtab_free(struct lp_strtab *t)
 	if (!t)
 		return;
 	lp_chunks_free(t->chunks);
-	free(t->slots);
+	lp_htab_free(t->strs);
 	free(t);
 }
 
@@ -59,38 +66,19 @@ const char *lp_strtab_store(struct lp_strtab *t, const char *s, size_t n)
 	return p;
 }
 
-static int grow(struct lp_strtab *t)
-{
-	size_t n = t->nr_slots * 2;
-	const char **s = calloc(n, sizeof *s);
-	if (!s)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->nr_slots; i++) {
-		if (!t->slots[i])
-			continue;
-		size_t h = hash_str(t->slots[i]) & (n - 1);
-		while (s[h])
-			h = (h + 1) & (n - 1);
-		s[h] = t->slots[i];
-	}
-	free(t->slots);
-	t->slots = s;
-	t->nr_slots = n;
-	return 0;
-}
-
 const char *lp_strtab_intern(struct lp_strtab *t, const char *s)
 {
-	if ((t->nr_used + 1) * 2 > t->nr_slots && grow(t))
+	bool added;
+	struct lp_htab_ent *e = lp_htab_add(t->strs, (uintptr_t)s, &added);
+	if (!e)
 		return NULL;
-	size_t h = hash_str(s) & (t->nr_slots - 1);
-	for (; t->slots[h]; h = (h + 1) & (t->nr_slots - 1))
-		if (!strcmp(t->slots[h], s))
-			return t->slots[h];
-	const char *p = lp_strtab_store(t, s, strlen(s));
-	if (p) {
-		t->slots[h] = p;
-		t->nr_used++;
+	if (added) {
+		const char *p = lp_strtab_store(t, s, strlen(s));
+		if (!p) {
+			lp_htab_delete(t->strs, (uintptr_t)s, NULL);
+			return NULL;
+		}
+		e->key = (uintptr_t)p;
 	}
-	return p;
+	return str_of(e->key);
 }
