@@ -33,6 +33,7 @@
 #include "luaprof/luaprof.h"
 #include "luaprof/proc.h"
 #include "sym/sym_int.h"
+#include "util/htab.h"
 
 #ifndef FCACHE_BITS     /* make fuzz builds with a smaller one: see the Makefile */
 #define FCACHE_BITS 12
@@ -73,13 +74,9 @@ struct lp_resolver {
 	uint64_t hits, misses;
 	struct fcache_ent *cache;
 	struct lp_perfmaps *perfmaps;   /* JIT symbol files, read on first use */
-	struct dm_ent *dm;              /* demangled names, by raw name pointer */
-	size_t nr_dm, cap_dm;
-};
-
-struct dm_ent {
-	const char *raw;                /* NULL: free slot */
-	char *demangled;                /* NULL: does not demangle */
+	struct lp_htab *dm;             /* raw name pointer -> its demangled
+					 * name (owned), 0 when it does not
+					 * demangle */
 };
 
 struct lp_resolver *lp_resolver_new(struct lp_procs *procs, const char *kallsyms)
@@ -94,7 +91,8 @@ struct lp_resolver *lp_resolver_new(struct lp_procs *procs, const char *kallsyms
 	r->kallsyms = strdup(kallsyms ? kallsyms : "/proc/kallsyms");
 	r->kallsyms_default = !kallsyms;
 	r->cache = calloc(FCACHE_SIZE, sizeof *r->cache);
-	if (!r->dsos || !r->kallsyms || !r->cache) {
+	r->dm = lp_htab_new(NULL, NULL, NULL);
+	if (!r->dsos || !r->kallsyms || !r->cache || !r->dm) {
 		lp_resolver_free(r);
 		errno = ENOMEM;
 		return NULL;
@@ -110,35 +108,12 @@ void lp_resolver_free(struct lp_resolver *r)
 	lp_kernel_free(r->kernel);
 	free(r->kallsyms);
 	free(r->cache);
-	for (size_t i = 0; i < r->cap_dm; i++)
-		free(r->dm[i].demangled);
-	free(r->dm);
+	const struct lp_htab_ent *e;
+	for (size_t it = 0; r->dm && (e = lp_htab_next(r->dm, &it));)
+		free((char *)(uintptr_t)e->val);
+	lp_htab_free(r->dm);
 	lp_perfmaps_free(r->perfmaps);
 	free(r);
-}
-
-static size_t dm_slot(const struct dm_ent *t, size_t cap, const char *raw)
-{
-	size_t i = (size_t)(((uint64_t)(uintptr_t)raw * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
-	while (t[i].raw && t[i].raw != raw)
-		i = (i + 1) & (cap - 1);
-	return i;
-}
-
-/* Doubles the demangled-name table; 0 or -ENOMEM. */
-static int dm_grow(struct lp_resolver *r)
-{
-	size_t cap = r->cap_dm ? r->cap_dm * 2 : 256;
-	struct dm_ent *t = calloc(cap, sizeof *t);
-	if (!t)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->cap_dm; i++)
-		if (r->dm[i].raw)
-			t[dm_slot(t, cap, r->dm[i].raw)] = r->dm[i];
-	free(r->dm);
-	r->dm = t;
-	r->cap_dm = cap;
-	return 0;
 }
 
 /* Sets out->sym to name, demangled when it is a C++ or Rust name (then
@@ -146,16 +121,16 @@ static int dm_grow(struct lp_resolver *r)
 static void set_name(struct lp_resolver *r, const char *name, struct lp_frame *out)
 {
 	out->sym = name;
-	if (!lp_is_mangled(name) || (2 * (r->nr_dm + 1) > r->cap_dm && dm_grow(r)))
+	if (!lp_is_mangled(name))
 		return;
-	struct dm_ent *e = &r->dm[dm_slot(r->dm, r->cap_dm, name)];
-	if (!e->raw) {
-		e->raw = name;
-		e->demangled = lp_demangle(name);
-		r->nr_dm++;
-	}
-	if (e->demangled) {
-		out->sym = e->demangled;
+	bool added;
+	struct lp_htab_ent *e = lp_htab_add(r->dm, (uint64_t)(uintptr_t)name, &added);
+	if (!e)
+		return;
+	if (added)
+		e->val = (uint64_t)(uintptr_t)lp_demangle(name);
+	if (e->val) {
+		out->sym = (const char *)(uintptr_t)e->val;
 		out->mangled = name;
 	}
 }
