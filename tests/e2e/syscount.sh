@@ -3,9 +3,10 @@
 # - exactly 1000 getppid with no error, exactly 100 close errors, 10
 #   clock_nanosleep of 2-12 ms on average and at least 2 ms each (a sleep
 #   never ends early; the wake-up may come up to 10 ms late under load);
-# - every system call's calls and errors are perf trace -s's for the same
-#   program, and the same from perf's recording of it (perf record -e
-#   raw_syscalls:*), exactly: the program makes the same calls each run;
+# - the same system calls as perf trace -s for the same program, none
+#   counted more often by it (it misses some), and every call's calls and
+#   errors exactly those of perf's recording of it (perf record -e
+#   raw_syscalls:*): the program makes the same calls each run;
 # - with -p, a sysmix of 50 sleeps of 20 ms held at a gate until luaprof
 #   has attached (lib.sh's gated): all 50 of them; with -a and --per=all: at least the program's 1000 getppid.
 . "$(dirname "$0")/lib.sh"
@@ -27,15 +28,14 @@ calls() { awk '$2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ && $1 != "syscall" {print $1, 
 calls live.txt > ours.calls
 if timeout 60 perf trace -s -o trace.txt -- "$PROGS/sysmix" >/dev/null 2>&1; then
 	awk '/-----/ {t = 1; next} t && NF >= 4 && $2 ~ /^[0-9]+$/ {print $1, $2, $3}' trace.txt | sort > perf.calls
-	# perf trace pairs each enter with its exit as they stream in, and now
-	# and then misses some (999 and 998 getppid of sysmix's exact 1000,
-	# seen on quiet machines): the same calls, each count of calls and of
-	# errors equal in perf's or at most 1% + 1 less (the exact check is the
-	# replay of perf's recording below)
+	# perf trace pairs each enter with its exit as they stream in, and
+	# misses some at random, a few percent of a call's count at times: it
+	# bounds the counts from below only.
+	# The same calls, none counted more often by perf trace; the exact
+	# check is the replay of perf's recording below.
 	join perf.calls ours.calls > both.calls
 	[ "$(wc -l < both.calls)" = "$(wc -l < ours.calls)" ] && [ "$(wc -l < perf.calls)" = "$(wc -l < ours.calls)" ] &&
-		awk 'function short(p, o) { return p > o || p < o - 1 - int(o / 100) }
-			{if (short($2, $4) || short($3, $5)) bad = 1} END {exit bad}' both.calls ||
+		awk '{if ($2 > $4 || $3 > $5) bad = 1} END {exit bad}' both.calls ||
 		{ diff perf.calls ours.calls; fail "calls and errors differ from perf trace -s"; }
 else
 	echo "perf trace -s does not run here: compared with perf's recording only"
