@@ -249,16 +249,23 @@ cut_features() {
 	"$LP" run "$S/count.lua" -i cutf.data
 }
 # killed WRITER: a recording by perf record or luaprof record killed with
-# SIGKILL after 2 s, whose header still says the data has no size.  Its
+# SIGKILL once it holds samples, its header still saying the data has no
+# size.  Its
 # records are read up to the last whole one: samples come out.
 killed() {
 	local rec=(perf record -q)
 	[ "$1" = luaprof ] && rec=("$LP" record)
-	"${rec[@]}" -F 4000 -o kill.data -- "$SPIN" 5000 >/dev/null 2>&1 & local p=$!
-	sleep 2
+	"${rec[@]}" -F 4000 -o kill.data -- "$SPIN" 8000 >/dev/null 2>&1 & local p=$! i
+	# killed once it has written samples (64 KiB), however slow the machine
+	for i in $(seq 60); do
+		[ "$(stat -c %s kill.data 2>/dev/null || echo 0)" -gt 65536 ] && break
+		sleep 0.1
+	done
+	sleep 0.5
 	kill -KILL $p; wait $p 2>/dev/null
-	pkill -KILL -f "$SPIN 5000"
-	[ -s kill.data ] || { echo "SKIP: $1 record wrote nothing before it was killed" >&2; return 77; }
+	pkill -KILL -f "$SPIN 8000"
+	[ "$(stat -c %s kill.data 2>/dev/null || echo 0)" -gt 65536 ] ||
+		{ echo "SKIP: $1 record wrote under 64 KiB in 6 s before it was killed" >&2; return 77; }
 	"$LP" run "$S/count.lua" -i kill.data > kill.out || return
 	cat kill.out
 	local n
