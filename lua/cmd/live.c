@@ -25,6 +25,7 @@
 #include "cmd.h"
 #include "cli.h"
 #include "lp.h"
+#include "lpaux.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/live.h"
 #include "luaprof/probe.h"
@@ -181,11 +182,10 @@ static void call_on_start(struct lp_run *run, const struct lp_cli *cli, pid_t pi
 	push_events(L, cli);
 	lua_setfield(L, -2, "events");
 	if (cli->argv) {
-		lua_newtable(L);
-		for (int i = 0; cli->argv[i]; i++) {
-			lua_pushstring(L, cli->argv[i]);
-			lua_rawseti(L, -2, i + 1);
-		}
+		size_t n = 0;
+		while (cli->argv[n])
+			n++;
+		lp_push_strings(L, (const char *const *)cli->argv, n);
 		lua_setfield(L, -2, "command");
 		lua_pushinteger(L, pid);
 		lua_setfield(L, -2, "pid");

@@ -19,6 +19,7 @@
 #include <lauxlib.h>
 
 #include "lp.h"
+#include "lpaux.h"
 #include "run.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/perfdata.h"
@@ -222,11 +223,7 @@ static void push_info(lua_State *L, struct replay_src *rs, const char *file)
 		lua_setfield(L, -2, "nr_cpus");
 	}
 	if (in->nr_cmdline) {
-		lua_createtable(L, (int)in->nr_cmdline, 0);
-		for (size_t i = 0; i < in->nr_cmdline; i++) {
-			lua_pushstring(L, in->cmdline[i]);
-			lua_rawseti(L, -2, (lua_Integer)i + 1);
-		}
+		lp_push_strings(L, in->cmdline, in->nr_cmdline);
 		lua_setfield(L, -2, "cmdline");
 	}
 	push_build_ids(L, in);

@@ -4,6 +4,7 @@
  * walking a table of stacks.  Nothing here calls back into a binding.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -94,4 +95,13 @@ void lp_stacks_each(lua_State *L, int idx, lp_stacks_fn fn, void *ctx, const cha
 	else
 		each_pair(L, idx, fn, ctx, what);
 	lua_settop(L, top);
+}
+
+void lp_push_strings(lua_State *L, const char *const *v, size_t n)
+{
+	lua_createtable(L, n < INT_MAX ? (int)n : 0, 0);
+	for (size_t i = 0; i < n; i++) {
+		lua_pushstring(L, v[i]);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
 }

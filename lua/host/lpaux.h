@@ -15,6 +15,9 @@
  * error naming the path. */
 void lp_lib_write_file(lua_State *L, const char *path, const char *data, size_t len);
 
+/* Pushes a new sequence of the n strings v[0..n-1]. */
+void lp_push_strings(lua_State *L, const char *const *v, size_t n);
+
 /* Calls fn for every string key -> count of the stacks at idx: a
  * luaprof.map (its string keys) or a plain table.  Raises a Lua error,
  * prefixed by what, for any other value, a count that is not a number, or
