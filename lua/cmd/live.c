@@ -397,8 +397,6 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Opens the events, the set of target processes and the recording.  0,
- * or -1 after a message (lr->lv is then NULL, or open for live_finish). */
 /* A sampling frequency above kernel.perf_event_max_sample_rate, which the
  * kernel refuses (EINVAL), is lowered to it with one line, as perf does.
  * The kernel lowers that limit by itself when sampling interrupts take
@@ -415,6 +413,8 @@ static void limit_rate(struct lp_cli *cli)
 	s->freq = max;
 }
 
+/* Opens the events, the set of target processes and the recording.  0,
+ * or -1 after a message (lr->lv is then NULL, or open for live_finish). */
 static int live_open(struct live_run *lr)
 {
 	struct lp_cli *cli = lr->cli;
