@@ -200,6 +200,7 @@ static void call_on_start(struct lp_run *run, const struct lp_cli *cli, pid_t pi
 	}
 	lua_pushboolean(L, cli->system_wide || cli->script_system_wide);
 	lua_setfield(L, -2, "system_wide");
+	lp_fields_set_strict(L, &lp_run_start_fields);
 	lp_vm_call(run, LP_HOOK_START, 1);
 }
 

@@ -227,6 +227,7 @@ static void push_info(lua_State *L, struct replay_src *rs, const char *file)
 		lua_setfield(L, -2, "cmdline");
 	}
 	push_build_ids(L, in);
+	lp_fields_set_strict(L, &lp_run_start_fields);
 }
 
 int lp_replay(struct lp_run *run, const char *file)

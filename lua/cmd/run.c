@@ -16,6 +16,10 @@
  * the records', so it calls on_interval at the same points with the same
  * samples in between.  At the end, one more call (info.last) covers the
  * samples since the last boundary, if there are any.
+ *
+ * The tables handed to on_comm, on_fork, on_exit, on_interval, on_end (and
+ * on_start, from live.c and replay.c) know their field names: reading
+ * another is an error listing them (lfields.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +27,7 @@
 
 #include <lauxlib.h>
 
+#include "lfields.h"
 #include "lp.h"
 #include "run.h"
 #include "luaprof/event.h"
@@ -157,6 +162,36 @@ static void push_counts(struct lp_run *run, bool delta)
 	memcpy(run->live.counts_prev, run->live.counts_now, run->live.nr_specs * sizeof *run->live.counts_now);
 }
 
+static const char *const interval_names[] = {
+	"time", "delta", "elapsed", "samples", "last", "counts",
+};
+static const struct lp_fieldset interval_fields =
+	LP_FIELDSET("info", "on_interval's info", interval_names);
+
+static const char *const end_names[] = {
+	"samples", "lost", "duration", "status", "user_time", "sys_time", "counts",
+};
+static const struct lp_fieldset end_fields = LP_FIELDSET("info", "on_end's info", end_names);
+
+static const char *const comm_names[] = { "pid", "tid", "time", "comm", "exec" };
+static const struct lp_fieldset comm_fields =
+	LP_FIELDSET("t", "a comm record (on_comm)", comm_names);
+
+static const char *const task_names[] = { "pid", "tid", "ppid", "ptid", "time" };
+static const struct lp_fieldset fork_fields =
+	LP_FIELDSET("t", "a fork record (on_fork)", task_names);
+static const struct lp_fieldset exit_fields =
+	LP_FIELDSET("t", "an exit record (on_exit)", task_names);
+
+/* Live (command, pid, pids, system_wide) and replaying (file, hostname,
+ * ...): one set, so a script may tell the two apart by a field being nil. */
+static const char *const start_names[] = {
+	"events", "command", "pid", "pids", "system_wide", "file", "hostname",
+	"os_release", "perf_version", "arch", "nr_cpus", "cmdline", "build_ids",
+};
+const struct lp_fieldset lp_run_start_fields =
+	LP_FIELDSET("info", "on_start's info", start_names);
+
 /* Calls on_interval for the interval ending at t; counted: counts_now
  * were just read, and info.counts is what they grew by since the previous
  * call. */
@@ -178,6 +213,7 @@ static int tick(struct lp_run *run, uint64_t t, bool last, bool counted)
 	lua_setfield(L, -2, "last");
 	run->interval.prev = t;
 	run->interval.samples = 0;
+	lp_fields_set_strict(L, &interval_fields);
 	return lp_vm_call(run, LP_HOOK_INTERVAL, 1);
 }
 
@@ -251,6 +287,8 @@ int lp_run_task_hook(struct lp_run *run, const struct lp_record *rec)
 		set_int(L, "ptid", rec->u.task.ptid);
 		set_int(L, "time", (lua_Integer)rec->u.task.time);
 	}
+	lp_fields_set_strict(L, h == LP_HOOK_COMM ? &comm_fields :
+			     h == LP_HOOK_FORK ? &fork_fields : &exit_fields);
 	return lp_vm_call(run, h, 1);
 }
 
@@ -334,6 +372,7 @@ void lp_run_end(struct lp_run *run, uint64_t duration, int status)
 		lua_setfield(L, -2, "status");
 	}
 	end_extras(run, counted);
+	lp_fields_set_strict(L, &end_fields);
 	lp_vm_call(run, LP_HOOK_END, 1);
 }
 

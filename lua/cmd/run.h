@@ -5,7 +5,11 @@
 #ifndef LP_RUN_H
 #define LP_RUN_H
 
+#include "lfields.h"
 #include "lp.h"
+
+/* run.c: the fields of on_start's info, live and replaying alike. */
+extern const struct lp_fieldset lp_run_start_fields;
 
 /* run.c: samples lost so far.  perf record ends a file with one
  * LOST_SAMPLES per event, at time 0, holding the kernel's count of that

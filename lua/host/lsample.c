@@ -12,12 +12,14 @@
  * data, a probe's arguments, a group's counts) are cached for the rest of
  * the call, the tables and strings in the userdata's user values; s.fields
  * is a table of its own (ltrace.c), s.args, s.retval and s.counts come
- * from lprobe.c.
+ * from lprobe.c.  Reading a name that is none of these is an error naming
+ * the valid ones (lfields.c); a field this sample has no value for is nil.
  */
 #include <string.h>
 
 #include <lauxlib.h>
 
+#include "lfields.h"
 #include "lp.h"
 #include "lstack.h"
 
@@ -38,6 +40,8 @@ static const char *const field_names[] = {
 };
 
 #define NR_FIELDS (sizeof field_names / sizeof field_names[0])
+
+static const struct lp_fieldset sample_fields = LP_FIELDSET("s", "a sample", field_names);
 
 /* The run, from l_index's second upvalue; argument 1 must be the view's
  * __index table (l_index is that table's __index), which one pointer
@@ -127,7 +131,7 @@ static int l_index(lua_State *L)
 	case F_ARGS: push_cached(L, run, 4, lp_probe_push_args); break;
 	case F_RETVAL: lp_probe_push_retval(L, run); break;
 	case F_COUNTS: push_cached(L, run, 5, lp_probe_push_counts); break;
-	default: lua_pushnil(L); break;
+	default: return lp_fields_error(L, &sample_fields, 2);  /* a typo: s.symm */
 	}
 	return 1;
 }

@@ -6,10 +6,12 @@
  * samples, there is one Switch userdata per run, no table per record: it
  * points at the current record only while on_switch runs (reading it
  * later raises an error), and each field is computed when read, its name
- * mapped to a small integer through an upvalue table (one hash lookup).
+ * mapped to a small integer through an upvalue table (one hash lookup);
+ * another name is an error naming the valid ones (lfields.c).
  */
 #include <lauxlib.h>
 
+#include "lfields.h"
 #include "lp.h"
 
 #define LP_SWITCH_MT "luaprof.Switch"
@@ -25,6 +27,9 @@ static const char *const field_names[] = {
 };
 
 #define NR_FIELDS (sizeof field_names / sizeof field_names[0])
+
+static const struct lp_fieldset switch_fields =
+	LP_FIELDSET("t", "a switch record (on_switch)", field_names);
 
 /* The run, from l_index's second upvalue, once argument 1 is its view. */
 static struct lp_run *check_view(lua_State *L)
@@ -62,7 +67,7 @@ static int l_index(lua_State *L)
 	case F_NEXT_TID: push_opt(L, sw->cpu_wide && sw->out, (int32_t)sw->tid); break;
 	case F_PREV_PID: push_opt(L, sw->cpu_wide && !sw->out, (int32_t)sw->pid); break;
 	case F_PREV_TID: push_opt(L, sw->cpu_wide && !sw->out, (int32_t)sw->tid); break;
-	default: lua_pushnil(L); break;
+	default: return lp_fields_error(L, &switch_fields, 2);  /* a typo: t.ot */
 	}
 	return 1;
 }
