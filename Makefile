@@ -222,10 +222,12 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/luaprof/scripts \
-	  $(DESTDIR)$(PREFIX)/share/luaprof/lua/luaprof $(DESTDIR)$(PREFIX)/share/man/man1
+	  $(DESTDIR)$(PREFIX)/share/luaprof/lua/luaprof $(DESTDIR)$(PREFIX)/share/luaprof/helpers \
+	  $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 luaprof $(DESTDIR)$(PREFIX)/bin/luaprof
 	install -m 644 scripts/*.lua $(DESTDIR)$(PREFIX)/share/luaprof/scripts/
 	install -m 644 lua/lib/luaprof/*.lua $(DESTDIR)$(PREFIX)/share/luaprof/lua/luaprof/
+	install -m 644 lua/helpers/*.lua $(DESTDIR)$(PREFIX)/share/luaprof/helpers/
 	install -m 644 luaprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/luaprof.1
 
 clean:

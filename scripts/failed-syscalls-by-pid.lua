@@ -5,7 +5,7 @@
 --   luaprof run failed-syscalls-by-pid -a -d 5 [--only=COMM|PID]
 --   luaprof run failed-syscalls-by-pid -i perf.data   (perf record -e raw_syscalls:sys_exit)
 
-local perfpy = luaprof.perfpy
+local perfpy = require "perfpy"
 local opt = luaprof.options{
   description = "failed system calls by command, thread, call and error (perf's failed-syscalls-by-pid.py)",
   { "only", "string", nil, "only this command, or this pid (the script's [comm|pid]; -A too)" },

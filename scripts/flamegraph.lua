@@ -10,7 +10,7 @@
 -- graph: frame widths are this run's, colours the change from the base
 -- profile (red: more of the samples than in the base, blue: fewer).
 
-local profile = luaprof.profile
+local profile = require "profile"
 local opt = luaprof.options{
   description = "an interactive flame graph SVG of the call stacks (-g implied; --offcpu: waits)",
   help = [[Open the SVG in a browser: click a frame to zoom, "Reset Zoom" to go

@@ -7,7 +7,7 @@
 -- flamegraph.pl, inferno, speedscope, the Firefox Profiler and Pyroscope
 -- read it; so does `luaprof run flamegraph --base=FILE`.
 
-local profile = luaprof.profile
+local profile = require "profile"
 local opt = luaprof.options{
   description = "the call stacks in FlameGraph's folded format (-g implied; --offcpu: waits)",
   help = [[--per=process or thread names each stack's root comm-PID or

@@ -29,7 +29,7 @@ stdout); luaprof run flamegraph --offcpu draws them as a flame graph.]],
 }
 luaprof.setup{ events = { "sched:sched_switch" }, call_graph = true, system_wide = true }
 
-local sched = luaprof.sched
+local sched = require "sched"
 local wanted = {}
 for _, l in ipairs(opt.states) do wanted[l] = true end
 

@@ -10,7 +10,7 @@
 -- (nanoseconds) per stack where threads blocked.  Locations carry their
 -- object's mapping with its build-id, so a server can symbolize again.
 
-local profile = luaprof.profile
+local profile = require "profile"
 local opt = luaprof.options{
   description = "a pprof profile (profile.pb.gz) of the call stacks (-g implied; --offcpu: waits)",
   help = [[--per=process or thread labels each sample with its pid, tid and

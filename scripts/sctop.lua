@@ -8,7 +8,7 @@
 -- Replaying, the intervals are the recording's own time, where sctop.py's
 -- timer runs on the clock while perf script reads the file.
 
-local perfpy = luaprof.perfpy
+local perfpy = require "perfpy"
 local opt = luaprof.options{
   description = "system call totals by call, every interval (perf's sctop.py)",
   { "comm", "string", nil, "only the calls of this command (the script's [comm]; -A NAME too)" },

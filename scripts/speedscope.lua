@@ -6,7 +6,7 @@
 -- Open it at speedscope.app, or in speedscope's offline viewer.  With
 -- --offcpu, each profile holds the thread's waits, weighed by their time.
 
-local profile = luaprof.profile
+local profile = require "profile"
 local opt = luaprof.options{
   description = "a speedscope JSON profile, one per thread (-g implied; --offcpu: waits)",
   { "out", "string", "profile.speedscope.json", "the file to write (- for stdout)" },

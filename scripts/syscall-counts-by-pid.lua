@@ -5,7 +5,7 @@
 --   luaprof run syscall-counts-by-pid -a -d 5 [--only=COMM|PID]
 --   luaprof run syscall-counts-by-pid -i perf.data
 
-local perfpy = luaprof.perfpy
+local perfpy = require "perfpy"
 local opt = luaprof.options{
   description = "system call totals by command, thread and call (perf's syscall-counts-by-pid.py)",
   { "only", "string", nil, "only this command, or this pid (the script's [comm|pid]; -A too)" },

@@ -4,7 +4,7 @@
 --   luaprof run syscall-counts -a -d 5 [--comm=NAME]
 --   luaprof run syscall-counts -i perf.data     (perf record -e raw_syscalls:sys_enter)
 
-local perfpy = luaprof.perfpy
+local perfpy = require "perfpy"
 local opt = luaprof.options{
   description = "system call totals by call (perf's syscall-counts.py)",
   { "comm", "string", nil, "only the calls of this command (the script's [comm]; -A NAME too)" },

@@ -15,7 +15,7 @@ luaprof.setup{ events = { "sched:sched_switch", "sched:sched_wakeup" } }
 local last_wakeup = {}                  -- cpu -> the time of its last wake-up, or 0
 local min_latency, max_latency = 1000000000, 0
 local total_latency, total_wakeups = 0, 0
-local unhandled = luaprof.perfpy.dict() -- event -> count
+local unhandled = require("perfpy").dict() -- event -> count
 
 on_event = {}
 

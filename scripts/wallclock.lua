@@ -7,7 +7,7 @@
 --
 -- On-CPU time is each sample's period (cpu-clock's is in nanoseconds);
 -- off-CPU time runs from a thread's switch out to its switch back in
--- (luaprof.sched).  Both events are system-wide so that the switches back
+-- (the sched helper).  Both events are system-wide so that the switches back
 -- in are seen; the threads shown are the run's own (luaprof.is_target).
 -- When sched_switch leaves a switch back in out, the kernel's switch
 -- record (on_switch) ends the wait instead, or else the thread's first
@@ -26,7 +26,7 @@ otherwise.  Then per CPU: samples and the idle task's share of them.]],
 }
 luaprof.setup{ events = { "cpu-clock", "sched:sched_switch" }, system_wide = true }
 
-local sched, fmt = luaprof.sched, luaprof.fmt
+local sched, fmt = require "sched", luaprof.fmt
 local threads = {}      -- tid -> { comm, pid, tid, on (ns), off = { state name -> ns } }
 local cpus = {}         -- cpu -> { n = samples, idle = samples of the idle task }
 local last = 0          -- the latest event's time

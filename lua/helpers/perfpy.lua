@@ -1,4 +1,5 @@
--- luaprof.perfpy: what the Lua ports of perf's own scripts (perf script -s
+-- perfpy, a helper of the shipped scripts (require "perfpy"; no public
+-- module): what the Lua ports of perf's own scripts (perf script -s
 -- syscall-counts.py, failed-syscalls-by-pid.py, ...) share, so that each
 -- prints what the original prints:
 --

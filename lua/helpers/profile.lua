@@ -1,4 +1,5 @@
--- luaprof.profile: what the profile-writing scripts (folded, flamegraph,
+-- profile, a helper of the shipped scripts (require "profile"; no public
+-- module): what the profile-writing scripts (folded, flamegraph,
 -- pprof, speedscope) share: their --per and --offcpu options, naming the
 -- root of a stack by process or thread, and off-CPU waits as stacks.
 --
@@ -8,13 +9,13 @@
 --   on_event, on_switch = profile.offcpu_events(opt, function(o, ns, stack) ... end [, "stack"])
 --
 -- offcpu_events (nil, nil without --offcpu) hands each wait of the run's threads
--- to the function: o as luaprof.sched.offcpu gives it (tid, pid, comm,
+-- to the function: o as sched.offcpu gives it (tid, pid, comm,
 -- state...), its length in ns, and the stack where the thread blocked: the
 -- folded line (root named per --per), or with "stack" the frames (s.stack).
 -- Its second value, as on_switch, ends the waits whose switch back in
 -- sched_switch left out at the kernel's switch record (sched.offcpu).
 
-local sched = require "luaprof.sched"
+local sched = require "sched"
 
 local M = {}
 

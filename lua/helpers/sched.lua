@@ -1,4 +1,5 @@
--- luaprof.sched: reading the scheduler's tracepoints (sched:sched_switch,
+-- sched, a helper of the shipped scripts (require "sched"; no public
+-- module): reading the scheduler's tracepoints (sched:sched_switch,
 -- sched:sched_wakeup) for off-CPU, wall-clock and wake-up analyses.
 --
 --   sched.state(prev_state)   the letters ps and perf print: "R", "R+"

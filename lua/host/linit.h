@@ -9,7 +9,11 @@
 
 /* Adds the C modules (hist, lhist, json, flamegraph, pprof, folded, perfscript)
  * as fields of the luaprof table on top of the stack, and as
- * package.loaded["luaprof.NAME"], so require "luaprof.NAME" finds them. */
+ * package.loaded["luaprof.NAME"], so require "luaprof.NAME" finds them;
+ * the Lua modules (calltree, counts, fmt, map, speedscope) load when first
+ * read.  Reading any other field of luaprof, or requiring luaprof.NAME of
+ * another name or a shipped script's helper, is an error listing the
+ * valid names.  Call after lp_script_set_path. */
 void lp_lib_open(lua_State *L);
 
 int luaopen_luaprof_hist(lua_State *L);

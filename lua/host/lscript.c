@@ -1,9 +1,10 @@
 /*
  * lscript.c - finding scripts and the Lua library.
  *
- * The installed layout is PREFIX/bin/luaprof, PREFIX/share/luaprof/scripts
- * and PREFIX/share/luaprof/lua; a checkout has ./luaprof, ./scripts and
- * ./lua/lib.  Both are found from the running binary (/proc/self/exe), so
+ * The installed layout is PREFIX/bin/luaprof, PREFIX/share/luaprof/scripts,
+ * PREFIX/share/luaprof/lua (the public modules) and
+ * PREFIX/share/luaprof/helpers (the shipped scripts' own modules); a
+ * checkout has ./luaprof, ./scripts, ./lua/lib and ./lua/helpers.  Both are found from the running binary (/proc/self/exe), so
  * no environment variable is needed.  The current directory is never
  * searched: a script there is named ./NAME, and require never looks there,
  * so that a root user is not made to run files someone left in a
@@ -79,6 +80,24 @@ const char *lp_script_libdir(void)
 	if (found < 0)
 		found = data_dir("lua", "lua/lib", dir, sizeof dir);
 	return found ? dir : NULL;
+}
+
+const char *lp_script_helperdir(void)
+{
+	static char dir[PATH_MAX];
+	static int found = -1;
+	if (found < 0)
+		found = data_dir("helpers", "lua/helpers", dir, sizeof dir);
+	return found ? dir : NULL;
+}
+
+/* Whether the script (resolved: dir) is one of luaprof's own: its
+ * directory is the shipped scripts directory. */
+static bool shipped(const char *dir)
+{
+	char scripts[PATH_MAX], real[PATH_MAX];
+	return data_dir("scripts", "scripts", scripts, sizeof scripts) &&
+	       realpath(scripts, real) && !strcmp(real, dir);
 }
 
 static void add_dir(struct lp_script_dirs *d, const char *p, size_t n)
@@ -183,6 +202,11 @@ void lp_script_set_path(lua_State *L, const char *script)
 	luaL_addvalue(&b);
 	if (lib) {
 		lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;", lib, lib);
+		luaL_addvalue(&b);
+	}
+	const char *helpers = lp_script_helperdir();
+	if (helpers && shipped(dir)) {
+		lua_pushfstring(L, "%s/?.lua;", helpers);
 		luaL_addvalue(&b);
 	}
 	add_absolute(&b, LUA_PATH_DEFAULT);

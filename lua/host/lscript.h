@@ -22,7 +22,14 @@ int lp_script_find(const char *arg, char *out, size_t size, char *err, size_t er
  * installed one, or the checkout's lua/lib; NULL when neither exists. */
 const char *lp_script_libdir(void);
 
-/* Sets package.path to the script's directory, luaprof's library, then
+/* The directory of the shipped scripts' helpers (NAME.lua: modules that
+ * only luaprof's own scripts may require): the installed one, or the
+ * checkout's lua/helpers; NULL when neither exists. */
+const char *lp_script_helperdir(void);
+
+/* Sets package.path to the script's directory, luaprof's library, the
+ * helpers' directory when the script is one of luaprof's own (in the
+ * shipped scripts directory), then
  * Lua's default directories, leaving out every entry relative to the
  * current directory ("./?.lua"); package.cpath likewise.  The environment
  * (LUA_PATH, LUA_CPATH) is not read.  Call after luaL_openlibs. */

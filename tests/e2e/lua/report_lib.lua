@@ -82,7 +82,10 @@ print(luaprof.flamegraph.svg({}):find(">no samples<", 1, true) ~= nil)
 print(pcall(luaprof.flamegraph.svg, { ["a"] = "x" }))
 
 print("== sched")
-local sched = luaprof.sched
+-- sched is a helper of the shipped scripts, on their require path only:
+-- this test puts the checkout's helpers directory on its own.
+package.path = arg[0]:match("^(.*)/tests/e2e/lua/") .. "/lua/helpers/?.lua;" .. package.path
+local sched = require "sched"
 print(sched.state(0), sched.state(1), sched.state(2), sched.state_name(0), sched.state_name(1))
 -- Off-CPU intervals from switches (fake sched_switch samples): 7 leaves at
 -- 100 (S) and is switched back in at 150; it leaves at 200 and its switch
