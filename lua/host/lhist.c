@@ -84,7 +84,10 @@ static void bounds(const struct hist *h, size_t i, double *lo, double *hi, bool 
 	*open_lo = i == 0;
 	*open_hi = i == h->nr - 1;
 	if (h->linear) {
-		*lo = i ? (double)(h->min_v + (int64_t)(i - 1) * h->step) : -(double)INFINITY;
+		/* the last bucket starts at max, where the one before it was
+		 * cut short when step does not divide max - min */
+		*lo = !i ? -(double)INFINITY : *open_hi ? (double)h->max_v :
+		      (double)(h->min_v + (int64_t)(i - 1) * h->step);
 		*hi = *open_hi ? (double)INFINITY : i ? fmin(*lo + (double)h->step, (double)h->max_v)
 					       : (double)h->min_v;
 		return;

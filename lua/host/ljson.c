@@ -164,6 +164,9 @@ static void table(struct enc *e, int idx, int depth)
 	lua_State *L = e->L;
 	if (depth >= MAX_DEPTH)
 		luaL_error(L, "json.encode: nested deeper than %d tables", MAX_DEPTH);
+	/* each level keeps a few slots (the table, its key names) below the
+	 * next: a C function is given only LUA_MINSTACK of them */
+	luaL_checkstack(L, 16, "json.encode: nested too deep");
 	lua_pushvalue(L, idx);
 	if (lua_rawget(L, e->seen) != LUA_TNIL)
 		luaL_error(L, "json.encode: a table contains itself");
