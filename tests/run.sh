@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# run.sh - the test suite: C unit tests (build/tests/test_*), the fuzz
+# run.sh - the test suite: C unit tests (build/tests/test_*), the Lua
+# library's unit tests (tests/lua/test_*.lua, run in luaprof's own VM), the fuzz
 # targets' regression inputs (build/fuzz/fuzz_* on tests/fuzz/corpus/*), then end-to-end
 # tests (tests/e2e/*.sh: exit 0 pass, 77 skip with a reason, else fail)
 # against the real kernel.  Every test starts from an empty HOME (unit
@@ -57,17 +58,19 @@ san_reports() {
 	return $found
 }
 
+# run_unit NAME CMD...: a unit test program, each of its cases a test.
 run_unit() {
-	local bin=$1 out rc
-	out=$(fresh_home "$bin" 2>&1); rc=$?
-	san_reports "$(basename "$bin")" || rc=1
+	local name=$1 out rc
+	shift
+	out=$(fresh_home "$@" 2>&1); rc=$?
+	san_reports "$name" || rc=1
 	local p f s summary
 	summary=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' | tail -1)
 	read -r p f s <<<"$summary"
 	if [ -z "$p" ]; then
-		echo "FAIL $(basename "$bin") (crashed or printed no summary)"
+		echo "FAIL $name (crashed or printed no summary)"
 		printf '%s\n' "$out" | tail -20 | sed 's/^/    /'
-		failed=$((failed + 1)); failures+=("$(basename "$bin")")
+		failed=$((failed + 1)); failures+=("$name")
 		return
 	fi
 	if [ "$f" = 0 ] && [ "$rc" != 0 ]; then      # e.g. a sanitizer report at exit
@@ -78,11 +81,11 @@ exited $rc after its summary"
 	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 	if [ "$f" != 0 ]; then
 		printf '%s\n' "$out" | grep -v '^ok ' | sed 's/^/    /'
-		failures+=("$(basename "$bin")")
+		failures+=("$name")
 	elif [ "$s" != 0 ]; then        # each skip with its reason, the line before it
 		printf '%s\n' "$out" | grep -B1 '^skip ' | grep -v '^--$' | sed 's/^/    /'
 	fi
-	echo "unit $(basename "$bin"): $p passed, $f failed, $s skipped"
+	echo "unit $name: $p passed, $f failed, $s skipped"
 }
 
 # A fuzz target's regression inputs: one test per target, passed when every
@@ -133,7 +136,16 @@ run_e2e() {
 
 for bin in "$BUILD"/tests/test_*; do
 	[ -x "$bin" ] || continue
-	case $(basename "$bin") in *"$filter"*) run_unit "$bin" ;; esac
+	case $(basename "$bin") in *"$filter"*) run_unit "$(basename "$bin")" "$bin" ;; esac
+done
+# The Lua library's tests run at a script's top level, which luaprof runs
+# before it opens its input: each file ends the run itself (os.exit), so
+# /dev/null is never read (tests/lua/harness.lua).
+LUAPROF=${LUAPROF:-$ROOT/luaprof}
+for t in tests/lua/test_*.lua; do
+	[ -f "$t" ] || continue
+	case lua/$(basename "$t" .lua) in *"$filter"*)
+		run_unit "lua/$(basename "$t" .lua)" "$LUAPROF" run "$ROOT/$t" -i /dev/null ;; esac
 done
 for bin in "$BUILD"/fuzz/fuzz_*; do
 	[ -x "$bin" ] || continue
