@@ -1,5 +1,5 @@
 local n = 0
-function on_sample(s)
+function on_sample()
   n = n + 1
   if n == 10 then luaprof.exit() end
 end

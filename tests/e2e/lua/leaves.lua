@@ -18,7 +18,7 @@ function on_sample(s)
     end
   end
 end
-function on_end(info)
+function on_end()
   local a, b = self.leaf_a or 0, self.leaf_b or 0
   print(string.format("leaf_a %d leaf_b %d stacks %d bad %d", a, b, checked, bad_stacks))
   assert(a + b > 500, "too few leaf samples")

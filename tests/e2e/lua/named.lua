@@ -15,7 +15,7 @@ function on_sample(s)
     in_obj[s.sym or "?"] = (in_obj[s.sym or "?"] or 0) + 1
   end
 end
-function on_end(info)
+function on_end()
   for c, k in pairs(n) do print(string.format("comm %s %d named %d", c, k, named[c] or 0)) end
   for sym, k in pairs(in_obj) do print(string.format("obj %s %d", sym, k)) end
   print(string.format("kernel %d named %d", kernel, kernel_named))

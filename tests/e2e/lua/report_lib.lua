@@ -11,7 +11,7 @@ m:add(-3)
 print(#m, m:total(), m:get("a"), m:get("zz"), m:get(7))
 for k, n in m:sorted() do io.write(tostring(k), "=", n, " ") end print()
 for k, n in m:sorted("key") do io.write(tostring(k), "=", n, " ") end print()
-for k, n in pairs(m) do io.write(tostring(k), "=", n, " ") break end print()
+do local it, st, c = pairs(m) local k, n = it(st, c) io.write(tostring(k), "=", n, " ") end print()
 local top = m:top(2)
 print(#top, top[1][1], top[1][2], top[2][1], top[2][2])
 local t = luaprof.map()
@@ -51,7 +51,8 @@ print(json.encode({ 1, 2, 3 }))
 print(json.encode({ b = 1, a = { true, false }, c = "x" }, { sort_keys = true }))
 print(json.encode({ n = math.maxinteger, m = math.mininteger, f = 0.1, g = 1e300, h = -0.0 }, { sort_keys = true }))
 print(json.encode("quote\" back\\ nl\n tab\t ctl\1 é 😀 bad\xff\xc3 over\xc0\xaf sur\xed\xa0\x80"))
-print(json.encode(json.array()), json.encode({}), json.encode(json.null), json.encode({ [1] = "a", [3] = "c" }, { sort_keys = true }))
+print(json.encode(json.array()), json.encode({}), json.encode(json.null),
+      json.encode({ [1] = "a", [3] = "c" }, { sort_keys = true }))
 print(json.encode({ a = { b = 1 } }, { indent = 2, sort_keys = true }))
 local cyc = {} cyc.self = cyc
 print(pcall(json.encode, cyc))
@@ -96,15 +97,15 @@ print(sched.state(0), sched.state(1), sched.state(2), sched.state_name(0), sched
 -- 550, does not); it leaves at 700 and the run ends at 900 with it still
 -- out.  Thread 8 is
 -- not wanted (filter).  A sample before a thread's switch out ends nothing.
-local function sw(t, prev, state, nxt)
-  return { time = t, pid = prev, fields = { prev_pid = prev, prev_comm = "c" .. prev,
+local function sw(time, prev, state, nxt)
+  return { time = time, pid = prev, fields = { prev_pid = prev, prev_comm = "c" .. prev,
                                             prev_state = state, next_pid = nxt } }
 end
 local off = sched.offcpu{
   filter = function(tid) return tid ~= 8 end,
-  keep = function(s) return "kept" .. s.time end,
-  on_back = function(o, t)
-    print(o.tid, o.comm, sched.state(o.state), o.time, t, t - o.time, o.missed, o.data)
+  keep = function(smp) return "kept" .. smp.time end,
+  on_back = function(o, back)
+    print(o.tid, o.comm, sched.state(o.state), o.time, back, back - o.time, o.missed, o.data)
   end,
 }
 off:running(7, 50)

@@ -2,7 +2,7 @@
 -- ring overflows however fast the machine is (the command keeps running
 -- meanwhile), then prints "samples N lost M" as comms.lua does.
 local stalled = false
-function on_sample(s)
+function on_sample()
   if stalled then return end
   stalled = true
   local t = os.clock() + 0.3
