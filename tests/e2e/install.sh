@@ -9,7 +9,8 @@ prefix=$TMP/prefix
 # sanitized objects are not for installing)
 env -u BUILD make -s -C "$ROOT" install PREFIX="$prefix" > "$TMP/make.txt" 2>&1 || { cat "$TMP/make.txt"; fail "make install failed"; }
 for f in bin/luaprof share/luaprof/scripts/top.lua share/luaprof/scripts/flamegraph.lua \
-	 share/luaprof/lua/luaprof/map.lua share/luaprof/lua/luaprof/fmt.lua share/man/man1/luaprof.1; do
+	 share/luaprof/lua/luaprof/map.lua share/luaprof/lua/luaprof/fmt.lua share/luaprof/helpers/profile.lua \
+	 share/man/man1/luaprof.1; do
 	[ -f "$prefix/$f" ] || fail "make install left out $f"
 done
 mkdir -p "$TMP/elsewhere"
@@ -18,7 +19,8 @@ unset LUAPROF_PATH
 export HOME=$TMP/home
 expect_status 0 "$prefix/bin/luaprof" run top --limit=3 -- "$PROGS/spin" 200
 expect_grep '^ +[0-9.]+% +[0-9]+  \[\.\] spin_' "$TMP/out"
-# flamegraph needs luaprof.map, a module of the installed library.
+# flamegraph needs luaprof.map, a module of the installed library, and the
+# profile helper, which only the shipped scripts find.
 expect_status 0 "$prefix/bin/luaprof" run flamegraph --out=f.svg -- "$PROGS/spin" 100
 grep -q '<svg' f.svg || fail "the installed flamegraph script wrote no SVG"
 expect_status 0 "$prefix/bin/luaprof" list scripts
@@ -28,6 +30,7 @@ printf 'print(package.path)\n' > p.lua
 expect_status 0 "$prefix/bin/luaprof" run ./p.lua -- true
 expect_grep "$prefix/share/luaprof/lua/\?\.lua" "$TMP/out"
 grep -q "$ROOT" "$TMP/out" && fail "the installed luaprof's require path names the checkout"
+grep -q "helpers" "$TMP/out" && fail "a script of the user's has the shipped scripts' helpers on its require path"
 if command -v man >/dev/null; then
 	MANPATH=$prefix/share/man man -P cat luaprof > man.txt 2>/dev/null
 	grep -q 'luaprof list scripts' man.txt || fail "man luaprof does not show the page"

@@ -1,0 +1,81 @@
+# Names a script can get wrong, each an error naming the valid ones:
+# - an unknown field of what a hook is handed (s, t of on_comm, on_fork,
+#   on_exit and on_switch, info of on_start, on_interval and on_end), live
+#   and replaying; a known field with no value reads as nil
+#   (tests/e2e/lua/names.lua prints each hook's message);
+# - luaprof.NAME that luaprof lacks, require "luaprof.NAME" of no public
+#   module, and a helper of the shipped scripts (profile, sched, perfpy)
+#   required or read by a script of the user's; the shipped scripts get
+#   theirs, and a module of the user's own by a helper's name still wins.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+cd "$TMP"
+
+sample_fields="addr, args, callchain, comm, counts, cpu, dso, event, fields, folded, id, ip, kernel, period, pid, raw, retval, srcline, stack, sym, symoff, tid, time"
+start_fields="arch, build_ids, cmdline, command, events, file, hostname, nr_cpus, os_release, perf_version, pid, pids, system_wide"
+expected() {
+	cat <<EOT
+on_comm: t.ppid: no such field of a comm record (on_comm); fields are: comm, exec, pid, tid, time; nil true
+on_end: info.samples_: no such field of on_end's info; fields are: counts, duration, lost, samples, status, sys_time, user_time; nil true
+on_exit: t.exec: no such field of an exit record (on_exit); fields are: pid, ppid, ptid, tid, time; nil true
+on_fork: t.comm: no such field of a fork record (on_fork); fields are: pid, ppid, ptid, tid, time; nil true
+on_interval: info.elapse: no such field of on_interval's info; fields are: counts, delta, elapsed, last, samples, time; nil true
+on_sample: s.symm: no such field of a sample; fields are: $sample_fields; nil true
+on_start $1: info.fil: no such field of on_start's info; fields are: $start_fields; nil true
+on_switch: t.ot: no such field of a switch record (on_switch); fields are: cpu, next_pid, next_tid, out, pid, preempt, prev_pid, prev_tid, tid, time; nil true
+EOT
+}
+expect_status 0 "$LUAPROF" run "$CHECKS/names.lua" -e cpu-clock -o rec.data -- sh -c "$PROGS/spin 100; true"
+expected live > want.txt
+diff -u want.txt "$TMP/out" || fail "live: the unknown fields' messages differ"
+expect_status 0 "$LUAPROF" run "$CHECKS/names.lua" -i rec.data
+expected replay > want.txt
+diff -u want.txt "$TMP/out" || fail "replaying: the unknown fields' messages differ"
+
+# An unknown field ends the run as any script error does: one message
+# with the script's line, exit 255.
+printf 'function on_sample(s) local _ = s.feilds end\n' > typo.lua
+expect_status 255 "$LUAPROF" run ./typo.lua -e cpu-clock -- "$PROGS/spin" 50
+expect_grep "^luaprof: \./typo\.lua:1: s\.feilds: no such field of a sample; fields are: $sample_fields\$" "$TMP/err"
+
+# The public modules, and nothing else.
+modules="luaprof.calltree, luaprof.counts, luaprof.flamegraph, luaprof.fmt, luaprof.folded, luaprof.hist, luaprof.json, luaprof.lhist, luaprof.map, luaprof.perfscript, luaprof.pprof, luaprof.speedscope"
+cat > mods.lua <<'EOT'
+for _, name in ipairs({ "calltree", "counts", "flamegraph", "fmt", "folded", "hist", "json", "lhist",
+                        "map", "perfscript", "pprof", "speedscope" }) do
+  assert(luaprof[name] ~= nil and luaprof[name] == require("luaprof." .. name), name)
+end
+for _, code in ipairs({ 'return luaprof.mapp', 'return require "luaprof.nope"', 'return require "sched"',
+                        'return luaprof.perfpy', 'return require "luaprof.profile"' }) do
+  print((select(2, pcall(load(code, "=chunk")))))
+end
+os.exit(0)
+EOT
+expect_status 0 "$LUAPROF" run ./mods.lua -i /dev/null
+fields="calltree, counts, demangle, errno_name, executable, exit, flamegraph, fmt, folded, functions, hist, is_target, json, lhist, map, options, perfscript, pprof, setup, speedscope, syscall_name, syscall_nr, usage_error, version, write_file"
+cat > want.txt <<EOT
+chunk:1: luaprof.mapp: no such field of luaprof; its fields are: $fields
+chunk:1: require "luaprof.nope": no such module; luaprof's modules are: $modules
+chunk:1: require "sched": 'sched' is a helper of luaprof's own scripts, not a public module; the modules are: $modules
+chunk:1: luaprof.perfpy: 'perfpy' is a helper of luaprof's own scripts, not a public module; the modules are: $modules
+chunk:1: require "luaprof.profile": 'profile' is a helper of luaprof's own scripts, not a public module; the modules are: $modules
+EOT
+diff -u want.txt "$TMP/out" || fail "the module errors differ"
+
+# A script of the user's requiring a helper: one line, exit 255.
+printf 'local profile = require "profile"\nprint(profile)\n' > user.lua
+expect_status 255 "$LUAPROF" run ./user.lua -- true
+expect_grep "^luaprof: \./user\.lua:1: require \"profile\": 'profile' is a helper of luaprof's own scripts, not a public module; the modules are: $modules\$" "$TMP/err"
+# ... unless it has a module of that name of its own, beside it.
+printf 'return { mine = true }\n' > profile.lua
+printf 'assert(require("profile").mine) print("own module") os.exit(0)\n' > own.lua
+expect_status 0 "$LUAPROF" run ./own.lua -i /dev/null
+expect_grep '^own module$' "$TMP/out"
+# A copy of a shipped script is a script of the user's: not given them.
+mkdir mine
+cp "$ROOT/scripts/folded.lua" mine/
+expect_status 255 "$LUAPROF" run ./mine/folded.lua -- true
+expect_grep "require \"profile\": 'profile' is a helper of luaprof's own scripts" "$TMP/err"
+# The shipped one, by name, has them.
+expect_status 0 "$LUAPROF" run folded -e cpu-clock -- "$PROGS/spin" 50
+exit 0
