@@ -1,6 +1,7 @@
 /*
  * linit.h - internal to lua/: the report writers' library, the C half of it
- * (the Lua half is in lua/lib/luaprof/, found by require): its registry.
+ * (the Lua half is in lua/lib/luaprof/, found by require) and the one list
+ * of public modules (linit.c).
  */
 #ifndef LP_LINIT_H
 #define LP_LINIT_H

@@ -1,6 +1,6 @@
 # The report library on known input (tests/e2e/lua/report_lib.lua): the
 # counting map, histograms, printing helpers, JSON, folded text, the flame
-# graph's frames and luaprof.sched's off-CPU intervals, each with exact
+# graph's frames and the sched helper's off-CPU intervals, each with exact
 # expected output.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
