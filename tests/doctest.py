@@ -309,8 +309,8 @@ class Runner:
             self.fail(where, '%s: exit status %d, not %d' % (command, status, want),
                       indent('stdout:', actual) + indent('stderr:', trim(err.split('\n'))))
         elif not match_lines(expected, actual, opts):
-            self.fail(where, '%s: its output differs from the one shown%s' %
-                      (command, describe(opts)),
+            self.fail(where, '%s: its output differs from the one shown%s%s' %
+                      (command, describe(opts), first_difference(expected, actual, opts)),
                       indent('expected (the document):', expected) + indent('got:', actual) +
                       (indent('stderr:', trim(err.split('\n'))) if err.strip() else ''))
         else:
@@ -431,6 +431,18 @@ class Runner:
             print(f)
         print('%d passed, %d failed, %d skipped' % (self.passed, self.failed, self.skipped))
         return 1 if self.failed else 0
+
+
+def first_difference(expected, actual, opts):
+    """Where a plain (no "...", ordered) comparison first goes wrong."""
+    if opts.get('unordered') or any(e.strip() == '...' for e in expected):
+        return ''
+    for k, e in enumerate(expected):
+        if k >= len(actual):
+            return '; line %d, %r, is missing' % (k + 1, e.strip())
+        if not words_match(e, actual[k], opts):
+            return '; line %d shows %r, the run printed %r' % (k + 1, e.strip(), actual[k].strip())
+    return '; the run printed %d more lines' % (len(actual) - len(expected))
 
 
 def describe(opts):
