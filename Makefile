@@ -228,7 +228,7 @@ install: all
 	install -m 644 scripts/*.lua $(DESTDIR)$(PREFIX)/share/luaprof/scripts/
 	install -m 644 lua/lib/luaprof/*.lua $(DESTDIR)$(PREFIX)/share/luaprof/lua/luaprof/
 	install -m 644 lua/helpers/*.lua $(DESTDIR)$(PREFIX)/share/luaprof/helpers/
-	install -m 644 luaprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/luaprof.1
+	install -m 644 docs/luaprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/luaprof.1
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz luaprof luaprof-asan

@@ -12,9 +12,9 @@
  * clock is read before the rings are drained, and records older than that
  * instant minus a slack are safe, since the kernel writes a record soon
  * after stamping it: within microseconds on bare metal, but a vCPU the
- * host stops between the two can take milliseconds (a 2 ms slack let one
- * callback in about fifteen runs of tp_hooks come out of order on these
- * VMs), so the slack is 20 ms.  At the end everything is flushed.
+ * host stops between the two can take milliseconds (2 ms was too little:
+ * docs/performance.md, "Measured choices in the code"), so the slack is
+ * 20 ms.  At the end everything is flushed.
  * Timestamps are CLOCK_MONOTONIC (use_clockid), the clock read here.
  *
  * The kernel reports a ring's losses with a LOST record written when the

@@ -7,9 +7,8 @@
  * Walking the mapping record by record instead (2 MiB windows, their
  * pages dropped with MADV_DONTNEED once their records are delivered, so
  * that memory stays flat) trades the kernel's copy for its per-page
- * mapping and unmapping work, which costs as much: measured on 5.5 GB of
- * --call-graph dwarf samples, 0.73 s against 0.79 s CPU, and no better
- * once the samples are unwound (2.78 s against 2.61 s); and a file that
+ * mapping and unmapping work, which costs as much (measured: see
+ * docs/performance.md, "Measured choices in the code"); and a file that
  * shrinks under a mapping kills the reader with SIGBUS.
  *
  * Records are read straight into the chunks of the order arena
@@ -19,8 +18,8 @@
  * one, and the old chunk lives on as long as records queued from it do.
  * Bytes are placed in a chunk at the same offset within a 4 KiB page as
  * in the file: the kernel copies whole pages then, and the copy avoids a
- * case that is five times slower (measured on AMD EPYC: a destination 8 to
- * 24 bytes past the source within a page, 1.2 s against 0.24 s per 2 GiB).
+ * much slower case, a destination a few bytes past the source within a
+ * page (measured: docs/performance.md, "Measured choices in the code").
  *
  * Invariants: pd_src_next() hands out whole records only (8 <= size, every
  * byte present), at 8-byte aligned addresses (an unaligned record, which

@@ -24,8 +24,8 @@
  *  - every field of out is written: a sample's fields one by one
  *    (sample_init), other records' by clearing the union first.  A sample
  *    is not cleared with memset: GCC expands a memset of that size to rep
- *    stos, which costs 25 ns on AMD EPYC against 4 ns for glibc's memset
- *    and 6 for the stores below, per record.
+ *    stos, slower than the stores below (docs/performance.md, "Measured
+ *    choices in the code").
  *
  * With attr.sample_id_all, every non-sample record of a kernel type (below
  * PERF_RECORD_USER_TYPE_START, 64) ends with a sample_id trailer whose size

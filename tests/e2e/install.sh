@@ -13,6 +13,7 @@ for f in bin/luaprof share/luaprof/scripts/top.lua share/luaprof/scripts/flamegr
 	 share/man/man1/luaprof.1; do
 	[ -f "$prefix/$f" ] || fail "make install left out $f"
 done
+cmp -s "$ROOT/docs/luaprof.1" "$prefix/share/man/man1/luaprof.1" || fail "the installed man page is not docs/luaprof.1"
 mkdir -p "$TMP/elsewhere"
 cd "$TMP/elsewhere"
 unset LUAPROF_PATH

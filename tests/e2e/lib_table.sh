@@ -27,7 +27,7 @@
 # ends with table_done, which prints "N passed, N failed, N skipped" (one
 # test per row for tests/run.sh).
 #
-# The exit statuses (README, "Exit status"): the command's own status
+# The exit statuses (docs/commands.md, "Exit status"): the command's own status
 # (128+N for signal N), 255 for luaprof's own failures, and for a replay
 # stopped by a signal, 128+N.  A closed output (| head) is no failure:
 # luaprof stops writing, lets the command finish undisturbed, and exits

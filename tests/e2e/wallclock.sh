@@ -36,7 +36,7 @@
 #   idle), at most 130% of 4000/s x wall; at least one, not about 100%:
 #   on a virtual machine a CPU kept busy by another process can get far
 #   fewer of its timer's periods.
-# Then the contrast the README states with these numbers: one busy
+# Then the contrast docs/commands.md states with these numbers: one busy
 # thread's own (per-process) cpu-clock samples are nearly all in its busy
 # function (>= 75%: the rest is the kernel's interrupts, about a fifth of
 # them on a loaded machine, as record_attach notes), while system-wide it

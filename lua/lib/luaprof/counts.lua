@@ -20,7 +20,7 @@
 --   counts.HEADER   perf stat -I's column header
 --
 -- info.counts[name] is { value = scaled, raw =, enabled = ns, running = ns,
--- supported = bool } (see the README's "Counting").
+-- supported = bool } (see docs/commands.md, "Counting").
 
 local M = {}
 
