@@ -742,7 +742,7 @@ def stat_bench():
 # BCC's offcputime as a perf script -s handler: the time from each thread's
 # switch out (keyed by its command and the stack it blocked on) to its
 # switch back in, summed per stack; a thread switched out again without its
-# switch in recorded is closed then, as luaprof.sched does.
+# switch in recorded is closed then, as the scripts' sched helper does.
 OFFCPU_PY = script("offcpu.py", """
 out, stacks, waits, total = {}, {}, 0, 0
 def sched__sched_switch(event_name, context, common_cpu, common_secs, common_nsecs, common_pid,
