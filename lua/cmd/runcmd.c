@@ -94,7 +94,7 @@ int lp_run_main(int argc, char **argv)
 		status = rc > 0 ? run.os_exit_code : LP_EXIT_FAILURE;
 	else if (check_hooks(&run, &cli) == 0 && lp_cli_finish(&cli) == 0) {
 		lp_cmd_signals_install(&run);
-		status = cli.input ? lp_replay(&run, cli.input) : lp_run_live(&run, &cli);
+		status = cli.input ? lp_replay(&run, cli.input, cli.duration_ns) : lp_run_live(&run, &cli);
 	}
 	if (run.os_exit && status != LP_EXIT_FAILURE)
 		status = run.os_exit_code;
