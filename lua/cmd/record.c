@@ -360,6 +360,10 @@ static void fill_cache(const struct bid_table *bt)
 				"symbolic link): not written (the recording is complete; set "
 				"PERF_BUILDID_DIR to a directory of yours, or use --no-buildid-cache)\n",
 				dir);
+		else if (rc == -ELOOP)
+			fprintf(stderr, "luaprof: the build-id cache %s holds a symbolic link or another "
+				"user's directory where a directory of its own should be: not "
+				"written through it (the recording is complete; remove it)\n", dir);
 		else
 			fprintf(stderr, "luaprof: cannot fill the build-id cache %s: %s (the recording "
 				"is complete; make it writable, set PERF_BUILDID_DIR, or use "
