@@ -11,6 +11,7 @@
 #include <lauxlib.h>
 
 #include "cmd.h"
+#include "record.h"
 #include "lp.h"
 #include "lscript.h"
 #include "luaprof/luaprof.h"
@@ -76,6 +77,11 @@ int lp_run_main(int argc, char **argv)
 	if (cli.symfs && (stat(cli.symfs, &st) || !S_ISDIR(st.st_mode)))
 		fprintf(stderr, "luaprof: --symfs %s is not a directory: objects are looked for under "
 				"it only, so frames will be [unknown]\n", cli.symfs);
+	if (cli.output && !strcmp(cli.output, "-") && !cli.script_help &&
+	    lp_recording_take_stdout()) {
+		lp_cli_free(&cli);
+		return LP_EXIT_FAILURE;
+	}
 	struct lp_run run;
 	lp_run_init(&run);
 	run.cli = &cli;
