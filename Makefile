@@ -111,7 +111,13 @@ $(BUILD)/gen/syscalls.h: Makefile
 $(BUILD)/gen/errnos.h: Makefile
 	$(call gen_table,errno.h,E,E)
 
-$(BUILD)/core/trace/syscalls.o: $(BUILD)/gen/syscalls.h $(BUILD)/gen/errnos.h
+# The same calls as libaudit names them (its audit_syscall_to_name, for
+# this machine), which perf's Python scripts print through python3-audit:
+# "pread" for pread64 (core/trace/gen_auditnames.py).
+$(BUILD)/gen/auditnames.h: $(BUILD)/gen/syscalls.h core/trace/gen_auditnames.py
+	python3 core/trace/gen_auditnames.py $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/core/trace/syscalls.o: $(BUILD)/gen/syscalls.h $(BUILD)/gen/errnos.h $(BUILD)/gen/auditnames.h
 $(BUILD)/core/trace/syscalls.o: CFLAGS_ALL += -I$(BUILD)/gen
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/test.h

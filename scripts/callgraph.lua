@@ -13,7 +13,8 @@ local opt = luaprof.options{
   help = [[Each line: the share of all samples through the path, the samples,
 then the function, indented under its caller (--order=caller) or its
 callee (--order=callee).  Paths under --min percent are summed into one
-"[N more below ...]" line.  Kernel functions end in _[k].  One tree per event.]],
+"[N more below ...]" line.  Kernel functions end in _[k], JIT code in
+_[j], inlined functions in _[i].  One tree per event.]],
   { "order", "string", "caller", "root first (caller) or leaf first (callee)",
     choices = { "caller", "callee" } },
   { "min", "number", 0.5, "leave out paths under this share of the samples, in percent" },

@@ -16,7 +16,8 @@ local opt = luaprof.options{
   help = [[Open the SVG in a browser: click a frame to zoom, "Reset Zoom" to go
 back, "Search" (or Ctrl-F) to highlight frames matching a regular
 expression with their share of the samples.  Kernel frames are blue,
-user frames warm, inlined teal, JIT-compiled green.  Differential: give
+user frames warm, inlined teal, JIT-compiled green (frames named by a
+perf map: node's JS:*, python -X perf's py::).  Differential: give
 the base as a recording (--diff=OLD.data, replayed with the same --per
 and --offcpu) or as folded stacks (--base=FILE, from luaprof run folded).
 --offcpu weighs stacks by the time threads waited there, in microseconds.]],

@@ -4,6 +4,9 @@
 --   luaprof run folded [--out=FILE] [--per=thread] -- ./prog > out.folded
 --   luaprof run folded --offcpu -- ./prog       (where it waited, in us)
 --
+-- Frames carry FlameGraph's annotations, as stackcollapse-perf.pl --all
+-- writes them: _[k] kernel, _[j] JIT (named by /tmp/perf-PID.map), and _[i]
+-- for inlined functions, which flamegraph.pl --color=java or js colours.
 -- flamegraph.pl, inferno, speedscope, the Firefox Profiler and Pyroscope
 -- read it; so does `luaprof run flamegraph --base=FILE`.
 
@@ -13,7 +16,9 @@ local opt = luaprof.options{
   help = [[--per=process or thread names each stack's root comm-PID or
 comm-PID/TID (as stackcollapse-perf.pl --pid/--tid).  --offcpu counts the
 time threads spent switched out, in microseconds, by the stack where they
-blocked, instead of samples by the stack where they ran.]],
+blocked, instead of samples by the stack where they ran.  Frames end in
+_[k] (kernel), _[j] (JIT code named by a perf map) or _[i] (inlined), as
+stackcollapse-perf.pl --all annotates them.]],
   { "out", "string", "-", "the file to write (- for stdout)" },
   profile.PER, profile.offcpu_option("microseconds"),
 }

@@ -7,7 +7,8 @@
 #   test   the tools only the tests use, when missing (make test): a
 #          browser for the flame graph, Go's pprof, luacheck, a JSON schema
 #          validator, <sys/sdt.h> (USDT probes in a test workload), strace,
-#          and the playwright-core driver (npm, into $BUILD/npm).  A test
+#          python3-audit (the system call names perf's Python scripts
+#          print on Debian), and the playwright-core driver (npm, into $BUILD/npm).  A test
 #          whose tool cannot be installed skips, saying which; so does this.
 #   fuzz   clang with libFuzzer (make fuzz): fails when missing and not
 #          installable
@@ -39,17 +40,18 @@ build_deps() {
 		{ echo "luaprof: apt-get install failed: install $pkgs by hand"; exit 1; }
 }
 
-# Each is COMMAND:PACKAGE (Debian's python3-jsonschema is for /usr/bin/python3;
+# Each is COMMAND:PACKAGE (Debian's python3-jsonschema and python3-audit are
+# modules of /usr/bin/python3, the one perf embeds;
 # sdt is a header; node and npm may come from elsewhere, then they are left
 # alone).
 test_tools="chromium:chromium go:golang-go luacheck:lua-check jsonschema:python3-jsonschema
-sdt:systemtap-sdt-dev node:nodejs npm:npm strace:strace"
+sdt:systemtap-sdt-dev node:nodejs npm:npm strace:strace audit:python3-audit"
 test_deps() {
 	local t c p missing=
 	for t in $test_tools; do
 		c=${t%%:*} p=${t#*:}
 		case $c in
-		jsonschema) /usr/bin/python3 -c 'import jsonschema' 2>/dev/null || missing="$missing $p" ;;
+		jsonschema|audit) /usr/bin/python3 -c "import $c" 2>/dev/null || missing="$missing $p" ;;
 		sdt) echo '#include <sys/sdt.h>' | $CC -E -x c - >/dev/null 2>&1 || missing="$missing $p" ;;
 		*) have "$c" || missing="$missing $p" ;;
 		esac

@@ -71,6 +71,24 @@ void lp_flame_free(struct lp_flame *f)
 	free(f);
 }
 
+/* Names that perf maps give JIT-compiled code, drawn as JIT even without
+ * the _[j] annotation (folded stacks made without stackcollapse-perf.pl
+ * --jit): node's (JS:*, LazyCompile:*, InterpretedFunction: of older
+ * releases) and python -X perf's (py::). */
+static bool jit_name(const char *s, size_t n)
+{
+	static const char *const prefixes[] = { "JS:", "py::", "LazyCompile:",
+						"InterpretedFunction:" };
+	for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
+		size_t k = strlen(prefixes[i]);
+		if (n > k && !memcmp(s, prefixes[i], k))
+			return true;
+	}
+	return false;
+}
+
+/* A frame's kind from FlameGraph's annotation (_[k] kernel, _[i]
+ * inlined, _[j] JIT; *n loses it), else from its name. */
 static enum kind kind_of(const char *s, size_t *n)
 {
 	if (*n > 4 && s[*n - 4] == '_' && s[*n - 3] == '[' && s[*n - 1] == ']') {
@@ -82,7 +100,7 @@ static enum kind kind_of(const char *s, size_t *n)
 	}
 	if (*n == 1 && s[0] == '-')
 		return K_OTHER;
-	return K_USER;
+	return jit_name(s, *n) ? K_JIT : K_USER;
 }
 
 /* The child of parent named s[0..n) (with its kind suffix), created when

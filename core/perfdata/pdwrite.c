@@ -19,6 +19,15 @@
  * again by lp_pd_writer_close(), which frees the writer in every case.
  * Missing header facts are filled from uname(2) and sysconf(3).
  *
+ * Pipe mode (lp_pd_writer_open_pipe, perf record -o -): nothing can be
+ * rewritten, so what the file's header and features say is written before
+ * the first record, in-band, in perf's order: a 16-byte header (magic,
+ * size 16), one HEADER_ATTR per event (attr, then its ids), one
+ * HEADER_FEATURE per feature (u64 feature id, then the section's payload)
+ * ending with the end marker (HEADER_LAST_FEATURE), and HEADER_TRACING_DATA
+ * (u32 size, 8-aligned, then the payload, zero-padded).  BUILD_ID is left
+ * out, as perf record leaves it out of a pipe.
+ *
  * A write that fails part-way (a full disk) keeps what can be kept: the
  * header is written at open as a placeholder, so that its block exists
  * and the final header needs no new space; at close the file is cut after
@@ -57,6 +66,7 @@ struct wbid {
 
 struct lp_pd_writer {
 	int fd;
+	bool pipe;                      /* pipe mode: everything in-band, in order */
 	char *path;
 	int err;                        /* first failure, sticky */
 	bool started;                   /* ids and attrs are written */
@@ -208,6 +218,21 @@ struct lp_pd_writer *lp_pd_writer_open(const char *path)
 	return w;
 }
 
+struct lp_pd_writer *lp_pd_writer_open_pipe(int fd)
+{
+	struct lp_pd_writer *w = calloc(1, sizeof *w);
+	if (!w || !(w->buf = malloc(WBUF)) || !(w->path = strdup("standard output"))) {
+		if (w)
+			free(w->buf);
+		free(w);
+		errno = ENOMEM;
+		return NULL;
+	}
+	w->fd = fd;
+	w->pipe = true;
+	return w;
+}
+
 int lp_pd_writer_add_event(struct lp_pd_writer *w, const struct perf_event_attr *attr,
 			   const char *name, const uint64_t *ids, size_t nr_ids)
 {
@@ -340,11 +365,19 @@ int lp_pd_writer_add_build_id(struct lp_pd_writer *w, const struct lp_pd_build_i
 }
 
 static int write_header(struct lp_pd_writer *w, const uint64_t bits[4]);
+static void writer_free(struct lp_pd_writer *w);
+static void fill_defaults(struct lp_pd_writer *w);
+static void feature_bits(const struct lp_pd_writer *w, uint64_t bits[4]);
+static int feat_payload(struct lp_pd_writer *w, unsigned feat);
 
 /* ---- ids, attrs, data ------------------------------------------------------------ */
 
+static int start_pipe(struct lp_pd_writer *w);
+
 static int start(struct lp_pd_writer *w)
 {
+	if (w->pipe)
+		return start_pipe(w);
 	for (size_t i = 0; i < w->nr_evs; i++) {
 		w->evs[i].ids_off = tell(w);
 		if (put(w, w->evs[i].ids, w->evs[i].nr_ids * sizeof(uint64_t)))
@@ -546,6 +579,96 @@ static int write_header(struct lp_pd_writer *w, const uint64_t bits[4])
 	return pwrite_all(w, hdr, sizeof hdr, 0);
 }
 
+/* ---- pipe mode ------------------------------------------------------------------- */
+
+#define PD_FEAT_LAST 32                 /* HEADER_LAST_FEATURE: the end of the features */
+
+/* One HEADER_ATTR record per event: header, attr, its ids. */
+static int pipe_attrs(struct lp_pd_writer *w)
+{
+	for (size_t i = 0; i < w->nr_evs; i++) {
+		const struct wevent *e = &w->evs[i];
+		size_t size = sizeof(struct perf_event_header) + sizeof e->attr +
+			      e->nr_ids * sizeof(uint64_t);
+		if (size > UINT16_MAX)
+			return fail(w, -E2BIG);
+		struct perf_event_header h = { .type = PD_HEADER_ATTR, .size = (uint16_t)size };
+		if (put(w, &h, sizeof h) || put(w, &e->attr, sizeof e->attr) ||
+		    put(w, e->ids, e->nr_ids * sizeof(uint64_t)))
+			return w->err;
+	}
+	return 0;
+}
+
+/* One HEADER_FEATURE record: header, u64 feat, the payload.  The record
+ * (at most 64 KiB - 1, its size being 16 bits) is built whole in the
+ * buffer, emptied first, and its size set once the payload is in. */
+static int pipe_feature(struct lp_pd_writer *w, unsigned feat)
+{
+	if (flush(w))
+		return w->err;
+	struct perf_event_header h = { .type = PD_HEADER_FEATURE };
+	uint64_t id = feat;
+	uint64_t pos = w->pos;
+	if (put(w, &h, sizeof h) || put(w, &id, sizeof id) ||
+	    (feat != PD_FEAT_LAST && feat_payload(w, feat)))
+		return w->err;
+	if (w->pos != pos || w->len > UINT16_MAX)
+		return fail(w, -E2BIG);
+	h.size = (uint16_t)w->len;
+	memcpy(w->buf, &h, sizeof h);
+	return 0;
+}
+
+/* HEADER_TRACING_DATA: its u32 size (the payload's, 8-aligned), then the
+ * payload and its padding. */
+static int pipe_tracing_data(struct lp_pd_writer *w)
+{
+	size_t aligned = (w->tdata_len + 7) & ~(size_t)7;
+	struct perf_event_header h = { .type = PD_HEADER_TRACING_DATA,
+				       .size = sizeof h + sizeof(uint32_t) };
+	if (aligned > UINT32_MAX)
+		return fail(w, -E2BIG);
+	if (put(w, &h, sizeof h) || put_u32(w, (uint32_t)aligned) ||
+	    put(w, w->tdata, w->tdata_len))
+		return w->err;
+	return put_zeros(w, aligned - w->tdata_len);
+}
+
+static int start_pipe(struct lp_pd_writer *w)
+{
+	uint64_t hdr[2] = { 0, 16 }, bits[4];
+	memcpy(hdr, PD_MAGIC, 8);
+	w->started = true;
+	fill_defaults(w);
+	feature_bits(w, bits);
+	bits[0] &= ~(1ull << PD_FEAT_BUILD_ID | 1ull << PD_FEAT_TRACING_DATA);
+	if (put(w, hdr, sizeof hdr) || pipe_attrs(w))
+		return w->err;
+	for (unsigned f = 0; f < 64; f++)
+		if (((bits[0] >> f) & 1) && pipe_feature(w, f))
+			return w->err;
+	if (pipe_feature(w, PD_FEAT_LAST) || (w->tdata && pipe_tracing_data(w)))
+		return w->err;
+	return flush(w);
+}
+
+/* The end of a stream: what is buffered, then the fd closed. */
+static int close_pipe(struct lp_pd_writer *w)
+{
+	if (!w->err && !w->nr_evs)
+		fail(w, -EINVAL);
+	if (!w->err && !w->started)
+		start(w);
+	if (!w->err)
+		flush(w);
+	if (close(w->fd) && !w->err && errno != EINTR)
+		fail(w, -errno);
+	int err = w->err;
+	writer_free(w);
+	return err;
+}
+
 static void writer_free(struct lp_pd_writer *w)
 {
 	for (size_t i = 0; i < w->nr_evs; i++) {
@@ -612,6 +735,8 @@ int lp_pd_writer_close(struct lp_pd_writer *w)
 
 	if (!w)
 		return -EINVAL;
+	if (w->pipe)
+		return close_pipe(w);
 	if (!w->err && !w->nr_evs)
 		fail(w, -EINVAL);       /* perf cannot read a file without events */
 	if (!w->err && !w->started)

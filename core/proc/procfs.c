@@ -5,6 +5,7 @@
  * scan can both seed the process model and be written to a recording.
  * From then on the kernel's records keep the model current.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -16,6 +17,10 @@
 #include "luaprof/proc.h"
 #include "luaprof/record.h"
 
+/* The longest name a synthesized COMM carries: perf's record holds 16
+ * bytes with the terminating NUL, as the kernel's own COMM records do. */
+#define COMM_MAX 15
+
 struct scan {
 	uint32_t pid, ppid;     /* the thread group and its parent */
 	unsigned flags;
@@ -23,18 +28,35 @@ struct scan {
 	void *arg;
 };
 
-/* The command name of thread tid; false when it is gone. */
+/* The command name of thread tid as perf record synthesizes it: the Name:
+ * line of /proc/PID/task/TID/status (the kernel's escaped form: "\\" for a
+ * backslash, "\n" for a newline; a workqueue worker's whole name, such as
+ * kworker/1:0-events), cut to the 15 bytes a COMM record's name holds;
+ * false when the thread is gone. */
 static bool read_comm(pid_t pid, const char *tid, char *buf, size_t n)
 {
-	char path[320];
-	snprintf(path, sizeof path, "/proc/%d/task/%s/comm", (int)pid, tid);
+	char path[320], line[256];
+	snprintf(path, sizeof path, "/proc/%d/task/%s/status", (int)pid, tid);
 	FILE *f = fopen(path, "re");
-	bool ok = f && fgets(buf, (int)n, f);
-	if (f)
-		fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = '\0';
-	return ok;
+	if (!f)
+		return false;
+	bool ok = false;
+	while (!ok && fgets(line, sizeof line, f))
+		ok = !strncmp(line, "Name:", 5);
+	fclose(f);
+	if (!ok || n == 0)
+		return false;
+	const char *name = line + 5;
+	while (isspace((unsigned char)*name))
+		name++;
+	size_t len = strcspn(name, "\n");
+	if (len > COMM_MAX)
+		len = COMM_MAX;
+	if (len >= n)
+		len = n - 1;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	return true;
 }
 
 /* Tgid and PPid from /proc/PID/status. */

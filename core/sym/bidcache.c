@@ -83,10 +83,24 @@ static bool fmt(char *buf, size_t size, const char *f, ...)
 	return n >= 0 && (size_t)n < size;
 }
 
-/* Creates every missing directory of path (mode 0755).  0 or -errno. */
-static int mkdirs(const char *path)
+/* Whether a directory owned by uid is one this user may fill: its own, or
+ * root's (a user's cache under /tmp, say; root's files are no secret a
+ * user could plant). */
+static bool mine(uid_t uid)
+{
+	return uid == geteuid() || uid == 0;
+}
+
+/* Creates every missing directory of path (mode 0755), a path inside the
+ * cache at root (checked by owned()).  Below root, never through a link:
+ * a directory there that is a symbolic link (perf's layout has links only
+ * as .build-id leaves), or is another user's, gives -ELOOP, so that
+ * nothing is written outside the cache.  0 or -errno. */
+static int mkdirs(const char *root, const char *path)
 {
 	char buf[PATH_MAX];
+	size_t inside = strlen(root);
+	struct stat st;
 
 	if (!fmt(buf, sizeof buf, "%s", path))
 		return -ENAMETOOLONG;
@@ -97,6 +111,9 @@ static int mkdirs(const char *path)
 		*p = '\0';
 		if (mkdir(buf, 0755) && errno != EEXIST)
 			return -errno;
+		if ((size_t)(p - buf) > inside && !strncmp(buf, root, inside) &&
+		    (lstat(buf, &st) || !S_ISDIR(st.st_mode) || !mine(st.st_uid)))
+			return -ELOOP;
 		if (!c)
 			return 0;
 		*p = c;
@@ -315,13 +332,13 @@ static int put_object(struct slot *s)
 
 /* The .build-id link, replacing a dangling one (a racing writer's good
  * link is kept). */
-static int put_link(const struct slot *s)
+static int put_link(const struct slot *s, const char *root)
 {
 	char dir[PATH_MAX];
 
 	snprintf(dir, sizeof dir, "%s", s->link);
 	*strrchr(dir, '/') = '\0';
-	int err = mkdirs(dir);
+	int err = mkdirs(root, dir);
 	if (err)
 		return err;
 	if (!symlink(s->target, s->link))
@@ -332,14 +349,6 @@ static int put_link(const struct slot *s)
 	if (err != -EEXIST || (unlink(s->link) && errno != ENOENT))
 		return err != -EEXIST ? err : -errno;
 	return symlink(s->target, s->link) ? -errno : 0;
-}
-
-/* Whether a directory owned by uid is one this user may fill: its own, or
- * root's (a user's cache under /tmp, say; root's files are no secret a
- * user could plant). */
-static bool mine(uid_t uid)
-{
-	return uid == geteuid() || uid == 0;
 }
 
 /* Whether this user may write the cache at root: root is a directory of
@@ -390,11 +399,11 @@ int lp_bidcache_add(const char *name, const uint8_t *id, size_t n)
 	if (!rc && !place_dir(s, root, name))
 		rc = -ESTALE;
 	if (!rc)
-		rc = mkdirs(s->dir);
+		rc = mkdirs(root, s->dir);
 	if (!rc)
 		rc = put_object(s);
 	if (!rc)
-		rc = put_link(s);
+		rc = put_link(s, root);
 	if (rc == -ESTALE)
 		rmdir(s->dir);  /* empty unless another writer's */
 	free(s);

@@ -5,7 +5,8 @@
  * The tables are generated when luaprof is built, from the system's
  * <asm/unistd.h> (which is asm/unistd_64.h on x86-64) and <errno.h>: see
  * the Makefile's rules for $(BUILD)/gen/syscalls.h and errnos.h.  Each is
- * in number order.  An error alias (EWOULDBLOCK, EDEADLOCK, ENOTSUP) gives
+ * in number order.  The audit table ($(BUILD)/gen/auditnames.h) names the
+ * same calls as libaudit does, for perf's Python scripts' ports.  An error alias (EWOULDBLOCK, EDEADLOCK, ENOTSUP) gives
  * way to the name it stands for (EAGAIN, EDEADLK, EOPNOTSUPP).
  */
 #include <string.h>
@@ -19,6 +20,10 @@ struct entry {
 
 static const struct entry table[] = {
 #include "syscalls.h"
+};
+
+static const struct entry audit_table[] = {
+#include "auditnames.h"
 };
 
 static const struct entry errnos[] = {
@@ -46,6 +51,11 @@ static const char *find(const struct entry *t, size_t n, long nr)
 const char *lp_syscall_name(long nr)
 {
 	return find(table, NR_ENTRIES, nr);
+}
+
+const char *lp_syscall_audit_name(long nr)
+{
+	return find(audit_table, sizeof audit_table / sizeof audit_table[0], nr);
 }
 
 const char *lp_errno_name(int nr)

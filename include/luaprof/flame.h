@@ -33,7 +33,9 @@ void lp_flame_free(struct lp_flame *f);
 /* Adds count (and, for a differential graph, base) for one stack: frame
  * names root first separated by ';' (folded form).  A name ending in
  * "_[k]" is a kernel frame, "_[i]" inlined, "_[j]" JIT-compiled (the
- * suffix is not shown).  Returns 0, -EINVAL for an empty stack or a
+ * suffix is not shown); so is, unsuffixed, a name a perf map gives JIT
+ * code (JS:, LazyCompile:, InterpretedFunction: from node, py:: from
+ * python -X perf).  Returns 0, -EINVAL for an empty stack or a
  * negative count, or -ENOMEM. */
 int lp_flame_add(struct lp_flame *f, const char *stack, size_t len, double count, double base);
 

@@ -134,12 +134,22 @@ int lp_pd_writer_backup(const char *path);
  * lp_pd_writer_backup).  NULL and errno on failure. */
 struct lp_pd_writer *lp_pd_writer_open(const char *path);
 
+/* A writer of a pipe-mode stream to fd (perf record -o -'s layout: a
+ * 16-byte header, then the events as HEADER_ATTR records, the header
+ * facts as HEADER_FEATURE records and the tracepoint formats as a
+ * HEADER_TRACING_DATA record before the first record; no build-ids, as
+ * perf writes none there).  Facts and tracing data must be set before the
+ * first record; lp_pd_writer_close() closes fd.  NULL and errno on
+ * failure (fd is left open then). */
+struct lp_pd_writer *lp_pd_writer_open_pipe(int fd);
+
 /* Declares an event before the first record: its attr, name and the ids
  * its fds were given (PERF_EVENT_IOC_ID).  Returns 0 or -errno. */
 int lp_pd_writer_add_event(struct lp_pd_writer *w, const struct perf_event_attr *attr,
 			   const char *name, const uint64_t *ids, size_t nr_ids);
 
-/* Sets header facts written at close (strings copied). */
+/* Sets header facts written at close (strings copied; in pipe mode, at
+ * the first record). */
 int lp_pd_writer_set_info(struct lp_pd_writer *w, const struct lp_pd_info *info);
 
 /* Appends one raw record (header.size bytes) to the data section.  Readers

@@ -188,7 +188,9 @@ size_t lp_kernel_build_id(const char *path, uint8_t *id, size_t max);
  * changed, kallsyms hidden or another kernel running: nothing is written);
  * -EINVAL for a bad n; -EPERM when the cache directory (or, not there yet,
  * the directory it would be made in) is not the effective user's own, or
- * is a symbolic link: nothing is written into another user's files; any
+ * is a symbolic link: nothing is written into another user's files;
+ * -ELOOP when a directory inside the cache on the way is a symbolic link
+ * or another user's: nothing is written through it, out of the cache; any
  * other -errno means the cache directory cannot be written (-ENOENT:
  * neither PERF_BUILDID_DIR nor HOME is set). */
 int lp_bidcache_add(const char *name, const uint8_t *id, size_t n);

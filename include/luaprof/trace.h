@@ -149,6 +149,12 @@ int lp_tdata_build(const char *const *names, size_t nr, void **out, size_t *len)
  * when luaprof is built. */
 const char *lp_syscall_name(long nr);
 
+/* The name libaudit gives system call nr on this machine ("pread" for
+ * pread64), as perf's Python scripts print it with python3-audit, or NULL
+ * where libaudit has none.  Generated when luaprof is built, from
+ * libaudit.so.1 (the kernel's names when the build had no libaudit). */
+const char *lp_syscall_audit_name(long nr);
+
 /* The number of the system call called name ("getppid"), or -1. */
 long lp_syscall_nr(const char *name);
 

@@ -5,6 +5,10 @@
 #ifndef LP_CMD_H
 #define LP_CMD_H
 
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "cli.h"
 #include "lp.h"
 #include "luaprof/luaprof.h"
@@ -37,5 +41,13 @@ void lp_cmd_signals_install(struct lp_run *run);
 void lp_cmd_signals_run(struct lp_run *run);
 void lp_cmd_signals_live(struct lp_live *lv);
 int lp_cmd_signal_caught(void);
+
+/* deadline.c: --duration over a replay.  lp_deadline_arm starts a one-shot
+ * timer of ns nanoseconds whose signal interrupts a blocking system call
+ * (0 or -errno); lp_deadline_passed says whether it has fired (a flag
+ * read, no system call); lp_deadline_disarm deletes the timer. */
+int lp_deadline_arm(uint64_t ns);
+bool lp_deadline_passed(void);
+void lp_deadline_disarm(void);
 
 #endif

@@ -18,11 +18,20 @@
  * Then, unless --no-buildid-cache, those objects go into perf's build-id
  * cache (lp_bidcache_add), as perf record puts them, once the file is
  * complete: perf report finds [vdso] and objects rebuilt since only there.
+ *
+ * -o - writes a pipe-mode stream to standard output instead, as perf
+ * record -o - does (lp_pd_writer_open_pipe): no build-ids and no cache
+ * then, as perf writes neither for a pipe.  The stream has standard output
+ * to itself: it is moved to a descriptor of its own before anything runs,
+ * and standard output then leads to standard error, for the script's
+ * output and the command's (perf points its command's there too).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "luaprof/hits.h"
 #include "luaprof/perfdata.h"
@@ -33,7 +42,8 @@
 
 struct lp_recording {
 	struct lp_pd_writer *w;
-	const char *path;
+	const char *path;       /* as messages name it */
+	bool pipe;              /* -o -: a stream on standard output */
 	struct lp_source inner;
 	struct lp_format fmt;   /* of the events: the trailer of made-up records */
 	uint64_t id;            /* the first event's first id, named by that trailer */
@@ -146,6 +156,59 @@ static int tracing_data(const char *path, const struct lp_event_spec *events, si
 	return rc ? -1 : 0;
 }
 
+/* Standard output as it was, taken for -o -'s stream, or -1. */
+static int stream_fd = -1;
+
+int lp_recording_take_stdout(void)
+{
+	if (isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "luaprof: -o - writes a binary perf.data stream to standard output, "
+				"which is a terminal: pipe it (| perf report -i -) or redirect it\n");
+		return -1;
+	}
+	int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		fprintf(stderr, "luaprof: -o -: cannot take standard output for the stream: %s\n",
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	stream_fd = fd;
+	return 0;
+}
+
+/* The writer of path: a new file (the old one kept as path.old), or for
+ * "-" the stream on the standard output lp_recording_take_stdout took.
+ * NULL after a line. */
+static struct lp_pd_writer *open_writer(struct lp_recording *rec, const char *path)
+{
+	struct lp_pd_writer *w = NULL;
+	if (!strcmp(path, "-")) {
+		rec->pipe = true;
+		rec->path = "standard output";
+		if (stream_fd < 0)
+			errno = EBADF;
+		else if ((w = lp_pd_writer_open_pipe(stream_fd)) != NULL)
+			stream_fd = -1;         /* the writer's, closed with it */
+		if (!w)
+			fprintf(stderr, "luaprof: cannot write the stream to standard output: %s\n",
+				strerror(errno));
+		return w;
+	}
+	rec->path = path;
+	int err = lp_pd_writer_backup(path);
+	if (err) {
+		fprintf(stderr, "luaprof: cannot rename %s to %s.old, as a new recording keeps the "
+				"old one: %s (move %s.old away, or choose another -o)\n", path, path,
+			strerror(-err), path);
+		return NULL;
+	}
+	if (!(w = lp_pd_writer_open(path)))
+		fprintf(stderr, "luaprof: cannot create %s: %s\n", path, strerror(errno));
+	return w;
+}
+
 struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
 				       struct lp_procs *procs, const struct lp_event_spec *events,
 				       size_t nr_events, int argc, char **argv)
@@ -162,24 +225,12 @@ struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
 		free(tdata);
 		return NULL;
 	}
-	int err = lp_pd_writer_backup(path);
-	if (err) {
+	if (!(rec->w = open_writer(rec, path))) {
 		free(tdata);
-		fprintf(stderr, "luaprof: cannot rename %s to %s.old, as a new recording keeps the "
-				"old one: %s (move %s.old away, or choose another -o)\n", path, path,
-			strerror(-err), path);
 		lp_hits_free(rec->hits);
 		free(rec);
 		return NULL;
 	}
-	if (!(rec->w = lp_pd_writer_open(path))) {
-		free(tdata);
-		fprintf(stderr, "luaprof: cannot create %s: %s\n", path, strerror(errno));
-		lp_hits_free(rec->hits);
-		free(rec);
-		return NULL;
-	}
-	rec->path = path;
 	rec->procs = procs;
 	rec->fmt = *lp_live_format(lv);
 	for (size_t i = 0; i < nr_events; i++) {
@@ -193,7 +244,7 @@ struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
 	if (tdata && lp_pd_writer_set_tracing_data(rec->w, tdata, tdata_len))
 		rec->err = -ENOMEM;
 	free(tdata);
-	write_kernel_map(rec);
+	/* the facts before the first record: a stream writes them there */
 	const char **cmd = calloc((size_t)argc + 1, sizeof *cmd);
 	for (int i = 0; cmd && i < argc; i++)
 		cmd[i] = argv[i];
@@ -202,6 +253,7 @@ struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
 	if (lp_pd_writer_set_info(rec->w, &info))       /* copies the strings */
 		set_err(rec, -EIO);
 	free(cmd);
+	write_kernel_map(rec);
 	return rec;
 }
 
@@ -360,6 +412,10 @@ static void fill_cache(const struct bid_table *bt)
 				"symbolic link): not written (the recording is complete; set "
 				"PERF_BUILDID_DIR to a directory of yours, or use --no-buildid-cache)\n",
 				dir);
+		else if (rc == -ELOOP)
+			fprintf(stderr, "luaprof: the build-id cache %s holds a symbolic link or another "
+				"user's directory where a directory of its own should be: not "
+				"written through it (the recording is complete; remove it)\n", dir);
 		else
 			fprintf(stderr, "luaprof: cannot fill the build-id cache %s: %s (the recording "
 				"is complete; make it writable, set PERF_BUILDID_DIR, or use "
@@ -371,9 +427,9 @@ static void fill_cache(const struct bid_table *bt)
 int lp_recording_close(struct lp_recording *rec, bool cache)
 {
 	struct bid_table bt = { .rec = rec };
-	for (size_t i = 0; i < lp_hits_count(rec->hits); i++)
+	for (size_t i = 0; !rec->pipe && i < lp_hits_count(rec->hits); i++)
 		add_object(&bt, lp_hits_get(rec->hits, i));
-	if (rec->vdso)
+	if (rec->vdso && !rec->pipe)
 		add_object(&bt, &(struct lp_map){ .path = "[vdso]" });
 	free(bt.seen);
 	lp_hits_free(rec->hits);
@@ -381,7 +437,7 @@ int lp_recording_close(struct lp_recording *rec, bool cache)
 	if (!rec->err && rc)
 		fprintf(stderr, "luaprof: writing %s failed: %s\n", rec->path, strerror(-rc));
 	int failed = rec->err || rc;
-	if (cache && !failed)
+	if (cache && !failed && !rec->pipe)
 		fill_cache(&bt);
 	free(bt.objs);
 	free(rec);

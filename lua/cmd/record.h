@@ -10,7 +10,14 @@
 
 struct lp_recording;
 
-/* Creates path (an existing file becomes path.old) and declares the run's
+/* For -o -: takes standard output for the stream (refused, with a line,
+ * when it is a terminal), and points standard output at standard error
+ * for everything else.  Call it before the script is loaded.  0, or -1
+ * after a line. */
+int lp_recording_take_stdout(void);
+
+/* Creates path (an existing file becomes path.old; "-": the stream on the
+ * standard output lp_recording_take_stdout took, in pipe mode) and declares the run's
  * events (nr_events of them, named as in events, as opened in lv).  argv
  * is luaprof's command line, for the CMDLINE feature.  procs is the run's
  * process model, borrowed until lp_recording_close(): the recording adds

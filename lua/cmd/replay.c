@@ -24,6 +24,7 @@
 #include "luaprof/luaprof.h"
 #include "luaprof/perfdata.h"
 #include "replay.h"
+#include "cmd.h"
 
 /* The progress line: on a replay longer than PROGRESS_AFTER with stderr a
  * terminal, redrawn every PROGRESS_EVERY; the clock is read once every
@@ -127,7 +128,7 @@ static int replay_next(void *ctx, struct lp_record *rec, int *event)
 	struct replay_src *rs = ctx;
 	progress_tick(rs);
 	const struct lp_pd_event *ev = NULL;
-	if (rs->stopped || *rs->interrupted)
+	if (rs->stopped || *rs->interrupted || lp_deadline_passed())
 		return 0;
 	int rc = lp_perfdata_next(rs->pd, rec, &ev);
 	if (rc > 0 && lp_perfdata_info(rs->pd)->nr_build_ids != rs->nr_bids_given &&
@@ -230,24 +231,46 @@ static void push_info(lua_State *L, struct replay_src *rs, const char *file)
 	lp_fields_set_strict(L, &lp_run_start_fields);
 }
 
-int lp_replay(struct lp_run *run, const char *file)
+/* -d passed before a writer came to the named pipe: the run ends as a
+ * -d run does, its hooks seeing an empty recording. */
+static int no_writer(struct lp_run *run, const char *file, uint64_t duration_ns)
+{
+	fprintf(stderr, "luaprof: no writer came to the named pipe %s in the %.9g s of -d: "
+		"nothing read\n", file, (double)duration_ns / 1e9);
+	if (run->vm.ref[LP_HOOK_START] != LUA_NOREF) {
+		lua_State *L = run->vm.L;
+		lua_createtable(L, 0, 2);
+		set_string(L, "file", file);
+		lua_newtable(L);
+		lua_setfield(L, -2, "events");
+		lp_vm_call(run, LP_HOOK_START, 1);
+	}
+	if (!run->failed)
+		lp_run_end(run, 0, -1);
+	return run->failed ? LP_EXIT_FAILURE : 0;
+}
+
+static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 {
 	char err[LP_ERRMSG_MAX] = "";
 	struct replay_src rs = { .resolver = run->resolver, .samples = &run->stats.samples,
 				 .interrupted = &run->interrupted };
 	/* a named pipe is waited on until a writer comes, or a signal that
-	 * ends the run (another one, say SIGCHLD, has it waited on again) */
+	 * ends the run (another one, say SIGCHLD, has it waited on again),
+	 * or the end of -d */
 	while (!(rs.pd = lp_perfdata_open(file, err, sizeof err)) && errno == EINTR &&
-	       !run->interrupted)
+	       !run->interrupted && !lp_deadline_passed())
 		;
-	rs.prog.tty = isatty(STDERR_FILENO);
-	rs.prog.start = rs.prog.last = mono_ns();
 	if (!rs.pd && run->interrupted)
 		return 128 + run->interrupted;
+	if (!rs.pd && errno == EINTR)
+		return no_writer(run, file, duration_ns);
 	if (!rs.pd) {
 		fprintf(stderr, "luaprof: %s\n", *err ? err : file);
 		return LP_EXIT_FAILURE;
 	}
+	rs.prog.tty = isatty(STDERR_FILENO);
+	rs.prog.start = rs.prog.last = mono_ns();
 	if (give_build_ids(&rs)) {
 		fprintf(stderr, "luaprof: out of memory\n");
 		lp_perfdata_close(rs.pd);
@@ -274,4 +297,16 @@ int lp_replay(struct lp_run *run, const char *file)
 	if (rc || run->failed)
 		return LP_EXIT_FAILURE;
 	return run->interrupted ? 128 + run->interrupted : 0;
+}
+
+int lp_replay(struct lp_run *run, const char *file, uint64_t duration_ns)
+{
+	int err = duration_ns ? lp_deadline_arm(duration_ns) : 0;
+	if (err) {
+		fprintf(stderr, "luaprof: cannot start the -d timer: %s\n", strerror(-err));
+		return LP_EXIT_FAILURE;
+	}
+	int status = replay(run, file, duration_ns);
+	lp_deadline_disarm();
+	return status;
 }

@@ -11,6 +11,7 @@
 #include <lauxlib.h>
 
 #include "cmd.h"
+#include "record.h"
 #include "lp.h"
 #include "lscript.h"
 #include "luaprof/luaprof.h"
@@ -76,6 +77,11 @@ int lp_run_main(int argc, char **argv)
 	if (cli.symfs && (stat(cli.symfs, &st) || !S_ISDIR(st.st_mode)))
 		fprintf(stderr, "luaprof: --symfs %s is not a directory: objects are looked for under "
 				"it only, so frames will be [unknown]\n", cli.symfs);
+	if (cli.output && !strcmp(cli.output, "-") && !cli.script_help &&
+	    lp_recording_take_stdout()) {
+		lp_cli_free(&cli);
+		return LP_EXIT_FAILURE;
+	}
 	struct lp_run run;
 	lp_run_init(&run);
 	run.cli = &cli;
@@ -94,7 +100,7 @@ int lp_run_main(int argc, char **argv)
 		status = rc > 0 ? run.os_exit_code : LP_EXIT_FAILURE;
 	else if (check_hooks(&run, &cli) == 0 && lp_cli_finish(&cli) == 0) {
 		lp_cmd_signals_install(&run);
-		status = cli.input ? lp_replay(&run, cli.input) : lp_run_live(&run, &cli);
+		status = cli.input ? lp_replay(&run, cli.input, cli.duration_ns) : lp_run_live(&run, &cli);
 	}
 	if (run.os_exit && status != LP_EXIT_FAILURE)
 		status = run.os_exit_code;

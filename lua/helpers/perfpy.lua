@@ -78,7 +78,7 @@ end
 -- scripts: audit's name, and None for a number it has no name for (such as
 -- -1, which raw_syscalls:sys_exit reports for some exits).
 function M.syscall_name(id)
-  return luaprof.syscall_name(id) or "None"
+  return luaprof.syscall_name(id, "audit") or "None"
 end
 
 function M.strerror(nr)

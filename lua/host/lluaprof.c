@@ -7,8 +7,9 @@
  *                        flamegraph --diff replays a second recording so)
  *   luaprof.exit()       end the run after the current callback
  *   luaprof.setup{...}   the script's own defaults (lsetup.c)
- *   luaprof.syscall_name(nr), luaprof.syscall_nr(name)   this machine's
- *                        system calls (ltrace.c); luaprof.errno_name(nr)
+ *   luaprof.syscall_name(nr [, "audit"]), luaprof.syscall_nr(name)   this
+ *                        machine's system calls (ltrace.c; "audit": libaudit's
+ *                        names, perf's Python scripts'); luaprof.errno_name(nr)
  *   luaprof.options{...} the script's description and options (lopts.c);
  *                        luaprof.usage_error(msg) to refuse what it was given
  *   luaprof.demangle(name [, params])   a C++ or Rust name demangled

@@ -343,6 +343,15 @@ static void add_name(luaL_Buffer *b, const char *s, bool comm)
 	}
 }
 
+/* Whether frame f is JIT-compiled code named by a perf map
+ * (/tmp/perf-PID.map: node's JS:*, python -X perf's py::, ...), as
+ * stackcollapse-perf.pl --jit tells them. */
+static bool jit_frame(const struct lp_frame *f)
+{
+	size_t n = f->dso ? strlen(f->dso) : 0;
+	return n > 14 && !strncmp(f->dso, "/tmp/perf-", 10) && !strcmp(f->dso + n - 4, ".map");
+}
+
 /* The words naming frame f in a folded string (see fold_leaf);
  * 0 when they do not fit in max. */
 static size_t frame_words(struct lp_run *run, const struct lp_frame *f, bool ret,
@@ -353,7 +362,7 @@ static size_t frame_words(struct lp_run *run, const struct lp_frame *f, bool ret
 	size_t inl = ns > 1 ? (size_t)ns - 1 : 0;
 	if (max < 2 || inl > max - 2)
 		return 0;
-	w[0] = inl << 1 | f->kernel;
+	w[0] = inl << 2 | (uint64_t)jit_frame(f) << 1 | f->kernel;
 	w[1] = (uint64_t)(uintptr_t)f->sym;
 	for (size_t j = 0; j < inl; j++)
 		w[2 + j] = (uint64_t)(uintptr_t)sf[j].func;
@@ -379,7 +388,7 @@ static size_t pos_words(struct lp_run *run, const struct frame_pos *p, uint64_t 
 
 /* The words that stand for the first frame of the sample's stack (as
  * lp_stack_addrs gives it) in its folded string: the count of functions
- * inlined there and the frame's kernel flag, then its symbol's name and
+ * inlined there and the frame's JIT and kernel flags, then its symbol's name and
  * theirs, as pointers (a name pointer always points at the same name;
  * the same name may have several).  They fill words[0, result) (at most
  * max); *leaf is the frame's index in the addresses.  Two stacks that
@@ -458,9 +467,12 @@ void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 		add_name(&b, f->sym ? f->sym : "[unknown]", false);
 		if (f->kernel)
 			luaL_addstring(&b, "_[k]");
+		else if (jit_frame(f))
+			luaL_addstring(&b, "_[j]");
 		for (int j = srcframes(run, f, run->stack.frame_ret[i], &sf) - 1; j-- > 0;) {
 			luaL_addchar(&b, ';');
 			add_name(&b, sf[j].func ? sf[j].func : "[unknown]", false);
+			luaL_addstring(&b, "_[i]");
 		}
 	}
 	luaL_pushresult(&b);

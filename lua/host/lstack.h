@@ -51,7 +51,9 @@ void lp_stack_push_srcline(lua_State *L, struct lp_run *run);
 bool lp_stack_fold_key(struct lp_run *run, enum lp_fold_kind kind, struct lp_fold_stack *st);
 
 /* Pushes s.folded: "comm;root;...;leaf", unknown frames "[unknown]",
- * kernel frames suffixed "_[k]". */
+ * with FlameGraph's annotations (stackcollapse-perf.pl --all --inline):
+ * kernel frames suffixed "_[k]", JIT frames (named by a perf map) "_[j]",
+ * inlined functions "_[i]". */
 void lp_stack_push_folded(lua_State *L, struct lp_run *run);
 
 #endif

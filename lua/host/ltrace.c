@@ -351,9 +351,14 @@ void lp_trace_push_raw(lua_State *L, struct lp_run *run)
 		lua_pushnil(L);
 }
 
+/* luaprof.syscall_name(nr [, "audit"]): the kernel's name of call nr, or
+ * with "audit" libaudit's (perf's Python scripts'), or nil. */
 int lp_l_syscall_name(lua_State *L)
 {
-	const char *name = lp_syscall_name((long)luaL_checkinteger(L, 1));
+	static const char *const tables[] = { "kernel", "audit", NULL };
+	long nr = (long)luaL_checkinteger(L, 1);
+	const char *name = luaL_checkoption(L, 2, "kernel", tables) ? lp_syscall_audit_name(nr)
+								    : lp_syscall_name(nr);
 	name ? (void)lua_pushstring(L, name) : lua_pushnil(L);
 	return 1;
 }

@@ -7,6 +7,9 @@
 # with other code, perf report and the replay still name its frames, from
 # the cache, alike.  --no-buildid-cache writes nothing; a cache that cannot
 # be written gets one notice line and the recording is still complete.
+# Links planted inside a cache of one's own (a directory of its layout
+# made a symbolic link out of it: .build-id/NN, usr, tmp, [vdso]) are not
+# followed: nothing is written through them, one line says so.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v perf >/dev/null || skip "perf is not installed: nothing to compare the cache with"
@@ -151,6 +154,23 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 else
 	echo "read-only file system not checked: needs root and unshare -m"
 fi
+# Symbolic links planted inside one's own cache, in place of the layout's
+# directories, lead out of it: nothing written through them, one line.
+mkdir -p "$TMP/h3/.debug/.build-id" "$TMP/away"
+for d in tmp usr '[vdso]' '[kernel.kallsyms]'; do
+	mkdir -p "$TMP/away/$d" && ln -s "$TMP/away/$d" "$TMP/h3/.debug/$d"
+done
+for i in $(seq 0 255); do
+	nn=$(printf %02x "$i")
+	mkdir -p "$TMP/away/bid/$nn" && ln -s "$TMP/away/bid/$nn" "$TMP/h3/.debug/.build-id/$nn"
+done
+HOME=$TMP/h3 expect_status 0 "$LUAPROF" record -F 2000 -o planted.data -- "$PROG" 100
+[ -z "$(find "$TMP/away" -mindepth 1 ! -type d -print -quit)" ] ||
+	{ find "$TMP/away" ! -type d | head -5; fail "luaprof wrote through a link planted in its cache"; }
+[ "$(grep -c "build-id cache" "$TMP/err")" = 1 ] || { cat "$TMP/err"; fail "not one line about the planted links"; }
+expect_grep "^luaprof: the build-id cache $TMP/h3/\.debug holds a symbolic link or another user's directory where a directory of its own should be: not written through it" "$TMP/err"
+perf script -i planted.data > /dev/null 2>&1 || fail "perf cannot read the recording made beside planted links"
+echo "links planted in the cache: not followed, $(cut -c1-60 "$TMP/err")..."
 # Root with another user's HOME (or a .debug that is a link) writes nothing
 # there: one line, no .debug made or followed, and the recording complete.
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then

@@ -13,7 +13,9 @@ local function build(s)
   local st = s.stack
   for i = #st, 1, -1 do
     local f = st[i]
-    parts[#parts + 1] = clean(f.sym or "[unknown]") .. (f.kernel and "_[k]" or "")
+    local jit = f.dso and f.dso:match("^/tmp/perf%-%d+%.map$")
+    parts[#parts + 1] = clean(f.sym or "[unknown]") ..
+                        (f.kernel and "_[k]" or f.inlined and "_[i]" or jit and "_[j]" or "")
   end
   return table.concat(parts, ";")
 end
