@@ -136,33 +136,79 @@ static const struct obj *obj_get(struct lp_srclines *sl, const struct lp_dso *d)
 
 /* The name of a subprogram or inlined subroutine: its linkage name when it
  * has one (C++, Rust), else its name, through abstract origins and
- * specifications. */
-static const char *die_name(Dwarf_Die *die)
+ * specifications; *linkage tells which. */
+static const char *die_name(Dwarf_Die *die, bool *linkage)
 {
 	static const int attrs[] = { DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name };
 	Dwarf_Attribute a;
 	for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
 		const char *s = dwarf_formstring(dwarf_attr_integrate(die, attrs[i], &a));
-		if (s)
+		if (s) {
+			*linkage = attrs[i] != DW_AT_name;
 			return s;
+		}
 	}
 	return NULL;
 }
 
-/* Appends one frame, its strings interned; 0 or -ENOMEM. */
+/* Whether binutils takes a DW_AT_name in a unit of language lang for a
+ * linkage name (its mangle_style() is 0 for these, in binutils 2.40). */
+static bool plain_names(int lang)
+{
+	switch (lang) {
+	case DW_LANG_C89: case DW_LANG_C: case DW_LANG_C99: case DW_LANG_C11:
+	case DW_LANG_Cobol74: case DW_LANG_Cobol85: case DW_LANG_Fortran77:
+	case DW_LANG_Pascal83: case DW_LANG_PLI: case DW_LANG_UPC:
+	case DW_LANG_Mips_Assembler:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The name of the innermost function at vaddr, fn, as addr2line gives it:
+ * when fn's name is no linkage name and its unit's language mangles names
+ * (C++: main, an extern "C" function such as glibc's inline atoi), binutils
+ * names it after the ELF symbol at vaddr instead, which is also what perf
+ * then shows (atoi inlined into main is "main", twice). */
+static const char *innermost_name(Dwfl_Module *mod, Dwarf_Die *cu, Dwarf_Die *fn,
+				  uint64_t vaddr)
+{
+	bool linkage = false;
+	const char *name = die_name(fn, &linkage), *sym;
+	GElf_Off off;
+	GElf_Sym es;
+	if (!name || linkage || plain_names(dwarf_srclang(cu)))
+		return name;
+	sym = dwfl_module_addrinfo(mod, vaddr, &off, &es, NULL, NULL, NULL);
+	return sym && *sym ? sym : name;
+}
+
+/* Interns s (NULL stays NULL); false when that fails. */
+static bool intern(struct lp_srclines *sl, const char *s, const char **out)
+{
+	*out = s ? lp_strtab_intern(sl->strs, s) : NULL;
+	return !s || *out;
+}
+
+/* Appends one frame, its strings interned; 0 or -ENOMEM.  func is the
+ * DWARF name (a linkage name when it has one), named three ways: with
+ * parameters, as frames are; without, as perf names functions; mangled. */
 static int add_frame(struct lp_srclines *sl, const char *func, const char *file, uint32_t line)
 {
 	struct lp_srcframe f = { .line = line };
-	char *dm = lp_demangle(func);
-	if (dm) {
-		f.mangled = lp_strtab_intern(sl->strs, func);
-		func = f.mangled ? dm : NULL;
-	}
-	f.func = func ? lp_strtab_intern(sl->strs, func) : NULL;
-	free(dm);
-	if ((func && !f.func) ||
-	    (file && !(f.file = lp_strtab_intern(sl->strs, file))) ||
-	    lp_grow(&sl->frames, &sl->cap_frames, sl->nr_frames, sizeof f, 256, SIZE_MAX / 2))
+	char *full = func ? lp_demangle(func) : NULL;
+	char *brief = full ? lp_demangle_name(func, false) : NULL;
+	bool ok = intern(sl, full ? func : NULL, &f.mangled) &&
+		  intern(sl, full ? full : func, &f.func) && intern(sl, file, &f.file);
+	if (ok && brief)
+		ok = intern(sl, brief, &f.name);
+	else
+		f.name = f.func;
+	free(full);
+	free(brief);
+	if (!ok || lp_grow(&sl->frames, &sl->cap_frames, sl->nr_frames, sizeof f, 256,
+			   SIZE_MAX / 2))
 		return -ENOMEM;
 	sl->frames[sl->nr_frames++] = f;
 	return 0;
@@ -213,6 +259,37 @@ static bool containing_function(Dwarf_Die *die, Dwarf_Die *out)
 	return found;
 }
 
+/* The length of the range of die that holds pc, 0 when none does. */
+static uint64_t range_at(Dwarf_Die *die, Dwarf_Addr pc)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
+		if (lo <= pc && pc < hi)
+			return hi - lo;
+	return 0;
+}
+
+/* In assembler, several functions may cover the same code (GNU as gives
+ * each alias a subprogram: memmove's and memcpy's are one); addr2line
+ * names the one with the smallest range at pc, the later one of equals,
+ * where dwarf_getscopes gave the first, fn.  Replaces fn by that one.
+ * Only assembler units are searched: compilers give no two functions
+ * the same code, and a C++ unit may hold thousands of them. */
+static void asm_alias(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn)
+{
+	Dwarf_Die sib = *fn;
+	uint64_t best = range_at(fn, pc), len;
+	if (dwarf_srclang(cu) != DW_LANG_Mips_Assembler || dwarf_tag(fn) != DW_TAG_subprogram)
+		return;
+	while (dwarf_siblingof(&sib, &sib) == 0)
+		if (dwarf_tag(&sib) == DW_TAG_subprogram && (len = range_at(&sib, pc)) &&
+		    (!best || len <= best)) {
+			best = len;
+			*fn = sib;
+		}
+}
+
 /* Looks vaddr up in module mod, appending its frames; 0 or -ENOMEM. */
 static int lookup(struct lp_srclines *sl, Dwfl_Module *mod, uint64_t vaddr)
 {
@@ -225,8 +302,12 @@ static int lookup(struct lp_srclines *sl, Dwfl_Module *mod, uint64_t vaddr)
 	bool more = first_function(scopes, 0, n, &fn);
 	size_t kept = 0;
 	free(scopes);
+	if (more)
+		asm_alias(cu, vaddr - bias, &fn);
+	bool linkage;
 	while (more && !rc && kept < MAX_INLINE) {
-		rc = add_frame(sl, die_name(&fn), file, at);
+		rc = add_frame(sl, kept ? die_name(&fn, &linkage) : innermost_name(mod, cu, &fn, vaddr),
+			       file, at);
 		kept++;
 		if (dwarf_tag(&fn) != DW_TAG_inlined_subroutine)
 			break;

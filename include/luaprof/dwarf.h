@@ -49,6 +49,9 @@ struct lp_srcframe {
 	const char *func;       /* the function's name (DWARF's linkage name when
 				   it has one, demangled), or NULL */
 	const char *mangled;    /* the linkage name when func is demangled */
+	const char *name;       /* the name as perf prints it: the linkage name
+				   demangled without parameters (func when it
+				   has none), or NULL with func */
 	const char *file;       /* the source file, as the line table names it */
 	uint32_t line;          /* 0 when unknown */
 };
