@@ -13,7 +13,10 @@
  *                         dwarf), callers at their return address - 1 and
  *                         the functions inlined at each user frame's
  *                         address as "\t%16x FUNC+0xOFF (inlined)\n" lines,
- *                         as perf prints them (add_frame_lines).
+ *                         as perf prints them (add_frame_lines).  A
+ *                         corrupt chain (an entry at or above
+ *                         PERF_CONTEXT_MAX that is no context marker):
+ *                         "", as perf drops it whole.
  *   perfscript.frame(s)   " %16x SYM+0xOFF (DSO)": the sampled frame, as
  *                         perf prints it on the header line without a chain
  *                         (the absolute address).
@@ -144,7 +147,8 @@ static int l_chain(lua_State *L)
 	if (lp_fold_get(L, run, LP_FOLD_PERF_TEXT, keyed ? &st : NULL))
 		return 1;
 	size_t n = lp_stack_frames(run);
-	n = printed_frames(run, n, max_stack());
+	/* perf discards a corrupt chain whole: no line under the header */
+	n = run->stack.corrupt ? 0 : printed_frames(run, n, max_stack());
 	luaL_Buffer b;
 	luaL_buffinit(L, &b);
 	for (size_t i = 0; i < n; i++)

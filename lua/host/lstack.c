@@ -144,6 +144,7 @@ struct frame_iter {
 	const uint64_t *ips;
 	uint64_t nr, i;
 	bool unwound, kernel, first_user;
+	bool corrupt;           /* the chain holds a marker perf does not know */
 	size_t n;
 };
 
@@ -151,9 +152,12 @@ struct frame_iter {
 static void iter_init(struct frame_iter *it, struct lp_run *run)
 {
 	it->ips = lp_stack_addrs(run, &it->nr, &it->unwound);
+	it->corrupt = false;
 	for (uint64_t i = 0; i < it->nr; i++)
 		if (it->ips[i] >= PERF_CONTEXT_MAX && !known_context(it->ips[i]))
-			it->nr = 0;
+			it->corrupt = true;
+	if (it->corrupt)
+		it->nr = 0;
 	it->i = 0;
 	it->n = 0;
 	it->kernel = cpumode_kernel(run->view.rec->misc);
@@ -202,6 +206,7 @@ static size_t walk(struct lp_run *run)
 	struct frame_pos p;
 	size_t n = 0;
 	iter_init(&it, run);
+	run->stack.corrupt = it.corrupt;
 	while (n < LP_MAX_STACK && iter_next(&it, &p)) {
 		frame_at(run, &p, &run->stack.frames[n]);
 		run->stack.frame_caller[n] = p.caller;

@@ -17,7 +17,8 @@ const struct lp_frame *lp_stack_leaf(struct lp_run *run);
 
 /* Resolves every frame of the current sample into run->stack.frames, leaf
  * first (run->stack.frame_caller: which are unwound callers, named at
- * their return address - 1); returns how many (at least 1). */
+ * their return address - 1); returns how many (at least 1: a corrupt
+ * chain, run->stack.corrupt, is its sampled frame alone). */
 size_t lp_stack_frames(struct lp_run *run);
 
 struct lp_srcframe;
