@@ -111,12 +111,12 @@ function on_sample(s)
     local st, base = s.stack, nil
     for i = #st, 1, -1 do       -- from the root: a frame's own function before those inlined in it
       local f, c = st[i], nil
-      if f.inlined then
-        c = inlined_row(t, s, f, base)
-      else
+      if not f.inlined then
         base, c = f, row_of(t, s, f)
+      elseif with.sym then      -- other keys: an inlined function's are its function's
+        c = inlined_row(t, s, f, base)
       end
-      if not seen[c] then
+      if c and not seen[c] then
         seen[c] = true
         c.children = c.children + period
       end
