@@ -37,6 +37,7 @@ struct obj {                    /* an object's DWARF session */
 	Dwfl *dwfl;                 /* NULL: no DWARF to be had */
 	Dwfl_Module *mod;
 	struct lp_htab *addrs;      /* vaddr -> first frame << 32 | frames */
+	struct lp_htab *named;      /* DIE offset -> NAMED_* (innermost_name) */
 };
 
 struct lp_srclines {
@@ -55,6 +56,7 @@ static void obj_free(struct obj *o)
 	if (o->dwfl)
 		dwfl_end(o->dwfl);
 	lp_htab_free(o->addrs);
+	lp_htab_free(o->named);
 	free(o);
 }
 
@@ -107,8 +109,9 @@ static void obj_open(struct lp_srclines *sl, struct obj *o, const struct lp_dso 
 static struct obj *obj_new(struct lp_srclines *sl, const struct lp_dso *d)
 {
 	struct obj *o = calloc(1, sizeof *o);
-	if (o && !(o->addrs = lp_htab_new(NULL, NULL, NULL))) {
-		free(o);
+	if (o && (!(o->addrs = lp_htab_new(NULL, NULL, NULL)) ||
+		  !(o->named = lp_htab_new(NULL, NULL, NULL)))) {
+		obj_free(o);
 		return NULL;
 	}
 	if (o)
@@ -166,21 +169,45 @@ static bool plain_names(int lang)
 	}
 }
 
-/* The name of the innermost function at vaddr, fn, as addr2line gives it:
- * when fn's name is no linkage name and its unit's language mangles names
- * (C++: main, an extern "C" function such as glibc's inline atoi), binutils
- * names it after the ELF symbol at vaddr instead, which is also what perf
- * then shows (atoi inlined into main is "main", twice). */
-static const char *innermost_name(Dwfl_Module *mod, Dwarf_Die *cu, Dwarf_Die *fn,
+/* How addr2line names a function whose name is no linkage name
+ * (innermost_name), by its DIE. */
+enum { NAMED_DWARF = 1, NAMED_SYMBOL = 2 };
+
+/* The address its first range starts at (binutils' arange.low). */
+static bool first_low(Dwarf_Die *die, Dwarf_Addr *low)
+{
+	Dwarf_Addr base, hi;
+	return dwarf_ranges(die, 0, &base, low, &hi) > 0;
+}
+
+/* The name of the innermost function at vaddr, fn, as perf's addr2line
+ * gives it.  binutils (2.40) takes a DW_AT_name for a linkage name in C
+ * and the like; elsewhere (C++: main, an extern "C" function such as
+ * glibc's inline atol) it names the innermost function after the ELF
+ * symbol at the address instead, the first time that function is the
+ * innermost one of a lookup, and marks it so that later lookups take its
+ * DWARF name; unless the symbol starts where the function's first range
+ * does, which names it after the symbol for good.  perf keeps one
+ * addr2line process per object and looks each address up once, in the
+ * order samples need them, as this cache does: atol inlined into main is
+ * "main" where perf first meets it, "atol" after. */
+static const char *innermost_name(const struct obj *o, Dwarf_Die *cu, Dwarf_Die *fn,
 				  uint64_t vaddr)
 {
 	bool linkage = false;
 	const char *name = die_name(fn, &linkage), *sym;
 	GElf_Off off;
 	GElf_Sym es;
+	Dwarf_Addr low;
 	if (!name || linkage || plain_names(dwarf_srclang(cu)))
 		return name;
-	sym = dwfl_module_addrinfo(mod, vaddr, &off, &es, NULL, NULL, NULL);
+	struct lp_htab_ent *e = lp_htab_find_int(o->named, dwarf_dieoffset(fn));
+	if (e && e->val == NAMED_DWARF)
+		return name;
+	sym = dwfl_module_addrinfo(o->mod, vaddr, &off, &es, NULL, NULL, NULL);
+	if (!e && (e = lp_htab_add(o->named, dwarf_dieoffset(fn), NULL)))
+		e->val = sym && first_low(fn, &low) && es.st_value == low ? NAMED_SYMBOL
+									 : NAMED_DWARF;
 	return sym && *sym ? sym : name;
 }
 
@@ -290,9 +317,10 @@ static void asm_alias(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn)
 		}
 }
 
-/* Looks vaddr up in module mod, appending its frames; 0 or -ENOMEM. */
-static int lookup(struct lp_srclines *sl, Dwfl_Module *mod, uint64_t vaddr)
+/* Looks vaddr up in o's module, appending its frames; 0 or -ENOMEM. */
+static int lookup(struct lp_srclines *sl, const struct obj *o, uint64_t vaddr)
 {
+	Dwfl_Module *mod = o->mod;
 	Dwarf_Addr bias;
 	Dwarf_Die *cu = dwfl_module_addrdie(mod, vaddr, &bias), *scopes = NULL, fn;
 	Dwfl_Line *ln = cu ? dwfl_module_getsrc(mod, vaddr) : NULL;
@@ -306,7 +334,7 @@ static int lookup(struct lp_srclines *sl, Dwfl_Module *mod, uint64_t vaddr)
 		asm_alias(cu, vaddr - bias, &fn);
 	bool linkage;
 	while (more && !rc && kept < MAX_INLINE) {
-		rc = add_frame(sl, kept ? die_name(&fn, &linkage) : innermost_name(mod, cu, &fn, vaddr),
+		rc = add_frame(sl, kept ? die_name(&fn, &linkage) : innermost_name(o, cu, &fn, vaddr),
 			       file, at);
 		kept++;
 		if (dwarf_tag(&fn) != DW_TAG_inlined_subroutine)
@@ -327,7 +355,7 @@ static __attribute__((noinline)) int miss(struct lp_srclines *sl, const struct o
 {
 	size_t first = sl->nr_frames;
 	struct lp_htab_ent *e = NULL;
-	if ((o->dwfl && lookup(sl, o->mod, vaddr)) || sl->nr_frames > UINT32_MAX ||
+	if ((o->dwfl && lookup(sl, o, vaddr)) || sl->nr_frames > UINT32_MAX ||
 	    !(e = lp_htab_add(o->addrs, vaddr, NULL))) {
 		sl->nr_frames = first;
 		return -ENOMEM;
