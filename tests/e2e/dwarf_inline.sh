@@ -79,7 +79,8 @@ record sorter dwarf ./sorter 20
 grep -q ' std::__sort<.*(inlined)$' sorter.perf || fail "sorter: perf shows no inlined std::__sort"
 same_script sorter
 # glibc's atol inlined into main has no linkage name in a C++ unit: addr2line,
-# and so perf, name it after its symbol, main (a second main frame)
+# and so perf, name it after its symbol, main (a second main frame), the
+# first time they meet it
 n=$(awk 'prev == $0 && / main\+0x/ {n++} {prev = $0} END {print n + 0}' sorter.perf)
 [ "$n" -ge 5 ] || fail "sorter: perf shows main twice in only $n stacks (atol inlined into main)"
 same_children sorter
