@@ -53,17 +53,44 @@ local hidden_dso = with.sym and not with.dso and (function(s, f) return (f or s)
 
 local tables = {}       -- event -> { rows = { id -> row }, total, samples }
 
-local function row_of(t, s, f)
+-- within: what else tells the row apart (an inlined function's, the
+-- function it is inlined into).
+local function row_of(t, s, f, within)
   local cells = {}
   for i, k in ipairs(sort_keys) do cells[i] = k[2](s, f) end
   local id = table.concat(cells, "\0")
   if hidden_dso then id = id .. "\0" .. hidden_dso(s, f) end
+  if within then id = id .. "\0" .. within end
   local r = t.rows[id]
   if not r then
     r = { cells = cells, self = 0, n = 0, children = 0 }
     t.rows[id] = r
   end
   return r
+end
+
+-- --children: a function inlined at a frame's address (on stacks unwound
+-- with --call-graph dwarf: luaprof adds them where perf does) is a row of
+-- its own, as perf report names it: "NAME (inlined)", NAME without
+-- parameters, one row per function it is inlined into; a name that is
+-- the function's own is that function's row.
+local brief = {}        -- mangled name -> as perf names it, demangled once
+local function perf_name(f)
+  local m = f.mangled
+  if not m then return f.sym end
+  local n = brief[m]
+  if not n then
+    n = luaprof.demangle(m, false) or f.sym
+    brief[m] = n
+  end
+  return n
+end
+
+local function inlined_row(t, s, f, base)
+  local name = perf_name(f) or "[unknown]"
+  if base and name == perf_name(base) then return row_of(t, s, base) end
+  return row_of(t, s, { sym = name .. " (inlined)", dso = f.dso, kernel = f.kernel,
+                        file = f.file, line = f.line }, base and base.sym or "")
 end
 
 function on_sample(s)
@@ -81,10 +108,14 @@ function on_sample(s)
     -- every row on the stack once, the sampled frame's own row included
     local seen = { [r] = true }
     r.children = r.children + period
-    local st = s.stack
-    for i = 1, #st do
-      local f = st[i]
-      local c = not f.inlined and row_of(t, s, f)   -- perf report leaves inlined functions out
+    local st, base = s.stack, nil
+    for i = #st, 1, -1 do       -- from the root: a frame's own function before those inlined in it
+      local f, c = st[i], nil
+      if not f.inlined then
+        base, c = f, row_of(t, s, f)
+      elseif with.sym then      -- other keys: an inlined function's are its function's
+        c = inlined_row(t, s, f, base)
+      end
       if c and not seen[c] then
         seen[c] = true
         c.children = c.children + period

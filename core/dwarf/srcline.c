@@ -37,6 +37,7 @@ struct obj {                    /* an object's DWARF session */
 	Dwfl *dwfl;                 /* NULL: no DWARF to be had */
 	Dwfl_Module *mod;
 	struct lp_htab *addrs;      /* vaddr -> first frame << 32 | frames */
+	struct lp_htab *named;      /* DIE offset -> NAMED_* (innermost_name) */
 };
 
 struct lp_srclines {
@@ -55,6 +56,7 @@ static void obj_free(struct obj *o)
 	if (o->dwfl)
 		dwfl_end(o->dwfl);
 	lp_htab_free(o->addrs);
+	lp_htab_free(o->named);
 	free(o);
 }
 
@@ -107,8 +109,9 @@ static void obj_open(struct lp_srclines *sl, struct obj *o, const struct lp_dso 
 static struct obj *obj_new(struct lp_srclines *sl, const struct lp_dso *d)
 {
 	struct obj *o = calloc(1, sizeof *o);
-	if (o && !(o->addrs = lp_htab_new(NULL, NULL, NULL))) {
-		free(o);
+	if (o && (!(o->addrs = lp_htab_new(NULL, NULL, NULL)) ||
+		  !(o->named = lp_htab_new(NULL, NULL, NULL)))) {
+		obj_free(o);
 		return NULL;
 	}
 	if (o)
@@ -136,33 +139,103 @@ static const struct obj *obj_get(struct lp_srclines *sl, const struct lp_dso *d)
 
 /* The name of a subprogram or inlined subroutine: its linkage name when it
  * has one (C++, Rust), else its name, through abstract origins and
- * specifications. */
-static const char *die_name(Dwarf_Die *die)
+ * specifications; *linkage tells which. */
+static const char *die_name(Dwarf_Die *die, bool *linkage)
 {
 	static const int attrs[] = { DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name };
 	Dwarf_Attribute a;
 	for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
 		const char *s = dwarf_formstring(dwarf_attr_integrate(die, attrs[i], &a));
-		if (s)
+		if (s) {
+			*linkage = attrs[i] != DW_AT_name;
 			return s;
+		}
 	}
 	return NULL;
 }
 
-/* Appends one frame, its strings interned; 0 or -ENOMEM. */
+/* Whether binutils takes a DW_AT_name in a unit of language lang for a
+ * linkage name (its mangle_style() is 0 for these, in binutils 2.40). */
+static bool plain_names(int lang)
+{
+	switch (lang) {
+	case DW_LANG_C89: case DW_LANG_C: case DW_LANG_C99: case DW_LANG_C11:
+	case DW_LANG_Cobol74: case DW_LANG_Cobol85: case DW_LANG_Fortran77:
+	case DW_LANG_Pascal83: case DW_LANG_PLI: case DW_LANG_UPC:
+	case DW_LANG_Mips_Assembler:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* How addr2line names a function whose name is no linkage name
+ * (innermost_name), by its DIE. */
+enum { NAMED_DWARF = 1, NAMED_SYMBOL = 2 };
+
+/* The address its first range starts at (binutils' arange.low). */
+static bool first_low(Dwarf_Die *die, Dwarf_Addr *low)
+{
+	Dwarf_Addr base, hi;
+	return dwarf_ranges(die, 0, &base, low, &hi) > 0;
+}
+
+/* The name of the innermost function at vaddr, fn, as perf's addr2line
+ * gives it.  binutils (2.40) takes a DW_AT_name for a linkage name in C
+ * and the like; elsewhere (C++: main, an extern "C" function such as
+ * glibc's inline atol) it names the innermost function after the ELF
+ * symbol at the address instead, the first time that function is the
+ * innermost one of a lookup, and marks it so that later lookups take its
+ * DWARF name; unless the symbol starts where the function's first range
+ * does, which names it after the symbol for good.  perf keeps one
+ * addr2line process per object and looks each address up once, in the
+ * order samples need them, as this cache does: atol inlined into main is
+ * "main" where perf first meets it, "atol" after. */
+static const char *innermost_name(const struct obj *o, Dwarf_Die *cu, Dwarf_Die *fn,
+				  uint64_t vaddr)
+{
+	bool linkage = false;
+	const char *name = die_name(fn, &linkage), *sym;
+	GElf_Off off;
+	GElf_Sym es;
+	Dwarf_Addr low;
+	if (!name || linkage || plain_names(dwarf_srclang(cu)))
+		return name;
+	struct lp_htab_ent *e = lp_htab_find_int(o->named, dwarf_dieoffset(fn));
+	if (e && e->val == NAMED_DWARF)
+		return name;
+	sym = dwfl_module_addrinfo(o->mod, vaddr, &off, &es, NULL, NULL, NULL);
+	if (!e && (e = lp_htab_add(o->named, dwarf_dieoffset(fn), NULL)))
+		e->val = sym && first_low(fn, &low) && es.st_value == low ? NAMED_SYMBOL
+									 : NAMED_DWARF;
+	return sym && *sym ? sym : name;
+}
+
+/* Interns s (NULL stays NULL); false when that fails. */
+static bool intern(struct lp_srclines *sl, const char *s, const char **out)
+{
+	*out = s ? lp_strtab_intern(sl->strs, s) : NULL;
+	return !s || *out;
+}
+
+/* Appends one frame, its strings interned; 0 or -ENOMEM.  func is the
+ * DWARF name (a linkage name when it has one), named three ways: with
+ * parameters, as frames are; without, as perf names functions; mangled. */
 static int add_frame(struct lp_srclines *sl, const char *func, const char *file, uint32_t line)
 {
 	struct lp_srcframe f = { .line = line };
-	char *dm = lp_demangle(func);
-	if (dm) {
-		f.mangled = lp_strtab_intern(sl->strs, func);
-		func = f.mangled ? dm : NULL;
-	}
-	f.func = func ? lp_strtab_intern(sl->strs, func) : NULL;
-	free(dm);
-	if ((func && !f.func) ||
-	    (file && !(f.file = lp_strtab_intern(sl->strs, file))) ||
-	    lp_grow(&sl->frames, &sl->cap_frames, sl->nr_frames, sizeof f, 256, SIZE_MAX / 2))
+	char *full = func ? lp_demangle(func) : NULL;
+	char *brief = full ? lp_demangle_name(func, false) : NULL;
+	bool ok = intern(sl, full ? func : NULL, &f.mangled) &&
+		  intern(sl, full ? full : func, &f.func) && intern(sl, file, &f.file);
+	if (ok && brief)
+		ok = intern(sl, brief, &f.name);
+	else
+		f.name = f.func;
+	free(full);
+	free(brief);
+	if (!ok || lp_grow(&sl->frames, &sl->cap_frames, sl->nr_frames, sizeof f, 256,
+			   SIZE_MAX / 2))
 		return -ENOMEM;
 	sl->frames[sl->nr_frames++] = f;
 	return 0;
@@ -213,9 +286,41 @@ static bool containing_function(Dwarf_Die *die, Dwarf_Die *out)
 	return found;
 }
 
-/* Looks vaddr up in module mod, appending its frames; 0 or -ENOMEM. */
-static int lookup(struct lp_srclines *sl, Dwfl_Module *mod, uint64_t vaddr)
+/* The length of the range of die that holds pc, 0 when none does. */
+static uint64_t range_at(Dwarf_Die *die, Dwarf_Addr pc)
 {
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
+		if (lo <= pc && pc < hi)
+			return hi - lo;
+	return 0;
+}
+
+/* In assembler, several functions may cover the same code (GNU as gives
+ * each alias a subprogram: memmove's and memcpy's are one); addr2line
+ * names the one with the smallest range at pc, the later one of equals,
+ * where dwarf_getscopes gave the first, fn.  Replaces fn by that one.
+ * Only assembler units are searched: compilers give no two functions
+ * the same code, and a C++ unit may hold thousands of them. */
+static void asm_alias(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn)
+{
+	Dwarf_Die sib = *fn;
+	uint64_t best = range_at(fn, pc), len;
+	if (dwarf_srclang(cu) != DW_LANG_Mips_Assembler || dwarf_tag(fn) != DW_TAG_subprogram)
+		return;
+	while (dwarf_siblingof(&sib, &sib) == 0)
+		if (dwarf_tag(&sib) == DW_TAG_subprogram && (len = range_at(&sib, pc)) &&
+		    (!best || len <= best)) {
+			best = len;
+			*fn = sib;
+		}
+}
+
+/* Looks vaddr up in o's module, appending its frames; 0 or -ENOMEM. */
+static int lookup(struct lp_srclines *sl, const struct obj *o, uint64_t vaddr)
+{
+	Dwfl_Module *mod = o->mod;
 	Dwarf_Addr bias;
 	Dwarf_Die *cu = dwfl_module_addrdie(mod, vaddr, &bias), *scopes = NULL, fn;
 	Dwfl_Line *ln = cu ? dwfl_module_getsrc(mod, vaddr) : NULL;
@@ -225,8 +330,12 @@ static int lookup(struct lp_srclines *sl, Dwfl_Module *mod, uint64_t vaddr)
 	bool more = first_function(scopes, 0, n, &fn);
 	size_t kept = 0;
 	free(scopes);
+	if (more)
+		asm_alias(cu, vaddr - bias, &fn);
+	bool linkage;
 	while (more && !rc && kept < MAX_INLINE) {
-		rc = add_frame(sl, die_name(&fn), file, at);
+		rc = add_frame(sl, kept ? die_name(&fn, &linkage) : innermost_name(o, cu, &fn, vaddr),
+			       file, at);
 		kept++;
 		if (dwarf_tag(&fn) != DW_TAG_inlined_subroutine)
 			break;
@@ -246,7 +355,7 @@ static __attribute__((noinline)) int miss(struct lp_srclines *sl, const struct o
 {
 	size_t first = sl->nr_frames;
 	struct lp_htab_ent *e = NULL;
-	if ((o->dwfl && lookup(sl, o->mod, vaddr)) || sl->nr_frames > UINT32_MAX ||
+	if ((o->dwfl && lookup(sl, o, vaddr)) || sl->nr_frames > UINT32_MAX ||
 	    !(e = lp_htab_add(o->addrs, vaddr, NULL))) {
 		sl->nr_frames = first;
 		return -ENOMEM;

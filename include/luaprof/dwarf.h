@@ -49,6 +49,9 @@ struct lp_srcframe {
 	const char *func;       /* the function's name (DWARF's linkage name when
 				   it has one, demangled), or NULL */
 	const char *mangled;    /* the linkage name when func is demangled */
+	const char *name;       /* the name as perf prints it: the linkage name
+				   demangled without parameters (func when it
+				   has none), or NULL with func */
 	const char *file;       /* the source file, as the line table names it */
 	uint32_t line;          /* 0 when unknown */
 };
@@ -61,14 +64,17 @@ struct lp_srclines *lp_srclines_new(void);
 void lp_srclines_free(struct lp_srclines *sl);
 
 /* The source frames at ELF virtual address vaddr of object d, innermost
- * first, as addr2line -f -i prints them: the functions inlined there (the
- * first at the line of vaddr itself, each next one at the call site of
- * the one before), then the function they were inlined into (the last
- * frame).  One frame when nothing is inlined there; 0 frames when the
- * object has no DWARF for vaddr.  *frames is borrowed from the cache and
- * valid until lp_srclines_free(); strings too.  The object's DWARF is
- * opened on the first lookup in it; each address is looked up once.
- * Returns the number of frames, or -ENOMEM. */
+ * first, as addr2line -f -i prints them (as one addr2line process per
+ * object prints them, asked in the order of the calls, as perf runs it:
+ * binutils names some C++ functions otherwise the first time, srcline.c):
+ * the functions inlined there (the first at the line of vaddr itself,
+ * each next one at the call site of the one before), then the function
+ * they were inlined into (the last frame).  One frame when nothing is
+ * inlined there; 0 frames when the object has no DWARF for vaddr.
+ * *frames is borrowed from the cache and valid until lp_srclines_free();
+ * strings too.  The object's DWARF is opened on the first lookup in it;
+ * each address is looked up once.  Returns the number of frames, or
+ * -ENOMEM. */
 int lp_srclines_get(struct lp_srclines *sl, const struct lp_dso *d, uint64_t vaddr,
 		    const struct lp_srcframe **frames);
 

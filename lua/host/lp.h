@@ -196,6 +196,10 @@ struct lp_run_live {
 struct lp_run_stack {
 	struct lp_frame frames[LP_MAX_STACK];   /* scratch for one stack */
 	bool frame_ret[LP_MAX_STACK];   /* frames[i].vaddr is a return address */
+	bool frame_caller[LP_MAX_STACK];        /* frames[i] is an unwound caller, named
+						 * at its return address - 1 */
+	bool corrupt;                   /* the last walk's chain was corrupt: frames
+					 * holds the sampled frame alone */
 	uint64_t addrs[LP_MAX_STACK + 2];       /* scratch: an unwound stack's addresses */
 	struct lp_srclines *lines;      /* source lines, made on first use */
 	struct lp_unwinder *unwinder;   /* DWARF unwinding, made on first use */

@@ -6,10 +6,17 @@
  *                         frame "\t%16x SYM+0xOFF (DSO)\n" (a user frame's
  *                         offset in its mapped file, a kernel frame's
  *                         address; [unknown] for what has no name), names
- *                         demangled without parameters, inlined frames
- *                         left out, at most kernel.perf_event_max_stack
- *                         frames: what perf script prints under a sample's
- *                         header line.
+ *                         demangled without parameters, at most
+ *                         kernel.perf_event_max_stack frames: what perf
+ *                         script prints under a sample's header line.  On
+ *                         a stack unwound from a stack copy (--call-graph
+ *                         dwarf), callers at their return address - 1 and
+ *                         the functions inlined at each user frame's
+ *                         address as "\t%16x FUNC+0xOFF (inlined)\n" lines,
+ *                         as perf prints them (add_frame_lines).  A
+ *                         corrupt chain (an entry at or above
+ *                         PERF_CONTEXT_MAX that is no context marker):
+ *                         "", as perf drops it whole.
  *   perfscript.frame(s)   " %16x SYM+0xOFF (DSO)": the sampled frame, as
  *                         perf prints it on the header line without a chain
  *                         (the absolute address).
@@ -20,6 +27,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <lauxlib.h>
 
@@ -28,6 +36,7 @@
 #include "lpaux.h"
 #include "lp.h"
 #include "lstack.h"
+#include "luaprof/dwarf.h"
 
 #define DEFAULT_MAX_STACK 127   /* the kernel's default perf_event_max_stack */
 
@@ -55,30 +64,79 @@ static struct lp_run *check_sample(lua_State *L)
 	return run;
 }
 
-/* "SYM+0xOFF", or "[unknown]"; names as perf prints them (no parameters). */
-static void add_symbol(luaL_Buffer *b, const struct lp_frame *f)
+/* The name perf gives frame f's symbol (demangled without parameters):
+ * malloc'd into *buf when it differs from f->sym; NULL when f has none. */
+static const char *perf_name(const struct lp_frame *f, char **buf)
 {
-	char off[32];
-	if (!f->sym) {
-		luaL_addstring(b, "[unknown]");
-		return;
-	}
-	char *name = f->mangled ? lp_demangle_name(f->mangled, false) : NULL;
-	luaL_addstring(b, name ? name : f->sym);
-	free(name);
-	snprintf(off, sizeof off, "+0x%" PRIx64, f->symoff);
-	luaL_addstring(b, off);
+	*buf = f->sym && f->mangled ? lp_demangle_name(f->mangled, false) : NULL;
+	return *buf ? *buf : f->sym;
 }
 
-static void add_frame(luaL_Buffer *b, const struct lp_frame *f, char lead, uint64_t addr)
+/* One line: "\t%16x NAME+0xOFF (DSO)", or "(inlined)" in place of the
+ * object; "[unknown]" for no name (then no offset). */
+static void add_line(luaL_Buffer *b, uint64_t addr, const char *name, uint64_t off,
+		     const char *dso, bool inlined)
 {
-	char head[24];
-	snprintf(head, sizeof head, "%c%16" PRIx64 " ", lead, addr);
-	luaL_addstring(b, head);
-	add_symbol(b, f);
+	char text[48];
+	snprintf(text, sizeof text, "\t%16" PRIx64 " ", addr);
+	luaL_addstring(b, text);
+	luaL_addstring(b, name ? name : "[unknown]");
+	if (name) {
+		snprintf(text, sizeof text, "+0x%" PRIx64, off);
+		luaL_addstring(b, text);
+	}
+	if (inlined) {
+		luaL_addstring(b, " (inlined)\n");
+		return;
+	}
 	luaL_addstring(b, " (");
-	luaL_addstring(b, f->dso ? f->dso : "[unknown]");
-	luaL_addchar(b, ')');
+	luaL_addstring(b, dso ? dso : "[unknown]");
+	luaL_addstring(b, ")\n");
+}
+
+/* Frame i of the stack (run->stack.frames), as perf script prints it.
+ * An unwound caller is printed at its return address - 1, where perf's
+ * unwinders (libdw's, libunwind's) leave every frame but an activation
+ * one.  On an unwound stack, a frame with DWARF for its address is
+ * printed as perf's append_inlines gives it: one line per function there,
+ * innermost first, each named by DWARF; a name that is the symbol's own
+ * is the frame's line (object and all), any other one (an inlined
+ * function, or the DWARF name of a symbol that has several) a line marked
+ * "(inlined)", and the frame has no line of its own.  On a callchain
+ * (frame pointers) perf adds no inlined frames, nor does this. */
+static void add_frame_lines(luaL_Buffer *b, struct lp_run *run, size_t i)
+{
+	const struct lp_frame *f = &run->stack.frames[i];
+	uint64_t addr = f->kernel || !f->fileoff ? f->ip : f->fileoff, off = f->symoff;
+	const struct lp_srcframe *sf = NULL;
+	char *buf;
+	const char *name = perf_name(f, &buf);
+	if (run->stack.frame_caller[i])
+		addr--, off--;
+	int ns = run->view.unwound && name && !f->kernel ? lp_stack_srcframes(run, i, &sf) : 0;
+	for (int j = 0; j < ns; j++) {
+		const char *own = sf[j].name ? sf[j].name : j + 1 < ns ? "??" : name;
+		add_line(b, addr, own, off, f->dso, strcmp(own, name) != 0);
+	}
+	if (!ns)
+		add_line(b, addr, name, off, f->dso, false);
+	free(buf);
+}
+
+/* How many of the n frames perf script prints: at most max, and on an
+ * unwound stack at most max of the callchain's kernel part and max user
+ * frames unwound (perf limits each to the sysctl). */
+static size_t printed_frames(const struct lp_run *run, size_t n, size_t max)
+{
+	if (!run->view.unwound)
+		return n < max ? n : max;
+	size_t kernel = 0, user = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t *c = run->stack.frames[i].kernel ? &kernel : &user;
+		if (++*c > max)
+			return i;
+	}
+	return n;
 }
 
 static int l_chain(lua_State *L)
@@ -88,14 +146,13 @@ static int l_chain(lua_State *L)
 	bool keyed = lp_stack_fold_key(run, LP_FOLD_PERF_TEXT, &st);
 	if (lp_fold_get(L, run, LP_FOLD_PERF_TEXT, keyed ? &st : NULL))
 		return 1;
-	size_t n = lp_stack_frames(run), max = max_stack();
+	size_t n = lp_stack_frames(run);
+	/* perf discards a corrupt chain whole: no line under the header */
+	n = run->stack.corrupt ? 0 : printed_frames(run, n, max_stack());
 	luaL_Buffer b;
 	luaL_buffinit(L, &b);
-	for (size_t i = 0; i < n && i < max; i++) {
-		const struct lp_frame *f = &run->stack.frames[i];
-		add_frame(&b, f, '\t', f->kernel || !f->fileoff ? f->ip : f->fileoff);
-		luaL_addchar(&b, '\n');
-	}
+	for (size_t i = 0; i < n; i++)
+		add_frame_lines(&b, run, i);
 	luaL_pushresult(&b);
 	lp_fold_put(L, run, LP_FOLD_PERF_TEXT);
 	return 1;
@@ -104,9 +161,22 @@ static int l_chain(lua_State *L)
 static int l_frame(lua_State *L)
 {
 	struct lp_run *run = check_sample(L);
+	const struct lp_frame *f = lp_stack_leaf(run);
+	char *buf, text[24];
+	const char *name = perf_name(f, &buf);
 	luaL_Buffer b;
 	luaL_buffinit(L, &b);
-	add_frame(&b, lp_stack_leaf(run), ' ', run->view.rec->u.sample.ip);
+	snprintf(text, sizeof text, " %16" PRIx64 " ", run->view.rec->u.sample.ip);
+	luaL_addstring(&b, text);
+	luaL_addstring(&b, name ? name : "[unknown]");
+	if (name) {
+		snprintf(text, sizeof text, "+0x%" PRIx64, f->symoff);
+		luaL_addstring(&b, text);
+	}
+	free(buf);
+	luaL_addstring(&b, " (");
+	luaL_addstring(&b, f->dso ? f->dso : "[unknown]");
+	luaL_addchar(&b, ')');
 	luaL_pushresult(&b);
 	return 1;
 }

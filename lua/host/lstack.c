@@ -8,9 +8,13 @@
  * the user stack (--call-graph dwarf, ours or perf's) has its user part
  * unwound with the objects' CFI (core/dwarf), after the callchain's kernel
  * part, as perf does; its callers are named at their return address minus
- * one, the call instruction, as perf names them.  Names come from the
- * resolver, which caches per object, so nothing here allocates except the
- * Lua values it returns.
+ * one, the call instruction, as perf names them.  The functions inlined
+ * at a frame's address (DWARF, core/dwarf/srcline.c, cached per object and
+ * address) are frames of such unwound stacks only, as in perf, which adds
+ * them to the user frames it unwinds (perf 6.1's unwind_entry) and not to
+ * a callchain's (its 6.4 attempt at that was reverted in 6.5 for its
+ * cost).  Names come from the resolver, which caches per object, so
+ * nothing here allocates except the Lua values it returns.
  */
 #include <stdio.h>
 #include <string.h>
@@ -122,6 +126,7 @@ struct frame_pos {
 	bool first;             /* the stack's first frame */
 	bool caller;            /* an unwound caller: named at ip - 1 */
 	bool ret;               /* a callchain's user caller: a return address */
+	bool unwound;           /* of an unwound stack: with its inlined frames */
 };
 
 /* A context marker perf knows; any other value at or above
@@ -139,6 +144,7 @@ struct frame_iter {
 	const uint64_t *ips;
 	uint64_t nr, i;
 	bool unwound, kernel, first_user;
+	bool corrupt;           /* the chain holds a marker perf does not know */
 	size_t n;
 };
 
@@ -146,9 +152,12 @@ struct frame_iter {
 static void iter_init(struct frame_iter *it, struct lp_run *run)
 {
 	it->ips = lp_stack_addrs(run, &it->nr, &it->unwound);
+	it->corrupt = false;
 	for (uint64_t i = 0; i < it->nr; i++)
 		if (it->ips[i] >= PERF_CONTEXT_MAX && !known_context(it->ips[i]))
-			it->nr = 0;
+			it->corrupt = true;
+	if (it->corrupt)
+		it->nr = 0;
 	it->i = 0;
 	it->n = 0;
 	it->kernel = cpumode_kernel(run->view.rec->misc);
@@ -170,6 +179,7 @@ static bool iter_next(struct frame_iter *it, struct frame_pos *p)
 		p->caller = !p->first && it->unwound && !it->kernel && !it->first_user;
 		/* a callchain's user callers are return addresses */
 		p->ret = !it->unwound && !it->kernel && !it->first_user;
+		p->unwound = it->unwound;
 		it->first_user &= it->kernel;
 		it->n++;
 		it->i++;
@@ -196,12 +206,15 @@ static size_t walk(struct lp_run *run)
 	struct frame_pos p;
 	size_t n = 0;
 	iter_init(&it, run);
+	run->stack.corrupt = it.corrupt;
 	while (n < LP_MAX_STACK && iter_next(&it, &p)) {
 		frame_at(run, &p, &run->stack.frames[n]);
+		run->stack.frame_caller[n] = p.caller;
 		run->stack.frame_ret[n++] = p.ret;
 	}
 	if (n == 0) {
 		run->stack.frames[n] = *lp_stack_leaf(run);
+		run->stack.frame_caller[n] = false;
 		run->stack.frame_ret[n++] = false;
 	}
 	return n;
@@ -284,7 +297,7 @@ void lp_stack_push(lua_State *L, struct lp_run *run)
 	for (size_t i = 0; i < n; i++) {
 		const struct lp_srcframe *sf;
 		int ns = srcframes(run, &run->stack.frames[i], run->stack.frame_ret[i], &sf);
-		for (int j = 0; j < ns - 1; j++) {
+		for (int j = 0; run->view.unwound && j < ns - 1; j++) {
 			push_inlined(L, &run->stack.frames[i], &sf[j]);
 			lua_rawseti(L, -2, ++k);
 		}
@@ -352,13 +365,14 @@ static bool jit_frame(const struct lp_frame *f)
 	return n > 14 && !strncmp(f->dso, "/tmp/perf-", 10) && !strcmp(f->dso + n - 4, ".map");
 }
 
-/* The words naming frame f in a folded string (see fold_leaf);
- * 0 when they do not fit in max. */
-static size_t frame_words(struct lp_run *run, const struct lp_frame *f, bool ret,
+/* The words naming frame f in a folded string (see fold_leaf), its
+ * inlined frames with it when inlined is set; 0 when they do not fit in
+ * max. */
+static size_t frame_words(struct lp_run *run, const struct lp_frame *f, bool ret, bool inlined,
 			  uint64_t *w, size_t max)
 {
 	const struct lp_srcframe *sf;
-	int ns = srcframes(run, f, ret, &sf);
+	int ns = inlined ? srcframes(run, f, ret, &sf) : 0;
 	size_t inl = ns > 1 ? (size_t)ns - 1 : 0;
 	if (max < 2 || inl > max - 2)
 		return 0;
@@ -373,14 +387,14 @@ static size_t frame_words(struct lp_run *run, const struct lp_frame *f, bool ret
 static size_t pos_words(struct lp_run *run, const struct frame_pos *p, uint64_t *w, size_t max)
 {
 	unsigned how = (unsigned)p->first | (unsigned)p->caller << 1 | (unsigned)p->ret << 2 |
-		       (unsigned)p->kernel << 3;
+		       (unsigned)p->kernel << 3 | (unsigned)p->unwound << 4;
 	const struct lp_proc *proc = sample_proc(run);
 	size_t n = lp_fold_words_get(run, proc, p->ip, how, w, max);
 	if (n)
 		return n;
 	struct lp_frame f;
 	frame_at(run, p, &f);
-	n = frame_words(run, &f, p->ret, w, max);
+	n = frame_words(run, &f, p->ret, p->unwound, w, max);
 	if (n)
 		lp_fold_words_put(run, proc, p->ip, how, w, n);
 	return n;
@@ -469,7 +483,8 @@ void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 			luaL_addstring(&b, "_[k]");
 		else if (jit_frame(f))
 			luaL_addstring(&b, "_[j]");
-		for (int j = srcframes(run, f, run->stack.frame_ret[i], &sf) - 1; j-- > 0;) {
+		int ns = run->view.unwound ? srcframes(run, f, run->stack.frame_ret[i], &sf) : 0;
+		for (int j = ns - 1; j-- > 0;) {
 			luaL_addchar(&b, ';');
 			add_name(&b, sf[j].func ? sf[j].func : "[unknown]", false);
 			luaL_addstring(&b, "_[i]");

@@ -16,15 +16,17 @@
 const struct lp_frame *lp_stack_leaf(struct lp_run *run);
 
 /* Resolves every frame of the current sample into run->stack.frames, leaf
- * first; returns how many (at least 1). */
+ * first (run->stack.frame_caller: which are unwound callers, named at
+ * their return address - 1); returns how many (at least 1: a corrupt
+ * chain, run->stack.corrupt, is its sampled frame alone). */
 size_t lp_stack_frames(struct lp_run *run);
 
 struct lp_srcframe;
 
 /* After lp_stack_frames: the source frames of run->stack.frames[i], the
- * functions inlined at its address innermost first, then its own
- * function's file and line; how many (0: no DWARF for it).  Borrowed
- * until the next sample. */
+ * functions inlined at its address innermost first (whatever the stack),
+ * then its own function's file and line; how many (0: no DWARF for it).
+ * Borrowed until the next sample. */
 int lp_stack_srcframes(struct lp_run *run, size_t i, const struct lp_srcframe **sf);
 
 /* The addresses the sample's stack is made of, perf's context markers
@@ -35,9 +37,10 @@ int lp_stack_srcframes(struct lp_run *run, size_t i, const struct lp_srcframe **
 const uint64_t *lp_stack_addrs(struct lp_run *run, uint64_t *nr, bool *unwound);
 
 /* Pushes s.stack: an array of { ip=, sym=, dso=, symoff=, kernel=, file=,
- * line= }, leaf first; the functions inlined at a frame's address come
- * before it, innermost first, as { ip=, sym=, dso=, kernel=, inlined=true,
- * file=, line= }. */
+ * line= }, leaf first; on a stack unwound from a stack copy (--call-graph
+ * dwarf), the functions inlined at a user frame's address come before it,
+ * innermost first, as { ip=, sym=, dso=, kernel=, inlined=true, file=,
+ * line= } (perf adds them to such stacks only). */
 void lp_stack_push(lua_State *L, struct lp_run *run);
 
 /* Pushes s.srcline: "file:line" of the sampled ip (the innermost inlined
@@ -53,7 +56,8 @@ bool lp_stack_fold_key(struct lp_run *run, enum lp_fold_kind kind, struct lp_fol
 /* Pushes s.folded: "comm;root;...;leaf", unknown frames "[unknown]",
  * with FlameGraph's annotations (stackcollapse-perf.pl --all --inline):
  * kernel frames suffixed "_[k]", JIT frames (named by a perf map) "_[j]",
- * inlined functions "_[i]". */
+ * inlined functions "_[i]" (as s.stack has them: on unwound stacks
+ * only). */
 void lp_stack_push_folded(lua_State *L, struct lp_run *run);
 
 #endif

@@ -505,7 +505,7 @@ def chain_binary(flags):
 def dwarf():
     """The issue's rows for --call-graph dwarf: replay counting s.folded on
     a perf dwarf recording of >= 200k samples (QUICK: 20k) against perf
-    script; peak RSS at half and all of it; s.srcline for every sample
+    script, and the script text against perf script's; peak RSS at half and all of it; s.srcline for every sample
     against perf script -F +srcline (an -O2 -g program, -g); live at 999 Hz
     (slowdown against perf record --call-graph dwarf) and samples lost at
     4 kHz."""
@@ -520,6 +520,10 @@ def dwarf():
     o, p, r, _ = side_by_side("dwarf", n, [LUAPROF, "run", FOLD_COUNT, "-i", data],
                               ["perf", "script", "-i", data], 1 if QUICK else 3)
     report(wl, "s.folded vs perf script (samp/CPU-s)", o, p, "samp/s", better="higher")
+    # the text, inlined frames and all (the same bytes: test dwarf_inline)
+    ours = n / max(run([LUAPROF, "run", "script", "-i", data], out_path="/dev/null")[1], 1e-6)
+    theirs = n / max(run(["perf", "script", "-i", data], out_path="/dev/null")[1], 1e-6)
+    report(wl, "script text vs perf script (samp/CPU-s)", ours, theirs, "samp/s", better="higher")
     half = statistics.median([run([LUAPROF, "run", FOLD_COUNT, "-i", data, "-A", str(n // 2)])[2] for _ in range(REPS)])
     full = statistics.median([run([LUAPROF, "run", FOLD_COUNT, "-i", data])[2] for _ in range(REPS)])
     report(wl, "s.folded peak RSS: all / half the samples", full, half, "KiB")

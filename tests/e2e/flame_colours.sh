@@ -6,7 +6,7 @@
 # JIT green (95-130), inlined teal (170-195), kernel blue (205-240).
 # - tests/progs/jit: jit_first and jit_second are _[j] in the folded
 #   stacks and green in the SVG, main warm;
-# - tests/progs/inlined (-O2 -g): mix(), forced inline into outer(), is
+# - tests/progs/inlined (-O2 -g, --call-graph dwarf: inlined frames come with unwound stacks only, as perf): mix(), forced inline into outer(), is
 #   outer;mix_[i] and teal, outer warm;
 # - a folded file without annotations names JIT code as perf maps do
 #   (node's JS:*, python -X perf's py::): drawn green, not warm.
@@ -53,7 +53,7 @@ echo "jit: jit_first_[j], jit_second_[j] in the folded stacks, green in the SVG 
 # inlined
 cp "$ROOT/tests/progs/inlined.c" .
 cc -O2 -g -no-pie -o inlined inlined.c || fail "cannot build the workload"
-expect_status 0 "$LUAPROF" run folded -F 999 -o inl.data --out=inl.folded -- ./inlined 300
+expect_status 0 "$LUAPROF" run folded --call-graph dwarf -F 999 -o inl.data --out=inl.folded -- ./inlined 300
 grep -q ';outer;mix_\[i\] [0-9]*$' inl.folded || { sort -k2 -n inl.folded | tail -3; fail "folded: no outer;mix_[i]"; }
 expect_status 0 "$LUAPROF" run flamegraph -i inl.data --out=inl.svg
 kinds inl.svg > inl.kinds

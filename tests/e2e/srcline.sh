@@ -1,9 +1,12 @@
 # Source lines and inlined frames: a function forced inline (mix, in an
-# -O2 -g build) shows as the leaf frame marked inlined, its caller outer()
-# next, and s.srcline points into mix()'s body (all samples in outer but
-# 5%: a few land in outer's own instructions).  For every frame of the
-# program in a --call-graph dwarf recording, the function and file:line
-# chain equals what addr2line -f -i -e prints for the same address.
+# -O2 -g build) shows, in a --call-graph dwarf run, as the leaf frame
+# marked inlined, its caller outer() next (all samples in outer but 5%: a
+# few land in outer's own instructions); without a stack copy (no -g, or
+# frame pointers) s.stack has no inlined frame, as perf adds them to the
+# stacks it unwinds only; s.srcline points into mix()'s body either way.
+# For every frame of the program in a --call-graph dwarf recording, the
+# function and file:line chain equals what addr2line -f -i prints for the
+# same address.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v addr2line >/dev/null || skip "addr2line (binutils) is not installed: nothing to compare with"
@@ -11,12 +14,25 @@ cd "$TMP"
 cp "$ROOT/tests/progs/inlined.c" "$ROOT/tests/progs/chain.c" .
 cc -O2 -g -no-pie -o inlined inlined.c && cc -O2 -g -no-pie -o chain chain.c || fail "cannot build the workloads"
 body=$(awk '/always_inline/ {s = NR} s && /^}/ {print s + 1, NR - 1; exit}' inlined.c)
-expect_status 0 "$LUAPROF" run "$CHECKS/inlined.lua" -A ${body% *} -A ${body#* } -F 999 -- ./inlined 300
-read -r _ n _ inl _ src < "$TMP/out"
-[ "${n:-0}" -ge 100 ] || fail "only ${n:-0} samples in outer()"
-[ $((inl * 100)) -ge $((n * 95)) ] || fail "$inl of $n samples in outer() show mix() inlined then outer()"
-[ $((src * 100)) -ge $((n * 95)) ] || fail "$src of $n samples in outer() have s.srcline in mix()'s body (lines $body)"
-echo "outer(): $n samples, $inl with mix() inlined, $src with s.srcline in its body"
+# inlined_run WANT ARGS...: the outer() samples of a run (WANT: all, or
+# none, show mix() inlined); s.srcline in mix()'s body in all but 5%
+inlined_run() {
+	local want=$1
+	shift
+	expect_status 0 "$LUAPROF" run "$CHECKS/inlined.lua" -A ${body% *} -A ${body#* } -F 999 "$@" -- ./inlined 300
+	read -r _ n _ inl _ src < "$TMP/out"
+	[ "${n:-0}" -ge 100 ] || fail "$*: only ${n:-0} samples in outer()"
+	if [ "$want" = all ]; then
+		[ $((inl * 100)) -ge $((n * 95)) ] || fail "$*: $inl of $n samples in outer() show mix() inlined then outer()"
+	else
+		[ "$inl" = 0 ] || fail "$*: $inl of $n samples in outer() show an inlined mix() (perf shows none)"
+	fi
+	[ $((src * 100)) -ge $((n * 95)) ] || fail "$*: $src of $n samples in outer() have s.srcline in mix()'s body (lines $body)"
+	echo "outer() ($*): $n samples, $inl with mix() inlined, $src with s.srcline in its body"
+}
+inlined_run all --call-graph dwarf
+inlined_run none
+inlined_run none -g
 # check_addr2line BIN DATA: every address's blocks against addr2line's
 check_addr2line() {
 	"$LUAPROF" run "$CHECKS/srclines.lua" -A "$TMP/$1" -i "$2" > ours 2>err || { cat err; fail "luaprof -i $2 failed"; }

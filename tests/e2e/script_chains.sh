@@ -1,0 +1,56 @@
+# A corrupt call chain (an entry 0xffffffffffffffff, no context marker perf
+# knows: chainpatch.py makes every 10th chain of a perf -g recording so):
+# perf drops it whole, luaprof keeps the sampled frame
+# (docs/perf-differences.md).
+# - `script` prints perf script's text byte for byte: the header line and
+#   no frame, as perf;
+# - `top --children` has perf report --children's rows (perf counts such a
+#   sample in its own function's row, as luaprof);
+# - `folded` has perf script's stacks, but for those samples: perf's give
+#   the command alone, luaprof's the command and the sampled frame.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+command -v perf >/dev/null || skip "perf is not installed: nothing to compare with"
+cd "$TMP"
+PS=$ROOT/tests/e2e/perfstacks.py
+cc -O2 -g -fno-omit-frame-pointer -o copier "$ROOT/tests/progs/other/copier.c" || fail "cannot build copier.c"
+perf record -q -g -F 999 -o fp.data -- ./copier 3000 >/dev/null 2>&1 || fail "perf record -g failed"
+n=$(python3 "$ROOT/tests/e2e/chainpatch.py" fp.data bad.data 10) || fail "cannot patch fp.data"
+[ "$n" -ge 20 ] || fail "only $n chains made corrupt"
+perf script -i bad.data > perf.txt 2>/dev/null || fail "perf script -i bad.data failed"
+expect_status 0 "$LUAPROF" run script -i bad.data
+cmp perf.txt "$TMP/out" || { diff perf.txt "$TMP/out" | head; fail "script differs from perf script on corrupt chains"; }
+empty=$(awk 'prev ~ /^[^\t]/ && prev != "" && $0 == "" {n++} {prev = $0} END {print n + 0}' perf.txt)
+[ "$empty" = "$n" ] || fail "perf script shows $empty samples without frames, $n chains were made corrupt"
+echo "script: as perf script, $n samples without frames"
+perf report -i bad.data --children --stdio -n --sort sym -g none > report.txt 2>/dev/null || fail "perf report failed"
+expect_status 0 "$LUAPROF" run top --children --limit=100000 -i bad.data
+: > none
+python3 "$PS" children report.txt none > rows.perf
+python3 "$PS" children "$TMP/out" none > rows.ours
+python3 "$PS" near rows.perf rows.ours 0 > rows.diff || { head rows.diff; fail "top --children differs from perf report --children"; }
+echo "top --children: as perf report --children ($(wc -l < rows.ours) rows)"
+python3 "$PS" fold perf.txt | grep ';' > folded.perf
+expect_status 0 "$LUAPROF" run folded -i bad.data
+sort "$TMP/out" > folded.ours
+# ours are perf's stacks, plus the n samples as "copier;LEAF"
+python3 - folded.perf folded.ours "$n" <<'PY' || fail "folded differs from perf's stacks (but for the corrupt chains)"
+import sys
+def read(path):
+    rows = {}
+    for line in open(path):
+        stack, count = line.rstrip("\n").rsplit(" ", 1)
+        rows[stack] = rows.get(stack, 0) + int(count)
+    return rows
+perf, ours, n = read(sys.argv[1]), read(sys.argv[2]), int(sys.argv[3])
+extra = 0
+for stack in set(perf) | set(ours):
+    d = ours.get(stack, 0) - perf.get(stack, 0)
+    if d < 0 or (d and stack.count(";") != 1):
+        sys.exit("%s: perf %d, luaprof %d" % (stack, perf.get(stack, 0), ours.get(stack, 0)))
+    extra += d
+if extra != n:
+    sys.exit("luaprof has %d one-frame stacks more than perf, not %d" % (extra, n))
+PY
+echo "folded: as perf script's stacks but for the corrupt chains' samples ($n)"
+exit 0
