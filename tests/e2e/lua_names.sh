@@ -2,7 +2,7 @@
 # - an unknown field of what a hook is handed (s, t of on_comm, on_fork,
 #   on_exit and on_switch, info of on_start, on_interval and on_end), live
 #   and replaying; a known field with no value reads as nil
-#   (tests/e2e/lua/names.lua prints each hook's message);
+#   (tests/e2e/lua/fieldnames.lua prints each hook's message);
 # - luaprof.NAME that luaprof lacks, require "luaprof.NAME" of no public
 #   module, and a helper of the shipped scripts (profile, sched, perfpy)
 #   required or read by a script of the user's; the shipped scripts get
@@ -25,10 +25,10 @@ on_start $1: info.fil: no such field of on_start's info; fields are: $start_fiel
 on_switch: t.ot: no such field of a switch record (on_switch); fields are: cpu, next_pid, next_tid, out, pid, preempt, prev_pid, prev_tid, tid, time; nil true
 EOT
 }
-expect_status 0 "$LUAPROF" run "$CHECKS/names.lua" -e cpu-clock -o rec.data -- sh -c "$PROGS/spin 100; true"
+expect_status 0 "$LUAPROF" run "$CHECKS/fieldnames.lua" -e cpu-clock -o rec.data -- sh -c "$PROGS/spin 100; true"
 expected live > want.txt
 diff -u want.txt "$TMP/out" || fail "live: the unknown fields' messages differ"
-expect_status 0 "$LUAPROF" run "$CHECKS/names.lua" -i rec.data
+expect_status 0 "$LUAPROF" run "$CHECKS/fieldnames.lua" -i rec.data
 expected replay > want.txt
 diff -u want.txt "$TMP/out" || fail "replaying: the unknown fields' messages differ"
 

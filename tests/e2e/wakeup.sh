@@ -42,7 +42,8 @@ for line in open(sys.argv[1]):
 ours = open(sys.argv[2]).read()
 rows = {}
 for l in ours.split("# who wakes whom\n", 1)[1].split("\n\n")[0].splitlines()[1:]:
-    f = l.split()
+    # a command name may hold spaces ("V8 Worker"): the numbers anchor it
+    f = re.match(r"^(.+?)\s+(\d+)\s+(.+?)\s+(\d+)\s+(\d+)$", l.strip()).groups()
     rows[(f[0], int(f[1]), f[2], int(f[3]))] = int(f[4])
 assert rows == pairs, "pairs: %d in luaprof, %d from perf script; differing: %s" % (
     len(rows), len(pairs), sorted(set(rows.items()) ^ set(pairs.items()))[:5])

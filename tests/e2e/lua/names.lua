@@ -1,32 +1,16 @@
--- What each hook is handed knows its fields: an unknown one is an error
--- naming the valid ones, a known one with no value is nil.  Prints, for
--- each hook, the first message of an unknown field (its location cut) and
--- whether a known field with no value read as nil.
-local seen = {}
-local function probe(hook, fn_bad, fn_nil)
-  if seen[hook] then return end
-  local ok, err = pcall(fn_bad)
-  seen[hook] = string.format("%s: %s; nil %s", hook, ok and "no error" or err:gsub("^[^:]*:%d+: ", ""),
-                             tostring(fn_nil == nil or fn_nil() == nil))
+-- Prints "N pid/tid comm sym dso" for each way samples were named (sym "?"
+-- when unnamed), sorted, so that two runs compare line by line.  With
+-- arg[1], only the samples of that pid.
+local count = {}
+local only = arg[1] and tonumber(arg[1])
+function on_sample(s)
+  if only and s.pid ~= only then return end
+  local k = string.format("%d/%d %s %s %s", s.pid, s.tid, s.comm, s.sym or "?", tostring(s.dso))
+  count[k] = (count[k] or 0) + 1
 end
-luaprof.setup{ interval = 20 }
-function on_start(info)
-  probe(info.file and "on_start replay" or "on_start live", function() return info.fil end,
-        function() if info.file then return info.pids end return info.hostname end)
-end
-function on_comm(t) probe("on_comm", function() return t.ppid end) end
-function on_fork(t) probe("on_fork", function() return t.comm end) end
-function on_exit(t) probe("on_exit", function() return t.exec end) end
-function on_switch(t)
-  probe("on_switch", function() return t.ot end,
-        function() if t.out then return t.prev_pid end return t.next_pid end)
-end
-function on_interval(info) probe("on_interval", function() return info.elapse end) end
-function on_sample(s) probe("on_sample", function() return s.symm end, function() return s.retval end) end
-function on_end(info)
-  probe("on_end", function() return info.samples_ end)
+function on_end()
   local lines = {}
-  for _, l in pairs(seen) do lines[#lines + 1] = l end
+  for k, n in pairs(count) do lines[#lines + 1] = n .. " " .. k end
   table.sort(lines)
   for _, l in ipairs(lines) do print(l) end
 end
