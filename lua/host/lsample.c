@@ -115,7 +115,12 @@ static int l_index(lua_State *L)
 	case F_TIME: lua_pushinteger(L, (lua_Integer)s->time); break;
 	case F_PERIOD: lua_pushinteger(L, (lua_Integer)s->period); break;
 	case F_IP: lua_pushinteger(L, (lua_Integer)s->ip); break;
-	case F_ADDR: lua_pushinteger(L, (lua_Integer)s->addr); break;
+	case F_ADDR:    /* nil when the samples do not carry an address */
+		if (run->view.sample_type & PERF_SAMPLE_ADDR)
+			lua_pushinteger(L, (lua_Integer)s->addr);
+		else
+			lua_pushnil(L);
+		break;
 	case F_ID: lua_pushinteger(L, (lua_Integer)s->id); break;
 	case F_SYM: case F_DSO: case F_SYMOFF: case F_KERNEL:
 		push_frame_field(L, run, (enum field)f);

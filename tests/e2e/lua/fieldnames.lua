@@ -22,7 +22,7 @@ function on_switch(t)
         function() if t.out then return t.prev_pid end return t.next_pid end)
 end
 function on_interval(info) probe("on_interval", function() return info.elapse end) end
-function on_sample(s) probe("on_sample", function() return s.symm end, function() return s.retval end) end
+function on_sample(s) probe("on_sample", function() return s.symm end, function() return s.retval or s.addr end) end
 function on_end(info)
   probe("on_end", function() return info.samples_ end)
   local lines = {}
