@@ -69,10 +69,11 @@ PY
 REAL_DIFFS=
 
 # real_differs WHAT FILE DIFF: notes that WHAT differs from perf on FILE,
-# printing the start of DIFF (perf's lines "<", luaprof's ">").
+# printing the start of DIFF (perf's lines "<", luaprof's ">"; the first
+# $REAL_DIFF_LINES, 6 unless set).
 real_differs() {
 	echo "DIFFERS: $1 on $(basename "$2") ($(grep -c '^[<>]' "$3") lines differ); the first:"
-	grep '^[<>]' "$3" | head -${REAL_DIFF_LINES:-12} | cut -c1-200 | sed 's/^/    /'
+	grep '^[<>]' "$3" | head -"${REAL_DIFF_LINES:-6}" | cut -c1-200 | sed 's/^/    /'
 	REAL_DIFFS="$REAL_DIFFS $1:$(basename "$2")"
 }
 

@@ -13,7 +13,8 @@
 # address in /usr/bin/node (100 MB, no debug info): 686 addresses for one
 # second at 499 Hz made each perf report --children or perf script take
 # 2 minutes.  Unwinding through JIT-compiled code with DWARF stops there
-# anyway (it has no CFI).
+# anyway (it has no CFI).  tests/run.sh stops a test after 120 s: run it
+# as LP_TEST_SLOW=1 bash tests/e2e/real_node.sh.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_real.sh"
 need_perf_events
