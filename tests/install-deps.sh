@@ -8,7 +8,9 @@
 #          browser for the flame graph, Go's pprof, luacheck, a JSON schema
 #          validator, <sys/sdt.h> (USDT probes in a test workload), strace,
 #          python3-audit (the system call names perf's Python scripts
-#          print on Debian), and the playwright-core driver (npm, into $BUILD/npm).  A test
+#          print on Debian), node and xz (real programs the tests profile:
+#          tests/e2e/real_*), and the playwright-core driver (npm, into
+#          $BUILD/npm).  A test
 #          whose tool cannot be installed skips, saying which; so does this.
 #   fuzz   clang with libFuzzer (make fuzz): fails when missing and not
 #          installable
@@ -45,7 +47,7 @@ build_deps() {
 # sdt is a header; node and npm may come from elsewhere, then they are left
 # alone).
 test_tools="chromium:chromium go:golang-go luacheck:lua-check jsonschema:python3-jsonschema
-sdt:systemtap-sdt-dev node:nodejs npm:npm strace:strace audit:python3-audit"
+sdt:systemtap-sdt-dev node:nodejs npm:npm strace:strace audit:python3-audit xz:xz-utils"
 test_deps() {
 	local t c p missing=
 	for t in $test_tools; do

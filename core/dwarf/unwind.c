@@ -25,6 +25,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -211,23 +214,52 @@ static int object_fd(const char *path)
 	return fd;
 }
 
-/* Reports to st the object of the map m (its file d) containing pc. */
+/* How st has the file path reported already: 0 not at all, 1 at bias,
+ * 2 at other biases only. */
+static int reported_as(const struct session *st, const char *path, uint64_t bias)
+{
+	int how = 0;
+	for (size_t i = 0; i < st->nr_mods && how != 1; i++)
+		if (st->mods[i].path == path)
+			how = st->mods[i].bias == bias ? 1 : 2;
+	return how;
+}
+
+/* Reports to st the object of the map m (its file d) containing pc.
+ * libdwfl takes a file reported again under the same name and address
+ * range (an ET_EXEC file's range is its own, whatever the bias) with
+ * another descriptor for an overlap: it marks the module reported first
+ * for removal, and dwfl_report_end frees it, with the Ebl
+ * dwfl_attach_state took from it if it was the first; the next walk read
+ * the freed Ebl (Debian's node, not PIE, runs its text from a second
+ * mapping of itself: luaprof aborted in libdwfl's state_alloc).  So a
+ * file is reported once per bias, under its path the first time and as
+ * "path@BIAS" at another bias; a pc in a map of it that the module
+ * reported at that bias does not hold (outside the ELF's segments) gets a
+ * placeholder, "path@START" (the map's start): unwinding stops there, as
+ * perf's does. */
 static void report_object(struct session *st, const struct lp_map *m, const struct lp_dso *d,
 			  uint64_t pc)
 {
 	uint64_t vaddr = 0, bias = 0;
-	int fd = -1;
-	if (d && !lp_dso_file_to_vaddr(d, pc - m->start + m->pgoff, &vaddr)) {
+	int fd = -1, how = 0;
+	char name[PATH_MAX + 24];
+	if (d && !lp_dso_file_to_vaddr(d, pc - m->start + m->pgoff, &vaddr) &&
+	    (how = reported_as(st, m->path, pc - vaddr)) != 1) {
 		bias = pc - vaddr;
 		fd = object_fd(lp_dso_path(d));
 	}
+	if (how)        /* another bias, or a placeholder at the map's start */
+		snprintf(name, sizeof name, "%s@%#" PRIx64, m->path, how == 2 ? bias : m->start);
+	else
+		snprintf(name, sizeof name, "%s", m->path);
 	dwfl_report_begin_add(st->dwfl);
-	Dwfl_Module *mod = fd >= 0 ? dwfl_report_elf(st->dwfl, m->path, lp_dso_path(d), fd,
+	Dwfl_Module *mod = fd >= 0 ? dwfl_report_elf(st->dwfl, name, lp_dso_path(d), fd,
 						    bias, true) : NULL;
 	if (!mod && fd >= 0)
 		close(fd);
 	if (!mod)               /* a placeholder: unwinding stops here, untried again */
-		dwfl_report_module(st->dwfl, m->path, m->start, m->end);
+		dwfl_report_module(st->dwfl, name, m->start, m->end);
 	dwfl_report_end(st->dwfl, NULL, NULL);
 	if (!lp_grow(&st->mods, &st->cap_mods, st->nr_mods, sizeof *st->mods, 16, MAX_MODULES))
 		st->mods[st->nr_mods++] = (struct reported){ m->path, m->start, m->end, bias };

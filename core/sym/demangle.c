@@ -20,9 +20,14 @@ bool lp_is_mangled(const char *name)
 	return name && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R');
 }
 
+/* libiberty fails to demangle some names with their parameters that it
+ * demangles without (V8's DispatchToSpecificTypeWithoutCast<...>
+ * [clone .isra.0] in Debian's node, as c++filt shows): those are named as
+ * perf names them, not left mangled. */
 char *lp_demangle(const char *name)
 {
-	return lp_demangle_name(name, true);
+	char *d = lp_demangle_name(name, true);
+	return d ? d : lp_demangle_name(name, false);
 }
 
 /* Without parameters: DMGL_NO_OPTS, as perf demangles by default. */

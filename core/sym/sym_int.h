@@ -168,9 +168,10 @@ const struct lp_sym *lp_perfmap_find(struct lp_perfmaps *pm, uint32_t pid, uint6
 /* Whether name looks mangled: C++ and Rust legacy "_Z...", Rust v0 "_R...". */
 bool lp_is_mangled(const char *name);
 
-/* The demangled form of a C++ or Rust name (NAME@plt stubs too), malloc'd
- * (the caller frees it); NULL when name is not mangled, does not demangle,
- * or memory ran out. */
+/* The demangled form of a C++ or Rust name (NAME@plt stubs too), with its
+ * parameters, or without them when it demangles only so; malloc'd (the
+ * caller frees it); NULL when name is not mangled, does not demangle, or
+ * memory ran out. */
 char *lp_demangle(const char *name);
 
 /* ---- build-ids (buildid.c) ---- */
