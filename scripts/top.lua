@@ -9,6 +9,9 @@
 -- each row's inclusive share: the samples with the row anywhere on their
 -- stack, each sample counted once per row however often the row appears on
 -- it; rows are then ordered by it, as `perf report --children`.
+-- C++ and Rust names are perf report's (no parameter lists, no clone
+-- suffixes: libiberty without DMGL_PARAMS, as perf demangles); --demangle=
+-- full keeps the whole signature (s.sym), none the raw name (s.mangled).
 
 local opt = luaprof.options{
   description = "the hottest functions by samples, like perf report (--sort, --children)",
@@ -19,6 +22,8 @@ Self (Overhead), Samples.  One table per event.]],
   { "sort", "list", { "sym" }, "the keys of a row, in order",
     choices = { "sym", "dso", "comm", "pid", "tid", "srcline" } },
   { "children", "boolean", false, "add the inclusive (children) share and sort by it" },
+  { "demangle", "string", "short", "C++/Rust names: short (perf report's, no parameters), full, or none (perf's --no-demangle)",
+    choices = { "short", "full", "none" } },
   { "limit", "integer", 20, "rows to print per event (-A ROWS works too)", min = 0 },
 }
 local limit = tonumber(arg[1] or "") or opt.limit
@@ -27,12 +32,27 @@ local function basename(path)
   return path and (path:match("([^/]+)$") or path) or "[unknown]"
 end
 
+-- A frame's (or the sample's) function name as --demangle asks: perf
+-- report's by default, without the parameter list and clone suffixes.
+local short_names = {}          -- mangled name -> its short form
+local function name_of(f)
+  local m = f.mangled
+  if not m or opt.demangle == "full" then return f.sym end
+  if opt.demangle == "none" then return m end
+  local n = short_names[m]
+  if not n then
+    n = luaprof.demangle(m, false) or f.sym
+    short_names[m] = n
+  end
+  return n
+end
+
 -- Each sort key: its column title and its value for the sample s, at frame
 -- f of its stack (nil: the sampled frame itself, s).
 local keys = {
   sym = { "Symbol", function(s, f)
     f = f or s
-    return (f.kernel and "[k] " or "[.] ") .. (f.sym or "[unknown]")
+    return (f.kernel and "[k] " or "[.] ") .. (name_of(f) or "[unknown]")
   end },
   dso = { "Shared Object", function(s, f) return basename((f or s).dso) end },
   comm = { "Command", function(s) return s.comm end },
