@@ -52,7 +52,9 @@ end
 local keys = {
   sym = { "Symbol", function(s, f)
     f = f or s
-    return (f.kernel and "[k] " or "[.] ") .. (name_of(f) or "[unknown]")
+    -- unnamed: perf's row per address, the offset in the mapped file
+    -- (else the address itself), which tells the objects' rows apart
+    return (f.kernel and "[k] " or "[.] ") .. (name_of(f) or string.format("0x%016x", f.offset or f.ip))
   end },
   dso = { "Shared Object", function(s, f) return basename((f or s).dso) end },
   comm = { "Command", function(s) return s.comm end },
@@ -69,7 +71,11 @@ for i, k in ipairs(opt.sort) do
   sort_keys[i], with[k] = keys[k], true
 end
 -- As perf, functions of one name in two objects are two rows.
-local hidden_dso = with.sym and not with.dso and (function(s, f) return (f or s).dso or "" end)
+-- Unnamed rows are per address only, as perf's sort__sym_cmp compares them.
+local hidden_dso = with.sym and not with.dso and (function(s, f)
+  f = f or s
+  return f.sym and f.dso or ""
+end)
 
 local tables = {}       -- event -> { rows = { id -> row }, total, samples }
 
@@ -121,7 +127,13 @@ local function print_table(ev, t, lost)
   local list = {}
   for _, r in pairs(t.rows) do
     -- ties in the order perf gives them: by the keys' text, [k]/[.] aside
-    r.order = table.concat(r.cells, "\0"):gsub("%[[k.]%] ", "")
+    -- (perf's sort__sym_sort: named symbols first, by name; then the
+    -- unnamed, by address)
+    local order = {}
+    for i, c in ipairs(r.cells) do
+      order[i] = c:gsub("^%[[k.]%] ", ""):gsub("^0x%x+$", "\255%0")
+    end
+    r.order = table.concat(order, "\0")
     list[#list + 1] = r
   end
   local field = opt.children and "children" or "self"
