@@ -18,9 +18,12 @@ local opt = luaprof.options{
   help = [[Columns: Overhead (the share of the samples' periods whose leaf is in
 the row), Samples, then the --sort keys.  With --children: Children (the
 share of samples with the row anywhere on the call stack: record with -g),
-Self (Overhead), Samples.  One table per event.]],
+Self (Overhead), Samples.  One table per event.  Sort keys as perf
+report's: pid is per thread, printed TID:COMMAND; dso shows a perf map
+(/tmp/perf-PID.map) as [JIT] tid PID.  luaprof's own: tid (the thread id
+alone) and process (the process id).]],
   { "sort", "list", { "sym" }, "the keys of a row, in order",
-    choices = { "sym", "dso", "comm", "pid", "tid", "srcline" } },
+    choices = { "sym", "dso", "comm", "pid", "tid", "process", "srcline" } },
   { "children", "boolean", false, "add the inclusive (children) share and sort by it" },
   { "demangle", "string", "short", "C++/Rust names: short (perf report's, no parameters), full, or none (perf's --no-demangle)",
     choices = { "short", "full", "none" } },
@@ -47,6 +50,15 @@ local function name_of(f)
   return n
 end
 
+-- An object's name as perf report's dso column shows it: the file's base
+-- name, and a perf map (/tmp/perf-PID.map) as "[JIT] tid PID"
+-- (dso__set_basename).
+local function dso_name(path)
+  local pid = path and path:match("^/tmp/perf%-(%-?%d+)")
+  if pid then return "[JIT] tid " .. math.tointeger(tonumber(pid)) end
+  return basename(path)
+end
+
 -- Each sort key: its column title and its value for the sample s, at frame
 -- f of its stack (nil: the sampled frame itself, s).
 local keys = {
@@ -56,10 +68,13 @@ local keys = {
     -- (else the address itself), which tells the objects' rows apart
     return (f.kernel and "[k] " or "[.] ") .. (name_of(f) or string.format("0x%016x", f.offset or f.ip))
   end },
-  dso = { "Shared Object", function(s, f) return basename((f or s).dso) end },
+  dso = { "Shared Object", function(s, f) return dso_name((f or s).dso) end },
   comm = { "Command", function(s) return s.comm end },
-  pid = { "Pid", function(s) return tostring(s.pid) end },
+  -- perf's pid key is per thread; its command, the thread's last (filled
+  -- in when printing, from last_comm)
+  pid = { "Pid:Command", function(s) return tostring(s.tid) end },
   tid = { "Tid", function(s) return tostring(s.tid) end },
+  process = { "Pid", function(s) return tostring(s.pid) end },
   srcline = { "Source:Line", function(s, f)
     local line
     if f then line = f.file and (f.file .. ":" .. (f.line or 0)) else line = s.srcline end
@@ -78,6 +93,7 @@ local hidden_dso = with.sym and not with.dso and (function(s, f)
 end)
 
 local tables = {}       -- event -> { rows = { id -> row }, total, samples }
+local last_comm = {}    -- tid -> its command at its last sample (--sort=pid)
 
 local function row_of(t, s, f)
   local cells = {}
@@ -99,6 +115,7 @@ function on_sample(s)
     t = { rows = {}, total = 0, samples = 0 }
     tables[ev] = t
   end
+  if with.pid then last_comm[s.tid] = s.comm end
   local period = s.period
   t.total, t.samples = t.total + period, t.samples + 1
   local r = row_of(t, s, nil)
@@ -149,7 +166,10 @@ local function print_table(ev, t, lost)
     local r = list[i]
     local row = opt.children and { pct(r.children, t.total), pct(r.self, t.total), r.n }
                 or { pct(r.self, t.total), r.n }
-    for _, c in ipairs(r.cells) do row[#row + 1] = c end
+    for j, c in ipairs(r.cells) do
+      if opt.sort[j] == "pid" then c = c .. ":" .. (last_comm[tonumber(c)] or "") end
+      row[#row + 1] = c
+    end
     rows[i] = row
   end
   print(string.format("# %d samples of event '%s', %d lost", t.samples, ev, lost))
