@@ -25,7 +25,7 @@ alone) and process (the process id).]],
   { "sort", "list", { "sym" }, "the keys of a row, in order",
     choices = { "sym", "dso", "comm", "pid", "tid", "process", "srcline" } },
   { "children", "boolean", false, "add the inclusive (children) share and sort by it" },
-  { "demangle", "string", "short", "C++/Rust names: short (perf report's, no parameters), full, or none (perf's --no-demangle)",
+  { "demangle", "string", "short", "C++/Rust names: short (as perf report), full, none (raw)",
     choices = { "short", "full", "none" } },
   { "limit", "integer", 20, "rows to print per event (-A ROWS works too)", min = 0 },
 }
