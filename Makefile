@@ -46,6 +46,10 @@ FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 PROG_SRC = $(sort $(wildcard tests/progs/*.c))
 PROG_BIN = $(PROG_SRC:tests/progs/%.c=$(BUILD)/progs/%)
+# C++ workloads, built when g++ is there (the tests that need one skip without)
+CXX ?= g++
+PROG_CXX_SRC = $(if $(shell command -v $(CXX)),$(sort $(wildcard tests/progs/*.cc)))
+PROG_CXX_BIN = $(PROG_CXX_SRC:tests/progs/%.cc=$(BUILD)/progs/%)
 
 .PHONY: all check-deps deps test test-variation test-run test-deps demo demo-run check-asan bench clean progs units fuzz install
 
@@ -145,6 +149,11 @@ $(BUILD)/progs/%: tests/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -ldl
 
+# C++: -O2 as a release build, frame pointers kept
+$(BUILD)/progs/%: tests/progs/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -fno-omit-frame-pointer -o $@ $<
+
 $(BUILD)/progs/libdlwork.so: tests/progs/lib/dlwork.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
@@ -154,7 +163,7 @@ $(BUILD)/progs/libprobelib.so: tests/progs/lib/probelib.c
 	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
 
 units: $(UNIT_BIN) $(FUZZ_BIN)
-progs: $(PROG_BIN) $(BUILD)/progs/libdlwork.so $(BUILD)/progs/libprobelib.so
+progs: $(PROG_BIN) $(PROG_CXX_BIN) $(BUILD)/progs/libdlwork.so $(BUILD)/progs/libprobelib.so
 
 test: ensure-deps
 	@$(MAKE) --no-print-directory test-deps

@@ -9,16 +9,24 @@
 -- each row's inclusive share: the samples with the row anywhere on their
 -- stack, each sample counted once per row however often the row appears on
 -- it; rows are then ordered by it, as `perf report --children`.
+-- C++ and Rust names are perf report's (no parameter lists, no clone
+-- suffixes: libiberty without DMGL_PARAMS, as perf demangles); --demangle=
+-- full keeps the whole signature (s.sym), none the raw name (s.mangled).
 
 local opt = luaprof.options{
   description = "the hottest functions by samples, like perf report (--sort, --children)",
   help = [[Columns: Overhead (the share of the samples' periods whose leaf is in
 the row), Samples, then the --sort keys.  With --children: Children (the
 share of samples with the row anywhere on the call stack: record with -g),
-Self (Overhead), Samples.  One table per event.]],
+Self (Overhead), Samples.  One table per event.  Sort keys as perf
+report's: pid is per thread, printed TID:COMMAND; dso shows a perf map
+(/tmp/perf-PID.map) as [JIT] tid PID.  luaprof's own: tid (the thread id
+alone) and process (the process id).]],
   { "sort", "list", { "sym" }, "the keys of a row, in order",
-    choices = { "sym", "dso", "comm", "pid", "tid", "srcline" } },
+    choices = { "sym", "dso", "comm", "pid", "tid", "process", "srcline" } },
   { "children", "boolean", false, "add the inclusive (children) share and sort by it" },
+  { "demangle", "string", "short", "C++/Rust names: short (as perf report), full, none (raw)",
+    choices = { "short", "full", "none" } },
   { "limit", "integer", 20, "rows to print per event (-A ROWS works too)", min = 0 },
 }
 local limit = tonumber(arg[1] or "") or opt.limit
@@ -27,17 +35,46 @@ local function basename(path)
   return path and (path:match("([^/]+)$") or path) or "[unknown]"
 end
 
+-- A frame's (or the sample's) function name as --demangle asks: perf
+-- report's by default, without the parameter list and clone suffixes.
+local short_names = {}          -- mangled name -> its short form
+local function name_of(f)
+  local m = f.mangled
+  if not m or opt.demangle == "full" then return f.sym end
+  if opt.demangle == "none" then return m end
+  local n = short_names[m]
+  if not n then
+    n = luaprof.demangle(m, false) or f.sym
+    short_names[m] = n
+  end
+  return n
+end
+
+-- An object's name as perf report's dso column shows it: the file's base
+-- name, and a perf map (/tmp/perf-PID.map) as "[JIT] tid PID"
+-- (dso__set_basename).
+local function dso_name(path)
+  local pid = path and path:match("^/tmp/perf%-(%-?%d+)")
+  if pid then return "[JIT] tid " .. math.tointeger(tonumber(pid)) end
+  return basename(path)
+end
+
 -- Each sort key: its column title and its value for the sample s, at frame
 -- f of its stack (nil: the sampled frame itself, s).
 local keys = {
   sym = { "Symbol", function(s, f)
     f = f or s
-    return (f.kernel and "[k] " or "[.] ") .. (f.sym or "[unknown]")
+    -- unnamed: perf's row per address, the offset in the mapped file
+    -- (else the address itself), which tells the objects' rows apart
+    return (f.kernel and "[k] " or "[.] ") .. (name_of(f) or string.format("0x%016x", f.offset or f.ip))
   end },
-  dso = { "Shared Object", function(s, f) return basename((f or s).dso) end },
+  dso = { "Shared Object", function(s, f) return dso_name((f or s).dso) end },
   comm = { "Command", function(s) return s.comm end },
-  pid = { "Pid", function(s) return tostring(s.pid) end },
+  -- perf's pid key is per thread; its command, the thread's last (filled
+  -- in when printing, from last_comm)
+  pid = { "Pid:Command", function(s) return tostring(s.tid) end },
   tid = { "Tid", function(s) return tostring(s.tid) end },
+  process = { "Pid", function(s) return tostring(s.pid) end },
   srcline = { "Source:Line", function(s, f)
     local line
     if f then line = f.file and (f.file .. ":" .. (f.line or 0)) else line = s.srcline end
@@ -49,9 +86,14 @@ for i, k in ipairs(opt.sort) do
   sort_keys[i], with[k] = keys[k], true
 end
 -- As perf, functions of one name in two objects are two rows.
-local hidden_dso = with.sym and not with.dso and (function(s, f) return (f or s).dso or "" end)
+-- Unnamed rows are per address only, as perf's sort__sym_cmp compares them.
+local hidden_dso = with.sym and not with.dso and (function(s, f)
+  f = f or s
+  return f.sym and f.dso or ""
+end)
 
 local tables = {}       -- event -> { rows = { id -> row }, total, samples }
+local last_comm = {}    -- tid -> its command at its last sample (--sort=pid)
 
 -- within: what else tells the row apart (an inlined function's, the
 -- function it is inlined into).
@@ -100,6 +142,7 @@ function on_sample(s)
     t = { rows = {}, total = 0, samples = 0 }
     tables[ev] = t
   end
+  if with.pid then last_comm[s.tid] = s.comm end
   local period = s.period
   t.total, t.samples = t.total + period, t.samples + 1
   local r = row_of(t, s, nil)
@@ -132,7 +175,13 @@ local function print_table(ev, t, lost)
   local list = {}
   for _, r in pairs(t.rows) do
     -- ties in the order perf gives them: by the keys' text, [k]/[.] aside
-    r.order = table.concat(r.cells, "\0"):gsub("%[[k.]%] ", "")
+    -- (perf's sort__sym_sort: named symbols first, by name; then the
+    -- unnamed, by address)
+    local order = {}
+    for i, c in ipairs(r.cells) do
+      order[i] = c:gsub("^%[[k.]%] ", ""):gsub("^0x%x+$", "\255%0")
+    end
+    r.order = table.concat(order, "\0")
     list[#list + 1] = r
   end
   local field = opt.children and "children" or "self"
@@ -148,7 +197,10 @@ local function print_table(ev, t, lost)
     local r = list[i]
     local row = opt.children and { pct(r.children, t.total), pct(r.self, t.total), r.n }
                 or { pct(r.self, t.total), r.n }
-    for _, c in ipairs(r.cells) do row[#row + 1] = c end
+    for j, c in ipairs(r.cells) do
+      if opt.sort[j] == "pid" then c = c .. ":" .. (last_comm[tonumber(c)] or "") end
+      row[#row + 1] = c
+    end
     rows[i] = row
   end
   print(string.format("# %d samples of event '%s', %d lost", t.samples, ev, lost))

@@ -276,11 +276,11 @@ static int apply_comm(struct lp_procs *ps, const struct lp_comm *c)
 	struct lp_thread *t = lp_procs_thread(ps, c->pid, c->tid);
 	if (!t)
 		return -ENOMEM;
+	/* An exec keeps the maps, as perf's thread__set_comm does: samples
+	 * stamped after the COMM but still in the kernel's execve have the
+	 * old image's user registers and call chain (__GI___execve in the old
+	 * libc), and the new image's MMAPs replace what they overlap. */
 	snprintf(t->comm, sizeof t->comm, "%s", c->comm);
-	if (c->exec && t->proc->nr_maps) {
-		t->proc->nr_maps = 0;   /* the old image is gone */
-		new_gen(t->proc);
-	}
 	return 0;
 }
 

@@ -427,7 +427,7 @@ int lp_dso_file_to_vaddr(const struct lp_dso *d, uint64_t off, uint64_t *vaddr)
 
 const struct lp_sym *lp_dso_find(const struct lp_dso *d, uint64_t vaddr)
 {
-	return lp_symtab_find(d->syms, vaddr);
+	return lp_symtab_find_sized(d->syms, vaddr);
 }
 
 const struct lp_symtab *lp_dso_symtab(const struct lp_dso *d)

@@ -376,6 +376,20 @@ int lp_symtab_finish(struct lp_symtab *t)
 	return 0;
 }
 
+/* e contains addr; a sizeless one (a label: an assembly jump target, a
+ * JIT builtin's return point) gives way to a sized symbol around it that
+ * contains addr too, the function the label is in. */
+static const struct lp_sym *in_sized(const struct lp_symtab *t, const struct sym_ent *e,
+				     uint64_t addr)
+{
+	if (e->sized || e->late)
+		return &e->s;
+	for (int32_t j = e->up; j >= 0; j = t->ents[j].up)
+		if (t->ents[j].sized && !t->ents[j].late && addr < t->ents[j].s.end)
+			return &t->ents[j].s;
+	return &e->s;
+}
+
 const struct lp_sym *lp_symtab_find(const struct lp_symtab *t, uint64_t addr)
 {
 	if (!t || !t->finished)
@@ -393,6 +407,13 @@ const struct lp_sym *lp_symtab_find(const struct lp_symtab *t, uint64_t addr)
 		if (addr < t->ents[i].s.end)
 			return t->ents[i].hole ? NULL : &t->ents[i].s;
 	return NULL;
+}
+
+const struct lp_sym *lp_symtab_find_sized(const struct lp_symtab *t, uint64_t addr)
+{
+	const struct lp_sym *s = lp_symtab_find(t, addr);
+
+	return s ? in_sized(t, (const struct sym_ent *)(const void *)s, addr) : NULL;
 }
 
 size_t lp_symtab_count(const struct lp_symtab *t)

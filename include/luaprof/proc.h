@@ -61,7 +61,8 @@ struct lp_procs *lp_procs_new(void);
 void lp_procs_free(struct lp_procs *ps);
 
 /* Applies one decoded record: MMAP/MMAP2 add a map (replacing what it
- * overlaps), COMM renames (exec also drops the old maps), FORK creates the
+ * overlaps), COMM renames (an exec keeps the old maps, as perf does: the
+ * new image's MMAPs replace what they overlap), FORK creates the
  * thread and (for a new process) copies the parent's maps unless misc has
  * PERF_RECORD_MISC_FORK_EXEC (perf's mark on forks synthesized from /proc),
  * EXIT marks the thread exited.  Other types are ignored.  Returns 0, or -ENOMEM. */

@@ -68,6 +68,14 @@ int lp_symtab_finish(struct lp_symtab *t);
 const struct lp_sym *lp_symtab_find(const struct lp_symtab *t, uint64_t addr);
 size_t lp_symtab_count(const struct lp_symtab *t);
 
+/* As lp_symtab_find(), but a sizeless symbol found (an ELF label: a jump
+ * target inside a function, a JIT builtin's return point) gives way to the
+ * innermost sized symbol that contains addr too, the function around it.
+ * For ELF tables, where size 0 means a label; kallsyms' derived sizes make
+ * no such distinction.  perf's own pick between the two depends on the
+ * shape of its red-black tree (docs/perf-differences.md). */
+const struct lp_sym *lp_symtab_find_sized(const struct lp_symtab *t, uint64_t addr);
+
 struct lp_dso;
 
 /* Reads the object at path: build-id, PT_LOAD segments, symbols from
@@ -99,7 +107,8 @@ size_t lp_elf_build_id(const char *path, uint8_t *id, size_t max);
  * it.  Returns 0, or -ENOENT when no segment contains it. */
 int lp_dso_file_to_vaddr(const struct lp_dso *d, uint64_t off, uint64_t *vaddr);
 
-/* The symbol at ELF virtual address vaddr, or NULL. */
+/* The symbol at ELF virtual address vaddr, or NULL: the function around
+ * it rather than a sizeless label inside (lp_symtab_find_sized). */
 const struct lp_sym *lp_dso_find(const struct lp_dso *d, uint64_t vaddr);
 
 struct lp_dsos;

@@ -28,7 +28,7 @@ enum field {
 	F_SYM, F_DSO, F_SYMOFF, F_KERNEL, F_STACK, F_FOLDED, F_ADDR, F_ID,
 	F_FIELDS, F_RAW,
 	F_SRCLINE, F_CALLCHAIN,
-	F_ARGS, F_RETVAL, F_COUNTS,
+	F_ARGS, F_RETVAL, F_COUNTS, F_MANGLED, F_OFFSET,
 };
 
 static const char *const field_names[] = {
@@ -36,7 +36,7 @@ static const char *const field_names[] = {
 	"sym", "dso", "symoff", "kernel", "stack", "folded", "addr", "id",
 	"fields", "raw",
 	"srcline", "callchain",
-	"args", "retval", "counts",
+	"args", "retval", "counts", "mangled", "offset",
 };
 
 #define NR_FIELDS (sizeof field_names / sizeof field_names[0])
@@ -89,6 +89,11 @@ static void push_frame_field(lua_State *L, struct lp_run *run, enum field f)
 	const struct lp_frame *fr = lp_stack_leaf(run);
 	switch (f) {
 	case F_SYM: fr->sym ? (void)lua_pushstring(L, fr->sym) : lua_pushnil(L); break;
+	case F_MANGLED: fr->mangled ? (void)lua_pushstring(L, fr->mangled) : lua_pushnil(L); break;
+	case F_OFFSET:
+		/* as a stack frame's offset: user frames in a mapped file only */
+		fr->fileoff && !fr->kernel ? lua_pushinteger(L, (lua_Integer)fr->fileoff) : lua_pushnil(L);
+		break;
 	case F_DSO: fr->dso ? (void)lua_pushstring(L, fr->dso) : lua_pushnil(L); break;
 	case F_SYMOFF: fr->sym ? lua_pushinteger(L, (lua_Integer)fr->symoff) : lua_pushnil(L); break;
 	default: lua_pushboolean(L, fr->kernel); break;
@@ -122,7 +127,7 @@ static int l_index(lua_State *L)
 			lua_pushnil(L);
 		break;
 	case F_ID: lua_pushinteger(L, (lua_Integer)s->id); break;
-	case F_SYM: case F_DSO: case F_SYMOFF: case F_KERNEL:
+	case F_SYM: case F_DSO: case F_SYMOFF: case F_KERNEL: case F_MANGLED: case F_OFFSET:
 		push_frame_field(L, run, (enum field)f);
 		break;
 	case F_STACK: push_cached(L, run, 1, lp_stack_push); break;

@@ -14,8 +14,9 @@
 #   function, for those with 1% of the samples or more (below that, a
 #   function inlined at the sampled address is a leaf of its own there:
 #   s.folded has inlined frames, perf report and top's rows do not).
-# Unnamed rows (perf's 0x... per address, luaprof's [unknown] per object)
-# are left out of the comparison: the two group them differently.
+# Unnamed rows (0x... per address in both) are left out here: perf's
+# --children shows call-chain addresses outside any map as [k] rows
+# (top_unknown.sh compares unnamed self rows).
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v perf >/dev/null || skip "perf is not installed: nothing to compare with"

@@ -183,6 +183,29 @@ static void test_overlapping(void)
 	}
 }
 
+/* A label (sizeless) inside a function: lp_symtab_find gives the label,
+ * lp_symtab_find_sized the function while the address is in it, the label
+ * past the function's end (up to the next symbol). */
+static void test_label_in_function(void)
+{
+	const struct def d[] = {
+		{ "func", 0x1000, 0x100, 0 },
+		{ "label", 0x1040, 0, 0 },
+		{ "next", 0x1200, 0x10, 0 },
+	};
+	size_t perm[3] = { 0, 1, 2 };
+	struct lp_symtab *t = build(d, 3, perm);
+
+	TEST_STREQ(lp_symtab_find(t, 0x1050)->name, "label");
+	TEST_STREQ(lp_symtab_find_sized(t, 0x1050)->name, "func");
+	TEST_STREQ(lp_symtab_find_sized(t, 0x1040)->name, "func");
+	TEST_STREQ(lp_symtab_find_sized(t, 0x1020)->name, "func");
+	TEST_STREQ(lp_symtab_find_sized(t, 0x1100)->name, "label");
+	TEST_STREQ(lp_symtab_find_sized(t, 0x1205)->name, "next");
+	TEST_TRUE(lp_symtab_find_sized(t, 0x0fff) == NULL);
+	lp_symtab_free(t);
+}
+
 static void test_out_of_range(void)
 {
 	const struct def d[] = {
@@ -484,6 +507,7 @@ TEST_MAIN("symtab",
 	TEST_CASE(test_aliases_deterministic),
 	TEST_CASE(test_sized_beats_prio),
 	TEST_CASE(test_overlapping),
+	TEST_CASE(test_label_in_function),
 	TEST_CASE(test_out_of_range),
 	TEST_CASE(test_empty),
 	TEST_CASE(test_refinish),
