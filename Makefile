@@ -2,6 +2,7 @@
 #
 #   make            build ./luaprof
 #   make test       build and run the whole test suite (installs deps as root)
+#   make test-real  the comparisons with perf on real programs (tests/real)
 #   make test-variation  the suite from a long path, HOME empty, a CPU busy,
 #                   watchpoints hidden (tests/variation.sh)
 #   make demo       build and profile a bundled workload with a shipped script
@@ -51,7 +52,7 @@ CXX ?= g++
 PROG_CXX_SRC = $(if $(shell command -v $(CXX)),$(sort $(wildcard tests/progs/*.cc)))
 PROG_CXX_BIN = $(PROG_CXX_SRC:tests/progs/%.cc=$(BUILD)/progs/%)
 
-.PHONY: all check-deps deps test test-variation test-run test-deps demo demo-run check-asan bench clean progs units fuzz install
+.PHONY: all check-deps deps test test-real test-variation test-run test-deps demo demo-run check-asan bench clean progs units fuzz install
 
 all: check-deps luaprof
 
@@ -181,6 +182,14 @@ test-run: check-deps
 # The suite as if on another machine of the same kind (tests/variation.sh):
 # a clone at a path over 100 characters, HOME empty, one CPU busy, hardware
 # watchpoints hidden.  VARY passes its options (--asan, --no-busy, ...).
+# The comparisons with perf on real programs (python3, node, C++, xz):
+# left out of make test while they show open differences
+# (docs/perf-differences.md, "Open differences on real programs").
+test-real: ensure-deps
+	@$(MAKE) --no-print-directory test-deps
+	@$(MAKE) --no-print-directory luaprof units progs
+	@BUILD=$(BUILD) tests/run.sh --real
+
 test-variation:
 	@tests/variation.sh $(VARY)
 

@@ -9,7 +9,7 @@
 # test skips.  The map is owned by the recording user and is not a
 # symlink, so luaprof trusts it as perf does; the test removes it at the
 # end.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib_real.sh"
 need_perf_events
 command -v perf >/dev/null || skip "perf is not installed: nothing to compare with"

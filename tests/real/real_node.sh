@@ -15,7 +15,7 @@
 # 2 minutes.  Unwinding through JIT-compiled code with DWARF stops there
 # anyway (it has no CFI).  tests/run.sh stops a test after 120 s: run it
 # as LP_TEST_SLOW=1 bash tests/e2e/real_node.sh.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib_real.sh"
 need_perf_events
 command -v perf >/dev/null || skip "perf is not installed: nothing to compare with"

@@ -4,7 +4,7 @@
 # luaprof's top, top --children, script and folded stacks of each file
 # equal perf's of the same file, exactly (lib_real.sh).  -X perf is
 # real_python_xperf.sh's.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib_real.sh"
 need_perf_events
 command -v perf >/dev/null || skip "perf is not installed: nothing to compare with"
