@@ -16,6 +16,7 @@
  * cost).  Names come from the resolver, which caches per object, so
  * nothing here allocates except the Lua values it returns.
  */
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -478,7 +479,11 @@ void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 		const struct lp_frame *f = &run->stack.frames[i];
 		const struct lp_srcframe *sf;
 		luaL_addchar(&b, ';');
-		add_name(&b, f->sym ? f->sym : "[unknown]", false);
+		/* as perf script names it, and so stackcollapse: C++ and Rust
+		 * names without their parameters */
+		char *brief = f->sym && f->mangled ? lp_demangle_name(f->mangled, false) : NULL;
+		add_name(&b, brief ? brief : f->sym ? f->sym : "[unknown]", false);
+		free(brief);
 		if (f->kernel)
 			luaL_addstring(&b, "_[k]");
 		else if (jit_frame(f))
@@ -486,7 +491,7 @@ void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 		int ns = run->view.unwound ? srcframes(run, f, run->stack.frame_ret[i], &sf) : 0;
 		for (int j = ns - 1; j-- > 0;) {
 			luaL_addchar(&b, ';');
-			add_name(&b, sf[j].func ? sf[j].func : "[unknown]", false);
+			add_name(&b, sf[j].name ? sf[j].name : sf[j].func ? sf[j].func : "[unknown]", false);
 			luaL_addstring(&b, "_[i]");
 		}
 	}

@@ -53,7 +53,9 @@ void lp_stack_push_srcline(lua_State *L, struct lp_run *run);
  * Returns false when the sample cannot be cached. */
 bool lp_stack_fold_key(struct lp_run *run, enum lp_fold_kind kind, struct lp_fold_stack *st);
 
-/* Pushes s.folded: "comm;root;...;leaf", unknown frames "[unknown]",
+/* Pushes s.folded: "comm;root;...;leaf", each function named as perf
+ * script names it (C++ and Rust without parameters), unknown frames
+ * "[unknown]",
  * with FlameGraph's annotations (stackcollapse-perf.pl --all --inline):
  * kernel frames suffixed "_[k]", JIT frames (named by a perf map) "_[j]",
  * inlined functions "_[i]" (as s.stack has them: on unwound stacks
