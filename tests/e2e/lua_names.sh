@@ -11,7 +11,7 @@
 need_perf_events
 cd "$TMP"
 
-sample_fields="addr, args, callchain, comm, counts, cpu, dso, event, fields, folded, id, ip, kernel, period, pid, raw, retval, srcline, stack, sym, symoff, tid, time"
+sample_fields="addr, args, callchain, comm, counts, cpu, dso, event, fields, folded, id, ip, kernel, mangled, offset, period, pid, raw, retval, srcline, stack, sym, symoff, tid, time"
 start_fields="arch, build_ids, cmdline, command, events, file, hostname, nr_cpus, os_release, perf_version, pid, pids, system_wide"
 expected() {
 	cat <<EOT

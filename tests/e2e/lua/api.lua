@@ -21,7 +21,8 @@ function on_sample(s)
   assert(math.type(s.period) == "integer" and s.period > 0)
   local ok0, err0 = pcall(function() return s.nonexistent end)
   assert(not ok0 and err0:find("api.lua:%d+: s.nonexistent: no such field of a sample; fields are: " ..
-    "addr, args, callchain, comm, counts, cpu, dso, event, fields, folded, id, ip, kernel, period, " ..
+    "addr, args, callchain, comm, counts, cpu, dso, event, fields, folded, id, ip, kernel, mangled, " ..
+    "offset, period, " ..
     "pid, raw, retval, srcline, stack, sym, symoff, tid, time$"), err0)
   assert(s.retval == nil, "a known field with no value is nil")
   local ok, err = pcall(function() s.pid = 1 end)
