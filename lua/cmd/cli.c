@@ -55,6 +55,8 @@ static const char usage[] =
 "  -a, --all-cpus                profile the whole system\n"
 "  -d, --duration SECONDS        stop after SECONDS\n"
 "  -m, --mmap-pages PAGES        ring buffer pages per CPU (power of two)\n"
+"      --queue-size MB           records the script has yet to take, at most\n"
+"                                (default: a sixteenth of the RAM, 16 at least)\n"
 "      --switch-events           record context switches (PERF_RECORD_SWITCH,\n"
 "                                on_switch; a script with on_switch gets them)\n"
 "  -i, --input FILE              run the script over a perf.data recording\n"
@@ -78,7 +80,7 @@ static const char usage[] =
 "255 when luaprof itself fails (bad usage, script error, cannot profile).\n";
 
 enum { OPT_SYMFS = 256, OPT_NO_DEBUGINFOD, OPT_FILTER, OPT_NO_BUILDID_CACHE, OPT_SCRIPT_TIMEOUT,
-       OPT_SCRIPT_MEMORY, OPT_SWITCH_EVENTS };
+       OPT_SCRIPT_MEMORY, OPT_SWITCH_EVENTS, OPT_QUEUE_SIZE };
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -100,6 +102,7 @@ static const struct option longopts[] = {
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "script-timeout", required_argument, NULL, OPT_SCRIPT_TIMEOUT },
 	{ "script-memory", required_argument, NULL, OPT_SCRIPT_MEMORY },
+	{ "queue-size", required_argument, NULL, OPT_QUEUE_SIZE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
@@ -182,6 +185,16 @@ static int parse_script_memory(struct lp_cli *cli, const char *s)
 		return fail("--script-memory needs a number of megabytes such as 512, or 0 for "
 			    "no limit (got '%s')", s);
 	cli->script_memory_mb = (int64_t)v;
+	return 0;
+}
+
+static int parse_queue(struct lp_cli *cli, const char *s)
+{
+	uint64_t v;
+	if (lp_settings_u64(s, &v) || v == 0 || v > (1u << 24))
+		return fail("--queue-size needs a number of megabytes from 1 to 16777216, such as "
+			    "512 (got '%s')", s);
+	cli->queue_mb = v;
 	return 0;
 }
 
@@ -279,6 +292,7 @@ static int option(struct lp_cli *cli, int c, char *val)
 						      &cli->script_timeout_ns);
 	case OPT_SCRIPT_MEMORY: return parse_script_memory(cli, val);
 	case 'm': return parse_pages(cli, val);
+	case OPT_QUEUE_SIZE: return parse_queue(cli, val);
 	case OPT_SWITCH_EVENTS: cli->sampling.switch_events = true; return 0;
 	case 'A': return add_arg(cli, val);
 	case 'I': return parse_interval(cli, val);
