@@ -81,23 +81,19 @@ static size_t drain_one(struct lp_drain *d, size_t i, uint64_t *samples)
 	return moved;
 }
 
-/* One pass over the rings; whether it staged anything. */
-static bool pass(struct lp_drain *d, bool forced)
+/* One whole pass over the rings; whether it staged anything.  The bound
+ * is looked at before a pass, never inside one: a pass stopped half way
+ * would leave the time of the last whole pass behind, and with it what
+ * the consumer may hand out. */
+static bool pass(struct lp_drain *d)
 {
 	uint64_t t = now_ns(), samples = 0;
 	size_t moved = 0;
-	bool whole = true;
 	pthread_mutex_lock(&d->mu);
-	for (size_t i = 0; i < d->nr; i++) {
-		if (!d->rings[i])
-			continue;
-		if (!forced && __atomic_load_n(&d->held, __ATOMIC_RELAXED) + moved >= d->bound) {
-			whole = false;
-			break;
-		}
-		moved += drain_one(d, i, &samples);
-	}
-	if (whole && !d->error)
+	for (size_t i = 0; i < d->nr; i++)
+		if (d->rings[i])
+			moved += drain_one(d, i, &samples);
+	if (!d->error)
 		d->pass = t;
 	d->samples += samples;
 	pthread_mutex_unlock(&d->mu);
@@ -134,7 +130,7 @@ static void *drain_main(void *arg)
 		bool kicked = __atomic_exchange_n(&d->kicked, 0, __ATOMIC_ACQ_REL);
 		if (full && !kicked)
 			continue;
-		if ((pass(d, kicked) || kicked) && !d->error)
+		if ((pass(d) || kicked) && !d->error)
 			signal_fd(d->data);
 		if (d->error) {
 			signal_fd(d->data);
@@ -186,7 +182,7 @@ void lp_drain_stop(struct lp_drain *d)
 	signal_fd(d->ctl);
 	pthread_join(d->thread, NULL);
 	d->running = false;
-	pass(d, true);          /* what the kernel wrote since, bound or not */
+	pass(d);                /* what the kernel wrote since, bound or not */
 }
 
 int lp_drain_take(struct lp_drain *d, size_t i, struct lp_stage *mine, uint64_t *pass_time)
@@ -212,7 +208,7 @@ void lp_drain_counts(struct lp_drain *d, uint64_t *samples, uint64_t *bad)
 void lp_drain_release(struct lp_drain *d, size_t bytes)
 {
 	size_t held = __atomic_sub_fetch(&d->held, bytes, __ATOMIC_RELAXED);
-	if (__atomic_load_n(&d->full, __ATOMIC_RELAXED) && held < d->bound / 2 + 1 &&
+	if (__atomic_load_n(&d->full, __ATOMIC_RELAXED) && held < d->bound &&
 	    __atomic_exchange_n(&d->full, 0, __ATOMIC_RELAXED))
 		signal_fd(d->ctl);
 }

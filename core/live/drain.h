@@ -12,10 +12,12 @@
  *
  * The bound: once the bytes drained and not yet handed out (held, lowered
  * by lp_drain_release as the consumer hands records out) reach the bound,
- * the thread stops draining and the kernel drops samples and counts them
- * (LOST records), as perf record's own rings do.  A consumer with nothing
- * it may hand out can still ask for one pass (lp_drain_kick), so the bound
- * is exceeded by at most the rings' size.
+ * the thread starts no further pass over the rings, and the kernel drops
+ * samples and counts them (LOST records), as perf record's own rings do.
+ * A pass once started is whole, so the bound is exceeded by at most the
+ * rings' size.  A consumer with nothing it may hand out (every record it
+ * holds is too recent: see live.c) can ask for one pass past the bound
+ * (lp_drain_kick).
  */
 #ifndef LP_LIVE_DRAIN_H
 #define LP_LIVE_DRAIN_H
