@@ -131,8 +131,8 @@ static void model(void)
 	lp_drain_counts(&d, &samples, &bad);
 	TEST_EQ_U64(samples, m.samples);
 	TEST_EQ_U64(bad, 0);
-	TEST_EQ(d.held, 0);
-	TEST_EQ_U64(d.full_times, 0);
+	TEST_EQ(__atomic_load_n(&d.held, __ATOMIC_RELAXED), 0);
+	TEST_EQ_U64(__atomic_load_n(&d.full_times, __ATOMIC_RELAXED), 0);
 	lp_drain_stop(&d);                      /* idempotent */
 	lp_drain_free(&d);
 	free(spare.buf);
@@ -161,8 +161,8 @@ static void bound(void)
 		dropped += !put(&m, r);
 	TEST_TRUE(dropped > 12);                /* still full at the end */
 	TEST_TRUE(lp_drain_full(&d));
-	TEST_EQ_U64(d.full_times, 1);
-	size_t held = d.held;
+	TEST_EQ_U64(__atomic_load_n(&d.full_times, __ATOMIC_RELAXED), 1);
+	size_t held = __atomic_load_n(&d.held, __ATOMIC_RELAXED);
 	/* a pass started under the bound takes at most the rings */
 	TEST_TRUE(held >= 1000 && held < 1000 + DATA_SIZE * NR);
 	size_t taken = take(&m, &d, &spare, false);
@@ -173,7 +173,7 @@ static void bound(void)
 	take(&m, &d, &spare, true);
 	for (int r = 0; r < NR; r++)
 		TEST_EQ_U64(m.seen[r], m.written[r]);
-	TEST_EQ(d.held, 0);
+	TEST_EQ(__atomic_load_n(&d.held, __ATOMIC_RELAXED), 0);
 	lp_drain_free(&d);
 	free(spare.buf);
 	teardown(&m);
