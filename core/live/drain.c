@@ -107,9 +107,9 @@ static void set_full(struct lp_drain *d)
 	if (__atomic_exchange_n(&d->full, 1, __ATOMIC_RELAXED))
 		return;
 	if (!__atomic_fetch_add(&d->full_times, 1, __ATOMIC_RELAXED))
-		lp_log(LP_WARN, "the script is %zu MiB of records behind, the limit of "
+		lp_log(LP_WARN, "the script is %zu KiB of records behind, the limit of "
 		       "--queue-size: the kernel drops samples (counted as lost) until "
-		       "the script catches up", d->bound >> 20);
+		       "the script catches up", d->bound >> 10);
 }
 
 static void *drain_main(void *arg)

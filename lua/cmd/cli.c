@@ -55,8 +55,8 @@ static const char usage[] =
 "  -a, --all-cpus                profile the whole system\n"
 "  -d, --duration SECONDS        stop after SECONDS\n"
 "  -m, --mmap-pages PAGES        ring buffer pages per CPU (power of two)\n"
-"      --queue-size MB           records the script has yet to take, at most\n"
-"                                (default: a sixteenth of the RAM, 16 at least)\n"
+"      --queue-size SIZE         records the script has yet to take, at most: MB,\n"
+"                                or with K, M, G (default: a sixteenth of the RAM)\n"
 "      --switch-events           record context switches (PERF_RECORD_SWITCH,\n"
 "                                on_switch; a script with on_switch gets them)\n"
 "  -i, --input FILE              run the script over a perf.data recording\n"
@@ -188,13 +188,23 @@ static int parse_script_memory(struct lp_cli *cli, const char *s)
 	return 0;
 }
 
+/* --queue-size: megabytes, or a number with K, M or G. */
 static int parse_queue(struct lp_cli *cli, const char *s)
 {
+	char num[32];
+	size_t n = strlen(s);
+	unsigned shift = 20;
+	if (n && n < sizeof num && strchr("KkMmGg", s[n - 1])) {
+		shift = strchr("Kk", s[n - 1]) ? 10 : strchr("Mm", s[n - 1]) ? 20 : 30;
+		n--;
+	}
 	uint64_t v;
-	if (lp_settings_u64(s, &v) || v == 0 || v > (1u << 24))
-		return fail("--queue-size needs a number of megabytes from 1 to 16777216, such as "
-			    "512 (got '%s')", s);
-	cli->queue_mb = v;
+	snprintf(num, sizeof num, "%.*s", (int)n, s);
+	if (n >= sizeof num || lp_settings_u64(num, &v) || v > (UINT64_C(1) << 44) >> (shift - 10) ||
+	    (v << shift) < (64u << 10))
+		return fail("--queue-size needs a size from 64K to 16T, in megabytes such as 512 or "
+			    "with K, M or G such as 256K (got '%s')", s);
+	cli->queue_bytes = v << shift;
 	return 0;
 }
 

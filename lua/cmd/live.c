@@ -262,8 +262,8 @@ static void report_backlog(const struct lp_live_stats *st)
 {
 	if (st->queue_full)
 		fprintf(stderr, "luaprof: the queue of records waiting for the script reached its "
-				"bound (%zu MiB) %llu time%s, and the kernel dropped samples meanwhile: "
-				"use a larger --queue-size\n", st->queue_bytes >> 20,
+				"bound (%zu KiB) %llu time%s, and the kernel dropped samples meanwhile: "
+				"use a larger --queue-size\n", st->queue_bytes >> 10,
 			(unsigned long long)st->queue_full, st->queue_full == 1 ? "" : "s");
 	if (st->max_lag_ns >= 100000000)
 		fprintf(stderr, "luaprof: the script fell behind the samples by up to %llu samples "
@@ -443,7 +443,7 @@ static int live_open(struct live_run *lr)
 		.nr_events = cli->events.n, .sampling = cli->sampling,
 		.mmap_pages = cli->mmap_pages, .mmap_pages_exact = cli->mmap_pages_given,
 		.duration_ns = cli->duration_ns, .exe = *lr->exe ? lr->exe : NULL,
-		.queue_bytes = (size_t)(cli->queue_mb << 20),
+		.queue_bytes = (size_t)cli->queue_bytes,
 	};
 	if (!(lr->lv = lp_live_open(&o, &lr->fb, lr->err, sizeof lr->err))) {
 		fprintf(stderr, "luaprof: %s\n", lr->err);

@@ -26,9 +26,9 @@ expect_grep '^luaprof: the script fell behind the samples by up to [0-9]+ sample
 
 # the bound: 1 MiB, a script six times slower than the samples
 expect_status 0 "$LUAPROF" run "$S" -A 300 -F 20000 -g --queue-size=1 -o tiny.data -- "$PROGS/spin" 2000
-expect_grep '^luaprof: the script is 1 MiB of records behind, the limit of --queue-size: the kernel drops samples \(counted as lost\) until the script catches up$' err
+expect_grep '^luaprof: the script is 1024 KiB of records behind, the limit of --queue-size: the kernel drops samples \(counted as lost\) until the script catches up$' err
 [ "$(grep -c 'limit of --queue-size' err)" = 1 ] || fail "the bound's line more than once"
-expect_grep '^luaprof: the queue of records waiting for the script reached its bound \(1 MiB\) [0-9]+ times?' err
+expect_grep '^luaprof: the queue of records waiting for the script reached its bound \(1024 KiB\) [0-9]+ times?' err
 read -r _ got _ disorder _ dup _ lost < <(grep '^delivered' out) || fail "no end line"
 [ "$lost" -gt 0 ] || fail "a 1 MiB queue lost nothing"
 [ "$disorder" = 0 ] && [ "$dup" = 0 ] || fail "disorder $disorder dup $dup past the bound"
@@ -39,5 +39,7 @@ plost=$(perf report -i tiny.data --stats 2>/dev/null | awk '/LOST events:/ {prin
 
 # the option's bounds
 expect_status 255 "$LUAPROF" run "$S" --queue-size=0 -- true
-expect_grep '^luaprof: --queue-size needs a number of megabytes from 1 to 16777216' err
+expect_grep "^luaprof: --queue-size needs a size from 64K to 16T, in megabytes such as 512 or with K, M or G such as 256K \\(got '0'\\)$" err
+expect_status 255 "$LUAPROF" run "$S" --queue-size=63K -- true
+expect_status 255 "$LUAPROF" run "$S" --queue-size=1X -- true
 echo ok
