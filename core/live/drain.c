@@ -8,11 +8,14 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 
 #include "live/drain.h"
 #include "luaprof/luaprof.h"
 
 #define IDLE_MS 50      /* a pass at least this often: the consumer's clock */
+#define DRAIN_NICE -10
 
 static uint64_t now_ns(void)
 {
@@ -115,6 +118,11 @@ static void set_full(struct lp_drain *d)
 static void *drain_main(void *arg)
 {
 	struct lp_drain *d = arg;
+	/* ahead of the script and the workload for the CPU, where allowed
+	 * (root): the thread works little but must run soon after a wake-up,
+	 * before the rings fill; otherwise its nice value stays as it is */
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), DRAIN_NICE))
+		errno = 0;
 	while (!__atomic_load_n(&d->quit, __ATOMIC_ACQUIRE)) {
 		bool full = __atomic_load_n(&d->held, __ATOMIC_RELAXED) >= d->bound;
 		if (full)
