@@ -17,6 +17,14 @@
  * 20 ms.  At the end everything is flushed.
  * Timestamps are CLOCK_MONOTONIC (use_clockid), the clock read here.
  *
+ * A sampling run drains the rings on a thread of its own (drain.c) into
+ * per-ring stages, which lp_live_next takes and sorts into the queues
+ * when it needs records: "the clock read before the rings are drained" is
+ * then the thread's, that of its last whole pass.  When the caller has
+ * nothing it may hand out while the queue is at its bound, or an alarm is
+ * due, it asks the thread for a pass at once (lp_drain_kick).  At the end
+ * the thread is joined and drains the rings a last time.
+ *
  * The kernel reports a ring's losses with a LOST record written when the
  * ring next has room, so a ring still full when the events stop (a script
  * slower than the samples, to the end) loses samples no record reports.
@@ -38,6 +46,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 
+#include "live/drain.h"
 #include "live/evlist.h"
 #include "live/tqueue.h"
 #include "luaprof/live.h"
@@ -74,6 +83,10 @@ struct lp_live {
 	uint64_t lost_rec[16];          /* the LOST record made for them */
 	struct pollfd *pfds;
 	size_t nr_pfds;
+	bool threaded;                  /* the rings are drained by lv->drain */
+	struct lp_drain drain;
+	struct lp_stage spare;          /* the buffer swapped for a stage */
+	uint64_t drain_bad;             /* the thread's malformed rings counted so far */
 	struct lp_live_stats stats;
 };
 
@@ -127,6 +140,58 @@ static int drain_all(struct lp_live *lv)
 		if (rc)
 			return rc;
 	}
+	return 0;
+}
+
+/* Sorts one stage's records (taken from the thread) into queue c. */
+static int sort_in(struct lp_live *lv, size_t c, const struct lp_stage *st)
+{
+	for (size_t off = 0; off < st->len;) {
+		const struct perf_event_header *h = (const void *)(st->buf + off);
+		off += h->size;
+		uint64_t t = record_time(lv, h);
+		if (t == UINT64_MAX) {
+			lp_drain_release(&lv->drain, h->size);
+			continue;
+		}
+		int rc = lp_tqueue_push(&lv->q[c], t, h);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static struct lp_tqueue *earliest(struct lp_live *lv);
+
+/* The backlog now: samples the thread staged that are not handed out
+ * yet, and the age of the oldest record waiting at time pass. */
+static void note_backlog(struct lp_live *lv, uint64_t pass)
+{
+	uint64_t staged, bad;
+	lp_drain_counts(&lv->drain, &staged, &bad);
+	lv->stats.bad_records += bad - lv->drain_bad;
+	lv->drain_bad = bad;
+	if (staged > lv->stats.samples && staged - lv->stats.samples > lv->stats.max_backlog)
+		lv->stats.max_backlog = staged - lv->stats.samples;
+	struct lp_tqueue *q = earliest(lv);
+	if (q && pass > lp_tqueue_time(q) && pass - lp_tqueue_time(q) > lv->stats.max_lag_ns)
+		lv->stats.max_lag_ns = pass - lp_tqueue_time(q);
+	lv->stats.queue_full = __atomic_load_n(&lv->drain.full_times, __ATOMIC_RELAXED);
+}
+
+/* Takes what the thread staged into the queues; *pass receives the time
+ * before its last whole pass.  0 or -errno. */
+static int take_all(struct lp_live *lv, uint64_t *pass)
+{
+	for (size_t c = 0; c < lv->el.nr_cpus; c++) {
+		int rc = lp_drain_take(&lv->drain, c, &lv->spare, pass);
+		if (!rc)
+			rc = sort_in(lv, c, &lv->spare);
+		lv->spare.len = 0;
+		if (rc)
+			return rc;
+	}
+	note_backlog(lv, lv->ending ? now_ns() : *pass);
 	return 0;
 }
 
@@ -191,11 +256,18 @@ static void wait_for_data(struct lp_live *lv)
 	int timeout = POLL_MS;
 	until(lv->deadline, &timeout);
 	until(lv->alarm ? lv->alarm + SAFE_SLACK_NS : 0, &timeout);
+	/* an alarm due, or nothing to hand out past the bound: a pass now */
+	if (lv->threaded && ((lv->alarm && !timeout) || lp_drain_full(&lv->drain))) {
+		lp_drain_kick(&lv->drain);
+		timeout = POLL_MS;
+	}
 	if (poll(lv->pfds, lv->nr_pfds, timeout) > 0 && (lv->pfds[0].revents & POLLIN)) {
 		char buf[64];
 		while (read(lv->wake[0], buf, sizeof buf) > 0)
 			;
 	}
+	if (lv->threaded)
+		lp_drain_ack(&lv->drain);
 }
 
 /* ------------------------------------------------------------- next */
@@ -229,6 +301,8 @@ static bool emit(struct lp_live *lv, struct lp_tqueue *q, struct lp_record *rec,
 {
 	const struct perf_event_header *h = lp_tqueue_pop(q);
 	const struct lp_format *fmt = &lv->fmt;
+	if (lv->threaded)
+		lp_drain_release(&lv->drain, h->size);
 	uint64_t id;
 	*event = -1;
 	if (h->type == PERF_RECORD_SAMPLE && !lp_record_peek_id(h, h->size, &lv->fmt, &id) &&
@@ -287,11 +361,12 @@ int lp_live_next(struct lp_live *lv, struct lp_record *rec, int *event)
 		if (end) {
 			lv->ending = true;
 			lp_evlist_enable(&lv->el, 0);
+			lp_drain_stop(&lv->drain);
 		} else {
 			wait_for_data(lv);
 		}
 		uint64_t pass = now_ns();
-		int rc = drain_all(lv);
+		int rc = lv->threaded ? take_all(lv, &pass) : drain_all(lv);
 		if (rc)
 			return rc;
 		lv->safe_time = pass - SAFE_SLACK_NS;
@@ -364,14 +439,39 @@ static int setup_poll(struct lp_live *lv)
 	if (!lv->pfds || !lv->q)
 		return -ENOMEM;
 	lv->pfds[lv->nr_pfds++] = (struct pollfd){ .fd = lv->wake[0], .events = POLLIN };
-	for (size_t c = 0; !lv->el.counting && c < lv->el.nr_cpus; c++)
-		lv->pfds[lv->nr_pfds++] = (struct pollfd){ .fd = lv->el.fds[c * lv->el.nr_events],
-							   .events = POLLIN };
+	if (lv->threaded)
+		lv->pfds[lv->nr_pfds++] = (struct pollfd){ .fd = lv->drain.data, .events = POLLIN };
 	if (lv->wl.pidfd >= 0)
 		lv->pfds[lv->nr_pfds++] = (struct pollfd){ .fd = lv->wl.pidfd, .events = POLLIN };
 	for (size_t i = 0; i < lv->nr_targets; i++)
 		lv->pfds[lv->nr_pfds++] = (struct pollfd){ .fd = lv->target_fds[i], .events = POLLIN };
 	return 0;
+}
+
+size_t lp_live_default_queue(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	uint64_t mem = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+	uint64_t q = mem / 16;
+	if (q < (16u << 20))
+		q = 16u << 20;
+	return q > SIZE_MAX ? SIZE_MAX : (size_t)q;
+}
+
+/* The drain thread's state over the rings (not started yet). */
+static int setup_drain(struct lp_live *lv, size_t bound)
+{
+	size_t n = lv->el.nr_cpus;
+	int *fds = calloc(n ? n : 1, sizeof *fds);
+	if (!fds)
+		return -ENOMEM;
+	for (size_t c = 0; c < n; c++)
+		fds[c] = lv->el.fds[c * lv->el.nr_events];
+	lv->stats.queue_bytes = bound ? bound : lp_live_default_queue();
+	int rc = lp_drain_init(&lv->drain, lv->el.rings, fds, n, lv->stats.queue_bytes);
+	free(fds);
+	lv->threaded = !rc;
+	return rc;
 }
 
 static int live_setup(struct lp_live *lv, const struct lp_live_opts *o, char *err, size_t errsz)
@@ -412,6 +512,8 @@ static int live_setup(struct lp_live *lv, const struct lp_live_opts *o, char *er
 		return -ENOMEM;
 	for (size_t e = 0; e < o->nr_events; e++)
 		lp_format_from_attr(&lv->fmts[e], &lv->el.attrs[e]);
+	if (!lv->el.counting && (rc = setup_drain(lv, o->queue_bytes)))
+		return rc;
 	return setup_poll(lv);
 }
 
@@ -477,11 +579,17 @@ int lp_live_start(struct lp_live *lv, char *err, size_t errsz)
 {
 	if (lv->deadline)
 		lv->deadline += now_ns();
+	int rc;
+	if (lv->threaded && (rc = lp_drain_start(&lv->drain))) {
+		snprintf(err, errsz, "cannot start the thread that drains the rings: %s",
+			 strerror(-rc));
+		return rc;
+	}
 	if (!lv->el.sampling.enable_on_exec)
 		lp_evlist_enable(&lv->el, 1);
 	if (!lv->has_cmd)
 		return 0;
-	int rc = lp_workload_start(&lv->wl);
+	rc = lp_workload_start(&lv->wl);
 	if (rc) {
 		snprintf(err, errsz, "cannot run '%s': %s", lv->cmd, strerror(-rc));
 		return rc;
@@ -573,6 +681,8 @@ void lp_live_close(struct lp_live *lv)
 {
 	if (!lv)
 		return;
+	lp_drain_free(&lv->drain);      /* joins the thread before the rings go */
+	free(lv->spare.buf);
 	for (size_t c = 0; lv->q && c < lv->el.nr_cpus; c++)
 		lp_tqueue_free(&lv->q[c]);
 	lp_evlist_close(&lv->el);

@@ -8,6 +8,10 @@
  * in time order until the run ends: the command exited, every -p target
  * exited, the duration passed, or lp_live_stop() was called.  Everything the
  * kernel wrote is drained before the end is reported.
+ *
+ * A thread of the run's own (drain.c) empties the rings into memory as the
+ * kernel fills them, so a caller slower than the samples costs memory, up
+ * to opts.queue_bytes, rather than samples.
  */
 #ifndef LUAPROF_LIVE_H
 #define LUAPROF_LIVE_H
@@ -33,6 +37,8 @@ struct lp_live_opts {
 	size_t mmap_pages;              /* per CPU, a power of two */
 	bool mmap_pages_exact;          /* the user's -m: no smaller ring instead */
 	uint64_t duration_ns;           /* 0: no limit */
+	size_t queue_bytes;             /* records drained and not yet handed out,
+					 * at most (0: lp_live_default_queue()) */
 	const char *exe;                /* the command's program file: watchpoints
 					 * waiting for its load bias (spec->reloc)
 					 * are moved at its exec */
@@ -45,7 +51,15 @@ struct lp_live_stats {
 	uint64_t throttle_idle;         /* of throttle: while the CPU ran its idle
 					 * task (pid 0), whose tick had stopped */
 	uint64_t bad_records;           /* rejected as malformed */
+	uint64_t max_backlog;           /* most samples drained and not yet handed out */
+	uint64_t max_lag_ns;            /* oldest record waiting for the script, at most */
+	uint64_t queue_full;            /* times the queue reached its bound */
+	size_t queue_bytes;             /* the bound */
 };
+
+/* The default bound of the queue between the rings and the script: a
+ * sixteenth of the machine's physical memory, at least 16 MiB. */
+size_t lp_live_default_queue(void);
 
 struct lp_live;
 

@@ -55,6 +55,8 @@ static const char usage[] =
 "  -a, --all-cpus                profile the whole system\n"
 "  -d, --duration SECONDS        stop after SECONDS\n"
 "  -m, --mmap-pages PAGES        ring buffer pages per CPU (power of two)\n"
+"      --queue-size SIZE         records the script has yet to take, at most: MB,\n"
+"                                or with K, M, G (default: a sixteenth of the RAM)\n"
 "      --switch-events           record context switches (PERF_RECORD_SWITCH,\n"
 "                                on_switch; a script with on_switch gets them)\n"
 "  -i, --input FILE              run the script over a perf.data recording\n"
@@ -79,7 +81,7 @@ static const char usage[] =
 "255 when luaprof itself fails (bad usage, script error, cannot profile).\n";
 
 enum { OPT_SYMFS = 256, OPT_NO_DEBUGINFOD, OPT_FILTER, OPT_NO_BUILDID_CACHE, OPT_SCRIPT_TIMEOUT,
-       OPT_SCRIPT_MEMORY, OPT_SWITCH_EVENTS };
+       OPT_SCRIPT_MEMORY, OPT_SWITCH_EVENTS, OPT_QUEUE_SIZE };
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -101,6 +103,7 @@ static const struct option longopts[] = {
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "script-timeout", required_argument, NULL, OPT_SCRIPT_TIMEOUT },
 	{ "script-memory", required_argument, NULL, OPT_SCRIPT_MEMORY },
+	{ "queue-size", required_argument, NULL, OPT_QUEUE_SIZE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
@@ -183,6 +186,26 @@ static int parse_script_memory(struct lp_cli *cli, const char *s)
 		return fail("--script-memory needs a number of megabytes such as 512, or 0 for "
 			    "no limit (got '%s')", s);
 	cli->script_memory_mb = (int64_t)v;
+	return 0;
+}
+
+/* --queue-size: megabytes, or a number with K, M or G. */
+static int parse_queue(struct lp_cli *cli, const char *s)
+{
+	char num[32];
+	size_t n = strlen(s);
+	unsigned shift = 20;
+	if (n && n < sizeof num && strchr("KkMmGg", s[n - 1])) {
+		shift = strchr("Kk", s[n - 1]) ? 10 : strchr("Mm", s[n - 1]) ? 20 : 30;
+		n--;
+	}
+	uint64_t v;
+	snprintf(num, sizeof num, "%.*s", (int)n, s);
+	if (n >= sizeof num || lp_settings_u64(num, &v) || v > (UINT64_C(1) << 44) >> (shift - 10) ||
+	    (v << shift) < (64u << 10))
+		return fail("--queue-size needs a size from 64K to 16T, in megabytes such as 512 or "
+			    "with K, M or G such as 256K (got '%s')", s);
+	cli->queue_bytes = v << shift;
 	return 0;
 }
 
@@ -280,6 +303,7 @@ static int option(struct lp_cli *cli, int c, char *val)
 						      &cli->script_timeout_ns);
 	case OPT_SCRIPT_MEMORY: return parse_script_memory(cli, val);
 	case 'm': return parse_pages(cli, val);
+	case OPT_QUEUE_SIZE: return parse_queue(cli, val);
 	case OPT_SWITCH_EVENTS: cli->sampling.switch_events = true; return 0;
 	case 'A': return add_arg(cli, val);
 	case 'I': return parse_interval(cli, val);

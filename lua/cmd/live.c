@@ -257,6 +257,21 @@ static void seed_procs(struct lp_run *run, const struct lp_cli *cli,
 }
 
 
+/* How far the script fell behind the samples, when it did by a tenth of
+ * a second or more, and whether the queue's bound cost samples. */
+static void report_backlog(const struct lp_live_stats *st)
+{
+	if (st->queue_full)
+		fprintf(stderr, "luaprof: the queue of records waiting for the script reached its "
+				"bound (%zu KiB) %llu time%s, and the kernel dropped samples meanwhile: "
+				"use a larger --queue-size\n", st->queue_bytes >> 10,
+			(unsigned long long)st->queue_full, st->queue_full == 1 ? "" : "s");
+	if (st->max_lag_ns >= 100000000)
+		fprintf(stderr, "luaprof: the script fell behind the samples by up to %llu samples "
+				"(%.2f s); the queue held them\n", (unsigned long long)st->max_backlog,
+			(double)st->max_lag_ns / 1e9);
+}
+
 static void report_losses(const struct lp_live *lv)
 {
 	const struct lp_live_stats *st = lp_live_stats(lv);
@@ -278,6 +293,7 @@ static void report_losses(const struct lp_live *lv)
 	if (st->bad_records)
 		fprintf(stderr, "luaprof: %llu malformed records were skipped\n",
 			(unsigned long long)st->bad_records);
+	report_backlog(st);
 }
 
 /* One line for each watchpoint (mem:) that counted nothing.  The kernel
@@ -428,6 +444,7 @@ static int live_open(struct live_run *lr)
 		.nr_events = cli->events.n, .sampling = cli->sampling,
 		.mmap_pages = cli->mmap_pages, .mmap_pages_exact = cli->mmap_pages_given,
 		.duration_ns = cli->duration_ns, .exe = *lr->exe ? lr->exe : NULL,
+		.queue_bytes = (size_t)cli->queue_bytes,
 	};
 	if (!(lr->lv = lp_live_open(&o, &lr->fb, lr->err, sizeof lr->err))) {
 		fprintf(stderr, "luaprof: %s\n", lr->err);

@@ -34,6 +34,7 @@ struct lp_cli {
 	uint64_t duration_ns;
 	uint64_t script_timeout_ns;     /* --script-timeout, 0: none */
 	int64_t script_memory_mb;       /* --script-memory, -1: the default */
+	uint64_t queue_bytes;           /* --queue-size, 0: the default */
 	const char *input;              /* -i FILE: replay a recording */
 	const char *output;             /* -o FILE: keep a recording */
 	bool no_buildid_cache;          /* leave perf's build-id cache alone */

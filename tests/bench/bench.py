@@ -8,7 +8,7 @@ Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
     tests/bench/bench.py [--quick] [--only NAME[,NAME...]]
 
 NAME is one of: live, replay, keepup, startup, symbols, tracepoints, dwarf, flame, map,
-guards, probes, stat, offcpu, script.
+guards, probes, stat, offcpu, script, switches, drain.
 """
 import atexit, json, os, resource, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -885,13 +885,51 @@ def script_bench():
            statistics.median(ours), statistics.median(theirs), "samp/s", better="higher")
 
 
+SLOW_LUA = script("slow.lua", "local n = 0\n"
+                  "function on_sample(s)\n  n = n + 1\n"
+                  "  local t = os.clock() + 50e-6\n  while os.clock() < t do end\nend\n"
+                  "function on_end(i) print('samples ' .. n .. ' lost ' .. i.lost) end\n")
+
+
+def drain_bench():
+    """The rings drained on a thread of their own (core/live/drain.c):
+    lost samples, in 5 runs whatever --quick says, of offcpu live on
+    pingpong 200000 (about 400k switches) against perf record -a -g -e
+    sched:sched_switch, and of a script spending 50 us on each sample at
+    -F 20000 -g (or the kernel's limit) on spin against perf record; then
+    the workload's slowdown at 999 Hz (live_overhead)."""
+    wl = [os.path.join(PROGS, "pingpong"), "200000"]
+    pdata = os.path.join(TMP, "drain.data")
+    ours, theirs = [], []
+    for _ in range(5):
+        run([LUAPROF, "run", "offcpu", "--"] + wl)
+        ours.append(lost_samples())
+        run(["perf", "record", "-q", "-a", "-g", "-e", "sched:sched_switch", "-o", pdata, "--"] + wl)
+        theirs.append(lost_in(pdata))
+    report("pingpong 200000 offcpu", "lost samples in 5 runs: luaprof vs perf record", sum(ours),
+           sum(theirs), "samples")
+    print("%-22s luaprof lost %s, perf record %s" % ("", ours, theirs))
+    freq = min(20000, int(open("/proc/sys/kernel/perf_event_max_sample_rate").read()))
+    spin = [os.path.join(PROGS, "spin"), "1000" if QUICK else "3000"]
+    ours, theirs = [], []
+    for _ in range(5):
+        out = run([LUAPROF, "run", SLOW_LUA, "-F", str(freq), "-g", "--"] + spin)[3]
+        ours.append(int(out.split()[3]))
+        run(["perf", "record", "-q", "-F", str(freq), "-g", "-o", pdata, "--"] + spin)
+        theirs.append(lost_in(pdata))
+    report("spin -F%d -g 50us/samp" % freq, "lost samples in 5 runs: luaprof vs perf record", sum(ours),
+           sum(theirs), "samples")
+    print("%-22s luaprof lost %s, perf record %s" % ("", ours, theirs))
+    live_overhead()
+
+
 SECTIONS = [("live", lambda: (live_overhead(), live_throughput(), symbolized_throughput())),
             ("replay", replay), ("keepup", keepup),
             ("startup", lambda: (startup(), replay_startup(), record_close())), ("symbols", symbols),
             ("tracepoints", lambda: (tracepoint_replay(), tracepoint_keepup())), ("dwarf", dwarf),
             ("flame", flame), ("map", counting_map), ("guards", guards), ("probes", probes),
             ("stat", stat_bench), ("offcpu", lambda: (offcpu_bench(), offcpu_live())), ("script", script_bench),
-            ("switches", switches_bench)]
+            ("switches", switches_bench), ("drain", drain_bench)]
 
 
 def main():
