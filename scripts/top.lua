@@ -38,16 +38,21 @@ end
 -- A frame's (or the sample's) function name as --demangle asks: perf
 -- report's by default, without the parameter list and clone suffixes.
 local short_names = {}          -- mangled name -> its short form
-local function name_of(f)
+-- f's function as perf names it: demangled without parameters, once
+local function short_name(f)
   local m = f.mangled
-  if not m or opt.demangle == "full" then return f.sym end
-  if opt.demangle == "none" then return m end
+  if not m then return f.sym end
   local n = short_names[m]
   if not n then
     n = luaprof.demangle(m, false) or f.sym
     short_names[m] = n
   end
   return n
+end
+local function name_of(f)
+  if not f.mangled or opt.demangle == "full" then return f.sym end
+  if opt.demangle == "none" then return f.mangled end
+  return short_name(f)
 end
 
 -- An object's name as perf report's dso column shows it: the file's base
@@ -116,21 +121,10 @@ end
 -- its own, as perf report names it: "NAME (inlined)", NAME without
 -- parameters, one row per function it is inlined into; a name that is
 -- the function's own is that function's row.
-local brief = {}        -- mangled name -> as perf names it, demangled once
-local function perf_name(f)
-  local m = f.mangled
-  if not m then return f.sym end
-  local n = brief[m]
-  if not n then
-    n = luaprof.demangle(m, false) or f.sym
-    brief[m] = n
-  end
-  return n
-end
 
 local function inlined_row(t, s, f, base)
-  local name = perf_name(f) or "[unknown]"
-  if base and name == perf_name(base) then return row_of(t, s, base) end
+  local name = short_name(f) or "[unknown]"
+  if base and name == short_name(base) then return row_of(t, s, base) end
   return row_of(t, s, { sym = name .. " (inlined)", dso = f.dso, kernel = f.kernel,
                         file = f.file, line = f.line }, base and base.sym or "")
 end
