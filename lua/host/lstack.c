@@ -303,6 +303,10 @@ void lp_stack_push(lua_State *L, struct lp_run *run)
 			lua_rawseti(L, -2, ++k);
 		}
 		push_frame(L, &run->stack.frames[i]);
+		if (run->stack.frame_caller[i]) {
+			lua_pushboolean(L, true);
+			lua_setfield(L, -2, "caller");
+		}
 		if (ns)
 			set_source(L, &sf[ns - 1]);
 		lua_rawseti(L, -2, ++k);
