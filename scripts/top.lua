@@ -65,19 +65,22 @@ local function dso_name(path)
 end
 
 -- Each sort key: its column title and its value for the sample s, at frame
--- f of its stack (nil: the sampled frame itself, s).
+-- f of its stack (nil: the sampled frame itself, s), and when the row's
+-- identity is not that text, what it is instead.
 local keys = {
   sym = { "Symbol", function(s, f)
+    local level = (f or s).kernel and "[k] " or "[.] "
+    local name = name_of(f or s)
+    if name then return level .. name end
     -- unnamed: perf's row per address: the sample's own, the offset in
     -- the mapped file (else the address itself), which tells the objects'
     -- rows apart; a call-chain frame's (--children), the address as the
-    -- chain holds it (an unwound caller's, the call's: ip - 1)
+    -- chain holds it (an unwound caller's, the call's: ip - 1).  perf
+    -- compares them by address alone (one row, with the level of the
+    -- frame that made it first), and its "%#llx" prints 0 without 0x.
     local addr = f and (f.caller and f.ip - 1 or f.ip) or s.offset or s.ip
-    local name = name_of(f or s)
-    if name then return ((f or s).kernel and "[k] " or "[.] ") .. name end
-    -- perf's "%#llx" prints 0 without its 0x
-    return ((f or s).kernel and "[k] " or "[.] ") ..
-      (addr == 0 and "0000000000000000" or string.format("0x%016x", addr))
+    local text = addr == 0 and "0000000000000000" or string.format("0x%016x", addr)
+    return level .. text, text
   end },
   dso = { "Shared Object", function(s, f) return dso_name((f or s).dso) end },
   comm = { "Command", function(s) return s.comm end },
@@ -109,15 +112,13 @@ local last_comm = {}    -- tid -> its command at its last sample (--sort=pid)
 -- within: what else tells the row apart (an inlined function's, the
 -- function it is inlined into).
 local function row_of(t, s, f, within)
-  local cells, unnamed = {}, false
+  local cells, id = {}, nil
   for i, k in ipairs(sort_keys) do
-    cells[i] = k[2](s, f)
-    unnamed = unnamed or cells[i]:find("^%[[k.]%] 0x%x+$") or cells[i]:find("^%[[k.]%] 0+$")
+    local cell, key = k[2](s, f)
+    cells[i] = cell
+    key = key or cell
+    id = id and id .. "\0" .. key or key
   end
-  -- perf compares unnamed rows by address alone: one row, with the level
-  -- of the frame that made it first
-  local id = table.concat(cells, "\0")
-  if unnamed then id = id:gsub("%[[k.]%] (0?x?%x+)", "%1") end
   if hidden_dso then id = id .. "\0" .. hidden_dso(s, f) end
   if within then id = id .. "\0" .. within end
   local r = t.rows[id]
