@@ -29,6 +29,7 @@ void lp_dwarf_callbacks(Dwfl_Callbacks *cb);
 /* The CFI rule at one pc, reduced to rip, rsp and rbp. */
 struct lp_step {
 	bool simple;            /* the rule is one this struct describes */
+	bool nocfi;             /* no rule: the object's CFI does not cover pc */
 	bool outermost;         /* no return address: the walk ends here */
 	bool cfa_rbp;           /* CFA = rbp + cfa_off (else rsp + cfa_off) */
 	bool rbp_saved;         /* rbp saved at CFA + rbp_off (else unchanged) */
@@ -36,7 +37,11 @@ struct lp_step {
 };
 
 /* The rule at pc (an address of the module, as libdwfl places it) from
- * mod's .eh_frame; false when there is none (st->simple false too). */
+ * mod's .eh_frame; false when there is none, and then st says what perf's
+ * libunwind does instead: st->nocfi when the module has an .eh_frame that
+ * does not cover pc (crti.o's _init and _fini, hand-written assembly: a
+ * guessed frame-pointer step), st->outermost when the module has none
+ * (the walk ends there). */
 bool lp_step_rule(Dwfl_Module *mod, uint64_t pc, struct lp_step *st);
 
 #define LP_STEPCACHE_BITS 12

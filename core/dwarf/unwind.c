@@ -20,7 +20,8 @@
  * Most samples never reach libdwfl's walk: the CFI rules of each pc,
  * reduced to rip/rsp/rbp and cached (ustep.c), are applied directly, and
  * only a sample with a frame whose rule is not that simple is unwound by
- * libdwfl.  LUAPROF_UNWIND_SLOW in the environment turns that off, to
+ * libdwfl.  Where no CFI covers a pc, that walk does what perf's libunwind
+ * does (guess_step; docs/perf-differences.md), not libdwfl's fallback.  LUAPROF_UNWIND_SLOW in the environment turns that off, to
  * compare the two.
  */
 #include <errno.h>
@@ -348,6 +349,27 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return u->n < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
+/* A step through code its object's CFI does not cover, as perf's
+ * libunwind takes it (x86_64 unw_step, "guessed" frame): rbp taken as a
+ * frame pointer when it lies in [cfa, cfa + 0x4000], where cfa is the
+ * walk's CFA so far (the sampled rsp, first); the return address and the
+ * caller's rbp read at rbp + 8 and rbp; the CFA moved on by 16 from the
+ * old CFA, not from rbp (libunwind's own, wrong when rbp is not the frame
+ * just left: it is kept, since perf's stacks are what luaprof's must be).
+ * False when the walk ends there. */
+static bool guess_step(const struct lp_unwinder *u, uint64_t *cfa, uint64_t *bp,
+		       bool *bp_known, uint64_t *pc)
+{
+	uint64_t up_bp, ra;
+	if (!*bp_known || *bp < *cfa || *bp - *cfa > 0x4000 ||
+	    !stack_word(u, *bp, &up_bp) || !stack_word(u, *bp + 8, &ra))
+		return false;
+	*bp = up_bp;
+	*cfa += 16;
+	*pc = ra;
+	return true;
+}
+
 /* The walk with cached rules (ustep.c), frame by frame as libdwfl's would
  * go: true when it ended on its own (u->ips, u->n hold it), false when a
  * frame's rule is not simple and libdwfl must unwind the sample.  A word
@@ -364,10 +386,17 @@ static bool fast_unwind(struct lp_unwinder *u, uint64_t pc)
 		if (!r) {       /* the object is reported before its rule is cached */
 			report_pc(u, look);
 			Dwfl_Module *mod = dwfl_addrmodule(st->dwfl, look);
-			r = mod ? lp_stepcache_put(st->steps, mod, look) : NULL;
+			if (!mod)
+				return true;    /* as libunwind: no object, no step */
+			r = lp_stepcache_put(st->steps, mod, look);
 		}
-		if (!r || !r->simple)
+		if (!r->simple)
 			return false;
+		if (r->nocfi) {
+			if (!guess_step(u, &sp, &bp, &bp_known, &pc))
+				return true;
+			continue;
+		}
 		if (r->outermost || (r->cfa_rbp && !bp_known))
 			return true;
 		uint64_t cfa = (r->cfa_rbp ? bp : sp) + (uint64_t)r->cfa_off;

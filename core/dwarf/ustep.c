@@ -79,8 +79,14 @@ bool lp_step_rule(Dwfl_Module *mod, uint64_t pc, struct lp_step *st)
 	Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
 	Dwarf_Frame *fr = NULL;
 	memset(st, 0, sizeof *st);
-	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr))
+	if (!cfi) {             /* perf's libunwind stops where it finds none */
+		st->outermost = st->simple = true;
 		return false;
+	}
+	if (dwarf_cfi_addrframe(cfi, pc - bias, &fr)) {
+		st->nocfi = st->simple = true;
+		return false;
+	}
 	st->simple = reduce(fr, st);
 	free(fr);
 	return true;
@@ -113,8 +119,7 @@ const struct lp_step *lp_stepcache_find(const struct lp_stepcache *c, uint64_t p
 const struct lp_step *lp_stepcache_put(struct lp_stepcache *c, Dwfl_Module *mod, uint64_t pc)
 {
 	struct lp_stepent *e = slot(c, pc);
-	if (!lp_step_rule(mod, pc, &e->step))
-		e->step.simple = false;
+	lp_step_rule(mod, pc, &e->step);
 	e->mod = mod;
 	e->pc = pc;
 	return &e->step;
