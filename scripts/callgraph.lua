@@ -40,7 +40,7 @@ function on_end()
   for ev in pairs(stacks) do events[#events + 1] = ev end
   table.sort(events)
   for i, ev in ipairs(events) do
-    local tree = luaprof.calltree.new()
+    local tree = luaprof.calltree()
     for folded, n in pairs(stacks[ev]) do
       tree:add_folded(folded, n, { reverse = opt.order == "callee", comm = opt.comm })
     end

@@ -368,7 +368,7 @@ int lp_cli_finish(struct lp_cli *cli)
 	if (!cli->events.n && !cli->input && lp_event_list_add_default(&cli->events))
 		return fail("out of memory");
 	if (cli->sampling.count_only && cli->output)
-		return fail("counting (luaprof stat, luaprof.setup{count_only = true}) samples "
+		return fail("counting (luaprof stat, luaprof.setup{counting = true}) samples "
 			    "nothing, so it writes no recording: leave out -o");
 	return 0;
 }

@@ -422,7 +422,7 @@ def symbols():
 
 SWITCH3_LUA = script("switch3.lua", "local n, sleeps, same = 0, 0, 0\non_event = {}\n"
                      "on_event['sched:sched_switch'] = function(s)\n"
-                     "  local f = s.fields\n  n = n + 1\n"
+                     "  local f = s.args\n  n = n + 1\n"
                      "  if f.prev_state == 1 then sleeps = sleeps + 1 end\n"
                      "  if f.prev_pid == f.next_pid then same = same + 1 end\nend\n"
                      "function on_end() print('samples ' .. n .. ' sleeps ' .. sleeps .. ' same ' .. same) end\n")
@@ -670,7 +670,7 @@ def probes():
     """A function called a million times (probed calls: twice(i)): the
     workload's wall time alone, under luaprof run counting each call's
     sample in Lua, under luaprof stat counting the uprobe in the kernel
-    (count_only), under perf record -e of the same uprobe (made with perf
+    (counting), under perf record -e of the same uprobe (made with perf
     probe -x, deleted after), and under bpftrace's uprobe:...{@n++}; and
     the calls each saw (all of them, or it says how many it lost)."""
     calls = 200000 if QUICK else 1000000
@@ -712,7 +712,7 @@ def probes():
     if perf:
         report(wlname, "slowdown: luaprof run (Lua per call) vs perf record", med(ours) / base,
                med(perf) / base, "x")
-        report(wlname, "slowdown: luaprof stat (count_only) vs perf record", med(stat) / base,
+        report(wlname, "slowdown: luaprof stat (counting) vs perf record", med(stat) / base,
                med(perf) / base, "x")
     if bpf:
         report(wlname, "slowdown: luaprof run vs bpftrace @n++", med(ours) / base, med(bpf) / base, "x")

@@ -1,7 +1,7 @@
 -- luaprof.calltree: a call tree (caller -> callee, or callee -> caller)
 -- from stacks, printed with each path's count and share.
 --
---   local tree = luaprof.calltree.new()
+--   local tree = luaprof.calltree()
 --   tree:add({ "main", "run", "work" }, n)   -- a path from the root, n samples
 --   tree:add_folded("comm;main;run;work", n [, { reverse = true, comm = false }])
 --   tree:print{ min = 0.5, depth = 20, total = N, unit = "samples" }
@@ -15,11 +15,11 @@
 -- percent of the total (default 0.5) are left out with what is below them,
 -- and one line per parent says how much was left out.
 
-local M = {}
 local Tree = {}
 Tree.__index = Tree
 
-function M.new()
+-- The module is the constructor: luaprof.calltree().
+local function new()
   return setmetatable({ total = 0, root = { n = 0, kids = {} } }, Tree)
 end
 
@@ -91,4 +91,4 @@ function Tree:print(opts)
   walk(self.root, 1, o, opts.out or print)
 end
 
-return M
+return new
