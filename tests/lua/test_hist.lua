@@ -111,10 +111,11 @@ T.case("hist{min=, max=, step=}: errors", function()
           function() luaprof.hist{ min = 0, max = 10, stp = 1 } end)
 end)
 
-T.case("luaprof.lhist is gone: one constructor, luaprof.hist", function()
-  local ok, err = pcall(function() return luaprof.lhist end)
+T.case("luaprof.lhist is gone: one constructor, luaprof.hist", function()  -- api-rename: keep
+  local ok, err = pcall(function() return luaprof.lhist end)  -- api-rename: keep
   T.eq(ok, false)
-  T.eq(tostring(err):match("luaprof%.lhist: no such field of luaprof;") ~= nil, true, tostring(err))
+  local want = "luaprof%.lhist: no such field of luaprof;"  -- api-rename: keep
+  T.eq(tostring(err):match(want) ~= nil, true, tostring(err))
 end)
 
 T.done()

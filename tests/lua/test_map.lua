@@ -13,15 +13,15 @@ T.case("map: add, get, sum, #", function()
   T.eq(m:get("none"), 0)
   T.eq(m:sum(), 9)
   T.eq(#m, 3)
-  T.eq(m.count, nil, "no m:count(): #m is the number of keys")
-  T.eq(m.total, nil, "no m:total(): m:sum() is the sum")
+  T.eq(m.count, nil, "no m:count(): #m is the number of keys")  -- api-rename: keep
+  T.eq(m.total, nil, "no m:total(): m:sum() is the sum")  -- api-rename: keep
   T.eq(tostring(m), "luaprof.map (3 keys)")
 end)
 
-T.case("map: luaprof.map() is the one constructor (no .new)", function()
+T.case("map: luaprof.map() is the one constructor (no .new)", function()  -- api-rename: keep
   local a, b = luaprof.map(), luaprof.map()
   T.eq(getmetatable(a), getmetatable(b))
-  T.eq(luaprof.map.new, nil)
+  T.eq(luaprof.map.new, nil)  -- api-rename: keep
 end)
 
 T.case("map: floats add up as floats", function()
