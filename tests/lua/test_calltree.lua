@@ -22,7 +22,8 @@ T.case("calltree: paths, heaviest first, ties by name", function()
   t:add({ "main", "run", "idle" }, 2)
   t:add({ "main", "init" }, 2)
   t:add({ "other" })
-  T.eq(t.total, 11)
+  T.eq(t:sum(), 11)
+  T.eq(t.total, nil, "tree:sum(), as a map's")  -- api-rename: keep
   T.eq(lines_of(t),
        line(100 * 10 / 11, 10, 1, "main") ..
        line(100 * 8 / 11, 8, 2, "run") ..

@@ -5,7 +5,7 @@
 --   tree:add({ "main", "run", "work" }, n)   -- a path from the root, n samples
 --   tree:add_folded("comm;main;run;work", n [, { reverse = true, comm = false }])
 --   tree:print{ min = 0.5, depth = 20, total = N, unit = "samples" }
---   tree.total                               -- the sum of what was added
+--   tree:sum()                               -- the sum of what was added
 --
 -- add_folded takes a line of FlameGraph's folded format (s.folded, or a
 -- luaprof.map of them): reverse = true makes the tree leaf first (callee
@@ -20,12 +20,15 @@ Tree.__index = Tree
 
 -- The module is the constructor: luaprof.calltree().
 local function new()
-  return setmetatable({ total = 0, root = { n = 0, kids = {} } }, Tree)
+  return setmetatable({ n = 0, root = { n = 0, kids = {} } }, Tree)
 end
+
+-- The sum of what was added (as a map's and a histogram's :sum()).
+function Tree:sum() return self.n end
 
 function Tree:add(path, n)
   n = n or 1
-  self.total = self.total + n
+  self.n = self.n + n
   local node = self.root
   node.n = node.n + n
   for i = 1, #path do
@@ -87,7 +90,7 @@ end
 function Tree:print(opts)
   opts = opts or {}
   local o = { min = opts.min or 0.5, depth = opts.depth or math.huge,
-              total = opts.total or self.total }
+              total = opts.total or self.n }
   walk(self.root, 1, o, opts.out or print)
 end
 

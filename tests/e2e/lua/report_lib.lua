@@ -98,7 +98,7 @@ print(sched.state(0), sched.state(1), sched.state(2), sched.state_name(0), sched
 -- out.  Thread 8 is
 -- not wanted (filter).  A sample before a thread's switch out ends nothing.
 local function sw(time, prev, state, nxt)
-  return { time = time, pid = prev, fields = { prev_pid = prev, prev_comm = "c" .. prev,
+  return { time = time, pid = prev, args = { prev_pid = prev, prev_comm = "c" .. prev,
                                             prev_state = state, next_pid = nxt } }
 end
 local off = sched.offcpu{
