@@ -16,7 +16,7 @@ function on_start(info)
   assert(type(info.os_release) == "string" and type(info.arch) == "string")
   assert(math.type(info.nr_cpus) == "integer" and info.nr_cpus > 0)
   assert(info.perf_version == "luaprof " .. luaprof.version)
-  assert(info.cmdline[1]:match("luaprof$") and info.cmdline[2] == "run", table.concat(info.cmdline, " "))
+  assert(info.cmdline[1]:match("luaprof[^/]*$") and info.cmdline[2] == "run", table.concat(info.cmdline, " "))
   local ok, err = pcall(function() return info.fil end)
   assert(not ok and err:find("api.lua:%d+: info.fil: no such field of on_start's info; fields are: " ..
     "all_cpus, arch, build_ids, cmdline, command, events, file, hostname, nr_cpus, os_release, perf_version, pid, " ..
