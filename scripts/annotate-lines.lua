@@ -1,5 +1,5 @@
 -- annotate-lines.lua: the hottest source lines of the hottest functions,
--- from each sample's source line (s.srcline, DWARF), with the text of the
+-- from each sample's source line (s.file and s.line, DWARF), with the text of the
 -- line when the source file is there to read.
 --
 --   luaprof run annotate-lines -- ./prog          (built with -g)
@@ -10,7 +10,7 @@
 -- may lie in another file (a header) than the function's own.
 
 local opt = luaprof.options{
-  description = "the hottest source lines of the hottest functions (s.srcline)",
+  description = "the hottest source lines of the hottest functions (s.file, s.line)",
   help = [[For each of the --functions hottest functions: its samples and share,
 then its --lines hottest source lines with their samples, share of the
 function and the line's text.  Samples without DWARF line information
@@ -33,7 +33,7 @@ function on_sample(s)
     m = luaprof.map()
     lines[sym] = m
   end
-  m:add(s.srcline or "??:0")
+  m:add(s.file and s.file .. ":" .. (s.line or 0) or "??:0")
 end
 
 local files = {}                -- path -> its lines, or false

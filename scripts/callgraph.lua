@@ -2,7 +2,7 @@
 -- `perf report -g caller` (root first: who calls what) or `-g callee`
 -- (leaf first: each hot function, then its callers).
 --
---   luaprof run callgraph [--order=caller|callee] [--min=PCT] -- ./prog
+--   luaprof run callgraph [--order=caller|callee] [--min=PCT] [--per=comm] -- ./prog
 --
 -- Stacks are counted by their folded form (s.folded, cached per distinct
 -- stack by luaprof), and the tree is built once at the end, so a long
@@ -19,7 +19,8 @@ _[j], inlined functions in _[i].  One tree per event.]],
     choices = { "caller", "callee" } },
   { "min", "number", 0.5, "leave out paths under this share of the samples, in percent" },
   { "depth", "integer", 64, "levels of the tree to print at most" },
-  { "comm", "boolean", false, "put each command's name at the root of its stacks" },
+  { "per", "string", "all", "one tree for all commands (all), or each command's name at its root (comm)",
+    choices = { "all", "comm" } },
 }
 luaprof.setup{ call_graph = true }
 
@@ -40,13 +41,13 @@ function on_end()
   for ev in pairs(stacks) do events[#events + 1] = ev end
   table.sort(events)
   for i, ev in ipairs(events) do
-    local tree = luaprof.calltree.new()
+    local tree = luaprof.calltree()
     for folded, n in pairs(stacks[ev]) do
-      tree:add_folded(folded, n, { reverse = opt.order == "callee", comm = opt.comm })
+      tree:add_folded(folded, n, { reverse = opt.order == "callee", comm = opt.per == "comm" })
     end
     if i > 1 then print() end
     print(string.format("# %d samples of event '%s', %s graph (%s first), paths under %.2f%% left out",
-                        tree.total, ev, opt.order, opt.order == "caller" and "root" or "leaf", opt.min))
+                        tree:sum(), ev, opt.order, opt.order == "caller" and "root" or "leaf", opt.min))
     tree:print{ min = opt.min, depth = opt.depth }
   end
 end

@@ -33,7 +33,7 @@ end
 local function print_fields(s)
   local t = { common_callchain = "[]", common_comm = s.comm, common_cpu = s.cpu or 0,
               common_s = s.time // 1000000000, common_ns = s.time % 1000000000, common_pid = s.tid }
-  for k, v in pairs(s.fields) do
+  for k, v in pairs(s.args) do
     t[k] = type(v) == "table" and "[" .. table.concat(v, ", ") .. "]" or v
   end
   local keys = {}
@@ -44,7 +44,7 @@ local function print_fields(s)
 end
 
 function on_sample(s)
-  if s.fields then return print_fields(s) end
+  if s.raw then return print_fields(s) end      -- a tracepoint (s.raw: theirs only)
   records = records + 1
   counts.comm:add(s.comm)
   counts.symbol:add(perf_symbol(s))

@@ -21,7 +21,7 @@ function on_start()
 end
 
 on_event = { ["raw_syscalls:sys_exit"] = function(s)
-  local comm, pid, f = s.comm, s.tid, s.fields
+  local comm, pid, f = s.comm, s.tid, s.args
   if not only(comm, pid) or f.ret >= 0 then return end
   syscalls:at(comm, perfpy.dict):at(pid, perfpy.dict):at(f.id, perfpy.dict):add(f.ret)
 end }

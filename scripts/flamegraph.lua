@@ -62,12 +62,12 @@ function on_end(info)
     title = opt.title or (opt.offcpu and "Off-CPU Time Flame Graph" or nil),
     countname = opt.offcpu and "us" or nil,
     icicle = opt.icicle, base = base, width = opt.width,
-    subtitle = string.format("%d %s%s", opt.offcpu and stacks:total() or info.samples,
+    subtitle = string.format("%d %s%s", opt.offcpu and stacks:sum() or info.samples,
                              opt.offcpu and "us off the CPU" or "samples",
                              base and ", colours: change from " .. base_name or ""),
   })
   if opt.out ~= "-" then
-    io.stderr:write(string.format("luaprof: wrote %d %s (%d stacks) to %s\n", stacks:total(),
+    io.stderr:write(string.format("luaprof: wrote %d %s (%d stacks) to %s\n", stacks:sum(),
                                   opt.offcpu and "us" or "samples", #stacks, opt.out))
   end
 end

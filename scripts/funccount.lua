@@ -5,7 +5,7 @@
 --   luaprof run funccount -A 'libc:str*' -p 1234 -I 1000     (per second)
 --
 -- One uprobe per function (luaprof.functions finds them), counted in the
--- kernel without sampling (count_only): no call is lost however fast they
+-- kernel without sampling (counting): no call is lost however fast they
 -- come.  Replaying a recording of uprobe samples (luaprof record -e
 -- uprobe:...), each sample of a matching function is one call.
 
@@ -29,7 +29,7 @@ if #names > opt.max then
 end
 local events = {}
 for i, name in ipairs(names) do events[i] = "uprobe:" .. path .. ":" .. name end
-luaprof.setup{ events = events, count_only = true }
+luaprof.setup{ events = events, counting = true }
 
 local calls = luaprof.map()             -- replaying: function -> samples
 
@@ -54,10 +54,10 @@ local function print_counts(counts)
   luaprof.fmt.print_table(rows, { headers = { "FUNC", "COUNT" } })
 end
 
--- info.counts (live, counting) as a map of function -> calls.
+-- info.values (live, counting) as a map of function -> calls.
 local function counted(info)
   local m = luaprof.map()
-  for name, c in pairs(info.counts or {}) do
+  for name, c in pairs(info.values or {}) do
     if name:find("^uprobe:") then m:add(func_of(name), c.value) end
   end
   return m

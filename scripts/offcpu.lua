@@ -27,7 +27,7 @@ stdout); luaprof run flamegraph --offcpu draws them as a flame graph.]],
   { "folded", "boolean", false, "print folded stacks weighted in microseconds instead" },
   { "out", "string", "-", "where --folded writes (- for stdout)" },
 }
-luaprof.setup{ events = { "sched:sched_switch" }, call_graph = true, system_wide = true }
+luaprof.setup{ events = { "sched:sched_switch" }, call_graph = true, all_cpus = true }
 
 local sched = require "sched"
 local wanted = {}

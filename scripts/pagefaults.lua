@@ -15,7 +15,7 @@ minor and major counts and the share of all faults.  With call stacks (-g)
 a third: the stacks that took the most faults, leaf first.]],
   { "limit", "integer", 15, "rows per table", min = 0 },
 }
-luaprof.setup{ events = { "minor-faults", "major-faults" }, count = 1 }
+luaprof.setup{ events = { "minor-faults", "major-faults" }, period = 1 }
 
 local fmt = luaprof.fmt
 local by_func, by_obj, by_stack = {}, {}, luaprof.map()
@@ -37,7 +37,7 @@ function on_sample(s)
   total = total + n
   add(by_func, { s.sym or "[unknown]", obj }, major, n)
   add(by_obj, { obj }, major, n)
-  if s.callchain then by_stack:add(s.folded, n) end
+  if s.has_callchain then by_stack:add(s.folded, n) end
 end
 
 local function print_rows(title, t, headers)

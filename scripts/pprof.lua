@@ -33,10 +33,10 @@ function on_start(info)
   local timed = ev:match("^cpu%-clock") or ev:match("^task%-clock")
   local second = timed and { "cpu", "nanoseconds" } or { ev, "count" }
   if opt.offcpu then
-    p = luaprof.pprof.new{ sample_types = { { "waits", "count" }, { "offcpu", "nanoseconds" } },
+    p = luaprof.pprof{ sample_types = { { "waits", "count" }, { "offcpu", "nanoseconds" } },
                            default = "offcpu" }
   else
-    p = luaprof.pprof.new{ sample_types = { { "samples", "count" }, second },
+    p = luaprof.pprof{ sample_types = { { "samples", "count" }, second },
                            period = { second[1], second[2] }, default = "samples", labels = labels }
   end
 end

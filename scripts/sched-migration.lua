@@ -120,7 +120,7 @@ local current = {}                      -- cpu -> the pid last switched to
 on_event = {}
 
 on_event["sched:sched_switch"] = function(s)
-  local f, cpu = s.fields, s.cpu
+  local f, cpu = s.args, s.cpu
   local on_cpu = current[cpu]
   if on_cpu and on_cpu ~= f.prev_pid then
     print(string.format("Sched switch event rejected ts: %d.%d cpu: %d prev: %s(%d) next: %s(%d)",
@@ -138,7 +138,7 @@ on_event["sched:sched_switch"] = function(s)
 end
 
 on_event["sched:sched_migrate_task"] = function(s)
-  local f = s.fields
+  local f = s.args
   local ts = slice_at(s.time)
   if f.orig_cpu == f.dest_cpu then return end
   local old = rq_of(ts.prev, f.orig_cpu)
@@ -152,7 +152,7 @@ on_event["sched:sched_migrate_task"] = function(s)
 end
 
 local function wake_up(s, kind)
-  local f = s.fields
+  local f = s.args
   if f.success == 0 then return end     -- kernels before 4.x had success; later ones always succeed
   local ts = slice_at(s.time)
   local old = rq_of(ts.prev, f.target_cpu)

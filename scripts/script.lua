@@ -54,7 +54,8 @@ local function header_format(chain, cpu, period)
 end
 
 function on_sample(s)
-  local fields, chain, t, cpu = s.fields, s.callchain, s.time, s.cpu
+  -- a tracepoint's fields (only tracepoints have s.raw), not a probe's s.args
+  local fields, chain, t, cpu = s.raw and s.args, s.has_callchain, s.time, s.cpu
   out:write(string.format(header_format(chain, cpu, not fields), s.comm, s.tid, cpu or "",
                           string.format("%d.%06d", t // 1000000000, t % 1000000000 // 1000),
                           fields and "" or s.period, s.event or "[unknown]"))

@@ -20,7 +20,7 @@ local syscalls = perfpy.dict()          -- id -> count in this interval
 
 on_event = { ["raw_syscalls:sys_enter"] = function(s)
   if for_comm and s.comm ~= for_comm then return end
-  syscalls:add(s.fields.id)
+  syscalls:add(s.args.id)
 end }
 
 function on_interval()

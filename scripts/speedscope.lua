@@ -23,7 +23,7 @@ local p
 function on_start(info)
   local name = opt.name or (info.command and table.concat(info.command, " "))
                or info.file or "luaprof"
-  p = luaprof.speedscope.new{ name = name, per = opt.per,
+  p = luaprof.speedscope{ name = name, per = opt.per,
                               unit = (opt.weight == "time" or opt.offcpu) and "nanoseconds" or "none" }
 end
 

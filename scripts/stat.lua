@@ -4,7 +4,7 @@
 --   luaprof stat -e task-clock,page-faults -I 100 -- ./my-program
 --   luaprof stat -a -d 5                       (the whole system, five seconds)
 --
--- Counts without sampling (luaprof.setup{ count_only = true }): each event's
+-- Counts without sampling (luaprof.setup{ counting = true }): each event's
 -- value with its unit, the ratios perf derives (CPUs utilized, rates per
 -- second of task time, instructions per cycle, miss ratios), the elapsed
 -- time and the command's user and system time; -I MS prints each
@@ -12,9 +12,9 @@
 -- stderr, so that the command's own output stays apart (--out=FILE writes
 -- a file).  Events the machine cannot count are <not supported>; a
 -- multiplexed event's value is scaled, with the share of the time it ran.
--- The formatting is the library's luaprof.counts.
+-- The formatting is the library's luaprof.stat.
 
-local counts = luaprof.counts
+local stat = luaprof.stat
 
 local opt = luaprof.options{
   description = "count events like perf stat: values, units, ratios, elapsed time",
@@ -25,7 +25,7 @@ local opt = luaprof.options{
 luaprof.setup{
   events = { "task-clock", "context-switches", "cpu-migrations", "page-faults",
              "cycles", "instructions", "branches", "branch-misses" },
-  count_only = true,
+  counting = true,
 }
 
 local out = io.stderr
@@ -35,7 +35,7 @@ local header = false
 
 function on_start(info)
   if opt.out ~= "" then out = assert(io.open(opt.out, "w")) end
-  names = counts.names(info.events)
+  names = stat.names(info.events)
   if info.command then
     target = table.concat(info.command, " ")
   elseif info.pids then
@@ -44,11 +44,11 @@ function on_start(info)
 end
 
 function on_interval(info)
-  if not header then out:write(counts.HEADER, "\n") header = true end
-  out:write(counts.interval(info, names), "\n")
+  if not header then out:write(stat.HEADER, "\n") header = true end
+  out:write(stat.interval(info, names), "\n")
 end
 
 function on_end(info)
-  out:write(counts.report(info, names, target), "\n")
+  out:write(stat.report(info, names, target), "\n")
   if out ~= io.stderr then out:close() end
 end

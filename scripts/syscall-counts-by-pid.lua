@@ -23,7 +23,7 @@ end
 on_event = { ["raw_syscalls:sys_enter"] = function(s)
   local comm, pid = s.comm, s.tid
   if not only(comm, pid) then return end
-  syscalls:at(comm, perfpy.dict):at(pid, perfpy.dict):add(s.fields.id)
+  syscalls:at(comm, perfpy.dict):at(pid, perfpy.dict):add(s.args.id)
 end }
 
 function on_end()

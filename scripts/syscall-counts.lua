@@ -20,7 +20,7 @@ end
 
 on_event = { ["raw_syscalls:sys_enter"] = function(s)
   if for_comm and s.comm ~= for_comm then return end
-  syscalls:add(s.fields.id)
+  syscalls:add(s.args.id)
 end }
 
 function on_end()

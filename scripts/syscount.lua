@@ -42,12 +42,12 @@ end
 on_event = {}
 
 on_event["raw_syscalls:sys_enter"] = function(s)
-  entered[s.tid] = { s.fields.id, s.time }
+  entered[s.tid] = { s.args.id, s.time }
   table_of(s).events = table_of(s).events + 1
 end
 
 on_event["raw_syscalls:sys_exit"] = function(s)
-  local f, t = s.fields, table_of(s)
+  local f, t = s.args, table_of(s)
   local nr, e = f.id, entered[s.tid]
   t.events = t.events + 1
   entered[s.tid] = nil

@@ -90,9 +90,8 @@ local keys = {
   tid = { "Tid", function(s) return tostring(s.tid) end },
   process = { "Pid", function(s) return tostring(s.pid) end },
   srcline = { "Source:Line", function(s, f)
-    local line
-    if f then line = f.file and (f.file .. ":" .. (f.line or 0)) else line = s.srcline end
-    return line and basename(line) or "??:0"
+    local file, line = (f or s).file, (f or s).line
+    return file and basename(file .. ":" .. (line or 0)) or "??:0"
   end },
 }
 local sort_keys, with = {}, {}

@@ -32,11 +32,11 @@ on_event["sched:sched_switch"] = function(s)
 end
 
 on_event["sched:sched_wakeup"] = function(s)
-  last_wakeup[s.fields.target_cpu] = s.time
+  last_wakeup[s.args.target_cpu] = s.time
 end
 
 function on_sample(s)       -- other tracepoints, named as Perl's handlers are: "sched::sched_waking"
-  if s.fields then unhandled:add((s.event:gsub(":", "::", 1))) end
+  if s.raw then unhandled:add((s.event:gsub(":", "::", 1))) end  -- a tracepoint
 end
 
 function on_end()

@@ -21,7 +21,7 @@ sched_wakeup to its sched_switch in), in microseconds, with its count,
 average and maximum.]],
   { "limit", "integer", 10, "pairs and threads to print", min = 0 },
 }
-luaprof.setup{ events = { "sched:sched_wakeup", "sched:sched_switch" }, system_wide = true }
+luaprof.setup{ events = { "sched:sched_wakeup", "sched:sched_switch" }, all_cpus = true }
 
 local fmt = luaprof.fmt
 local pairs_seen = luaprof.map()        -- { waker comm, waker tid, wakee comm, wakee tid } -> wake-ups
@@ -32,7 +32,7 @@ local lat = {}                          -- tid -> { comm =, hist = luaprof.hist(
 on_event = {}
 
 on_event["sched:sched_wakeup"] = function(s)
-  local f = s.fields
+  local f = s.args
   local tid = f.pid
   if not (luaprof.is_target(tid) or luaprof.is_target(s.pid)) then return end
   pairs_seen:add({ s.comm, s.tid, f.comm, tid })
@@ -54,7 +54,7 @@ local function switched_in(tid, t)
   l.hist:add((t - t0) // 1000)
 end
 
-on_event["sched:sched_switch"] = function(s) switched_in(s.fields.next_pid, s.time) end
+on_event["sched:sched_switch"] = function(s) switched_in(s.args.next_pid, s.time) end
 
 function on_switch(t)
   if not t.out then switched_in(t.tid, t.time) end

@@ -24,7 +24,7 @@ otherwise.  Then per CPU: samples and the idle task's share of them.]],
   { "limit", "integer", 20, "threads to print", min = 0 },
   { "cpus", "boolean", true, "print each CPU's samples and idle share" },
 }
-luaprof.setup{ events = { "cpu-clock", "sched:sched_switch" }, system_wide = true }
+luaprof.setup{ events = { "cpu-clock", "sched:sched_switch" }, all_cpus = true }
 
 local sched, fmt = require "sched", luaprof.fmt
 local threads = {}      -- tid -> { comm, pid, tid, on (ns), off = { state name -> ns } }

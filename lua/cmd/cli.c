@@ -67,6 +67,8 @@ static const char usage[] =
 "      --no-buildid-cache        do not copy the recorded objects into perf's\n"
 "                                build-id cache (~/.debug, or $PERF_BUILDID_DIR)\n"
 "  -A, --arg VALUE               pass VALUE to the script in arg[] (repeatable)\n"
+"  -I, --interval MS             call the script's on_interval(info) every MS\n"
+"                                milliseconds (luaprof.setup's interval)\n"
 "      --script-timeout SECONDS  stop the run when one call of a hook takes longer\n"
 "                                (default: no limit)\n"
 "      --script-memory MB        the most memory the script's Lua data may take\n"
@@ -368,7 +370,7 @@ int lp_cli_finish(struct lp_cli *cli)
 	if (!cli->events.n && !cli->input && lp_event_list_add_default(&cli->events))
 		return fail("out of memory");
 	if (cli->sampling.count_only && cli->output)
-		return fail("counting (luaprof stat, luaprof.setup{count_only = true}) samples "
+		return fail("counting (luaprof stat, luaprof.setup{counting = true}) samples "
 			    "nothing, so it writes no recording: leave out -o");
 	return 0;
 }

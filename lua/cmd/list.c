@@ -37,7 +37,7 @@ static const char list_usage[] =
 "Lists the events this machine offers for -e, grouped as perf list groups\n"
 "them; PATTERN is a glob such as 'sched:*' (without * ? [ it matches names\n"
 "containing it).  luaprof list scripts lists the scripts luaprof finds.\n"
-"--fields prints each field of a tracepoint (s.fields); --attr the\n"
+"--fields prints each field of a tracepoint (s.args); --attr the\n"
 "perf_event_attr luaprof opens each event of an -e list with, as perf\n"
 "record -vv prints its own.\n";
 
@@ -241,7 +241,7 @@ static void print_fields(const struct lp_tp_format *f)
 	for (size_t i = 0; i < f->nr_fields; i++) {
 		const struct lp_tp_field *x = &f->fields[i];
 		printf("  %-24s %-28s %6u %5u %-6s %s\n", x->name, x->type, x->offset, x->size,
-		       x->is_signed ? "yes" : "no", x->common ? "(common: not in s.fields)" :
+		       x->is_signed ? "yes" : "no", x->common ? "(common: not in s.args)" :
 		       kind_name(x));
 	}
 }

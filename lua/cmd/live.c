@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
 
@@ -78,7 +79,7 @@ static const struct lp_tp_format *source_event_format(void *ctx, int idx)
 	int rc = ls->formats ? lp_tracefs_format(sys, colon ? colon + 1 : "", &f) : -ENOMEM;
 	if (!rc && !(rc = lp_tp_set_add(ls->formats, f)))
 		return lp_tp_set_find(ls->formats, e->config);
-	fprintf(stderr, "luaprof: cannot read the format of '%s' (%s): s.fields is nil for its "
+	fprintf(stderr, "luaprof: cannot read the format of '%s' (%s): s.args is nil for its "
 			"samples\n", e->name, strerror(-rc));
 	return NULL;
 }
@@ -117,7 +118,7 @@ static int source_counts(void *ctx, struct lp_count *out)
 }
 
 
-/* info.counts for the script: the live run's counters, read at each
+/* info.values for the script: the live run's counters, read at each
  * on_interval and at the end.  0 or -1 (out of memory). */
 static int setup_counts(struct lp_run *run, struct lp_live *lv, const struct lp_cli *cli)
 {
@@ -173,6 +174,34 @@ static void push_events(lua_State *L, const struct lp_cli *cli)
 }
 
 
+/* on_start's facts of the machine and the run that a replay reads from
+ * the recording's header, so that info has one shape: cmdline (luaprof's
+ * own command line), hostname, os_release, arch, nr_cpus and perf_version
+ * (the recorder: "luaprof VERSION", as luaprof record writes it). */
+static void push_machine(lua_State *L, const struct lp_cli *cli)
+{
+	struct utsname u;
+	if (cli->all_argv && cli->argc > 0) {
+		lp_push_strings(L, (const char *const *)cli->all_argv, (size_t)cli->argc);
+		lua_setfield(L, -2, "cmdline");
+	}
+	if (!uname(&u)) {
+		lua_pushstring(L, u.nodename);
+		lua_setfield(L, -2, "hostname");
+		lua_pushstring(L, u.release);
+		lua_setfield(L, -2, "os_release");
+		lua_pushstring(L, u.machine);
+		lua_setfield(L, -2, "arch");
+	}
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n > 0) {
+		lua_pushinteger(L, n);
+		lua_setfield(L, -2, "nr_cpus");
+	}
+	lua_pushliteral(L, "luaprof " LP_VERSION);
+	lua_setfield(L, -2, "perf_version");
+}
+
 static void call_on_start(struct lp_run *run, const struct lp_cli *cli, pid_t pid)
 {
 	lua_State *L = run->vm.L;
@@ -199,7 +228,8 @@ static void call_on_start(struct lp_run *run, const struct lp_cli *cli, pid_t pi
 		lua_setfield(L, -2, "pids");
 	}
 	lua_pushboolean(L, cli->system_wide || cli->script_system_wide);
-	lua_setfield(L, -2, "system_wide");
+	lua_setfield(L, -2, "all_cpus");
+	push_machine(L, cli);
 	lp_fields_set_strict(L, &lp_run_start_fields);
 	lp_vm_call(run, LP_HOOK_START, 1);
 }

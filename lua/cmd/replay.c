@@ -168,7 +168,7 @@ static const struct lp_tp_format *replay_event_format(void *ctx, int idx)
 	const struct lp_pd_event *ev = lp_perfdata_event(rs->pd, (size_t)idx);
 	if (ev->attr.type == PERF_TYPE_TRACEPOINT && !ev->format)
 		fprintf(stderr, "luaprof: the recording holds no format for tracepoint '%s' (no "
-				"TRACING_DATA): s.fields is nil for its samples\n", ev->name);
+				"TRACING_DATA): s.args is nil for its samples\n", ev->name);
 	return ev->format;
 }
 

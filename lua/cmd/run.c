@@ -143,7 +143,7 @@ static bool read_counts(struct lp_run *run)
 	return run->live.read_counts && !run->live.read_counts(run->live.counts_ctx, run->live.counts_now);
 }
 
-/* Sets info.counts: the counts since the previous call (delta) or the
+/* Sets info.values: the counter values since the previous call (delta) or the
  * totals, as read by read_counts; the previous become these. */
 static void push_counts(struct lp_run *run, bool delta)
 {
@@ -158,18 +158,18 @@ static void push_counts(struct lp_run *run, bool delta)
 		}
 		add_count(L, run->live.specs[i].name, &c);
 	}
-	lua_setfield(L, -2, "counts");
+	lua_setfield(L, -2, "values");
 	memcpy(run->live.counts_prev, run->live.counts_now, run->live.nr_specs * sizeof *run->live.counts_now);
 }
 
 static const char *const interval_names[] = {
-	"time", "delta", "elapsed", "samples", "last", "counts",
+	"time", "delta", "elapsed", "samples", "last", "values",
 };
 static const struct lp_fieldset interval_fields =
 	LP_FIELDSET("info", "on_interval's info", interval_names);
 
 static const char *const end_names[] = {
-	"samples", "lost", "duration", "status", "user_time", "sys_time", "counts",
+	"samples", "lost", "duration", "status", "user_time", "sys_time", "values",
 };
 static const struct lp_fieldset end_fields = LP_FIELDSET("info", "on_end's info", end_names);
 
@@ -183,17 +183,18 @@ static const struct lp_fieldset fork_fields =
 static const struct lp_fieldset exit_fields =
 	LP_FIELDSET("t", "an exit record (on_exit)", task_names);
 
-/* Live (command, pid, pids, system_wide) and replaying (file, hostname,
- * ...): one set, so a script may tell the two apart by a field being nil. */
+/* One set live and replaying: live alone has command, pid, pids and
+ * all_cpus, replaying alone file and build_ids; both have the rest (live
+ * from the machine, replaying from the recording's header). */
 static const char *const start_names[] = {
-	"events", "command", "pid", "pids", "system_wide", "file", "hostname",
+	"events", "command", "pid", "pids", "all_cpus", "file", "hostname",
 	"os_release", "perf_version", "arch", "nr_cpus", "cmdline", "build_ids",
 };
 const struct lp_fieldset lp_run_start_fields =
 	LP_FIELDSET("info", "on_start's info", start_names);
 
 /* Calls on_interval for the interval ending at t; counted: counts_now
- * were just read, and info.counts is what they grew by since the previous
+ * were just read, and info.values is what they grew by since the previous
  * call. */
 static int tick(struct lp_run *run, uint64_t t, bool last, bool counted)
 {

@@ -8,7 +8,7 @@
 #include "cmd.h"
 
 /* luaprof stat [options] [--] CMD: the shipped stat script, which counts
- * (luaprof.setup{count_only = true}) and prints as perf stat does. */
+ * (luaprof.setup{counting = true}) and prints as perf stat does. */
 int lp_stat_main(int argc, char **argv)
 {
 	char **v = calloc((size_t)argc + 3, sizeof *v);

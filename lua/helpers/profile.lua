@@ -30,7 +30,7 @@ end
 
 function M.setup(opt)
   if opt.offcpu then
-    luaprof.setup{ events = { "sched:sched_switch" }, call_graph = true, system_wide = true }
+    luaprof.setup{ events = { "sched:sched_switch" }, call_graph = true, all_cpus = true }
   else
     luaprof.setup{ call_graph = true }
   end

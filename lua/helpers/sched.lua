@@ -88,7 +88,7 @@ function M.offcpu(opts)
 end
 
 function Off:switch(s)
-  local f = s.fields
+  local f = s.args
   local t, next_tid, prev_tid = s.time, f.next_pid, f.prev_pid
   local o = self.out[next_tid]
   if o then

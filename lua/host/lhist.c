@@ -1,10 +1,11 @@
 /*
  * lhist.c - histograms: luaprof.hist() (power-of-two buckets) and
- * luaprof.lhist(min, max, step) (linear buckets), with running statistics
- * and quantiles, printed the way bpftrace prints them.
+ * luaprof.hist{ min =, max =, step = } (linear buckets), with running
+ * statistics and quantiles, printed the way bpftrace prints them.
  *
  *   local h = luaprof.hist()          buckets (..., 0) [0] [1] [2, 4) [4, 8) ...
- *   local l = luaprof.lhist(0, 100, 10)  (..., 0) [0, 10) ... [90, 100) [100, ...)
+ *   local l = luaprof.hist{ min = 0, max = 100, step = 10 }
+ *                                     (..., 0) [0, 10) ... [90, 100) [100, ...)
  *   h:add(value [, n])                values are numbers; n repeats them
  *   h:count() h:sum() h:min() h:max() h:mean()
  *   h:quantile(q)                     0 <= q <= 1, estimated within a bucket
@@ -304,20 +305,42 @@ static int l_print(lua_State *L)
 
 /* ------------------------------------------------------------- open */
 
-static int l_hist(lua_State *L)
+/* The integer opts[key] of luaprof.hist{...}, which must be there. */
+static lua_Integer linear_key(lua_State *L, const char *key)
 {
-	new_hist(L, POW2_BUCKETS);
-	return 1;
+	int ok;
+	lua_getfield(L, 1, key);
+	lua_Integer v = lua_tointegerx(L, -1, &ok);
+	if (!ok)
+		luaL_error(L, "luaprof.hist{min=, max=, step=}: %s must be an integer", key);
+	lua_pop(L, 1);
+	return v;
 }
 
-static int l_lhist(lua_State *L)
+/* luaprof.hist(): power-of-two buckets; luaprof.hist{min=, max=, step=}:
+ * linear ones (bpftrace's lhist), a key other than these an error. */
+static int l_hist(lua_State *L)
 {
-	lua_Integer min = luaL_checkinteger(L, 1), max = luaL_checkinteger(L, 2);
-	lua_Integer step = luaL_checkinteger(L, 3);
-	luaL_argcheck(L, max > min, 2, "max must be larger than min");
-	luaL_argcheck(L, step > 0, 3, "step must be positive");
+	if (lua_isnoneornil(L, 1)) {
+		new_hist(L, POW2_BUCKETS);
+		return 1;
+	}
+	luaL_checktype(L, 1, LUA_TTABLE);
+	for (lua_pushnil(L); lua_next(L, 1); lua_pop(L, 1)) {
+		const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+		if (strcmp(k, "min") && strcmp(k, "max") && strcmp(k, "step"))
+			luaL_error(L, "luaprof.hist{...}: unknown key '%s' (known: min, max, step)",
+				   luaL_tolstring(L, -2, NULL));
+	}
+	lua_Integer min = linear_key(L, "min"), max = linear_key(L, "max");
+	lua_Integer step = linear_key(L, "step");
+	if (max <= min)
+		luaL_error(L, "luaprof.hist{min=, max=, step=}: max must be larger than min");
+	if (step <= 0)
+		luaL_error(L, "luaprof.hist{min=, max=, step=}: step must be positive");
 	lua_Integer n = (max - min + step - 1) / step;
-	luaL_argcheck(L, n <= MAX_LINEAR, 3, "too many buckets (at most 100000)");
+	if (n > MAX_LINEAR)
+		luaL_error(L, "luaprof.hist{min=, max=, step=}: too many buckets (at most 100000)");
 	struct hist *h = new_hist(L, (size_t)n + 2);
 	h->linear = true;
 	h->min_v = min;
@@ -349,12 +372,5 @@ int luaopen_luaprof_hist(lua_State *L)
 {
 	open_mt(L);
 	lua_pushcfunction(L, l_hist);
-	return 1;
-}
-
-int luaopen_luaprof_lhist(lua_State *L)
-{
-	open_mt(L);
-	lua_pushcfunction(L, l_lhist);
 	return 1;
 }

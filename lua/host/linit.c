@@ -27,17 +27,16 @@
  * Lua ones (lua/lib/luaprof/NAME.lua) with none. */
 static const luaL_Reg modules[] = {
 	{ "calltree", NULL },
-	{ "counts", NULL },
 	{ "flamegraph", luaopen_luaprof_flamegraph },
 	{ "fmt", NULL },
 	{ "folded", luaopen_luaprof_folded },
 	{ "hist", luaopen_luaprof_hist },
 	{ "json", luaopen_luaprof_json },
-	{ "lhist", luaopen_luaprof_lhist },
 	{ "map", NULL },
 	{ "perfscript", luaopen_luaprof_perfscript },
 	{ "pprof", luaopen_luaprof_pprof },
 	{ "speedscope", NULL },
+	{ "stat", NULL },
 	{ NULL, NULL },
 };
 

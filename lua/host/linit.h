@@ -8,7 +8,7 @@
 
 #include <lua.h>
 
-/* Adds the C modules (hist, lhist, json, flamegraph, pprof, folded, perfscript)
+/* Adds the C modules (hist, json, flamegraph, pprof, folded, perfscript)
  * as fields of the luaprof table on top of the stack, and as
  * package.loaded["luaprof.NAME"], so require "luaprof.NAME" finds them;
  * the Lua modules (calltree, counts, fmt, map, speedscope) load when first
@@ -18,7 +18,6 @@
 void lp_lib_open(lua_State *L);
 
 int luaopen_luaprof_hist(lua_State *L);
-int luaopen_luaprof_lhist(lua_State *L);
 int luaopen_luaprof_json(lua_State *L);
 int luaopen_luaprof_flamegraph(lua_State *L);
 int luaopen_luaprof_pprof(lua_State *L);

@@ -32,7 +32,7 @@
 #define LP_SLOT_ON_SAMPLE 2
 #define LP_SLOT_VIEW 3
 #define LP_SLOT_HANDLERS 4
-#define LP_SLOT_FIELDS 5        /* ltrace.c: the s.fields being shown, or nil */
+#define LP_SLOT_FIELDS 5        /* ltrace.c: the s.args being shown, or nil */
 #define LP_SLOT_FKEYS 6         /* ltrace.c: its field names, or nil */
 
 struct lp_tp_format;
@@ -66,8 +66,8 @@ struct lp_evinfo {
 	bool ready;
 	bool handled;                   /* a handler takes its samples */
 	const char *hook;               /* which: "on_event" or "on_sample" */
-	const struct lp_tp_format *fmt; /* s.fields */
-	struct lp_tpview *tp;           /* ltrace.c: s.fields of a handled event with fmt */
+	const struct lp_tp_format *fmt; /* s.args */
+	struct lp_tpview *tp;           /* ltrace.c: s.args of a handled event with fmt */
 	uint64_t sample_type;           /* what its samples carry (PERF_SAMPLE_*) */
 };
 
@@ -140,7 +140,7 @@ struct lp_run_vm {
 	int ref_view;                   /* the Sample userdata */
 	int ref_view_index;             /* its __index table (lsample.c) */
 	const void *view_index;         /* that table's address */
-	struct lp_tpview *tp_shown;     /* ltrace.c: the s.fields in that table */
+	struct lp_tpview *tp_shown;     /* ltrace.c: the s.args in that table */
 	struct lp_guard guard;
 	size_t memory;                  /* --script-memory in bytes, 0: no limit */
 	uint64_t timeout;               /* --script-timeout in ns, 0: none */
@@ -178,9 +178,9 @@ struct lp_run_stats {
 	uint64_t lost_summary;          /* perf record's end-of-run LOST_SAMPLES */
 };
 
-/* Live runs: the events as opened (s.args, s.retval, s.counts), whose
+/* Live runs: the events as opened (s.args, s.retval, s.values), whose
  * process memory USDT arguments may be read from, their counts for
- * info.counts (nr_specs entries; counts_prev holds them at the previous
+ * info.values (nr_specs entries; counts_prev holds them at the previous
  * on_interval), and the command's CPU times. */
 struct lp_run_live {
 	bool on;                        /* a live run (not a replay) */
@@ -245,7 +245,7 @@ enum { LP_MODE_RUN, LP_MODE_HELP, LP_MODE_DESCRIBE };
 int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs);
 /* Calls the script's hook h (which it must have: run->vm.ref[h] is not
  * LUA_NOREF) with the nargs values on top of the stack (popped), after
- * ending the s.fields of the last sample (lp_trace_leave); 0, or -1 after
+ * ending the s.args of the last sample (lp_trace_leave); 0, or -1 after
  * reporting the error. */
 int lp_vm_call(struct lp_run *run, enum lp_hook h, int nargs);
 /* Calls the handler at index idx of the handler table (LP_SLOT_HANDLERS)
@@ -311,15 +311,15 @@ void lp_stack_free(struct lp_run *run);
 void lp_sample_open(lua_State *L, struct lp_run *run);
 void lp_sample_invalidate(lua_State *L, struct lp_run *run);
 
-/* ltrace.c: s.fields, the fields of a tracepoint sample (see ltrace.c),
+/* ltrace.c: s.args, the fields of a tracepoint sample (see ltrace.c),
  * and s.raw (its raw data as a string, or nil); luaprof.syscall_name and
- * syscall_nr.  lp_trace_view_new makes the s.fields of the event whose
+ * syscall_nr.  lp_trace_view_new makes the s.args of the event whose
  * format is fmt (NULL when out of memory; freed by lp_trace_view_free).
- * lp_trace_enter makes it the s.fields of the sample in the view (tv NULL
+ * lp_trace_enter makes it the s.args of the sample in the view (tv NULL
  * for an event without one), before its handler is called; lp_trace_leave
  * ends it, before anything else of the script runs (both with the Lua
  * stack at its base: they use LP_SLOT_FIELDS).  lp_trace_push_fields
- * pushes the s.fields being shown, or nil. */
+ * pushes the s.args being shown, or nil. */
 struct lp_tpview *lp_trace_view_new(lua_State *L, struct lp_run *run,
 				    const struct lp_tp_format *fmt);
 void lp_trace_view_free(struct lp_tpview *tv);
@@ -346,11 +346,11 @@ int lp_l_functions(lua_State *L);
 
 /* lprobe.c: s.args (a probe's arguments: a uprobe's six argument
  * registers, a USDT probe's decoded arguments), s.retval (a uretprobe's
- * rax) and s.counts (the group's counts, name -> value) of the sample in
+ * rax) and s.values (the group's counter values, name -> value) of the sample in
  * the view; nil for other events. */
 void lp_probe_push_args(lua_State *L, struct lp_run *run);
 void lp_probe_push_retval(lua_State *L, struct lp_run *run);
-void lp_probe_push_counts(lua_State *L, struct lp_run *run);
+void lp_probe_push_values(lua_State *L, struct lp_run *run);
 
 /* lluaprof.c */
 int luaopen_luaprof(lua_State *L);

@@ -1,7 +1,7 @@
 /*
  * lpprof.c - luaprof.pprof: writing pprof profiles (core/format/pprof.c).
  *
- *   local p = luaprof.pprof.new{
+ *   local p = luaprof.pprof{
  *     sample_types = { {"samples", "count"}, {"cpu", "nanoseconds"} },  -- the default
  *     period = { "cpu", "nanoseconds", 250000 },   -- optional; without the
  *                                    -- number, the mean of the samples' periods
@@ -396,8 +396,6 @@ int luaopen_luaprof_pprof(lua_State *L)
 	lua_pushcfunction(L, l_gc);
 	lua_setfield(L, -2, "__gc");
 	lua_pop(L, 1);
-	lua_newtable(L);
-	lua_pushcfunction(L, l_new);
-	lua_setfield(L, -2, "new");
+	lua_pushcfunction(L, l_new);    /* the module is the constructor */
 	return 1;
 }

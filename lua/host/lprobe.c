@@ -1,6 +1,6 @@
 /*
  * lprobe.c - what probes and groups add to a sample: s.args, s.retval and
- * s.counts.
+ * s.values.
  *
  *   s.args    a uprobe's first six integer arguments (System V x86-64:
  *             rdi, rsi, rdx, rcx, r8, r9, whole 64-bit registers), or a
@@ -8,7 +8,7 @@
  *             sized and signed as the spec says); a value that cannot be
  *             read is nil
  *   s.retval  a uretprobe's return value (rax)
- *   s.counts  a group's counts read with the sample: name -> value
+ *   s.values  a group's counter values read with the sample: name -> value
  *
  * Values come from the sample's user registers (PERF_SAMPLE_REGS_USER),
  * its copy of the user stack, and for a USDT memory operand outside that
@@ -82,7 +82,7 @@ static size_t leader_of(const struct lp_run *run, size_t i)
 	return i;
 }
 
-void lp_probe_push_counts(lua_State *L, struct lp_run *run)
+void lp_probe_push_values(lua_State *L, struct lp_run *run)
 {
 	const struct lp_event_spec *e = run->view.spec;
 	const struct lp_sample *s = &run->view.rec->u.sample;

@@ -3,16 +3,16 @@
  *
  * There is exactly one Sample userdata per run.  It points at the current
  * record only while on_sample runs; reading it at any other time raises an
- * error.  Its __index is a table, empty but for s.fields while a
- * tracepoint's sample is handled (ltrace.c's show_fields: reading s.fields
+ * error.  Its __index is a table, empty but for s.args while a
+ * tracepoint's sample is handled (ltrace.c's show_fields: reading s.args
  * is then a table read, no call into C); that table's own __index computes
  * every other field when read: the name is mapped to a small integer
  * through an upvalue table (one hash lookup), and fields that cost
  * something (symbols, the stack, the folded string, a tracepoint's raw
- * data, a probe's arguments, a group's counts) are cached for the rest of
- * the call, the tables and strings in the userdata's user values; s.fields
- * is a table of its own (ltrace.c), s.args, s.retval and s.counts come
- * from lprobe.c.  Reading a name that is none of these is an error naming
+ * data, a probe's arguments, a group's values) are cached for the rest of
+ * the call, the tables and strings in the userdata's user values; s.args
+ * is a tracepoint's table of its own (ltrace.c) or a probe's arguments
+ * (lprobe.c, as s.retval and s.values).  Reading a name that is none of these is an error naming
  * the valid ones (lfields.c); a field this sample has no value for is nil.
  */
 #include <string.h>
@@ -26,17 +26,15 @@
 enum field {
 	F_EVENT = 1, F_PID, F_TID, F_CPU, F_COMM, F_TIME, F_PERIOD, F_IP,
 	F_SYM, F_DSO, F_SYMOFF, F_KERNEL, F_STACK, F_FOLDED, F_ADDR, F_ID,
-	F_FIELDS, F_RAW,
-	F_SRCLINE, F_CALLCHAIN,
-	F_ARGS, F_RETVAL, F_COUNTS, F_MANGLED, F_OFFSET,
+	F_RAW, F_FILE, F_LINE, F_HAS_CALLCHAIN,
+	F_ARGS, F_RETVAL, F_VALUES, F_MANGLED, F_OFFSET,
 };
 
 static const char *const field_names[] = {
 	"event", "pid", "tid", "cpu", "comm", "time", "period", "ip",
 	"sym", "dso", "symoff", "kernel", "stack", "folded", "addr", "id",
-	"fields", "raw",
-	"srcline", "callchain",
-	"args", "retval", "counts", "mangled", "offset",
+	"raw", "file", "line", "has_callchain",
+	"args", "retval", "values", "mangled", "offset",
 };
 
 #define NR_FIELDS (sizeof field_names / sizeof field_names[0])
@@ -132,15 +130,20 @@ static int l_index(lua_State *L)
 		break;
 	case F_STACK: push_cached(L, run, 1, lp_stack_push); break;
 	case F_FOLDED: push_cached(L, run, 2, lp_stack_push_folded); break;
-	case F_FIELDS: lp_trace_push_fields(L, run); break;
 	case F_RAW: push_cached(L, run, 3, lp_trace_push_raw); break;
-	case F_SRCLINE: lp_stack_push_srcline(L, run); break;
-	case F_CALLCHAIN:
+	case F_FILE: lp_stack_push_leaf_source(L, run, false); break;
+	case F_LINE: lp_stack_push_leaf_source(L, run, true); break;
+	case F_HAS_CALLCHAIN:
 		lua_pushboolean(L, (run->view.sample_type & PERF_SAMPLE_CALLCHAIN) != 0);
 		break;
-	case F_ARGS: push_cached(L, run, 4, lp_probe_push_args); break;
+	case F_ARGS:    /* a tracepoint's fields (when not in __index's table) or a probe's */
+		if (run->vm.tp_shown)
+			lp_trace_push_fields(L, run);
+		else
+			push_cached(L, run, 4, lp_probe_push_args);
+		break;
 	case F_RETVAL: lp_probe_push_retval(L, run); break;
-	case F_COUNTS: push_cached(L, run, 5, lp_probe_push_counts); break;
+	case F_VALUES: push_cached(L, run, 5, lp_probe_push_values); break;
 	default: return lp_fields_error(L, &sample_fields, 2);  /* a typo: s.symm */
 	}
 	return 1;
@@ -168,7 +171,7 @@ void lp_sample_open(lua_State *L, struct lp_run *run)
 	*ud = run;
 	run->view.ud = ud;
 	luaL_newmetatable(L, LP_SAMPLE_MT);
-	lua_createtable(L, 0, 1);               /* __index: s.fields, then l_index */
+	lua_createtable(L, 0, 1);               /* __index: s.args, then l_index */
 	run->vm.view_index = lua_topointer(L, -1);
 	lua_createtable(L, 0, 1);
 	lua_createtable(L, 0, NR_FIELDS);

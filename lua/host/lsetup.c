@@ -6,18 +6,22 @@
  *                  interval = 1000 }
  *   luaprof.setup{ events = {"sched:sched_switch"},
  *                  filter = { ["sched:sched_switch"] = "prev_pid == 1" } }
- *   luaprof.setup{ events = {"sched:sched_switch"}, system_wide = true }
- *   luaprof.setup{ events = {"task-clock", "page-faults"}, count_only = true }
+ *   luaprof.setup{ events = {"sched:sched_switch"}, all_cpus = true }
+ *   luaprof.setup{ events = {"task-clock", "page-faults"}, counting = true }
  *
  * Called at the script's top level (it runs before anything is opened).
  * Replaying (-i), the keys of what to sample are checked but not applied:
  * the recording has its events already.
  * Each key fills the command line's setting only when the command line did
- * not give it: -e replaces the script's events, -F or -c its freq/count,
+ * not give it: -e replaces the script's events, -F or -c its freq/period,
  * --filter its filter on the events the command line filters.
  * Keys are checked at the call, so a mistake is reported at the script's
  * line: an unknown key lists the known ones.  Each key is one entry of
- * `keys` below; a subsystem adds its own.
+ * `keys` below; a subsystem adds its own.  A key is named as the command
+ * line's long option with '-' as '_' (--all-cpus: all_cpus), except
+ * period (-c/--count, perf's spelling: the value s.period gives) and
+ * counting (luaprof stat's mode; no option): see docs/scripting.md's
+ * Conventions.
  */
 #include <fnmatch.h>
 #include <string.h>
@@ -76,9 +80,9 @@ static void set_freq(lua_State *L, struct lp_cli *cli)
 		cli->sampling.freq = v;
 }
 
-static void set_count(lua_State *L, struct lp_cli *cli)
+static void set_period(lua_State *L, struct lp_cli *cli)
 {
-	uint64_t v = positive(L, "count");
+	uint64_t v = positive(L, "period");
 	if (!cli->sampling.freq && !cli->sampling.use_period) {
 		cli->sampling.period = v;
 		cli->sampling.use_period = true;
@@ -104,19 +108,19 @@ static void set_call_graph(lua_State *L, struct lp_cli *cli)
 /* Events on every CPU for every process, as -a, while the run still
  * follows (and ends with) the command or the -p targets: a script of
  * scheduling (off-CPU, wake-ups) needs the switches of other tasks. */
-static void set_system_wide(lua_State *L, struct lp_cli *cli)
+static void set_all_cpus(lua_State *L, struct lp_cli *cli)
 {
 	if (lua_type(L, -1) != LUA_TBOOLEAN)
-		luaL_error(L, "luaprof.setup: system_wide must be true or false");
+		luaL_error(L, "luaprof.setup: all_cpus must be true or false");
 	cli->script_system_wide = lua_toboolean(L, -1);
 }
 
-/* count_only = true: count the events, as perf stat, and sample nothing
- * (info.counts in on_interval and on_end). */
-static void set_count_only(lua_State *L, struct lp_cli *cli)
+/* counting = true: count the events, as perf stat, and sample nothing
+ * (info.values in on_interval and on_end). */
+static void set_counting(lua_State *L, struct lp_cli *cli)
 {
 	if (lua_type(L, -1) != LUA_TBOOLEAN)
-		luaL_error(L, "luaprof.setup: count_only must be true or false");
+		luaL_error(L, "luaprof.setup: counting must be true or false");
 	cli->sampling.count_only |= lua_toboolean(L, -1);
 }
 
@@ -185,11 +189,11 @@ static const struct {
 } keys[] = {
 	{ "events", set_events, true },
 	{ "freq", set_freq, true },
-	{ "count", set_count, true },
+	{ "period", set_period, true },
 	{ "call_graph", set_call_graph, true },
 	{ "filter", set_filter, true },
-	{ "system_wide", set_system_wide, true },
-	{ "count_only", set_count_only, true },
+	{ "all_cpus", set_all_cpus, true },
+	{ "counting", set_counting, true },
 	{ "switch_events", set_switch_events, true },
 	{ "interval", set_interval, false },
 };

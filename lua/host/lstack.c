@@ -315,32 +315,16 @@ void lp_stack_push(lua_State *L, struct lp_run *run)
 
 /* The key of the registry table caching "file:line" strings by source
  * frame (light userdata: the frames live as long as the run's srclines). */
-static const char srcline_strings;
 
-/* Pushes the "file:line" string of sf, formatted once per source frame:
- * a sample costs two table reads, not a format and a new string. */
-static void push_srcline(lua_State *L, const struct lp_srcframe *sf)
-{
-	if (lua_rawgetp(L, LUA_REGISTRYINDEX, &srcline_strings) != LUA_TTABLE) {
-		lua_pop(L, 1);
-		lua_newtable(L);
-		lua_pushvalue(L, -1);
-		lua_rawsetp(L, LUA_REGISTRYINDEX, &srcline_strings);
-	}
-	if (lua_rawgetp(L, -1, sf) != LUA_TSTRING) {
-		lua_pop(L, 1);
-		lua_pushfstring(L, "%s:%d", sf->file, (int)sf->line);
-		lua_pushvalue(L, -1);
-		lua_rawsetp(L, -3, sf);
-	}
-	lua_remove(L, -2);
-}
-
-void lp_stack_push_srcline(lua_State *L, struct lp_run *run)
+void lp_stack_push_leaf_source(lua_State *L, struct lp_run *run, bool line)
 {
 	const struct lp_srcframe *sf;
-	if (srcframes(run, lp_stack_leaf(run), false, &sf) && sf->file)
-		push_srcline(L, sf);
+	if (!srcframes(run, lp_stack_leaf(run), false, &sf) || !sf->file)
+		lua_pushnil(L);
+	else if (!line)
+		lua_pushstring(L, sf->file);
+	else if (sf->line)
+		lua_pushinteger(L, sf->line);
 	else
 		lua_pushnil(L);
 }

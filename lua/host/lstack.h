@@ -43,9 +43,10 @@ const uint64_t *lp_stack_addrs(struct lp_run *run, uint64_t *nr, bool *unwound);
  * line= } (perf adds them to such stacks only). */
 void lp_stack_push(lua_State *L, struct lp_run *run);
 
-/* Pushes s.srcline: "file:line" of the sampled ip (the innermost inlined
- * function's line when code is inlined there), or nil. */
-void lp_stack_push_srcline(lua_State *L, struct lp_run *run);
+/* Pushes s.file (line false) or s.line (line true) of the sampled ip, as
+ * a frame's file and line: those of the innermost function inlined there,
+ * or nil without DWARF. */
+void lp_stack_push_leaf_source(lua_State *L, struct lp_run *run, bool line);
 
 /* Fills st with what keys the current sample's string of that kind in
  * the fold cache (lfold.h): its thread, addresses, cpumode and, for

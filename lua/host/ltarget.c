@@ -4,7 +4,7 @@
  * A run of a command follows it and every process it starts; a run with -p
  * follows those processes and what they start.  Its samples are all of
  * them, unless the events are system-wide (the script's
- * luaprof.setup{system_wide = true}, which scheduler analyses need to see
+ * luaprof.setup{all_cpus = true}, which scheduler analyses need to see
  * a thread switched back in, woken, or waiting for a CPU taken by
  * another): then a script asks luaprof.is_target(pid or tid) to keep what
  * concerns its targets.  The set grows with each FORK record whose parent

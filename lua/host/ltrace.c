@@ -1,8 +1,8 @@
 /*
- * ltrace.c - tracepoint samples in Lua: s.fields and s.raw, and the system
+ * ltrace.c - tracepoint samples in Lua: s.args and s.raw, and the system
  * call table (luaprof.syscall_name, luaprof.syscall_nr).
  *
- * s.fields is a Lua table, one per tracepoint event for the whole run (no
+ * s.args is a Lua table, one per tracepoint event for the whole run (no
  * table is built per sample), holding the fields of the sample being
  * handled.  Reading a field is a plain table read, with no call into C:
  * before each sample of the event is handled, the fields the script has
@@ -17,7 +17,7 @@
  *
  * The table is emptied as soon as no sample of its event is being handled:
  * before a sample of another event, before any other hook (on_comm,
- * on_interval, on_end, ...), and at the end.  A kept s.fields read then
+ * on_interval, on_end, ...), and at the end.  A kept s.args read then
  * reaches the __index, which raises an error (it is valid only during its
  * call; within a later call of the same event it shows that call's
  * sample, like s itself).  Assigning a field it does not hold is an
@@ -42,7 +42,7 @@
 #define LP_FIELDS_MT "luaprof.Fields"
 #define FILL_HEADROOM (256u << 10)      /* see fill_room */
 
-/* s.fields of one tracepoint event. */
+/* s.args of one tracepoint event. */
 struct lp_tpview {
 	const struct lp_tp_format *fmt;
 	int ref_t;              /* the table */
@@ -108,7 +108,7 @@ static struct lp_tpview *check_shown(lua_State *L, struct lp_run **run)
 	struct lp_tpview *tv = lua_touserdata(L, lua_upvalueindex(1));
 	*run = lua_touserdata(L, lua_upvalueindex(2));
 	if (!(*run)->view.rec || (*run)->vm.tp_shown != tv)
-		luaL_error(L, "s.fields used outside on_sample: copy the fields you need "
+		luaL_error(L, "s.args used outside on_sample: copy the fields you need "
 			      "into your own table while on_sample runs");
 	return tv;
 }
@@ -161,7 +161,7 @@ static int l_fields_index(lua_State *L)
 	return 1;
 }
 
-/* The iterator of pairs(s.fields): the field after key, in format order. */
+/* The iterator of pairs(s.args): the field after key, in format order. */
 static int l_fields_next(lua_State *L)
 {
 	struct lp_run *run;
@@ -171,7 +171,7 @@ static int l_fields_next(lua_State *L)
 	if (!lua_isnil(L, 2)) {
 		int k = lua_type(L, 2) == LUA_TSTRING ? find(tv->fmt, lua_tostring(L, 2)) : -1;
 		if (k < 0)
-			return luaL_error(L, "invalid key to 'next' of s.fields");
+			return luaL_error(L, "invalid key to 'next' of s.args");
 		i = (size_t)k + 1;
 	}
 	for (; i < tv->fmt->nr_fields; i++) {
@@ -197,7 +197,7 @@ static int l_fields_pairs(lua_State *L)
 
 static int l_fields_newindex(lua_State *L)
 {
-	return luaL_error(L, "s.fields is read-only (field '%s')", luaL_checkstring(L, 2));
+	return luaL_error(L, "s.args is read-only (field '%s')", luaL_checkstring(L, 2));
 }
 
 static int l_fields_tostring(lua_State *L)
@@ -224,12 +224,12 @@ static void set_method(lua_State *L, struct lp_tpview *tv, struct lp_run *run,
 	lua_setfield(L, -2, name);
 }
 
-/* Sets s.fields, for the samples handled from now on, to the value at
+/* Sets s.args, for the samples handled from now on, to the value at
  * stack index idx: a field of the Sample's __index table (lsample.c). */
 static void show_fields(lua_State *L, struct lp_run *run, int idx)
 {
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref_view_index);
-	lua_pushliteral(L, "fields");
+	lua_pushliteral(L, "args");
 	lua_pushvalue(L, idx);
 	lua_rawset(L, -3);
 	lua_pop(L, 1);
@@ -296,8 +296,8 @@ void lp_trace_leave(struct lp_run *run)
 	run->vm.tp_shown = NULL;
 }
 
-/* Makes tv the s.fields shown: its table and names in their slots, and
- * s.fields. */
+/* Makes tv the s.args shown: its table and names in their slots, and
+ * s.args. */
 static void show(struct lp_run *run, struct lp_tpview *tv)
 {
 	lua_State *L = run->vm.L;

@@ -252,7 +252,7 @@ int lp_vm_flush(struct lp_run *run)
 int lp_vm_call(struct lp_run *run, enum lp_hook h, int nargs)
 {
 	lua_State *L = run->vm.L;
-	lp_trace_leave(run);            /* no s.fields outside its sample's call */
+	lp_trace_leave(run);            /* no s.args outside its sample's call */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref[h]);
 	lua_insert(L, -1 - nargs);
 	lp_guard_enter(&run->vm.guard, hook_names[h]);

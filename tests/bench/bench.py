@@ -422,7 +422,7 @@ def symbols():
 
 SWITCH3_LUA = script("switch3.lua", "local n, sleeps, same = 0, 0, 0\non_event = {}\n"
                      "on_event['sched:sched_switch'] = function(s)\n"
-                     "  local f = s.fields\n  n = n + 1\n"
+                     "  local f = s.args\n  n = n + 1\n"
                      "  if f.prev_state == 1 then sleeps = sleeps + 1 end\n"
                      "  if f.prev_pid == f.next_pid then same = same + 1 end\nend\n"
                      "function on_end() print('samples ' .. n .. ' sleeps ' .. sleeps .. ' same ' .. same) end\n")
@@ -491,7 +491,7 @@ def tracepoint_keepup():
 FOLD_COUNT = script("foldcount.lua", "local c, n = {}, 0\nfunction on_sample(s) local f = s.folded c[f] = (c[f] or 0) + 1 "
                     "n = n + 1 if arg[1] and n >= tonumber(arg[1]) then luaprof.exit() end end\n"
                     "function on_end(i) print('samples ' .. i.samples) end\n")
-SRCLINE = script("srcline.lua", "local c = {}\nfunction on_sample(s) local l = s.srcline or '?' c[l] = (c[l] or 0) + 1 end\n"
+SRCLINE = script("srcline.lua", "local c = luaprof.map()\nfunction on_sample(s) c:add({ s.file or '?', s.line or 0 }) end\n"
                  "function on_end(i) print('samples ' .. i.samples) end\n")
 
 
@@ -505,7 +505,7 @@ def chain_binary(flags):
 def dwarf():
     """The issue's rows for --call-graph dwarf: replay counting s.folded on
     a perf dwarf recording of >= 200k samples (QUICK: 20k) against perf
-    script, and the script text against perf script's; peak RSS at half and all of it; s.srcline for every sample
+    script, and the script text against perf script's; peak RSS at half and all of it; s.file and s.line for every sample
     against perf script -F +srcline (an -O2 -g program, -g); live at 999 Hz
     (slowdown against perf record --call-graph dwarf) and samples lost at
     4 kHz."""
@@ -535,7 +535,7 @@ def dwarf():
     n = perf_samples(src)
     o, p, _, _ = side_by_side("srcline", n, [LUAPROF, "run", SRCLINE, "-i", src],
                               ["perf", "script", "-F", "+srcline", "-i", src], 1)
-    report("chain qsort -g %dk" % (n // 1000), "s.srcline vs perf script -F +srcline (samp/CPU-s)", o, p,
+    report("chain qsort -g %dk" % (n // 1000), "s.file, s.line vs perf script -F +srcline (samp/CPU-s)", o, p,
            "samp/s", better="higher")
     wl_argv = [chain, "qsort", "60" if QUICK else "180"]
     alone, perf, ours = [], [], []
@@ -670,7 +670,7 @@ def probes():
     """A function called a million times (probed calls: twice(i)): the
     workload's wall time alone, under luaprof run counting each call's
     sample in Lua, under luaprof stat counting the uprobe in the kernel
-    (count_only), under perf record -e of the same uprobe (made with perf
+    (counting), under perf record -e of the same uprobe (made with perf
     probe -x, deleted after), and under bpftrace's uprobe:...{@n++}; and
     the calls each saw (all of them, or it says how many it lost)."""
     calls = 200000 if QUICK else 1000000
@@ -712,7 +712,7 @@ def probes():
     if perf:
         report(wlname, "slowdown: luaprof run (Lua per call) vs perf record", med(ours) / base,
                med(perf) / base, "x")
-        report(wlname, "slowdown: luaprof stat (count_only) vs perf record", med(stat) / base,
+        report(wlname, "slowdown: luaprof stat (counting) vs perf record", med(stat) / base,
                med(perf) / base, "x")
     if bpf:
         report(wlname, "slowdown: luaprof run vs bpftrace @n++", med(ours) / base, med(bpf) / base, "x")

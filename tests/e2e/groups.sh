@@ -1,7 +1,7 @@
 # Groups: {cpu-clock,page-faults} opens page-faults in cpu-clock's group,
-# and every sample carries both counts (s.counts), which only grow; with
+# and every sample carries both counts (s.values), which only grow; with
 # :S only the leader samples.  The last samples' page faults are most of
-# what the run counted (info.counts).
+# what the run counted (info.values).
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 expect_status 0 "$LUAPROF" run "$CHECKS/groups.lua" -e '{cpu-clock,page-faults}:S' -c 2000000 -- "$PROGS/faults" 32

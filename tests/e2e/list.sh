@@ -39,7 +39,7 @@ line=$(grep 'field:pid_t prev_pid;' /sys/kernel/tracing/events/sched/sched_switc
 off=$(echo "$line" | sed 's/.*offset:\([0-9]*\);.*/\1/') size=$(echo "$line" | sed 's/.*size:\([0-9]*\);.*/\1/')
 expect_grep "^  prev_pid +pid_t +$off +$size +yes +integer$" "$TMP/out"
 expect_grep '^  prev_comm +char\[16\] +[0-9]+ +16 +no +string$' "$TMP/out"
-expect_grep '^  common_pid .*\(common: not in s.fields\)$' "$TMP/out"
+expect_grep '^  common_pid .*\(common: not in s.args\)$' "$TMP/out"
 expect_status 0 "$LUAPROF" list --fields 'sched:sched_process_exe*'
 expect_grep '^  filename +__data_loc char\[\] +[0-9]+ +4 +no +string$' "$TMP/out"
 expect_status 255 "$LUAPROF" list --fields cpu-clock

@@ -7,7 +7,7 @@ need_perf_events
 # faults 4: four rounds of 1024 fresh pages, so at least 4096 page faults.
 expect_status 0 "$LUAPROF" run "$CHECKS/setup.lua" -- "$PROGS/faults" 4
 n=$(awk '$1=="event" && $2=="page-faults" {print $3}' "$TMP/out")
-[ "${n:-0}" -ge 4096 ] || fail "setup{count=1} on page-faults gave ${n:-0} samples, expected >= 4096"
+[ "${n:-0}" -ge 4096 ] || fail "setup{period=1} on page-faults gave ${n:-0} samples, expected >= 4096"
 read -r _ deep total < <(grep '^deep' "$TMP/out")
 [ "$deep" -ge $((total * 9 / 10)) ] || fail "call_graph=true: only $deep of $total samples had stacks"
 # -c replaces count: one sample per 512 faults.
@@ -22,6 +22,14 @@ grep -q 'page-faults' "$TMP/out" && fail "-e cpu-clock kept the script's page-fa
 printf 'luaprof.setup{ bogus = 1 }\n' > "$TMP/bad1.lua"
 expect_status 255 "$LUAPROF" run "$TMP/bad1.lua" -- "$PROGS/faults" 1
 expect_grep "bad1.lua:1: luaprof.setup: unknown key 'bogus' \(known: events, " "$TMP/err"
+# The names issue 22 settled: the old ones are unknown keys, the error
+# listing the valid ones (no aliases).
+known="events, freq, period, call_graph, filter, all_cpus, counting, switch_events, interval"
+for old in count system_wide count_only; do     # api-rename: keep
+	printf 'luaprof.setup{ %s = 1 }\n' "$old" > "$TMP/old.lua"
+	expect_status 255 "$LUAPROF" run "$TMP/old.lua" -- true
+	expect_grep "old.lua:1: luaprof.setup: unknown key '$old' \\(known: $known\\)\$" "$TMP/err"
+done
 printf 'luaprof.setup{ events = "nope" }\n' > "$TMP/bad2.lua"
 expect_status 255 "$LUAPROF" run "$TMP/bad2.lua" -- "$PROGS/faults" 1
 expect_grep "bad2.lua:1: luaprof.setup: unknown event 'nope'" "$TMP/err"

@@ -30,6 +30,14 @@ expect_grep '^event	uprobe:probed:twice	50	0	0$' "$TMP/out"
 cd "$TMP"
 
 
+# s.args is every event's own arguments, in one run of a tracepoint and
+# probes, their samples interleaved (issue 22: one name, s.args).
+if [ -r /sys/kernel/tracing/events/raw_syscalls/sys_enter/format ] ||
+   [ -r /sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/format ]; then
+	expect_status 0 "$LUAPROF" run "$CHECKS/argsmix.lua" \
+		-e "raw_syscalls:sys_enter,uprobe:$P:twice,uretprobe:$P:twice" -- "$P" calls 300
+	expect_grep "^argsmix	true	300	300	0$" "$TMP/out"
+fi
 readelf -n "$P" 2>/dev/null | grep -q 'Name: tick' ||
 	skip "no USDT probes in the workloads: <sys/sdt.h> was missing when they were built (make test-deps installs systemtap-sdt-dev)"
 # USDT, no semaphore: -8@%rax -4@%edx -4@$5 -8@-8(%rbp): i, -i, 5, 3*i

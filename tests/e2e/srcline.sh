@@ -3,7 +3,7 @@
 # marked inlined, its caller outer() next (all samples in outer but 5%: a
 # few land in outer's own instructions); without a stack copy (no -g, or
 # frame pointers) s.stack has no inlined frame, as perf adds them to the
-# stacks it unwinds only; s.srcline points into mix()'s body either way.
+# stacks it unwinds only; s.file and s.line point into mix()'s body either way.
 # For every frame of the program in a --call-graph dwarf recording, the
 # function and file:line chain equals what addr2line -f -i prints for the
 # same address.
@@ -15,7 +15,7 @@ cp "$ROOT/tests/progs/inlined.c" "$ROOT/tests/progs/chain.c" .
 cc -O2 -g -no-pie -o inlined inlined.c && cc -O2 -g -no-pie -o chain chain.c || fail "cannot build the workloads"
 body=$(awk '/always_inline/ {s = NR} s && /^}/ {print s + 1, NR - 1; exit}' inlined.c)
 # inlined_run WANT ARGS...: the outer() samples of a run (WANT: all, or
-# none, show mix() inlined); s.srcline in mix()'s body in all but 5%
+# none, show mix() inlined); s.file:s.line in mix()'s body in all but 5%
 inlined_run() {
 	local want=$1
 	shift
@@ -27,8 +27,8 @@ inlined_run() {
 	else
 		[ "$inl" = 0 ] || fail "$*: $inl of $n samples in outer() show an inlined mix() (perf shows none)"
 	fi
-	[ $((src * 100)) -ge $((n * 95)) ] || fail "$*: $src of $n samples in outer() have s.srcline in mix()'s body (lines $body)"
-	echo "outer() ($*): $n samples, $inl with mix() inlined, $src with s.srcline in its body"
+	[ $((src * 100)) -ge $((n * 95)) ] || fail "$*: $src of $n samples in outer() have s.file:s.line in mix()'s body (lines $body)"
+	echo "outer() ($*): $n samples, $inl with mix() inlined, $src with s.file:s.line in its body"
 }
 inlined_run all --call-graph dwarf
 inlined_run none

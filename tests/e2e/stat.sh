@@ -5,7 +5,7 @@
 # of five runs each: on a loaded machine a preemption now and then adds a
 # switch to a run of either tool, never takes one away).  -I 100 on
 # a program of about 1 s prints about 10 intervals, whose counts add up to
-# the totals exactly.  A probe counted without sampling (count_only) is
+# the totals exactly.  A probe counted without sampling (counting) is
 # exact too.
 . "$(dirname "$0")/lib.sh"
 need_perf_events

@@ -82,4 +82,13 @@ awk '$1 ~ /%$/ && $1 + 0 >= 1 && $3 !~ /^\[/ {sub(/_\[k\]$/, "", $3); print $3, 
 awk '$1 + 0 >= 1 {print $NF, $2}' ours.self | sort > top.first
 [ "$(wc -l < top.first)" -ge 2 ] || fail "top has fewer than two functions of 1%"
 diff top.first callee.first || fail "callgraph --order=callee's leaves differ from top's self counts"
+# --per=comm: the command at the root, holding every sample (one command
+# here); the boolean --comm it replaced is refused (issue 22: --comm of
+# sctop and syscall-counts names a command to keep).
+expect_status 0 "$LUAPROF" run callgraph --per=comm --min=0 --depth=1 -i d16.data
+total=$(sed -n "s/^# \([0-9]*\) samples of event.*/\1/p" "$TMP/out" | head -1)
+read -r pct n name < <(awk '$1 ~ /%$/' "$TMP/out" | head -1)
+[ "$name $n $pct" = "deep16 $total 100.00%" ] || fail "callgraph --per=comm: root '$name $n $pct', expected 'deep16 $total 100.00%'"
+expect_status 255 "$LUAPROF" run callgraph --comm -i d16.data
+expect_grep "^luaprof: .*--comm" "$TMP/err"
 exit 0

@@ -26,41 +26,41 @@ expect_grep "^raw	[0-9]+	$id\$" "$TMP/out"
 expect_grep '^other	nil	nil$' "$TMP/out"
 expect_grep '^cached	true	nil$' "$TMP/out"
 expect_grep '^names	prev_comm=string,prev_pid=integer,prev_prio=integer,prev_state=integer,next_comm=string,next_pid=integer,next_prio=integer$' "$TMP/out"
-# s.fields is a view of the current sample, like s: kept past the call, it
+# s.args is a view of the current sample, like s: kept past the call, it
 # says so instead of reading another sample's data.
-printf 'local kept\nfunction on_sample(s) kept = kept or s.fields end\nfunction on_end() print(kept.prev_pid) end\n' > "$TMP/keep.lua"
+printf 'local kept\nfunction on_sample(s) kept = kept or s.args end\nfunction on_end() print(kept.prev_pid) end\n' > "$TMP/keep.lua"
 expect_status 255 "$LUAPROF" run "$TMP/keep.lua" -e sched:sched_switch -- "$PROGS/sleeper" 1 1
-expect_grep 's.fields used outside on_sample: copy the fields you need' "$TMP/err"
+expect_grep 's.args used outside on_sample: copy the fields you need' "$TMP/err"
 # The same once a field of it has been read in its call: that call's values
 # are not left in it.
-printf 'local kept\nfunction on_sample(s) if not kept then kept = s.fields; assert(kept.prev_pid) end end\nfunction on_end() print(kept.prev_pid) end\n' > "$TMP/keep2.lua"
+printf 'local kept\nfunction on_sample(s) if not kept then kept = s.args; assert(kept.prev_pid) end end\nfunction on_end() print(kept.prev_pid) end\n' > "$TMP/keep2.lua"
 expect_status 255 "$LUAPROF" run "$TMP/keep2.lua" -e sched:sched_switch -- "$PROGS/sleeper" 1 1
-expect_grep 's.fields used outside on_sample: copy the fields you need' "$TMP/err"
-# ... and in the call of another tracepoint's sample, whose s.fields is
-# another table; s.fields is read-only but for the fields it holds.
+expect_grep 's.args used outside on_sample: copy the fields you need' "$TMP/err"
+# ... and in the call of another tracepoint's sample, whose s.args is
+# another table; s.args is read-only but for the fields it holds.
 cat > "$TMP/keep3.lua" <<'LUA'
 local kept, n = nil, 0
 on_event = {}
 on_event["syscalls:sys_enter_getppid"] = function(s)
-  kept = s.fields
+  kept = s.args
   n = n + (kept.__syscall_nr == kept.__syscall_nr and 1 or 0)
 end
 on_event["syscalls:sys_exit_close"] = function(s)
-  if s.fields.ret ~= -9 then return end  -- closes before the exec
-  print("close", s.fields.ret, s.fields ~= kept, n, pcall(function() s.fields.nope = 1 end))
+  if s.args.ret ~= -9 then return end  -- closes before the exec
+  print("close", s.args.ret, s.args ~= kept, n, pcall(function() s.args.nope = 1 end))
   print(kept.__syscall_nr)
 end
 LUA
 expect_status 255 "$LUAPROF" run "$TMP/keep3.lua" -e syscalls:sys_enter_getppid,syscalls:sys_exit_close \
 	-- "$PROGS/tpcalls" 1000
-expect_grep '^close	-9	true	1000	false	.*s.fields is read-only' "$TMP/out"
-expect_grep 's.fields used outside on_sample: copy the fields you need' "$TMP/err"
+expect_grep '^close	-9	true	1000	false	.*s.args is read-only' "$TMP/out"
+expect_grep 's.args used outside on_sample: copy the fields you need' "$TMP/err"
 # A script that fills --script-memory while reading string fields stops
 # with the limit named: short of memory, the fields are decoded inside its
 # call, not before it where running out would abort.
 cat > "$TMP/hog.lua" <<'LUA'
 local keep = {}
-function on_sample(s) keep[#keep + 1] = string.rep(s.fields.prev_comm, 256) .. #keep end
+function on_sample(s) keep[#keep + 1] = string.rep(s.args.prev_comm, 256) .. #keep end
 LUA
 expect_status 255 "$LUAPROF" run --script-memory 2 "$TMP/hog.lua" -e sched:sched_switch -- "$PROGS/sleeper" 2000 1
 expect_grep 'reached the --script-memory limit of 2 MB' "$TMP/err"

@@ -1,4 +1,4 @@
--- luaprof.hist (power-of-two buckets) and luaprof.lhist (linear): buckets,
+-- luaprof.hist() (power-of-two buckets) and luaprof.hist{min=, max=, step=} (linear): buckets,
 -- statistics, quantiles, the bpftrace-style text, and errors.
 local T = require "harness"
 
@@ -79,8 +79,8 @@ T.case("hist: errors", function()
   T.error("bad argument #1 to 'quantile' (a quantile is between 0 and 1)", function() h:quantile(1.5) end)
 end)
 
-T.case("lhist: linear buckets and their text", function()
-  local l = luaprof.lhist(0, 100, 10)
+T.case("hist{min=, max=, step=}: linear buckets and their text", function()
+  local l = luaprof.hist{ min = 0, max = 100, step = 10 }
   for _, v in ipairs({ -1, 0, 9.5, 55, 100, 250 }) do l:add(v) end
   T.eq(l:buckets(), { { max = 0, count = 1 }, { min = 0, max = 10, count = 2 },
                       { min = 50, max = 60, count = 1 }, { min = 100, count = 2 } })
@@ -92,21 +92,30 @@ T.case("lhist: linear buckets and their text", function()
   T.eq(l:quantile(0.5), 10.0, "the 3rd of 6 values: interpolated across [0, 10)")
 end)
 
-T.case("lhist: a last bucket cut at max", function()
-  local l = luaprof.lhist(0, 25, 10)
+T.case("hist{min=, max=, step=}: a last bucket cut at max", function()
+  local l = luaprof.hist{ min = 0, max = 25, step = 10 }
   l:add(24)
   l:add(25)
   T.eq(l:buckets(), { { min = 20, max = 25, count = 1 }, { min = 25, count = 1 } })
   T.eq(tostring(l), row("[20, 25)", 1, 52) .. row("[25, ...)", 1, 52))
 end)
 
-T.case("lhist: errors", function()
-  T.error("bad argument #2 to 'lhist' (max must be larger than min)", function() luaprof.lhist(10, 0, 1) end)
-  T.error("bad argument #3 to 'lhist' (step must be positive)", function() luaprof.lhist(0, 10, 0) end)
-  T.error("bad argument #3 to 'lhist' (too many buckets (at most 100000))",
-          function() luaprof.lhist(0, 100001, 1) end)
-  T.error("bad argument #1 to 'lhist' (number has no integer representation)",
-          function() luaprof.lhist(0.5, 10, 1) end)
+T.case("hist{min=, max=, step=}: errors", function()
+  local E = "luaprof.hist{min=, max=, step=}: "
+  T.error(E .. "max must be larger than min", function() luaprof.hist{ min = 10, max = 0, step = 1 } end)
+  T.error(E .. "step must be positive", function() luaprof.hist{ min = 0, max = 10, step = 0 } end)
+  T.error(E .. "too many buckets (at most 100000)", function() luaprof.hist{ min = 0, max = 100001, step = 1 } end)
+  T.error(E .. "min must be an integer", function() luaprof.hist{ min = 0.5, max = 10, step = 1 } end)
+  T.error(E .. "step must be an integer", function() luaprof.hist{ min = 0, max = 10 } end)
+  T.error("luaprof.hist{...}: unknown key 'stp' (known: min, max, step)",
+          function() luaprof.hist{ min = 0, max = 10, stp = 1 } end)
+end)
+
+T.case("luaprof.lhist is gone: one constructor, luaprof.hist", function()  -- api-rename: keep
+  local ok, err = pcall(function() return luaprof.lhist end)  -- api-rename: keep
+  T.eq(ok, false)
+  local want = "luaprof%.lhist: no such field of luaprof;"  -- api-rename: keep
+  T.eq(tostring(err):match(want) ~= nil, true, tostring(err))
 end)
 
 T.done()

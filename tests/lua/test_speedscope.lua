@@ -16,7 +16,7 @@ local HEAD = '{"$schema":"https://www.speedscope.app/file-format-schema.json","a
              '"exporter":"luaprof@' .. luaprof.version .. '",'
 
 T.case("speedscope: per thread, nanoseconds, identical stacks merged", function()
-  local sp = speedscope.new{ name = "run" }
+  local sp = speedscope{ name = "run" }
   sp:add(smp(11, 10, "app", 100, { "work", "/bin/app" }, { "main", "/bin/app" }))
   sp:add(smp(11, 10, "app", 50, { "work", "/bin/app" }, { "main", "/bin/app" }))
   sp:add(smp(12, 10, "app", 7, { "read", "[kernel.kallsyms]", true }, { "main", "/bin/app" }))
@@ -32,7 +32,7 @@ T.case("speedscope: per thread, nanoseconds, identical stacks merged", function(
 end)
 
 T.case("speedscope: per process, counting samples, stacks of one's own", function()
-  local sp = speedscope.new{ unit = "none", per = "process" }
+  local sp = speedscope{ unit = "none", per = "process" }
   sp:add(smp(11, 10, "app", 100, { "f", "x" }))
   sp:add(smp(12, 10, "app", 100, { "f", "x" }))
   sp:add_stack(99, "wait", { { sym = "sleep" }, { sym = "f", dso = "x" } }, 5)
@@ -48,12 +48,12 @@ T.case("speedscope: per process, counting samples, stacks of one's own", functio
 end)
 
 T.case("speedscope: an empty profile", function()
-  T.eq(speedscope.new():json(), HEAD .. '"name":"luaprof","profiles":[],"shared":{"frames":[]}}')
+  T.eq(speedscope():json(), HEAD .. '"name":"luaprof","profiles":[],"shared":{"frames":[]}}')
 end)
 
 T.case("speedscope: bad options", function()
-  T.error('speedscope.new: unit is "nanoseconds" or "none"', function() speedscope.new{ unit = "ms" } end)
-  T.error('speedscope.new: per is "thread" or "process"', function() speedscope.new{ per = "cpu" } end)
+  T.error('speedscope: unit is "nanoseconds" or "none"', function() speedscope{ unit = "ms" } end)
+  T.error('speedscope: per is "thread" or "process"', function() speedscope{ per = "cpu" } end)
 end)
 
 T.done()

@@ -1,11 +1,11 @@
 -- luaprof.calltree: a call tree (caller -> callee, or callee -> caller)
 -- from stacks, printed with each path's count and share.
 --
---   local tree = luaprof.calltree.new()
+--   local tree = luaprof.calltree()
 --   tree:add({ "main", "run", "work" }, n)   -- a path from the root, n samples
 --   tree:add_folded("comm;main;run;work", n [, { reverse = true, comm = false }])
 --   tree:print{ min = 0.5, depth = 20, total = N, unit = "samples" }
---   tree.total                               -- the sum of what was added
+--   tree:sum()                               -- the sum of what was added
 --
 -- add_folded takes a line of FlameGraph's folded format (s.folded, or a
 -- luaprof.map of them): reverse = true makes the tree leaf first (callee
@@ -15,17 +15,20 @@
 -- percent of the total (default 0.5) are left out with what is below them,
 -- and one line per parent says how much was left out.
 
-local M = {}
 local Tree = {}
 Tree.__index = Tree
 
-function M.new()
-  return setmetatable({ total = 0, root = { n = 0, kids = {} } }, Tree)
+-- The module is the constructor: luaprof.calltree().
+local function new()
+  return setmetatable({ n = 0, root = { n = 0, kids = {} } }, Tree)
 end
+
+-- The sum of what was added (as a map's and a histogram's :sum()).
+function Tree:sum() return self.n end
 
 function Tree:add(path, n)
   n = n or 1
-  self.total = self.total + n
+  self.n = self.n + n
   local node = self.root
   node.n = node.n + n
   for i = 1, #path do
@@ -87,8 +90,8 @@ end
 function Tree:print(opts)
   opts = opts or {}
   local o = { min = opts.min or 0.5, depth = opts.depth or math.huge,
-              total = opts.total or self.total }
+              total = opts.total or self.n }
   walk(self.root, 1, o, opts.out or print)
 end
 
-return M
+return new

@@ -3,8 +3,8 @@
 --   local m = luaprof.map()
 --   m:add(key [, n])     key: a string, a number, or a tuple {a, b, ...}
 --   m:get(key)           its count, 0 when absent
---   m:total()            the sum of every count (added up when asked);
---                        #m: the number of keys
+--   m:sum()              the sum of every count (added up when asked)
+--   #m                   the number of keys
 --   m:clear()
 --   for key, n in m:sorted([by [, limit]]) do ... end
 --                        by "value" (default: largest first, ties by key)
@@ -24,11 +24,11 @@ Map.__index = Map
 
 local type, next, setmetatable, sort = type, next, setmetatable, table.sort
 
-function M.new()
+-- luaprof.map() makes a map: the module is called, as every constructor
+-- of the library is (it is a table for key_less and Map below).
+setmetatable(M, { __call = function()
   return setmetatable({ counts = {}, tuples = {}, arity = nil, size = 0 }, Map)
-end
-
-setmetatable(M, { __call = function(_, ...) return M.new(...) end })
+end })
 
 local function check_scalar(k)
   local t = type(k)
@@ -96,7 +96,7 @@ function Map:get(k)
   return self.counts[k] or 0
 end
 
-function Map:total()
+function Map:sum()
   local sum = 0
   for _, v in next, self.counts do sum = sum + v end
   local function walk(t, depth)
@@ -107,8 +107,7 @@ function Map:total()
   if self.arity then walk(self.tuples, 1) end
   return sum
 end
-function Map:count() return self.size end
-Map.__len = Map.count
+function Map:__len() return self.size end
 
 function Map:clear()
   self.counts, self.tuples, self.arity, self.size = {}, {}, nil, 0

@@ -1,8 +1,8 @@
 -- luaprof.speedscope: profiles in speedscope's JSON format, one sampled
 -- profile per thread (https://www.speedscope.app/file-format-schema.json).
 --
---   local sp = luaprof.speedscope.new{ name = "my run", unit = "nanoseconds",
---                                      per = "thread" }   -- or "process"
+--   local sp = luaprof.speedscope{ name = "my run", unit = "nanoseconds",
+--                                  per = "thread" }   -- or "process"
 --   function on_sample(s) sp:add(s) end        -- in on_sample
 --   sp:add_stack(key, name, frames, weight)     -- a stack of your own, leaf
 --                                               -- first: { {sym=, dso=}, ... }
@@ -20,19 +20,19 @@
 
 local json = require "luaprof.json"
 
-local M = {}
 local Profile = {}
 Profile.__index = Profile
 
-function M.new(opts)
+-- The module is the constructor: luaprof.speedscope{...}.
+local function new(opts)
   opts = opts or {}
   local unit = opts.unit or "nanoseconds"
   if unit ~= "nanoseconds" and unit ~= "none" then
-    error("speedscope.new: unit is \"nanoseconds\" or \"none\"", 2)
+    error("speedscope: unit is \"nanoseconds\" or \"none\"", 2)
   end
   local per = opts.per or "thread"
   if per ~= "thread" and per ~= "process" then
-    error("speedscope.new: per is \"thread\" or \"process\"", 2)
+    error("speedscope: per is \"thread\" or \"process\"", 2)
   end
   return setmetatable({
     name = opts.name or "luaprof", unit = unit, per = per,
@@ -133,4 +133,4 @@ function Profile:write(path)
   luaprof.write_file(path, self:json())
 end
 
-return M
+return new

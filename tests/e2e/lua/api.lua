@@ -9,11 +9,18 @@ function on_start(info)
   assert(math.type(info.pid) == "integer" and info.pid > 0)
   assert(info.command[1]:match("spin$") and info.command[2] == "100")
   assert(info.events[1] == "cpu-clock" and #info.events == 1)
-  assert(info.file == nil, "a replay's field is nil live")
+  assert(info.file == nil and info.build_ids == nil, "a replay's field is nil live")
+  -- one shape live and replaying: what a recording's header says, live too
+  assert(info.all_cpus == false)
+  assert(type(info.hostname) == "string" and info.hostname ~= "")
+  assert(type(info.os_release) == "string" and type(info.arch) == "string")
+  assert(math.type(info.nr_cpus) == "integer" and info.nr_cpus > 0)
+  assert(info.perf_version == "luaprof " .. luaprof.version)
+  assert(info.cmdline[1]:match("luaprof[^/]*$") and info.cmdline[2] == "run", table.concat(info.cmdline, " "))
   local ok, err = pcall(function() return info.fil end)
   assert(not ok and err:find("api.lua:%d+: info.fil: no such field of on_start's info; fields are: " ..
-    "arch, build_ids, cmdline, command, events, file, hostname, nr_cpus, os_release, perf_version, pid, " ..
-    "pids, system_wide$"), err)
+    "all_cpus, arch, build_ids, cmdline, command, events, file, hostname, nr_cpus, os_release, perf_version, pid, " ..
+    "pids$"), err)
 end
 function on_sample(s)
   n = n + 1
@@ -21,9 +28,9 @@ function on_sample(s)
   assert(math.type(s.period) == "integer" and s.period > 0)
   local ok0, err0 = pcall(function() return s.nonexistent end)
   assert(not ok0 and err0:find("api.lua:%d+: s.nonexistent: no such field of a sample; fields are: " ..
-    "addr, args, callchain, comm, counts, cpu, dso, event, fields, folded, id, ip, kernel, mangled, " ..
+    "addr, args, comm, cpu, dso, event, file, folded, has_callchain, id, ip, kernel, line, mangled, " ..
     "offset, period, " ..
-    "pid, raw, retval, srcline, stack, sym, symoff, tid, time$"), err0)
+    "pid, raw, retval, stack, sym, symoff, tid, time, values$"), err0)
   assert(s.retval == nil, "a known field with no value is nil")
   local ok, err = pcall(function() s.pid = 1 end)
   assert(not ok and err:match("read%-only"))
@@ -33,7 +40,7 @@ function on_end(info)
   assert(info.samples == n and info.lost == 0 and info.status == 0)
   assert(math.type(info.duration) == "integer" and info.duration > 50e6)
   local ok, err = pcall(function() return info.sample end)
-  assert(not ok and err:find("info.sample: no such field of on_end's info; fields are: counts, " ..
-    "duration, lost, samples, status, sys_time, user_time$"), err)
+  assert(not ok and err:find("info.sample: no such field of on_end's info; fields are: " ..
+    "duration, lost, samples, status, sys_time, user_time, values$"), err)
   print("api ok " .. n)
 end

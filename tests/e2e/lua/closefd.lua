@@ -9,6 +9,6 @@ end
 local n, other = 0, 0
 function on_sample(s)
   n = n + 1
-  if s.fields.fd ~= 123456 then other = other + 1 end
+  if s.args.fd ~= 123456 then other = other + 1 end
 end
 function on_end() print("closes", n, "other", other) end

@@ -12,7 +12,7 @@ end
 luaprof.setup{ interval = 20 }
 function on_start(info)
   probe(info.file and "on_start replay" or "on_start live", function() return info.fil end,
-        function() if info.file then return info.pids end return info.hostname end)
+        function() if info.file then return info.pids end return info.file end)
 end
 function on_comm(t) probe("on_comm", function() return t.ppid end) end
 function on_fork(t) probe("on_fork", function() return t.comm end) end

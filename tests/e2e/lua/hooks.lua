@@ -12,7 +12,7 @@ end
 on_event = {}
 on_event["sched:sched_process_exec"] = function(s)
   at(s.time)
-  print("exec", s.fields.filename, s.pid, s.event)
+  print("exec", s.args.filename, s.pid, s.event)
 end
 function on_sample(s)
   at(s.time)

@@ -1,6 +1,7 @@
 -- inlined.lua FIRST LAST: of the user samples in outer(), counts those
 -- whose s.stack starts with mix() marked inlined, then outer() (not
--- inlined), and whose s.srcline lies in mix()'s body (lines FIRST..LAST).
+-- inlined), and whose s.file and s.line lie in mix()'s body (inlined.c,
+-- lines FIRST..LAST).
 -- Prints "outer N inlined M srcline K".
 local first, last = tonumber(arg[1]), tonumber(arg[2])
 local n, inl, src = 0, 0, 0
@@ -11,8 +12,8 @@ function on_sample(s)
   if st[1].sym == "mix" and st[1].inlined and st[2].sym == "outer" and not st[2].inlined then
     inl = inl + 1
   end
-  local line = tonumber((s.srcline or ""):match(":(%d+)$"))
-  if line and line >= first and line <= last and s.srcline:match("inlined%.c:") then
+  local line = s.line
+  if line and line >= first and line <= last and s.file:match("inlined%.c$") then
     src = src + 1
   end
 end

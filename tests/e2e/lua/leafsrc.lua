@@ -3,7 +3,7 @@
 local c = {}
 function on_sample(s)
   if s.kernel then return end
-  local src = s.srcline and s.srcline:gsub("^.*/", "") or "?"
+  local src = s.file and s.file:gsub("^.*/", "") .. ":" .. (s.line or 0) or "?"
   local k = (s.sym or "?") .. " " .. src
   c[k] = (c[k] or 0) + 1
 end

@@ -8,7 +8,7 @@ local pid, out, off, sleeps, inferred = nil, nil, 0, 0, 0
 function on_start(info) pid = info.pid end
 on_event = {}
 on_event["sched:sched_switch"] = function(s)
-  local f = s.fields
+  local f = s.args
   if f.next_pid == pid and out then
     off = off + (s.time - out)
     out = nil

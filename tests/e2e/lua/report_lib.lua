@@ -8,7 +8,7 @@ for _, k in ipairs({ "b", "a", "c", "a", "b", "a" }) do m:add(k) end
 m:add("c", 2)
 m:add(7, 5)
 m:add(-3)
-print(#m, m:total(), m:get("a"), m:get("zz"), m:get(7))
+print(#m, m:sum(), m:get("a"), m:get("zz"), m:get(7))
 for k, n in m:sorted() do io.write(tostring(k), "=", n, " ") end print()
 for k, n in m:sorted("key") do io.write(tostring(k), "=", n, " ") end print()
 do local it, st, c = pairs(m) local k, n = it(st, c) io.write(tostring(k), "=", n, " ") end print()
@@ -17,10 +17,10 @@ print(#top, top[1][1], top[1][2], top[2][1], top[2][2])
 local t = luaprof.map()
 t:add({ "x", 2 }) t:add({ "x", 1 }, 3) t:add({ "w", 9 }, 2) t:add({ "x", 2 })
 for k, n in t:sorted("key") do io.write(k[1], ",", k[2], "=", n, " ") end print()
-print(t:get({ "x", 1 }), t:get({ "q", 1 }), #t, t:total())
+print(t:get({ "x", 1 }), t:get({ "q", 1 }), #t, t:sum())
 t:add({ "x", 1 }, 0.5)
 print(t:get({ "x", 1 }))
-t:clear() print(#t, t:total())
+t:clear() print(#t, t:sum())
 print(pcall(m.add, m, nil))
 print(select(2, pcall(t.add, t, { "a" })) ~= nil)
 
@@ -31,7 +31,7 @@ io.write(tostring(h))
 print(h:count(), h:sum(), h:min(), h:max(), string.format("%.4f", h:mean()))
 print(h:quantile(0), h:quantile(1), string.format("%.2f", h:quantile(0.5)))
 local s = h:stats() print(s.count, s.sum, s.min, s.max)
-local l = luaprof.lhist(0, 100, 25)
+local l = luaprof.hist{ min = 0, max = 100, step = 25 }
 for v = -5, 130, 10 do l:add(v) end
 l:add(50, 3)
 io.write(tostring(l))
@@ -98,7 +98,7 @@ print(sched.state(0), sched.state(1), sched.state(2), sched.state_name(0), sched
 -- out.  Thread 8 is
 -- not wanted (filter).  A sample before a thread's switch out ends nothing.
 local function sw(time, prev, state, nxt)
-  return { time = time, pid = prev, fields = { prev_pid = prev, prev_comm = "c" .. prev,
+  return { time = time, pid = prev, args = { prev_pid = prev, prev_comm = "c" .. prev,
                                             prev_state = state, next_pid = nxt } }
 end
 local off = sched.offcpu{

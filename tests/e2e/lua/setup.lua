@@ -1,6 +1,6 @@
 -- luaprof.setup declares the run's events and sampling; prints the samples
 -- per event and whether every sample had a call stack of more than one frame.
-luaprof.setup{ events = { "page-faults" }, count = 1, call_graph = true }
+luaprof.setup{ events = { "page-faults" }, period = 1, call_graph = true }
 local n, deep = {}, 0
 function on_sample(s)
   n[s.event] = (n[s.event] or 0) + 1

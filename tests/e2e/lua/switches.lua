@@ -12,7 +12,7 @@ local function state(v)
 end
 on_event = {}
 on_event["sched:sched_switch"] = function(s)
-  local f = s.fields
+  local f = s.args
   print(string.format("prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s ==> " ..
                       "next_comm=%s next_pid=%d next_prio=%d", f.prev_comm, f.prev_pid,
                       f.prev_prio, state(f.prev_state), f.next_comm, f.next_pid, f.next_prio))

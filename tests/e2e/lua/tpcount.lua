@@ -5,7 +5,7 @@ local nr = luaprof.syscall_nr("getppid")
 function on_sample(s)
   events[s.event] = (events[s.event] or 0) + 1
   if s.event == "raw_syscalls:sys_enter" then
-    local id = s.fields.id
+    local id = s.args.id
     if id == nr then getppid = getppid + 1 end
     local name = luaprof.syscall_name(id) or tostring(id)
     calls[name] = (calls[name] or 0) + 1

@@ -4,12 +4,12 @@
 --   close_ret RET TYPE           syscalls:sys_exit_close's long ret (signed)
 --   close_args N ARG1 TYPE       raw_syscalls:sys_enter's unsigned long args[6]
 --   raw LEN TYPE                 s.raw's length and its common_type
---   other FIELDS RAW             a cpu-clock sample's s.fields and s.raw
---   cached SAME COMMON           s.fields is one table per call; no common_*
+--   other FIELDS RAW             a cpu-clock sample's s.args and s.raw
+--   cached SAME COMMON           s.args is one table per call; no common_*
 --   fd123456 N                   sys_enter samples whose args[1] is 123456,
 --                                args read at every one (arrays are made
 --                                afresh for each sample)
---   names N1,N2,...              pairs(s.fields) of sched_switch, in format order
+--   names N1,N2,...              pairs(s.args) of sched_switch, in format order
 local pid, close_nr = nil, luaprof.syscall_nr("close")
 local seen, fd123456 = {}, 0
 local function once(key, ...)
@@ -17,12 +17,12 @@ local function once(key, ...)
 end
 function on_start(info) pid = info.pid end
 function on_sample(s)
-  local f = s.fields
+  local f = s.args
   if s.event == "cpu-clock" then
     once("other", tostring(f), tostring(s.raw))
     return
   end
-  once("cached", tostring(s.fields == f), tostring(f.common_pid))
+  once("cached", tostring(s.args == f), tostring(f.common_pid))
   if s.event == "sched:sched_switch" and f.prev_pid == pid then
     once("switch", f.prev_comm, f.prev_pid, f.prev_state)
     local names = {}

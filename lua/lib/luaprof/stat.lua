@@ -1,25 +1,25 @@
--- luaprof.counts: printing event counts as perf stat prints them.
+-- luaprof.stat: printing event counts as perf stat prints them.
 --
---   local counts = luaprof.counts
---   counts.line(name, c, all, wall_ns [, prefix]) -> string
+--   local stat = luaprof.stat
+--   stat.line(name, c, all, wall_ns [, prefix]) -> string
 --       one event's line: its value (task-clock and cpu-clock in msec),
 --       <not supported> / <not counted>, the ratio perf derives after '#'
 --       (CPUs utilized from wall_ns, rates per second of task time,
 --       instructions per cycle, miss ratios), and for a multiplexed event
---       the share of the time it ran; c is info.counts[name], all is
---       info.counts
---   counts.ratio(name, c, all, wall_ns) -> string or nil    the '#' part
---   counts.names(list) -> list     event names without repeats (a USDT
+--       the share of the time it ran; c is info.values[name], all is
+--       info.values
+--   stat.ratio(name, c, all, wall_ns) -> string or nil    the '#' part
+--   stat.names(list) -> list     event names without repeats (a USDT
 --                                  probe with several sites counts once)
---   counts.report(info, names, target) -> string
+--   stat.report(info, names, target) -> string
 --       perf stat's whole report for on_end's info: the header naming
 --       target, a line per event, the elapsed, user and system times
---   counts.interval(info, names) -> string
---       perf stat -I's lines for on_interval's info (its counts are the
+--   stat.interval(info, names) -> string
+--       perf stat -I's lines for on_interval's info (its values are the
 --       interval's), each prefixed with the time since the start
---   counts.HEADER   perf stat -I's column header
+--   stat.HEADER   perf stat -I's column header
 --
--- info.counts[name] is { value = scaled, raw =, enabled = ns, running = ns,
+-- info.values[name] is { value = scaled, raw =, enabled = ns, running = ns,
 -- supported = bool } (see docs/commands.md, "Counting").
 
 local M = {}
@@ -104,7 +104,7 @@ function M.interval(info, names)
   local prefix = string.format("%16.9f ", info.elapsed / 1e9)
   local lines = {}
   for _, n in ipairs(names) do
-    lines[#lines + 1] = M.line(n, info.counts[n], info.counts, info.delta, prefix)
+    lines[#lines + 1] = M.line(n, info.values[n], info.values, info.delta, prefix)
   end
   return table.concat(lines, "\n")
 end
@@ -112,7 +112,7 @@ end
 function M.report(info, names, target)
   local t = { "", string.format(" Performance counter stats for '%s':", target), "" }
   for _, n in ipairs(names) do
-    t[#t + 1] = M.line(n, info.counts[n], info.counts, info.duration)
+    t[#t + 1] = M.line(n, info.values[n], info.values, info.duration)
   end
   t[#t + 1] = ""
   t[#t + 1] = string.format("%18.9f seconds time elapsed", info.duration / 1e9)
