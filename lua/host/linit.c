@@ -38,6 +38,7 @@ static const luaL_Reg modules[] = {
 	{ "perfscript", luaopen_luaprof_perfscript },
 	{ "pprof", luaopen_luaprof_pprof },
 	{ "speedscope", NULL },
+	{ "term", luaopen_luaprof_term },
 	{ NULL, NULL },
 };
 

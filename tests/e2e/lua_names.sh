@@ -12,14 +12,14 @@ need_perf_events
 cd "$TMP"
 
 sample_fields="addr, args, callchain, comm, counts, cpu, dso, event, fields, folded, id, ip, kernel, mangled, offset, period, pid, raw, retval, srcline, stack, sym, symoff, tid, time"
-start_fields="arch, build_ids, cmdline, command, events, file, hostname, nr_cpus, os_release, perf_version, pid, pids, system_wide"
+start_fields="arch, build_ids, cmdline, command, count, events, file, freq, hostname, nr_cpus, os_release, perf_version, pid, pids, system_wide"
 expected() {
 	cat <<EOT
 on_comm: t.ppid: no such field of a comm record (on_comm); fields are: comm, exec, pid, tid, time; nil true
 on_end: info.samples_: no such field of on_end's info; fields are: counts, duration, lost, samples, status, sys_time, user_time; nil true
 on_exit: t.exec: no such field of an exit record (on_exit); fields are: pid, ppid, ptid, tid, time; nil true
 on_fork: t.comm: no such field of a fork record (on_fork); fields are: pid, ppid, ptid, tid, time; nil true
-on_interval: info.elapse: no such field of on_interval's info; fields are: counts, delta, elapsed, last, samples, time; nil true
+on_interval: info.elapse: no such field of on_interval's info; fields are: counts, delta, elapsed, last, lost, samples, time; nil true
 on_sample: s.symm: no such field of a sample; fields are: $sample_fields; nil true
 on_start $1: info.fil: no such field of on_start's info; fields are: $start_fields; nil true
 on_switch: t.ot: no such field of a switch record (on_switch); fields are: cpu, next_pid, next_tid, out, pid, preempt, prev_pid, prev_tid, tid, time; nil true
@@ -39,10 +39,10 @@ expect_status 255 "$LUAPROF" run ./typo.lua -e cpu-clock -- "$PROGS/spin" 50
 expect_grep "^luaprof: \./typo\.lua:1: s\.feilds: no such field of a sample; fields are: $sample_fields\$" "$TMP/err"
 
 # The public modules, and nothing else.
-modules="luaprof.calltree, luaprof.counts, luaprof.flamegraph, luaprof.fmt, luaprof.folded, luaprof.hist, luaprof.json, luaprof.lhist, luaprof.map, luaprof.perfscript, luaprof.pprof, luaprof.speedscope"
+modules="luaprof.calltree, luaprof.counts, luaprof.flamegraph, luaprof.fmt, luaprof.folded, luaprof.hist, luaprof.json, luaprof.lhist, luaprof.map, luaprof.perfscript, luaprof.pprof, luaprof.speedscope, luaprof.term"
 cat > mods.lua <<'EOT'
 for _, name in ipairs({ "calltree", "counts", "flamegraph", "fmt", "folded", "hist", "json", "lhist",
-                        "map", "perfscript", "pprof", "speedscope" }) do
+                        "map", "perfscript", "pprof", "speedscope", "term" }) do
   assert(luaprof[name] ~= nil and luaprof[name] == require("luaprof." .. name), name)
 end
 for _, code in ipairs({ 'return luaprof.mapp', 'return require "luaprof.nope"', 'return require "sched"',
@@ -52,7 +52,7 @@ end
 os.exit(0)
 EOT
 expect_status 0 "$LUAPROF" run ./mods.lua -i /dev/null
-fields="calltree, counts, demangle, errno_name, executable, exit, flamegraph, fmt, folded, functions, hist, is_target, json, lhist, map, options, perfscript, pprof, setup, speedscope, syscall_name, syscall_nr, usage_error, version, write_file"
+fields="calltree, counts, demangle, errno_name, executable, exit, flamegraph, fmt, folded, functions, hist, is_target, json, lhist, map, options, perfscript, pprof, setup, speedscope, syscall_name, syscall_nr, term, usage_error, version, write_file"
 cat > want.txt <<EOT
 chunk:1: luaprof.mapp: no such field of luaprof; its fields are: $fields
 chunk:1: require "luaprof.nope": no such module; luaprof's modules are: $modules

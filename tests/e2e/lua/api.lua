@@ -10,9 +10,11 @@ function on_start(info)
   assert(info.command[1]:match("spin$") and info.command[2] == "100")
   assert(info.events[1] == "cpu-clock" and #info.events == 1)
   assert(info.file == nil, "a replay's field is nil live")
+  assert(info.freq == 4000 and info.count == nil, "the rate as opened: -F's default")
   local ok, err = pcall(function() return info.fil end)
   assert(not ok and err:find("api.lua:%d+: info.fil: no such field of on_start's info; fields are: " ..
-    "arch, build_ids, cmdline, command, events, file, hostname, nr_cpus, os_release, perf_version, pid, " ..
+    "arch, build_ids, cmdline, command, count, events, file, freq, hostname, nr_cpus, os_release, " ..
+    "perf_version, pid, " ..
     "pids, system_wide$"), err)
 end
 function on_sample(s)
