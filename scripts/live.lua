@@ -47,6 +47,7 @@ local rows = { sym = {}, dso = {}, comm = {} }  -- view -> id -> row
 local shown = rows                      -- what the screen shows (zero: the last interval's)
 local status = ""                       -- the last refresh's numbers, for the title
 local message = ""                      -- a key's answer, shown once
+local elapsed = 0                       -- seconds from the first sample to the last refresh
 
 -- ---- naming rows, as top.lua (perf report) does ----
 
@@ -164,7 +165,8 @@ end
 local function title()
   local mode = VIEW_NAME[view] .. (children and stacks and ", children" or "")
                .. (zero and ", last interval" or ", decaying")
-  return string.format("%s%s: %s | %s", event, rate ~= "" and (", " .. rate) or "", status, mode)
+  return string.format("%s%s: %s | %s | %.1f s", event, rate ~= "" and (", " .. rate) or "", status,
+                       mode, elapsed)
 end
 
 local function draw()
@@ -213,12 +215,13 @@ function on_interval(info)
   local secs = info.delta / 1e9
   status = string.format("%d samples/s, %d lost",
                          secs > 0 and math.floor(info.samples / secs + 0.5) or 0, info.lost)
+  elapsed = info.elapsed / 1e9
   if on_tty then
     draw()
     message = ""
   else
     local data, headers = cells(opt.limit > 0 and opt.limit or 20)
-    print(string.format("# %.1f s: %d samples of event '%s'%s, %s", info.elapsed / 1e9,
+    print(string.format("# %.1f s: %d samples of event '%s'%s, %s", elapsed,
                         info.samples, event, rate ~= "" and (", " .. rate) or "", status))
     luaprof.fmt.print_table(data, { headers = headers })
     print()

@@ -1,0 +1,130 @@
+# luaprof top (scripts/live.lua), the live view, driven in a real terminal:
+# tmux runs it in a pane, send-keys types, capture-pane reads the screen.
+# - a workload with one hot function (spin: spin_iters) is the top row by
+#   the second refresh (the title says the time of its refresh);
+# - c shows the children (inclusive) columns of a -g run, v cycles the
+#   view to commands, where the workload's command is the row;
+# - q ends it with exit 0, and the terminal is as it was found: the same
+#   stty -g before and after, the alternate screen left, the cursor shown;
+# - without -g, c says that children need call stacks;
+# - with stdout not a terminal: one table per interval, each of its own
+#   samples (its rows add up to its title's count), and all the tables
+#   add up to the run's samples, as perf script counts them in the run's
+#   recording (-o); -p and the default (-a) print tables too.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+command -v tmux >/dev/null || skip "tmux is not installed (tests/install-deps.sh test installs it)"
+cd "$TMP"
+
+SOCK=$TMP/tmux.sock
+tm() { tmux -S "$SOCK" "$@"; }
+trap 'tm kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+tm -f /dev/null new-session -d -s t -x 120 -y 30 "env -i PATH=$PATH TERM=xterm HOME=$HOME bash --norc --noprofile" ||
+	skip "tmux cannot start a session here"
+tm set-option -t t remain-on-exit on >/dev/null
+
+screen() { tm capture-pane -p -t t; }
+# until_screen PATTERN: until the pane shows a line matching PATTERN (a
+# guard of 30 s against a hung run, not a timing assertion).
+until_screen() {
+	local i
+	for i in $(seq 300); do
+		screen | grep -qE -- "$1" && return 0
+		sleep 0.1
+	done
+	screen; fail "the screen never showed '$1'"
+}
+flag() { tm display-message -p -t t "#{$1}"; }
+
+# The shell in the pane notes the terminal's modes, runs luaprof top, and
+# notes them again with the exit status.
+run_in_pane() {
+	tm send-keys -t t "clear; stty -g > $TMP/stty.before; $LUAPROF top $* 2> $TMP/top.err; echo EXIT=\$? > $TMP/exit; stty -g > $TMP/stty.after" Enter
+}
+
+# --- a -g run of spin: the hot function, children, commands, q ---
+run_in_pane -g -I 1000 -- "$PROGS/spin" 120000
+until_screen '^cpu-clock'
+[ "$(flag alternate_on)" = 1 ] || fail "luaprof top did not take the alternate screen"
+# Every refresh's screen until the second: spin_iters is the top row by then.
+seen=
+for i in $(seq 300); do
+	s=$(screen)
+	t=$(echo "$s" | sed -n '1s/.* \([0-9]*\.[0-9]\) s$/\1/p')
+	top=$(echo "$s" | awk '/^ *Overhead/ {getline; print; exit}')
+	if [ -n "$t" ] && awk -v t="$t" 'BEGIN {exit !(t >= 1.5)}'; then
+		echo "$top" | grep -q '\[\.\] spin_iters$' || { echo "$s"; fail "spin_iters is not the top row at the refresh of $t s"; }
+		seen=1
+		break
+	fi
+	sleep 0.1
+done
+[ -n "$seen" ] || { screen; fail "no second refresh came"; }
+echo "$s" | grep -qE '^cpu-clock, 4000 Hz: [0-9]+ samples/s, [0-9]+ lost \| functions, decaying \| [0-9.]+ s$' ||
+	{ echo "$s"; fail "the title line is not event, rate, samples/s, lost"; }
+echo "$s" | grep -qE '^ +[0-9.]+% +[0-9]+ +spin +\[\.\] spin_iters$' ||
+	{ echo "$s"; fail "no spin_iters row with its object"; }
+
+tm send-keys -t t c
+until_screen '^ *Children +Self +Samples +Shared Object +Symbol'
+until_screen '^ +[0-9.]+% +[0-9.]+% +[0-9]+ +spin +\[\.\] spin_iters$'
+tm send-keys -t t v
+until_screen '^ *Children +Self +Samples +Shared Object *$'
+tm send-keys -t t v
+until_screen '^ *Children +Self +Samples +Command *$'
+until_screen '^ +[0-9.]+% +[0-9.]+% +[0-9]+ +spin *$'
+until_screen '\| commands, children, decaying \|'
+
+tm send-keys -t t q
+for i in $(seq 300); do [ -s "$TMP/stty.after" ] && break; sleep 0.1; done
+[ -s "$TMP/stty.after" ] || { screen; fail "q did not end luaprof top"; }
+grep -qx 'EXIT=0' "$TMP/exit" || { cat "$TMP/exit" "$TMP/top.err"; fail "q: exit status $(cat "$TMP/exit"), expected 0"; }
+cmp -s "$TMP/stty.before" "$TMP/stty.after" ||
+	fail "the terminal's modes changed: $(cat "$TMP/stty.before") before, $(cat "$TMP/stty.after") after"
+[ "$(flag alternate_on)" = 0 ] || fail "the alternate screen was not left"
+[ "$(flag cursor_flag)" = 1 ] || fail "the cursor was left hidden"
+! screen | grep -q 'spin_iters' || { screen; fail "the live view was drawn on the main screen"; }
+wait_gone "$PROGS/spin 120000" || fail "the workload was left running"
+
+# --- without -g, c answers that children need stacks; q still exits 0 ---
+rm -f "$TMP/stty.after"
+run_in_pane -I 1000 -- "$PROGS/spin" 120000
+until_screen '^ *Overhead +Samples'
+tm send-keys -t t c
+until_screen '^children need call stacks: run with -g'
+tm send-keys -t t q
+for i in $(seq 300); do [ -s "$TMP/stty.after" ] && break; sleep 0.1; done
+grep -qx 'EXIT=0' "$TMP/exit" || { screen; fail "q without -g: exit status $(cat "$TMP/exit"), expected 0"; }
+cmp -s "$TMP/stty.before" "$TMP/stty.after" || fail "without -g, the terminal's modes changed"
+[ "$(flag alternate_on)" = 0 ] || fail "without -g, the alternate screen was not left"
+
+# --- not a terminal: one table per interval ---
+expect_status 0 "$LUAPROF" top -I 300 --limit=100000 -o rec.data -- "$PROGS/spin" 1500
+awk '/^# / {n++} END {exit !(n >= 2)}' "$TMP/out" || { cat "$TMP/out"; fail "fewer than two tables"; }
+# each table: its rows' Samples add up to its title's count; spin_iters
+# tops every table of more than a handful of samples
+awk '
+	/^# / { if (t) check(); t = $0; want = $4; sum = 0; first = ""; next }
+	/^Overhead/ { next }
+	NF >= 5 { sum += $2; if (first == "") first = $NF; next }
+	function check() {
+		if (sum != want) { print "table \"" t "\": rows add up to " sum; bad = 1 }
+		if (want > 20 && first != "spin_iters") { print "table \"" t "\": top row " first; bad = 1 }
+	}
+	END { if (t) check(); exit bad }' "$TMP/out" || fail "a table is not its interval's samples"
+grep -qE "^# [0-9.]+ s: [0-9]+ samples of event 'cpu-clock', 4000 Hz, [0-9]+ samples/s, [0-9]+ lost$" "$TMP/out" ||
+	{ cat "$TMP/out"; fail "no table title with event, rate, samples/s and lost"; }
+ours=$(awk '/^# / {n += $4} END {print n}' "$TMP/out")
+theirs=$(perf script -i rec.data -F ip 2>/dev/null | wc -l)
+[ "$ours" = "$theirs" ] || fail "the tables hold $ours samples, perf script counts $theirs in the recording"
+
+# -p and the whole system (the default) print tables too
+"$PROGS/spin" 4000 &
+spin=$!
+expect_status 0 "$LUAPROF" top -I 300 -d 1 -p "$spin"
+expect_grep '^ +[0-9.]+% +[0-9]+ +spin +\[\.\] spin_iters$' "$TMP/out"
+expect_status 0 "$LUAPROF" top -I 300 -d 1 --view=comm
+expect_grep '^ +[0-9.]+% +[0-9]+ +spin *$' "$TMP/out"
+kill "$spin" 2>/dev/null
+wait "$spin" 2>/dev/null
+exit 0
