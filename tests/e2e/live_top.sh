@@ -36,10 +36,25 @@ until_screen() {
 }
 flag() { tm display-message -p -t t "#{$1}"; }
 
-# The shell in the pane notes the terminal's modes, runs luaprof top, and
-# notes them again with the exit status.
-run_in_pane() {
-	tm send-keys -t t "clear; stty -g > $TMP/stty.before; $LUAPROF top $* 2> $TMP/top.err; echo EXIT=\$? > $TMP/exit; stty -g > $TMP/stty.after" Enter
+# The shell in the pane notes the terminal's modes, runs luaprof top (or
+# luaprof ARGS: run_luaprof_in_pane), and notes them again with the exit
+# status.
+run_luaprof_in_pane() {
+	rm -f "$TMP/stty.after"
+	tm send-keys -t t "clear; stty -g > $TMP/stty.before; $LUAPROF $* 2> $TMP/top.err; echo EXIT=\$? > $TMP/exit; stty -g > $TMP/stty.after" Enter
+}
+run_in_pane() { run_luaprof_in_pane top "$@"; }
+# given_back WHAT STATUS: the run in the pane ended with STATUS and left
+# the terminal as it found it.
+given_back() {
+	local i
+	for i in $(seq 300); do [ -s "$TMP/stty.after" ] && break; sleep 0.1; done
+	[ -s "$TMP/stty.after" ] || { screen; fail "$1: luaprof did not end"; }
+	grep -qx "EXIT=$2" "$TMP/exit" || { screen; cat "$TMP/top.err"; fail "$1: $(cat "$TMP/exit"), expected EXIT=$2"; }
+	cmp -s "$TMP/stty.before" "$TMP/stty.after" ||
+		fail "$1: the terminal's modes changed: $(cat "$TMP/stty.before") before, $(cat "$TMP/stty.after") after"
+	[ "$(flag alternate_on)" = 0 ] || fail "$1: the alternate screen was not left"
+	[ "$(flag cursor_flag)" = 1 ] || fail "$1: the cursor was left hidden"
 }
 
 # --- a -g run of spin: the hot function, children, commands, q ---
@@ -76,27 +91,34 @@ until_screen '^ +[0-9.]+% +[0-9.]+% +[0-9]+ +spin *$'
 until_screen '\| commands, children, decaying \|'
 
 tm send-keys -t t q
-for i in $(seq 300); do [ -s "$TMP/stty.after" ] && break; sleep 0.1; done
-[ -s "$TMP/stty.after" ] || { screen; fail "q did not end luaprof top"; }
-grep -qx 'EXIT=0' "$TMP/exit" || { cat "$TMP/exit" "$TMP/top.err"; fail "q: exit status $(cat "$TMP/exit"), expected 0"; }
-cmp -s "$TMP/stty.before" "$TMP/stty.after" ||
-	fail "the terminal's modes changed: $(cat "$TMP/stty.before") before, $(cat "$TMP/stty.after") after"
-[ "$(flag alternate_on)" = 0 ] || fail "the alternate screen was not left"
-[ "$(flag cursor_flag)" = 1 ] || fail "the cursor was left hidden"
+given_back q 0
 ! screen | grep -q 'spin_iters' || { screen; fail "the live view was drawn on the main screen"; }
 wait_gone "$PROGS/spin 120000" || fail "the workload was left running"
 
 # --- without -g, c answers that children need stacks; q still exits 0 ---
-rm -f "$TMP/stty.after"
 run_in_pane -I 1000 -- "$PROGS/spin" 120000
 until_screen '^ *Overhead +Samples'
 tm send-keys -t t c
 until_screen '^children need call stacks: run with -g'
 tm send-keys -t t q
-for i in $(seq 300); do [ -s "$TMP/stty.after" ] && break; sleep 0.1; done
-grep -qx 'EXIT=0' "$TMP/exit" || { screen; fail "q without -g: exit status $(cat "$TMP/exit"), expected 0"; }
-cmp -s "$TMP/stty.before" "$TMP/stty.after" || fail "without -g, the terminal's modes changed"
-[ "$(flag alternate_on)" = 0 ] || fail "without -g, the alternate screen was not left"
+given_back "q without -g" 0
+
+# --- Ctrl-C ends the run as any SIGINT (the command's 130) ---
+run_in_pane -I 1000 -- "$PROGS/spin" 120000
+until_screen '^ *Overhead +Samples'
+tm send-keys -t t C-c
+given_back Ctrl-C 130
+
+# --- a script's error: the terminal is given back before its line ---
+cat > broken.lua <<'EOT'
+luaprof.setup{ interval = 200 }
+function on_start() luaprof.term.start() end
+function on_key() end
+function on_interval() error("broken on purpose") end
+EOT
+run_luaprof_in_pane run ./broken.lua -- "$PROGS/spin" 120000
+given_back "a script error" 255
+expect_grep 'broken\.lua:4: broken on purpose' "$TMP/top.err"
 
 # --- not a terminal: one table per interval ---
 expect_status 0 "$LUAPROF" top -I 300 --limit=100000 -o rec.data -- "$PROGS/spin" 1500
