@@ -12,7 +12,10 @@
 -- out when it stops being hot; z (or --zero, perf top's -z) shows the
 -- last interval alone instead.  Keys: v cycles the view (functions,
 -- objects, commands), c shows the children (inclusive) share when stacks
--- are recorded (-g), z switches zeroing, q quits.
+-- are recorded (-g), z switches zeroing, q quits.  Stacks are walked only
+-- while children are shown (a stack costs three times the rest of a
+-- sample): c starts the counts afresh, --children shows them from the
+-- start.
 -- When standard output is no terminal it prints one table per interval,
 -- each of that interval's samples alone (they add up to the run's).
 -- Rows are named as top.lua (perf report) names them: [k]/[.] and the
@@ -108,7 +111,7 @@ function on_sample(s)
     r.self, r.n = r.self + p, r.n + 1
   end
   rc.children = rc.children + p
-  if not stacks then return end
+  if not (children and stacks) then return end  -- a stack costs 3-4 times the rest
   local seen = {}
   local st = s.stack
   for i = #st, 1, -1 do
@@ -238,8 +241,16 @@ function on_key(key)
       if v == view then view = VIEWS[i % #VIEWS + 1] break end
     end
   elseif key == "c" then
-    if stacks then children = not children
-    else message = "children need call stacks: run with -g" end
+    if not stacks then
+      message = "children need call stacks: run with -g"
+    else
+      children = not children
+      if children then      -- stacks are walked from now on: the counts start afresh
+        rows = { sym = {}, dso = {}, comm = {} }
+        shown = rows
+        message = "children: counting from now"
+      end
+    end
   elseif key == "z" then
     zero = not zero
   else

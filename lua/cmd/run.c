@@ -431,10 +431,15 @@ static void watch_keys(struct lp_run *run, const struct lp_source *src)
 	}
 }
 
+/* Records between two looks at the keys while records keep coming (a
+ * script behind the samples never waits, so the source never says 3). */
+#define KEYS_EVERY 256
+
 static int loop(struct lp_run *run, const struct lp_source *src)
 {
 	struct lp_record rec;
 	int event, rc;
+	unsigned n = 0;
 	for (;;) {
 		if (run->interval.ns && run->interval.set_alarm)
 			run->interval.set_alarm(run->interval.alarm_ctx, run->interval.next);
@@ -454,6 +459,8 @@ static int loop(struct lp_run *run, const struct lp_source *src)
 		if (advance(run, alarm ? run->interval.next : record_time(&rec), alarm))
 			return -1;
 		if (!alarm && handle(run, &rec, event))
+			return -1;
+		if (run->watched >= 0 && ++n % KEYS_EVERY == 0 && lp_term_deliver(run))
 			return -1;
 		if (run->exit_requested) {
 			src->stop(src->ctx);
