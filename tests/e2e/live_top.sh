@@ -6,6 +6,7 @@
 #   view to commands, where the workload's command is the row;
 # - q ends it with exit 0, and the terminal is as it was found: the same
 #   stty -g before and after, the alternate screen left, the cursor shown;
+# - so do Ctrl-C, Ctrl-Z (taken again at fg) and a script's error;
 # - without -g, c says that children need call stacks;
 # - with stdout not a terminal: one table per interval, each of its own
 #   samples (its rows add up to its title's count), and all the tables
@@ -108,6 +109,22 @@ run_in_pane -I 1000 -- "$PROGS/spin" 120000
 until_screen '^ *Overhead +Samples'
 tm send-keys -t t C-c
 given_back Ctrl-C 130
+
+# --- Ctrl-Z gives the terminal back while stopped, fg takes it again ---
+# (the shell's list goes on when the job stops: $? is then 128+SIGTSTP)
+run_in_pane -I 1000 -- "$PROGS/spin" 120000
+until_screen '^ *Overhead +Samples'
+tm send-keys -t t C-z
+given_back Ctrl-Z 148
+tm send-keys -t t fg Enter
+until_screen '^ *Overhead +Samples'
+[ "$(flag alternate_on)" = 1 ] || fail "fg: the alternate screen was not taken again"
+tm send-keys -t t q
+for i in $(seq 300); do [ "$(flag alternate_on)" = 0 ] && break; sleep 0.1; done
+[ "$(flag alternate_on)" = 0 ] || fail "q after fg: the alternate screen was not left"
+tm send-keys -t t "stty -g > $TMP/stty.fg" Enter
+for i in $(seq 300); do [ -s "$TMP/stty.fg" ] && break; sleep 0.1; done
+cmp -s "$TMP/stty.before" "$TMP/stty.fg" || fail "q after fg: the terminal's modes changed"
 
 # --- a script's error: the terminal is given back before its line ---
 cat > broken.lua <<'EOT'
