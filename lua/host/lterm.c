@@ -91,10 +91,18 @@ static void retake(void)
 	term.on = 1;
 }
 
+static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+static struct sigaction fatal_old[sizeof fatal / sizeof *fatal];
+
+/* Gives the terminal back, then has the signal do what it did before
+ * (its default, or a sanitizer's handler): it is raised again once this
+ * handler returns, where it is blocked now. */
 static void on_fatal(int sig)
 {
 	restore();
-	signal(sig, SIG_DFL);
+	for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++)
+		if (fatal[i] == sig)
+			sigaction(sig, &fatal_old[i], NULL);
 	raise(sig);
 }
 
@@ -117,26 +125,25 @@ static void on_stop(int sig)
 	errno = saved;
 }
 
-static void install_handlers(void)
-{
-	static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-	struct sigaction sa = { .sa_handler = on_fatal, .sa_flags = SA_RESETHAND };
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++)
-		sigaction(fatal[i], &sa, NULL);
-	sa = (struct sigaction){ .sa_handler = on_stop, .sa_flags = SA_RESTART };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTSTP, &sa, NULL);
-	atexit(restore);
-	term.handlers = true;
-}
-
 void lp_term_restore(void)
 {
 	if (!term.on)
 		return;
 	fflush(stdout);                 /* what was drawn goes to the screen being left */
 	restore();
+}
+
+static void install_handlers(void)
+{
+	struct sigaction sa = { .sa_handler = on_fatal };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++)
+		sigaction(fatal[i], &sa, &fatal_old[i]);
+	sa = (struct sigaction){ .sa_handler = on_stop, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTSTP, &sa, NULL);
+	atexit(lp_term_restore);
+	term.handlers = true;
 }
 
 /* luaprof.term.isatty() */

@@ -6,7 +6,8 @@
 #   view to commands, where the workload's command is the row;
 # - q ends it with exit 0, and the terminal is as it was found: the same
 #   stty -g before and after, the alternate screen left, the cursor shown;
-# - so do Ctrl-C, Ctrl-Z (taken again at fg) and a script's error;
+# - so do Ctrl-C, Ctrl-Z (taken again at fg), a script's error and a
+#   crash;
 # - without -g, c says that children need call stacks;
 # - with stdout not a terminal: one table per interval, each of its own
 #   samples (its rows add up to its title's count), and all the tables
@@ -136,6 +137,18 @@ EOT
 run_luaprof_in_pane run ./broken.lua -- "$PROGS/spin" 120000
 given_back "a script error" 255
 expect_grep 'broken\.lua:4: broken on purpose' "$TMP/top.err"
+
+# --- a crash (SIGSEGV): given back, then the signal's own action ---
+cat > crash.lua <<'EOT'
+luaprof.setup{ interval = 200 }
+function on_start() luaprof.term.start() end
+function on_key() end
+function on_interval() os.execute("kill -SEGV " .. io.open("/proc/self/stat"):read("n")) end
+EOT
+# (a sanitized build's handler, which luaprof's hands the signal on to,
+# reports it and exits 1)
+run_luaprof_in_pane run ./crash.lua -- "$PROGS/spin" 120000
+given_back "a crash" "$([ "${SANITIZED:-0}" = 1 ] && echo 1 || echo 139)"
 
 # --- not a terminal: one table per interval ---
 expect_status 0 "$LUAPROF" top -I 300 --limit=100000 -o rec.data -- "$PROGS/spin" 1500
