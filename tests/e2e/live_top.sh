@@ -170,6 +170,22 @@ ours=$(awk '/^# / {n += $4} END {print n}' "$TMP/out")
 theirs=$(perf script -i rec.data -F ip 2>/dev/null | wc -l)
 [ "$ours" = "$theirs" ] || fail "the tables hold $ours samples, perf script counts $theirs in the recording"
 
+# replaying the recording: the rate is the recording's, as perf evlist
+# reads it, and the tables hold the same samples
+hz=$(perf evlist -i rec.data -v 2>/dev/null | sed -n 's/.*sample_freq }: \([0-9]*\),.* freq: 1,.*/\1/p' | head -1)
+[ -n "$hz" ] || fail "perf evlist shows no sample_freq for rec.data"
+expect_status 0 "$LUAPROF" top -I 300 --limit=100000 -i rec.data
+expect_grep "^# [0-9.]+ s: [0-9]+ samples of event 'cpu-clock', $hz Hz, " "$TMP/out"
+[ "$(awk '/^# / {n += $4} END {print n}' "$TMP/out")" = "$theirs" ] || fail "the replay's tables do not hold the recording's samples"
+
+# the command line: luaprof top is a command, its help is the script's
+expect_status 0 "$LUAPROF" top --help
+expect_grep '^usage: luaprof run live ' "$TMP/out"
+expect_status 255 "$LUAPROF" bogus
+expect_grep "^luaprof: unknown command 'bogus': the commands are .*'luaprof top \.\.\.'" "$TMP/err"
+expect_status 255 "$LUAPROF" run live
+expect_grep '^luaprof: nothing to profile: give a command after --, -p PID or -a$' "$TMP/err"
+
 # -p and the whole system (the default) print tables too
 "$PROGS/spin" 4000 &
 spin=$!
