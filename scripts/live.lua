@@ -48,7 +48,7 @@ local stacks = nil                      -- whether samples carry call chains (fi
 local event, rate = "?", ""
 local rows = { sym = {}, dso = {}, comm = {} }  -- view -> id -> row
 local shown = rows                      -- what the screen shows (zero: the last interval's)
-local status = ""                       -- the last refresh's numbers, for the title
+local status = "waiting for the first refresh"  -- the last refresh's numbers, for the title
 local message = ""                      -- a key's answer, shown once
 local elapsed = 0                       -- seconds from the first sample to the last refresh
 
@@ -91,12 +91,6 @@ local function row(t, id, label, dso)
     t[id] = r
   end
   return r
-end
-
-function on_start(info)
-  event = info.events[1] or "?"
-  rate = info.freq and (info.freq .. " Hz") or info.count and ("period " .. info.count) or ""
-  if on_tty then keys_on = term.start() end
 end
 
 function on_sample(s)
@@ -210,6 +204,15 @@ local function clear_or_decay()
       r.n = r.n * DECAY_NUM // DECAY_DEN
       if r.self == 0 and r.children == 0 then t[id] = nil end
     end
+  end
+end
+
+function on_start(info)
+  event = info.events[1] or "?"
+  rate = info.freq and (info.freq .. " Hz") or info.count and ("period " .. info.count) or ""
+  if on_tty then
+    keys_on = term.start()
+    draw()              -- the title and the keys at once, the rows at the first refresh
   end
 end
 
