@@ -9,7 +9,8 @@
 #          validator, <sys/sdt.h> (USDT probes in a test workload), strace,
 #          python3-audit (the system call names perf's Python scripts
 #          print on Debian), node and xz (real programs the tests profile:
-#          tests/e2e/real_*), and the playwright-core driver (npm, into
+#          tests/e2e/real_*), tmux (a terminal for luaprof top's test,
+#          live_top), and the playwright-core driver (npm, into
 #          $BUILD/npm).  A test
 #          whose tool cannot be installed skips, saying which; so does this.
 #   fuzz   clang with libFuzzer (make fuzz): fails when missing and not
@@ -47,7 +48,8 @@ build_deps() {
 # sdt is a header; node and npm may come from elsewhere, then they are left
 # alone).
 test_tools="chromium:chromium go:golang-go luacheck:lua-check jsonschema:python3-jsonschema
-sdt:systemtap-sdt-dev node:nodejs npm:npm strace:strace audit:python3-audit xz:xz-utils"
+sdt:systemtap-sdt-dev node:nodejs npm:npm strace:strace audit:python3-audit xz:xz-utils
+tmux:tmux"
 test_deps() {
 	local t c p missing=
 	for t in $test_tools; do

@@ -77,6 +77,7 @@ struct lp_live {
 	uint64_t safe_time;             /* records up to this time may go out */
 	uint64_t deadline;              /* CLOCK_MONOTONIC ns, 0 = none */
 	uint64_t alarm;                 /* lp_live_set_alarm's time, 0 = none */
+	bool input_ready;               /* the watched fd was readable at the last poll */
 	struct lp_tqueue *q;            /* one per CPU */
 	uint64_t ring_lost;             /* samples LOST records reported */
 	bool lost_checked;              /* the end's unreported losses were looked for */
@@ -261,11 +262,14 @@ static void wait_for_data(struct lp_live *lv)
 		lp_drain_kick(&lv->drain);
 		timeout = POLL_MS;
 	}
-	if (poll(lv->pfds, lv->nr_pfds, timeout) > 0 && (lv->pfds[0].revents & POLLIN)) {
+	int n = poll(lv->pfds, lv->nr_pfds + 1, timeout);     /* + the watched fd's slot */
+	if (n > 0 && (lv->pfds[0].revents & POLLIN)) {
 		char buf[64];
 		while (read(lv->wake[0], buf, sizeof buf) > 0)
 			;
 	}
+	if (n > 0 && lv->pfds[lv->nr_pfds].fd >= 0 && lv->pfds[lv->nr_pfds].revents)
+		lv->input_ready = true;
 	if (lv->threaded)
 		lp_drain_ack(&lv->drain);
 }
@@ -358,6 +362,10 @@ int lp_live_next(struct lp_live *lv, struct lp_record *rec, int *event)
 			lv->alarm = 0;
 			return 2;       /* every record before the alarm is out */
 		}
+		if (!end && lv->input_ready) {
+			lv->input_ready = false;
+			return 3;       /* the watched fd is readable */
+		}
 		if (end) {
 			lv->ending = true;
 			lp_evlist_enable(&lv->el, 0);
@@ -376,6 +384,12 @@ int lp_live_next(struct lp_live *lv, struct lp_record *rec, int *event)
 void lp_live_set_alarm(struct lp_live *lv, uint64_t t)
 {
 	lv->alarm = t;
+}
+
+void lp_live_watch(struct lp_live *lv, int fd)
+{
+	lv->pfds[lv->nr_pfds] = (struct pollfd){ .fd = fd < 0 ? -1 : fd, .events = POLLIN };
+	lv->input_ready = false;
 }
 
 void lp_live_stop(struct lp_live *lv)
@@ -433,7 +447,7 @@ static int open_targets(struct lp_live *lv, const struct lp_live_opts *o, char *
 
 static int setup_poll(struct lp_live *lv)
 {
-	size_t n = 1 + lv->el.nr_cpus + 1 + lv->nr_targets;
+	size_t n = 1 + lv->el.nr_cpus + 1 + lv->nr_targets + 1;     /* + lp_live_watch's */
 	lv->pfds = calloc(n, sizeof *lv->pfds);
 	lv->q = calloc(lv->el.nr_cpus, sizeof *lv->q);
 	if (!lv->pfds || !lv->q)
@@ -445,6 +459,7 @@ static int setup_poll(struct lp_live *lv)
 		lv->pfds[lv->nr_pfds++] = (struct pollfd){ .fd = lv->wl.pidfd, .events = POLLIN };
 	for (size_t i = 0; i < lv->nr_targets; i++)
 		lv->pfds[lv->nr_pfds++] = (struct pollfd){ .fd = lv->target_fds[i], .events = POLLIN };
+	lv->pfds[lv->nr_pfds] = (struct pollfd){ .fd = -1 };  /* lp_live_watch's: none yet */
 	return 0;
 }
 

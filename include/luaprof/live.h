@@ -74,8 +74,9 @@ int lp_live_start(struct lp_live *lv, char *err, size_t errsz);
 
 /* The next record in time order.  Returns 1 with *rec (borrowed until the
  * next call) and *event (index into the events, or -1 when the record names
- * none), 2 when an alarm went off (lp_live_set_alarm), 0 when the run has
- * ended and everything is drained, or -errno. */
+ * none), 2 when an alarm went off (lp_live_set_alarm), 3 when the fd of
+ * lp_live_watch is readable (or hung up), 0 when the run has ended and
+ * everything is drained, or -errno. */
 int lp_live_next(struct lp_live *lv, struct lp_record *rec, int *event);
 
 /* Sets an alarm at time t (CLOCK_MONOTONIC ns, the samples' clock; 0
@@ -84,6 +85,14 @@ int lp_live_next(struct lp_live *lv, struct lp_record *rec, int *event);
  * returns 2, with no record, and the alarm is cleared.  It does not go off
  * once the run is ending. */
 void lp_live_set_alarm(struct lp_live *lv, uint64_t t);
+
+/* Watches fd (a terminal's input, say) while waiting for records: once it
+ * is readable, or hung up, lp_live_next() returns 3 when it would
+ * otherwise wait, with no record.  The caller must then read it (or watch
+ * another fd, or -1 for none), or 3 comes back at every wait.  Records
+ * waiting to go out come first.  One fd at a time; not while the run is
+ * ending. */
+void lp_live_watch(struct lp_live *lv, int fd);
 
 /* Asks the run to end: the rings are drained and lp_live_next() then
  * returns 0.  Async-signal-safe. */

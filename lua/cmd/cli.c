@@ -26,6 +26,8 @@ static const char usage[] =
 "       luaprof record [options] [-o FILE] -p PID[,PID...] | -a\n"
 "       luaprof list [PATTERN | --fields TRACEPOINT]\n"
 "       luaprof stat [-e EVENTS] [-I MS] [-p PID | -a] [--] [CMD [ARGS...]]\n"
+"       luaprof top [-e EVENT] [-g] [-I MS] [-p PID | -- CMD]   (a live view;\n"
+"                   the whole system by default: luaprof run live)\n"
 "\n"
 "Runs SCRIPT (Lua 5.4) over the samples of CMD and every thread and process\n"
 "it starts, of running processes (-p), or of the whole system (-a).  SCRIPT\n"
@@ -340,6 +342,8 @@ static int check(struct lp_cli *cli)
 		return 0;
 	if (cli->nr_pids && (cli->argv || cli->system_wide))
 		return fail("-p cannot be combined with a command or -a");
+	if (!cli->argv && !cli->nr_pids && !cli->system_wide && cli->all_by_default)
+		cli->system_wide = true;        /* luaprof top: the whole system, as perf top */
 	if (!cli->argv && !cli->nr_pids && !cli->system_wide)
 		return fail("nothing to profile: give a command after --, -p PID or -a");
 	if (cli->sampling.use_period && cli->sampling.freq)
@@ -421,10 +425,15 @@ int lp_cli_parse(struct lp_cli *cli, int argc, char **argv)
 		return fputs(usage, stdout), 1;
 	if (!strcmp(cmd, "-v") || !strcmp(cmd, "--version"))
 		return printf("luaprof %s\n", LP_VERSION), 1;
-	if (strcmp(cmd, "run") && strcmp(cmd, "record"))
+	if (!strcmp(cmd, "top")) {     /* luaprof run live, the whole system by default */
+		cmd = "run";
+		cli->script = "live";
+		cli->all_by_default = true;
+	} else if (strcmp(cmd, "run") && strcmp(cmd, "record")) {
 		return fail("unknown command '%s': the commands are 'luaprof run SCRIPT ...', "
-			    "'luaprof record ...', 'luaprof stat ...' and 'luaprof list' (see "
-			    "luaprof --help)", cmd);
+			    "'luaprof record ...', 'luaprof stat ...', 'luaprof top ...' and "
+			    "'luaprof list' (see luaprof --help)", cmd);
+	}
 	cli->command = cmd;
 	cli->argc = argc;
 	cli->all_argv = argv;

@@ -55,6 +55,12 @@ static void source_stop(void *ctx)
 }
 
 
+static void source_watch(void *ctx, int fd)
+{
+	lp_live_watch(((struct live_src *)ctx)->lv, fd);
+}
+
+
 static const char *source_event_name(void *ctx, int idx)
 {
 	const struct lp_cli *cli = ((struct live_src *)ctx)->cli;
@@ -101,7 +107,7 @@ static struct lp_source live_source(struct live_src *ctx, struct lp_live *lv,
 {
 	*ctx = (struct live_src){ lv, cli, lp_tp_set_new() };
 	return (struct lp_source){ ctx, source_next, source_stop, source_event_name,
-				   source_event_format, source_sample_type };
+				   source_event_format, source_sample_type, source_watch };
 }
 
 /* ---- what the run adds to the loop ---- */
@@ -202,12 +208,26 @@ static void push_machine(lua_State *L, const struct lp_cli *cli)
 	lua_setfield(L, -2, "perf_version");
 }
 
-static void call_on_start(struct lp_run *run, const struct lp_cli *cli, pid_t pid)
+/* info.freq (samples per second) or info.period (events per sample): the
+ * first event's rate as opened; neither when it only counts. */
+static void push_rate(lua_State *L, struct lp_live *lv, const struct lp_cli *cli)
+{
+	const struct perf_event_attr *a = cli->events.n ? lp_live_attr(lv, 0) : NULL;
+	if (!a || cli->sampling.count_only || !a->sample_period)
+		return;
+	lua_pushinteger(L, (lua_Integer)a->sample_period);     /* sample_freq, when freq */
+	lua_setfield(L, -2, a->freq ? "freq" : "period");
+}
+
+
+static void call_on_start(struct lp_run *run, const struct lp_cli *cli, struct lp_live *lv)
 {
 	lua_State *L = run->vm.L;
+	pid_t pid = lp_live_pid(lv);
 	if (run->vm.ref[LP_HOOK_START] == LUA_NOREF)
 		return;
-	lua_createtable(L, 0, 3);
+	lua_createtable(L, 0, 5);
+	push_rate(L, lv, cli);
 	push_events(L, cli);
 	lua_setfield(L, -2, "events");
 	if (cli->argv) {
@@ -502,7 +522,7 @@ static int live_loop(struct live_run *lr)
 	struct lp_cli *cli = lr->cli;
 	lr->looped = true;
 	check_handlers(run, cli);
-	call_on_start(run, cli, lp_live_pid(lr->lv));
+	call_on_start(run, cli, lr->lv);
 	seed_procs(run, cli, lr->recording);
 	run->interval.set_alarm = source_alarm;
 	run->interval.alarm_ctx = lr->lv;

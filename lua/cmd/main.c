@@ -1,7 +1,7 @@
 /*
  * main.c - luaprof's entry point: the command named first (list, stat)
- * gets the command line; anything else is luaprof run or record
- * (runcmd.c).
+ * gets the command line; anything else is luaprof run, record or top
+ * (runcmd.c; cli.c makes top a run of the live script).
  */
 #include <string.h>
 

@@ -262,7 +262,7 @@ static int tee_next(void *ctx, struct lp_record *r, int *event)
 	struct lp_recording *rec = ctx;
 	int rc = rec->inner.next(rec->inner.ctx, r, event);
 	if (rc != 1)
-		return rc;      /* the end, an error, or an alarm (no record) */
+		return rc;      /* the end, an error, an alarm or input (no record) */
 	if (!rec->err)
 		set_err(rec, lp_pd_writer_write(rec->w, r->data));
 	if (r->type == PERF_RECORD_SAMPLE) {
@@ -278,6 +278,13 @@ static void tee_stop(void *ctx)
 {
 	struct lp_recording *rec = ctx;
 	rec->inner.stop(rec->inner.ctx);
+}
+
+static void tee_watch(void *ctx, int fd)
+{
+	struct lp_recording *rec = ctx;
+	if (rec->inner.watch)
+		rec->inner.watch(rec->inner.ctx, fd);
 }
 
 static const char *tee_event_name(void *ctx, int idx)
@@ -303,7 +310,7 @@ void lp_recording_source(struct lp_recording *rec, const struct lp_source *inner
 {
 	rec->inner = *inner;
 	*out = (struct lp_source){ rec, tee_next, tee_stop, tee_event_name, tee_event_format,
-				   tee_sample_type };
+				   tee_sample_type, inner->watch ? tee_watch : NULL };
 }
 
 /* An object of the build-id table, for perf's build-id cache. */

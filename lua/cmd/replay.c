@@ -215,6 +215,11 @@ static void push_info(lua_State *L, struct replay_src *rs, const char *file)
 		lua_rawseti(L, -2, (lua_Integer)i + 1);
 	}
 	lua_setfield(L, -2, "events");
+	const struct perf_event_attr *a = n ? &lp_perfdata_event(rs->pd, 0)->attr : NULL;
+	if (a && a->sample_period) {    /* the first event's rate: sample_freq when freq */
+		lua_pushinteger(L, (lua_Integer)a->sample_period);
+		lua_setfield(L, -2, a->freq ? "freq" : "period");
+	}
 	set_string(L, "hostname", in->hostname);
 	set_string(L, "os_release", in->os_release);
 	set_string(L, "perf_version", in->perf_version);

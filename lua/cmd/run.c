@@ -163,7 +163,7 @@ static void push_counts(struct lp_run *run, bool delta)
 }
 
 static const char *const interval_names[] = {
-	"time", "delta", "elapsed", "samples", "last", "values",
+	"time", "delta", "elapsed", "samples", "last", "values", "lost",
 };
 static const struct lp_fieldset interval_fields =
 	LP_FIELDSET("info", "on_interval's info", interval_names);
@@ -188,7 +188,8 @@ static const struct lp_fieldset exit_fields =
  * from the machine, replaying from the recording's header). */
 static const char *const start_names[] = {
 	"events", "command", "pid", "pids", "all_cpus", "file", "hostname",
-	"os_release", "perf_version", "arch", "nr_cpus", "cmdline", "build_ids",
+	"os_release", "perf_version", "arch", "nr_cpus", "cmdline", "build_ids", "freq",
+	"period",
 };
 const struct lp_fieldset lp_run_start_fields =
 	LP_FIELDSET("info", "on_start's info", start_names);
@@ -199,7 +200,7 @@ const struct lp_fieldset lp_run_start_fields =
 static int tick(struct lp_run *run, uint64_t t, bool last, bool counted)
 {
 	lua_State *L = run->vm.L;
-	lua_createtable(L, 0, 6);
+	lua_createtable(L, 0, 7);
 	if (counted)
 		push_counts(run, true);
 	lua_pushinteger(L, (lua_Integer)t);
@@ -212,9 +213,13 @@ static int tick(struct lp_run *run, uint64_t t, bool last, bool counted)
 	lua_setfield(L, -2, "samples");
 	lua_pushboolean(L, last);
 	lua_setfield(L, -2, "last");
+	lua_pushinteger(L, (lua_Integer)run->stats.lost);
+	lua_setfield(L, -2, "lost");
 	run->interval.prev = t;
 	run->interval.samples = 0;
 	lp_fields_set_strict(L, &interval_fields);
+	if (lp_term_deliver(run))       /* the keys typed first (a replay's only chance) */
+		return lua_pop(L, 1), -1;
 	return lp_vm_call(run, LP_HOOK_INTERVAL, 1);
 }
 
@@ -417,25 +422,63 @@ static int advance(struct lp_run *run, uint64_t t, bool alarm)
 	return 0;
 }
 
-int lp_run_loop(struct lp_run *run, const struct lp_source *src)
+/* Has the source watch the terminal's keys when a script takes them
+ * (luaprof.term.start with on_key), and stop when it gives it back. */
+static void watch_keys(struct lp_run *run, const struct lp_source *src)
+{
+	int fd = run->vm.L ? lp_term_input_fd(run) : -1;
+	if (fd != run->watched && src->watch) {
+		src->watch(src->ctx, fd);
+		run->watched = fd;
+	}
+}
+
+/* Records between two looks at the keys while records keep coming (a
+ * script behind the samples never waits, so the source never says 3). */
+#define KEYS_EVERY 256
+
+static int loop(struct lp_run *run, const struct lp_source *src)
 {
 	struct lp_record rec;
 	int event, rc;
-	run->src = src;
+	unsigned n = 0;
 	for (;;) {
 		if (run->interval.ns && run->interval.set_alarm)
 			run->interval.set_alarm(run->interval.alarm_ctx, run->interval.next);
+		watch_keys(run, src);
 		if ((rc = src->next(src->ctx, &rec, &event)) <= 0)
 			break;
+		if (rc == 3) {          /* keys typed: on_key, then on */
+			if (lp_term_deliver(run))
+				return -1;
+			if (run->exit_requested) {
+				src->stop(src->ctx);
+				return 0;
+			}
+			continue;
+		}
 		bool alarm = rc == 2;
 		if (advance(run, alarm ? run->interval.next : record_time(&rec), alarm))
 			return -1;
 		if (!alarm && handle(run, &rec, event))
+			return -1;
+		if (run->watched >= 0 && ++n % KEYS_EVERY == 0 && lp_term_deliver(run))
 			return -1;
 		if (run->exit_requested) {
 			src->stop(src->ctx);
 			return 0;
 		}
 	}
+	return rc;
+}
+
+int lp_run_loop(struct lp_run *run, const struct lp_source *src)
+{
+	run->src = src;
+	int rc = loop(run, src);
+	if (run->watched >= 0 && src->watch)
+		src->watch(src->ctx, -1);
+	run->watched = -1;
+	lp_term_restore();              /* the records' end ends the live view */
 	return rc;
 }

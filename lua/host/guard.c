@@ -253,6 +253,7 @@ void lp_guard_disarm(struct lp_guard *g)
 void lp_guard_explain(const struct lp_guard *g, int status, const char *msg)
 {
 	const char *hook = g->hook;
+	lp_term_restore();              /* the line is seen on the main screen */
 	if (status == LUA_ERRMEM && g->limit_hit)
 		fprintf(stderr, "luaprof: %s: out of memory: the script's Lua data reached the "
 			"--script-memory limit of %zu MB (raise it, or 0 for none)\n", hook,

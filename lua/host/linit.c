@@ -37,6 +37,7 @@ static const luaL_Reg modules[] = {
 	{ "pprof", luaopen_luaprof_pprof },
 	{ "speedscope", NULL },
 	{ "stat", NULL },
+	{ "term", luaopen_luaprof_term },
 	{ NULL, NULL },
 };
 

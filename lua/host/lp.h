@@ -44,7 +44,8 @@ struct lp_count;
 struct lp_source {
 	void *ctx;
 	/* 1 with a record, 2 with none when an alarm set by run->interval.set_alarm
-	 * went off, 0 at the end, -errno on failure */
+	 * went off, 3 with none when the fd of watch is readable, 0 at the end,
+	 * -errno on failure */
 	int (*next)(void *ctx, struct lp_record *rec, int *event);
 	void (*stop)(void *ctx);
 	/* the name of event index idx (from next), or NULL */
@@ -56,6 +57,9 @@ struct lp_source {
 	 * asked at each event's first sample and for each switch record, so
 	 * it must be a lookup */
 	uint64_t (*sample_type)(void *ctx, int idx);
+	/* watch fd (-1: none) for input while waiting for records (next then
+	 * returns 3); NULL when the source cannot (a replay) */
+	void (*watch)(void *ctx, int fd);
 };
 
 /* What the loop knows of each event (run->evinfo[event + 1]), settled at
@@ -125,7 +129,7 @@ struct lp_cli;
  * of names in the same order, vm.c's hook_names). */
 enum lp_hook {
 	LP_HOOK_START, LP_HOOK_SAMPLE, LP_HOOK_END, LP_HOOK_INTERVAL,
-	LP_HOOK_COMM, LP_HOOK_FORK, LP_HOOK_EXIT, LP_HOOK_SWITCH,
+	LP_HOOK_COMM, LP_HOOK_FORK, LP_HOOK_EXIT, LP_HOOK_SWITCH, LP_HOOK_KEY,
 	LP_HOOK_N
 };
 
@@ -230,6 +234,7 @@ struct lp_run {
 					 * ends, the command is left to finish */
 	bool output_failed;             /* writing stdout failed otherwise (reported) */
 	bool failed;                    /* a hook raised an error */
+	int watched;                    /* the fd the source watches for keys, -1: none */
 	volatile sig_atomic_t interrupted;      /* a signal stopped the run (replays) */
 	struct lp_run_stack stack;
 };
@@ -351,6 +356,15 @@ int lp_l_functions(lua_State *L);
 void lp_probe_push_args(lua_State *L, struct lp_run *run);
 void lp_probe_push_retval(lua_State *L, struct lp_run *run);
 void lp_probe_push_values(lua_State *L, struct lp_run *run);
+
+/* lterm.c: luaprof.term.  lp_term_input_fd is the fd keys come from
+ * (the terminal is taken and the script has on_key), else -1;
+ * lp_term_deliver reads the keys waiting there, without blocking, and
+ * calls on_key with each (0, or -1 when a call failed: reported);
+ * lp_term_restore gives the terminal back if it is taken. */
+int lp_term_input_fd(const struct lp_run *run);
+int lp_term_deliver(struct lp_run *run);
+void lp_term_restore(void);
 
 /* lluaprof.c */
 int luaopen_luaprof(lua_State *L);

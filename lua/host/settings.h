@@ -22,6 +22,7 @@ struct lp_cli {
 	pid_t *pids;
 	size_t nr_pids;
 	bool system_wide;               /* -a */
+	bool all_by_default;            /* luaprof top: -a when there is no other target */
 	bool script_system_wide;        /* luaprof.setup{all_cpus = true}: the events on
 					 * every CPU, the command or -p still the targets */
 	struct lp_event_list events;    /* -e, else the script's, else the default */

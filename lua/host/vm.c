@@ -44,13 +44,13 @@ static int msgh(lua_State *L)
 /* The hooks' global names, in enum lp_hook's order. */
 static const char *const hook_names[LP_HOOK_N] = {
 	"on_start", "on_sample", "on_end", "on_interval",
-	"on_comm", "on_fork", "on_exit", "on_switch",
+	"on_comm", "on_fork", "on_exit", "on_switch", "on_key",
 };
 
 void lp_run_init(struct lp_run *run)
 {
 	*run = (struct lp_run){ .switch_view.ref = LUA_NOREF, .live.user_ns = -1,
-				.live.sys_ns = -1 };
+				.live.sys_ns = -1, .watched = -1 };
 	for (int h = 0; h < LP_HOOK_N; h++)
 		run->vm.ref[h] = LUA_NOREF;
 }

@@ -12,14 +12,14 @@ need_perf_events
 cd "$TMP"
 
 sample_fields="addr, args, comm, cpu, dso, event, file, folded, has_callchain, id, ip, kernel, line, mangled, offset, period, pid, raw, retval, stack, sym, symoff, tid, time, values"
-start_fields="all_cpus, arch, build_ids, cmdline, command, events, file, hostname, nr_cpus, os_release, perf_version, pid, pids"
+start_fields="all_cpus, arch, build_ids, cmdline, command, events, file, freq, hostname, nr_cpus, os_release, perf_version, period, pid, pids"
 expected() {
 	cat <<EOT
 on_comm: t.ppid: no such field of a comm record (on_comm); fields are: comm, exec, pid, tid, time; nil true
 on_end: info.samples_: no such field of on_end's info; fields are: duration, lost, samples, status, sys_time, user_time, values; nil true
 on_exit: t.exec: no such field of an exit record (on_exit); fields are: pid, ppid, ptid, tid, time; nil true
 on_fork: t.comm: no such field of a fork record (on_fork); fields are: pid, ppid, ptid, tid, time; nil true
-on_interval: info.elapse: no such field of on_interval's info; fields are: delta, elapsed, last, samples, time, values; nil true
+on_interval: info.elapse: no such field of on_interval's info; fields are: delta, elapsed, last, lost, samples, time, values; nil true
 on_sample: s.symm: no such field of a sample; fields are: $sample_fields; nil true
 on_start $1: info.fil: no such field of on_start's info; fields are: $start_fields; nil true
 on_switch: t.ot: no such field of a switch record (on_switch); fields are: cpu, next_pid, next_tid, out, pid, preempt, prev_pid, prev_tid, tid, time; nil true
@@ -39,10 +39,10 @@ expect_status 255 "$LUAPROF" run ./typo.lua -e cpu-clock -- "$PROGS/spin" 50
 expect_grep "^luaprof: \./typo\.lua:1: s\.feilds: no such field of a sample; fields are: $sample_fields\$" "$TMP/err"
 
 # The public modules, and nothing else.
-modules="luaprof.calltree, luaprof.flamegraph, luaprof.fmt, luaprof.folded, luaprof.hist, luaprof.json, luaprof.map, luaprof.perfscript, luaprof.pprof, luaprof.speedscope, luaprof.stat"
+modules="luaprof.calltree, luaprof.flamegraph, luaprof.fmt, luaprof.folded, luaprof.hist, luaprof.json, luaprof.map, luaprof.perfscript, luaprof.pprof, luaprof.speedscope, luaprof.stat, luaprof.term"
 cat > mods.lua <<'EOT'
 for _, name in ipairs({ "calltree", "flamegraph", "fmt", "folded", "hist", "json",
-                        "map", "perfscript", "pprof", "speedscope", "stat" }) do
+                        "map", "perfscript", "pprof", "speedscope", "stat", "term" }) do
   assert(luaprof[name] ~= nil and luaprof[name] == require("luaprof." .. name), name)
 end
 for _, code in ipairs({ 'return luaprof.mapp', 'return require "luaprof.nope"', 'return require "sched"',
@@ -52,7 +52,7 @@ end
 os.exit(0)
 EOT
 expect_status 0 "$LUAPROF" run ./mods.lua -i /dev/null
-fields="calltree, demangle, errno_name, executable, exit, flamegraph, fmt, folded, functions, hist, is_target, json, map, options, perfscript, pprof, setup, speedscope, stat, syscall_name, syscall_nr, usage_error, version, write_file"
+fields="calltree, demangle, errno_name, executable, exit, flamegraph, fmt, folded, functions, hist, is_target, json, map, options, perfscript, pprof, setup, speedscope, stat, syscall_name, syscall_nr, term, usage_error, version, write_file"
 cat > want.txt <<EOT
 chunk:1: luaprof.mapp: no such field of luaprof; its fields are: $fields
 chunk:1: require "luaprof.nope": no such module; luaprof's modules are: $modules

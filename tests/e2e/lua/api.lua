@@ -10,6 +10,7 @@ function on_start(info)
   assert(info.command[1]:match("spin$") and info.command[2] == "100")
   assert(info.events[1] == "cpu-clock" and #info.events == 1)
   assert(info.file == nil and info.build_ids == nil, "a replay's field is nil live")
+  assert(info.freq == 4000 and info.period == nil, "the rate as opened: -F's default")
   -- one shape live and replaying: what a recording's header says, live too
   assert(info.all_cpus == false)
   assert(type(info.hostname) == "string" and info.hostname ~= "")
@@ -19,8 +20,8 @@ function on_start(info)
   assert(info.cmdline[1]:match("luaprof[^/]*$") and info.cmdline[2] == "run", table.concat(info.cmdline, " "))
   local ok, err = pcall(function() return info.fil end)
   assert(not ok and err:find("api.lua:%d+: info.fil: no such field of on_start's info; fields are: " ..
-    "all_cpus, arch, build_ids, cmdline, command, events, file, hostname, nr_cpus, os_release, perf_version, pid, " ..
-    "pids$"), err)
+    "all_cpus, arch, build_ids, cmdline, command, events, file, freq, hostname, nr_cpus, os_release, perf_version, " ..
+    "period, pid, pids$"), err)
 end
 function on_sample(s)
   n = n + 1

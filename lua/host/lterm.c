@@ -1,0 +1,309 @@
+/*
+ * lterm.c - the luaprof.term module: a script drives the terminal it runs
+ * in, as a live view (scripts/live.lua) needs.
+ *
+ *   luaprof.term.isatty()   whether standard output is a terminal
+ *   luaprof.term.size()     its rows and columns (nil when not a terminal)
+ *   luaprof.term.start()    take the terminal: keys one at a time, not
+ *                           echoed (cbreak: Ctrl-C still interrupts), the
+ *                           alternate screen, the cursor hidden; the keys
+ *                           go to the script's on_key(key).  Returns
+ *                           whether keys will come (standard input is a
+ *                           terminal and the script has on_key).
+ *   luaprof.term.stop()     give the terminal back as it was found
+ *   luaprof.term.active()   whether the terminal is taken
+ *
+ * The terminal is given back whatever happens: by term.stop(), when the
+ * records end (lp_run_loop), before a hook's error is printed, when the
+ * Lua state closes, at exit(), on SIGTSTP (taken again at SIGCONT), and on
+ * a fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT: given back,
+ * then the signal's default action).  One terminal per process: the state
+ * is static, and lp_term_restore is async-signal-safe (tcsetattr, write).
+ *
+ * Keys are read without blocking (VMIN = VTIME = 0: no O_NONBLOCK on a
+ * file description the shell and the command share) and named: a
+ * printable character is itself (a UTF-8 sequence whole); "enter", "tab",
+ * "esc", "backspace", "up", "down", "left", "right", "home", "end",
+ * "pgup", "pgdn", "insert", "delete", "f1".."f12"; other control
+ * characters "ctrl-a".. ("ctrl-c" only when ISIG is off: it is not).  A
+ * live run's loop polls standard input with the samples (lp_live_watch)
+ * and hands the keys to on_key as they come; any run also delivers them
+ * before each on_interval (lp_term_deliver).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+
+#include <lauxlib.h>
+
+#include "linit.h"
+#include "lp.h"
+
+#define ENTER_SEQ "\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J"  /* alternate screen, cursor hidden */
+#define LEAVE_SEQ "\x1b[?25h\x1b[?1049l"               /* cursor shown, main screen */
+#define GC_MT "luaprof.term.guard"
+
+static struct {
+	volatile sig_atomic_t on;       /* the terminal is taken */
+	int in;                         /* standard input when it is a terminal, else -1 */
+	struct termios saved, taken;    /* the input's modes as found, and as taken */
+	bool handlers;                  /* the signal handlers and atexit are set */
+} term = { .in = -1 };
+
+static void put(const char *s)
+{
+	size_t n = strlen(s);
+	while (n) {
+		ssize_t w = write(STDOUT_FILENO, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Gives the terminal back; async-signal-safe (no stdio). */
+static void restore(void)
+{
+	if (!term.on)
+		return;
+	term.on = 0;
+	put(LEAVE_SEQ);
+	if (term.in >= 0)
+		tcsetattr(term.in, TCSADRAIN, &term.saved);
+}
+
+/* Takes the terminal again (SIGCONT); async-signal-safe. */
+static void retake(void)
+{
+	if (term.in >= 0)
+		tcsetattr(term.in, TCSADRAIN, &term.taken);
+	put(ENTER_SEQ);
+	term.on = 1;
+}
+
+static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+static struct sigaction fatal_old[sizeof fatal / sizeof *fatal];
+
+/* Gives the terminal back, then has the signal do what it did before
+ * (its default, or a sanitizer's handler): it is raised again once this
+ * handler returns, where it is blocked now. */
+static void on_fatal(int sig)
+{
+	restore();
+	for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++)
+		if (fatal[i] == sig)
+			sigaction(sig, &fatal_old[i], NULL);
+	raise(sig);
+}
+
+static volatile sig_atomic_t was_on;
+
+static void on_stop(int sig)
+{
+	int saved = errno;
+	was_on = term.on;
+	restore();
+	signal(sig, SIG_DFL);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);                     /* stopped here until SIGCONT */
+	signal(sig, on_stop);
+	if (was_on)
+		retake();
+	errno = saved;
+}
+
+void lp_term_restore(void)
+{
+	if (!term.on)
+		return;
+	fflush(stdout);                 /* what was drawn goes to the screen being left */
+	restore();
+}
+
+static void install_handlers(void)
+{
+	struct sigaction sa = { .sa_handler = on_fatal };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++)
+		sigaction(fatal[i], &sa, &fatal_old[i]);
+	sa = (struct sigaction){ .sa_handler = on_stop, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTSTP, &sa, NULL);
+	atexit(lp_term_restore);
+	term.handlers = true;
+}
+
+/* luaprof.term.isatty() */
+static int l_isatty(lua_State *L)
+{
+	lua_pushboolean(L, isatty(STDOUT_FILENO));
+	return 1;
+}
+
+/* luaprof.term.size(): rows, columns; nil when stdout is no terminal. */
+static int l_size(lua_State *L)
+{
+	struct winsize ws;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || !ws.ws_row || !ws.ws_col) {
+		lua_pushnil(L);
+		return 1;
+	}
+	lua_pushinteger(L, ws.ws_row);
+	lua_pushinteger(L, ws.ws_col);
+	return 2;
+}
+
+/* luaprof.term.start(): takes the terminal (see the top); true when keys
+ * will come to on_key. */
+static int l_start(lua_State *L)
+{
+	struct lp_run *run = lp_get_run(L);
+	if (!isatty(STDOUT_FILENO))
+		return luaL_error(L, "luaprof.term.start: standard output is not a terminal "
+				  "(test luaprof.term.isatty() first)");
+	if (!term.on) {
+		if (!term.handlers)
+			install_handlers();
+		term.in = isatty(STDIN_FILENO) && !tcgetattr(STDIN_FILENO, &term.saved) ? STDIN_FILENO : -1;
+		if (term.in >= 0) {
+			term.taken = term.saved;
+			term.taken.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+			term.taken.c_cc[VMIN] = 0;
+			term.taken.c_cc[VTIME] = 0;
+		}
+		fflush(stdout);
+		retake();
+	}
+	lua_pushboolean(L, term.in >= 0 && run->vm.ref[LP_HOOK_KEY] != LUA_NOREF);
+	return 1;
+}
+
+/* luaprof.term.active() */
+static int l_active(lua_State *L)
+{
+	lua_pushboolean(L, term.on);
+	return 1;
+}
+
+/* luaprof.term.stop() */
+static int l_stop(lua_State *L)
+{
+	(void)L;
+	lp_term_restore();
+	return 0;
+}
+
+static int l_gc(lua_State *L)
+{
+	(void)L;
+	lp_term_restore();
+	return 0;
+}
+
+int lp_term_input_fd(const struct lp_run *run)
+{
+	return term.on && term.in >= 0 && run->vm.ref[LP_HOOK_KEY] != LUA_NOREF ? term.in : -1;
+}
+
+/* The name of the key at p (n bytes left); *len gets its length. */
+static const char *key_name(const unsigned char *p, size_t n, size_t *len, char *buf)
+{
+	static const char *const csi_letter[] = {
+		['A'] = "up", ['B'] = "down", ['C'] = "right", ['D'] = "left",
+		['H'] = "home", ['F'] = "end", ['P'] = "f1", ['Q'] = "f2", ['R'] = "f3", ['S'] = "f4",
+	};
+	static const char *const csi_num[] = {
+		[1] = "home", [2] = "insert", [3] = "delete", [4] = "end", [5] = "pgup", [6] = "pgdn",
+		[7] = "home", [8] = "end", [15] = "f5", [17] = "f6", [18] = "f7", [19] = "f8",
+		[20] = "f9", [21] = "f10", [23] = "f11", [24] = "f12",
+	};
+	*len = 1;
+	if (p[0] == 0x1b && n >= 3 && (p[1] == '[' || p[1] == 'O')) {
+		size_t i = 2;
+		unsigned num = 0;
+		while (i < n && ((p[i] >= '0' && p[i] <= '9') || p[i] == ';'))
+			num = p[i] == ';' ? num : num * 10 + (unsigned)(p[i] - '0'), i++;
+		if (i < n) {
+			*len = i + 1;
+			if (p[i] == '~' && num < sizeof csi_num / sizeof *csi_num && csi_num[num])
+				return csi_num[num];
+			if (p[i] < sizeof csi_letter / sizeof *csi_letter && csi_letter[p[i]])
+				return csi_letter[p[i]];
+			return "unknown";
+		}
+	}
+	switch (p[0]) {
+	case 0x1b: return "esc";
+	case '\r': case '\n': return "enter";
+	case '\t': return "tab";
+	case 0x7f: case 0x08: return "backspace";
+	default: break;
+	}
+	if (p[0] < 0x20) {
+		snprintf(buf, 8, "ctrl-%c", p[0] + 'a' - 1);
+		return buf;
+	}
+	size_t u = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc0 ? 2 : 1;
+	*len = u <= n ? u : n;
+	memcpy(buf, p, *len);
+	buf[*len] = '\0';
+	return buf;
+}
+
+int lp_term_deliver(struct lp_run *run)
+{
+	int fd = lp_term_input_fd(run);
+	unsigned char in[256];
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	if (fd < 0 || poll(&p, 1, 0) <= 0)
+		return 0;
+	if (p.revents & (POLLHUP | POLLERR | POLLNVAL)) {
+		term.in = -1;           /* the terminal hung up: no more keys */
+		return 0;
+	}
+	ssize_t n = read(fd, in, sizeof in);   /* VMIN = 0: never blocks */
+	for (size_t i = 0; n > 0 && i < (size_t)n && !run->exit_requested;) {
+		size_t len;
+		char buf[16];
+		lua_pushstring(run->vm.L, key_name(in + i, (size_t)n - i, &len, buf));
+		i += len;
+		if (lp_vm_call(run, LP_HOOK_KEY, 1))
+			return -1;
+	}
+	return 0;
+}
+
+static const luaL_Reg funcs[] = {
+	{ "active", l_active },
+	{ "isatty", l_isatty },
+	{ "size", l_size },
+	{ "start", l_start },
+	{ "stop", l_stop },
+	{ NULL, NULL },
+};
+
+int luaopen_luaprof_term(lua_State *L)
+{
+	luaL_newlib(L, funcs);
+	/* a guard whose __gc gives the terminal back when the state closes */
+	lua_newuserdatauv(L, 1, 0);
+	luaL_newmetatable(L, GC_MT);
+	lua_pushcfunction(L, l_gc);
+	lua_setfield(L, -2, "__gc");
+	lua_setmetatable(L, -2);
+	lua_setfield(L, LUA_REGISTRYINDEX, GC_MT ".ud");
+	return 1;
+}
