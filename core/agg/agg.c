@@ -31,6 +31,9 @@ struct lp_agg {
 	size_t cap_buckets;             /* entries the array has room for */
 	uint8_t *scratch;               /* the key being built */
 	size_t cap_scratch;
+	uint8_t *last;                  /* the previous sample's key (same capacity) */
+	size_t last_len;
+	int64_t last_idx;               /* its entry, or -1 */
 };
 
 static bool operand_ok(const struct lp_agg_operand *o, bool integer)
@@ -65,7 +68,9 @@ struct lp_agg *lp_agg_new(const struct lp_agg_spec *spec)
 	a->cap_scratch = 256;
 	a->map = lp_hmap_new();
 	a->scratch = malloc(a->cap_scratch);
-	if (!a->map || !a->scratch) {
+	a->last = malloc(a->cap_scratch);
+	a->last_idx = -1;
+	if (!a->map || !a->scratch || !a->last) {
 		lp_agg_free(a);
 		errno = ENOMEM;
 		return NULL;
@@ -80,6 +85,7 @@ void lp_agg_free(struct lp_agg *a)
 	lp_hmap_free(a->map);
 	free(a->buckets);
 	free(a->scratch);
+	free(a->last);
 	free(a);
 }
 
@@ -191,6 +197,9 @@ static bool scratch_room(struct lp_agg *a, size_t off, size_t n)
 	if (!p)
 		return false;
 	a->scratch = p;
+	if (!(p = realloc(a->last, cap)))
+		return false;
+	a->last = p;
 	a->cap_scratch = cap;
 	return true;
 }
@@ -302,12 +311,18 @@ int lp_agg_add(struct lp_agg *a, const struct lp_sample *s, const char *comm)
 	if (n <= 0)
 		return n < 0 ? (int)n : 1;
 	size_t len = (size_t)n - 1;
+	/* runs of one key are common (a thread's switches, a loop's reads):
+	 * the previous key is found without hashing */
+	if (a->last_idx >= 0 && len == a->last_len && !memcmp(a->scratch, a->last, len))
+		return update(a, (size_t)a->last_idx, false, v);
 	bool added = false;
 	int64_t i = lp_hmap_find(a->map, a->scratch, len, lp_hash(a->scratch, len), true, &added);
 	if (i < 0)
 		return -ENOMEM;
-	int rc = update(a, (size_t)i, added, v);
-	return rc;
+	memcpy(a->last, a->scratch, len);
+	a->last_len = len;
+	a->last_idx = i;
+	return update(a, (size_t)i, added, v);
 }
 
 size_t lp_agg_count(const struct lp_agg *a)
@@ -347,4 +362,5 @@ const struct lp_agg_spec *lp_agg_spec(const struct lp_agg *a)
 void lp_agg_clear(struct lp_agg *a)
 {
 	lp_hmap_clear(a->map);
+	a->last_idx = -1;
 }
