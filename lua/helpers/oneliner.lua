@@ -16,6 +16,7 @@
 --   str(ptr [, max])        the string at ptr in the sample's live process
 --                           (nil replaying: the recording has the pointer only)
 --   printf(fmt, ...)        io.write(string.format(fmt, ...))
+--   exit()                  end the run (luaprof.exit)
 --
 -- A clause whose LUA is one count/sum/min/max/hist call whose operands are
 -- comm, pid, tid, cpu or args.NAME, with no COND or `OPERAND CMP INTEGER`,
@@ -24,6 +25,7 @@
 -- the environment turns the C way off (the tests compare the two), and
 -- LUAPROF_ONELINER=explain says on stderr which way each clause went.
 
+-- luacheck: globals _ONELINER_AGG
 local prog = table.remove(arg, 1)
 local AGG = _ONELINER_AGG
 _ONELINER_AGG = nil
@@ -116,7 +118,9 @@ local function parse(src)
     body, i = read_body(src, i)
     clauses[#clauses + 1] = { spec = spec, cond = cond, body = body, n = #clauses + 1 }
   end
-  if #clauses == 0 then fail("the program is empty: give SPEC { LUA }, e.g. 'raw_syscalls:sys_enter { count(comm) }'") end
+  if #clauses == 0 then
+    fail("the program is empty: give SPEC { LUA }, e.g. 'raw_syscalls:sys_enter { count(comm) }'")
+  end
   return clauses
 end
 
@@ -345,6 +349,7 @@ setmetatable(env, { __index = function(_, k)
 end })
 
 env.t = {}
+env.exit = luaprof.exit
 
 function env.printf(fmt, ...)
   io.write(string.format(fmt, ...))
@@ -491,9 +496,10 @@ end
 ---------------------------------------------------------------------------
 -- the run
 
-local setup = { events = #events > 0 and events or nil }
+-- BEGIN and END alone sample the CPU clock (not cycles, which a VM lacks)
+local setup = { events = #events > 0 and events or { "cpu-clock" } }
 if uses_stack then setup.call_graph = true end
-if #events > 0 or uses_stack then
+do
   local ok, err = pcall(luaprof.setup, setup)
   if not ok then fail(tostring(err):gsub("^luaprof%.setup: ", ""), nil) end
 end
@@ -501,10 +507,6 @@ end
 -- The clauses of a sample's event, found once per event name.
 local by_event = {}
 local replaying = false
-
-function on_start(info)
-  replaying = info.file ~= nil
-end
 
 local function glob_match(glob, name)
   local pat = "^" .. glob:gsub("[%^%$%(%)%%%.%+%-]", "%%%0"):gsub("%*", ".*"):gsub("%?", ".") .. "$"
@@ -534,6 +536,27 @@ local function clauses_of(name)
   if #list == 0 and #handlers == 1 and not replaying then list[1] = handlers[1] end
   by_event[name] = list
   return list
+end
+
+function on_start(info)
+  replaying = info.file ~= nil
+  if not replaying then return end
+  -- a clause whose events the recording lacks would never run
+  for _, c in ipairs(handlers) do
+    for _, ev in ipairs(c.events) do
+      local found = false
+      for _, name in ipairs(info.events or {}) do
+        local evb = bare(ev) or ev
+        if ev == name or evb == (bare(name) or name) or glob_match(evb, bare(name) or name) then
+          found = true
+        end
+      end
+      if not found then
+        fail("the recording has no event '" .. ev .. "' (it has " ..
+             table.concat(info.events or {}, ", ") .. ")")
+      end
+    end
+  end
 end
 
 if #handlers > 0 then
