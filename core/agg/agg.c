@@ -178,18 +178,37 @@ static bool read_int(const struct lp_agg_operand *o, const struct lp_tp_field *f
 	case LP_AGG_TID: *v = (int32_t)s->tid; return true;
 	case LP_AGG_CPU: *v = s->cpu; return true;
 	default:
-		if (lp_tp_read_int(f, s->raw, s->raw_size, &u))
-			return false;
-		*v = (int64_t)u;
+		break;
+	}
+	/* the common case inline: a plain 4- or 8-byte field inside the data */
+	if (!f->dyn && (f->size == 4 || f->size == 8) && f->offset + f->size <= s->raw_size) {
+		const uint8_t *p = (const uint8_t *)s->raw + f->offset;
+		if (f->size == 8) {
+			memcpy(&u, p, 8);
+			*v = (int64_t)u;
+		} else {
+			uint32_t w;
+			memcpy(&w, p, 4);
+			*v = f->is_signed ? (int64_t)(int32_t)w : (int64_t)w;
+		}
 		return true;
 	}
+	if (lp_tp_read_int(f, s->raw, s->raw_size, &u))
+		return false;
+	*v = (int64_t)u;
+	return true;
 }
 
 /* Room for n more bytes of key at offset off; false when out of memory. */
-static bool scratch_room(struct lp_agg *a, size_t off, size_t n)
+static bool scratch_grow(struct lp_agg *a, size_t off, size_t n);
+
+static inline bool scratch_room(struct lp_agg *a, size_t off, size_t n)
 {
-	if (off + n <= a->cap_scratch)
-		return true;
+	return off + n <= a->cap_scratch || scratch_grow(a, off, n);
+}
+
+static bool scratch_grow(struct lp_agg *a, size_t off, size_t n)
+{
 	size_t cap = a->cap_scratch;
 	while (cap < off + n)
 		cap *= 2;
@@ -299,6 +318,20 @@ static int update(struct lp_agg *a, size_t i, bool added, int64_t v)
 	return 0;
 }
 
+/* Whether the n bytes at p and q are the same: keys are short (a few
+ * 8-byte integers), too short for a call of memcmp to pay. */
+static inline bool same_key(const uint8_t *p, const uint8_t *q, size_t n)
+{
+	uint64_t x, y;
+	for (; n >= 8; p += 8, q += 8, n -= 8) {
+		memcpy(&x, p, 8);
+		memcpy(&y, q, 8);
+		if (x != y)
+			return false;
+	}
+	return !n || !memcmp(p, q, n);
+}
+
 int lp_agg_add(struct lp_agg *a, const struct lp_sample *s, const char *comm)
 {
 	int64_t v = 0, f;
@@ -313,7 +346,7 @@ int lp_agg_add(struct lp_agg *a, const struct lp_sample *s, const char *comm)
 	size_t len = (size_t)n - 1;
 	/* runs of one key are common (a thread's switches, a loop's reads):
 	 * the previous key is found without hashing */
-	if (a->last_idx >= 0 && len == a->last_len && !memcmp(a->scratch, a->last, len))
+	if (a->last_idx >= 0 && len == a->last_len && same_key(a->scratch, a->last, len))
 		return update(a, (size_t)a->last_idx, false, v);
 	bool added = false;
 	int64_t i = lp_hmap_find(a->map, a->scratch, len, lp_hash(a->scratch, len), true, &added);
