@@ -314,9 +314,9 @@ local function fields_of(x)
   return x.args
 end
 
-local function stack_text(kernel)
+local function stack_text(kernel, x)
   local out = { "\n" }
-  for _, f in ipairs(cur.stack or {}) do
+  for _, f in ipairs((x or cur).stack or {}) do
     if (f.kernel and true or false) == kernel then
       out[#out + 1] = "    " .. (f.sym and (f.sym .. "+" .. (f.symoff or 0)) or
                                 string.format("0x%x", f.ip)) .. "\n"
@@ -365,18 +365,20 @@ local AGG_OPS = { count = true, sum = true, min = true, max = true, avg = true, 
 local keybuf = {}
 
 for op in pairs(AGG_OPS) do
+  local m
   env[op] = function(...)
-    local m = get_map(op)
+    m = m or get_map(op)
+    local n = select("#", ...)
     if op == "count" then
-      local n = select("#", ...)
-      for i = 1, n do keybuf[i] = select(i, ...) end
+      keybuf[1], keybuf[2], keybuf[3] = ...
+      for i = 4, n do keybuf[i] = select(i, ...) end
       fold(m, 1, keybuf, n)
     else
-      local v = ...
+      local v, a, b, c = ...
       if v == nil then return end       -- a missing value: left out, as in C
-      local n = select("#", ...) - 1
-      for i = 1, n do keybuf[i] = select(i + 1, ...) end
-      fold(m, v, keybuf, n)
+      keybuf[1], keybuf[2], keybuf[3] = a, b, c
+      for i = 5, n do keybuf[i - 1] = select(i, ...) end
+      fold(m, v, keybuf, n - 1)
     end
   end
 end
@@ -390,24 +392,51 @@ local function compile(text, what)
   return f
 end
 
+-- An event's clause becomes function(s) with the sample's names it uses
+-- as locals, read once a call (not through the environment's __index),
+-- all on the chunk's first line so that its line numbers stay the
+-- user's.
+local LOCALS = {
+  comm = "s.comm", pid = "s.pid", tid = "s.tid", cpu = "s.cpu", nsecs = "s.time", event = "s.event",
+  retval = "s.retval", args = "s.fields or s.args", ustack = "_B.stack(false, s)", kstack = "_B.stack(true, s)",
+}
+local B = { stack = stack_text }
+
+local function compile_clause(c, what)
+  local names, seen = {}, {}
+  for pre, name in ("\n" .. c.body .. "\n" .. (c.cond or "")):gmatch("([^%w_.:])([%a_][%w_]*)") do
+    if LOCALS[name] and not seen[name] and pre ~= "." and pre ~= ":" then
+      seen[name] = true
+      names[#names + 1] = name
+    end
+  end
+  local decl = ""
+  if #names > 0 then
+    local vals = {}
+    for i, n in ipairs(names) do vals[i] = LOCALS[n] end
+    decl = "local " .. table.concat(names, ", ") .. " = " .. table.concat(vals, ", ") .. "; "
+  end
+  local text = "local _B = ...; return function(s) " .. decl ..
+               (c.cond and ("if " .. c.cond .. " then ") or "") .. c.body ..
+               (c.cond and "\nend" or "") .. "\nend"
+  local f, err = load(text, "=" .. what, "t", env)
+  if not f then fail(err) end
+  return f(B)
+end
+
 local clauses = parse(prog)
 local events, begins, ends, handlers = {}, {}, {}, {}
 local uses_stack = prog:find("ustack", 1, true) or prog:find("kstack", 1, true)
 
 for _, c in ipairs(clauses) do
   local what = "-x clause " .. c.n
-  local fn = compile(c.body, what)
-  if c.spec == "BEGIN" then
-    begins[#begins + 1] = fn
-  elseif c.spec == "END" then
-    ends[#ends + 1] = fn
+  if c.spec == "BEGIN" or c.spec == "END" then
+    if c.cond then fail(c.spec .. " takes no /condition/") end
+    local fn = compile(c.body, what)
+    local list = c.spec == "BEGIN" and begins or ends
+    list[#list + 1] = fn
   else
-    if c.cond then
-      local cf = compile("return " .. c.cond, what .. " condition")
-      local body = fn
-      fn = function() if cf() then body() end end
-    end
-    c.fn = fn
+    c.fn = compile_clause(c, what)
     c.events = {}
     for ev in c.spec:gmatch("[^,]+") do
       c.events[#c.events + 1] = ev
@@ -563,8 +592,23 @@ if #handlers > 0 then
   function on_sample(s)
     cur = s
     local list = clauses_of(s.event or "")
-    for i = 1, #list do list[i].fn() end
+    for i = 1, #list do list[i].fn(s) end
     cur = nil
+  end
+  -- an event named exactly gets its own handler: no s.event to read
+  on_event = {}
+  for _, c in ipairs(handlers) do
+    for _, ev in ipairs(c.events) do
+      if not ev:find("[*?%[]") and not on_event[ev] then
+        local list
+        on_event[ev] = function(s)
+          list = list or clauses_of(ev)
+          cur = s
+          for i = 1, #list do list[i].fn(s) end
+          cur = nil
+        end
+      end
+    end
   end
 end
 
