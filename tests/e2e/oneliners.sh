@@ -153,6 +153,33 @@ for bad in 'sched:sched_switch count()' 'sched:sched_switch { count( }' '' 'nosu
 	[ "$(wc -l < "$TMP/err")" = 1 ] || { cat "$TMP/err"; fail "-x '$bad': not one line"; }
 	expect_grep '^luaprof: ' "$TMP/err"
 done
+# garbled programs (cut, bytes changed, deterministic): each ends well or
+# with status 255 and a "luaprof: " line, never a crash
+python3 - > garbled.txt <<'PY'
+import random
+r = random.Random(22)
+base = ['sched:sched_switch /args.prev_state == 1/ { count(comm, args.next_pid) }',
+        'BEGIN { t.n = 0 } sched:sched_switch { t.n = t.n + 1; hist(args.prev_prio) } END { print(t.n) }',
+        'syscalls:sys_exit_read { sum(args.ret, comm) } sched:sched_switch { printf("%s\\n", [[x}]]) }']
+for i in range(40):
+    p = list(r.choice(base))
+    for _ in range(r.randint(1, 3)):
+        k = r.randrange(len(p))
+        op = r.randrange(3)
+        if op == 0: p[k] = r.choice('{}/"[]()=,.\\x -')
+        elif op == 1: del p[k:k + r.randint(1, 5)]
+        else: p.insert(k, r.choice('{}/"\'-'))
+    print(''.join(p).replace('\n', ' '))
+PY
+while IFS= read -r prog; do
+	X "$prog" -i rec.data > /dev/null 2> err.txt
+	rc=$?
+	case $rc in
+	0) ;;
+	255) head -1 err.txt | grep -q '^luaprof: ' || { cat err.txt; fail "-x '$prog': status 255 without a 'luaprof: ' line"; } ;;
+	*) cat err.txt; fail "-x '$prog' exited $rc" ;;
+	esac
+done < garbled.txt
 expect_status 255 "$LUAPROF" record -x 'sched:sched_switch { count() }' -- true
 expect_grep 'not record' "$TMP/err"
 echo ok
