@@ -356,6 +356,9 @@ static int check(struct lp_cli *cli)
 		return fail("--no-buildid-cache goes with a recording: luaprof record, or run -o FILE");
 	if (cli->program && record)
 		return fail("-x runs a one-liner: use it with luaprof -x or luaprof run -x, not record");
+	if (cli->program && cli->user_events)
+		return fail("-x takes its events from the program's clauses: leave out -e and write "
+			    "'EVENT { ... }'");
 	if (cli->program && prepend_program(cli))
 		return -1;
 	if (!cli->script && !cli->program && !record)

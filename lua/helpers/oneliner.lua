@@ -461,6 +461,16 @@ do
   for op in pairs(AGG_OPS) do map_name[op] = n <= 1 and "@" or "@" .. op end
 end
 
+local function glob_match(glob, name)
+  local pat = "^" .. glob:gsub("[%^%$%(%)%%%.%+%-]", "%%%0"):gsub("%*", ".*"):gsub("%?", ".") .. "$"
+  return name:find(pat) ~= nil
+end
+
+local function bare(name)
+  local b = name:match("^(.*):[ukpPhHGI]+$")
+  return b
+end
+
 ---------------------------------------------------------------------------
 -- short forms in C
 
@@ -505,12 +515,19 @@ local function short_form(c)
 end
 
 do
-  local per_event = {}
-  for _, c in ipairs(handlers) do
-    for _, ev in ipairs(c.events) do per_event[ev] = (per_event[ev] or 0) + 1 end
+  -- how many of the clauses' events (exact or globs) take event name
+  local function takers(name)
+    local n = 0
+    for _, c in ipairs(handlers) do
+      for _, ev in ipairs(c.events) do
+        local evb = bare(ev) or ev
+        if ev == name or evb == (bare(name) or name) or glob_match(evb, bare(name) or name) then n = n + 1 end
+      end
+    end
+    return n
   end
   for _, c in ipairs(handlers) do
-    local spec = AGG and MODE ~= "lua" and per_event[c.events[1]] == 1 and short_form(c)
+    local spec = AGG and MODE ~= "lua" and takers(c.events[1]) == 1 and short_form(c)
     if spec then
       local agg = AGG.new(spec)
       c_aggs[#c_aggs + 1] = { agg = agg, map = get_map(spec.op), clause = c }
@@ -536,16 +553,6 @@ end
 -- The clauses of a sample's event, found once per event name.
 local by_event = {}
 local replaying = false
-
-local function glob_match(glob, name)
-  local pat = "^" .. glob:gsub("[%^%$%(%)%%%.%+%-]", "%%%0"):gsub("%*", ".*"):gsub("%?", ".") .. "$"
-  return name:find(pat) ~= nil
-end
-
-local function bare(name)
-  local b = name:match("^(.*):[ukpPhHGI]+$")
-  return b
-end
 
 local function clauses_of(name)
   local list = by_event[name]

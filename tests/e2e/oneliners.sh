@@ -140,6 +140,14 @@ perf script -i rec.data -F event,trace 2>/dev/null | awk '$1 == "sched:sched_swi
 [ -s perf ] || fail "perf script printed no sched_switch"
 diff perf ours || fail "counts by prev_state, next_pid differ from perf script's"
 
+# a glob clause takes the samples of an event a short form names too: both
+# clauses see every sample (so neither is evaluated in C)
+LUAPROF_ONELINER=explain expect_status 0 X 'sched:sched_switch { count() } sched:* { count(event) }' -i rec.data
+n=$(perf script -i rec.data -F event 2>/dev/null | grep -c 'sched:sched_switch')
+expect_grep "^@: $n\$" "$TMP/out"
+expect_grep "^@\[sched:sched_switch\]: $n\$" "$TMP/out"
+grep -q 'evaluated in C' "$TMP/err" && fail "a short form shared its event with a glob clause yet ran in C"
+
 # replaying, str() has no process to read: nil
 perf record -q -e syscalls:sys_enter_openat -o open.data -- "$OR" 2 >/dev/null 2>&1 || fail "perf record failed"
 expect_status 0 X 'syscalls:sys_enter_openat { print(comm, str(args.filename)) }' -i open.data
@@ -180,6 +188,8 @@ while IFS= read -r prog; do
 	*) cat err.txt; fail "-x '$prog' exited $rc" ;;
 	esac
 done < garbled.txt
+expect_status 255 X 'sched:sched_switch { count() }' -e cpu-clock -i rec.data
+expect_grep 'leave out -e' "$TMP/err"
 expect_status 255 "$LUAPROF" record -x 'sched:sched_switch { count() }' -- true
 expect_grep 'not record' "$TMP/err"
 echo ok
