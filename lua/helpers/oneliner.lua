@@ -11,6 +11,7 @@
 --   t                       a table of your own, kept across samples
 --   count(k...)  sum(v, k...)  min(v, k...)  max(v, k...)  avg(v, k...)
 --   hist(v, k...)           aggregate by the keys k..., printed at the end
+--                           (a first argument "@name" names the map)
 --                           (or every -I interval, then cleared) as
 --                           bpftrace prints its maps
 --   str(ptr [, max])        the string at ptr in the sample's live process
@@ -154,13 +155,17 @@ local function find_entry(m, keys, n, create)
   return e
 end
 
-local function get_map(op)
-  local name = map_name[op]
+-- The map of function op: name ("@reads") when the call gives one, else
+-- the function's (map_name).  A map holds one function's results.
+local function get_map(op, name)
+  name = name or map_name[op]
   local m = maps[name]
   if not m then
     m = { op = op, root = {}, list = {} }
     maps[name] = m
     map_names[#map_names + 1] = name
+  elseif m.op ~= op then
+    error(name .. " holds " .. m.op .. "(): it cannot take " .. op .. "() too", 3)
   end
   return m
 end
@@ -364,22 +369,32 @@ end
 local AGG_OPS = { count = true, sum = true, min = true, max = true, avg = true, hist = true }
 local keybuf = {}
 
+local function add(m, op, n, ...)
+  if op == "count" then
+    keybuf[1], keybuf[2], keybuf[3] = ...
+    for i = 4, n do keybuf[i] = select(i, ...) end
+    fold(m, 1, keybuf, n)
+  else
+    local v, a, b, c = ...
+    if v == nil then return end       -- a missing value: left out, as in C
+    keybuf[1], keybuf[2], keybuf[3] = a, b, c
+    for i = 5, n do keybuf[i - 1] = select(i, ...) end
+    fold(m, v, keybuf, n - 1)
+  end
+end
+
+local function is_name(x)
+  return type(x) == "string" and x:byte(1) == 64      -- "@..."
+end
+
 for op in pairs(AGG_OPS) do
   local m
   env[op] = function(...)
-    m = m or get_map(op)
-    local n = select("#", ...)
-    if op == "count" then
-      keybuf[1], keybuf[2], keybuf[3] = ...
-      for i = 4, n do keybuf[i] = select(i, ...) end
-      fold(m, 1, keybuf, n)
-    else
-      local v, a, b, c = ...
-      if v == nil then return end       -- a missing value: left out, as in C
-      keybuf[1], keybuf[2], keybuf[3] = a, b, c
-      for i = 5, n do keybuf[i - 1] = select(i, ...) end
-      fold(m, v, keybuf, n - 1)
+    if is_name((...)) then            -- count("@reads", comm): a map of its own
+      return add(get_map(op, (...)), op, select("#", ...) - 1, select(2, ...))
     end
+    m = m or get_map(op)
+    return add(m, op, select("#", ...), ...)
   end
 end
 
@@ -452,7 +467,8 @@ do
   local n = 0
   for op in pairs(AGG_OPS) do
     for _, c in ipairs(clauses) do
-      if c.body:find("%f[%w_]" .. op .. "%s*%(") then
+      local body = c.body:gsub("%f[%w_]" .. op .. "%s*%(%s*[\"']@", "")  -- named calls aside
+      if body:find("%f[%w_]" .. op .. "%s*%(") then
         n = n + 1
         break
       end
@@ -492,6 +508,8 @@ local function short_form(c)
   if not op or not AGG_OPS[op] or op == "avg" then return nil end
   inner = inner:sub(2, -2)
   local parts = {}
+  local name = inner:match("^%s*[\"'](@[%w_]*)[\"']%s*,?")
+  if name then inner = inner:gsub("^%s*[\"']@[%w_]*[\"']%s*,?", "") end
   if inner:find("%S") then
     for p in (inner .. ","):gmatch("([^,]*),") do
       local o = c_operand(p)
@@ -499,7 +517,7 @@ local function short_form(c)
       parts[#parts + 1] = o
     end
   end
-  local spec = { event = c.events[1], op = op, keys = parts }
+  local spec = { event = c.events[1], op = op, keys = parts, map = name }
   if op ~= "count" then
     spec.value = table.remove(parts, 1)
     if not spec.value or spec.value == "comm" then return nil end
@@ -530,7 +548,7 @@ do
     local spec = AGG and MODE ~= "lua" and takers(c.events[1]) == 1 and short_form(c)
     if spec then
       local agg = AGG.new(spec)
-      c_aggs[#c_aggs + 1] = { agg = agg, map = get_map(spec.op), clause = c }
+      c_aggs[#c_aggs + 1] = { agg = agg, map = get_map(spec.op, spec.map), clause = c }
     end
     if MODE == "explain" then
       io.stderr:write(string.format("luaprof: -x clause %d (%s): %s\n", c.n, c.spec,

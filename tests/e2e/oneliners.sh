@@ -123,7 +123,8 @@ for prog in 'sched:sched_switch { count(args.prev_state, args.next_pid) }' \
 	'sched:sched_switch { count(comm, cpu) }' \
 	'sched:sched_switch /args.prev_state == 1/ { hist(args.next_prio, args.prev_comm) }' \
 	'sched:sched_switch { sum(args.prev_pid, pid, tid) } syscalls:sys_exit_read { max(args.ret) }' \
-	'syscalls:sys_exit_read /args.ret >= 1/ { min(args.ret, comm) }'; do
+	'syscalls:sys_exit_read /args.ret >= 1/ { min(args.ret, comm) }' \
+	'sched:sched_switch { count("@sw", args.next_pid) } syscalls:sys_exit_read { hist("@bytes", args.ret) }'; do
 	LUAPROF_ONELINER=explain expect_status 0 X "$prog" -i rec.data
 	mv "$TMP/out" c.out
 	grep -q 'evaluated in C' "$TMP/err" || { cat "$TMP/err"; fail "$prog: not evaluated in C"; }
