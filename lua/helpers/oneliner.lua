@@ -11,9 +11,9 @@
 --   t                       a table of your own, kept across samples
 --   count(k...)  sum(v, k...)  min(v, k...)  max(v, k...)  avg(v, k...)
 --   hist(v, k...)           aggregate by the keys k..., printed at the end
---                           (a first argument "@name" names the map)
 --                           (or every -I interval, then cleared) as
---                           bpftrace prints its maps
+--                           bpftrace prints its maps; a first argument
+--                           "@name" names the map
 --   str(ptr [, max])        the string at ptr in the sample's live process
 --                           (nil replaying: the recording has the pointer only)
 --   printf(fmt, ...)        io.write(string.format(fmt, ...))
