@@ -268,7 +268,14 @@ local function print_map(name, m)
   local list = {}
   for _, e in ipairs(m.list) do
     e.sk = sort_key(e)
-    if m.op == "avg" then e.shown = e.n > 0 and e.value // e.n or 0 else e.shown = e.value end
+    if m.op == "avg" then
+      -- C's division, as bpftrace's: toward zero
+      local q = e.n > 0 and e.value // e.n or 0
+      if q < 0 and q * e.n ~= e.value then q = q + 1 end
+      e.shown = q
+    else
+      e.shown = e.value
+    end
     list[#list + 1] = e
   end
   table.sort(list, function(a, b)

@@ -155,6 +155,13 @@ expect_status 0 X 'syscalls:sys_enter_openat { print(comm, str(args.filename)) }
 [ "$(grep -c '^openread	nil$' "$TMP/out")" -ge 2 ] || { cat "$TMP/out"; fail "replaying, str() is not nil"; }
 grep -v '^openread	nil$' "$TMP/out" | grep -q . && { cat "$TMP/out"; fail "replaying, str() read something"; }
 
+# the aggregations' arithmetic, from BEGIN: avg divides toward zero (as
+# bpftrace's), min/max, a named map, maps sorted by name then value
+expect_status 0 X 'BEGIN { avg(-7); avg(-8); avg(3); avg(4); avg(-5, "y"); avg(-4, "y"); exit() }'
+printf '\n@[y]: -4\n@: -2\n' | diff - "$TMP/out" || fail "avg"
+expect_status 0 X 'BEGIN { min("@lo", 5, "a"); min("@lo", -2, "a"); max("@hi", 5); max("@hi", 9); sum("@s", 2, 1, "k"); exit() }'
+printf '\n@hi: 9\n@lo[a]: -2\n@s[1, k]: 2\n' | diff - "$TMP/out" || fail "min, max, sum of named maps"
+
 # mistakes: one line, exit 255
 for bad in 'sched:sched_switch count()' 'sched:sched_switch { count( }' '' 'nosuch:event { count() }' \
 	'sched:sched_switch /x { count() }' 'sched:sched_switch { print("x) }'; do
