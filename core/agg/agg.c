@@ -19,13 +19,27 @@
 #include "luaprof/record.h"
 #include "luaprof/trace.h"
 
+/* How an integer operand is read, settled at bind, so that a sample costs
+ * a switch and a load: the sample's ids, a plain 4- or 8-byte field, or
+ * any other integer field (through lp_tp_read_int). */
+enum { RD_PID, RD_TID, RD_CPU, RD_U32, RD_S32, RD_64, RD_FIELD };
+
+struct reader {
+	uint8_t how;
+	uint32_t off, end;              /* RD_U32, RD_S32, RD_64: the field's bytes */
+	const struct lp_tp_field *f;    /* RD_FIELD, and string keys */
+};
+
 struct lp_agg {
 	struct lp_agg_spec spec;
 	bool bound;
 	bool kinds_set;                 /* key_is_str holds the first bind's kinds */
-	const struct lp_tp_field *key_f[LP_AGG_MAX_KEYS];
+	bool fixed;                     /* no string key: a key is nr_keys words */
+	struct reader rk[LP_AGG_MAX_KEYS], rv, rf;      /* keys, value, filter */
 	bool key_is_str[LP_AGG_MAX_KEYS];
-	const struct lp_tp_field *value_f, *filter_f;
+	uint64_t last_k[LP_AGG_MAX_KEYS];       /* fixed: the previous sample's key */
+	uint64_t *last_slot;            /* its entry's value slot (valid until the
+					 * next lp_hmap_find that adds) */
 	struct lp_hmap *map;
 	uint64_t *buckets;              /* HIST: LP_AGG_BUCKETS per entry */
 	size_t cap_buckets;             /* entries the array has room for */
@@ -126,6 +140,20 @@ static const char *operand_name(const struct lp_agg_operand *o)
 	return o->src == LP_AGG_FIELD ? o->field : names[o->src];
 }
 
+static struct reader make_reader(const struct lp_agg_operand *o, const struct lp_tp_field *f)
+{
+	struct reader r = { .how = RD_FIELD, .f = f };
+
+	if (o->src == LP_AGG_PID || o->src == LP_AGG_TID || o->src == LP_AGG_CPU)
+		r.how = o->src == LP_AGG_PID ? RD_PID : o->src == LP_AGG_TID ? RD_TID : RD_CPU;
+	else if (f && !f->dyn && f->kind == LP_TP_INT && (f->size == 4 || f->size == 8)) {
+		r.how = f->size == 8 ? RD_64 : f->is_signed ? RD_S32 : RD_U32;
+		r.off = f->offset;
+		r.end = f->offset + f->size;
+	}
+	return r;
+}
+
 int lp_agg_bind(struct lp_agg *a, const struct lp_tp_format *fmt, uint64_t sample_type,
 		const char **what)
 {
@@ -152,11 +180,16 @@ int lp_agg_bind(struct lp_agg *a, const struct lp_tp_format *fmt, uint64_t sampl
 			*what = operand_name(bad);
 		return rc;
 	}
-	memcpy(a->key_f, kf, sizeof kf);
+	a->fixed = true;
+	for (unsigned i = 0; i < s->nr_keys; i++) {
+		a->rk[i] = make_reader(&s->keys[i], kf[i]);
+		a->fixed = a->fixed && !str[i];
+	}
+	a->rv = make_reader(&s->value, vf);
+	a->rf = make_reader(&s->filter, ff);
 	memcpy(a->key_is_str, str, sizeof str);
-	a->value_f = vf;
-	a->filter_f = ff;
 	a->kinds_set = a->bound = true;
+	a->last_idx = -1;
 	return 0;
 }
 
@@ -169,34 +202,34 @@ bool lp_agg_wants_comm(const struct lp_agg *a)
 }
 
 /* An integer operand's value; false when its field lies outside the data. */
-static bool read_int(const struct lp_agg_operand *o, const struct lp_tp_field *f,
-		     const struct lp_sample *s, int64_t *v)
+static inline bool rd(const struct reader *r, const struct lp_sample *s, int64_t *v)
 {
+	uint32_t w;
 	uint64_t u;
-	switch (o->src) {
-	case LP_AGG_PID: *v = (int32_t)s->pid; return true;
-	case LP_AGG_TID: *v = (int32_t)s->tid; return true;
-	case LP_AGG_CPU: *v = s->cpu; return true;
+
+	switch (r->how) {
+	case RD_PID: *v = (int32_t)s->pid; return true;
+	case RD_TID: *v = (int32_t)s->tid; return true;
+	case RD_CPU: *v = s->cpu; return true;
+	case RD_U32:
+	case RD_S32:
+		if (r->end > s->raw_size)
+			return false;
+		memcpy(&w, (const uint8_t *)s->raw + r->off, 4);
+		*v = r->how == RD_S32 ? (int64_t)(int32_t)w : (int64_t)w;
+		return true;
+	case RD_64:
+		if (r->end > s->raw_size)
+			return false;
+		memcpy(&u, (const uint8_t *)s->raw + r->off, 8);
+		*v = (int64_t)u;
+		return true;
 	default:
-		break;
-	}
-	/* the common case inline: a plain 4- or 8-byte field inside the data */
-	if (!f->dyn && (f->size == 4 || f->size == 8) && f->offset + f->size <= s->raw_size) {
-		const uint8_t *p = (const uint8_t *)s->raw + f->offset;
-		if (f->size == 8) {
-			memcpy(&u, p, 8);
-			*v = (int64_t)u;
-		} else {
-			uint32_t w;
-			memcpy(&w, p, 4);
-			*v = f->is_signed ? (int64_t)(int32_t)w : (int64_t)w;
-		}
+		if (lp_tp_read_int(r->f, s->raw, s->raw_size, &u))
+			return false;
+		*v = (int64_t)u;
 		return true;
 	}
-	if (lp_tp_read_int(f, s->raw, s->raw_size, &u))
-		return false;
-	*v = (int64_t)u;
-	return true;
 }
 
 /* Room for n more bytes of key at offset off; false when out of memory. */
@@ -238,11 +271,11 @@ static long make_key(struct lp_agg *a, const struct lp_sample *s, const char *co
 			str = comm;
 			len = strlen(comm);
 		} else if (a->key_is_str[i]) {
-			if (lp_tp_read_string(a->key_f[i], s->raw, s->raw_size, &str, &len))
+			if (lp_tp_read_string(a->rk[i].f, s->raw, s->raw_size, &str, &len))
 				return 0;
 		} else {
 			int64_t v;
-			if (!read_int(o, a->key_f[i], s, &v))
+			if (!rd(&a->rk[i], s, &v))
 				return 0;
 			if (!scratch_room(a, off, 8))
 				return -ENOMEM;
@@ -294,10 +327,9 @@ static bool hist_grow(struct lp_agg *a, size_t i)
 	return true;
 }
 
-/* Folds v into entry i (added: it is new). */
-static int update(struct lp_agg *a, size_t i, bool added, int64_t v)
+/* Folds v into entry i, whose value slot is slot (added: it is new). */
+static int update(struct lp_agg *a, uint64_t *slot, size_t i, bool added, int64_t v)
 {
-	uint64_t *slot = lp_hmap_value(a->map, i);
 	int64_t cur = (int64_t)*slot;
 	switch (a->spec.op) {
 	case LP_AGG_COUNT: cur = (int64_t)((uint64_t)cur + 1); break;
@@ -332,30 +364,70 @@ static inline bool same_key(const uint8_t *p, const uint8_t *q, size_t n)
 	return !n || !memcmp(p, q, n);
 }
 
+static inline bool same_words(const uint64_t *k, const uint64_t *l, unsigned n)
+{
+	for (unsigned j = 0; j < n; j++)
+		if (k[j] != l[j])
+			return false;
+	return true;
+}
+
+/* The key of s when every key is an integer, in k (nr_keys words); false
+ * when an operand is missing. */
+static inline bool fixed_key(const struct lp_agg *a, const struct lp_sample *s, uint64_t *k)
+{
+	for (unsigned j = 0; j < a->spec.nr_keys; j++) {
+		int64_t x;
+		if (!rd(&a->rk[j], s, &x))
+			return false;
+		k[j] = (uint64_t)x;
+	}
+	return true;
+}
+
 int lp_agg_add(struct lp_agg *a, const struct lp_sample *s, const char *comm)
 {
 	int64_t v = 0, f;
+	size_t len;
+
 	if (a->spec.has_filter &&
-	    (!read_int(&a->spec.filter, a->filter_f, s, &f) || !compare(f, a->spec.cmp, a->spec.filter_const)))
+	    (!rd(&a->rf, s, &f) || !compare(f, a->spec.cmp, a->spec.filter_const)))
 		return 1;
-	if (a->spec.op != LP_AGG_COUNT && !read_int(&a->spec.value, a->value_f, s, &v))
+	if (a->spec.op != LP_AGG_COUNT && !rd(&a->rv, s, &v))
 		return 1;
-	long n = make_key(a, s, comm);
-	if (n <= 0)
-		return n < 0 ? (int)n : 1;
-	size_t len = (size_t)n - 1;
 	/* runs of one key are common (a thread's switches, a loop's reads):
-	 * the previous key is found without hashing */
-	if (a->last_idx >= 0 && len == a->last_len && same_key(a->scratch, a->last, len))
-		return update(a, (size_t)a->last_idx, false, v);
+	 * the previous key is found again without hashing */
+	if (a->fixed) {
+		uint64_t k[LP_AGG_MAX_KEYS];
+		if (!fixed_key(a, s, k))
+			return 1;
+		len = 8 * (size_t)a->spec.nr_keys;
+		if (a->last_idx >= 0 && same_words(k, a->last_k, a->spec.nr_keys))
+			return update(a, a->last_slot, (size_t)a->last_idx, false, v);
+		memcpy(a->scratch, k, len);     /* scratch holds 256 bytes at least */
+		memcpy(a->last_k, k, len);
+	} else {
+		long n = make_key(a, s, comm);
+		if (n <= 0)
+			return n < 0 ? (int)n : 1;
+		len = (size_t)n - 1;
+		if (a->last_idx >= 0 && len == a->last_len && same_key(a->scratch, a->last, len))
+			return update(a, a->last_slot, (size_t)a->last_idx, false, v);
+		memcpy(a->last, a->scratch, len);
+		a->last_len = len;
+	}
 	bool added = false;
 	int64_t i = lp_hmap_find(a->map, a->scratch, len, lp_hash(a->scratch, len), true, &added);
-	if (i < 0)
+	if (i < 0) {
+		a->last_idx = -1;
 		return -ENOMEM;
-	memcpy(a->last, a->scratch, len);
-	a->last_len = len;
+	}
 	a->last_idx = i;
-	return update(a, (size_t)i, added, v);
+	a->last_slot = lp_hmap_value(a->map, (size_t)i);
+	int rc = update(a, a->last_slot, (size_t)i, added, v);
+	if (rc)
+		a->last_idx = -1;
+	return rc;
 }
 
 size_t lp_agg_count(const struct lp_agg *a)

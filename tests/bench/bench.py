@@ -472,6 +472,9 @@ COUNT2_PY = script("count2.py", "c = {}\n"
                    "        print('@[%d, %d]: %d' % (k[0], k[1], v))\n")
 
 
+NOTHING = script("nothing.lua", "function on_end(i) print(i.samples) end\n")
+
+
 def oneliner_replay():
     """The one-liner counting sched:sched_switch by prev_state and next_pid
     (evaluated in C: core/agg) over the recording of tracepoint_replay's
@@ -483,7 +486,7 @@ def oneliner_replay():
     subprocess.run(["perf", "record", "-q", "-e", "sched:sched_switch", "-o", data, "--",
                     os.path.join(PROGS, "pingpong"), str(n_pass)], check=True, stderr=subprocess.DEVNULL)
     n = perf_samples(data)
-    ours, theirs = [], []
+    ours, theirs, bare, lua = [], [], [], []
     for _ in range(1 if QUICK else 5):
         _, cpu, _, out = run([LUAPROF, "-x", ONELINER, "-i", data])
         _, pcpu, _, pout = run(["perf", "script", "-i", data, "-s", COUNT2_PY])
@@ -491,8 +494,16 @@ def oneliner_replay():
             sys.exit("bench: the one-liner and perf script -s disagree: %r vs %r" % (out[:200], pout[:200]))
         ours.append(n / max(cpu, 1e-6))
         theirs.append(n / max(pcpu, 1e-6))
+        bare.append(n / max(run([LUAPROF, "run", NOTHING, "-i", data])[1], 1e-6))
+    _, lcpu, _, lout = run(["env", "LUAPROF_ONELINER=lua", LUAPROF, "-x", ONELINER, "-i", data])
+    if lout.split() != out.split():
+        sys.exit("bench: the one-liner's C and Lua ways disagree")
     report("sched_switch %.2fM" % (n / 1e6), "-x count by 2 fields (C) vs perf script -s",
            statistics.median(ours), statistics.median(theirs), "samp/s", better="higher")
+    report("sched_switch %.2fM" % (n / 1e6), "-x count (C) vs the replay with no handler",
+           statistics.median(ours), statistics.median(bare), "samp/s", better="higher")
+    report("sched_switch %.2fM" % (n / 1e6), "-x count through Lua vs perf script -s",
+           n / max(lcpu, 1e-6), statistics.median(theirs), "samp/s", better="higher")
 
 
 def syscalls_alone(calls):
