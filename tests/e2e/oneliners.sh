@@ -198,6 +198,10 @@ while IFS= read -r prog; do
 done < garbled.txt
 expect_status 255 X 'sched:sched_switch { count() }' -e cpu-clock -i rec.data
 expect_grep 'leave out -e' "$TMP/err"
+expect_status 255 "$LUAPROF" run "$CHECKS/probes.lua" -x 'BEGIN { }' -- true
+expect_grep 'takes no SCRIPT' "$TMP/err"
+expect_status 255 "$LUAPROF" -x
+expect_grep 'needs a value' "$TMP/err"
 expect_status 255 "$LUAPROF" record -x 'sched:sched_switch { count() }' -- true
 expect_grep 'not record' "$TMP/err"
 echo ok
