@@ -15,8 +15,8 @@
  * with a time already passed wait for the next flush, as in perf.
  *
  * Layout: q[head, sorted) is the sorted backlog, q[sorted, n) arrived since
- * the last flush.  A flush sorts the new part (stable merge sort, skipped
- * when it arrived in order, the common case per round) and merges it behind
+ * the last flush.  A flush sorts the new part (stable natural merge sort,
+ * skipped when it arrived in order) and merges it behind
  * the backlog, ties going to the backlog, which arrived first.
  *
  * Records live in 2 MiB arena chunks, never one malloc per record: the
@@ -232,22 +232,39 @@ static void merge(const struct pd_oe *a, size_t na, const struct pd_oe *b, size_
 		out[k++] = b[j++];
 }
 
-/* Stable bottom-up merge sort of v[0, n) using tmp (n entries). */
+/* The end of the ascending run (by time, ties allowed) starting at lo. */
+static size_t run_end(const struct pd_oe *v, size_t lo, size_t n)
+{
+	size_t i = lo + 1;
+
+	while (i < n && !(v[i].time < v[i - 1].time))
+		i++;
+	return i;
+}
+
+/* Stable natural merge sort of v[0, n) using tmp (n entries): each pass
+ * merges neighbouring ascending runs, until one is left.  A round's records
+ * arrive as one ascending run per CPU ring, so one pass or two sort them,
+ * where a bottom-up sort from single records took log2(n) passes (the
+ * sort was 12% of a sched_switch replay's CPU time). */
 static void sort_stable(struct pd_oe *v, size_t n, struct pd_oe *tmp)
 {
 	struct pd_oe *src = v, *dst = tmp;
+	size_t runs;
 
-	for (size_t w = 1; w < n; w *= 2) {
-		for (size_t lo = 0; lo < n; lo += 2 * w) {
-			size_t mid = lo + w < n ? lo + w : n;
-			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+	do {
+		runs = 0;
+		for (size_t lo = 0; lo < n; runs++) {
+			size_t mid = run_end(src, lo, n);
+			size_t hi = mid < n ? run_end(src, mid, n) : n;
 
 			merge(src + lo, mid - lo, src + mid, hi - mid, dst + lo);
+			lo = hi;
 		}
 		struct pd_oe *t = src;
 		src = dst;
 		dst = t;
-	}
+	} while (runs > 1);
 	if (src != v)
 		memcpy(v, src, n * sizeof *v);
 }

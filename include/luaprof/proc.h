@@ -128,4 +128,12 @@ int lp_procs_synthesize(struct lp_procs *ps, pid_t pid, bool maps);
  * non-zero and returns that value. */
 int lp_procs_each(struct lp_procs *ps, int (*fn)(struct lp_thread *t, void *arg), void *arg);
 
+/* Reads the NUL-terminated string at addr in live process pid (procmem.c)
+ * into buf (size bytes, at least 1): at most size - 1 bytes, always
+ * NUL-terminated, stopping at the string's NUL or at the first byte that
+ * cannot be read.  Returns 0 with *len, -EFAULT when not even the first
+ * byte can be read, -ESRCH when the process is gone, -EINVAL for pid <= 0
+ * or a NULL address.  A system call per 256 bytes or page. */
+int lp_proc_read_str(pid_t pid, uint64_t addr, char *buf, size_t size, size_t *len);
+
 #endif

@@ -21,6 +21,7 @@ static const char usage[] =
 "usage: luaprof run SCRIPT [script options] [options] [--] [CMD [ARGS...]]\n"
 "       luaprof run SCRIPT [script options] -i FILE\n"
 "       luaprof run SCRIPT --help\n"
+"       luaprof -x 'EVENT [/COND/] { LUA } ...' [options] [-p PID | -a | -i FILE | [--] CMD]\n"
 "       luaprof list scripts\n"
 "       luaprof record [options] [-o FILE] [--] CMD [ARGS...]\n"
 "       luaprof record [options] [-o FILE] -p PID[,PID...] | -a\n"
@@ -36,7 +37,13 @@ static const char usage[] =
 "scripts).  Script options (--name=value) follow SCRIPT: luaprof run SCRIPT\n"
 "--help lists them.\n"
 "\n"
+"luaprof -x PROGRAM runs a one-liner: LUA for each sample of EVENT, with\n"
+"s, comm, pid, tid, cpu, args, ... in scope, count(k...), sum(v, k...),\n"
+"hist(v, k...) printed at the end as bpftrace prints its maps, str(ptr)\n"
+"(see luaprof(1)).  With no -p, -i or command it watches the whole system.\n"
+"\n"
 "options:\n"
+"  -x, --program PROGRAM         run the one-liner PROGRAM instead of a SCRIPT\n"
 "  -e, --event EVENT[,EVENT...]  events to sample (repeatable); default: cycles,\n"
 "                                or cpu-clock when there is no hardware PMU.\n"
 "                                Modifiers :u :k :p :pp :ppp :P as in perf;\n"
@@ -88,6 +95,7 @@ enum { OPT_SYMFS = 256, OPT_NO_DEBUGINFOD, OPT_FILTER, OPT_NO_BUILDID_CACHE, OPT
        OPT_SCRIPT_MEMORY, OPT_SWITCH_EVENTS, OPT_QUEUE_SIZE };
 
 static const struct option longopts[] = {
+	{ "program", required_argument, NULL, 'x' },
 	{ "event", required_argument, NULL, 'e' },
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "freq", required_argument, NULL, 'F' },
@@ -312,6 +320,11 @@ static int option(struct lp_cli *cli, int c, char *val)
 	case 'A': return add_arg(cli, val);
 	case 'I': return parse_interval(cli, val);
 	case 'i': cli->input = val; return 0;
+	case 'x':
+		if (cli->script || cli->program)
+			return fail("-x gives the program: it takes no SCRIPT and comes once");
+		cli->program = val;
+		return 0;
 	case OPT_SYMFS: cli->symfs = val; return 0;
 	case OPT_NO_DEBUGINFOD: cli->no_debuginfod = true; return 0;
 	case 'o': cli->output = val; return 0;
@@ -323,6 +336,19 @@ static int option(struct lp_cli *cli, int c, char *val)
 	}
 }
 
+/* -x: the program goes to the front end as arg[1], before the -A values. */
+static int prepend_program(struct lp_cli *cli)
+{
+	char **a = realloc(cli->args, (size_t)(cli->nargs + 1) * sizeof *a);
+	if (!a)
+		return fail("out of memory");
+	memmove(a + 1, a, (size_t)cli->nargs * sizeof *a);
+	a[0] = (char *)(uintptr_t)cli->program;
+	cli->args = a;
+	cli->nargs++;
+	return 0;
+}
+
 static int check(struct lp_cli *cli)
 {
 	bool record = !strcmp(cli->command, "record");
@@ -332,7 +358,14 @@ static int check(struct lp_cli *cli)
 		return fail("-i and -o exclude each other: a replay writes no recording");
 	if (cli->no_buildid_cache && !cli->output)
 		return fail("--no-buildid-cache goes with a recording: luaprof record, or run -o FILE");
-	if (!cli->script && !record)
+	if (cli->program && record)
+		return fail("-x runs a one-liner: use it with luaprof -x or luaprof run -x, not record");
+	if (cli->program && cli->user_events)
+		return fail("-x takes its events from the program's clauses: leave out -e and write "
+			    "'EVENT { ... }'");
+	if (cli->program && prepend_program(cli))
+		return -1;
+	if (!cli->script && !cli->program && !record)
 		return fail("no script given: luaprof run SCRIPT [options] -- CMD");
 	if (cli->script_help)
 		return 0;
@@ -342,8 +375,8 @@ static int check(struct lp_cli *cli)
 		return 0;
 	if (cli->nr_pids && (cli->argv || cli->system_wide))
 		return fail("-p cannot be combined with a command or -a");
-	if (!cli->argv && !cli->nr_pids && !cli->system_wide && cli->all_by_default)
-		cli->system_wide = true;        /* luaprof top: the whole system, as perf top */
+	if (!cli->argv && !cli->nr_pids && (cli->all_by_default || cli->program))
+		cli->system_wide = true;        /* as perf top and bpftrace: the whole system */
 	if (!cli->argv && !cli->nr_pids && !cli->system_wide)
 		return fail("nothing to profile: give a command after --, -p PID or -a");
 	if (cli->sampling.use_period && cli->sampling.freq)
@@ -394,7 +427,7 @@ static int parse_run(struct lp_cli *cli, int argc, char **argv)
 				optind++;
 				continue;
 			}
-			if ((c = getopt_long(argc, argv, "+:e:F:c:gp:ad:m:A:I:i:o:hv", longopts, NULL)) == -1)
+			if ((c = getopt_long(argc, argv, "+:e:F:c:gp:ad:m:A:I:i:o:x:hv", longopts, NULL)) == -1)
 				break;
 			if (c == ':')
 				return fail("option %s needs a value", argv[optind - 1]);
@@ -404,7 +437,8 @@ static int parse_run(struct lp_cli *cli, int argc, char **argv)
 				return rc;
 		}
 		bool dashdash = optind > 1 && !strcmp(argv[optind - 1], "--");
-		if (optind >= argc || dashdash || cli->script || !strcmp(cli->command, "record"))
+		if (optind >= argc || dashdash || cli->script || cli->program ||
+		    !strcmp(cli->command, "record"))
 			break;
 		cli->script = argv[optind++];   /* then options may follow it */
 	}
@@ -425,6 +459,12 @@ int lp_cli_parse(struct lp_cli *cli, int argc, char **argv)
 		return fputs(usage, stdout), 1;
 	if (!strcmp(cmd, "-v") || !strcmp(cmd, "--version"))
 		return printf("luaprof %s\n", LP_VERSION), 1;
+	if (!strcmp(cmd, "-x") || !strncmp(cmd, "-x", 2) || !strncmp(cmd, "--program", 9)) {
+		cli->command = "run";   /* luaprof -x PROGRAM ...: luaprof run -x */
+		cli->argc = argc;
+		cli->all_argv = argv;
+		return parse_run(cli, argc, argv);
+	}
 	if (!strcmp(cmd, "top")) {     /* luaprof run live, the whole system by default */
 		cmd = "run";
 		cli->script = "live";

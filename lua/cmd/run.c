@@ -30,6 +30,7 @@
 #include "lfields.h"
 #include "lp.h"
 #include "run.h"
+#include "luaprof/agg.h"
 #include "luaprof/event.h"
 
 /* The name without a trailing modifier list (":u", ":ppp"), which a
@@ -102,6 +103,12 @@ static const struct lp_evinfo *event_info(struct lp_run *run, int event)
 			  run->src->sample_type(run->src->ctx, event) : ~(uint64_t)0;
 	if (ei->fmt && ei->handled && !(ei->tp = lp_trace_view_new(L, run, ei->fmt)))
 		return NULL;
+	if (ei->handled && run->aggs.n) {
+		char buf[256];
+		ei->agg = lp_agg_for_event(run, name, name ? strip_modifiers(name, buf, sizeof buf) : NULL,
+					   ei->fmt, ei->sample_type);
+		ei->agg_comm = ei->agg && lp_agg_wants_comm(ei->agg);
+	}
 	ei->ready = true;
 	return ei;
 }
@@ -240,6 +247,21 @@ static int ticks_until(struct lp_run *run, uint64_t t)
 	return 0;
 }
 
+/* A sample of an event a one-liner aggregates in C (lagg.c). */
+static int aggregate(struct lp_run *run, const struct lp_evinfo *ei, const struct lp_sample *s)
+{
+	const char *comm = NULL;
+	if (ei->agg_comm) {
+		const struct lp_thread *t = lp_procs_thread(run->procs, s->pid, s->tid);
+		comm = t ? t->comm : NULL;
+	}
+	if (lp_agg_add(ei->agg, s, comm) < 0) {
+		fprintf(stderr, "luaprof: out of memory\n");
+		return -1;
+	}
+	return 0;
+}
+
 static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
 {
 	run->stats.samples++;
@@ -251,6 +273,8 @@ static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
 		fprintf(stderr, "luaprof: out of memory\n");
 		return -1;
 	}
+	if (ei->agg)
+		return aggregate(run, ei, &rec->u.sample);
 	if (!ei->handled)
 		return 0;
 	run->view.rec = rec;

@@ -28,6 +28,17 @@ void lp_cmd_log(enum lp_log_level level, const char *msg, void *ctx)
 static int prepare_script(struct lp_run *run, struct lp_cli *cli, char *path, size_t size)
 {
 	char err[LP_ERRMSG_MAX];
+	if (cli->program) {             /* -x: the front end is the script */
+		if ((size_t)snprintf(path, size, "%s/oneliner.lua", lp_script_helperdir()) >= size) {
+			fprintf(stderr, "luaprof: the path of luaprof's helpers is too long\n");
+			return -1;
+		}
+		run->vm.name = "-x";
+		run->aggs.on = true;
+		cli->script = path;
+		run->opt.mode = LP_MODE_RUN;
+		return 0;
+	}
 	if (!cli->script)
 		return 0;
 	if (lp_script_find(cli->script, path, size, err, sizeof err)) {

@@ -15,6 +15,8 @@
  *   luaprof.demangle(name [, params])   a C++ or Rust name demangled
  *   luaprof.write_file(path, text)      a file written whole or not at all
  *   luaprof.functions(object [, glob])  its path and matching functions (lfunctions.c)
+ *   luaprof.read_string(pid, addr [, max])  a string in a live process's
+ *                        memory (lmem.c); nil replaying
  *   luaprof.is_target(id) whether the run follows process (or thread) id
  *                        (ltarget.c)
  *   luaprof.map, .hist, .json, ...  the report writers' library (lib.c)
@@ -71,6 +73,7 @@ static const luaL_Reg funcs[] = {
 	{ "demangle", l_demangle },
 	{ "write_file", l_write_file },
 	{ "functions", lp_l_functions },
+	{ "read_string", lp_l_read_string },
 	{ NULL, NULL },
 };
 

@@ -73,6 +73,9 @@ struct lp_evinfo {
 	const struct lp_tp_format *fmt; /* s.args */
 	struct lp_tpview *tp;           /* ltrace.c: s.args of a handled event with fmt */
 	uint64_t sample_type;           /* what its samples carry (PERF_SAMPLE_*) */
+	struct lp_agg *agg;             /* lagg.c: a one-liner's C aggregation takes
+					 * its samples instead of the handler */
+	bool agg_comm;                  /* which wants each sample's comm */
 };
 
 /* The switch record view (lswitch.c): one per run, made at the first
@@ -211,6 +214,15 @@ struct lp_run_stack {
 	bool kernel_notice;             /* the hidden kernel symbols were noted */
 };
 
+/* lagg.c: the one-liners' C aggregations (luaprof -x): on when the
+ * front end may make them, and those it made. */
+struct lp_agg_reg;
+struct lp_run_aggs {
+	bool on;
+	struct lp_agg_reg **v;
+	size_t n;
+};
+
 /* One run of a script: its parts by concern, and what the loop shares. */
 struct lp_run {
 	struct lp_run_vm vm;
@@ -237,6 +249,7 @@ struct lp_run {
 	int watched;                    /* the fd the source watches for keys, -1: none */
 	volatile sig_atomic_t interrupted;      /* a signal stopped the run (replays) */
 	struct lp_run_stack stack;
+	struct lp_run_aggs aggs;
 };
 
 /* vm.c: makes run an empty run (no hook, no view, CPU times unknown). */
@@ -365,6 +378,20 @@ void lp_probe_push_values(lua_State *L, struct lp_run *run);
 int lp_term_input_fd(const struct lp_run *run);
 int lp_term_deliver(struct lp_run *run);
 void lp_term_restore(void);
+
+/* lagg.c: lp_agg_open sets the global _ONELINER_AGG, the one-liner front
+ * end's aggregations in C (see lagg.c); lp_agg_for_event is the one for
+ * the event called name (or bare, its name without modifiers) bound to
+ * fmt and sample_type, or NULL (then its handler takes the samples);
+ * lp_agg_regs_free forgets them, after the Lua state is closed. */
+struct lp_agg;
+void lp_agg_open(lua_State *L);
+struct lp_agg *lp_agg_for_event(struct lp_run *run, const char *name, const char *bare,
+				const struct lp_tp_format *fmt, uint64_t sample_type);
+void lp_agg_regs_free(struct lp_run *run);
+
+/* lmem.c: luaprof.read_string(pid, addr [, max]). */
+int lp_l_read_string(lua_State *L);
 
 /* lluaprof.c */
 int luaopen_luaprof(lua_State *L);

@@ -16,6 +16,8 @@
 struct lp_cli {
 	const char *command;            /* "run" */
 	const char *script;
+	const char *program;            /* -x PROGRAM: a one-liner, run by the
+					 * helper oneliner.lua as the script */
 	char **args;                    /* --arg values, for the script */
 	int nargs;
 	char **argv;                    /* the command, or NULL */

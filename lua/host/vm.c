@@ -167,6 +167,8 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	lua_setfield(L, LUA_REGISTRYINDEX, "luaprof.run");
 	luaL_requiref(L, "luaprof", luaopen_luaprof, 1);
 	lua_pop(L, 1);
+	if (run->aggs.on)
+		lp_agg_open(L);
 	set_args(L, script, args, nargs);
 	lp_sample_open(L, run);
 	if (lp_guard_start(&run->vm.guard, run->vm.timeout)) {
@@ -278,6 +280,7 @@ void lp_vm_close(struct lp_run *run)
 	if (run->vm.L)
 		lua_close(run->vm.L);
 	run->vm.L = NULL;
+	lp_agg_regs_free(run);
 	lp_fold_free(run);
 	for (size_t i = 0; i < run->nr_evinfo; i++)
 		lp_trace_view_free(run->evinfo[i].tp);

@@ -8,7 +8,7 @@ Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
     tests/bench/bench.py [--quick] [--only NAME[,NAME...]]
 
 NAME is one of: live, replay, keepup, startup, symbols, tracepoints, dwarf, flame, map,
-guards, probes, stat, offcpu, script, switches, drain.
+guards, probes, stat, offcpu, script, switches, drain, oneliners.
 """
 import atexit, json, os, resource, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -457,6 +457,53 @@ def tracepoint_replay():
         theirs.append(n / max(pcpu, 1e-6))
     report("sched_switch %.2fM" % (n / 1e6), "3 fields vs perf script -s Python (samp/CPU-s)",
            statistics.median(ours), statistics.median(theirs), "samp/s", better="higher")
+
+
+# ---- one-liners (issue 22) ----------------------------------------------
+
+ONELINER = "sched:sched_switch { count(args.prev_state, args.next_pid) }"
+COUNT2_PY = script("count2.py", "c = {}\n"
+                   "def sched__sched_switch(event_name, context, common_cpu, common_secs, common_nsecs,\n"
+                   "                        common_pid, common_comm, common_callchain, prev_comm, prev_pid,\n"
+                   "                        prev_prio, prev_state, next_comm, next_pid, next_prio):\n"
+                   "    k = (prev_state, next_pid)\n    c[k] = c.get(k, 0) + 1\n"
+                   "def trace_end():\n"
+                   "    for k, v in sorted(c.items(), key=lambda kv: (kv[1], str(kv[0][0]) + '\\0' + str(kv[0][1]))):\n"
+                   "        print('@[%d, %d]: %d' % (k[0], k[1], v))\n")
+
+
+NOTHING = script("nothing.lua", "function on_end(i) print(i.samples) end\n")
+
+
+def oneliner_replay():
+    """The one-liner counting sched:sched_switch by prev_state and next_pid
+    (evaluated in C: core/agg) over the recording of tracepoint_replay's
+    kind (pingpong, about 0.52M samples), against perf script -s with a
+    Python script counting the same: samples per CPU-second.  The counts
+    must be the same, line for line."""
+    n_pass = 30000 if QUICK else 260000
+    data = os.path.join(TMP, "switch1.data")
+    subprocess.run(["perf", "record", "-q", "-e", "sched:sched_switch", "-o", data, "--",
+                    os.path.join(PROGS, "pingpong"), str(n_pass)], check=True, stderr=subprocess.DEVNULL)
+    n = perf_samples(data)
+    ours, theirs, bare, lua = [], [], [], []
+    for _ in range(1 if QUICK else 5):
+        _, cpu, _, out = run([LUAPROF, "-x", ONELINER, "-i", data])
+        _, pcpu, _, pout = run(["perf", "script", "-i", data, "-s", COUNT2_PY])
+        if out.split() != pout.split():
+            sys.exit("bench: the one-liner and perf script -s disagree: %r vs %r" % (out[:200], pout[:200]))
+        ours.append(n / max(cpu, 1e-6))
+        theirs.append(n / max(pcpu, 1e-6))
+        bare.append(n / max(run([LUAPROF, "run", NOTHING, "-i", data])[1], 1e-6))
+    _, lcpu, _, lout = run(["env", "LUAPROF_ONELINER=lua", LUAPROF, "-x", ONELINER, "-i", data])
+    if lout.split() != out.split():
+        sys.exit("bench: the one-liner's C and Lua ways disagree")
+    report("sched_switch %.2fM" % (n / 1e6), "-x count by 2 fields (C) vs perf script -s",
+           statistics.median(ours), statistics.median(theirs), "samp/s", better="higher")
+    report("sched_switch %.2fM" % (n / 1e6), "-x count (C) vs the replay with no handler",
+           statistics.median(ours), statistics.median(bare), "samp/s", better="higher")
+    report("sched_switch %.2fM" % (n / 1e6), "-x count through Lua vs perf script -s",
+           n / max(lcpu, 1e-6), statistics.median(theirs), "samp/s", better="higher")
 
 
 def syscalls_alone(calls):
@@ -929,7 +976,7 @@ SECTIONS = [("live", lambda: (live_overhead(), live_throughput(), symbolized_thr
             ("tracepoints", lambda: (tracepoint_replay(), tracepoint_keepup())), ("dwarf", dwarf),
             ("flame", flame), ("map", counting_map), ("guards", guards), ("probes", probes),
             ("stat", stat_bench), ("offcpu", lambda: (offcpu_bench(), offcpu_live())), ("script", script_bench),
-            ("switches", switches_bench), ("drain", drain_bench)]
+            ("switches", switches_bench), ("drain", drain_bench), ("oneliners", oneliner_replay)]
 
 
 def main():

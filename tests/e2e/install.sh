@@ -1,7 +1,8 @@
 # make install PREFIX=...: the installed luaprof, run from another
 # directory with no environment variable pointing at it, finds a shipped
 # script by its bare name, luaprof's Lua library (require), lists its
-# scripts, and has its man page.
+# scripts, runs a one-liner (-x: its front end is an installed helper),
+# and has its man page.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 prefix=$TMP/prefix
@@ -9,7 +10,7 @@ prefix=$TMP/prefix
 # sanitized objects are not for installing)
 env -u BUILD make -s -C "$ROOT" install PREFIX="$prefix" > "$TMP/make.txt" 2>&1 || { cat "$TMP/make.txt"; fail "make install failed"; }
 for f in bin/luaprof share/luaprof/scripts/top.lua share/luaprof/scripts/flamegraph.lua \
-	 share/luaprof/lua/luaprof/map.lua share/luaprof/lua/luaprof/fmt.lua share/luaprof/helpers/profile.lua \
+	 share/luaprof/lua/luaprof/map.lua share/luaprof/lua/luaprof/fmt.lua share/luaprof/helpers/profile.lua share/luaprof/helpers/oneliner.lua \
 	 share/man/man1/luaprof.1; do
 	[ -f "$prefix/$f" ] || fail "make install left out $f"
 done
@@ -32,6 +33,8 @@ expect_status 0 "$prefix/bin/luaprof" run ./p.lua -- true
 expect_grep "$prefix/share/luaprof/lua/\?\.lua" "$TMP/out"
 grep -q "$ROOT" "$TMP/out" && fail "the installed luaprof's require path names the checkout"
 grep -q "helpers" "$TMP/out" && fail "a script of the user's has the shipped scripts' helpers on its require path"
+expect_status 0 "$prefix/bin/luaprof" -x 'cpu-clock { count(comm) }' -- "$PROGS/spin" 100
+expect_grep '^@\[spin\]: [0-9]+$' "$TMP/out"
 if command -v man >/dev/null; then
 	MANPATH=$prefix/share/man man -P cat luaprof > man.txt 2>/dev/null
 	grep -q 'luaprof list scripts' man.txt || fail "man luaprof does not show the page"

@@ -1,0 +1,471 @@
+/*
+ * agg.c - the aggregation engine (include/luaprof/agg.h): a spec's
+ * operands read from each sample in C, the key made into bytes in a
+ * scratch buffer and looked up in an lp_hmap whose value slot holds the
+ * count, sum, min or max; histograms keep LP_AGG_BUCKETS counts per entry
+ * in an array beside the map, indexed by the entry's number.
+ *
+ * The hot path (lp_agg_add) allocates only when a key is new (the map and
+ * the bucket array grow) or longer than any before (the scratch buffer).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/perf_event.h>
+
+#include "luaprof/agg.h"
+#include "luaprof/hmap.h"
+#include "luaprof/record.h"
+#include "luaprof/trace.h"
+
+/* How an integer operand is read, settled at bind, so that a sample costs
+ * a switch and a load: the sample's ids, a plain 4- or 8-byte field, or
+ * any other integer field (through lp_tp_read_int). */
+enum { RD_PID, RD_TID, RD_CPU, RD_U32, RD_S32, RD_64, RD_FIELD };
+
+struct reader {
+	uint8_t how;
+	uint32_t off, end;              /* RD_U32, RD_S32, RD_64: the field's bytes */
+	const struct lp_tp_field *f;    /* RD_FIELD, and string keys */
+};
+
+struct lp_agg {
+	struct lp_agg_spec spec;
+	bool bound;
+	bool kinds_set;                 /* key_is_str holds the first bind's kinds */
+	bool fixed;                     /* no string key: a key is nr_keys words */
+	struct reader rk[LP_AGG_MAX_KEYS], rv, rf;      /* keys, value, filter */
+	bool key_is_str[LP_AGG_MAX_KEYS];
+	uint64_t last_k[LP_AGG_MAX_KEYS];       /* fixed: the previous sample's key */
+	uint64_t *last_slot;            /* its entry's value slot (valid until the
+					 * next lp_hmap_find that adds) */
+	struct lp_hmap *map;
+	uint64_t *buckets;              /* HIST: LP_AGG_BUCKETS per entry */
+	size_t cap_buckets;             /* entries the array has room for */
+	uint8_t *scratch;               /* the key being built */
+	size_t cap_scratch;
+	uint8_t *last;                  /* the previous sample's key (same capacity) */
+	size_t last_len;
+	int64_t last_idx;               /* its entry, or -1 */
+};
+
+static bool operand_ok(const struct lp_agg_operand *o, bool integer)
+{
+	if (o->src >= LP_AGG_NR_SRCS || (integer && o->src == LP_AGG_COMM))
+		return false;
+	return o->src != LP_AGG_FIELD || (o->field[0] && memchr(o->field, '\0', sizeof o->field));
+}
+
+static bool spec_ok(const struct lp_agg_spec *s)
+{
+	if (s->op >= LP_AGG_NR_OPS || s->nr_keys > LP_AGG_MAX_KEYS || s->cmp >= LP_AGG_NR_CMPS)
+		return false;
+	for (unsigned i = 0; i < s->nr_keys; i++)
+		if (!operand_ok(&s->keys[i], false))
+			return false;
+	if (s->op != LP_AGG_COUNT && !operand_ok(&s->value, true))
+		return false;
+	return !s->has_filter || operand_ok(&s->filter, true);
+}
+
+struct lp_agg *lp_agg_new(const struct lp_agg_spec *spec)
+{
+	if (!spec_ok(spec)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	struct lp_agg *a = calloc(1, sizeof *a);
+	if (!a)
+		return NULL;
+	a->spec = *spec;
+	a->cap_scratch = 256;
+	a->map = lp_hmap_new();
+	a->scratch = malloc(a->cap_scratch);
+	a->last = malloc(a->cap_scratch);
+	a->last_idx = -1;
+	if (!a->map || !a->scratch || !a->last) {
+		lp_agg_free(a);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return a;
+}
+
+void lp_agg_free(struct lp_agg *a)
+{
+	if (!a)
+		return;
+	lp_hmap_free(a->map);
+	free(a->buckets);
+	free(a->scratch);
+	free(a->last);
+	free(a);
+}
+
+/* The samples must carry bit for source src. */
+static uint64_t needs(uint8_t src)
+{
+	switch (src) {
+	case LP_AGG_PID: case LP_AGG_TID: case LP_AGG_COMM: return PERF_SAMPLE_TID;
+	case LP_AGG_CPU: return PERF_SAMPLE_CPU;
+	default: return PERF_SAMPLE_RAW;
+	}
+}
+
+/* Resolves operand o: 0 with *f (NULL for non-fields) and *is_str, or
+ * -ENOENT/-EINVAL as lp_agg_bind says. */
+static int bind_operand(const struct lp_agg_operand *o, const struct lp_tp_format *fmt,
+			uint64_t sample_type, bool integer, const struct lp_tp_field **f, bool *is_str)
+{
+	*f = NULL;
+	*is_str = o->src == LP_AGG_COMM;
+	if (!(sample_type & needs(o->src)))
+		return -EINVAL;
+	if (o->src != LP_AGG_FIELD)
+		return 0;
+	const struct lp_tp_field *tf = fmt ? lp_tp_field_find(fmt, o->field) : NULL;
+	if (!tf || tf->common)          /* s.fields leaves the common_* out */
+		return -ENOENT;
+	if (tf->kind != LP_TP_INT && (integer || tf->kind != LP_TP_STRING))
+		return -EINVAL;
+	*f = tf;
+	*is_str = tf->kind == LP_TP_STRING;
+	return 0;
+}
+
+static const char *operand_name(const struct lp_agg_operand *o)
+{
+	static const char *const names[] = { "pid", "tid", "cpu", "comm" };
+	return o->src == LP_AGG_FIELD ? o->field : names[o->src];
+}
+
+static struct reader make_reader(const struct lp_agg_operand *o, const struct lp_tp_field *f)
+{
+	struct reader r = { .how = RD_FIELD, .f = f };
+
+	if (o->src == LP_AGG_PID || o->src == LP_AGG_TID || o->src == LP_AGG_CPU)
+		r.how = o->src == LP_AGG_PID ? RD_PID : o->src == LP_AGG_TID ? RD_TID : RD_CPU;
+	else if (f && !f->dyn && f->kind == LP_TP_INT && (f->size == 4 || f->size == 8)) {
+		r.how = f->size == 8 ? RD_64 : f->is_signed ? RD_S32 : RD_U32;
+		r.off = f->offset;
+		r.end = f->offset + f->size;
+	}
+	return r;
+}
+
+int lp_agg_bind(struct lp_agg *a, const struct lp_tp_format *fmt, uint64_t sample_type,
+		const char **what)
+{
+	const struct lp_agg_spec *s = &a->spec;
+	const struct lp_tp_field *kf[LP_AGG_MAX_KEYS], *vf = NULL, *ff = NULL;
+	bool str[LP_AGG_MAX_KEYS], dummy;
+	const struct lp_agg_operand *bad = NULL;
+	int rc = 0;
+	for (unsigned i = 0; i < s->nr_keys && !rc; i++)
+		if ((rc = bind_operand(&s->keys[i], fmt, sample_type, false, &kf[i], &str[i])))
+			bad = &s->keys[i];
+	if (!rc && s->op != LP_AGG_COUNT &&
+	    (rc = bind_operand(&s->value, fmt, sample_type, true, &vf, &dummy)))
+		bad = &s->value;
+	if (!rc && s->has_filter && (rc = bind_operand(&s->filter, fmt, sample_type, true, &ff, &dummy)))
+		bad = &s->filter;
+	for (unsigned i = 0; i < s->nr_keys && !rc && a->kinds_set; i++)
+		if (str[i] != a->key_is_str[i]) {
+			rc = -EINVAL;   /* the entries' keys would not decode */
+			bad = &s->keys[i];
+		}
+	if (rc) {
+		if (what)
+			*what = operand_name(bad);
+		return rc;
+	}
+	a->fixed = true;
+	for (unsigned i = 0; i < s->nr_keys; i++) {
+		a->rk[i] = make_reader(&s->keys[i], kf[i]);
+		a->fixed = a->fixed && !str[i];
+	}
+	a->rv = make_reader(&s->value, vf);
+	a->rf = make_reader(&s->filter, ff);
+	memcpy(a->key_is_str, str, sizeof str);
+	a->kinds_set = a->bound = true;
+	a->last_idx = -1;
+	return 0;
+}
+
+bool lp_agg_wants_comm(const struct lp_agg *a)
+{
+	for (unsigned i = 0; i < a->spec.nr_keys; i++)
+		if (a->spec.keys[i].src == LP_AGG_COMM)
+			return true;
+	return false;
+}
+
+/* An integer operand's value; false when its field lies outside the data. */
+static inline bool rd(const struct reader *r, const struct lp_sample *s, int64_t *v)
+{
+	uint32_t w;
+	uint64_t u;
+
+	switch (r->how) {
+	case RD_PID: *v = (int32_t)s->pid; return true;
+	case RD_TID: *v = (int32_t)s->tid; return true;
+	case RD_CPU: *v = s->cpu; return true;
+	case RD_U32:
+	case RD_S32:
+		if (r->end > s->raw_size)
+			return false;
+		memcpy(&w, (const uint8_t *)s->raw + r->off, 4);
+		*v = r->how == RD_S32 ? (int64_t)(int32_t)w : (int64_t)w;
+		return true;
+	case RD_64:
+		if (r->end > s->raw_size)
+			return false;
+		memcpy(&u, (const uint8_t *)s->raw + r->off, 8);
+		*v = (int64_t)u;
+		return true;
+	default:
+		if (lp_tp_read_int(r->f, s->raw, s->raw_size, &u))
+			return false;
+		*v = (int64_t)u;
+		return true;
+	}
+}
+
+/* Room for n more bytes of key at offset off; false when out of memory. */
+static bool scratch_grow(struct lp_agg *a, size_t off, size_t n);
+
+static inline bool scratch_room(struct lp_agg *a, size_t off, size_t n)
+{
+	return off + n <= a->cap_scratch || scratch_grow(a, off, n);
+}
+
+static bool scratch_grow(struct lp_agg *a, size_t off, size_t n)
+{
+	size_t cap = a->cap_scratch;
+	while (cap < off + n)
+		cap *= 2;
+	uint8_t *p = realloc(a->scratch, cap);
+	if (!p)
+		return false;
+	a->scratch = p;
+	if (!(p = realloc(a->last, cap)))
+		return false;
+	a->last = p;
+	a->cap_scratch = cap;
+	return true;
+}
+
+/* Builds the sample's key in a->scratch: its length, 0 when an operand is
+ * missing, -ENOMEM. */
+static long make_key(struct lp_agg *a, const struct lp_sample *s, const char *comm)
+{
+	size_t off = 0;
+	for (unsigned i = 0; i < a->spec.nr_keys; i++) {
+		const struct lp_agg_operand *o = &a->spec.keys[i];
+		const char *str = NULL;
+		size_t len = 0;
+		if (o->src == LP_AGG_COMM) {
+			if (!comm)
+				return 0;
+			str = comm;
+			len = strlen(comm);
+		} else if (a->key_is_str[i]) {
+			if (lp_tp_read_string(a->rk[i].f, s->raw, s->raw_size, &str, &len))
+				return 0;
+		} else {
+			int64_t v;
+			if (!rd(&a->rk[i], s, &v))
+				return 0;
+			if (!scratch_room(a, off, 8))
+				return -ENOMEM;
+			memcpy(a->scratch + off, &v, 8);
+			off += 8;
+			continue;
+		}
+		if (!scratch_room(a, off, len + 1))
+			return -ENOMEM;
+		memcpy(a->scratch + off, str, len);
+		a->scratch[off + len] = '\0';
+		off += len + 1;
+	}
+	return (long)off + 1;   /* +1: 0 means missing; the caller takes 1 off */
+}
+
+static bool compare(int64_t v, uint8_t cmp, int64_t c)
+{
+	switch (cmp) {
+	case LP_AGG_EQ: return v == c;
+	case LP_AGG_NE: return v != c;
+	case LP_AGG_LT: return v < c;
+	case LP_AGG_LE: return v <= c;
+	case LP_AGG_GT: return v > c;
+	default: return v >= c;
+	}
+}
+
+unsigned lp_agg_bucket(int64_t v)
+{
+	if (v < 0)
+		return 0;
+	if (v == 0)
+		return 1;
+	return (unsigned)(63 - __builtin_clzll((unsigned long long)v)) + 2;
+}
+
+/* A new HIST entry i: zeroed buckets; false when out of memory. */
+static bool hist_grow(struct lp_agg *a, size_t i)
+{
+	if (i < a->cap_buckets)
+		return true;
+	size_t cap = a->cap_buckets ? a->cap_buckets * 2 : 64;
+	uint64_t *b = realloc(a->buckets, cap * LP_AGG_BUCKETS * sizeof *b);
+	if (!b)
+		return false;
+	a->buckets = b;
+	a->cap_buckets = cap;
+	return true;
+}
+
+/* Folds v into entry i, whose value slot is slot (added: it is new). */
+static int update(struct lp_agg *a, uint64_t *slot, size_t i, bool added, int64_t v)
+{
+	int64_t cur = (int64_t)*slot;
+	switch (a->spec.op) {
+	case LP_AGG_COUNT: cur = (int64_t)((uint64_t)cur + 1); break;
+	case LP_AGG_SUM: cur = (int64_t)((uint64_t)cur + (uint64_t)v); break;
+	case LP_AGG_MIN: cur = added || v < cur ? v : cur; break;
+	case LP_AGG_MAX: cur = added || v > cur ? v : cur; break;
+	default:
+		if (added) {
+			if (!hist_grow(a, i))
+				return -ENOMEM;
+			memset(a->buckets + i * LP_AGG_BUCKETS, 0, LP_AGG_BUCKETS * sizeof *a->buckets);
+		}
+		a->buckets[i * LP_AGG_BUCKETS + lp_agg_bucket(v)]++;
+		cur = (int64_t)((uint64_t)cur + 1);
+		break;
+	}
+	*slot = (uint64_t)cur;
+	return 0;
+}
+
+/* Whether the n bytes at p and q are the same: keys are short (a few
+ * 8-byte integers), too short for a call of memcmp to pay. */
+static inline bool same_key(const uint8_t *p, const uint8_t *q, size_t n)
+{
+	uint64_t x, y;
+	for (; n >= 8; p += 8, q += 8, n -= 8) {
+		memcpy(&x, p, 8);
+		memcpy(&y, q, 8);
+		if (x != y)
+			return false;
+	}
+	return !n || !memcmp(p, q, n);
+}
+
+static inline bool same_words(const uint64_t *k, const uint64_t *l, unsigned n)
+{
+	for (unsigned j = 0; j < n; j++)
+		if (k[j] != l[j])
+			return false;
+	return true;
+}
+
+/* The key of s when every key is an integer, in k (nr_keys words); false
+ * when an operand is missing. */
+static inline bool fixed_key(const struct lp_agg *a, const struct lp_sample *s, uint64_t *k)
+{
+	for (unsigned j = 0; j < a->spec.nr_keys; j++) {
+		int64_t x;
+		if (!rd(&a->rk[j], s, &x))
+			return false;
+		k[j] = (uint64_t)x;
+	}
+	return true;
+}
+
+int lp_agg_add(struct lp_agg *a, const struct lp_sample *s, const char *comm)
+{
+	int64_t v = 0, f;
+	size_t len;
+
+	if (a->spec.has_filter &&
+	    (!rd(&a->rf, s, &f) || !compare(f, a->spec.cmp, a->spec.filter_const)))
+		return 1;
+	if (a->spec.op != LP_AGG_COUNT && !rd(&a->rv, s, &v))
+		return 1;
+	/* runs of one key are common (a thread's switches, a loop's reads):
+	 * the previous key is found again without hashing */
+	if (a->fixed) {
+		uint64_t k[LP_AGG_MAX_KEYS];
+		if (!fixed_key(a, s, k))
+			return 1;
+		len = 8 * (size_t)a->spec.nr_keys;
+		if (a->last_idx >= 0 && same_words(k, a->last_k, a->spec.nr_keys))
+			return update(a, a->last_slot, (size_t)a->last_idx, false, v);
+		memcpy(a->scratch, k, len);     /* scratch holds 256 bytes at least */
+		memcpy(a->last_k, k, len);
+	} else {
+		long n = make_key(a, s, comm);
+		if (n <= 0)
+			return n < 0 ? (int)n : 1;
+		len = (size_t)n - 1;
+		if (a->last_idx >= 0 && len == a->last_len && same_key(a->scratch, a->last, len))
+			return update(a, a->last_slot, (size_t)a->last_idx, false, v);
+		memcpy(a->last, a->scratch, len);
+		a->last_len = len;
+	}
+	bool added = false;
+	int64_t i = lp_hmap_find(a->map, a->scratch, len, lp_hash(a->scratch, len), true, &added);
+	if (i < 0) {
+		a->last_idx = -1;
+		return -ENOMEM;
+	}
+	a->last_idx = i;
+	a->last_slot = lp_hmap_value(a->map, (size_t)i);
+	int rc = update(a, a->last_slot, (size_t)i, added, v);
+	if (rc)
+		a->last_idx = -1;
+	return rc;
+}
+
+size_t lp_agg_count(const struct lp_agg *a)
+{
+	return lp_hmap_count(a->map);
+}
+
+bool lp_agg_key(const struct lp_agg *a, size_t i, unsigned j, const char **str, int64_t *num)
+{
+	size_t len;
+	const uint8_t *p = lp_hmap_key(a->map, i, &len);
+	for (unsigned k = 0; k < j; k++)
+		p += a->key_is_str[k] ? strlen((const char *)p) + 1 : 8;
+	if (a->key_is_str[j]) {
+		*str = (const char *)p;
+		return true;
+	}
+	memcpy(num, p, 8);
+	return false;
+}
+
+int64_t lp_agg_value(const struct lp_agg *a, size_t i)
+{
+	return (int64_t)*lp_hmap_value(a->map, i);
+}
+
+const uint64_t *lp_agg_hist(const struct lp_agg *a, size_t i)
+{
+	return a->spec.op == LP_AGG_HIST ? a->buckets + i * LP_AGG_BUCKETS : NULL;
+}
+
+const struct lp_agg_spec *lp_agg_spec(const struct lp_agg *a)
+{
+	return &a->spec;
+}
+
+void lp_agg_clear(struct lp_agg *a)
+{
+	lp_hmap_clear(a->map);
+	a->last_idx = -1;
+}

@@ -1,0 +1,126 @@
+/* Part of include/luaprof/: the core's interface to the layer above it (lua/). */
+/*
+ * agg.h - the aggregation engine: counting, summing and histogramming
+ * samples by a key, in C, with no call into the script per sample.
+ *
+ * The one-liners (luaprof -x) compile their short forms into an lp_agg
+ * when every operand is one the engine reads itself: the sample's pid,
+ * tid, cpu, the thread's command name, or a tracepoint field.  An lp_agg
+ * is made from a spec, bound once to its event (the tracepoint format and
+ * what its samples carry), then fed every sample of that event:
+ *
+ *   @[k1, k2] = count()        op COUNT, keys k1, k2
+ *   @[k] = sum(v), min, max    op SUM / MIN / MAX, value v
+ *   @[k] = hist(v)             op HIST: bpftrace's power-of-two buckets
+ *
+ * optionally only for the samples where `filter CMP constant` holds.
+ * Values are 64-bit signed integers (a tracepoint field as its format
+ * says, sign-extended when signed), summed with wrap-around, exactly as
+ * the same one-liner computes them in Lua.
+ *
+ * Keys are stored as bytes in an lp_hmap (8 bytes per integer, a string
+ * and its NUL), so a sample costs one hash and one lookup; memory is
+ * taken only when a key is seen for the first time (and the map grows).
+ */
+#ifndef LUAPROF_AGG_H
+#define LUAPROF_AGG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LP_AGG_MAX_KEYS 4
+#define LP_AGG_BUCKETS 65       /* see lp_agg_bucket */
+#define LP_AGG_FIELD_MAX 64     /* a field name's bytes, NUL included */
+
+enum lp_agg_op { LP_AGG_COUNT, LP_AGG_SUM, LP_AGG_MIN, LP_AGG_MAX, LP_AGG_HIST, LP_AGG_NR_OPS };
+
+/* Where an operand's value comes from. */
+enum lp_agg_src {
+	LP_AGG_PID,             /* the sample's pid (signed 32 bits, as s.pid) */
+	LP_AGG_TID,
+	LP_AGG_CPU,             /* needs PERF_SAMPLE_CPU */
+	LP_AGG_COMM,            /* the thread's command name (a string) */
+	LP_AGG_FIELD,           /* a tracepoint field: integer or string */
+	LP_AGG_NR_SRCS
+};
+
+enum lp_agg_cmp { LP_AGG_EQ, LP_AGG_NE, LP_AGG_LT, LP_AGG_LE, LP_AGG_GT, LP_AGG_GE, LP_AGG_NR_CMPS };
+
+struct lp_agg_operand {
+	uint8_t src;                    /* enum lp_agg_src */
+	char field[LP_AGG_FIELD_MAX];   /* LP_AGG_FIELD: the field's name */
+};
+
+struct lp_agg_spec {
+	uint8_t op;                     /* enum lp_agg_op */
+	uint8_t nr_keys;                /* 0 to LP_AGG_MAX_KEYS */
+	struct lp_agg_operand keys[LP_AGG_MAX_KEYS];
+	struct lp_agg_operand value;    /* SUM, MIN, MAX, HIST: an integer */
+	bool has_filter;                /* count only where filter cmp filter_const */
+	struct lp_agg_operand filter;   /* an integer */
+	uint8_t cmp;                    /* enum lp_agg_cmp */
+	int64_t filter_const;
+};
+
+struct lp_agg;
+struct lp_sample;
+struct lp_tp_format;
+
+/* A new, unbound aggregation of spec (copied).  NULL with errno EINVAL
+ * when the spec is malformed (an op, source or comparison out of range,
+ * too many keys, a field name that is empty or not NUL-terminated, COMM
+ * as the value or filter), ENOMEM. */
+struct lp_agg *lp_agg_new(const struct lp_agg_spec *spec);
+
+void lp_agg_free(struct lp_agg *a);
+
+/* Binds a to an event whose samples carry sample_type (PERF_SAMPLE_*
+ * bits) and, for a tracepoint, have format fmt (NULL otherwise): resolves
+ * the fields.  Returns 0; -ENOENT when a field is not in fmt (or fmt is
+ * NULL), -EINVAL when a field cannot be an operand there (a value or filter
+ * that is not an integer, a key that is neither integer nor string), or
+ * when the samples lack what an operand needs (TID for pid/tid, CPU for
+ * cpu, RAW for fields); *what (when not NULL) then names the operand
+ * ("prev_state", "cpu").  May be called again for another event with the
+ * same layout; it keeps the entries. */
+int lp_agg_bind(struct lp_agg *a, const struct lp_tp_format *fmt, uint64_t sample_type,
+		const char **what);
+
+/* Whether a's operands include the command name: the caller then passes
+ * each sample's thread's comm to lp_agg_add. */
+bool lp_agg_wants_comm(const struct lp_agg *a);
+
+/* Adds sample s (of the bound event) to a: comm is its thread's command
+ * name, or NULL when unknown or not wanted.  Returns 0 when added, 1 when
+ * the sample was left out (the filter is false, or an operand is missing:
+ * a field outside the sample's data, no comm), -ENOMEM.  Allocates only
+ * for a key seen for the first time.  a must be bound. */
+int lp_agg_add(struct lp_agg *a, const struct lp_sample *s, const char *comm);
+
+/* The number of distinct keys, numbered 0.. in the order first seen. */
+size_t lp_agg_count(const struct lp_agg *a);
+
+/* Key j of entry i: returns true with a string in *str (NUL-terminated,
+ * valid until lp_agg_clear/free), or false with an integer in *num. */
+bool lp_agg_key(const struct lp_agg *a, size_t i, unsigned j, const char **str, int64_t *num);
+
+/* The op's result for entry i: the count, sum, min or max (HIST: the
+ * number of values). */
+int64_t lp_agg_value(const struct lp_agg *a, size_t i);
+
+/* HIST: entry i's LP_AGG_BUCKETS counts (see lp_agg_bucket); NULL for
+ * other ops. */
+const uint64_t *lp_agg_hist(const struct lp_agg *a, size_t i);
+
+/* The spec a was made from. */
+const struct lp_agg_spec *lp_agg_spec(const struct lp_agg *a);
+
+/* Forgets every entry (an interval's print-and-clear), keeping memory. */
+void lp_agg_clear(struct lp_agg *a);
+
+/* bpftrace's power-of-two histogram bucket of v: 0 for v < 0, 1 for 0,
+ * 2 for 1, and k + 2 for 2^k <= v < 2^(k+1) (k = 1..62). */
+unsigned lp_agg_bucket(int64_t v);
+
+#endif

@@ -1,0 +1,207 @@
+# oneliners: luaprof -x, the one-liners of docs/tutorial.md's table, each
+# run on a small deterministic workload (tests/progs/openread: R rounds of
+# an open and reads of 1, 100, 2000 and 4096 bytes) and its answer checked:
+# - exact where the kernel makes it exact (R opens of the file, with its
+#   path read by str(); the read sizes' buckets, R each; the 10 calls of
+#   nap timed through a uprobe pair, the 4R+1 reads through the syscall
+#   pair), and equal to bpftrace's answer on the same workload when
+#   bpftrace runs here;
+# - over a recording, the short forms evaluated in C give the same output
+#   as the same one-liners through Lua (LUAPROF_ONELINER=lua), and the
+#   counts by prev_state and next_pid equal perf script's;
+# - replaying, str() is nil (the recording has the pointer only);
+# - a malformed program is one line and exit 255.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+need_tracefs
+cd "$TMP"
+R=20
+OR=$PROGS/openread
+X() { "$LUAPROF" -x "$@"; }
+
+# bpftrace's answer for the workload's thread, when bpftrace can run here:
+# its output without the "Attaching" line and blank lines, in $TMP/bt.
+have_bpftrace=
+if command -v bpftrace >/dev/null &&
+	timeout 30 bpftrace -e 'BEGIN { exit(); }' >/dev/null 2>&1; then
+	have_bpftrace=1
+else
+	echo "note: bpftrace cannot run here: its answers are not compared"
+fi
+bt() {
+	[ -n "$have_bpftrace" ] || return 1
+	timeout 60 bpftrace -e "$1" -c "$OR $R" 2>/dev/null | grep -v '^Attaching' | grep -v '^$' > bt
+}
+ours() { grep -v '^$' "$TMP/out" > ours; }
+
+# files opened, by thread name, with their paths
+expect_status 0 X 'syscalls:sys_enter_openat { printf("%s %s\n", comm, str(args.filename)) }' -- "$OR" "$R"
+[ "$(grep -cx "openread $OR" "$TMP/out")" = "$R" ] ||
+	{ cat "$TMP/out"; fail "not $R lines 'openread $OR': str() did not read the path"; }
+if bt 'tracepoint:syscalls:sys_enter_openat /comm == "openread"/ { printf("%s %s\n", comm, str(args->filename)); }'; then
+	grep '^openread ' "$TMP/out" > ours
+	diff bt ours || fail "files opened: ours differ from bpftrace's"
+fi
+
+# system calls by thread name
+expect_status 0 X 'raw_syscalls:sys_enter { count(comm) }' -- "$OR" "$R"
+expect_grep '^@\[openread\]: [0-9]+$' "$TMP/out"
+if bt 'tracepoint:raw_syscalls:sys_enter /comm == "openread"/ { @[comm] = count(); }'; then
+	ours
+	diff bt ours || fail "system calls by thread name: ours differ from bpftrace's"
+fi
+
+# bytes read by thread name: R rounds of 6197 bytes, and the loader's
+expect_status 0 X 'syscalls:sys_exit_read /args.ret~=0/ { sum(args.ret, comm) }' -- "$OR" "$R"
+awk -v min=$((R * 6197)) '/^@\[openread\]: / {f = $2 >= min} END {exit !f}' "$TMP/out" ||
+	{ cat "$TMP/out"; fail "bytes read: @[openread] is below $R x 6197"; }
+if bt 'tracepoint:syscalls:sys_exit_read /args->ret && comm == "openread"/ { @[comm] = sum(args->ret); }'; then
+	ours
+	diff bt ours || fail "bytes read by thread name: ours differ from bpftrace's"
+fi
+
+# read sizes per thread name: R in each of the four buckets
+expect_status 0 X 'syscalls:sys_exit_read { hist(args.ret, comm) }' -- "$OR" "$R"
+for b in '\[1\]' '\[64, 128\)' '\[1K, 2K\)' '\[4K, 8K\)'; do
+	expect_grep "^$b +$R \|@+ *\|$" "$TMP/out"
+done
+if bt 'tracepoint:syscalls:sys_exit_read /comm == "openread"/ { @[comm] = hist(args->ret); }'; then
+	ours
+	diff bt ours || fail "read sizes: ours differ from bpftrace's"
+fi
+
+# system calls per second (-I prints and clears the maps)
+expect_status 0 X 'raw_syscalls:sys_enter { count() }' -I 500 -d 1.6
+[ "$(grep -cE '^@: [0-9]+$' "$TMP/out")" -ge 3 ] || { cat "$TMP/out"; fail "-I 500 -d 1.6: not three lines '@: N'"; }
+
+# page faults by thread name: 4 rounds of 8 MB touched page by page
+thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
+case $thp in *"[always]"*) lo=16 ;; *) lo=8192 ;; esac
+expect_status 0 X 'page-faults { count(comm) }' -c 1 -- "$PROGS/faults" 8
+awk -v lo="$lo" '/^@\[faults\]: / {f = $2 >= lo} END {exit !f}' "$TMP/out" ||
+	{ cat "$TMP/out"; fail "page faults: @[faults] below $lo"; }
+
+# user stacks at 99 Hz for one PID
+"$PROGS/spin" 3000 &
+pid=$!
+expect_status 0 X 'cpu-clock { count(ustack) }' -F 99 -p "$pid" -d 1
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+expect_grep '^@\[$' "$TMP/out"
+expect_grep '^    spin_iters\+[0-9]+$' "$TMP/out"
+expect_grep '^\]: [0-9]+$' "$TMP/out"
+
+# block I/O sizes, where a block device takes the fsync of 64 KiB
+dev=$(df --output=source "$TMP" 2>/dev/null | tail -1)
+if [ -e "/sys/class/block/${dev#/dev/}" ] && [ -d /sys/kernel/tracing/events/block/block_rq_issue ]; then
+	expect_status 0 X 'block:block_rq_issue { hist(args.bytes) }' -a -- "$OR" 1 "$OR" "$TMP/sync"
+	expect_grep '^@: $' "$TMP/out"
+	expect_grep '^\[[0-9]+[KM]?, [0-9]+[KM]?\) +[1-9][0-9]* \|@+ *\|$' "$TMP/out"
+else
+	echo "note: $TMP is on no block device ($dev): the block I/O one-liner is not run"
+fi
+
+# timing with the syscall tracepoints' enter/exit pair: the 4R+1 reads
+expect_status 0 X 'syscalls:sys_enter_read { t[tid] = nsecs } syscalls:sys_exit_read /t[tid]/ { hist(nsecs - t[tid], comm); t[tid] = nil }' -- "$OR" "$R"
+awk -v want=$((4 * R + 1)) '/^@\[openread\]: $/ {h = 1; next} /^$/ {h = 0} h {sub(/ \|.*/, ""); n += $NF}
+	END {exit n != want}' "$TMP/out" || { cat "$TMP/out"; fail "syscall timing: not $((4 * R + 1)) reads"; }
+
+# timing with a uprobe pair: calls' 10 naps of 2 ms
+if [ -r /sys/bus/event_source/devices/uprobe/type ]; then
+	C=$PROGS/calls
+	expect_status 0 X "uprobe:$C:nap { t[tid] = nsecs } uretprobe:$C:nap /t[tid]/ { hist(nsecs - t[tid]) }" -- "$C" 10 2
+	awk '/^\[/ {sub(/ \|.*/, ""); n += $NF; if ($1 ~ /^\[[0-9]+[KM],/) t += $NF} END {exit !(n == 10 && t == 10)}' \
+		"$TMP/out" || { cat "$TMP/out"; fail "uprobe timing: not 10 naps of at least 1K ns"; }
+else
+	echo "note: this kernel has no uprobe PMU: the uprobe timing is not run"
+fi
+
+# over a recording: C and Lua give the same output; perf script agrees
+perf record -q -e sched:sched_switch -e syscalls:sys_exit_read -o rec.data -- "$PROGS/pingpong" 3000 >/dev/null 2>&1 ||
+	fail "perf record failed"
+for prog in 'sched:sched_switch { count(args.prev_state, args.next_pid) }' \
+	'sched:sched_switch { count(comm, cpu) }' \
+	'sched:sched_switch /args.prev_state == 1/ { hist(args.next_prio, args.prev_comm) }' \
+	'sched:sched_switch { sum(args.prev_pid, pid, tid) } syscalls:sys_exit_read { max(args.ret) }' \
+	'syscalls:sys_exit_read /args.ret >= 1/ { min(args.ret, comm) }' \
+	'sched:sched_switch { count("@sw", args.next_pid) } syscalls:sys_exit_read { hist("@bytes", args.ret) }'; do
+	LUAPROF_ONELINER=explain expect_status 0 X "$prog" -i rec.data
+	mv "$TMP/out" c.out
+	grep -q 'evaluated in C' "$TMP/err" || { cat "$TMP/err"; fail "$prog: not evaluated in C"; }
+	grep -q 'evaluated in Lua' "$TMP/err" && { cat "$TMP/err"; fail "$prog: a clause fell back to Lua"; }
+	LUAPROF_ONELINER=lua expect_status 0 X "$prog" -i rec.data
+	[ -s c.out ] || fail "$prog: no output"
+	diff c.out "$TMP/out" || fail "$prog: C and Lua differ"
+done
+X 'sched:sched_switch { count(args.prev_state, args.next_pid) }' -i rec.data | grep -v '^$' | sort > ours
+perf script -i rec.data -F event,trace 2>/dev/null | awk '$1 == "sched:sched_switch:" {
+	for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "prev_state") s = kv[2]; if (kv[1] == "next_pid") p = kv[2] }
+	n[s " " p]++ } END { for (k in n) { split(k, a, " "); st = a[1] == "R" ? 0 : a[1] == "S" ? 1 : a[1] == "D" ? 2 : a[1] == "R+" ? 256 : a[1];
+	printf "@[%s, %s]: %d\n", st, a[2], n[k] } }' | sort > perf
+[ -s perf ] || fail "perf script printed no sched_switch"
+diff perf ours || fail "counts by prev_state, next_pid differ from perf script's"
+
+# a glob clause takes the samples of an event a short form names too: both
+# clauses see every sample (so neither is evaluated in C)
+LUAPROF_ONELINER=explain expect_status 0 X 'sched:sched_switch { count() } sched:* { count(event) }' -i rec.data
+n=$(perf script -i rec.data -F event 2>/dev/null | grep -c 'sched:sched_switch')
+expect_grep "^@: $n\$" "$TMP/out"
+expect_grep "^@\[sched:sched_switch\]: $n\$" "$TMP/out"
+grep -q 'evaluated in C' "$TMP/err" && fail "a short form shared its event with a glob clause yet ran in C"
+
+# replaying, str() has no process to read: nil
+perf record -q -e syscalls:sys_enter_openat -o open.data -- "$OR" 2 >/dev/null 2>&1 || fail "perf record failed"
+expect_status 0 X 'syscalls:sys_enter_openat { print(comm, str(args.filename)) }' -i open.data
+[ "$(grep -c '^openread	nil$' "$TMP/out")" -ge 2 ] || { cat "$TMP/out"; fail "replaying, str() is not nil"; }
+grep -v '^openread	nil$' "$TMP/out" | grep -q . && { cat "$TMP/out"; fail "replaying, str() read something"; }
+
+# the aggregations' arithmetic, from BEGIN: avg divides toward zero (as
+# bpftrace's), min/max, a named map, maps sorted by name then value
+expect_status 0 X 'BEGIN { avg(-7); avg(-8); avg(3); avg(4); avg(-5, "y"); avg(-4, "y"); exit() }'
+printf '\n@[y]: -4\n@: -2\n' | diff - "$TMP/out" || fail "avg"
+expect_status 0 X 'BEGIN { min("@lo", 5, "a"); min("@lo", -2, "a"); max("@hi", 5); max("@hi", 9); sum("@s", 2, 1, "k"); exit() }'
+printf '\n@hi: 9\n@lo[a]: -2\n@s[1, k]: 2\n' | diff - "$TMP/out" || fail "min, max, sum of named maps"
+
+# mistakes: one line, exit 255
+for bad in 'sched:sched_switch count()' 'sched:sched_switch { count( }' '' 'nosuch:event { count() }' \
+	'sched:sched_switch /x { count() }' 'sched:sched_switch { print("x) }'; do
+	expect_status 255 X "$bad" -i rec.data
+	[ "$(wc -l < "$TMP/err")" = 1 ] || { cat "$TMP/err"; fail "-x '$bad': not one line"; }
+	expect_grep '^luaprof: ' "$TMP/err"
+done
+# garbled programs (cut, bytes changed, deterministic): each ends well or
+# with status 255 and a "luaprof: " line, never a crash
+python3 - > garbled.txt <<'PY'
+import random
+r = random.Random(22)
+base = ['sched:sched_switch /args.prev_state == 1/ { count(comm, args.next_pid) }',
+        'BEGIN { t.n = 0 } sched:sched_switch { t.n = t.n + 1; hist(args.prev_prio) } END { print(t.n) }',
+        'syscalls:sys_exit_read { sum(args.ret, comm) } sched:sched_switch { printf("%s\\n", [[x}]]) }']
+for i in range(40):
+    p = list(r.choice(base))
+    for _ in range(r.randint(1, 3)):
+        k = r.randrange(len(p))
+        op = r.randrange(3)
+        if op == 0: p[k] = r.choice('{}/"[]()=,.\\x -')
+        elif op == 1: del p[k:k + r.randint(1, 5)]
+        else: p.insert(k, r.choice('{}/"\'-'))
+    print(''.join(p).replace('\n', ' '))
+PY
+while IFS= read -r prog; do
+	X "$prog" -i rec.data > /dev/null 2> err.txt
+	rc=$?
+	case $rc in
+	0) ;;
+	255) head -1 err.txt | grep -q '^luaprof: ' || { cat err.txt; fail "-x '$prog': status 255 without a 'luaprof: ' line"; } ;;
+	*) cat err.txt; fail "-x '$prog' exited $rc" ;;
+	esac
+done < garbled.txt
+expect_status 255 X 'sched:sched_switch { count() }' -e cpu-clock -i rec.data
+expect_grep 'leave out -e' "$TMP/err"
+expect_status 255 "$LUAPROF" run "$CHECKS/probes.lua" -x 'BEGIN { }' -- true
+expect_grep 'takes no SCRIPT' "$TMP/err"
+expect_status 255 "$LUAPROF" -x
+expect_grep 'needs a value' "$TMP/err"
+expect_status 255 "$LUAPROF" record -x 'sched:sched_switch { count() }' -- true
+expect_grep 'not record' "$TMP/err"
+echo ok
