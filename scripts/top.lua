@@ -68,8 +68,9 @@ end
 -- f of its stack (nil: the sampled frame itself, s), and when the row's
 -- identity is not that text, what it is instead.
 local keys = {
-  sym = { "Symbol", function(s, f)
-    local level = (f or s).kernel and "[k] " or "[.] "
+  sym = { "Symbol", function(s, f, kernel)
+    if kernel == nil then kernel = (f or s).kernel end
+    local level = kernel and "[k] " or "[.] "
     local name = name_of(f or s)
     if name then return level .. name end
     -- unnamed: perf's row per address: the sample's own, the offset in
@@ -110,11 +111,12 @@ local tables = {}       -- event -> { rows = { id -> row }, total, samples }
 local last_comm = {}    -- tid -> its command at its last sample (--sort=pid)
 
 -- within: what else tells the row apart (an inlined function's, the
--- function it is inlined into).
-local function row_of(t, s, f, within)
+-- function it is inlined into); kernel: the level a call-chain frame's
+-- row is marked with ([k] or [.]) when other than the frame's own.
+local function row_of(t, s, f, within, kernel)
   local cells, id = {}, nil
   for i, k in ipairs(sort_keys) do
-    local cell, key = k[2](s, f)
+    local cell, key = k[2](s, f, kernel)
     cells[i] = cell
     key = key or cell
     id = id and id .. "\0" .. key or key
@@ -158,11 +160,20 @@ function on_sample(s)
     -- every row on the stack once, the sampled frame's own row included
     local seen = { [r] = true }
     r.children = r.children + period
-    local st, base = s.stack, nil
+    -- The level of a frame outside every mapping is the one perf leaves
+    -- there: perf report --children walks the chain from the root
+    -- (callchain_param.order = ORDER_CALLER, builtin-report.c) with one
+    -- addr_location, and fill_callchain_info (util/callchain.c) sets its
+    -- level from a frame's maps only when the frame has a map: an
+    -- unmapped frame keeps the level of the nearest mapped frame on its
+    -- root side, or the sample's own when there is none ("[k]" for a
+    -- garbage user address of a sample taken in the kernel).
+    local st, base, kernel = s.stack, nil, s.kernel
     for i = #st, 1, -1 do       -- from the root: a frame's own function before those inlined in it
       local f, c = st[i], nil
+      if f.dso then kernel = f.kernel end
       if not f.inlined then
-        base, c = f, row_of(t, s, f)
+        base, c = f, row_of(t, s, f, nil, kernel)
       elseif with.sym then      -- other keys: an inlined function's are its function's
         c = inlined_row(t, s, f, base)
       end
