@@ -100,11 +100,19 @@ local sort_keys, with = {}, {}
 for i, k in ipairs(opt.sort) do
   sort_keys[i], with[k] = keys[k], true
 end
--- As perf, functions of one name in two objects are two rows.
--- Unnamed rows are per address only, as perf's sort__sym_cmp compares them.
-local hidden_dso = with.sym and not with.dso and (function(s, f)
+-- As perf, a row is a symbol (sort__sym_cmp: its object, then its start
+-- and end), not a name: functions of one name in two objects, two static
+-- functions of one name in one, C++ overloads (one name without their
+-- parameters), and a JIT's function compiled again at another address
+-- are rows of their own.  A symbol's start is taken as an offset in its
+-- file (the same in every process that maps it), else as an address (JIT
+-- code, the kernel).  Unnamed rows are per address only, as perf's
+-- sort__sym_cmp compares them.
+local hidden_sym = with.sym and (function(s, f)
   f = f or s
-  return f.sym and f.dso or ""
+  if not f.sym then return "" end
+  local start = f.symoff and ((f.offset or f.ip) - f.symoff) or ""
+  return (with.dso and "" or f.dso or "") .. "\0" .. start
 end)
 
 local tables = {}       -- event -> { rows = { id -> row }, total, samples }
@@ -121,7 +129,7 @@ local function row_of(t, s, f, within, kernel)
     key = key or cell
     id = id and id .. "\0" .. key or key
   end
-  if hidden_dso then id = id .. "\0" .. hidden_dso(s, f) end
+  if hidden_sym then id = id .. "\0" .. hidden_sym(s, f) end
   if within then id = id .. "\0" .. within end
   local r = t.rows[id]
   if not r then
@@ -195,9 +203,15 @@ local function print_table(ev, t, lost)
     -- ties in the order perf gives them: by the keys' text, [k]/[.] aside
     -- (perf's sort__sym_sort: named symbols first, by name; then the
     -- unnamed, by address)
+    -- unnamed ones by address as perf's _sort__addr_cmp compares them,
+    -- as signed 64-bit numbers: 0xfff4... before 0x0000...)
     local order = {}
     for i, c in ipairs(r.cells) do
-      order[i] = c:gsub("^%[[k.]%] ", ""):gsub("^0x%x+$", "\255%0")
+      c = c:gsub("^%[[k.]%] ", "")
+      if c:match("^0x%x+$") or c == "0000000000000000" then
+        c = string.format("\255%016x", math.tointeger(tonumber(c)) ~ math.mininteger)
+      end
+      order[i] = c
     end
     r.order = table.concat(order, "\0")
     list[#list + 1] = r
