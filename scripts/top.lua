@@ -118,13 +118,115 @@ end)
 local tables = {}       -- event -> { rows = { id -> row }, total, samples }
 local last_comm = {}    -- tid -> its command at its last sample (--sort=pid)
 
+-- perf's order for rows that tie (--sort=sym alone).  perf report keeps
+-- its rows (hist entries) in a red-black tree keyed by sort__sym_cmp and
+-- prints them stably sorted by share and name (sort__sym_sort, which finds
+-- every two unnamed rows equal), so rows of equal share come in the order
+-- of that tree.  And sort__sym_cmp is no order: two unnamed rows compare
+-- by address, an unnamed and a named one by object (sort__dso_cmp: the
+-- names swapped, no object first) and then by symbol (none first), two
+-- named ones by object, then by start (an inlined function's: by name
+-- first).  So unnamed rows lie between named ones by where they were
+-- inserted, not by address alone.  The model below inserts each row once,
+-- when first met, as perf's hists__add_entry does (a textbook red-black
+-- insertion, as the kernel's lib/rbtree.c), and ties are broken by the
+-- rows' places in it.  Differences (a - b) are 64-bit and signed, as
+-- perf's (int64_t) casts.
+local perf_tree = #opt.sort == 1 and with.sym
+local function cmp_null(l, r)
+  if l == nil and r == nil then return 0 end
+  return l == nil and -1 or 1
+end
+-- sort__sym_cmp(l, r): < 0 sends r left of l
+local function entry_cmp(l, r)
+  if not l.named and not r.named then return r.ip - l.ip end
+  if not l.dso or not r.dso then
+    local c = cmp_null(l.dso, r.dso)
+    if c ~= 0 then return c end
+  elseif l.dso ~= r.dso then
+    return r.dso < l.dso and -1 or 1
+  end
+  if not l.named or not r.named then return cmp_null(l.named or nil, r.named or nil) end
+  if l.inlined or r.inlined then
+    if l.name ~= r.name then return l.name < r.name and -1 or 1 end
+    if l.start == r.start then return 0 end
+  end
+  return r.start - l.start
+end
+local function rotate(t, x, right)      -- x's child on the other side comes up
+  local y, inner
+  if right then y = x.left; inner = y.right else y = x.right; inner = y.left end
+  if right then x.left = inner else x.right = inner end
+  if inner then inner.parent = x end
+  local p = x.parent
+  if not p then t.root = y elseif p.left == x then p.left = y else p.right = y end
+  y.parent = p
+  if right then y.right = x else y.left = x end
+  x.parent = y
+end
+local function tree_insert(t, z)
+  local p, x = nil, t.root
+  while x do
+    p = x
+    if entry_cmp(x.e, z.e) < 0 then x = x.left else x = x.right end
+  end
+  z.parent, z.red = p, true
+  if not p then t.root = z elseif entry_cmp(p.e, z.e) < 0 then p.left = z else p.right = z end
+  while z.parent and z.parent.red do
+    local q = z.parent
+    local g = q.parent
+    local left = g.left == q
+    local u, inner
+    if left then u, inner = g.right, q.right else u, inner = g.left, q.left end
+    if u and u.red then
+      q.red, u.red, g.red = false, false, true
+      z = g
+    else
+      if z == inner then
+        z = q
+        rotate(t, z, not left)
+        q = z.parent
+      end
+      q.red, g.red = false, true
+      rotate(t, g, left)
+    end
+  end
+  t.root.red = false
+end
+-- The places of the rows in the tree's order: row -> 1, 2, ...
+local function tree_places(t)
+  local places, n = {}, 0
+  local function walk(x)
+    if not x then return end
+    walk(x.left)
+    n = n + 1
+    places[x.row] = n
+    walk(x.right)
+  end
+  walk(t.root)
+  return places
+end
+-- The entry perf makes for row r's first frame f (nil: the sample's own).
+local function perf_entry(s, f, addr)
+  local inl = f and f.inl_start
+  f = f or s
+  local e = { named = f.sym ~= nil, ip = addr, inlined = inl ~= nil,
+              dso = f.dso and dso_name(f.dso) or nil }
+  if e.named then
+    e.name = short_name(f) or f.sym
+    e.start = inl or (f.symoff and (f.offset or f.ip) - f.symoff) or 0
+  end
+  return e
+end
+
 -- within: what else tells the row apart (an inlined function's, the
 -- function it is inlined into); kernel: the level a call-chain frame's
 -- row is marked with ([k] or [.]) when other than the frame's own.
 local function row_of(t, s, f, within, kernel)
-  local cells, id = {}, nil
+  local cells, id, addr = {}, nil, nil
   for i, k in ipairs(sort_keys) do
     local cell, key = k[2](s, f, kernel)
+    addr = addr or tonumber(key)
     cells[i] = cell
     key = key or cell
     id = id and id .. "\0" .. key or key
@@ -135,6 +237,7 @@ local function row_of(t, s, f, within, kernel)
   if not r then
     r = { cells = cells, self = 0, n = 0, children = 0 }
     t.rows[id] = r
+    if perf_tree then tree_insert(t.tree, { e = perf_entry(s, f, addr), row = r }) end
   end
   return r
 end
@@ -148,15 +251,16 @@ end
 local function inlined_row(t, s, f, base)
   local name = short_name(f) or "[unknown]"
   if base and name == short_name(base) then return row_of(t, s, base) end
+  local at = base and base.symoff and (base.offset or base.ip) - base.symoff or 0
   return row_of(t, s, { sym = name .. " (inlined)", dso = f.dso, kernel = f.kernel,
-                        file = f.file, line = f.line }, base and base.sym or "")
+                        file = f.file, line = f.line, inl_start = at }, base and base.sym or "")
 end
 
 function on_sample(s)
   local ev = s.event or "?"
   local t = tables[ev]
   if not t then
-    t = { rows = {}, total = 0, samples = 0 }
+    t = { rows = {}, total = 0, samples = 0, tree = {} }
     tables[ev] = t
   end
   if with.pid then last_comm[s.tid] = s.comm end
@@ -202,14 +306,16 @@ local function print_table(ev, t, lost)
   for _, r in pairs(t.rows) do
     -- ties in the order perf gives them: by the keys' text, [k]/[.] aside
     -- (perf's sort__sym_sort: named symbols first, by name; then the
-    -- unnamed, by address)
-    -- unnamed ones by address as perf's _sort__addr_cmp compares them,
-    -- as signed 64-bit numbers: 0xfff4... before 0x0000...)
+    -- unnamed, by address as perf's _sort__addr_cmp compares them, as
+    -- signed 64-bit numbers: 0xfff4... before 0x0000...); with --sort=sym
+    -- alone, rows that sort__sym_sort finds equal (the unnamed, and
+    -- symbols of one name) in the order of perf's tree (see perf_tree)
     local order = {}
     for i, c in ipairs(r.cells) do
       c = c:gsub("^%[[k.]%] ", "")
       if c:match("^0x%x+$") or c == "0000000000000000" then
-        c = string.format("\255%016x", math.tointeger(tonumber(c)) ~ math.mininteger)
+        c = perf_tree and "\255" or
+            string.format("\255%016x", math.tointeger(tonumber(c)) ~ math.mininteger)
       end
       order[i] = c
     end
@@ -217,10 +323,12 @@ local function print_table(ev, t, lost)
     list[#list + 1] = r
   end
   local field = opt.children and "children" or "self"
+  local places = perf_tree and tree_places(t.tree) or {}
   table.sort(list, function(a, b)
     if a[field] ~= b[field] then return a[field] > b[field] end
     if a.self ~= b.self then return a.self > b.self end
-    return a.order < b.order
+    if a.order ~= b.order or not perf_tree then return a.order < b.order end
+    return places[a] < places[b]
   end)
   local headers = opt.children and { "Children", "Self", "Samples" } or { "Overhead", "Samples" }
   for _, k in ipairs(sort_keys) do headers[#headers + 1] = k[1] end
