@@ -164,34 +164,44 @@ local function rotate(t, x, right)      -- x's child on the other side comes up
   if right then y.right = x else y.left = x end
   x.parent = y
 end
-local function tree_insert(t, z)
-  local p, x = nil, t.root
+-- perf's __hists__add_entry: the row of entry e found on the way down
+-- the tree, or a new one (made by new_row) linked where the walk ended and
+-- the tree rebalanced.  As perf, a walk may miss a row that compares equal
+-- to e (the comparison being no order) and make a second one: perf's rows
+-- of one function split in two.
+local function tree_find_or_add(t, e, new_row)
+  local p, x, left = nil, t.root, false
   while x do
-    p = x
-    if entry_cmp(x.e, z.e) < 0 then x = x.left else x = x.right end
+    local c = entry_cmp(x.e, e)
+    if c == 0 then return x.row end
+    p, left = x, c < 0
+    if left then x = x.left else x = x.right end
   end
-  z.parent, z.red = p, true
-  if not p then t.root = z elseif entry_cmp(p.e, z.e) < 0 then p.left = z else p.right = z end
+  local row = new_row()
+  local z = { e = e, row = row, parent = p, red = true }
+  t.count = (t.count or 0) + 1
+  if not p then t.root = z elseif left then p.left = z else p.right = z end
   while z.parent and z.parent.red do
     local q = z.parent
     local g = q.parent
-    local left = g.left == q
+    local qleft = g.left == q
     local u, inner
-    if left then u, inner = g.right, q.right else u, inner = g.left, q.left end
+    if qleft then u, inner = g.right, q.right else u, inner = g.left, q.left end
     if u and u.red then
       q.red, u.red, g.red = false, false, true
       z = g
     else
       if z == inner then
         z = q
-        rotate(t, z, not left)
+        rotate(t, z, not qleft)
         q = z.parent
       end
       q.red, g.red = false, true
-      rotate(t, g, left)
+      rotate(t, g, qleft)
     end
   end
   t.root.red = false
+  return row
 end
 -- The places of the rows in the tree's order: row -> 1, 2, ...
 local function tree_places(t)
@@ -233,13 +243,26 @@ local function row_of(t, s, f, within, kernel)
   end
   if hidden_sym then id = id .. "\0" .. hidden_sym(s, f) end
   if within then id = id .. "\0" .. within end
+  local function new_row()
+    local r = { cells = cells, self = 0, n = 0, children = 0 }
+    t.list[#t.list + 1] = r
+    return r
+  end
+  if perf_tree then
+    -- the row perf's tree gives: looked up again only when the tree has
+    -- grown since the last lookup of this id
+    local tree, c = t.tree, t.rows[id]
+    if c and c.n == tree.count then return c.row, id end
+    local r = tree_find_or_add(tree, perf_entry(s, f, addr), new_row)
+    t.rows[id] = { n = tree.count, row = r }
+    return r, id
+  end
   local r = t.rows[id]
   if not r then
-    r = { cells = cells, self = 0, n = 0, children = 0 }
+    r = new_row()
     t.rows[id] = r
-    if perf_tree then tree_insert(t.tree, { e = perf_entry(s, f, addr), row = r }) end
   end
-  return r
+  return r, id
 end
 
 -- --children: a function inlined at a frame's address (on stacks unwound
@@ -260,17 +283,19 @@ function on_sample(s)
   local ev = s.event or "?"
   local t = tables[ev]
   if not t then
-    t = { rows = {}, total = 0, samples = 0, tree = {} }
+    t = { rows = {}, list = {}, total = 0, samples = 0, tree = { count = 0 } }
     tables[ev] = t
   end
   if with.pid then last_comm[s.tid] = s.comm end
   local period = s.period
   t.total, t.samples = t.total + period, t.samples + 1
-  local r = row_of(t, s, nil)
+  local r, rid = row_of(t, s, nil)
   r.self, r.n = r.self + period, r.n + 1
   if opt.children then
-    -- every row on the stack once, the sampled frame's own row included
-    local seen = { [r] = true }
+    -- every row on the stack once, the sampled frame's own row included;
+    -- as perf (he_cache), a frame whose entry equals one met before on
+    -- the stack is skipped even when perf's tree gave it another row
+    local seen = { [r] = true, [rid] = true }
     r.children = r.children + period
     -- The level of a frame outside every mapping is the one perf leaves
     -- there: perf report --children walks the chain from the root
@@ -282,15 +307,16 @@ function on_sample(s)
     -- garbage user address of a sample taken in the kernel).
     local st, base, kernel = s.stack, nil, s.kernel
     for i = #st, 1, -1 do       -- from the root: a frame's own function before those inlined in it
-      local f, c = st[i], nil
+      local f, c, cid = st[i], nil, nil
       if f.dso then kernel = f.kernel end
       if not f.inlined then
-        base, c = f, row_of(t, s, f, nil, kernel)
+        base = f
+        c, cid = row_of(t, s, f, nil, kernel)
       elseif with.sym then      -- other keys: an inlined function's are its function's
-        c = inlined_row(t, s, f, base)
+        c, cid = inlined_row(t, s, f, base)
       end
-      if c and not seen[c] then
-        seen[c] = true
+      if c and not seen[c] and not seen[cid] then
+        seen[c], seen[cid] = true, true
         c.children = c.children + period
       end
     end
@@ -303,7 +329,7 @@ end
 
 local function print_table(ev, t, lost)
   local list = {}
-  for _, r in pairs(t.rows) do
+  for _, r in ipairs(t.list) do
     -- ties in the order perf gives them: by the keys' text, [k]/[.] aside
     -- (perf's sort__sym_sort: named symbols first, by name; then the
     -- unnamed, by address as perf's _sort__addr_cmp compares them, as
