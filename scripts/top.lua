@@ -20,7 +20,10 @@ the row), Samples, then the --sort keys.  With --children: Children (the
 share of samples with the row anywhere on the call stack: record with -g),
 Self (Overhead), Samples.  One table per event.  Sort keys as perf
 report's: pid is per thread, printed TID:COMMAND; dso shows a perf map
-(/tmp/perf-PID.map) as [JIT] tid PID.  luaprof's own: tid (the thread id
+(/tmp/perf-PID.map) as [JIT] tid PID; with sym, a row is a symbol (its
+object and start), so functions of one name at two places (C++
+overloads, a JIT function compiled again) are two rows, and rows of equal
+share come in perf's order.  luaprof's own: tid (the thread id
 alone) and process (the process id).]],
   { "sort", "list", { "sym" }, "the keys of a row, in order",
     choices = { "sym", "dso", "comm", "pid", "tid", "process", "srcline" } },
