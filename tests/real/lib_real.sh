@@ -128,7 +128,9 @@ real_compare() {
 		if [ "$bogus" = 0 ]; then cat; else grep -v '\] 0xffffffffffffffff$'; fi > "$p.children.perf"
 	expect_status 0 "$LUAPROF" run top --children --limit=1000000 -i "$f"
 	real_rows < "$TMP/out" | real_drop_aliases "$p.aliases" > "$l.children.lp"
-	diff "$p.children.perf" "$l.children.lp" > "$p.children.diff" || real_differs children "$f" "$p.children.diff"
+	diff "$p.children.perf" "$l.children.lp" > "$p.children.diff" ||
+		real_children_near "$p.children.perf" "$l.children.lp" "$p.aliases" ||
+		real_differs children "$f" "$p.children.diff"
 
 	expect_status 0 "$LUAPROF" run script -i "$f"
 	cp "$TMP/out" "$l.script.lp"
@@ -171,6 +173,42 @@ real_inline_order() {
 		awk '{n = $NF; $NF = ""; c[$0] += n} END {for (k in c) print k c[k]}' | sort > "$b"
 	cmp -s "$a" "$b" && [ "$3" = 0 ] || return 1
 	echo "folded: equal once std::map/std::_Rb_tree inlined names are one (perf's addr2line order)"
+}
+
+# real_children_near PERF OURS ALIASES: whether the --children rows PERF
+# and OURS differ only by what docs/perf-differences.md says luaprof
+# cannot know: an inlined std::map / std::_Rb_tree method's name (perf's
+# addr2line lookup order, as real_inline_order), and, when perf renamed
+# alias functions on the file's dwarf stacks (ALIASES not empty), a
+# function's row split in two by perf's tree of hist entries, which holds
+# entries for those renamed frames that luaprof's model of it has not.
+# Compares the rows with such names made one and, with aliases, the rows
+# of one name summed (as sample counts); says so when they then agree.
+real_children_near() {
+	/usr/bin/python3 - "$@" <<'PY'
+import re, sys
+perf, ours, aliases = sys.argv[1:4]
+merge = bool(open(aliases).read().strip())
+def rows(path):
+    out, n = {}, 0
+    parsed = []
+    for line in open(path):
+        c, s, k, rest = line.rstrip("\n").split(" ", 3)
+        rest = re.sub(r"\] std::(map|_Rb_tree)<.* \(inlined\)$", "] std::map|_Rb_tree (inlined)", rest)
+        parsed.append((float(c[:-1]), int(k), rest))
+    total = sum(k for _, k, _ in parsed)
+    for i, (c, k, name) in enumerate(parsed):
+        key = name if merge else (name, i)
+        a, b = out.get(key, (0, 0))
+        out[key] = (a + round(c * total / 100), b + k)
+    return out if merge else sorted(out.items(), key=lambda kv: kv[0][1])
+a, b = rows(perf), rows(ours)
+if merge:
+    sys.exit(0 if a == b else 1)
+sys.exit(0 if [(k[0], v) for k, v in a] == [(k[0], v) for k, v in b] else 1)
+PY
+	[ $? = 0 ] || return 1
+	echo "children: equal once inlined std::map/std::_Rb_tree names are one$([ -s "$3" ] && echo " and rows of one name summed (perf's alias entries)")"
 }
 
 # real_verdict: fails naming every comparison that differed.
