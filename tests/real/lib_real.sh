@@ -80,6 +80,56 @@ for k in sorted(stacks):
 PY
 }
 
+# real_norm WITH PLAIN OUT: perf script's text WITH its inlined frames,
+# its frames named as PLAIN (perf script --no-inline of the file) names
+# them, into OUT, for folding: a frame's own line that perf renamed to an
+# alias function's DWARF name and marked "(inlined)" (an "(inlined)" line
+# not followed by one at its address) takes PLAIN's line for that frame
+# (the n-th frame at that address, for the n-th such end there), and a
+# stack that libunwind ended with a frame ffffffffffffffff loses it.
+# perfstacks.py norm does this by splitting the text per frame of PLAIN,
+# which goes wrong where recursion inlined at one address repeats its
+# lines (std::_Rb_tree::_M_erase in itself).
+real_norm() {
+	/usr/bin/python3 - "$@" <<'PY'
+import re, sys
+frame = re.compile(r"^\t\s*([0-9a-f]+) (.*)$")
+def samples(path):
+    head, lines = None, []
+    for line in open(path, errors="replace"):
+        line = line.rstrip("\n")
+        if head is not None and frame.match(line):
+            lines.append(line)
+        elif line:
+            if head is not None:
+                yield head, lines
+            head, lines = line, []
+        else:
+            if head is not None:
+                yield head, lines
+            head, lines = None, []
+    if head is not None:
+        yield head, lines
+with open(sys.argv[3], "w") as out:
+    for (head, lines), (_, plain) in zip(samples(sys.argv[1]), samples(sys.argv[2])):
+        addr = lambda l: frame.match(l).group(1)
+        if plain and addr(plain[-1]) == "ffffffffffffffff":
+            plain, lines = plain[:-1], lines[:-1]
+        res, ends = [], {}
+        for i, l in enumerate(lines):
+            a = addr(l)
+            end = not l.endswith(" (inlined)") or i + 1 == len(lines) or addr(lines[i + 1]) != a
+            if end:
+                k = ends.get(a, 0)
+                ends[a] = k + 1
+                if l.endswith(" (inlined)"):
+                    same = [p for p in plain if addr(p) == a]
+                    l = same[k] if k < len(same) else l
+            res.append(l)
+        out.write(head + "\n" + "".join(l + "\n" for l in res) + "\n")
+PY
+}
+
 REAL_DIFFS=
 
 # real_drop_aliases NAMES: the rows (stdin) but those whose function is
@@ -140,7 +190,8 @@ real_compare() {
 		/usr/bin/python3 "$ps" script "$p.script.perf" "$l.script.lp" > "$p.script.diff"
 	fi || real_differs script "$f" "$p.script.diff"
 
-	fold_perf_script "$p.norm.perf" > "$p.folded.perf"
+	real_norm "$p.script.perf" "$p.plain.perf" "$p.fnorm.perf" || fail "$f: perf script's text unreadable"
+	fold_perf_script "$p.fnorm.perf" > "$p.folded.perf"
 	n=$(grep -c '^\S' "$p.script.perf")
 	[ "$(awk '{s += $NF} END {print s + 0}' "$p.folded.perf")" = "$n" ] ||
 		fail "$f: perf script's $n samples did not all fold"
