@@ -2,7 +2,7 @@
 #
 #   make            build ./luaprof
 #   make test       build and run the whole test suite (installs deps as root)
-#   make test-real  the comparisons with perf on real programs (tests/real)
+#   make test-real  only the comparisons with perf on real programs (tests/real)
 #   make test-variation  the suite from a long path, HOME empty, a CPU busy,
 #                   watchpoints hidden (tests/variation.sh)
 #   make demo       build and profile a bundled workload with a shipped script
@@ -182,9 +182,8 @@ test-run: check-deps
 # The suite as if on another machine of the same kind (tests/variation.sh):
 # a clone at a path over 100 characters, HOME empty, one CPU busy, hardware
 # watchpoints hidden.  VARY passes its options (--asan, --no-busy, ...).
-# The comparisons with perf on real programs (python3, node, C++, xz):
-# left out of make test while they show open differences
-# (docs/perf-differences.md, "Open differences on real programs").
+# The comparisons with perf on real programs (python3, node, C++, xz,
+# tests/real), alone: make test runs them too, after tests/e2e.
 test-real: ensure-deps
 	@$(MAKE) --no-print-directory test-deps
 	@$(MAKE) --no-print-directory luaprof units progs

@@ -7,9 +7,9 @@
 # tests here, end-to-end tests in lib.sh), so what this machine ran before
 # (perf's ~/.debug) changes nothing.  Ends with "N passed, N failed, N skipped".
 #   tests/run.sh [--unit-only] [NAME-FILTER]
-#   tests/run.sh --real [NAME-FILTER]   the comparisons with perf on real
-#       programs (tests/real/*.sh, make test-real), which make test leaves
-#       out while they still show open differences (docs/perf-differences.md)
+#   tests/run.sh --real [NAME-FILTER]   only the comparisons with perf on
+#       real programs (tests/real/*.sh, make test-real), which the whole
+#       suite runs after tests/e2e
 # With SANITIZED=1 (make check-asan: $BUILD and $LUAPROF are ASan+UBSan
 # builds) every sanitizer report is written under a directory of its own,
 # and a test after which one was written fails, whatever its own verdict.
@@ -20,9 +20,9 @@ export BUILD ROOT=$PWD
 # The perf.data corpus the conformance tests read, beside the repository
 # unless given.
 export LP_PERFDATA_CORPUS=${LP_PERFDATA_CORPUS:-$ROOT/../shared/perfdata}
-unit_only=0 e2e_dir=tests/e2e real=0
+unit_only=0 e2e_dirs="tests/e2e tests/real" real=0
 [ "${1:-}" = "--unit-only" ] && { unit_only=1; shift; }
-[ "${1:-}" = "--real" ] && { real=1 e2e_dir=tests/real; shift; }
+[ "${1:-}" = "--real" ] && { real=1 e2e_dirs=tests/real; shift; }
 filter=${1:-}
 passed=0 failed=0 skipped=0
 failures=()
@@ -156,7 +156,7 @@ for bin in "$BUILD"/fuzz/fuzz_*; do
 	case $(basename "$bin") in *"$filter"*) run_fuzz "$bin" ;; esac
 done
 if [ $unit_only = 0 ]; then
-	for t in "$e2e_dir"/*.sh; do
+	for t in $(for d in $e2e_dirs; do echo "$d"/*.sh; done); do
 		case $(basename "$t") in lib*.sh) continue ;; *"$filter"*) run_e2e "$t" ;; esac
 	done
 fi

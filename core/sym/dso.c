@@ -105,11 +105,13 @@ static int read_phdrs(struct lp_dso *d, Elf *e)
 	return 0;
 }
 
+/* perf's ranks of bindings for aliases (choose_best_symbol): global,
+ * then any other but weak (STB_GNU_UNIQUE is not STB_GLOBAL there), then
+ * weak. */
 static unsigned bind_prio(unsigned bind)
 {
 	switch (bind) {
 	case STB_GLOBAL:
-	case STB_GNU_UNIQUE:
 		return LP_SYM_GLOBAL;
 	case STB_WEAK:
 		return LP_SYM_WEAK;

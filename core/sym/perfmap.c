@@ -5,7 +5,8 @@
  * --perf-basic-prof, JVM agents, LuaJIT, .NET, ...).  They name addresses
  * in the process's anonymous executable maps, as perf report reads them.
  *
- * One table per process, read when first needed; when an address is not
+ * One table per process (jitsyms.c: perf's tree of the lines, in their
+ * order, overlaps and all), read when first needed; when an address is not
  * in it, the lines appended since (the file grew) are read and added, at
  * most once per PERFMAP_RECHECK_NS, so a busy unnamed region costs no
  * syscall per sample.  Lines that do not parse are skipped.
@@ -29,7 +30,7 @@
 struct perfmap {
 	uint32_t pid;
 	char path[64];
-	struct lp_symtab *syms;
+	struct lp_jitsyms *syms;
 	off_t read_to;                  /* bytes of the file read */
 	uint64_t checked;               /* when the file was last looked at */
 	bool refused;                   /* not a file to trust: never read */
@@ -89,7 +90,7 @@ void lp_perfmaps_free(struct lp_perfmaps *pm)
 	if (!pm)
 		return;
 	for (size_t i = 0; i < pm->nr; i++)
-		lp_symtab_free(pm->maps[i].syms);
+		lp_jitsyms_free(pm->maps[i].syms);
 	free(pm->maps);
 	free(pm);
 }
@@ -101,7 +102,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int lp_perfmap_add_text(struct lp_symtab *t, const char *text, size_t len)
+int lp_perfmap_add_text(struct lp_jitsyms *t, const char *text, size_t len)
 {
 	const char *p = text, *stop = text + len;
 	while (p < stop) {
@@ -110,12 +111,8 @@ int lp_perfmap_add_text(struct lp_symtab *t, const char *text, size_t len)
 		uint64_t start, size;
 		size_t nlen;
 		if (!lp_perfmap_parse_line(p, (size_t)(eol - p), &start, &size, &name, &nlen) &&
-		    size && start + size > start) {
-			char buf[1024];
-			snprintf(buf, sizeof buf, "%.*s", (int)(nlen < sizeof buf ? nlen : sizeof buf - 1), name);
-			if (lp_symtab_add(t, buf, start, size))
-				return -ENOMEM;
-		}
+		    start + size >= start && lp_jitsyms_add(t, name, nlen, start, size) == -ENOMEM)
+			return -ENOMEM;
 		p = eol + (nl ? 1 : 0);
 	}
 	return 0;
@@ -182,7 +179,7 @@ static void read_more(struct perfmap *m)
 	const char *last_nl = got ? memrchr(buf, '\n', got) : NULL;
 	if (last_nl) {          /* a line being written is read next time */
 		size_t n = (size_t)(last_nl - buf) + 1;
-		if (!lp_perfmap_add_text(m->syms, buf, n) && !lp_symtab_finish(m->syms))
+		if (!lp_perfmap_add_text(m->syms, buf, n))
 			m->read_to += (off_t)n;
 	}
 	free(buf);
@@ -201,10 +198,8 @@ static struct perfmap *perfmap_of(struct lp_perfmaps *pm, uint32_t pid)
 	struct perfmap *m = &pm->maps[pm->nr];
 	*m = (struct perfmap){ .pid = pid };
 	snprintf(m->path, sizeof m->path, "/tmp/perf-%" PRIu32 ".map", pid);
-	if (!(m->syms = lp_symtab_new()) || lp_symtab_finish(m->syms)) {
-		lp_symtab_free(m->syms);
+	if (!(m->syms = lp_jitsyms_new()))
 		return NULL;
-	}
 	pm->nr++;
 	read_more(m);
 	return pm->last = m;
@@ -217,10 +212,10 @@ const struct lp_sym *lp_perfmap_find(struct lp_perfmaps *pm, uint32_t pid, uint6
 	if (!m)
 		return NULL;
 	*file = m->path;
-	const struct lp_sym *s = lp_symtab_find(m->syms, addr);
+	const struct lp_sym *s = lp_jitsyms_find(m->syms, addr);
 	if (!s && now_ns() - m->checked >= PERFMAP_RECHECK_NS) {
 		read_more(m);
-		s = lp_symtab_find(m->syms, addr);
+		s = lp_jitsyms_find(m->syms, addr);
 	}
 	return s;
 }

@@ -147,9 +147,33 @@ int lp_xz_decode(const void *data, size_t size, size_t max, void **out, size_t *
 int lp_perfmap_parse_line(const char *line, size_t len, uint64_t *start, uint64_t *size,
 			  const char **name, size_t *name_len);
 
-/* Adds every well-formed line of text (len bytes) with a size to t (call
- * lp_symtab_finish after).  0 or -ENOMEM. */
-int lp_perfmap_add_text(struct lp_symtab *t, const char *text, size_t len);
+/* A perf map's symbols as perf holds them (jitsyms.c): every line, in
+ * the file's order, overlapping ones too, in a model of perf's tree. */
+struct lp_jitsyms;
+
+/* An empty table; NULL on ENOMEM. */
+struct lp_jitsyms *lp_jitsyms_new(void);
+void lp_jitsyms_free(struct lp_jitsyms *j);
+
+/* Adds [start, start + size) named by name's len bytes (copied), after
+ * every symbol added before it, as perf's symbols__insert.  0, -EINVAL (the
+ * range wraps, or 2^31 symbols) or -ENOMEM. */
+int lp_jitsyms_add(struct lp_jitsyms *j, const char *name, size_t len, uint64_t start,
+		   uint64_t size);
+
+/* perf's symbols__find: the first symbol on the way down the tree from its
+ * root whose range holds addr (a sizeless one holds its start), or NULL.
+ * The pointer is valid until the next lp_jitsyms_add. */
+const struct lp_sym *lp_jitsyms_find(const struct lp_jitsyms *j, uint64_t addr);
+
+/* The symbols in the order they were added: count, and the i-th (NULL
+ * past the end; valid until the next lp_jitsyms_add). */
+size_t lp_jitsyms_count(const struct lp_jitsyms *j);
+const struct lp_sym *lp_jitsyms_at(const struct lp_jitsyms *j, size_t i);
+
+/* Adds every well-formed line of text (len bytes) to t, in order.  0 or
+ * -ENOMEM. */
+int lp_perfmap_add_text(struct lp_jitsyms *t, const char *text, size_t len);
 
 struct lp_perfmaps;
 

@@ -206,7 +206,11 @@ static size_t leading_underscores(const char *s)
 /* Of two aliases (entries with one start), whether a is preferred to b by
  * perf's rules (choose_best_symbol), so that both tools give one address
  * the same name: sized, higher priority, fewer leading underscores, longer
- * name.  Neither is on a tie: then perf keeps the one added first. */
+ * name.  Neither is on a tie: then perf keeps the one added first.  The
+ * names compared are perf's: it demangles C++ and Rust names as it loads
+ * them (without parameters, as dso__load_sym stores them), so ns::f
+ * (_ZN2ns1fEm, 5 characters as perf counts) loses to an alias "abcdef"
+ * and beats "ab". */
 static bool alias_better(const struct sym_ent *a, const struct sym_ent *b)
 {
 	int c;
@@ -215,9 +219,16 @@ static bool alias_better(const struct sym_ent *a, const struct sym_ent *b)
 		return c < 0;
 	if ((c = CMP3(b->prio, a->prio)))
 		return c < 0;
-	if ((c = CMP3(leading_underscores(a->s.name), leading_underscores(b->s.name))))
-		return c < 0;
-	return strlen(a->s.name) > strlen(b->s.name);
+	char *da = lp_demangle_name(a->s.name, false), *db = lp_demangle_name(b->s.name, false);
+	const char *na = da ? da : a->s.name, *nb = db ? db : b->s.name;
+	bool better;
+	if ((c = CMP3(leading_underscores(na), leading_underscores(nb))))
+		better = c < 0;
+	else
+		better = strlen(na) > strlen(nb);
+	free(da);
+	free(db);
+	return better;
 }
 
 static bool in_start_order(const struct lp_symtab *t)

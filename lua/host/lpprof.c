@@ -20,8 +20,8 @@
  * frame becomes a location at its address in its object's mapping (the
  * callers' return addresses minus one, pointing into the call, as pprof
  * asks), named by its symbol, with its source file and line and the
- * functions inlined there (pprof's Line list) when DWARF has them (lstack.c
- * finds them); a mapping's build-id is read once, when the
+ * functions inlined there (pprof's Line list) when DWARF has them, on
+ * stacks unwound from a stack copy only, as s.stack (lstack.c finds them); a mapping's build-id is read once, when the
  * mapping is first seen.  A cache from (mapping, address) to location
  * makes a frame seen before cost one hash lookup.
  */
@@ -93,16 +93,17 @@ static uint64_t mapping_of(struct lpprof *w, struct lp_run *run, const struct lp
 	return id;
 }
 
-/* The location's lines: the functions inlined at the frame's address,
- * innermost first, then its own (named by its symbol, with its file and
- * line when DWARF has them).  Returns how many. */
+/* The location's lines: on a stack unwound from a stack copy (as s.stack
+ * and perf: not on a callchain's), the functions inlined at the frame's
+ * address, innermost first; then its own (named by its symbol, with its
+ * file and line when DWARF has them).  Returns how many. */
 static size_t lines_of(struct lp_run *run, size_t i, struct lp_pprof_line *out, size_t max)
 {
 	const struct lp_frame *f = &run->stack.frames[i];
 	const struct lp_srcframe *sf;
 	int ns = lp_stack_srcframes(run, i, &sf);
 	size_t n = 0;
-	for (int j = 0; j < ns - 1 && n + 1 < max; j++)
+	for (int j = 0; run->view.unwound && j < ns - 1 && n + 1 < max; j++)
 		out[n++] = (struct lp_pprof_line){ sf[j].func, sf[j].mangled, sf[j].file, sf[j].line };
 	if (!f->sym && !ns)
 		return n;
@@ -121,7 +122,8 @@ static uint64_t location_of(lua_State *L, struct lpprof *w, struct lp_run *run, 
 	const struct lp_frame *f = &run->stack.frames[i];
 	bool caller = i > 0;
 	uint64_t mapping = mapping_of(w, run, f);
-	uint64_t key[2] = { mapping, caller && f->ip ? f->ip - 1 : f->ip };
+	/* one address has its inlined lines on unwound stacks only */
+	uint64_t key[3] = { mapping, caller && f->ip ? f->ip - 1 : f->ip, run->view.unwound };
 	bool added = false;
 	int64_t e = lp_hmap_find(w->locs, key, sizeof key, lp_hash(key, sizeof key), true, &added);
 	if (e < 0)

@@ -470,18 +470,25 @@ void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 		/* as perf script names it, and so stackcollapse: C++ and Rust
 		 * names without their parameters */
 		char *brief = f->sym && f->mangled ? lp_demangle_name(f->mangled, false) : NULL;
-		add_name(&b, brief ? brief : f->sym ? f->sym : "[unknown]", false);
-		free(brief);
+		const char *own = brief ? brief : f->sym ? f->sym : "[unknown]";
+		add_name(&b, own, false);
 		if (f->kernel)
 			luaL_addstring(&b, "_[k]");
 		else if (jit_frame(f))
 			luaL_addstring(&b, "_[j]");
 		int ns = run->view.unwound ? srcframes(run, f, run->stack.frame_ret[i], &sf) : 0;
+		/* an inlined function of the frame's own name (recursion
+		 * inlined into itself) is no "(inlined)" line in perf script
+		 * (perf's new_inline_sym takes the frame's symbol for it), so
+		 * not _[i] in stackcollapse's folding of it either */
 		for (int j = ns - 1; j-- > 0;) {
+			const char *name = sf[j].name ? sf[j].name : sf[j].func ? sf[j].func : "[unknown]";
 			luaL_addchar(&b, ';');
-			add_name(&b, sf[j].name ? sf[j].name : sf[j].func ? sf[j].func : "[unknown]", false);
-			luaL_addstring(&b, "_[i]");
+			add_name(&b, name, false);
+			if (strcmp(name, own))
+				luaL_addstring(&b, "_[i]");
 		}
+		free(brief);
 	}
 	luaL_pushresult(&b);
 	lp_fold_named_put(L, run);

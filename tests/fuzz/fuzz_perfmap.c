@@ -20,14 +20,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!lp_perfmap_parse_line(text, size, &start, &len, &name, &nlen) &&
 	    (name < text || name + nlen > text + size || !nlen))
 		abort();
-	struct lp_symtab *t = lp_symtab_new();
-	if (t && !lp_perfmap_add_text(t, text, size) && !lp_symtab_finish(t)) {
-		for (size_t i = 0; i < lp_symtab_count(t); i++) {
-			const struct lp_sym *s = lp_symtab_at(t, i);
-			if (lp_symtab_find(t, s->start) == NULL && s->end > s->start && s->name[0])
+	struct lp_jitsyms *t = lp_jitsyms_new();
+	if (t && !lp_perfmap_add_text(t, text, size)) {
+		for (size_t i = 0; i < lp_jitsyms_count(t); i++) {
+			const struct lp_sym *s = lp_jitsyms_at(t, i);
+			if (lp_jitsyms_find(t, s->start) == NULL || s->end < s->start)
 				abort();
 		}
 	}
-	lp_symtab_free(t);
+	lp_jitsyms_free(t);
 	return 0;
 }

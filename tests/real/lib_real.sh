@@ -11,7 +11,8 @@
 # not copy, undone on perf's side with perfstacks.py (as dwarf_inline.sh):
 # a dwarf stack that libunwind ended with a frame ffffffffffffffff (its
 # other frames must begin luaprof's; folded counts may differ by the
-# number of such stacks), and the alias functions perf names by DWARF's
+# number of such stacks, and perf's --children row for that frame is left
+# out), and the alias functions perf names by DWARF's
 # other name, "(inlined)" (left out of the --children rows on both
 # sides, named by their symbols again in the folded stacks).
 # Rows are the table lines (first field a percentage) with their runs of
@@ -28,8 +29,9 @@ real_rows() {
 # s.folded: the command name (';' made ':', newline and blank '_'), then
 # each frame from the root, its name without the "+0x..." offset and its
 # object, "[unknown]" unnamed, "_[k]" after a kernel frame's name
-# (addresses in the kernel half), the "(inlined)" lines in their place
-# with "_[i]" after the name;
+# (addresses in the kernel half), "_[j]" after a JIT frame's (its object
+# a perf map, /tmp/perf-PID.map: stackcollapse-perf.pl --all), the
+# "(inlined)" lines in their place with "_[i]" after the name;
 # ';' in a name made ':'.  A sample without call chain is its one frame.
 fold_perf_script() {
 	/usr/bin/python3 - "$1" <<'PY'
@@ -48,6 +50,8 @@ def add(addr, text):
         n += "_[i]"
     elif int(addr, 16) >= 0xffff800000000000:
         n += "_[k]"
+    elif re.search(r" \(/tmp/perf-\d+\.map\)$", text):
+        n += "_[j]"
     frames.append(n)
 def flush():
     global comm, frames
@@ -73,6 +77,56 @@ for line in open(sys.argv[1], errors="replace"):
 flush()
 for k in sorted(stacks):
     print(k, stacks[k])
+PY
+}
+
+# real_norm WITH PLAIN OUT: perf script's text WITH its inlined frames,
+# its frames named as PLAIN (perf script --no-inline of the file) names
+# them, into OUT, for folding: a frame's own line that perf renamed to an
+# alias function's DWARF name and marked "(inlined)" (an "(inlined)" line
+# not followed by one at its address) takes PLAIN's line for that frame
+# (the n-th frame at that address, for the n-th such end there), and a
+# stack that libunwind ended with a frame ffffffffffffffff loses it.
+# perfstacks.py norm does this by splitting the text per frame of PLAIN,
+# which goes wrong where recursion inlined at one address repeats its
+# lines (std::_Rb_tree::_M_erase in itself).
+real_norm() {
+	/usr/bin/python3 - "$@" <<'PY'
+import re, sys
+frame = re.compile(r"^\t\s*([0-9a-f]+) (.*)$")
+def samples(path):
+    head, lines = None, []
+    for line in open(path, errors="replace"):
+        line = line.rstrip("\n")
+        if head is not None and frame.match(line):
+            lines.append(line)
+        elif line:
+            if head is not None:
+                yield head, lines
+            head, lines = line, []
+        else:
+            if head is not None:
+                yield head, lines
+            head, lines = None, []
+    if head is not None:
+        yield head, lines
+with open(sys.argv[3], "w") as out:
+    for (head, lines), (_, plain) in zip(samples(sys.argv[1]), samples(sys.argv[2])):
+        addr = lambda l: frame.match(l).group(1)
+        if plain and addr(plain[-1]) == "ffffffffffffffff":
+            plain, lines = plain[:-1], lines[:-1]
+        res, ends = [], {}
+        for i, l in enumerate(lines):
+            a = addr(l)
+            end = not l.endswith(" (inlined)") or i + 1 == len(lines) or addr(lines[i + 1]) != a
+            if end:
+                k = ends.get(a, 0)
+                ends[a] = k + 1
+                if l.endswith(" (inlined)"):
+                    same = [p for p in plain if addr(p) == a]
+                    l = same[k] if k < len(same) else l
+            res.append(l)
+        out.write(head + "\n" + "".join(l + "\n" for l in res) + "\n")
 PY
 }
 
@@ -118,11 +172,15 @@ real_compare() {
 	real_rows < "$TMP/out" > "$l.top.lp"
 	diff "$p.top.perf" "$l.top.lp" > "$p.top.diff" || real_differs top "$f" "$p.top.diff"
 
+	# the frame libunwind ended a stack with is a row of perf's alone
 	perf report -i "$f" --stdio --children --sort sym -n -g none 2>/dev/null | real_rows |
-		real_drop_aliases "$p.aliases" > "$p.children.perf"
+		real_drop_aliases "$p.aliases" |
+		if [ "$bogus" = 0 ]; then cat; else grep -v '\] 0xffffffffffffffff$'; fi > "$p.children.perf"
 	expect_status 0 "$LUAPROF" run top --children --limit=1000000 -i "$f"
 	real_rows < "$TMP/out" | real_drop_aliases "$p.aliases" > "$l.children.lp"
-	diff "$p.children.perf" "$l.children.lp" > "$p.children.diff" || real_differs children "$f" "$p.children.diff"
+	diff "$p.children.perf" "$l.children.lp" > "$p.children.diff" ||
+		real_children_near "$p.children.perf" "$l.children.lp" "$p.aliases" ||
+		real_differs children "$f" "$p.children.diff"
 
 	expect_status 0 "$LUAPROF" run script -i "$f"
 	cp "$TMP/out" "$l.script.lp"
@@ -132,7 +190,8 @@ real_compare() {
 		/usr/bin/python3 "$ps" script "$p.script.perf" "$l.script.lp" > "$p.script.diff"
 	fi || real_differs script "$f" "$p.script.diff"
 
-	fold_perf_script "$p.norm.perf" > "$p.folded.perf"
+	real_norm "$p.script.perf" "$p.plain.perf" "$p.fnorm.perf" || fail "$f: perf script's text unreadable"
+	fold_perf_script "$p.fnorm.perf" > "$p.folded.perf"
 	n=$(grep -c '^\S' "$p.script.perf")
 	[ "$(awk '{s += $NF} END {print s + 0}' "$p.folded.perf")" = "$n" ] ||
 		fail "$f: perf script's $n samples did not all fold"
@@ -142,10 +201,65 @@ real_compare() {
 		diff "$p.folded.perf" "$l.folded.lp" > "$p.folded.diff"
 	else
 		/usr/bin/python3 "$ps" near "$p.folded.perf" "$l.folded.lp" "$bogus" > "$p.folded.diff"
-	fi || real_differs folded "$f" "$p.folded.diff"
+	fi || real_inline_order "$p.folded.perf" "$l.folded.lp" "$bogus" ||
+		real_differs folded "$f" "$p.folded.diff"
 	echo "$(basename "$f"): $n samples, $(wc -l < "$p.top.perf") top rows," \
 		"$(wc -l < "$p.children.perf") children rows, $(wc -l < "$p.folded.perf") distinct stacks," \
 		"$bogus ended by libunwind, $(wc -l < "$p.aliases") alias names"
+}
+
+# real_inline_order PERF OURS BOGUS: whether folded stacks PERF and OURS
+# differ only where docs/perf-differences.md says perf's name for an
+# inlined function depends on the order of its addr2line lookups: an
+# inlined std::map method that perf's addr2line may name after the
+# std::_Rb_tree one it calls (or the other way), in a C++ program.  Such
+# frames ("std::map<...>::...", "std::_Rb_tree<...>::..." with "_[i]") are
+# made one name on both sides and compared again; says so when they then
+# agree.
+real_inline_order() {
+	local a=$1.inl b=$2.inl
+	sed -E 's/(^|;)std::(map|_Rb_tree)<[^;]*_\[i\]/\1std::map|_Rb_tree_[i]/g' "$1" |
+		awk '{n = $NF; $NF = ""; c[$0] += n} END {for (k in c) print k c[k]}' | sort > "$a"
+	sed -E 's/(^|;)std::(map|_Rb_tree)<[^;]*_\[i\]/\1std::map|_Rb_tree_[i]/g' "$2" |
+		awk '{n = $NF; $NF = ""; c[$0] += n} END {for (k in c) print k c[k]}' | sort > "$b"
+	cmp -s "$a" "$b" && [ "$3" = 0 ] || return 1
+	echo "folded: equal once std::map/std::_Rb_tree inlined names are one (perf's addr2line order)"
+}
+
+# real_children_near PERF OURS ALIASES: whether the --children rows PERF
+# and OURS differ only by what docs/perf-differences.md says luaprof
+# cannot know: an inlined std::map / std::_Rb_tree method's name (perf's
+# addr2line lookup order, as real_inline_order), and, when perf renamed
+# alias functions on the file's dwarf stacks (ALIASES not empty), a
+# function's row split in two by perf's tree of hist entries, which holds
+# entries for those renamed frames that luaprof's model of it has not.
+# Compares the rows with such names made one and, with aliases, the rows
+# of one name summed (as sample counts); says so when they then agree.
+real_children_near() {
+	/usr/bin/python3 - "$@" <<'PY'
+import re, sys
+perf, ours, aliases = sys.argv[1:4]
+merge = bool(open(aliases).read().strip())
+def rows(path):
+    out, n = {}, 0
+    parsed = []
+    for line in open(path):
+        c, s, k, rest = line.rstrip("\n").split(" ", 3)
+        rest = re.sub(r"\] std::(map|_Rb_tree)<.* \(inlined\)$", "] std::map|_Rb_tree (inlined)", rest)
+        parsed.append((float(c[:-1]), int(k), rest))
+    total = sum(k for _, k, _ in parsed)
+    for i, (c, k, name) in enumerate(parsed):
+        key = name if merge else (name, i)
+        a, b = out.get(key, (0, 0))
+        out[key] = (a + round(c * total / 100), b + k)
+    return out if merge else sorted(out.items(), key=lambda kv: kv[0][1])
+a, b = rows(perf), rows(ours)
+if merge:
+    sys.exit(0 if a == b else 1)
+sys.exit(0 if [(k[0], v) for k, v in a] == [(k[0], v) for k, v in b] else 1)
+PY
+	[ $? = 0 ] || return 1
+	echo "children: equal once inlined std::map/std::_Rb_tree names are one$([ -s "$3" ] && echo " and rows of one name summed (perf's alias entries)")"
 }
 
 # real_verdict: fails naming every comparison that differed.
