@@ -54,23 +54,8 @@ local elapsed = 0                       -- seconds from the first sample to the 
 
 -- ---- naming rows, as top.lua (perf report) does ----
 
-local short_names = {}
-local function func_name(f)
-  local m = f.mangled
-  if not m then return f.sym end
-  local n = short_names[m]
-  if not n then
-    n = luaprof.demangle(m, false) or f.sym
-    short_names[m] = n
-  end
-  return n
-end
-
-local function dso_name(path)
-  local pid = path and path:match("^/tmp/perf%-(%-?%d+)")
-  if pid then return "[JIT] tid " .. math.tointeger(tonumber(pid)) end
-  return path and (path:match("([^/]+)$") or path) or "[unknown]"
-end
+local names = require "perfnames"
+local func_name, dso_name = names.short_name, names.dso_name
 
 -- The function row's label and identity of sample s at frame f (nil: the
 -- sampled frame): named functions per object, unnamed ones per address.

@@ -34,37 +34,15 @@ alone) and process (the process id).]],
 }
 local limit = tonumber(arg[1] or "") or opt.limit
 
-local function basename(path)
-  return path and (path:match("([^/]+)$") or path) or "[unknown]"
-end
+local names = require "perfnames"
+local basename, short_name, dso_name = names.basename, names.short_name, names.dso_name
 
 -- A frame's (or the sample's) function name as --demangle asks: perf
 -- report's by default, without the parameter list and clone suffixes.
-local short_names = {}          -- mangled name -> its short form
--- f's function as perf names it: demangled without parameters, once
-local function short_name(f)
-  local m = f.mangled
-  if not m then return f.sym end
-  local n = short_names[m]
-  if not n then
-    n = luaprof.demangle(m, false) or f.sym
-    short_names[m] = n
-  end
-  return n
-end
 local function name_of(f)
   if not f.mangled or opt.demangle == "full" then return f.sym end
   if opt.demangle == "none" then return f.mangled end
   return short_name(f)
-end
-
--- An object's name as perf report's dso column shows it: the file's base
--- name, and a perf map (/tmp/perf-PID.map) as "[JIT] tid PID"
--- (dso__set_basename).
-local function dso_name(path)
-  local pid = path and path:match("^/tmp/perf%-(%-?%d+)")
-  if pid then return "[JIT] tid " .. math.tointeger(tonumber(pid)) end
-  return basename(path)
 end
 
 -- Each sort key: its column title and its value for the sample s, at frame

@@ -9,7 +9,8 @@
  * Nothing else is a module of luaprof: require "luaprof.NAME" of a name
  * not listed here is an error listing the modules, and so is reading a
  * field luaprof does not have (luaprof.NAME).  The shipped scripts' own
- * helpers (lua/helpers/NAME.lua: profile, sched, perfpy) are on the
+ * helpers (lua/helpers/NAME.lua: profile, sched, perfpy, perfnames,
+ * oneliner) are on the
  * require path of the shipped scripts only (lscript.c); any other script
  * requiring one gets an error saying so.
  */
