@@ -372,12 +372,14 @@ void lp_probe_push_values(lua_State *L, struct lp_run *run);
 
 /* lterm.c: luaprof.term.  lp_term_input_fd is the fd keys come from
  * (the terminal is taken and the script has on_key), else -1;
- * lp_term_deliver reads the keys waiting there, without blocking, and
+ * lp_term_deliver (lkeys.c) reads the keys waiting there, without blocking, and
  * calls on_key with each (0, or -1 when a call failed: reported);
  * lp_term_restore gives the terminal back if it is taken. */
 int lp_term_input_fd(const struct lp_run *run);
 int lp_term_deliver(struct lp_run *run);
 void lp_term_restore(void);
+/* lterm.c: no more keys will come (the terminal hung up). */
+void lp_term_input_closed(void);
 
 /* lagg.c: lp_agg_open sets the global _ONELINER_AGG, the one-liner front
  * end's aggregations in C (see lagg.c); lp_agg_for_event is the one for
