@@ -265,6 +265,7 @@ void lp_perfdata_close(struct lp_perfdata *pd)
 {
 	if (!pd)
 		return;
+	pd_ahead_stop(pd);
 	pd_src_close(&pd->src);
 	pd_comp_free(pd->comp);
 	pd_order_free(&pd->order);
@@ -411,8 +412,7 @@ static int dispatch(struct lp_perfdata *pd, const struct pd_rec *r,
 	return deliver(pd, r->h, r->off, -1, out, ev);
 }
 
-int lp_perfdata_next(struct lp_perfdata *pd, struct lp_record *rec,
-		     const struct lp_pd_event **ev)
+int pd_read_next(struct lp_perfdata *pd, struct lp_record *rec, const struct lp_pd_event **ev)
 {
 	struct pd_oe e;
 	struct pd_rec r;
@@ -439,8 +439,14 @@ int lp_perfdata_next(struct lp_perfdata *pd, struct lp_record *rec,
 	}
 }
 
+int lp_perfdata_next(struct lp_perfdata *pd, struct lp_record *rec,
+		     const struct lp_pd_event **ev)
+{
+	return pd->ahead ? pd_ahead_next(pd, rec, ev) : pd_read_next(pd, rec, ev);
+}
+
 void lp_perfdata_progress(const struct lp_perfdata *pd, uint64_t *done, uint64_t *total)
 {
-	*done = pd->src.pos;
+	*done = pd->ahead ? pd_ahead_progress(pd) : pd->src.pos;
 	*total = pd->src.end == UINT64_MAX ? 0 : pd->src.end;
 }

@@ -271,6 +271,25 @@ int pd_user_record(struct lp_perfdata *pd, const struct pd_rec *r);
 /* True for the in-band header records read at open in pipe mode. */
 bool pd_is_header_record(uint32_t type);
 
+/* ---- reading ahead on a thread (pdahead.c) ----------------------------- */
+
+struct pd_ahead;
+/* The reader's own loop, lp_perfdata_next without a thread: run by the
+ * thread once there is one, by the caller otherwise. */
+int pd_read_next(struct lp_perfdata *pd, struct lp_record *rec, const struct lp_pd_event **ev);
+/* lp_perfdata_next once the thread runs: the records it read, in order. */
+int pd_ahead_next(struct lp_perfdata *pd, struct lp_record *rec, const struct lp_pd_event **ev);
+/* Called by the reader before a record that changes what the caller may
+ * read between two lp_perfdata_next calls (the events, the header facts):
+ * on the thread, waits until the caller has taken every record before it
+ * and waits for more.  0 (at once without a thread), or -ECANCELED when
+ * the reader is being closed. */
+int pd_ahead_barrier(struct lp_perfdata *pd);
+/* The source's offset as of the records handed out. */
+uint64_t pd_ahead_progress(const struct lp_perfdata *pd);
+/* Stops and joins the thread, frees its batches; nothing without one. */
+void pd_ahead_stop(struct lp_perfdata *pd);
+
 /* ---- the reader object (perfdata.c) ------------------------------------ */
 
 struct lp_perfdata {
@@ -301,6 +320,7 @@ struct lp_perfdata {
 	struct pd_order order;
 	struct lp_pd_stats stats;
 	struct lp_format nofmt; /* for user records */
+	struct pd_ahead *ahead; /* the thread reading ahead, or NULL */
 };
 
 #define PD_NO_OFF UINT64_MAX

@@ -250,6 +250,19 @@ static int no_writer(struct lp_run *run, const char *file, uint64_t duration_ns)
 	return run->failed ? LP_EXIT_FAILURE : 0;
 }
 
+/* Reading, decoding and ordering on a core of their own, the script on
+ * another: where there are two, and the input is a file (a stream is read
+ * here).  Without the thread the records are the same, read here. */
+static void read_ahead(struct lp_perfdata *pd)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return;
+	int err = lp_perfdata_read_ahead(pd);
+	if (err && err != -ESPIPE)
+		fprintf(stderr, "luaprof: cannot read the recording on a thread (%s): reading it "
+			"between the script's calls\n", strerror(-err));
+}
+
 static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 {
 	char err[LP_ERRMSG_MAX] = "";
@@ -276,6 +289,7 @@ static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 		lp_perfdata_close(rs.pd);
 		return LP_EXIT_FAILURE;
 	}
+	read_ahead(rs.pd);
 	if (run->vm.ref[LP_HOOK_START] != LUA_NOREF) {
 		push_info(run->vm.L, &rs, file);
 		lp_vm_call(run, LP_HOOK_START, 1);
