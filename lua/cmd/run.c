@@ -169,7 +169,7 @@ static const struct lp_fieldset interval_fields =
 	LP_FIELDSET("info", "on_interval's info", interval_names);
 
 static const char *const end_names[] = {
-	"samples", "lost", "duration", "status", "user_time", "sys_time", "counts",
+	"samples", "lost", "duration", "status", "user_time", "sys_time", "counts", "backlog",
 };
 static const struct lp_fieldset end_fields = LP_FIELDSET("info", "on_end's info", end_names);
 
@@ -330,7 +330,7 @@ void lp_run_set_origin(struct lp_run *run, uint64_t t)
 	}
 }
 
-/* The end's info: CPU times and counts, when known. */
+/* The end's info: CPU times, counts and the backlog, when known. */
 static void end_extras(struct lp_run *run, bool counted)
 {
 	lua_State *L = run->vm.L;
@@ -342,6 +342,14 @@ static void end_extras(struct lp_run *run, bool counted)
 	}
 	if (counted)
 		push_counts(run, false);
+	if (run->live.has_backlog) {    /* as the stderr line says it */
+		lua_createtable(L, 0, 2);
+		lua_pushinteger(L, (lua_Integer)run->live.max_backlog);
+		lua_setfield(L, -2, "samples");
+		lua_pushnumber(L, (lua_Number)run->live.max_lag_ns / 1e9);
+		lua_setfield(L, -2, "seconds");
+		lua_setfield(L, -2, "backlog");
+	}
 }
 
 void lp_run_end(struct lp_run *run, uint64_t duration, int status)

@@ -190,6 +190,9 @@ struct lp_run_live {
 	void *counts_ctx;
 	struct lp_count *counts_prev, *counts_now;
 	int64_t user_ns, sys_ns;        /* -1: unknown */
+	bool has_backlog;               /* the drain thread's backlog is known */
+	uint64_t max_backlog;           /* most samples waiting for the script */
+	uint64_t max_lag_ns;            /* how old the oldest of them was, at most */
 };
 
 /* lstack.c, lfold.c: what symbolizing the current sample's stack uses. */
