@@ -258,7 +258,8 @@ static struct pd_batch *take(struct pd_ahead *a)
 	return a->cur;
 }
 
-int pd_ahead_next(struct lp_perfdata *pd, struct lp_record *rec, const struct lp_pd_event **ev)
+int pd_ahead_next(struct lp_perfdata *pd, const struct lp_record **rec,
+		  const struct lp_pd_event **ev)
 {
 	struct pd_ahead *a = pd->ahead;
 	for (;;) {
@@ -267,7 +268,14 @@ int pd_ahead_next(struct lp_perfdata *pd, struct lp_record *rec, const struct lp
 		struct pd_batch *b = a->cur;
 		if (b && a->at < b->n) {
 			const struct pd_ahead_ent *e = &b->ents[a->at++];
-			*rec = e->rec;
+			if (a->at + 1 < b->n) {  /* written on the other core: ask early */
+				const struct pd_ahead_ent *f = e + 2;
+				__builtin_prefetch(f);
+				__builtin_prefetch((const char *)f + 64);
+				__builtin_prefetch(&f->ev);
+				__builtin_prefetch(f->rec.data);
+			}
+			*rec = &e->rec;         /* in the batch, which stays ours until the next call */
 			*ev = e->ev;
 			return 1;
 		}

@@ -439,10 +439,21 @@ int pd_read_next(struct lp_perfdata *pd, struct lp_record *rec, const struct lp_
 	}
 }
 
+int lp_perfdata_next_ref(struct lp_perfdata *pd, const struct lp_record **rec,
+			 const struct lp_pd_event **ev)
+{
+	*rec = &pd->cur;
+	return pd->ahead ? pd_ahead_next(pd, rec, ev) : pd_read_next(pd, &pd->cur, ev);
+}
+
 int lp_perfdata_next(struct lp_perfdata *pd, struct lp_record *rec,
 		     const struct lp_pd_event **ev)
 {
-	return pd->ahead ? pd_ahead_next(pd, rec, ev) : pd_read_next(pd, rec, ev);
+	const struct lp_record *r;
+	int n = lp_perfdata_next_ref(pd, &r, ev);
+
+	*rec = *r;
+	return n;
 }
 
 void lp_perfdata_progress(const struct lp_perfdata *pd, uint64_t *done, uint64_t *total)

@@ -277,8 +277,10 @@ struct pd_ahead;
 /* The reader's own loop, lp_perfdata_next without a thread: run by the
  * thread once there is one, by the caller otherwise. */
 int pd_read_next(struct lp_perfdata *pd, struct lp_record *rec, const struct lp_pd_event **ev);
-/* lp_perfdata_next once the thread runs: the records it read, in order. */
-int pd_ahead_next(struct lp_perfdata *pd, struct lp_record *rec, const struct lp_pd_event **ev);
+/* lp_perfdata_next_ref once the thread runs: the records it read, in
+ * order, where they lie in the batches. */
+int pd_ahead_next(struct lp_perfdata *pd, const struct lp_record **rec,
+		  const struct lp_pd_event **ev);
 /* Called by the reader before a record that changes what the caller may
  * read between two lp_perfdata_next calls (the events, the header facts):
  * on the thread, waits until the caller has taken every record before it
@@ -321,6 +323,7 @@ struct lp_perfdata {
 	struct lp_pd_stats stats;
 	struct lp_format nofmt; /* for user records */
 	struct pd_ahead *ahead; /* the thread reading ahead, or NULL */
+	struct lp_record cur;   /* lp_perfdata_next_ref's record without it */
 };
 
 #define PD_NO_OFF UINT64_MAX

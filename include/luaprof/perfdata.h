@@ -114,6 +114,12 @@ const struct lp_pd_info *lp_perfdata_info(const struct lp_perfdata *pd);
 int lp_perfdata_next(struct lp_perfdata *pd, struct lp_record *rec,
 		     const struct lp_pd_event **ev);
 
+/* lp_perfdata_next without the copy: *rec points at the record where the
+ * reader keeps it (reading ahead: in its batch), valid until the next
+ * call.  Returns as lp_perfdata_next. */
+int lp_perfdata_next_ref(struct lp_perfdata *pd, const struct lp_record **rec,
+			 const struct lp_pd_event **ev);
+
 /* Reads ahead from now on: the records are read, decoded and ordered on a
  * thread of its own, into a bounded queue of batches (about 6.5 MiB,
  * allocated here, none per record), while the caller handles the records

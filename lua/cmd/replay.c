@@ -123,14 +123,15 @@ static void progress_end(struct replay_src *rs)
 		fprintf(stderr, "\r%60s\r", "");
 }
 
-static int replay_next(void *ctx, struct lp_record *rec, int *event)
+static int replay_next(void *ctx, const struct lp_record **recp, int *event)
 {
 	struct replay_src *rs = ctx;
 	progress_tick(rs);
 	const struct lp_pd_event *ev = NULL;
 	if (rs->stopped || *rs->interrupted || lp_deadline_passed())
 		return 0;
-	int rc = lp_perfdata_next(rs->pd, rec, &ev);
+	int rc = lp_perfdata_next_ref(rs->pd, recp, &ev);
+	const struct lp_record *rec = *recp;
 	if (rc > 0 && lp_perfdata_info(rs->pd)->nr_build_ids != rs->nr_bids_given &&
 	    give_build_ids(rs))
 		rc = -ENOMEM;
@@ -296,8 +297,10 @@ static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 	}
 	int rc = run->failed ? -1 : 0;
 	if (!rc) {
-		struct lp_source src = { &rs, replay_next, replay_stop, replay_event_name,
-					 replay_event_format, replay_sample_type };
+		struct lp_source src = { .ctx = &rs, .next_ref = replay_next, .stop = replay_stop,
+					 .event_name = replay_event_name,
+					 .event_format = replay_event_format,
+					 .sample_type = replay_sample_type };
 		rc = lp_run_loop(run, &src);
 	}
 	progress_end(&rs);

@@ -426,18 +426,20 @@ static int advance(struct lp_run *run, uint64_t t, bool alarm)
 
 int lp_run_loop(struct lp_run *run, const struct lp_source *src)
 {
-	struct lp_record rec;
+	struct lp_record own;
+	const struct lp_record *rec = &own;
 	int event, rc;
 	run->src = src;
 	for (;;) {
 		if (run->interval.ns && run->interval.set_alarm)
 			run->interval.set_alarm(run->interval.alarm_ctx, run->interval.next);
-		if ((rc = src->next(src->ctx, &rec, &event)) <= 0)
+		rc = src->next_ref ? src->next_ref(src->ctx, &rec, &event) : src->next(src->ctx, &own, &event);
+		if (rc <= 0)
 			break;
 		bool alarm = rc == 2;
-		if (advance(run, alarm ? run->interval.next : record_time(&rec), alarm))
+		if (advance(run, alarm ? run->interval.next : record_time(rec), alarm))
 			return -1;
-		if (!alarm && handle(run, &rec, event))
+		if (!alarm && handle(run, rec, event))
 			return -1;
 		if (run->exit_requested) {
 			src->stop(src->ctx);

@@ -56,6 +56,9 @@ struct lp_source {
 	 * asked at each event's first sample and for each switch record, so
 	 * it must be a lookup */
 	uint64_t (*sample_type)(void *ctx, int idx);
+	/* when not NULL, used instead of next: the same without a copy, *rec
+	 * valid until the next call */
+	int (*next_ref)(void *ctx, const struct lp_record **rec, int *event);
 };
 
 /* What the loop knows of each event (run->evinfo[event + 1]), settled at
