@@ -121,7 +121,7 @@ int lp_perfdata_next_ref(struct lp_perfdata *pd, const struct lp_record **rec,
 			 const struct lp_pd_event **ev);
 
 /* Reads ahead from now on: the records are read, decoded and ordered on a
- * thread of its own, into a bounded queue of batches (about 6.5 MiB,
+ * thread of its own, into a bounded queue of batches (about 5.4 MiB,
  * allocated here, none per record), while the caller handles the records
  * before them.  lp_perfdata_next then returns exactly what it would have
  * without the thread, in the same order, errors included; the events and

