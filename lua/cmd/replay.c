@@ -11,6 +11,7 @@
  * with the formats the recording stores.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -252,11 +253,14 @@ static int no_writer(struct lp_run *run, const char *file, uint64_t duration_ns)
 }
 
 /* Reading, decoding and ordering on a core of their own, the script on
- * another: where there are two, and the input is a file (a stream is read
- * here).  Without the thread the records are the same, read here. */
+ * another: where this process may run on two (its affinity: taskset), and
+ * the input is a file (a stream is read here).  Without the thread the
+ * records are the same, read here. */
 static void read_ahead(struct lp_perfdata *pd)
 {
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+	cpu_set_t cpus;
+	if (sched_getaffinity(0, sizeof cpus, &cpus) ? sysconf(_SC_NPROCESSORS_ONLN) < 2
+						      : CPU_COUNT(&cpus) < 2)
 		return;
 	int err = lp_perfdata_read_ahead(pd);
 	if (err && err != -ESPIPE)
