@@ -83,15 +83,18 @@ static void batch_clear(struct pd_batch *b)
 }
 
 /* Publishes the batch being filled (unless it is empty and more follow)
- * and moves on to the next; under mu. */
-static void publish_locked(struct pd_ahead *a)
+ * and moves on to the next; under mu.  A waiting caller is woken once
+ * half of the batches are full, at the end, or when now (a barrier): on
+ * a machine whose other core is busy the two threads share one, and a
+ * wake-up per batch would cost two context switches each. */
+static void publish_locked(struct pd_ahead *a, bool now)
 {
 	struct pd_batch *b = &a->b[a->wr];
-	if (!b->n && b->end > 0)
-		return;
-	a->full++;
-	a->wr = (a->wr + 1) % AHEAD_BATCHES;
-	if (a->reader_waits)
+	if (b->n || b->end <= 0) {
+		a->full++;
+		a->wr = (a->wr + 1) % AHEAD_BATCHES;
+	}
+	if (a->reader_waits && a->full && (now || b->end <= 0 || a->full >= AHEAD_BATCHES / 2))
 		pthread_cond_signal(&a->ready);
 }
 
@@ -153,7 +156,7 @@ static void *ahead_main(void *arg)
 		b->end = n > 0 ? 1 : n;
 		b->pos = pd->src.pos;
 		pthread_mutex_lock(&a->mu);
-		publish_locked(a);
+		publish_locked(a, false);
 		pthread_mutex_unlock(&a->mu);
 	}
 	return NULL;
@@ -166,7 +169,7 @@ int pd_ahead_barrier(struct lp_perfdata *pd)
 		return 0;
 	a->b[a->wr].pos = pd->src.pos;
 	pthread_mutex_lock(&a->mu);
-	publish_locked(a);
+	publish_locked(a, true);
 	while ((a->full || !a->reader_waits) && !a->quit) {
 		a->thread_waits = true;
 		pthread_cond_wait(&a->room, &a->mu);
