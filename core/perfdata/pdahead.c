@@ -16,7 +16,9 @@
  * given back (the one being read included).  The thread waits for room
  * while all are full and is woken only once half of them are free again,
  * so that it fills several batches per wake-up; the caller waits while
- * none is full and is woken by each batch published.
+ * none is full and is woken once half of them are full again (or at the
+ * end, or a barrier), so that it too takes several per wake-up: on a
+ * machine whose other core is busy the two threads share one.
  *
  * What the caller may read between two lp_perfdata_next calls (the
  * events, the header facts) changes only at the records that change it
