@@ -155,8 +155,19 @@ bool pd_is_header_record(uint32_t type)
 	}
 }
 
+/* Whether the record changes the events or the header facts. */
+static bool changes_header(uint32_t type)
+{
+	return type == PD_HEADER_ATTR || type == PD_EVENT_UPDATE || type == PD_HEADER_FEATURE ||
+	       type == PD_HEADER_BUILD_ID || type == PD_HEADER_TRACING_DATA;
+}
+
 int pd_user_record(struct lp_perfdata *pd, const struct pd_rec *r)
 {
+	int err;
+
+	if (changes_header(r->h->type) && pd->barrier && (err = pd->barrier(pd)))
+		return err;
 	switch (r->h->type) {
 	case PD_HEADER_ATTR:
 		return header_attr(pd, r);

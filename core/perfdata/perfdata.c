@@ -182,15 +182,6 @@ static int open_file(struct lp_perfdata *pd, uint64_t hsize)
 	return pd_feat_read_sections(pd, fh.features, s->end);
 }
 
-/* An error in the input: the records queued before it are still whole, so
- * they are delivered first (in time order), then the error. */
-static bool drain(struct lp_perfdata *pd, int err)
-{
-	pd->eof = true;
-	pd->draining = err != -ENOMEM && !pd_order_final(&pd->order);
-	return pd->draining;
-}
-
 /* Consumes perf's header records (in pipe mode: attrs, features, event
  * names; in a file: id index, thread and cpu maps) up to the first data
  * record, which stays pending for lp_perfdata_next(). */
@@ -201,7 +192,7 @@ static int read_preamble(struct lp_perfdata *pd)
 		int err = pd_src_next(pd, &r);
 
 		if (err < 0 && pd->src.end < pd->src.data_end)
-			return drain(pd, err) ? 0 : err;        /* cut short: fail in next() */
+			return pd_drain(pd, err) ? 0 : err;        /* cut short: fail in next() */
 		if (err <= 0)
 			return err;
 		pd->stats.nr_records++;
@@ -265,6 +256,7 @@ void lp_perfdata_close(struct lp_perfdata *pd)
 {
 	if (!pd)
 		return;
+	pd_ahead_stop(pd);
 	pd_src_close(&pd->src);
 	pd_comp_free(pd->comp);
 	pd_order_free(&pd->order);
@@ -306,141 +298,25 @@ const char *lp_perfdata_error(const struct lp_perfdata *pd)
 
 /* ---- the record loop ---------------------------------------------------------- */
 
-/* perf's evsel__parse_sample_timestamp: UINT64_MAX when there is none. */
-static uint64_t peek_time(const struct lp_pd_event *e, const struct perf_event_header *h)
+int lp_perfdata_next_ref(struct lp_perfdata *pd, const struct lp_record **rec,
+			 const struct lp_pd_event **ev)
 {
-	uint64_t st = e->attr.sample_type;
-	const uint64_t *a = (const uint64_t *)(h + 1);
-	size_t n = (h->size - sizeof *h) / sizeof *a, i;
-
-	if (!(st & PERF_SAMPLE_TIME))
-		return UINT64_MAX;
-	if (h->type == PERF_RECORD_SAMPLE) {
-		i = lp_popcount(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-						       PERF_SAMPLE_TID));
-		return i < n ? a[i] : UINT64_MAX;
-	}
-	if (!e->attr.sample_id_all)
-		return UINT64_MAX;
-	i = 1 + (size_t)lp_popcount(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CPU |
-						   PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_ID));
-	return i <= n ? a[n - i] : UINT64_MAX;
-}
-
-/* Decodes a record for the user; idx < 0: no event. */
-static int deliver(struct lp_perfdata *pd, const void *rec, uint64_t off, int idx,
-		   struct lp_record *out, const struct lp_pd_event **ev)
-{
-	const struct perf_event_header *h = rec;
-	const struct lp_pd_event *e = idx >= 0 ? pd->evs[idx] : NULL;
-
-	if (lp_record_parse(rec, h->size, e ? &e->fmt : &pd->nofmt, out))
-		return pd_error(pd, off, -EPROTO, "record type %u of %u bytes does not decode "
-				"with the layout of event '%s'", h->type, h->size,
-				e ? e->name : "(none)");
-	*ev = e;
-	return 1;
-}
-
-static int fetch(struct lp_perfdata *pd, struct pd_rec *r)
-{
-	int n;
-
-	if (pd->has_pending) {
-		*r = pd->pending;
-		pd->has_pending = false;
-		return 1;
-	}
-	n = pd_comp_next(pd, r);
-	if (!n)
-		n = pd_src_next(pd, r);
-	if (n > 0)
-		pd->stats.nr_records++;
-	return n;
-}
-
-static int at_end(struct lp_perfdata *pd)
-{
-	size_t left = pd_comp_pending(pd->comp);
-
-	if (left)
-		lp_log(LP_WARN, "perfdata: %s: %zu bytes of a record cut off at the end of the "
-		       "compressed data, ignored", pd->path, left);
-	pd->eof = true;
-	if (pd->ordered && pd_order_final(&pd->order))
-		return pd_error(pd, PD_NO_OFF, -ENOMEM, "out of memory sorting records");
-	return 0;
-}
-
-static int kernel_record(struct lp_perfdata *pd, const struct pd_rec *r,
-			 struct lp_record *out, const struct lp_pd_event **ev)
-{
-	int idx = pd_event_of(pd, r->h);
-	uint64_t t;
-
-	if (idx == -EPROTO)
-		return pd_error(pd, r->off, -EPROTO, "record type %u of %u bytes is too short "
-				"to hold its event id", r->h->type, r->h->size);
-	if (idx < 0 && !pd->nr_evs)
-		return pd_error(pd, r->off, -EPROTO, "record type %u before any event was "
-				"defined", r->h->type);
-	if (idx < 0) {
-		pd->stats.nr_unknown_id++;
-		lp_log(LP_DEBUG, "perfdata: %s: offset %llu: record of an unknown event id, "
-		       "skipped", pd->path, (unsigned long long)r->off);
-		return 0;
-	}
-	t = peek_time(pd->evs[idx], r->h);
-	if (!pd->ordered || t == 0 || t == UINT64_MAX)
-		return deliver(pd, r->h, r->off, idx, out, ev);
-	if (pd_order_queue(&pd->order, t, r, (uint32_t)idx))
-		return pd_error(pd, r->off, -ENOMEM, "out of memory queueing records");
-	return 0;
-}
-
-static int dispatch(struct lp_perfdata *pd, const struct pd_rec *r,
-		    struct lp_record *out, const struct lp_pd_event **ev)
-{
-	int n;
-
-	if (r->h->type < PD_USER_TYPE_START)
-		return kernel_record(pd, r, out, ev);
-	n = pd_user_record(pd, r);
-	if (n <= 0)
-		return n;
-	return deliver(pd, r->h, r->off, -1, out, ev);
+	*rec = &pd->cur;
+	return pd->ahead ? pd_ahead_next(pd, rec, ev) : pd_read_next(pd, &pd->cur, ev);
 }
 
 int lp_perfdata_next(struct lp_perfdata *pd, struct lp_record *rec,
 		     const struct lp_pd_event **ev)
 {
-	struct pd_oe e;
-	struct pd_rec r;
-	int n;
+	const struct lp_record *r;
+	int n = lp_perfdata_next_ref(pd, &r, ev);
 
-	if (pd->failed && !pd->draining)
-		return pd->failed;
-	pd_order_release(&pd->order);
-	for (;;) {
-		if (pd_order_pop(&pd->order, &e)) {
-			n = deliver(pd, e.rec, e.off, (int)e.ev, rec, ev);
-			if (n < 0)
-				pd->draining = false;
-			return n;
-		}
-		if (pd->eof)
-			return pd->failed;
-		n = fetch(pd, &r);
-		n = n < 0 ? n : n ? dispatch(pd, &r, rec, ev) : at_end(pd);
-		if (n < 0 && !drain(pd, n))
-			return n;
-		if (n > 0)
-			return n;
-	}
+	*rec = *r;
+	return n;
 }
 
 void lp_perfdata_progress(const struct lp_perfdata *pd, uint64_t *done, uint64_t *total)
 {
-	*done = pd->src.pos;
+	*done = pd->ahead ? pd_ahead_progress(pd) : pd->src.pos;
 	*total = pd->src.end == UINT64_MAX ? 0 : pd->src.end;
 }

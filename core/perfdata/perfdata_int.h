@@ -271,6 +271,24 @@ int pd_user_record(struct lp_perfdata *pd, const struct pd_rec *r);
 /* True for the in-band header records read at open in pipe mode. */
 bool pd_is_header_record(uint32_t type);
 
+/* ---- reading ahead on a thread (pdahead.c) ----------------------------- */
+
+struct pd_ahead;
+/* pdread.c: the reader's own loop, lp_perfdata_next without a thread: run by the
+ * thread once there is one, by the caller otherwise. */
+int pd_read_next(struct lp_perfdata *pd, struct lp_record *rec, const struct lp_pd_event **ev);
+/* pdread.c: an error err in the input ends the reading; true when the
+ * records queued before it are delivered first (then the error). */
+bool pd_drain(struct lp_perfdata *pd, int err);
+/* lp_perfdata_next_ref once the thread runs: the records it read, in
+ * order, where they lie in the batches. */
+int pd_ahead_next(struct lp_perfdata *pd, const struct lp_record **rec,
+		  const struct lp_pd_event **ev);
+/* The source's offset as of the records handed out. */
+uint64_t pd_ahead_progress(const struct lp_perfdata *pd);
+/* Stops and joins the thread, frees its batches; nothing without one. */
+void pd_ahead_stop(struct lp_perfdata *pd);
+
 /* ---- the reader object (perfdata.c) ------------------------------------ */
 
 struct lp_perfdata {
@@ -301,6 +319,14 @@ struct lp_perfdata {
 	struct pd_order order;
 	struct lp_pd_stats stats;
 	struct lp_format nofmt; /* for user records */
+	struct pd_ahead *ahead; /* the thread reading ahead, or NULL */
+	/* Set by pdahead.c while a thread reads ahead, else NULL: called on
+	 * the thread before a record that changes the header (so the record
+	 * code needs no link to the thread's): waits until the caller has
+	 * taken every record before it and waits for more; 0, or -ECANCELED
+	 * when the reader is being closed. */
+	int (*barrier)(struct lp_perfdata *pd);
+	struct lp_record cur;   /* lp_perfdata_next_ref's record without it */
 };
 
 #define PD_NO_OFF UINT64_MAX

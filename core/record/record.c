@@ -682,3 +682,45 @@ int lp_sample_group_value(const struct lp_sample *s, uint64_t i, uint64_t *value
 	*id = (rf & PERF_FORMAT_ID) ? m[1] : 0;
 	return 0;
 }
+
+/* p moved from [from, from + size] to the same place after to; other
+ * pointers (NULL, or outside the record) stay. */
+static const void *moved(const void *p, const void *from, size_t size, const void *to)
+{
+	uintptr_t a = (uintptr_t)p, f = (uintptr_t)from;
+	if (!p || a < f || a > f + size)
+		return p;
+	return (const unsigned char *)to + (a - f);
+}
+
+void lp_record_rebase(struct lp_record *r, const void *to)
+{
+	const void *from = r->data;
+	size_t n = r->size;
+	struct lp_sample *s = &r->u.sample;
+
+	if (!from)
+		return;
+	switch (r->type) {
+	case PERF_RECORD_SAMPLE:
+		s->read = moved(s->read, from, n, to);
+		s->ips = moved(s->ips, from, n, to);
+		s->raw = moved(s->raw, from, n, to);
+		s->branches = moved(s->branches, from, n, to);
+		s->user_regs = moved(s->user_regs, from, n, to);
+		s->user_stack = moved(s->user_stack, from, n, to);
+		s->intr_regs = moved(s->intr_regs, from, n, to);
+		s->aux = moved(s->aux, from, n, to);
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		r->u.mmap.filename = moved(r->u.mmap.filename, from, n, to);
+		break;
+	case PERF_RECORD_COMM:
+		r->u.comm.comm = moved(r->u.comm.comm, from, n, to);
+		break;
+	default:
+		break;
+	}
+	r->data = to;
+}

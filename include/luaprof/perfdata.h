@@ -114,8 +114,28 @@ const struct lp_pd_info *lp_perfdata_info(const struct lp_perfdata *pd);
 int lp_perfdata_next(struct lp_perfdata *pd, struct lp_record *rec,
 		     const struct lp_pd_event **ev);
 
-/* How far the reader is: the offset of the next unread byte, and where
- * the records end (0 when unknown: a pipe). */
+/* lp_perfdata_next without the copy: *rec points at the record where the
+ * reader keeps it (reading ahead: in its batch), valid until the next
+ * call.  Returns as lp_perfdata_next. */
+int lp_perfdata_next_ref(struct lp_perfdata *pd, const struct lp_record **rec,
+			 const struct lp_pd_event **ev);
+
+/* Reads ahead from now on: the records are read, decoded and ordered on a
+ * thread of its own, into a bounded queue of batches (about 5.4 MiB,
+ * allocated here, none per record), while the caller handles the records
+ * before them.  lp_perfdata_next then returns exactly what it would have
+ * without the thread, in the same order, errors included; the events and
+ * the header facts change only while the caller waits in it (the thread
+ * waits for that before a record that changes them), so they may be read
+ * between calls as before.  A mapped (regular) file only: input read as a
+ * stream is refused with -ESPIPE and stays read by the caller.  Returns 0,
+ * -EALREADY, -ESPIPE, -ENOMEM or another -errno from pthread_create.
+ * lp_perfdata_close stops the thread. */
+int lp_perfdata_read_ahead(struct lp_perfdata *pd);
+
+/* How far the reader is: the offset of the next unread byte (reading
+ * ahead: as of the records handed out), and where the records end (0 when
+ * unknown: a pipe). */
 void lp_perfdata_progress(const struct lp_perfdata *pd, uint64_t *done, uint64_t *total);
 
 /* Counters so far; valid until close. */

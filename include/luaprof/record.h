@@ -150,6 +150,12 @@ struct lp_record {
 int lp_record_parse(const void *rec, size_t len, const struct lp_format *fmt,
 		    struct lp_record *out);
 
+/* Points r, decoded from the bytes at r->data, at a copy of them at to
+ * (r->size bytes): r->data and every pointer into the record (a sample's
+ * callchain, raw data, registers, stack, ...; a file name; a comm) move
+ * by the same distance.  Never fails. */
+void lp_record_rebase(struct lp_record *r, const void *to);
+
 /* The inverse of lp_record_parse for the records a profiler makes up (as
  * perf record synthesizes what existed before a run): encodes r (type,
  * misc and the body in r->u; data and size are ignored) as the kernel lays

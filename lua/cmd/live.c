@@ -153,6 +153,15 @@ static void set_usage(struct lp_run *run, const struct lp_live *lv)
 	run->live.sys_ns = (int64_t)ru->ru_stime.tv_sec * 1000000000 + ru->ru_stime.tv_usec * 1000;
 }
 
+/* How far the script fell behind, for on_end's info.backlog. */
+static void set_backlog(struct lp_run *run, const struct lp_live *lv)
+{
+	const struct lp_live_stats *st = lp_live_stats(lv);
+	run->live.has_backlog = true;
+	run->live.max_backlog = st->max_backlog;
+	run->live.max_lag_ns = st->max_lag_ns;
+}
+
 
 static void notices(const struct lp_cli *cli, unsigned fb)
 {
@@ -568,6 +577,7 @@ static int live_report(struct live_run *lr, int rc, int status)
 	if (!xerr)
 		report_silent_watchpoints(lr->lv, lr->cli);
 	set_usage(run, lr->lv);
+	set_backlog(run, lr->lv);
 	if (lr->cli->sampling.count_only && lr->t1 > run->interval.last_time)
 		run->interval.last_time = lr->t1;
 	if (rc == 0)

@@ -11,6 +11,7 @@
  * with the formats the recording stores.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -123,14 +124,15 @@ static void progress_end(struct replay_src *rs)
 		fprintf(stderr, "\r%60s\r", "");
 }
 
-static int replay_next(void *ctx, struct lp_record *rec, int *event)
+static int replay_next(void *ctx, const struct lp_record **recp, int *event)
 {
 	struct replay_src *rs = ctx;
 	progress_tick(rs);
 	const struct lp_pd_event *ev = NULL;
 	if (rs->stopped || *rs->interrupted || lp_deadline_passed())
 		return 0;
-	int rc = lp_perfdata_next(rs->pd, rec, &ev);
+	int rc = lp_perfdata_next_ref(rs->pd, recp, &ev);
+	const struct lp_record *rec = *recp;
 	if (rc > 0 && lp_perfdata_info(rs->pd)->nr_build_ids != rs->nr_bids_given &&
 	    give_build_ids(rs))
 		rc = -ENOMEM;
@@ -255,6 +257,22 @@ static int no_writer(struct lp_run *run, const char *file, uint64_t duration_ns)
 	return run->failed ? LP_EXIT_FAILURE : 0;
 }
 
+/* Reading, decoding and ordering on a core of their own, the script on
+ * another: where this process may run on two (its affinity: taskset), and
+ * the input is a file (a stream is read here).  Without the thread the
+ * records are the same, read here. */
+static void read_ahead(struct lp_perfdata *pd)
+{
+	cpu_set_t cpus;
+	if (sched_getaffinity(0, sizeof cpus, &cpus) ? sysconf(_SC_NPROCESSORS_ONLN) < 2
+						      : CPU_COUNT(&cpus) < 2)
+		return;
+	int err = lp_perfdata_read_ahead(pd);
+	if (err && err != -ESPIPE)
+		fprintf(stderr, "luaprof: cannot read the recording on a thread (%s): reading it "
+			"between the script's calls\n", strerror(-err));
+}
+
 static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 {
 	char err[LP_ERRMSG_MAX] = "";
@@ -281,14 +299,17 @@ static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 		lp_perfdata_close(rs.pd);
 		return LP_EXIT_FAILURE;
 	}
+	read_ahead(rs.pd);
 	if (run->vm.ref[LP_HOOK_START] != LUA_NOREF) {
 		push_info(run->vm.L, &rs, file);
 		lp_vm_call(run, LP_HOOK_START, 1);
 	}
 	int rc = run->failed ? -1 : 0;
 	if (!rc) {
-		struct lp_source src = { &rs, replay_next, replay_stop, replay_event_name,
-					 replay_event_format, replay_sample_type };
+		struct lp_source src = { .ctx = &rs, .next_ref = replay_next, .stop = replay_stop,
+					 .event_name = replay_event_name,
+					 .event_format = replay_event_format,
+					 .sample_type = replay_sample_type };
 		rc = lp_run_loop(run, &src);
 	}
 	progress_end(&rs);

@@ -176,7 +176,7 @@ static const struct lp_fieldset interval_fields =
 	LP_FIELDSET("info", "on_interval's info", interval_names);
 
 static const char *const end_names[] = {
-	"samples", "lost", "duration", "status", "user_time", "sys_time", "values",
+	"samples", "lost", "duration", "status", "user_time", "sys_time", "values", "backlog",
 };
 static const struct lp_fieldset end_fields = LP_FIELDSET("info", "on_end's info", end_names);
 
@@ -360,7 +360,7 @@ void lp_run_set_origin(struct lp_run *run, uint64_t t)
 	}
 }
 
-/* The end's info: CPU times and counts, when known. */
+/* The end's info: CPU times, counts and the backlog, when known. */
 static void end_extras(struct lp_run *run, bool counted)
 {
 	lua_State *L = run->vm.L;
@@ -372,6 +372,14 @@ static void end_extras(struct lp_run *run, bool counted)
 	}
 	if (counted)
 		push_counts(run, false);
+	if (run->live.has_backlog) {    /* as the stderr line says it */
+		lua_createtable(L, 0, 2);
+		lua_pushinteger(L, (lua_Integer)run->live.max_backlog);
+		lua_setfield(L, -2, "samples");
+		lua_pushnumber(L, (lua_Number)run->live.max_lag_ns / 1e9);
+		lua_setfield(L, -2, "seconds");
+		lua_setfield(L, -2, "backlog");
+	}
 }
 
 void lp_run_end(struct lp_run *run, uint64_t duration, int status)
@@ -463,14 +471,16 @@ static void watch_keys(struct lp_run *run, const struct lp_source *src)
 
 static int loop(struct lp_run *run, const struct lp_source *src)
 {
-	struct lp_record rec;
+	struct lp_record own;
+	const struct lp_record *rec = &own;
 	int event, rc;
 	unsigned n = 0;
 	for (;;) {
 		if (run->interval.ns && run->interval.set_alarm)
 			run->interval.set_alarm(run->interval.alarm_ctx, run->interval.next);
 		watch_keys(run, src);
-		if ((rc = src->next(src->ctx, &rec, &event)) <= 0)
+		rc = src->next_ref ? src->next_ref(src->ctx, &rec, &event) : src->next(src->ctx, &own, &event);
+		if (rc <= 0)
 			break;
 		if (rc == 3) {          /* keys typed: on_key, then on */
 			if (lp_term_deliver(run))
@@ -482,9 +492,9 @@ static int loop(struct lp_run *run, const struct lp_source *src)
 			continue;
 		}
 		bool alarm = rc == 2;
-		if (advance(run, alarm ? run->interval.next : record_time(&rec), alarm))
+		if (advance(run, alarm ? run->interval.next : record_time(rec), alarm))
 			return -1;
-		if (!alarm && handle(run, &rec, event))
+		if (!alarm && handle(run, rec, event))
 			return -1;
 		if (run->watched >= 0 && ++n % KEYS_EVERY == 0 && lp_term_deliver(run))
 			return -1;

@@ -60,6 +60,9 @@ struct lp_source {
 	/* watch fd (-1: none) for input while waiting for records (next then
 	 * returns 3); NULL when the source cannot (a replay) */
 	void (*watch)(void *ctx, int fd);
+	/* when not NULL, used instead of next: the same without a copy, *rec
+	 * valid until the next call */
+	int (*next_ref)(void *ctx, const struct lp_record **rec, int *event);
 };
 
 /* What the loop knows of each event (run->evinfo[event + 1]), settled at
@@ -197,6 +200,9 @@ struct lp_run_live {
 	void *counts_ctx;
 	struct lp_count *counts_prev, *counts_now;
 	int64_t user_ns, sys_ns;        /* -1: unknown */
+	bool has_backlog;               /* the drain thread's backlog is known */
+	uint64_t max_backlog;           /* most samples waiting for the script */
+	uint64_t max_lag_ns;            /* how old the oldest of them was, at most */
 };
 
 /* lstack.c, lfold.c: what symbolizing the current sample's stack uses. */

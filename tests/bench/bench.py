@@ -7,14 +7,14 @@ Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
 
     tests/bench/bench.py [--quick] [--only NAME[,NAME...]]
 
-NAME is one of: live, replay, keepup, startup, symbols, tracepoints, dwarf, flame, map,
+NAME is one of: live, replay, replaywall (replay's first row alone), keepup, startup, symbols, tracepoints, dwarf, flame, map,
 guards, probes, stat, offcpu, script, switches, drain, oneliners.
 """
 import atexit, json, os, resource, shutil, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
-LUAPROF = os.path.join(ROOT, "luaprof")
+LUAPROF = os.environ.get("LUAPROF", os.path.join(ROOT, "luaprof"))
 PROGS = os.path.join(BUILD, "progs")
 QUICK = "--quick" in sys.argv
 ONLY = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
@@ -257,7 +257,33 @@ def replay_scaling(files):
            100 * spread(steady)))
 
 
+def replay_wall():
+    """The issue's wall-time row: counting s.sym over a 540k-sample -g
+    (frame pointer) recording of deep16 (QUICK: 100k), start-up included,
+    against perf report --stdio --no-children --sort sym (the same count by
+    symbol, perf's quickest report of a -g file), alternating, 5 runs each:
+    median wall seconds, and the CPU seconds of the same runs.  The reader
+    thread (core/perfdata/pdahead.c) puts reading, decoding and ordering on
+    the second core."""
+    data, n = record_deep(100000 if QUICK else 540000)
+    ours, theirs, ocpu, pcpu = [], [], [], []
+    for _ in range(5):
+        w, c, _, _ = run([LUAPROF, "run", SYM, "-i", data])
+        ours.append(w); ocpu.append(c)
+        w, c, _, _ = run(["perf", "report", "-i", data, "--stdio", "--no-children", "--sort", "sym"],
+                         out_path="/dev/null")
+        theirs.append(w); pcpu.append(c)
+    wl = "deep16 %dk fp" % (n // 1000)
+    report(wl, "s.sym vs perf report --sort sym (wall s)", statistics.median(ours),
+           statistics.median(theirs), "s")
+    report(wl, "s.sym vs perf report --sort sym (CPU s)", statistics.median(ocpu),
+           statistics.median(pcpu), "s")
+    print("%-22s luaprof wall %s, perf report wall %s" % ("", ["%.3f" % x for x in ours],
+                                                           ["%.3f" % x for x in theirs]))
+
+
 def replay():
+    replay_wall()
     unit = 50000 if QUICK else 1000000
     files = [record_deep(k * unit) for k in (1, 2, 4)]
     data, n = files[1]
@@ -971,7 +997,7 @@ def drain_bench():
 
 
 SECTIONS = [("live", lambda: (live_overhead(), live_throughput(), symbolized_throughput())),
-            ("replay", replay), ("keepup", keepup),
+            ("replay", replay), ("replaywall", replay_wall), ("keepup", keepup),
             ("startup", lambda: (startup(), replay_startup(), record_close())), ("symbols", symbols),
             ("tracepoints", lambda: (tracepoint_replay(), tracepoint_keepup())), ("dwarf", dwarf),
             ("flame", flame), ("map", counting_map), ("guards", guards), ("probes", probes),

@@ -8,7 +8,8 @@
 # queue and the rings hold) the bound is reached: its line, the kernel's losses counted, the
 # delivered and lost samples adding up to the recording's samples and
 # losses, still in time order, and exit 0.  The end says how far the
-# script fell behind.
+# script fell behind, on stderr and to on_end (info.backlog: the same
+# samples and seconds).
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 cd "$TMP"
@@ -24,6 +25,11 @@ want=$(perf script -i slow.data -F time 2>/dev/null | grep -c .)
 [ "$got" = "$want" ] || fail "delivered $got samples, the recording has $want"
 [ "$got" -gt 10000 ] || fail "only $got samples at -F 20000 over 2 s of CPU"
 expect_grep '^luaprof: the script fell behind the samples by up to [0-9]+ samples \([0-9.]+ s\); the queue held them$' slow.err
+read -r _ _ _ _ _ _ _ _ _ _ bsamples _ bsecs _ < <(grep 'fell behind' slow.err)
+read -r _ isamples isecs < <(grep '^backlog' slow.out) || fail "no info.backlog line"
+[ "$isamples $isecs" = "$bsamples ${bsecs#(}" ] ||
+	fail "info.backlog says $isamples samples $isecs s, stderr $bsamples samples $bsecs s"
+[ "$isamples" -gt 0 ] || fail "info.backlog.samples is $isamples"
 
 # the bound: 256 KiB, a script six times slower than the samples
 expect_status 0 "$LUAPROF" run "$S" -A 300 -F 20000 -g -m 4 --queue-size=256K -o tiny.data -- "$PROGS/spin" 2000

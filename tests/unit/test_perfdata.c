@@ -640,26 +640,105 @@ static void corrupted_file_is_refused(void)
 }
 
 /* Reads everything; must end in EOF or a clean error with a message. */
+/* Whether two decodings of the same record agree: the same bytes, and
+ * every pointer into them at the same place. */
+static bool same_record(const struct lp_record *a, const struct lp_record *b)
+{
+	const uint8_t *pa = a->data, *pb = b->data;
+#define SAME_AT(x, y) ((!(x) && !(y)) || ((x) && (y) && \
+		(const uint8_t *)(x) - pa == (const uint8_t *)(y) - pb))
+	if (a->type != b->type || a->misc != b->misc || a->size != b->size ||
+	    !pa != !pb || (pa && memcmp(pa, pb, a->size)) || a->has_sid != b->has_sid ||
+	    memcmp(&a->sid, &b->sid, sizeof a->sid))
+		return false;
+	if (a->type == PERF_RECORD_SAMPLE) {
+		const struct lp_sample *x = &a->u.sample, *y = &b->u.sample;
+		return x->ip == y->ip && x->pid == y->pid && x->tid == y->tid && x->time == y->time &&
+		       x->id == y->id && x->period == y->period && x->nr_ips == y->nr_ips &&
+		       x->raw_size == y->raw_size && x->nr_branches == y->nr_branches &&
+		       x->user_stack_size == y->user_stack_size && SAME_AT(x->ips, y->ips) &&
+		       SAME_AT(x->raw, y->raw) && SAME_AT(x->read, y->read) &&
+		       SAME_AT(x->branches, y->branches) && SAME_AT(x->user_regs, y->user_regs) &&
+		       SAME_AT(x->user_stack, y->user_stack) && SAME_AT(x->intr_regs, y->intr_regs) &&
+		       SAME_AT(x->aux, y->aux);
+	}
+	if (a->type == PERF_RECORD_MMAP || a->type == PERF_RECORD_MMAP2)
+		return SAME_AT(a->u.mmap.filename, b->u.mmap.filename) &&
+		       a->u.mmap.start == b->u.mmap.start && a->u.mmap.len == b->u.mmap.len;
+	if (a->type == PERF_RECORD_COMM)
+		return SAME_AT(a->u.comm.comm, b->u.comm.comm) && a->u.comm.tid == b->u.comm.tid;
+	return !memcmp(&a->u, &b->u, sizeof a->u) || a->type >= 64 || a->type == PERF_RECORD_SWITCH ||
+	       a->type == PERF_RECORD_SWITCH_CPU_WIDE;
+#undef SAME_AT
+}
+
+/* read_all compares with the thread one call in this many (the hostile
+ * inputs' thousands of reads: a thread each is slow under TSan). */
+static unsigned ahead_every = 1;
+
+/* Reads path to its end twice in step, once with lp_perfdata_read_ahead
+ * (a mapped file; a stream is refused with -ESPIPE): every record, its
+ * event, the events and build-ids known after it, the end and the error
+ * must be the same.  Returns what the plain reader's last call returned,
+ * and counts the records in *nrec. */
 static int read_all(const char *path, size_t *nrec)
 {
-	char err[512] = "";
+	char err[512] = "", err2[512] = "";
 	struct lp_perfdata *pd = lp_perfdata_open(path, err, sizeof err);
-	struct lp_record rec;
-	const struct lp_pd_event *ev;
-	int n;
+	static unsigned calls;
+	bool compare = calls++ % ahead_every == 0;
+	struct lp_perfdata *ahead = compare ? lp_perfdata_open(path, err2, sizeof err2) : NULL;
+	struct lp_record rec, rec2;
+	const struct lp_pd_event *ev, *ev2;
+	int n, n2, rc;
 
 	*nrec = 0;
-	if (!pd) {
+	if (!compare) {
+		if (!pd) {
+			TEST_TRUE(err[0] != 0);
+			return -1;
+		}
+		while ((n = lp_perfdata_next(pd, &rec, &ev)) > 0)
+			(*nrec)++;
+		if (n < 0) {
+			TEST_TRUE(strstr(lp_perfdata_error(pd), "offset") != NULL);
+			TEST_EQ(lp_perfdata_next(pd, &rec, &ev), n);  /* sticky */
+		}
+		lp_perfdata_close(pd);
+		return n;
+	}
+	TEST_TRUE(!pd == !ahead);
+	TEST_STREQ(err, err2);
+	if (!pd || !ahead) {
 		TEST_TRUE(err[0] != 0);
+		lp_perfdata_close(pd);
+		lp_perfdata_close(ahead);
 		return -1;
 	}
-	while ((n = lp_perfdata_next(pd, &rec, &ev)) > 0)
+	rc = lp_perfdata_read_ahead(ahead);
+	TEST_TRUE(rc == 0 || rc == -ESPIPE);
+	for (;;) {
+		n = lp_perfdata_next(pd, &rec, &ev);
+		n2 = lp_perfdata_next(ahead, &rec2, &ev2);
+		TEST_EQ(n, n2);
+		if (n <= 0 || n2 <= 0)
+			break;
 		(*nrec)++;
+		TEST_TRUE(same_record(&rec, &rec2));
+		TEST_EQ(!ev, !ev2);
+		TEST_EQ(lp_perfdata_nr_events(pd), lp_perfdata_nr_events(ahead));
+		TEST_EQ(lp_perfdata_info(pd)->nr_build_ids, lp_perfdata_info(ahead)->nr_build_ids);
+		if (ev && ev2)
+			TEST_STREQ(ev->name, ev2->name);
+	}
+	TEST_STREQ(lp_perfdata_error(pd), lp_perfdata_error(ahead));
 	if (n < 0) {
 		TEST_TRUE(strstr(lp_perfdata_error(pd), "offset") != NULL);
 		TEST_EQ(lp_perfdata_next(pd, &rec, &ev), n);  /* sticky */
+		TEST_EQ(lp_perfdata_next(ahead, &rec2, &ev2), n);
 	}
 	lp_perfdata_close(pd);
+	lp_perfdata_close(ahead);
 	return n;
 }
 
@@ -739,6 +818,30 @@ static void flip_bytes(const char *path, int rounds)
 	free(data);
 }
 
+/* Every corpus file read ahead on a thread gives what the plain reader
+ * gives (read_all compares them record by record), pipe files included
+ * (refused with -ESPIPE: read by the caller). */
+static void read_ahead_equals_plain(void)
+{
+	struct dirent **names;
+	int n;
+	size_t nrec, total = 0;
+
+	if (!corpus()) {
+		note("  skip: no corpus\n");
+		return;
+	}
+	n = scandir(corpus(), &names, corpus_filter, alphasort);
+	TEST_TRUE(n >= 49);
+	for (int i = 0; i < n; i++) {
+		read_all(cpath(names[i]->d_name), &nrec);
+		total += nrec;
+		free(names[i]);
+	}
+	free(names);
+	note("  %zu records of %d files read the same with and without the thread\n", total, n);
+}
+
 static void truncations_and_flips_end_cleanly(void)
 {
 	static const char *const files[] = {
@@ -752,6 +855,7 @@ static void truncations_and_flips_end_cleanly(void)
 		return;
 	}
 	alarm(120);
+	ahead_every = 4;
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
 		const char *path = strdup(cpath(files[i]));
 
@@ -759,6 +863,7 @@ static void truncations_and_flips_end_cleanly(void)
 		flip_bytes(path, 200);
 		free((void *)(uintptr_t)path);
 	}
+	ahead_every = 1;
 	tmp_cleanup();
 }
 
@@ -1369,6 +1474,7 @@ TEST_MAIN("perfdata",
 	  TEST_CASE(corpus_header_facts),
 	  TEST_CASE(build_ids_equal_perf),
 	  TEST_CASE(corrupted_file_is_refused),
+	  TEST_CASE(read_ahead_equals_plain),
 	  TEST_CASE(truncations_and_flips_end_cleanly),
 	  TEST_CASE(bad_magic_and_header),
 	  TEST_CASE(synthetic_order_matches_perf),
