@@ -18,20 +18,17 @@ command (pprof's -tagroot=pid or -tagroot=pid,tid then splits the graph by
 them), as --labels=pid,tid,comm does.]],
   { "out", "string", "profile.pb.gz", "the file to write" },
   { "labels", "list", {}, "per-sample labels", choices = { "pid", "tid", "comm", "cpu" } },
-  profile.PER, profile.offcpu_option("nanoseconds"),
+  profile.PER, profile.offcpu_option("nanoseconds"), profile.EVERY,
 }
 profile.setup(opt)
 
 local labels = opt.labels
 if opt.per ~= "comm" then labels = { "pid", "tid", "comm" } end
 
-local p
+local p, second
 local waits = 0
 
-function on_start(info)
-  local ev = info.events[1] or "cpu-clock"
-  local timed = ev:match("^cpu%-clock") or ev:match("^task%-clock")
-  local second = timed and { "cpu", "nanoseconds" } or { ev, "count" }
+local function new()
   if opt.offcpu then
     p = luaprof.pprof.new{ sample_types = { { "waits", "count" }, { "offcpu", "nanoseconds" } },
                            default = "offcpu" }
@@ -39,6 +36,23 @@ function on_start(info)
     p = luaprof.pprof.new{ sample_types = { { "samples", "count" }, second },
                            period = { second[1], second[2] }, default = "samples", labels = labels }
   end
+end
+
+-- --every: a profile per period, each a new one
+local per = profile.periods(opt, function(path, period)
+  p:write(path, { duration = period.to - period.from })
+  new()
+end)
+if per then
+  function on_interval(info) per:interval(info) end
+end
+
+function on_start(info)
+  local ev = info.events[1] or "cpu-clock"
+  local timed = ev:match("^cpu%-clock") or ev:match("^task%-clock")
+  second = timed and { "cpu", "nanoseconds" } or { ev, "count" }
+  new()
+  if per then per:start(info) end
 end
 
 function on_sample(s)
@@ -52,6 +66,7 @@ on_event, on_switch = profile.offcpu_events(opt, function(o, ns, stack)
 end, "stack")
 
 function on_end(info)
+  if per then return per:report(opt.offcpu and "sched_switch samples" or "samples") end
   p:write(opt.out, { duration = info.duration })
   io.stderr:write(string.format("luaprof: wrote %d %s to %s\n", opt.offcpu and waits or info.samples,
                                 opt.offcpu and "waits" or "samples", opt.out))
