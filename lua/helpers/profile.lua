@@ -126,6 +126,10 @@ function Periods:interval(info)
   local period = { index = self.n, from = from, to = from + info.delta, samples = info.samples }
   self.write(self:name(from), period)
   self.first = self.first or period.from
+  -- The period's objects are garbage now; a pprof profile holds most of
+  -- its memory outside Lua's heap, which Lua's collector does not count,
+  -- so left to itself it would let many pile up before collecting them.
+  collectgarbage()
 end
 
 -- The line at the end: how many files, and how many samples in them.
