@@ -102,6 +102,7 @@ local function stamped(path, stamp)
 end
 
 function Periods:name(from)
+  if not self.out then return nil end
   local stamp
   if self.replay then
     stamp = string.format("%010.3fs", from / 1e9)

@@ -37,6 +37,7 @@ static const luaL_Reg modules[] = {
 	{ "map", NULL },
 	{ "perfscript", luaopen_luaprof_perfscript },
 	{ "pprof", luaopen_luaprof_pprof },
+	{ "push", luaopen_luaprof_push },
 	{ "speedscope", NULL },
 	{ NULL, NULL },
 };

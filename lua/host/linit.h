@@ -8,7 +8,7 @@
 
 #include <lua.h>
 
-/* Adds the C modules (hist, lhist, json, flamegraph, pprof, folded, perfscript)
+/* Adds the C modules (hist, lhist, json, flamegraph, pprof, push, folded, perfscript)
  * as fields of the luaprof table on top of the stack, and as
  * package.loaded["luaprof.NAME"], so require "luaprof.NAME" finds them;
  * the Lua modules (calltree, counts, fmt, map, speedscope) load when first
@@ -24,5 +24,6 @@ int luaopen_luaprof_flamegraph(lua_State *L);
 int luaopen_luaprof_pprof(lua_State *L);
 int luaopen_luaprof_folded(lua_State *L);
 int luaopen_luaprof_perfscript(lua_State *L);
+int luaopen_luaprof_push(lua_State *L);
 
 #endif

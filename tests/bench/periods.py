@@ -3,6 +3,7 @@
 
     tests/bench/periods.py run DIR SECONDS [--every=1] [--rate=19] [--script=pprof]
     tests/bench/periods.py check DIR [--expect=N]
+    tests/bench/periods.py count FILE.pb.gz...
 
 run: starts `luaprof run SCRIPT --every=E --out=DIR/p.EXT -a -F RATE -d SECONDS
 -o DIR/run.data` and reads its /proc/PID/status every 0.2 s: each period's
@@ -15,6 +16,8 @@ gzip and protobuf; a folded file's lines all end in a count), no temporary
 file is left, and the files' sample counts add up to the samples of the
 run's recording DIR/run.data (perf script's count; luaprof's own line in
 DIR/err too).  --expect=N: exactly N files.  Exit 0 when all hold.
+
+count: prints the samples in the pprof files, summed.
 
 Not part of make test: a 17-minute run for docs/performance.md's
 "Memory over many periods" and the 30-minute check of issue 25.
@@ -180,6 +183,9 @@ def opt(name, default):
 if __name__ == "__main__":
     if len(sys.argv) >= 4 and sys.argv[1] == "run":
         ok = run(sys.argv[2], int(sys.argv[3]), opt("every", "1"), opt("rate", "19"), opt("script", "pprof"))
+    elif len(sys.argv) >= 3 and sys.argv[1] == "count":
+        print(sum(pprof_samples(f) for f in sys.argv[2:]))
+        ok = True
     elif len(sys.argv) >= 3 and sys.argv[1] == "check":
         e = opt("expect", None)
         ok = check(sys.argv[2], int(e) if e else None)
