@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """periods.py - a long run of a profile script with --every, measured.
 
-    tests/bench/periods.py run DIR SECONDS [--every=1] [--rate=19] [--script=pprof]
+    tests/bench/periods.py run DIR SECONDS [--every=1] [--rate=19] [--script=pprof] [--cmd="PROG ARGS"]
     tests/bench/periods.py check DIR [--expect=N]
     tests/bench/periods.py count FILE.pb.gz...
 
 run: starts `luaprof run SCRIPT --every=E --out=DIR/p.EXT -a -F RATE -d SECONDS
--o DIR/run.data` and reads its /proc/PID/status every 0.2 s: each period's
+-o DIR/run.data` (with --cmd, `-- PROG ARGS` instead of -a) and reads its /proc/PID/status every 0.2 s: each period's
 peak VmRSS (the period being the number of files written so far) goes to
 DIR/rss.tsv, and at the end the peak RSS of the first and the last hundred
 periods (and VmHWM) to stdout.  Then it checks the files, as `check` does.
@@ -143,11 +143,12 @@ def status(pid):
     return v
 
 
-def run(d, seconds, every, rate, script):
+def run(d, seconds, every, rate, script, cmd=None):
     os.makedirs(d, exist_ok=True)
     ext = "folded" if script == "folded" else "pb.gz"
-    argv = [LUAPROF, "run", script, "--every=%s" % every, "--out=%s/p.%s" % (d, ext), "-a",
+    argv = [LUAPROF, "run", script, "--every=%s" % every, "--out=%s/p.%s" % (d, ext),
             "-F", str(rate), "-d", str(seconds), "-o", os.path.join(d, "run.data")]
+    argv += ["--"] + cmd.split() if cmd else ["-a"]
     print(" ".join(argv), flush=True)
     with open(os.path.join(d, "err"), "w") as err:
         p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err)
@@ -182,7 +183,8 @@ def opt(name, default):
 
 if __name__ == "__main__":
     if len(sys.argv) >= 4 and sys.argv[1] == "run":
-        ok = run(sys.argv[2], int(sys.argv[3]), opt("every", "1"), opt("rate", "19"), opt("script", "pprof"))
+        ok = run(sys.argv[2], int(sys.argv[3]), opt("every", "1"), opt("rate", "19"), opt("script", "pprof"),
+                 opt("cmd", None))
     elif len(sys.argv) >= 3 and sys.argv[1] == "count":
         print(sum(pprof_samples(f) for f in sys.argv[2:]))
         ok = True
