@@ -181,7 +181,7 @@ static long attempt(struct lp_push *p, const struct request *r)
 	p->answer_done = false;
 	curl_easy_setopt(p->curl, CURLOPT_URL, r->url);
 	curl_easy_setopt(p->curl, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(p->curl, CURLOPT_POSTFIELDS, r->body);
+	curl_easy_setopt(p->curl, CURLOPT_POSTFIELDS, r->body ? r->body : "");
 	curl_easy_setopt(p->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
 	CURLcode rc = curl_easy_perform(p->curl);
 	long status = 0;
@@ -311,7 +311,11 @@ static int curl_setup(struct lp_push *p)
 	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(c, CURLOPT_XFERINFODATA, p);
+#if LIBCURL_VERSION_NUM >= 0x075500      /* 7.85: CURLOPT_PROTOCOLS is deprecated */
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "luaprof");
 	return 0;
 }
