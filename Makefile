@@ -22,8 +22,8 @@ SAN     ?=
 
 # First Lua 5.4 pkg-config module found: Debian names it lua5.4, others vary.
 LUA_PC = $(firstword $(foreach m,lua5.4 lua-5.4 lua54 lua,$(shell $(PKG_CONFIG) --exists $(m) 2>/dev/null && echo $(m))))
-DEP_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(LUA_PC) libelf libdw libzstd liblzma zlib 2>/dev/null)
-DEP_LIBS   = $(shell $(PKG_CONFIG) --libs $(LUA_PC) libdw libelf libzstd liblzma zlib 2>/dev/null)
+DEP_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(LUA_PC) libelf libdw libzstd liblzma zlib libcurl 2>/dev/null)
+DEP_LIBS   = $(shell $(PKG_CONFIG) --libs $(LUA_PC) libdw libelf libzstd liblzma zlib libcurl 2>/dev/null)
 
 WARN = -Wall -Wextra -Wshadow -Wpointer-arith -Wcast-qual -Wwrite-strings \
        -Wmissing-prototypes -Wstrict-prototypes -Wmissing-declarations \
@@ -65,6 +65,7 @@ check-deps:
 	@$(PKG_CONFIG) --exists libzstd || { echo "luaprof: libzstd not found by pkg-config: install libzstd-dev (or run 'make deps' as root)"; exit 1; }
 	@$(PKG_CONFIG) --exists liblzma || { echo "luaprof: liblzma not found by pkg-config: install liblzma-dev (or run 'make deps' as root)"; exit 1; }
 	@$(PKG_CONFIG) --exists zlib || { echo "luaprof: zlib not found by pkg-config: install zlib1g-dev (or run 'make deps' as root)"; exit 1; }
+	@$(PKG_CONFIG) --exists libcurl || { echo "luaprof: libcurl not found by pkg-config: install libcurl4-openssl-dev (or run 'make deps' as root)"; exit 1; }
 	@test -f /usr/include/libiberty/demangle.h || { echo "luaprof: libiberty not found (/usr/include/libiberty/demangle.h): install libiberty-dev (or run 'make deps' as root)"; exit 1; }
 
 # Every install is tests/install-deps.sh's (build, test, fuzz, bench): as

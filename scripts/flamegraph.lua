@@ -27,7 +27,7 @@ and --offcpu) or as folded stacks (--base=FILE, from luaprof run folded).
   { "base", "string", nil, "a folded file to compare with: a differential graph" },
   { "diff", "string", nil, "a recording (perf.data) to compare with: a differential graph" },
   { "width", "integer", 1200, "the image width in pixels" },
-  profile.PER, profile.offcpu_option("microseconds"),
+  profile.PER, profile.offcpu_option("microseconds"), profile.EVERY,
 }
 profile.setup(opt)
 
@@ -54,18 +54,37 @@ local function diff_base(path)
   return base
 end
 
-function on_end(info)
+-- The graph of stacks (samples: their count, for the subtitle) to path.
+local base_name = opt.diff or opt.base
+local base
+local function write(path, samples)
   for folded, ns in pairs(waits) do stacks:add(folded, (ns + 500) // 1000) end
-  local base_name = opt.diff or opt.base
-  local base = opt.diff and diff_base(opt.diff) or opt.base and luaprof.folded.read(opt.base) or nil
-  luaprof.flamegraph.write(opt.out, stacks, {
+  if base_name and base == nil then
+    base = opt.diff and diff_base(opt.diff) or luaprof.folded.read(opt.base)
+  end
+  luaprof.flamegraph.write(path, stacks, {
     title = opt.title or (opt.offcpu and "Off-CPU Time Flame Graph" or nil),
     countname = opt.offcpu and "us" or nil,
     icicle = opt.icicle, base = base, width = opt.width,
-    subtitle = string.format("%d %s%s", opt.offcpu and stacks:sum() or info.samples,
+    subtitle = string.format("%d %s%s", opt.offcpu and stacks:sum() or samples,
                              opt.offcpu and "us off the CPU" or "samples",
                              base and ", colours: change from " .. base_name or ""),
   })
+end
+
+-- --every: a graph per period, the stacks started afresh after each
+local per = profile.periods(opt, function(path, period)
+  write(path, period.samples)
+  stacks, waits = luaprof.map(), luaprof.map()
+end)
+if per then
+  function on_start(info) per:start(info) end
+  function on_interval(info) per:interval(info) end
+end
+
+function on_end(info)
+  if per then return per:report(opt.offcpu and "sched_switch samples" or "samples") end
+  write(opt.out, info.samples)
   if opt.out ~= "-" then
     io.stderr:write(string.format("luaprof: wrote %d %s (%d stacks) to %s\n", stacks:sum(),
                                   opt.offcpu and "us" or "samples", #stacks, opt.out))

@@ -20,7 +20,7 @@ blocked, instead of samples by the stack where they ran.  Frames end in
 _[k] (kernel), _[j] (JIT code named by a perf map) or _[i] (inlined), as
 stackcollapse-perf.pl --all annotates them.]],
   { "out", "string", "-", "the file to write (- for stdout)" },
-  profile.PER, profile.offcpu_option("microseconds"),
+  profile.PER, profile.offcpu_option("microseconds"), profile.EVERY,
 }
 profile.setup(opt)
 
@@ -33,7 +33,21 @@ end
 local waits = luaprof.map()     -- off-CPU: ns per stack, in microseconds at the end
 on_event, on_switch = profile.offcpu_events(opt, function(_, ns, folded) waits:add(folded, ns) end)
 
-function on_end()
+local function write(path)
   for folded, ns in pairs(waits) do stacks:add(folded, (ns + 500) // 1000) end
-  luaprof.folded.write(opt.out, stacks)
+  luaprof.folded.write(path, stacks)
+end
+
+-- --every: a file per period, the stacks started afresh after each
+local per = profile.periods(opt, function(path)
+  write(path)
+  stacks, waits = luaprof.map(), luaprof.map()
+end)
+if per then
+  function on_start(info) per:start(info) end
+  function on_interval(info) per:interval(info) end
+end
+
+function on_end()
+  if per then per:report(opt.offcpu and "sched_switch samples" or "samples") else write(opt.out) end
 end

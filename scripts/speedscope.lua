@@ -14,17 +14,31 @@ local opt = luaprof.options{
   { "weight", "string", "time", "weigh samples by their time or count them",
     choices = { "time", "samples" } },
   { "per", "string", "thread", "one profile per thread or per process", choices = { "thread", "process" } },
-  profile.offcpu_option("nanoseconds"),
+  profile.offcpu_option("nanoseconds"), profile.EVERY,
 }
 profile.setup(opt)
 
-local p
+local p, title
+
+local function new()
+  p = luaprof.speedscope{ name = title, per = opt.per,
+                              unit = (opt.weight == "time" or opt.offcpu) and "nanoseconds" or "none" }
+end
+
+-- --every: a file per period, each with a new profile
+local per = profile.periods(opt, function(path)
+  p:write(path)
+  new()
+end)
+if per then
+  function on_interval(info) per:interval(info) end
+end
 
 function on_start(info)
-  local name = opt.name or (info.command and table.concat(info.command, " "))
-               or info.file or "luaprof"
-  p = luaprof.speedscope{ name = name, per = opt.per,
-                              unit = (opt.weight == "time" or opt.offcpu) and "nanoseconds" or "none" }
+  title = opt.name or (info.command and table.concat(info.command, " "))
+         or info.file or "luaprof"
+  new()
+  if per then per:start(info) end
 end
 
 function on_sample(s)
@@ -37,6 +51,7 @@ on_event, on_switch = profile.offcpu_events(opt, function(o, ns, stack)
 end, "stack")
 
 function on_end(info)
+  if per then return per:report(opt.offcpu and "sched_switch samples" or "samples") end
   p:write(opt.out)
   if opt.out ~= "-" then
     io.stderr:write(string.format("luaprof: wrote %d samples to %s\n", info.samples, opt.out))

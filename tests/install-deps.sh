@@ -32,7 +32,7 @@ apt_install() {
 		{ apt-get update -qq && apt-get install -y -qq --no-install-recommends "$@" >/dev/null; }
 }
 
-build_pkgs="build-essential pkg-config liblua5.4-dev libelf-dev libdw-dev libzstd-dev liblzma-dev libiberty-dev zlib1g-dev libc6-dbg
+build_pkgs="build-essential pkg-config liblua5.4-dev libelf-dev libdw-dev libzstd-dev liblzma-dev libiberty-dev zlib1g-dev libcurl4-openssl-dev libc6-dbg
 linux-perf python3 procps"
 build_deps() {
 	local pkgs

@@ -6,8 +6,15 @@
  *    process share it (refs counts them);
  *  - a process's maps are sorted by start and never overlap: a new mapping
  *    trims or removes whatever it covers, as the kernel's mmap does;
- *  - nothing is freed before lp_procs_free(), so a thread that exited can
- *    still be looked up while its samples are being read.
+ *  - an exited thread is kept LP_PROCS_EXIT_KEEP_NS (on the records' clock)
+ *    after its EXIT, so that the samples taken as it exited still find it
+ *    and its maps; then it is freed (at a later EXIT record), and its
+ *    process with its last thread.  Caches keyed by a process pointer key
+ *    it with its gen too, which no other process ever has, so a freed
+ *    process's memory reused for a new one is never mistaken for it;
+ *  - the exited threads wait in a FIFO in the order of their EXITs; a
+ *    thread made live again (its tid reused by a FORK) or exited again
+ *    later is skipped by its older entries.
  *
  * Workload: a few thousand threads at most, and one lookup per sample, so
  * threads live in the generic table (htab.c) keyed by tid.
@@ -24,10 +31,17 @@
 #include "util/htab.h"
 #include "util/strtab.h"
 
+struct exited {
+	struct lp_thread *t;
+	uint64_t time;              /* its EXIT's */
+};
+
 struct lp_procs {
 	struct lp_htab *threads;    /* tid -> struct lp_thread * */
-	struct lp_proc **procs;     /* every proc ever made, to free them */
+	struct lp_proc **procs;     /* every proc not freed, to free them */
 	uint32_t nr_procs, cap_procs;
+	struct exited *dead;        /* a ring: exited threads, oldest first */
+	size_t dead_head, nr_dead, cap_dead;
 	struct lp_proc kernel;
 	struct lp_strtab *paths;
 };
@@ -151,9 +165,19 @@ static struct lp_proc *proc_new(struct lp_procs *ps, uint32_t pid)
 	if (p) {
 		p->pid = pid;
 		new_gen(p);
+		p->slot = ps->nr_procs;
 		ps->procs[ps->nr_procs++] = p;
 	}
 	return p;
+}
+
+static void proc_free(struct lp_procs *ps, struct lp_proc *p)
+{
+	struct lp_proc *last = ps->procs[--ps->nr_procs];
+	ps->procs[p->slot] = last;
+	last->slot = p->slot;
+	free(p->maps);
+	free(p);
 }
 
 /* The live process pid: the one its leader thread points at, if known. */
@@ -321,6 +345,74 @@ static int apply_fork(struct lp_procs *ps, const struct lp_task *f, bool clone_m
 	return 0;
 }
 
+/* ----------------------------------------------------------- reaping */
+
+/* Frees an exited thread, and its process when it was its last. */
+static void thread_reap(struct lp_procs *ps, struct lp_thread *t)
+{
+	struct lp_htab_ent old;
+	if (lp_procs_find(ps, t->tid) == t)
+		lp_htab_delete(ps->threads, t->tid, &old);
+	struct lp_proc *p = t->proc;
+	if (p && !--p->refs)
+		proc_free(ps, p);
+	free(t);
+}
+
+/* Frees the threads whose EXIT is more than LP_PROCS_EXIT_KEEP_NS before
+ * now: the head of the FIFO, while it is that old.  A thread is freed at
+ * its newest entry (the last of its entries to leave), when it is still
+ * exited then. */
+static void reap(struct lp_procs *ps, uint64_t now)
+{
+	while (ps->nr_dead) {
+		struct exited *e = &ps->dead[ps->dead_head];
+		if (e->time + LP_PROCS_EXIT_KEEP_NS > now)
+			break;
+		struct lp_thread *t = e->t;
+		ps->dead_head = (ps->dead_head + 1) % ps->cap_dead;
+		ps->nr_dead--;
+		if (!--t->dead && t->exited)
+			thread_reap(ps, t);
+	}
+}
+
+static int dead_push(struct lp_procs *ps, struct lp_thread *t, uint64_t time)
+{
+	if (ps->nr_dead == ps->cap_dead) {
+		size_t cap = ps->cap_dead ? ps->cap_dead * 2 : 256;
+		struct exited *d = malloc(cap * sizeof *d);
+		if (!d)
+			return -ENOMEM;
+		for (size_t i = 0; i < ps->nr_dead; i++)
+			d[i] = ps->dead[(ps->dead_head + i) % ps->cap_dead];
+		free(ps->dead);
+		ps->dead = d;
+		ps->dead_head = 0;
+		ps->cap_dead = cap;
+	}
+	ps->dead[(ps->dead_head + ps->nr_dead++) % ps->cap_dead] = (struct exited){ t, time };
+	t->dead++;
+	return 0;
+}
+
+/* EXIT: the thread is exited (kept a while: see reap); an EXIT without a
+ * time (a recording without PERF_SAMPLE_TIME) cannot be aged, so its
+ * thread is kept for the run, as before there was any reaping. */
+static int apply_exit(struct lp_procs *ps, const struct lp_task *x)
+{
+	struct lp_thread *t = lp_procs_find(ps, x->tid);
+	if (t) {
+		t->exited = true;
+		t->exit_time = x->time;
+		if (x->time && dead_push(ps, t, x->time))
+			return -ENOMEM;
+	}
+	if (x->time)
+		reap(ps, x->time);
+	return 0;
+}
+
 int lp_procs_apply(struct lp_procs *ps, const struct lp_record *r)
 {
 	switch (r->type) {
@@ -331,12 +423,8 @@ int lp_procs_apply(struct lp_procs *ps, const struct lp_record *r)
 		return apply_comm(ps, &r->u.comm);
 	case PERF_RECORD_FORK:
 		return apply_fork(ps, &r->u.task, !(r->misc & PERF_RECORD_MISC_FORK_EXEC));
-	case PERF_RECORD_EXIT: {
-		struct lp_thread *t = lp_procs_find(ps, r->u.task.tid);
-		if (t)
-			t->exited = true;
-		return 0;
-	}
+	case PERF_RECORD_EXIT:
+		return apply_exit(ps, &r->u.task);
 	default:
 		return 0;
 	}
@@ -372,6 +460,7 @@ void lp_procs_free(struct lp_procs *ps)
 	}
 	free(ps->kernel.maps);
 	free(ps->procs);
+	free(ps->dead);
 	lp_htab_free(ps->threads);
 	lp_strtab_free(ps->paths);
 	free(ps);

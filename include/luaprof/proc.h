@@ -46,14 +46,26 @@ struct lp_proc {
 	uint32_t gen;           /* changes whenever the maps change; never the
 				 * same for two processes, so (proc, gen) keys
 				 * a cache even if the struct is reused */
+	uint32_t slot;          /* its index in the model's list (proc.c) */
 };
 
 struct lp_thread {
 	uint32_t pid, tid;
 	char comm[16];
 	bool exited;
+	uint64_t exit_time;     /* of its last EXIT record */
+	uint32_t dead;          /* its entries in the model's FIFO of exits (proc.c) */
 	struct lp_proc *proc;
 };
+
+/* How long (on the records' clock) an exited thread is kept, so that the
+ * samples taken as it exited, and those of the other CPUs ordered after
+ * its EXIT, still find it and its process's maps: perf's samples can
+ * follow a task's EXIT record by a scheduling slice.  After that the
+ * thread is freed at the next EXIT record, and its process with its last
+ * thread: a run on a machine that forks hundreds of processes a second
+ * keeps only the last seconds' exited ones. */
+#define LP_PROCS_EXIT_KEEP_NS 10000000000ull
 
 /* Creates an empty model.  NULL and errno on failure.  Free with
  * lp_procs_free(). */
@@ -65,12 +77,16 @@ void lp_procs_free(struct lp_procs *ps);
  * new image's MMAPs replace what they overlap), FORK creates the
  * thread and (for a new process) copies the parent's maps unless misc has
  * PERF_RECORD_MISC_FORK_EXEC (perf's mark on forks synthesized from /proc),
- * EXIT marks the thread exited.  Other types are ignored.  Returns 0, or -ENOMEM. */
+ * EXIT marks the thread exited, and frees the threads that exited more than
+ * LP_PROCS_EXIT_KEEP_NS before it (unless a FORK made their tid live again),
+ * with each process whose last thread that was.  Other types are ignored.
+ * Returns 0, or -ENOMEM. */
 int lp_procs_apply(struct lp_procs *ps, const struct lp_record *r);
 
 /* The thread tid of process pid, created (comm ":<tid>", as perf names
  * unknown threads) when unknown.  NULL only on ENOMEM.  Valid until
- * lp_procs_free(). */
+ * lp_procs_free(), or until an EXIT record LP_PROCS_EXIT_KEEP_NS after
+ * its own frees it (so: for the handling of the current record). */
 struct lp_thread *lp_procs_thread(struct lp_procs *ps, uint32_t pid, uint32_t tid);
 
 /* The thread tid if known, else NULL. */

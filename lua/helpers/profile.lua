@@ -1,10 +1,13 @@
 -- profile, a helper of the shipped scripts (require "profile"; no public
 -- module): what the profile-writing scripts (folded, flamegraph,
--- pprof, speedscope) share: their --per and --offcpu options, naming the
--- root of a stack by process or thread, and off-CPU waits as stacks.
+-- pprof, speedscope) share: their --per, --offcpu and --every options,
+-- naming the root of a stack by process or thread, off-CPU waits as
+-- stacks, and one file per period.
 --
---   local opt = luaprof.options{ description = ..., profile.PER, profile.offcpu_option("us"), ... }
---   profile.setup(opt)                  -- -g; with --offcpu, sched_switch too
+--   local opt = luaprof.options{ description = ..., profile.PER, profile.offcpu_option("us"),
+--                                profile.EVERY, ... }
+--   profile.setup(opt)                  -- -g; with --offcpu, sched_switch too;
+--                                       -- with --every, on_interval every period
 --   profile.folded(s, opt.per)          -- s.folded with its root named per --per
 --   on_event, on_switch = profile.offcpu_events(opt, function(o, ns, stack) ... end [, "stack"])
 --
@@ -28,12 +31,117 @@ function M.offcpu_option(unit)
            .. "off-CPU time from sched_switch, in " .. unit .. " (system-wide events; the run's threads)" }
 end
 
-function M.setup(opt)
-  if opt.offcpu then
-    luaprof.setup{ events = { "sched:sched_switch" }, call_graph = true, all_cpus = true }
-  else
-    luaprof.setup{ call_graph = true }
+-- --every: one profile per period.  Periods are whole milliseconds.
+M.EVERY = { "every", "number", nil, "write one file per period of SECONDS (0.5 too), "
+            .. "named by its start time, instead of one for the run", min = 0.001 }
+
+-- The period of --every in ms (nil without it); a usage error when the
+-- output is standard output, which cannot hold one file per period.
+local function every_ms(opt)
+  if not opt.every then return nil end
+  local ms = math.floor(opt.every * 1000 + 0.5)
+  if math.abs(ms - opt.every * 1000) > 1e-6 then
+    luaprof.usage_error("--every=" .. opt.every .. ": periods are whole milliseconds (0.25, 1, 60)")
   end
+  if opt.out == "-" then
+    luaprof.usage_error("--every writes one file per period: give --out=FILE (each period's file "
+                        .. "is FILE with its start time in its name)")
+  end
+  return ms
+end
+
+function M.setup(opt)
+  local ms = every_ms(opt)
+  if opt.offcpu then
+    luaprof.setup{ events = { "sched:sched_switch" }, call_graph = true, all_cpus = true, interval = ms }
+  else
+    luaprof.setup{ call_graph = true, interval = ms }
+  end
+end
+
+-- Periods (--every): each on_interval call ends one, whose samples the
+-- script has gathered since the previous one; write(path, period) writes
+-- them to path and starts afresh (nothing of a period may stay behind:
+-- memory stays flat however many periods a run has).  period: index
+-- (1, 2, ...), from and to (its start and end: ns since the epoch live,
+-- since the first record replaying), samples (on_sample's calls in it).
+--
+--   local per = profile.periods(opt, function(path, period) ... end)   -- nil without --every
+--   on_start(info): per:start(info);  on_interval = function(i) per:interval(i) end
+--   on_end(info): per:report("samples" [, count])   -- one line: the files and their count
+--
+-- Periods follow on_interval's boundaries: every --every from the first
+-- record, a live run's last one ending with the run (so every sample lands
+-- in exactly one).  Live, a file is named by its period's start on the
+-- wall clock, UTC (out.pb.gz -> out-20261127T001500Z.pb.gz, with
+-- milliseconds when the period has a fraction of a second: ...T001500.250Z);
+-- replaying, by its start in seconds from the recording's first record
+-- (out-000012.000s.pb.gz), which carries no wall-clock time.
+local Periods = {}
+Periods.__index = Periods
+
+function M.periods(opt, write)
+  local ms = opt.every and math.floor(opt.every * 1000 + 0.5)
+  if not ms then return nil end
+  return setmetatable({ ms = ms, out = opt.out, write = write, n = 0, samples = 0 }, Periods)
+end
+
+function Periods:start(info)
+  self.replay = info.file ~= nil
+  -- the wall clock when the run starts, which its first record follows
+  -- closely (os.time: whole seconds)
+  self.wall0 = self.replay and 0 or os.time() * 1000000000
+end
+
+-- path with stamp before the extension(s) of its last component
+local function stamped(path, stamp)
+  local dir, base = path:match("^(.-)([^/]*)$")
+  local stem, ext = base:match("^(.-)(%..*)$")
+  if not stem or stem == "" then stem, ext = base, "" end
+  return dir .. stem .. "-" .. stamp .. ext
+end
+
+function Periods:name(from)
+  if not self.out then return nil end
+  local stamp
+  if self.replay then
+    stamp = string.format("%010.3fs", from / 1e9)
+  else
+    local ms = from // 1000000
+    stamp = os.date("!%Y%m%dT%H%M%S", ms // 1000)
+    if self.ms % 1000 ~= 0 then stamp = stamp .. string.format(".%03d", ms % 1000) end
+    stamp = stamp .. "Z"
+  end
+  return stamped(self.out, stamp)
+end
+
+function Periods:interval(info)
+  if not info.last and info.delta ~= self.ms * 1000000 then
+    io.stderr:write(string.format("luaprof: --every=%g: -I %d set another period: leave -I out "
+                                  .. "(--every sets it)\n", self.ms / 1000, info.delta // 1000000))
+    os.exit(255)
+  end
+  local from = self.wall0 + info.elapsed - info.delta
+  self.n = self.n + 1
+  self.samples = self.samples + info.samples
+  local period = { index = self.n, from = from, to = from + info.delta, samples = info.samples }
+  self.write(self:name(from), period)
+  self.first = self.first or period.from
+  -- The period's objects are garbage now; a pprof profile holds most of
+  -- its memory outside Lua's heap, which Lua's collector does not count,
+  -- so left to itself it would let many pile up before collecting them.
+  collectgarbage()
+end
+
+-- The line at the end: how many files, and how many samples in them.
+function Periods:report(what, count)
+  local per = self
+  if per.n == 0 then
+    io.stderr:write("luaprof: no sample: no period, no file written\n")
+    return
+  end
+  io.stderr:write(string.format("luaprof: wrote %d %s in %d files, one per %gs period: %s ...\n",
+                                count or per.samples, what, per.n, per.ms / 1000, per:name(per.first)))
 end
 
 -- The root frame for --per: comm, comm-PID or comm-PID/TID, as

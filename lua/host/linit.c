@@ -36,6 +36,7 @@ static const luaL_Reg modules[] = {
 	{ "map", NULL },
 	{ "perfscript", luaopen_luaprof_perfscript },
 	{ "pprof", luaopen_luaprof_pprof },
+	{ "push", luaopen_luaprof_push },
 	{ "speedscope", NULL },
 	{ "stat", NULL },
 	{ "term", luaopen_luaprof_term },

@@ -8,7 +8,7 @@
 
 #include <lua.h>
 
-/* Adds the C modules (hist, json, flamegraph, pprof, folded, perfscript,
+/* Adds the C modules (hist, json, flamegraph, pprof, push, folded, perfscript,
  * term)
  * as fields of the luaprof table on top of the stack, and as
  * package.loaded["luaprof.NAME"], so require "luaprof.NAME" finds them;
@@ -25,5 +25,6 @@ int luaopen_luaprof_pprof(lua_State *L);
 int luaopen_luaprof_folded(lua_State *L);
 int luaopen_luaprof_perfscript(lua_State *L);
 int luaopen_luaprof_term(lua_State *L);
+int luaopen_luaprof_push(lua_State *L);
 
 #endif

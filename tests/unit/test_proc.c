@@ -286,6 +286,54 @@ static void scan_self(void)
 	TEST_EQ(lp_procfs_scan(0x3fffff, 0, keep, &s), -ESRCH);
 }
 
-TEST_MAIN("proc", TEST_CASE(maps_lookup_and_overlap), TEST_CASE(fork_thread_and_exec),
+/* Exited threads are kept LP_PROCS_EXIT_KEEP_NS on the records' clock,
+ * then freed at a later EXIT with their process; a tid made live again by
+ * a FORK is kept, and a thread that exits twice is aged from its last
+ * EXIT. */
+static struct lp_record exit_at(uint32_t pid, uint32_t tid, uint64_t s)
+{
+	struct lp_record r = task_rec(PERF_RECORD_EXIT, pid, pid, tid, tid);
+	r.u.task.time = s * 1000000000ull;
+	return r;
+}
+
+static void exited_threads_freed(void)
+{
+	struct lp_procs *ps = lp_procs_new();
+	apply(ps, task_rec(PERF_RECORD_FORK, 100, 1, 100, 1));
+	apply(ps, mmap_rec(100, 0x1000, 0x1000, 0, "/bin/a"));
+	apply(ps, task_rec(PERF_RECORD_FORK, 100, 100, 101, 100));
+	apply(ps, task_rec(PERF_RECORD_FORK, 300, 1, 300, 1));
+	apply(ps, task_rec(PERF_RECORD_FORK, 400, 1, 400, 1));
+	apply(ps, exit_at(100, 101, 1));
+	apply(ps, exit_at(300, 300, 1));
+	apply(ps, exit_at(400, 400, 1));
+	apply(ps, exit_at(100, 100, 2));
+	apply(ps, task_rec(PERF_RECORD_FORK, 300, 1, 300, 1));    /* tid 300 again */
+	apply(ps, task_rec(PERF_RECORD_FORK, 400, 1, 400, 1));
+	apply(ps, exit_at(400, 400, 11));                          /* 400 exits again */
+	apply(ps, exit_at(900, 900, 11));                          /* unknown: nothing */
+	/* at 11 s: 101, 300, 400 (1 s) are 10 s old: 101 goes, 100 (2 s) stays */
+	TEST_TRUE(!lp_procs_find(ps, 101));
+	struct lp_thread *t = lp_procs_find(ps, 100);
+	TEST_TRUE(t && t->exited && t->proc && lp_proc_find_map(t->proc, 0x1800));
+	TEST_TRUE(lp_procs_find(ps, 300) && !lp_procs_find(ps, 300)->exited);
+	TEST_TRUE(lp_procs_find(ps, 400) && lp_procs_find(ps, 400)->exited);
+	struct lp_thread *u = lp_procs_thread(ps, 500, 500);
+	TEST_TRUE(u);
+	apply(ps, exit_at(500, 500, 20));
+	TEST_TRUE(!lp_procs_find(ps, 100));                       /* 2 s + 10 <= 20 */
+	TEST_TRUE(lp_procs_find(ps, 400));                        /* 11 s + 10 > 20 */
+	TEST_TRUE(lp_procs_find(ps, 300));
+	apply(ps, exit_at(600, 600, 21));
+	TEST_TRUE(!lp_procs_find(ps, 400));
+	TEST_TRUE(lp_procs_find(ps, 500));
+	/* a sample of a freed thread finds a new one, without the old maps */
+	t = lp_procs_thread(ps, 100, 100);
+	TEST_TRUE(t && !t->exited && t->proc && !lp_proc_find_map(t->proc, 0x1800));
+	lp_procs_free(ps);
+}
+
+TEST_MAIN("proc", TEST_CASE(exited_threads_freed), TEST_CASE(maps_lookup_and_overlap), TEST_CASE(fork_thread_and_exec),
 	  TEST_CASE(fork_exec_keeps_maps_apart), TEST_CASE(fork_from_mapless_parent), TEST_CASE(unknown_threads_and_many),
 	  TEST_CASE(hits_mark_maps), TEST_CASE(synthesize_self), TEST_CASE(scan_self))

@@ -1,0 +1,463 @@
+/*
+ * push.c - the sender of push.h: a bounded queue of HTTP requests and one
+ * thread that sends them with libcurl.
+ *
+ * Invariants:
+ *  - the queue is a ring of opts.backlog slots; its head is the request
+ *    being tried (or next to be), and stays in the queue until it is sent
+ *    or given up, so lp_push_post never drops the request under way;
+ *  - the sender owns the curl handle; the caller's thread only touches the
+ *    queue, the events and the counts, under mu;
+ *  - an event is made on a change of state only (see note_*), so a server
+ *    down for an hour makes one line, not one per period.
+ *
+ * Workload: one request per period (seconds to minutes apart), of a few
+ * KB to a few MB; nothing here runs per sample.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#include "luaprof/push.h"
+
+#define NR_EVENTS 32
+#define ANSWER_MAX 255          /* the first line of an answer kept, at most */
+
+struct request {
+	char *url;
+	char *content_type;
+	void *body;
+	size_t len;
+	unsigned attempts;      /* answered 408/429/5xx so far */
+};
+
+struct lp_push {
+	struct lp_push_opts o;
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t mu;
+	pthread_cond_t wake;    /* the sender: a request came, or hurry, or quit */
+	pthread_cond_t done;    /* lp_push_flush: the queue emptied */
+	struct request *q;      /* o.backlog slots */
+	size_t head, count;
+	uint64_t next_try;      /* CLOCK_MONOTONIC ns before which the head waits */
+	uint64_t wait_ns;       /* the next wait before a retry */
+	bool quit;
+	/* the state the events tell of */
+	bool failing;           /* the last attempt failed */
+	bool dropping;          /* the last post found the backlog full */
+	long last_status;       /* of the last refusal event, 0: none since a success */
+	char last_text[ANSWER_MAX + 1];
+	struct lp_push_event ev[NR_EVENTS];
+	size_t ev_head, ev_count;
+	uint64_t ev_lost;
+	struct lp_push_stats st;
+	/* the sender's own */
+	CURL *curl;
+	char errbuf[CURL_ERROR_SIZE];
+	char answer[ANSWER_MAX + 1];
+	size_t answer_len;
+	bool answer_done;       /* the first line is complete */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void request_free(struct request *r)
+{
+	free(r->url);
+	free(r->content_type);
+	free(r->body);
+	memset(r, 0, sizeof *r);
+}
+
+/* ------------------------------------------------------------- events */
+
+/* Adds an event (under mu); the oldest goes when NR_EVENTS wait. */
+static void event_add(struct lp_push *p, enum lp_push_kind kind, const char *url, long status,
+		      int retry, const char *text)
+{
+	if (p->ev_count == NR_EVENTS) {
+		p->ev_head = (p->ev_head + 1) % NR_EVENTS;
+		p->ev_count--;
+		p->ev_lost++;
+	}
+	struct lp_push_event *e = &p->ev[(p->ev_head + p->ev_count++) % NR_EVENTS];
+	memset(e, 0, sizeof *e);
+	e->kind = kind;
+	e->status = status;
+	e->retry = retry;
+	if (url) {
+		size_t n = strcspn(url, "?");
+		if (n >= sizeof e->url)
+			n = sizeof e->url - 1;
+		memcpy(e->url, url, n);
+	}
+	snprintf(e->text, sizeof e->text, "%s", text ? text : "");
+}
+
+static void note_unreachable(struct lp_push *p, const char *url, const char *err)
+{
+	if (!p->failing || p->last_status)
+		event_add(p, LP_PUSH_UNREACHABLE, url, 0, 1, err);
+	p->failing = true;
+	p->last_status = 0;
+}
+
+static void note_refused(struct lp_push *p, const char *url, long status, int retry, const char *text)
+{
+	if (p->last_status != status || strcmp(p->last_text, text))
+		event_add(p, LP_PUSH_REFUSED, url, status, retry, text);
+	p->failing = true;
+	p->last_status = status;
+	snprintf(p->last_text, sizeof p->last_text, "%s", text);
+}
+
+static void note_sent(struct lp_push *p, const char *url)
+{
+	if (p->failing)
+		event_add(p, LP_PUSH_BACK, url, 0, 0, NULL);
+	p->failing = false;
+	p->last_status = 0;
+	p->last_text[0] = '\0';
+}
+
+/* ------------------------------------------------------------- sending */
+
+/* Keeps the first line of the answer, printable, for a refusal's event. */
+static size_t on_answer(char *data, size_t size, size_t n, void *ctx)
+{
+	struct lp_push *p = ctx;
+	for (size_t i = 0; i < size * n && !p->answer_done; i++) {
+		unsigned char c = (unsigned char)data[i];
+		if (c == '\n' || c == '\r') {
+			p->answer_done = p->answer_len > 0;
+			continue;
+		}
+		if (p->answer_len < ANSWER_MAX)
+			p->answer[p->answer_len++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	p->answer[p->answer_len] = '\0';
+	return size * n;
+}
+
+/* Abandons an attempt when the sender is told to quit. */
+static int on_progress(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	(void)dt, (void)dn, (void)ut, (void)un;
+	struct lp_push *p = ctx;
+	pthread_mutex_lock(&p->mu);
+	bool quit = p->quit;
+	pthread_mutex_unlock(&p->mu);
+	return quit;
+}
+
+/* One attempt of r: the HTTP status, or 0 when no answer came (errbuf
+ * says why). */
+static long attempt(struct lp_push *p, const struct request *r)
+{
+	char ct[512];
+	snprintf(ct, sizeof ct, "Content-Type: %s", r->content_type);
+	struct curl_slist *hdr = curl_slist_append(NULL, ct);
+	hdr = hdr ? curl_slist_append(hdr, "Expect:") : NULL;   /* no 100-continue round trip */
+	if (!hdr) {
+		snprintf(p->errbuf, sizeof p->errbuf, "out of memory");
+		return 0;
+	}
+	p->errbuf[0] = '\0';
+	p->answer_len = 0;
+	p->answer[0] = '\0';
+	p->answer_done = false;
+	curl_easy_setopt(p->curl, CURLOPT_URL, r->url);
+	curl_easy_setopt(p->curl, CURLOPT_HTTPHEADER, hdr);
+	curl_easy_setopt(p->curl, CURLOPT_POSTFIELDS, r->body ? r->body : "");
+	curl_easy_setopt(p->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
+	CURLcode rc = curl_easy_perform(p->curl);
+	long status = 0;
+	if (rc == CURLE_OK)
+		curl_easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, &status);
+	else if (!p->errbuf[0])
+		snprintf(p->errbuf, sizeof p->errbuf, "%s", curl_easy_strerror(rc));
+	curl_easy_setopt(p->curl, CURLOPT_HTTPHEADER, NULL);
+	curl_slist_free_all(hdr);
+	return status;
+}
+
+static bool retryable(long status)
+{
+	return status == 408 || status == 429 || (status >= 500 && status <= 599);
+}
+
+/* Settles the head after an attempt that got status (under mu). */
+static void settle(struct lp_push *p, long status)
+{
+	struct request *r = &p->q[p->head];
+	bool drop = false;
+	if (status >= 200 && status <= 299) {
+		p->st.sent++;
+		note_sent(p, r->url);
+		p->wait_ns = p->o.retry_ns;
+		drop = true;
+	} else {
+		p->st.attempts_failed++;
+		bool again = !status || (retryable(status) && ++r->attempts < p->o.attempts);
+		if (!status)
+			note_unreachable(p, r->url, p->errbuf);
+		else
+			note_refused(p, r->url, status, again, p->answer);
+		if (again) {
+			p->next_try = now_ns() + p->wait_ns;
+			p->wait_ns = p->wait_ns * 2 > p->o.retry_max_ns ? p->o.retry_max_ns : p->wait_ns * 2;
+		} else {
+			p->st.refused++;
+			drop = true;
+		}
+	}
+	if (drop) {
+		request_free(r);
+		p->head = (p->head + 1) % p->o.backlog;
+		if (!--p->count)
+			pthread_cond_broadcast(&p->done);
+	}
+}
+
+/* Waits (under mu) until the head may be tried or quit; false on quit. */
+static bool wait_turn(struct lp_push *p)
+{
+	for (;;) {
+		if (p->quit)
+			return false;
+		uint64_t t = now_ns();
+		if (p->count && t >= p->next_try)
+			return true;
+		if (!p->count) {
+			pthread_cond_wait(&p->wake, &p->mu);
+			continue;
+		}
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		uint64_t ns = (uint64_t)until.tv_nsec + (p->next_try - t);
+		until.tv_sec += (time_t)(ns / 1000000000u);
+		until.tv_nsec = (long)(ns % 1000000000u);
+		pthread_cond_timedwait(&p->wake, &p->mu, &until);
+	}
+}
+
+static void *sender(void *arg)
+{
+	struct lp_push *p = arg;
+	pthread_mutex_lock(&p->mu);
+	while (wait_turn(p)) {
+		struct request r = p->q[p->head];      /* the slot stays put while unlocked */
+		pthread_mutex_unlock(&p->mu);
+		long status = attempt(p, &r);
+		pthread_mutex_lock(&p->mu);
+		if (p->quit)
+			break;
+		settle(p, status);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc;
+
+static void curl_init(void)
+{
+	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static void defaults(struct lp_push_opts *o)
+{
+	if (!o->backlog)
+		o->backlog = 1;
+	if (!o->timeout_ms)
+		o->timeout_ms = 10000;
+	if (!o->retry_ns)
+		o->retry_ns = 500000000u;
+	if (!o->retry_max_ns)
+		o->retry_max_ns = 30000000000u;
+	if (o->retry_max_ns < o->retry_ns)
+		o->retry_max_ns = o->retry_ns;
+	if (!o->attempts)
+		o->attempts = 3;
+}
+
+static int curl_setup(struct lp_push *p)
+{
+	if (!(p->curl = curl_easy_init()))
+		return -ENOMEM;
+	CURL *c = p->curl;
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);              /* a thread of a program with signals */
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, p->errbuf);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, p->o.timeout_ms);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, p->o.timeout_ms);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_answer);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, p);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, p);
+#if LIBCURL_VERSION_NUM >= 0x075500      /* 7.85: CURLOPT_PROTOCOLS is deprecated */
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "luaprof");
+	return 0;
+}
+
+/* Starts the sender with every signal blocked: they are the main thread's. */
+static int start(struct lp_push *p)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int rc = pthread_create(&p->thread, NULL, sender, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		return -rc;
+	p->started = true;
+	return 0;
+}
+
+struct lp_push *lp_push_new(const struct lp_push_opts *opts)
+{
+	pthread_once(&curl_once, curl_init);
+	if (curl_init_rc != CURLE_OK)
+		return errno = ENOMEM, NULL;
+	struct lp_push *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	if (opts)
+		p->o = *opts;
+	defaults(&p->o);
+	p->wait_ns = p->o.retry_ns;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->wake, NULL);
+	pthread_cond_init(&p->done, NULL);
+	int rc = -ENOMEM;
+	if (!(p->q = calloc(p->o.backlog, sizeof *p->q)) || (rc = curl_setup(p)) || (rc = start(p))) {
+		lp_push_free(p);
+		return errno = -rc, NULL;
+	}
+	return p;
+}
+
+static char *dup_mem(const void *s, size_t n, bool nul)
+{
+	char *d = malloc(n + nul);
+	if (d) {
+		memcpy(d, s, n);
+		if (nul)
+			d[n] = '\0';
+	}
+	return d;
+}
+
+int lp_push_post(struct lp_push *p, const char *url, const char *content_type,
+		 const void *body, size_t len)
+{
+	struct request r = { 0 };
+	r.url = dup_mem(url, strlen(url), true);
+	r.content_type = dup_mem(content_type, strlen(content_type), true);
+	r.body = dup_mem(body, len, false);
+	r.len = len;
+	if (!r.url || !r.content_type || (!r.body && len)) {
+		request_free(&r);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&p->mu);
+	p->st.posted++;
+	int rc = 0;
+	if (p->count == p->o.backlog) {
+		p->st.dropped++;
+		if (!p->dropping)
+			event_add(p, LP_PUSH_FULL, url, 0, 0, NULL);
+		p->dropping = true;
+		request_free(&r);
+		rc = -ENOBUFS;
+	} else {
+		p->q[(p->head + p->count++) % p->o.backlog] = r;
+		p->dropping = false;
+		pthread_cond_signal(&p->wake);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return rc;
+}
+
+size_t lp_push_events(struct lp_push *p, struct lp_push_event *out, size_t max, uint64_t *lost)
+{
+	pthread_mutex_lock(&p->mu);
+	size_t n = 0;
+	for (; n < max && p->ev_count; n++, p->ev_count--) {
+		out[n] = p->ev[p->ev_head];
+		p->ev_head = (p->ev_head + 1) % NR_EVENTS;
+	}
+	if (lost)
+		*lost = p->ev_lost;
+	p->ev_lost = 0;
+	pthread_mutex_unlock(&p->mu);
+	return n;
+}
+
+void lp_push_stats(struct lp_push *p, struct lp_push_stats *st)
+{
+	pthread_mutex_lock(&p->mu);
+	*st = p->st;
+	st->waiting = p->count;
+	pthread_mutex_unlock(&p->mu);
+}
+
+int lp_push_flush(struct lp_push *p, uint64_t wait_ns)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	uint64_t ns = (uint64_t)until.tv_nsec + wait_ns;
+	until.tv_sec += (time_t)(ns / 1000000000u);
+	until.tv_nsec = (long)(ns % 1000000000u);
+	pthread_mutex_lock(&p->mu);
+	p->next_try = 0;
+	pthread_cond_signal(&p->wake);
+	int rc = 0;
+	while (p->count && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&p->done, &p->mu, &until);
+	rc = p->count ? -ETIMEDOUT : 0;
+	pthread_mutex_unlock(&p->mu);
+	return rc;
+}
+
+void lp_push_free(struct lp_push *p)
+{
+	if (!p)
+		return;
+	if (p->started) {
+		pthread_mutex_lock(&p->mu);
+		p->quit = true;
+		pthread_cond_signal(&p->wake);
+		pthread_mutex_unlock(&p->mu);
+		pthread_join(p->thread, NULL);
+	}
+	if (p->curl)
+		curl_easy_cleanup(p->curl);
+	for (size_t i = 0; p->q && i < p->count; i++)
+		request_free(&p->q[(p->head + i) % p->o.backlog]);
+	free(p->q);
+	pthread_cond_destroy(&p->wake);
+	pthread_cond_destroy(&p->done);
+	pthread_mutex_destroy(&p->mu);
+	free(p);
+}
