@@ -16,7 +16,10 @@ need_perf_events
 need_tracefs
 cd "$TMP"
 R=20
-OR=$PROGS/openread
+# a copy at a short path: bpftrace's str() cuts strings at 64 bytes
+# (BPFTRACE_STRLEN), and a checkout's path may be longer
+cp "$PROGS/openread" "$TMP/openread" || fail "cannot copy openread"
+OR=$TMP/openread
 X() { "$LUAPROF" -x "$@"; }
 
 # bpftrace's answer for the workload's thread, when bpftrace can run here:
