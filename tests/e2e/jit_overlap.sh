@@ -13,7 +13,8 @@
 #   jit_twice   [second + 8, +6)      (the rest of the loop)
 # in which order perf's tree has jit_region at its root: perf names
 # jit_first's samples jit_region (the innermost symbol would be jit_first),
-# and jit_second's are two rows jit_twice.  luaprof's script, top and
+# and jit_second's are two rows jit_twice (one, when its samples all
+# land in one half).  luaprof's script, top and
 # top --children of the file equal perf's, exactly.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
@@ -36,7 +37,10 @@ grep -q ' jit_region+0x' script.perf || fail "perf does not name jit_first's cod
 expect_status 0 "$LUAPROF" run script -i jit.data
 diff script.perf "$TMP/out" > script.diff || { head script.diff; fail "script differs from perf script"; }
 perf report -i jit.data --stdio --no-children --sort sym -n -g none 2>/dev/null | rows > top.perf
-[ "$(grep -c '\] jit_twice$' top.perf)" = 2 ] || { cat top.perf; fail "perf report has not two rows jit_twice"; }
+# two rows jit_twice when samples land in both halves of jit_second's
+# loop; one CI run had all 199 in the first: then one row, in both tools
+twice=$(grep -c '\] jit_twice$' top.perf)
+[ "$twice" -ge 1 ] || { cat top.perf; fail "perf report has no row jit_twice"; }
 expect_status 0 "$LUAPROF" run top --limit=1000 -i jit.data
 rows < "$TMP/out" > top.ours
 diff top.perf top.ours || fail "top differs from perf report"
@@ -44,4 +48,4 @@ perf report -i jit.data --stdio --children --sort sym -n -g none 2>/dev/null | r
 expect_status 0 "$LUAPROF" run top --children --limit=1000 -i jit.data
 rows < "$TMP/out" > children.ours
 diff children.perf children.ours || fail "top --children differs from perf report --children"
-echo "jit_region: $(grep -c ' jit_region+' script.perf) samples; $(wc -l < top.ours) top rows, two jit_twice, as perf"
+echo "jit_region: $(grep -c ' jit_region+' script.perf) samples; $(wc -l < top.ours) top rows, $twice jit_twice, as perf"
