@@ -181,11 +181,19 @@ static void note_backlog(struct lp_live *lv, uint64_t pass)
 }
 
 /* Takes what the thread staged into the queues; *pass receives the time
- * before its last whole pass.  0 or -errno. */
+ * before the last whole pass that every stage taken holds.  The stages
+ * are taken one by one, and the thread may finish a pass between two
+ * takes: a later ring's stage then holds a pass that an earlier one's
+ * does not, so the time is that of the first take (the smallest), or a
+ * record of the earlier ring (a FORK) could go out after later ones of
+ * another (its child's samples).  0 or -errno. */
 static int take_all(struct lp_live *lv, uint64_t *pass)
 {
 	for (size_t c = 0; c < lv->el.nr_cpus; c++) {
-		int rc = lp_drain_take(&lv->drain, c, &lv->spare, pass);
+		uint64_t p;
+		int rc = lp_drain_take(&lv->drain, c, &lv->spare, &p);
+		if (!c || p < *pass)
+			*pass = p;
 		if (!rc)
 			rc = sort_in(lv, c, &lv->spare);
 		lv->spare.len = 0;

@@ -187,10 +187,17 @@ int lp_resolver_load_kernel(struct lp_resolver *r)
 	return r->kernel_tried ? 0 : load_kernel(r);
 }
 
+/* A kernel-mode address: named from kallsyms, in [kernel.kallsyms] or a
+ * module.  perf's kernel maps (the kernel's and the modules') all lie in
+ * the upper half, so an address below it (a user address in a chain's
+ * kernel part, as a sample in execve can give) is in no object, and
+ * perf prints it "[unknown] ([unknown])". */
 static int resolve_kernel(struct lp_resolver *r, uint64_t ip, struct lp_frame *out)
 {
 	const char *dso = NULL;
 
+	if (!(ip >> 63))
+		return 0;
 	out->dso = KERNEL_DSO;
 	if (!r->kernel_tried && load_kernel(r))
 		return -ENOMEM;

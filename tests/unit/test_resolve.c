@@ -261,6 +261,10 @@ static void test_kernel_frames(void)
 	TEST_EQ(lp_resolver_frame(r, NULL, 0xffffffffa0000000ull, true, &fr), 0);
 	TEST_TRUE(fr.sym == NULL);
 	TEST_STREQ(fr.dso, "[kernel.kallsyms]");
+	/* a user address in kernel mode: in none of perf's kernel maps */
+	TEST_EQ(lp_resolver_frame(r, NULL, 0x564527cebe00ull, true, &fr), 0);
+	TEST_TRUE(fr.sym == NULL);
+	TEST_TRUE(fr.dso == NULL);
 	TEST_TRUE(!lp_resolver_kernel_hidden(r));
 	lp_resolver_free(r);
 	unlink(ks);
