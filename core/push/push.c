@@ -23,9 +23,8 @@
 #include <string.h>
 #include <time.h>
 
-#include <curl/curl.h>
-
 #include "luaprof/push.h"
+#include "push/curlsym.h"
 
 #define NR_EVENTS 32
 #define ANSWER_MAX 255          /* the first line of an answer kept, at most */
@@ -60,6 +59,7 @@ struct lp_push {
 	uint64_t ev_lost;
 	struct lp_push_stats st;
 	/* the sender's own */
+	const struct lp_curl *curl_fn;       /* libcurl, opened at the first sender */
 	CURL *curl;
 	char errbuf[CURL_ERROR_SIZE];
 	char answer[ANSWER_MAX + 1];
@@ -169,8 +169,8 @@ static long attempt(struct lp_push *p, const struct request *r)
 {
 	char ct[512];
 	snprintf(ct, sizeof ct, "Content-Type: %s", r->content_type);
-	struct curl_slist *hdr = curl_slist_append(NULL, ct);
-	hdr = hdr ? curl_slist_append(hdr, "Expect:") : NULL;   /* no 100-continue round trip */
+	struct curl_slist *hdr = p->curl_fn->slist_append(NULL, ct);
+	hdr = hdr ? p->curl_fn->slist_append(hdr, "Expect:") : NULL;   /* no 100-continue round trip */
 	if (!hdr) {
 		snprintf(p->errbuf, sizeof p->errbuf, "out of memory");
 		return 0;
@@ -179,18 +179,18 @@ static long attempt(struct lp_push *p, const struct request *r)
 	p->answer_len = 0;
 	p->answer[0] = '\0';
 	p->answer_done = false;
-	curl_easy_setopt(p->curl, CURLOPT_URL, r->url);
-	curl_easy_setopt(p->curl, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(p->curl, CURLOPT_POSTFIELDS, r->body ? r->body : "");
-	curl_easy_setopt(p->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
-	CURLcode rc = curl_easy_perform(p->curl);
+	p->curl_fn->easy_setopt(p->curl, CURLOPT_URL, r->url);
+	p->curl_fn->easy_setopt(p->curl, CURLOPT_HTTPHEADER, hdr);
+	p->curl_fn->easy_setopt(p->curl, CURLOPT_POSTFIELDS, r->body ? r->body : "");
+	p->curl_fn->easy_setopt(p->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
+	CURLcode rc = p->curl_fn->easy_perform(p->curl);
 	long status = 0;
 	if (rc == CURLE_OK)
-		curl_easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, &status);
+		p->curl_fn->easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, &status);
 	else if (!p->errbuf[0])
-		snprintf(p->errbuf, sizeof p->errbuf, "%s", curl_easy_strerror(rc));
-	curl_easy_setopt(p->curl, CURLOPT_HTTPHEADER, NULL);
-	curl_slist_free_all(hdr);
+		snprintf(p->errbuf, sizeof p->errbuf, "%s", p->curl_fn->easy_strerror(rc));
+	p->curl_fn->easy_setopt(p->curl, CURLOPT_HTTPHEADER, NULL);
+	p->curl_fn->slist_free_all(hdr);
 	return status;
 }
 
@@ -273,14 +273,6 @@ static void *sender(void *arg)
 
 /* ------------------------------------------------------------ lifecycle */
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc;
-
-static void curl_init(void)
-{
-	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 static void defaults(struct lp_push_opts *o)
 {
 	if (!o->backlog)
@@ -299,24 +291,24 @@ static void defaults(struct lp_push_opts *o)
 
 static int curl_setup(struct lp_push *p)
 {
-	if (!(p->curl = curl_easy_init()))
+	if (!(p->curl = p->curl_fn->easy_init()))
 		return -ENOMEM;
 	CURL *c = p->curl;
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);              /* a thread of a program with signals */
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, p->errbuf);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, p->o.timeout_ms);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, p->o.timeout_ms);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_answer);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, p);
-	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
-	curl_easy_setopt(c, CURLOPT_XFERINFODATA, p);
+	p->curl_fn->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);              /* a thread of a program with signals */
+	p->curl_fn->easy_setopt(c, CURLOPT_ERRORBUFFER, p->errbuf);
+	p->curl_fn->easy_setopt(c, CURLOPT_TIMEOUT_MS, p->o.timeout_ms);
+	p->curl_fn->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, p->o.timeout_ms);
+	p->curl_fn->easy_setopt(c, CURLOPT_WRITEFUNCTION, on_answer);
+	p->curl_fn->easy_setopt(c, CURLOPT_WRITEDATA, p);
+	p->curl_fn->easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	p->curl_fn->easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+	p->curl_fn->easy_setopt(c, CURLOPT_XFERINFODATA, p);
 #if LIBCURL_VERSION_NUM >= 0x075500      /* 7.85: CURLOPT_PROTOCOLS is deprecated */
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	p->curl_fn->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 #else
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+	p->curl_fn->easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "luaprof");
+	p->curl_fn->easy_setopt(c, CURLOPT_USERAGENT, "luaprof");
 	return 0;
 }
 
@@ -336,12 +328,13 @@ static int start(struct lp_push *p)
 
 struct lp_push *lp_push_new(const struct lp_push_opts *opts)
 {
-	pthread_once(&curl_once, curl_init);
-	if (curl_init_rc != CURLE_OK)
-		return errno = ENOMEM, NULL;
+	const struct lp_curl *fn = lp_curl_load();
+	if (!fn)
+		return NULL;
 	struct lp_push *p = calloc(1, sizeof *p);
 	if (!p)
 		return NULL;
+	p->curl_fn = fn;
 	if (opts)
 		p->o = *opts;
 	defaults(&p->o);
@@ -452,7 +445,7 @@ void lp_push_free(struct lp_push *p)
 		pthread_join(p->thread, NULL);
 	}
 	if (p->curl)
-		curl_easy_cleanup(p->curl);
+		p->curl_fn->easy_cleanup(p->curl);
 	for (size_t i = 0; p->q && i < p->count; i++)
 		request_free(&p->q[(p->head + i) % p->o.backlog]);
 	free(p->q);

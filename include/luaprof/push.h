@@ -69,9 +69,10 @@ struct lp_push_stats {
 	size_t waiting;                 /* requests in the backlog now */
 };
 
-/* Starts a sender with the options (NULL: every default).  Returns it, to
- * be freed with lp_push_free(), or NULL with errno set (ENOMEM, or what
- * libcurl's initialisation or pthread_create failed with). */
+/* Starts a sender with the options (NULL: every default); the first one
+ * opens libcurl.  Returns it, to be freed with lp_push_free(), or NULL
+ * with errno set: ELIBACC when libcurl cannot be opened, else ENOMEM, or
+ * what libcurl's initialisation or pthread_create failed with. */
 struct lp_push *lp_push_new(const struct lp_push_opts *opts);
 
 /* Queues a POST of body (len bytes, copied) to url (an http:// or https://

@@ -183,7 +183,10 @@ static int l_new(lua_State *L)
 	u->p = NULL;
 	luaL_setmetatable(L, PUSH_MT);
 	if (!(u->p = lp_push_new(&o)))
-		return luaL_error(L, "push: cannot start the sender: %s", strerror(errno));
+		return errno == ELIBACC ?
+		       luaL_error(L, "push: libcurl (libcurl.so.4) cannot be opened: install "
+				     "Debian's libcurl4 (make deps)") :
+		       luaL_error(L, "push: cannot start the sender: %s", strerror(errno));
 	return 1;
 }
 
