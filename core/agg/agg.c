@@ -52,7 +52,7 @@ struct lp_agg {
 
 static bool operand_ok(const struct lp_agg_operand *o, bool integer)
 {
-	if (o->src >= LP_AGG_NR_SRCS || (integer && o->src == LP_AGG_COMM))
+	if (o->src >= LP_AGG_NR_SRCS || (integer && (o->src == LP_AGG_COMM || o->src == LP_AGG_SYM)))
 		return false;
 	return o->src != LP_AGG_FIELD || (o->field[0] && memchr(o->field, '\0', sizeof o->field));
 }
@@ -109,6 +109,7 @@ static uint64_t needs(uint8_t src)
 	switch (src) {
 	case LP_AGG_PID: case LP_AGG_TID: case LP_AGG_COMM: return PERF_SAMPLE_TID;
 	case LP_AGG_CPU: return PERF_SAMPLE_CPU;
+	case LP_AGG_SYM: return PERF_SAMPLE_IP;
 	default: return PERF_SAMPLE_RAW;
 	}
 }
@@ -119,7 +120,7 @@ static int bind_operand(const struct lp_agg_operand *o, const struct lp_tp_forma
 			uint64_t sample_type, bool integer, const struct lp_tp_field **f, bool *is_str)
 {
 	*f = NULL;
-	*is_str = o->src == LP_AGG_COMM;
+	*is_str = o->src == LP_AGG_COMM || o->src == LP_AGG_SYM;
 	if (!(sample_type & needs(o->src)))
 		return -EINVAL;
 	if (o->src != LP_AGG_FIELD)
@@ -136,7 +137,7 @@ static int bind_operand(const struct lp_agg_operand *o, const struct lp_tp_forma
 
 static const char *operand_name(const struct lp_agg_operand *o)
 {
-	static const char *const names[] = { "pid", "tid", "cpu", "comm" };
+	static const char *const names[] = { "pid", "tid", "cpu", "comm", "sym" };
 	return o->src == LP_AGG_FIELD ? o->field : names[o->src];
 }
 
@@ -193,10 +194,10 @@ int lp_agg_bind(struct lp_agg *a, const struct lp_tp_format *fmt, uint64_t sampl
 	return 0;
 }
 
-bool lp_agg_wants_comm(const struct lp_agg *a)
+bool lp_agg_wants(const struct lp_agg *a, enum lp_agg_src src)
 {
 	for (unsigned i = 0; i < a->spec.nr_keys; i++)
-		if (a->spec.keys[i].src == LP_AGG_COMM)
+		if (a->spec.keys[i].src == src)
 			return true;
 	return false;
 }
@@ -258,18 +259,19 @@ static bool scratch_grow(struct lp_agg *a, size_t off, size_t n)
 
 /* Builds the sample's key in a->scratch: its length, 0 when an operand is
  * missing, -ENOMEM. */
-static long make_key(struct lp_agg *a, const struct lp_sample *s, const char *comm)
+static long make_key(struct lp_agg *a, const struct lp_sample *s,
+		     const struct lp_agg_names *names)
 {
 	size_t off = 0;
 	for (unsigned i = 0; i < a->spec.nr_keys; i++) {
 		const struct lp_agg_operand *o = &a->spec.keys[i];
 		const char *str = NULL;
 		size_t len = 0;
-		if (o->src == LP_AGG_COMM) {
-			if (!comm)
+		if (o->src == LP_AGG_COMM || o->src == LP_AGG_SYM) {
+			str = !names ? NULL : o->src == LP_AGG_COMM ? names->comm : names->sym;
+			if (!str)
 				return 0;
-			str = comm;
-			len = strlen(comm);
+			len = strlen(str);
 		} else if (a->key_is_str[i]) {
 			if (lp_tp_read_string(a->rk[i].f, s->raw, s->raw_size, &str, &len))
 				return 0;
@@ -385,7 +387,7 @@ static inline bool fixed_key(const struct lp_agg *a, const struct lp_sample *s, 
 	return true;
 }
 
-int lp_agg_add(struct lp_agg *a, const struct lp_sample *s, const char *comm)
+int lp_agg_add(struct lp_agg *a, const struct lp_sample *s, const struct lp_agg_names *names)
 {
 	int64_t v = 0, f;
 	size_t len;
@@ -407,7 +409,7 @@ int lp_agg_add(struct lp_agg *a, const struct lp_sample *s, const char *comm)
 		memcpy(a->scratch, k, len);     /* scratch holds 256 bytes at least */
 		memcpy(a->last_k, k, len);
 	} else {
-		long n = make_key(a, s, comm);
+		long n = make_key(a, s, names);
 		if (n <= 0)
 			return n < 0 ? (int)n : 1;
 		len = (size_t)n - 1;

@@ -5,7 +5,8 @@
  *
  * The one-liners (luaprof -x) compile their short forms into an lp_agg
  * when every operand is one the engine reads itself: the sample's pid,
- * tid, cpu, the thread's command name, or a tracepoint field.  An lp_agg
+ * tid, cpu, a tracepoint field, or a name the caller looks up (the
+ * thread's command name, the function sampled).  An lp_agg
  * is made from a spec, bound once to its event (the tracepoint format and
  * what its samples carry), then fed every sample of that event:
  *
@@ -41,6 +42,7 @@ enum lp_agg_src {
 	LP_AGG_TID,
 	LP_AGG_CPU,             /* needs PERF_SAMPLE_CPU */
 	LP_AGG_COMM,            /* the thread's command name (a string) */
+	LP_AGG_SYM,             /* the function sampled, as s.sym (a string) */
 	LP_AGG_FIELD,           /* a tracepoint field: integer or string */
 	LP_AGG_NR_SRCS
 };
@@ -70,7 +72,7 @@ struct lp_tp_format;
 /* A new, unbound aggregation of spec (copied).  NULL with errno EINVAL
  * when the spec is malformed (an op, source or comparison out of range,
  * too many keys, a field name that is empty or not NUL-terminated, COMM
- * as the value or filter), ENOMEM. */
+ * or SYM as the value or filter), ENOMEM. */
 struct lp_agg *lp_agg_new(const struct lp_agg_spec *spec);
 
 void lp_agg_free(struct lp_agg *a);
@@ -80,23 +82,30 @@ void lp_agg_free(struct lp_agg *a);
  * the fields.  Returns 0; -ENOENT when a field is not in fmt (or fmt is
  * NULL), -EINVAL when a field cannot be an operand there (a value or filter
  * that is not an integer, a key that is neither integer nor string), or
- * when the samples lack what an operand needs (TID for pid/tid, CPU for
- * cpu, RAW for fields); *what (when not NULL) then names the operand
+ * when the samples lack what an operand needs (TID for pid/tid/comm, CPU
+ * for cpu, IP for sym, RAW for fields); *what (when not NULL) then names the operand
  * ("prev_state", "cpu").  May be called again for another event with the
  * same layout; it keeps the entries. */
 int lp_agg_bind(struct lp_agg *a, const struct lp_tp_format *fmt, uint64_t sample_type,
 		const char **what);
 
-/* Whether a's operands include the command name: the caller then passes
- * each sample's thread's comm to lp_agg_add. */
-bool lp_agg_wants_comm(const struct lp_agg *a);
+/* The names of a sample the engine cannot read from it, looked up by the
+ * caller: each NULL when unknown or not wanted (lp_agg_wants). */
+struct lp_agg_names {
+	const char *comm;       /* the thread's command name */
+	const char *sym;        /* the function sampled */
+};
 
-/* Adds sample s (of the bound event) to a: comm is its thread's command
- * name, or NULL when unknown or not wanted.  Returns 0 when added, 1 when
- * the sample was left out (the filter is false, or an operand is missing:
- * a field outside the sample's data, no comm), -ENOMEM.  Allocates only
- * for a key seen for the first time.  a must be bound. */
-int lp_agg_add(struct lp_agg *a, const struct lp_sample *s, const char *comm);
+/* Whether one of a's keys is src (LP_AGG_COMM, LP_AGG_SYM): the caller
+ * then looks that name up for each sample it passes to lp_agg_add. */
+bool lp_agg_wants(const struct lp_agg *a, enum lp_agg_src src);
+
+/* Adds sample s (of the bound event) to a, with the names the caller
+ * looked up (NULL: none).  Returns 0 when added, 1 when the sample was
+ * left out (the filter is false, or an operand is missing: a field
+ * outside the sample's data, no comm, no symbol), -ENOMEM.  Allocates
+ * only for a key seen for the first time.  a must be bound. */
+int lp_agg_add(struct lp_agg *a, const struct lp_sample *s, const struct lp_agg_names *names);
 
 /* The number of distinct keys, numbered 0.. in the order first seen. */
 size_t lp_agg_count(const struct lp_agg *a);

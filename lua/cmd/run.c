@@ -29,6 +29,7 @@
 
 #include "lfields.h"
 #include "lp.h"
+#include "lstack.h"
 #include "run.h"
 #include "luaprof/agg.h"
 #include "luaprof/event.h"
@@ -107,7 +108,8 @@ static const struct lp_evinfo *event_info(struct lp_run *run, int event)
 		char buf[256];
 		ei->agg = lp_agg_for_event(run, name, name ? strip_modifiers(name, buf, sizeof buf) : NULL,
 					   ei->fmt, ei->sample_type);
-		ei->agg_comm = ei->agg && lp_agg_wants_comm(ei->agg);
+		ei->agg_comm = ei->agg && lp_agg_wants(ei->agg, LP_AGG_COMM);
+		ei->agg_sym = ei->agg && lp_agg_wants(ei->agg, LP_AGG_SYM);
 	}
 	ei->ready = true;
 	return ei;
@@ -247,15 +249,25 @@ static int ticks_until(struct lp_run *run, uint64_t t)
 	return 0;
 }
 
-/* A sample of an event a one-liner aggregates in C (lagg.c). */
-static int aggregate(struct lp_run *run, const struct lp_evinfo *ei, const struct lp_sample *s)
+/* A sample of an event a one-liner aggregates in C (lagg.c), with the
+ * names it wants looked up as s.comm and s.sym are. */
+static int aggregate(struct lp_run *run, const struct lp_evinfo *ei, const struct lp_record *rec,
+		     int event)
 {
-	const char *comm = NULL;
+	const struct lp_sample *s = &rec->u.sample;
+	struct lp_agg_names names = { NULL, NULL };
 	if (ei->agg_comm) {
 		const struct lp_thread *t = lp_procs_thread(run->procs, s->pid, s->tid);
-		comm = t ? t->comm : NULL;
+		names.comm = t ? t->comm : NULL;
 	}
-	if (lp_agg_add(ei->agg, s, comm) < 0) {
+	if (ei->agg_sym) {
+		run->view.rec = rec;
+		run->view.event = event;
+		run->view.sample_type = ei->sample_type;
+		names.sym = lp_stack_leaf(run)->sym;
+		lp_sample_invalidate(run->vm.L, run);
+	}
+	if (lp_agg_add(ei->agg, s, &names) < 0) {
 		fprintf(stderr, "luaprof: out of memory\n");
 		return -1;
 	}
@@ -274,7 +286,7 @@ static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
 		return -1;
 	}
 	if (ei->agg)
-		return aggregate(run, ei, &rec->u.sample);
+		return aggregate(run, ei, rec, event);
 	if (!ei->handled)
 		return 0;
 	run->view.rec = rec;

@@ -7,7 +7,7 @@
 --
 -- LUA runs for every sample of the clause's events (when COND, a Lua
 -- expression, is true), with `s` the sample and these names in scope:
---   comm pid tid cpu nsecs args retval ustack kstack event   the sample's
+--   comm pid tid cpu nsecs sym args retval ustack kstack event   the sample's
 --   t                       a table of your own, kept across samples
 --   count(k...)  sum(v, k...)  min(v, k...)  max(v, k...)  avg(v, k...)
 --   hist(v, k...)           aggregate by the keys k..., printed at the end
@@ -20,7 +20,7 @@
 --   exit()                  end the run (luaprof.exit)
 --
 -- A clause whose LUA is one count/sum/min/max/hist call whose operands are
--- comm, pid, tid, cpu or args.NAME, with no COND or `OPERAND CMP INTEGER`,
+-- comm, pid, tid, cpu, sym (keys only) or args.NAME, with no COND or `OPERAND CMP INTEGER`,
 -- alone on its event, is evaluated in C (lagg.c, core/agg): no Lua call
 -- per sample.  Both ways give the same numbers; LUAPROF_ONELINER=lua in
 -- the environment turns the C way off (the tests compare the two), and
@@ -338,6 +338,7 @@ local builtins = {
   tid = function() return cur.tid end,
   cpu = function() return cur.cpu end,
   nsecs = function() return cur.time end,
+  sym = function() return cur.sym end,
   event = function() return cur.event end,
   args = function() return fields_of(cur) end,
   retval = function() return cur.retval end,
@@ -413,7 +414,7 @@ end
 -- all on the chunk's first line so that its line numbers stay the
 -- user's.
 local LOCALS = {
-  comm = "s.comm", pid = "s.pid", tid = "s.tid", cpu = "s.cpu", nsecs = "s.time", event = "s.event",
+  comm = "s.comm", pid = "s.pid", tid = "s.tid", cpu = "s.cpu", nsecs = "s.time", sym = "s.sym", event = "s.event",
   retval = "s.retval", args = "s.args", ustack = "_B.stack(false, s)", kstack = "_B.stack(true, s)",
 }
 local B = { stack = stack_text }
@@ -491,7 +492,7 @@ end
 ---------------------------------------------------------------------------
 -- short forms in C
 
-local OPERAND = { comm = "comm", pid = "pid", tid = "tid", cpu = "cpu" }
+local OPERAND = { comm = "comm", pid = "pid", tid = "tid", cpu = "cpu", sym = "sym" }
 
 local function c_operand(text)
   text = text:match("^%s*(.-)%s*$")
@@ -521,13 +522,13 @@ local function short_form(c)
   local spec = { event = c.events[1], op = op, keys = parts, map = name }
   if op ~= "count" then
     spec.value = table.remove(parts, 1)
-    if not spec.value or spec.value == "comm" then return nil end
+    if not spec.value or spec.value == "comm" or spec.value == "sym" then return nil end
   end
   if #parts > 4 then return nil end
   if c.cond then
     local a, cmp, k = c.cond:match("^%s*(.-)%s*([=~<>]=?)%s*(%-?%d+)%s*$")
     local o = a and c_operand(a)
-    if not o or o == "comm" or not CMPS[cmp] or not math.tointeger(tonumber(k)) then return nil end
+    if not o or o == "comm" or o == "sym" or not CMPS[cmp] or not math.tointeger(tonumber(k)) then return nil end
     spec.filter = { o, cmp, math.tointeger(tonumber(k)) }
   end
   return spec
@@ -556,6 +557,7 @@ do
                                     spec and "C, unless its event cannot (then Lua)" or "Lua"))
     end
   end
+  if #handlers > 0 and #c_aggs == #handlers then AGG.only() end
 end
 
 ---------------------------------------------------------------------------

@@ -11,8 +11,9 @@
  *   a:entries()  -> { { keys = { k1, ... }, value = v, hist = { [bucket] = n } }, ... }
  *   a:active()   -> whether the run fed it samples in C (it bound to its event)
  *   a:clear()
+ *   agg.only()   -- every clause taking samples is one of these (replay.c)
  *
- * Operands are "pid", "tid", "cpu", "comm" or "field:NAME".  The run feeds
+ * Operands are "pid", "tid", "cpu", "comm", "sym" or "field:NAME".  The run feeds
  * an aggregation every sample of its event (matched by name at the
  * event's first sample, as on_event is) instead of calling the event's
  * Lua handler, once lp_agg_bind accepts the event; when it does not (a
@@ -39,7 +40,7 @@ struct lp_agg_reg {
 
 static const char *const ops[] = { "count", "sum", "min", "max", "hist", NULL };
 static const char *const cmps[] = { "==", "~=", "<", "<=", ">", ">=", NULL };
-static const char *const srcs[] = { "pid", "tid", "cpu", "comm", NULL };
+static const char *const srcs[] = { "pid", "tid", "cpu", "comm", "sym", NULL };
 
 static void operand(lua_State *L, int idx, struct lp_agg_operand *o)
 {
@@ -189,6 +190,17 @@ static int l_gc(lua_State *L)
 	return 0;
 }
 
+/* The front end's word that every clause that takes samples is one of
+ * these aggregations: no Lua runs per sample, so a replay reads on its
+ * own thread, as reading ahead would only add copies and hand-overs
+ * (lua/cmd/replay.c).  Should one not bind after all, its clause runs in
+ * Lua on this thread, just as right. */
+static int l_only(lua_State *L)
+{
+	lp_get_run(L)->aggs.only = true;
+	return 0;
+}
+
 /* The bucket of v, for the Lua path's histograms: the same numbers. */
 static int l_bucket(lua_State *L)
 {
@@ -207,9 +219,11 @@ void lp_agg_open(lua_State *L)
 	lua_pushcfunction(L, l_gc);
 	lua_setfield(L, -2, "__gc");
 	lua_pop(L, 1);
-	lua_createtable(L, 0, 2);
+	lua_createtable(L, 0, 3);
 	lua_pushcfunction(L, l_new);
 	lua_setfield(L, -2, "new");
+	lua_pushcfunction(L, l_only);
+	lua_setfield(L, -2, "only");
 	lua_pushcfunction(L, l_bucket);
 	lua_setfield(L, -2, "bucket");
 	lua_setglobal(L, "_ONELINER_AGG");

@@ -78,7 +78,7 @@ struct lp_evinfo {
 	uint64_t sample_type;           /* what its samples carry (PERF_SAMPLE_*) */
 	struct lp_agg *agg;             /* lagg.c: a one-liner's C aggregation takes
 					 * its samples instead of the handler */
-	bool agg_comm;                  /* which wants each sample's comm */
+	bool agg_comm, agg_sym;         /* which want each sample's comm, sym */
 };
 
 /* The switch record view (lswitch.c): one per run, made at the first
@@ -225,6 +225,7 @@ struct lp_run_stack {
 struct lp_agg_reg;
 struct lp_run_aggs {
 	bool on;
+	bool only;              /* every sample goes to one (a replay reads on one core) */
 	struct lp_agg_reg **v;
 	size_t n;
 };

@@ -8,7 +8,8 @@
 #   bpftrace runs here;
 # - over a recording, the short forms evaluated in C give the same output
 #   as the same one-liners through Lua (LUAPROF_ONELINER=lua), and the
-#   counts by prev_state and next_pid equal perf script's;
+#   counts by prev_state and next_pid equal perf script's; the counts by
+#   function (sym, also in C) equal perf report --sort sym's;
 # - replaying, str() is nil (the recording has the pointer only);
 # - a malformed program is one line and exit 255.
 . "$(dirname "$0")/lib.sh"
@@ -143,6 +144,24 @@ perf script -i rec.data -F event,trace 2>/dev/null | awk '$1 == "sched:sched_swi
 	printf "@[%s, %s]: %d\n", st, a[2], n[k] } }' | sort > perf
 [ -s perf ] || fail "perf script printed no sched_switch"
 diff perf ours || fail "counts by prev_state, next_pid differ from perf script's"
+
+# by function, in C: perf report's per-symbol sample counts (a user-only
+# recording of deep16, every sample in a named function)
+perf record -q -e cpu-clock:u -F 4000 -o u.data -- "$PROGS/deep16" 200 >/dev/null 2>&1 ||
+	fail "perf record failed"
+for prog in 'cpu-clock:u { count(sym) }' 'cpu-clock { count(sym, tid) }'; do
+	LUAPROF_ONELINER=explain expect_status 0 X "$prog" -i u.data
+	mv "$TMP/out" c.out
+	grep -q 'evaluated in C' "$TMP/err" || { cat "$TMP/err"; fail "$prog: not evaluated in C"; }
+	LUAPROF_ONELINER=lua expect_status 0 X "$prog" -i u.data
+	[ -s c.out ] || fail "$prog: no output"
+	diff c.out "$TMP/out" || fail "$prog: C and Lua differ"
+done
+X 'cpu-clock:u { count(sym) }' -i u.data | grep -v '^$' | sort > ours
+perf report -i u.data --stdio --no-children --sort sym -F sample,sym -q 2>/dev/null |
+	awk 'NF == 3 && $2 == "[.]" {printf "@[%s]: %d\n", $3, $1}' | sort > perf
+grep -q hot_leaf perf || { cat perf; fail "perf report names no hot_leaf"; }
+diff perf ours || fail "counts by function differ from perf report --sort sym's"
 
 # a glob clause takes the samples of an event a short form names too: both
 # clauses see every sample (so neither is evaluated in C)

@@ -79,7 +79,7 @@ static void counts_by_two_fields(void)
 	struct lp_agg *a = lp_agg_new(&spec);
 	TEST_TRUE(a != NULL);
 	TEST_EQ(lp_agg_bind(a, f, ST, NULL), 0);
-	TEST_TRUE(!lp_agg_wants_comm(a));
+	TEST_TRUE(!lp_agg_wants(a, LP_AGG_COMM));
 	struct rawsw r;
 	for (int i = 0; i < 10; i++) {
 		struct lp_sample s = sample(&r, 5, "a", i % 2, i < 7 ? 100 : -3);
@@ -105,13 +105,15 @@ static void sums_by_comm_and_string_field(void)
 				    .value = field("prev_state") };
 	struct lp_agg *a = lp_agg_new(&spec);
 	TEST_EQ(lp_agg_bind(a, f, ST, NULL), 0);
-	TEST_TRUE(lp_agg_wants_comm(a));
+	TEST_TRUE(lp_agg_wants(a, LP_AGG_COMM));
 	struct rawsw r;
 	struct lp_sample s = sample(&r, 7, "longer-than-fifteen", 40, 0);     /* char[16]: no NUL */
-	TEST_EQ(lp_agg_add(a, &s, "cmd"), 0);
+	const struct lp_agg_names cmd = { .comm = "cmd" }, none = { NULL, NULL };
+	TEST_EQ(lp_agg_add(a, &s, &cmd), 0);
 	s = sample(&r, 7, "longer-than-fifteen", -2, 0);
-	TEST_EQ(lp_agg_add(a, &s, "cmd"), 0);
-	TEST_EQ(lp_agg_add(a, &s, NULL), 1);   /* no comm: left out */
+	TEST_EQ(lp_agg_add(a, &s, &cmd), 0);
+	TEST_EQ(lp_agg_add(a, &s, &none), 1);  /* no comm: left out */
+	TEST_EQ(lp_agg_add(a, &s, NULL), 1);
 	TEST_EQ(lp_agg_count(a), 1);
 	const char *str;
 	int64_t n;
@@ -245,10 +247,48 @@ static void binding_errors(void)
 	TEST_TRUE(!lp_agg_new(&spec));
 	spec = (struct lp_agg_spec){ .op = LP_AGG_SUM, .value = { .src = LP_AGG_COMM } };
 	TEST_TRUE(!lp_agg_new(&spec));
+	spec = (struct lp_agg_spec){ .op = LP_AGG_MAX, .value = { .src = LP_AGG_SYM } };
+	TEST_TRUE(!lp_agg_new(&spec));
 	spec = (struct lp_agg_spec){ .op = LP_AGG_COUNT, .nr_keys = 1, .keys = { { .src = LP_AGG_FIELD } } };
 	TEST_TRUE(!lp_agg_new(&spec));
 	memset(spec.keys[0].field, 'x', sizeof spec.keys[0].field);   /* no NUL */
 	TEST_TRUE(!lp_agg_new(&spec));
+	lp_tp_format_free(f);
+}
+
+/* The function sampled, looked up by the caller as the command name is:
+ * counted by it and the pid; a sample with no symbol is left out; the
+ * samples must carry their ip. */
+static void counts_by_sym(void)
+{
+	struct lp_tp_format *f = format();
+	struct lp_agg_spec spec = { .op = LP_AGG_COUNT, .nr_keys = 2,
+				    .keys = { { .src = LP_AGG_SYM }, { .src = LP_AGG_PID } } };
+	struct lp_agg *a = lp_agg_new(&spec);
+	TEST_EQ(lp_agg_bind(a, NULL, PERF_SAMPLE_TID, NULL), -EINVAL);        /* no IP */
+	TEST_EQ(lp_agg_bind(a, NULL, PERF_SAMPLE_IP | PERF_SAMPLE_TID, NULL), 0);
+	TEST_TRUE(lp_agg_wants(a, LP_AGG_SYM));
+	TEST_TRUE(!lp_agg_wants(a, LP_AGG_COMM));
+	struct rawsw r;
+	struct lp_sample s = sample(&r, 7, "x", 0, 0);
+	const struct lp_agg_names hot = { .sym = "hot_leaf" }, warm = { .sym = "warm_leaf" },
+				  none = { .comm = "x" };
+	for (int i = 0; i < 3; i++)
+		TEST_EQ(lp_agg_add(a, &s, &hot), 0);
+	TEST_EQ(lp_agg_add(a, &s, &warm), 0);
+	TEST_EQ(lp_agg_add(a, &s, &none), 1);
+	TEST_EQ(lp_agg_count(a), 2);
+	const char *str;
+	int64_t n;
+	TEST_TRUE(lp_agg_key(a, 0, 0, &str, &n));
+	TEST_STREQ(str, "hot_leaf");
+	TEST_EQ(lp_agg_value(a, 0), 3);
+	TEST_TRUE(lp_agg_key(a, 1, 0, &str, &n));
+	TEST_STREQ(str, "warm_leaf");
+	TEST_TRUE(!lp_agg_key(a, 1, 1, &str, &n));
+	TEST_EQ(n, 7);
+	TEST_EQ(lp_agg_value(a, 1), 1);
+	lp_agg_free(a);
 	lp_tp_format_free(f);
 }
 
@@ -279,5 +319,6 @@ static void many_keys(void)
 }
 
 TEST_MAIN("agg", TEST_CASE(counts_by_two_fields), TEST_CASE(sums_by_comm_and_string_field),
+	  TEST_CASE(counts_by_sym),
 	  TEST_CASE(min_max_and_wrap), TEST_CASE(hist_buckets_and_filter),
 	  TEST_CASE(outside_data_left_out), TEST_CASE(binding_errors), TEST_CASE(many_keys))
