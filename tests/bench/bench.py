@@ -10,7 +10,7 @@ Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
 NAME is one of: live, replay, replaywall (replay's first row alone), keepup, startup, symbols, tracepoints, dwarf, flame, map,
 guards, probes, stat, offcpu, script, switches, drain, oneliners.
 """
-import atexit, json, os, resource, shutil, statistics, subprocess, sys, tempfile, time
+import atexit, json, os, random, resource, shutil, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
@@ -264,22 +264,29 @@ def replay_wall():
     symbol, perf's quickest report of a -g file), alternating, 5 runs each:
     median wall seconds, and the CPU seconds of the same runs.  The reader
     thread (core/perfdata/pdahead.c) puts reading, decoding and ordering on
-    the second core."""
+    the second core.  The same count as the one-liner `count(sym)`,
+    evaluated in C on one core, in the same rounds; the three commands in
+    a random order each round (the first of a fixed order ran slower)."""
     data, n = record_deep(100000 if QUICK else 540000)
-    ours, theirs, ocpu, pcpu = [], [], [], []
-    for _ in range(5):
-        w, c, _, _ = run([LUAPROF, "run", SYM, "-i", data])
-        ours.append(w); ocpu.append(c)
-        w, c, _, _ = run(["perf", "report", "-i", data, "--stdio", "--no-children", "--sort", "sym"],
-                         out_path="/dev/null")
-        theirs.append(w); pcpu.append(c)
+    cmds = {"script": [LUAPROF, "run", SYM, "-i", data],
+            "oneliner": [LUAPROF, "-x", "cpu-clock { count(sym) }", "-i", data],
+            "perf": ["perf", "report", "-i", data, "--stdio", "--no-children", "--sort", "sym"]}
+    wall = {k: [] for k in cmds}
+    cpu = {k: [] for k in cmds}
+    for _ in range(3 if QUICK else 9):
+        for k in random.sample(sorted(cmds), len(cmds)):
+            w, c, _, _ = run(cmds[k], out_path="/dev/null" if k == "perf" else None)
+            wall[k].append(w); cpu[k].append(c)
     wl = "deep16 %dk fp" % (n // 1000)
-    report(wl, "s.sym vs perf report --sort sym (wall s)", statistics.median(ours),
-           statistics.median(theirs), "s")
-    report(wl, "s.sym vs perf report --sort sym (CPU s)", statistics.median(ocpu),
-           statistics.median(pcpu), "s")
-    print("%-22s luaprof wall %s, perf report wall %s" % ("", ["%.3f" % x for x in ours],
-                                                           ["%.3f" % x for x in theirs]))
+    med = {k: statistics.median(v) for k, v in wall.items()}
+    report(wl, "s.sym vs perf report --sort sym (wall s)", med["script"], med["perf"], "s")
+    report(wl, "s.sym vs perf report --sort sym (CPU s)", statistics.median(cpu["script"]),
+           statistics.median(cpu["perf"]), "s")
+    report(wl, "-x count(sym) (C) vs perf report (wall s)", med["oneliner"], med["perf"], "s")
+    report(wl, "-x count(sym) (C) vs perf report (CPU s)", statistics.median(cpu["oneliner"]),
+           statistics.median(cpu["perf"]), "s")
+    for k in sorted(cmds):
+        print("%-22s %s wall %s" % ("", k, ["%.3f" % x for x in wall[k]]))
 
 
 def replay():
