@@ -20,7 +20,8 @@ uninterruptible: D, runnable: preempted and waiting for a CPU), then the
 stacks that waited longest, leaf first, with their total time.  --folded
 writes "comm;root;...;leaf MICROSECONDS" lines instead (--out=FILE, or
 stdout); luaprof run flamegraph --offcpu draws them as a flame graph.]],
-  { "min", "integer", 1, "leave out waits shorter than this, in microseconds" },
+  { "min-block", "integer", 1, "leave out waits shorter than this, in microseconds "
+    .. "(BCC offcputime's --min-block-time)" },
   { "states", "list", {}, "only these states (letters: S, D, R, ...); default all",
     choices = { "R", "S", "D", "T", "t", "X", "Z", "P", "I" } },
   { "limit", "integer", 10, "stacks to print (and twice as many thread rows)", min = 0 },
@@ -41,7 +42,7 @@ local off = sched.offcpu{
   on_back = function(o, t)
     local ns = t - o.time
     local letter = sched.state(o.state):sub(1, 1)
-    if ns < opt.min * 1000 or (next(wanted) and not wanted[letter]) then return end
+    if ns < opt["min-block"] * 1000 or (next(wanted) and not wanted[letter]) then return end
     local states = by_thread[o.tid]
     if not states then
       states = {}

@@ -862,7 +862,7 @@ def offcpu_bench():
     n = perf_samples(data)
     ours, theirs = [], []
     for _ in range(1 if QUICK else 3):
-        _, cpu, _, out = run([LUAPROF, "run", "offcpu", "--min=0", "-i", data])
+        _, cpu, _, out = run([LUAPROF, "run", "offcpu", "--min-block=0", "-i", data])
         _, pcpu, _, pout = run(["perf", "script", "-i", data, "-s", OFFCPU_PY])
         w = out.split("waits, ")[0].split()[-1]
         if w != pout.split()[1]:

@@ -41,6 +41,12 @@ expect_status 0 "$LUAPROF" run offcpu --limit=1000 -i off.data
 grep "^$C " live.txt | awk '{$1 = $1; print}' > live.rows
 grep "^$C " "$TMP/out" | awk '{$1 = $1; print}' > replay.rows
 diff live.rows replay.rows || fail "the replay of the recording gives other sleeper rows than the live run"
+# --min-block: waits under 40 ms left out keep the ten 50 ms sleeps; over
+# 60 ms, none of them
+expect_status 0 "$LUAPROF" run offcpu --min-block=40000 --folded -i off.data
+in_range "--min-block=40000" "$(nanosleep_us "$TMP/out")" 499000 600000
+expect_status 0 "$LUAPROF" run offcpu --min-block=60000 --folded -i off.data
+[ "$(nanosleep_us "$TMP/out")" = 0 ] || fail "--min-block=60000 kept a 50 ms sleep"
 # -a with the command: the whole system, the sleeper among it
 expect_whole 0 "$LUAPROF" run offcpu -a --folded -- ./"$C" 10 50
 in_range "-a" "$(nanosleep_us "$TMP/out")" 499000 600000
