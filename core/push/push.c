@@ -415,20 +415,32 @@ void lp_push_stats(struct lp_push *p, struct lp_push_stats *st)
 	pthread_mutex_unlock(&p->mu);
 }
 
-int lp_push_flush(struct lp_push *p, uint64_t wait_ns)
+#define FLUSH_SLICE_NS 100000000u       /* how often a flush looks at *stop */
+
+/* CLOCK_REALTIME (the condition variable's) ns from now. */
+static struct timespec realtime_in(uint64_t ns)
 {
-	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
-	uint64_t ns = (uint64_t)until.tv_nsec + wait_ns;
-	until.tv_sec += (time_t)(ns / 1000000000u);
-	until.tv_nsec = (long)(ns % 1000000000u);
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	ns += (uint64_t)t.tv_nsec;
+	t.tv_sec += (time_t)(ns / 1000000000u);
+	t.tv_nsec = (long)(ns % 1000000000u);
+	return t;
+}
+
+int lp_push_flush(struct lp_push *p, uint64_t wait_ns, const volatile sig_atomic_t *stop)
+{
+	uint64_t end = now_ns() + wait_ns;
 	pthread_mutex_lock(&p->mu);
 	p->next_try = 0;
 	pthread_cond_signal(&p->wake);
 	int rc = 0;
-	while (p->count && rc != ETIMEDOUT)
-		rc = pthread_cond_timedwait(&p->done, &p->mu, &until);
-	rc = p->count ? -ETIMEDOUT : 0;
+	for (uint64_t now = now_ns(); p->count && now < end && !(stop && *stop); now = now_ns()) {
+		struct timespec until = realtime_in(end - now < FLUSH_SLICE_NS ? end - now : FLUSH_SLICE_NS);
+		pthread_cond_timedwait(&p->done, &p->mu, &until);
+	}
+	if (p->count)
+		rc = stop && *stop ? -EINTR : -ETIMEDOUT;
 	pthread_mutex_unlock(&p->mu);
 	return rc;
 }

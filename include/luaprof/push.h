@@ -30,6 +30,7 @@
 #ifndef LUAPROF_PUSH_H
 #define LUAPROF_PUSH_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -92,9 +93,10 @@ size_t lp_push_events(struct lp_push *p, struct lp_push_event *out, size_t max, 
 void lp_push_stats(struct lp_push *p, struct lp_push_stats *st);
 
 /* Tries the waiting requests now (a wait before a retry is cut short once)
- * and waits until none is left or wait_ns passed.  0 when none is left,
- * -ETIMEDOUT otherwise. */
-int lp_push_flush(struct lp_push *p, uint64_t wait_ns);
+ * and waits until none is left, wait_ns passed, or *stop (when stop is not
+ * NULL: a flag a signal handler sets) is nonzero, looked at every 100 ms
+ * at most.  0 when none is left, -ETIMEDOUT or -EINTR otherwise. */
+int lp_push_flush(struct lp_push *p, uint64_t wait_ns, const volatile sig_atomic_t *stop);
 
 /* Stops the sender (an attempt under way is abandoned) and frees it and
  * the requests left unsent.  NULL is allowed. */

@@ -163,7 +163,7 @@ function F:send(body, from, to)
 end
 
 function F:finish()
-  local done = self.sender:flush(self.opt["push-timeout"])
+  local done, why = self.sender:flush(self.opt["push-timeout"])
   self:say()
   local st = self.sender:stats()
   io.stderr:write(string.format("luaprof: push: sent %d of %d profiles to %s%s%s%s\n", st.sent,
@@ -171,8 +171,10 @@ function F:finish()
                                 st.dropped > 0 and string.format("; %d dropped (the backlog of %d was full)",
                                                                  st.dropped, self.opt["push-backlog"]) or "",
                                 st.refused > 0 and string.format("; %d refused", st.refused) or "",
-                                done and "" or string.format("; %d unsent after waiting %gs", st.waiting,
-                                                             self.opt["push-timeout"])))
+                                done and "" or why == "interrupted" and
+                                  string.format("; %d unsent (the wait was interrupted)", st.waiting) or
+                                  string.format("; %d unsent after waiting %gs", st.waiting,
+                                                self.opt["push-timeout"])))
   self.sender:close()
 end
 

@@ -22,7 +22,9 @@
  *                          the server's answer) }, one per change of state
  *   s:stats()            { posted, sent, refused, dropped, attempts_failed, waiting }
  *   s:flush(seconds)     tries what waits now, and waits until it is sent
- *                        or the time passed: true when nothing waits
+ *                        or the time passed: true when nothing waits, else
+ *                        false and "timeout" (or "interrupted": a signal
+ *                        came while it waited)
  *   s:close()            stops the sender; what waits is dropped (also at
  *                        garbage collection, and by <close>)
  *
@@ -37,6 +39,7 @@
 #include <lauxlib.h>
 
 #include "linit.h"
+#include "lp.h"
 #include "luaprof/push.h"
 
 #define PUSH_MT "luaprof.Push"
@@ -130,11 +133,19 @@ static uint64_t seconds_ns(lua_State *L, int idx, double def, const char *what)
 	return (uint64_t)llround(s * 1e9);
 }
 
+/* A signal during the hook that flushes (Ctrl-C at the end of a run, where
+ * the last profile waits for the server) ends the wait at once: the
+ * guard counts it, and the hook then stops as after any such signal. */
 static int l_flush(lua_State *L)
 {
 	struct lp_push *p = check(L);
-	lua_pushboolean(L, lp_push_flush(p, seconds_ns(L, 2, 0, "flush's wait")) == 0);
-	return 1;
+	uint64_t wait = seconds_ns(L, 2, 0, "flush's wait");
+	int rc = lp_push_flush(p, wait, &lp_get_run(L)->vm.guard.signals);
+	lua_pushboolean(L, rc == 0);
+	if (!rc)
+		return 1;
+	lua_pushstring(L, rc == -EINTR ? "interrupted" : "timeout");
+	return 2;
 }
 
 static int l_close(lua_State *L)

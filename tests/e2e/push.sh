@@ -145,4 +145,22 @@ rest = froms[3:]
 assert rest == list(range(f0 + 3 + dropped, f0 + posted)), ("after the outage", rest, dropped, posted)
 print("kept %d of the outage, dropped %d, then %d" % (len(kept), dropped, len(rest)))
 PY
+
+# Ctrl-C twice while the server is down: the first ends the run (or, when
+# the command has ended already, the end's wait), the second the wait for
+# the backlog, at once rather than after --push-timeout's minute; the
+# counts line says so.
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$LUAPROF" run pprof --every=1 --push="http://127.0.0.1:$PORT" --push-timeout=60 -e cpu-clock -F 99 \
+	-- "$PROGS/spin" 1500 > int.out 2> int.err &
+LP=$!
+wait_for_line int.err "cannot reach" 60
+t0=$(date +%s)
+kill -INT "$LP"
+sleep 2
+kill -INT "$LP" 2>/dev/null
+wait "$LP" || true
+waited=$(( $(date +%s) - t0 ))
+[ "$waited" -lt 30 ] || fail "the end waited ${waited}s after a signal (--push-timeout=60)"
+expect_grep "^luaprof: push: sent 0 of [0-9]+ profiles to .*; [0-9]+ unsent \(the wait was interrupted\)$" int.err
 exit 0

@@ -5,6 +5,9 @@
  * freeing with requests unsent; a flush that times out says so. */
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <sys/socket.h>
 
 #include "luaprof/push.h"
@@ -33,7 +36,7 @@ static void backlog_bound(void)
 		TEST_EQ(lp_push_post(p, url, "binary/octet-stream", "abc", 3), 0);
 	for (int i = 0; i < 4; i++)
 		TEST_EQ(lp_push_post(p, url, "binary/octet-stream", "abc", 3), -ENOBUFS);
-	TEST_EQ(lp_push_flush(p, 300000000), -ETIMEDOUT);
+	TEST_EQ(lp_push_flush(p, 300000000, NULL), -ETIMEDOUT);
 	struct lp_push_stats st;
 	lp_push_stats(p, &st);
 	TEST_EQ(st.posted, 7);
@@ -67,8 +70,44 @@ static void defaults(void)
 	closed_port_url(url, sizeof url);
 	TEST_EQ(lp_push_post(p, url, "application/json", "{}", 2), 0);
 	TEST_EQ(lp_push_post(p, url, "application/json", "{}", 2), -ENOBUFS);   /* backlog 1 */
-	TEST_EQ(lp_push_flush(p, 0), -ETIMEDOUT);
+	TEST_EQ(lp_push_flush(p, 0, NULL), -ETIMEDOUT);
 	lp_push_free(p);
 }
 
-TEST_MAIN("push", TEST_CASE(backlog_bound), TEST_CASE(defaults))
+/* A flush stops waiting once its flag is set (a second Ctrl-C): at
+ * once when set before, and within its 100 ms slice when set while it
+ * waits, however long the wait it was given. */
+static volatile sig_atomic_t stop_flag;
+
+static void *set_stop(void *arg)
+{
+	(void)arg;
+	struct timespec t = { 0, 150000000 };
+	nanosleep(&t, NULL);
+	stop_flag = 1;
+	return NULL;
+}
+
+static void flush_stops(void)
+{
+	char url[128];
+	closed_port_url(url, sizeof url);
+	struct lp_push_opts o = { .backlog = 2, .timeout_ms = 2000, .retry_ns = 20000000 };
+	struct lp_push *p = lp_push_new(&o);
+	TEST_TRUE(p);
+	TEST_EQ(lp_push_post(p, url, "binary/octet-stream", "abc", 3), 0);
+	stop_flag = 1;
+	TEST_EQ(lp_push_flush(p, 60000000000u, &stop_flag), -EINTR);
+	stop_flag = 0;
+	pthread_t t;
+	TEST_EQ(pthread_create(&t, NULL, set_stop, NULL), 0);
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	TEST_EQ(lp_push_flush(p, 60000000000u, &stop_flag), -EINTR);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	pthread_join(t, NULL);
+	TEST_TRUE(b.tv_sec - a.tv_sec < 30);    /* not the minute given */
+	lp_push_free(p);
+}
+
+TEST_MAIN("push", TEST_CASE(backlog_bound), TEST_CASE(defaults), TEST_CASE(flush_stops))
