@@ -100,11 +100,13 @@ static void publish_locked(struct pd_ahead *a, bool now)
 		pthread_cond_signal(&a->ready);
 }
 
-/* Waits until the batch to fill is free.  0, or -ECANCELED at close. */
-static int wait_room(struct pd_ahead *a)
+/* The thread's wait, entered under mu and left without it: until the
+ * batch to fill is free, or at a barrier until the caller has taken every
+ * batch and waits; then that batch is cleared.  0, or -ECANCELED at
+ * close. */
+static int wait_locked(struct pd_ahead *a, bool barrier)
 {
-	pthread_mutex_lock(&a->mu);
-	while (a->full == AHEAD_BATCHES && !a->quit) {
+	while (!a->quit && (barrier ? a->full || !a->reader_waits : a->full == AHEAD_BATCHES)) {
 		a->thread_waits = true;
 		pthread_cond_wait(&a->room, &a->mu);
 	}
@@ -115,6 +117,13 @@ static int wait_room(struct pd_ahead *a)
 		return -ECANCELED;
 	batch_clear(&a->b[a->wr]);
 	return 0;
+}
+
+/* Waits until the batch to fill is free.  0, or -ECANCELED at close. */
+static int wait_room(struct pd_ahead *a)
+{
+	pthread_mutex_lock(&a->mu);
+	return wait_locked(a, false);
 }
 
 /* Copies the record the reader yielded into the batch being filled. */
@@ -171,17 +180,7 @@ static int ahead_barrier(struct lp_perfdata *pd)
 	a->b[a->wr].pos = pd->src.pos;
 	pthread_mutex_lock(&a->mu);
 	publish_locked(a, true);
-	while ((a->full || !a->reader_waits) && !a->quit) {
-		a->thread_waits = true;
-		pthread_cond_wait(&a->room, &a->mu);
-	}
-	a->thread_waits = false;
-	int quit = a->quit;
-	pthread_mutex_unlock(&a->mu);
-	if (quit)
-		return -ECANCELED;
-	batch_clear(&a->b[a->wr]);     /* free: the caller took everything */
-	return 0;
+	return wait_locked(a, true);    /* the caller took everything: the batch is free */
 }
 
 static void ahead_free(struct pd_ahead *a)
