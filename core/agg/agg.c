@@ -7,6 +7,12 @@
  *
  * The hot path (lp_agg_add) allocates only when a key is new (the map and
  * the bucket array grow) or longer than any before (the scratch buffer).
+ *
+ * A lone sym key (count(sym)) skips the key's bytes for the names seen
+ * before: the resolver's names live as long as it does and one pointer is
+ * one name, so a small cache maps the name's pointer to its entry (the
+ * leaves of a profile are few; two threads' samples alternate between
+ * theirs, so the previous sample's key alone would seldom do).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,6 +29,8 @@
  * a switch and a load: the sample's ids, a plain 4- or 8-byte field, or
  * any other integer field (through lp_tp_read_int). */
 enum { RD_PID, RD_TID, RD_CPU, RD_U32, RD_S32, RD_64, RD_FIELD };
+
+#define SYM_CACHE 64            /* entries of the sym name cache: a power of 2 */
 
 struct reader {
 	uint8_t how;
@@ -48,6 +56,8 @@ struct lp_agg {
 	uint8_t *last;                  /* the previous sample's key (same capacity) */
 	size_t last_len;
 	int64_t last_idx;               /* its entry, or -1 */
+	bool sym_only;                  /* the key is one sym: sym_cache is used */
+	struct { const char *name; int64_t idx; } sym_cache[SYM_CACHE];
 };
 
 static bool operand_ok(const struct lp_agg_operand *o, bool integer)
@@ -101,6 +111,13 @@ void lp_agg_free(struct lp_agg *a)
 	free(a->scratch);
 	free(a->last);
 	free(a);
+}
+
+/* Empties the sym name cache (the entries it points at are gone). */
+static void forget_syms(struct lp_agg *a)
+{
+	for (size_t i = 0; i < SYM_CACHE; i++)
+		a->sym_cache[i].name = NULL;
 }
 
 /* The samples must carry bit for source src. */
@@ -191,6 +208,8 @@ int lp_agg_bind(struct lp_agg *a, const struct lp_tp_format *fmt, uint64_t sampl
 	memcpy(a->key_is_str, str, sizeof str);
 	a->kinds_set = a->bound = true;
 	a->last_idx = -1;
+	a->sym_only = s->nr_keys == 1 && s->keys[0].src == LP_AGG_SYM;
+	forget_syms(a);
 	return 0;
 }
 
@@ -409,6 +428,13 @@ int lp_agg_add(struct lp_agg *a, const struct lp_sample *s, const struct lp_agg_
 		memcpy(a->scratch, k, len);     /* scratch holds 256 bytes at least */
 		memcpy(a->last_k, k, len);
 	} else {
+		if (a->sym_only && names && names->sym) {
+			size_t h = ((uintptr_t)names->sym >> 3) & (SYM_CACHE - 1);
+			if (a->sym_cache[h].name == names->sym) {
+				size_t i = (size_t)a->sym_cache[h].idx;
+				return update(a, lp_hmap_value(a->map, i), i, false, v);
+			}
+		}
 		long n = make_key(a, s, names);
 		if (n <= 0)
 			return n < 0 ? (int)n : 1;
@@ -429,6 +455,11 @@ int lp_agg_add(struct lp_agg *a, const struct lp_sample *s, const struct lp_agg_
 	int rc = update(a, a->last_slot, (size_t)i, added, v);
 	if (rc)
 		a->last_idx = -1;
+	else if (a->sym_only) {
+		size_t h = ((uintptr_t)names->sym >> 3) & (SYM_CACHE - 1);
+		a->sym_cache[h].name = names->sym;
+		a->sym_cache[h].idx = i;
+	}
 	return rc;
 }
 
@@ -470,4 +501,5 @@ void lp_agg_clear(struct lp_agg *a)
 {
 	lp_hmap_clear(a->map);
 	a->last_idx = -1;
+	forget_syms(a);
 }

@@ -93,7 +93,10 @@ int lp_agg_bind(struct lp_agg *a, const struct lp_tp_format *fmt, uint64_t sampl
  * caller: each NULL when unknown or not wanted (lp_agg_wants). */
 struct lp_agg_names {
 	const char *comm;       /* the thread's command name */
-	const char *sym;        /* the function sampled */
+	const char *sym;        /* the function sampled: one pointer must hold one
+				 * name for as long as the lp_agg lives (the
+				 * resolver's names do), as it may be known by
+				 * its address alone */
 };
 
 /* Whether one of a's keys is src (LP_AGG_COMM, LP_AGG_SYM): the caller

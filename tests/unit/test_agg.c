@@ -289,6 +289,32 @@ static void counts_by_sym(void)
 	TEST_EQ(n, 7);
 	TEST_EQ(lp_agg_value(a, 1), 1);
 	lp_agg_free(a);
+
+	/* one sym key: names known by their address after the first time;
+	 * another pointer to the same name is the same entry */
+	spec.nr_keys = 1;
+	a = lp_agg_new(&spec);
+	TEST_EQ(lp_agg_bind(a, NULL, PERF_SAMPLE_IP | PERF_SAMPLE_TID, NULL), 0);
+	char copy[] = "hot_leaf";
+	const struct lp_agg_names other = { .sym = copy };
+	for (int i = 0; i < 5; i++) {
+		TEST_EQ(lp_agg_add(a, &s, &hot), 0);
+		TEST_EQ(lp_agg_add(a, &s, &other), 0);
+		TEST_EQ(lp_agg_add(a, &s, &warm), 0);
+	}
+	TEST_EQ(lp_agg_count(a), 2);
+	TEST_EQ(lp_agg_value(a, 0), 10);
+	TEST_EQ(lp_agg_value(a, 1), 5);
+	lp_agg_clear(a);                /* the cache forgets the entries too */
+	TEST_EQ(lp_agg_add(a, &s, &warm), 0);
+	TEST_EQ(lp_agg_add(a, &s, &hot), 0);
+	TEST_EQ(lp_agg_add(a, &s, &hot), 0);
+	TEST_EQ(lp_agg_count(a), 2);
+	TEST_TRUE(lp_agg_key(a, 0, 0, &str, &n));
+	TEST_STREQ(str, "warm_leaf");
+	TEST_EQ(lp_agg_value(a, 0), 1);
+	TEST_EQ(lp_agg_value(a, 1), 2);
+	lp_agg_free(a);
 	lp_tp_format_free(f);
 }
 
