@@ -472,7 +472,10 @@ void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 		char *brief = f->sym && f->mangled ? lp_demangle_name(f->mangled, false) : NULL;
 		const char *own = brief ? brief : f->sym ? f->sym : "[unknown]";
 		add_name(&b, own, false);
-		if (f->kernel)
+		/* a kernel address, as stackcollapse-perf.pl --all tells one
+		 * (ffffffff...): a user address in a chain's kernel part (a
+		 * sample in execve) is in no kernel object, and no _[k] */
+		if (f->kernel && f->ip >> 63)
 			luaL_addstring(&b, "_[k]");
 		else if (jit_frame(f))
 			luaL_addstring(&b, "_[j]");

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""chainpatch.py IN OUT N: copies the seekable perf.data file IN to OUT with
-the call chains of every Nth sample that has at least three entries made
-corrupt: their third entry becomes 0xffffffffffffffff, which is no context
-marker perf knows (as a user stack walked through code without frame
-pointers can give).  Prints how many chains it changed.  Exits 1 when IN
-is not a recording whose samples carry call chains."""
+"""chainpatch.py IN OUT N [user]: copies the seekable perf.data file IN to
+OUT with the call chains of every Nth sample that has at least three
+entries made corrupt: their third entry becomes 0xffffffffffffffff, which
+is no context marker perf knows (as a user stack walked through code
+without frame pointers can give).  With "user", only chains whose first
+three entries are PERF_CONTEXT_KERNEL and two kernel addresses are
+counted, and their third entry becomes USER_ADDR, a user address in the
+chain's kernel part (as a sample in execve can have).  Prints how many
+chains it changed.  Exits 1 when IN is not a recording whose samples
+carry call chains."""
 import struct
 import sys
 
@@ -20,9 +24,18 @@ BEFORE = [(1 << 16, 8),     # IDENTIFIER
           (1 << 7, 8),      # CPU
           (1 << 8, 8)]      # PERIOD
 CALLCHAIN, READ = 1 << 5, 1 << 4
+PERF_CONTEXT_KERNEL = (1 << 64) - 128
+USER_ADDR = 0x564527cebe00
 
 
-def main(src, dst, every):
+def kernel_part(data, at):
+    """Whether the chain's entries at `at` start with the kernel marker and
+    two kernel addresses."""
+    first = struct.unpack_from("<QQQ", data, at)
+    return first[0] == PERF_CONTEXT_KERNEL and all(a >> 63 and a < PERF_CONTEXT_KERNEL for a in first[1:])
+
+
+def main(src, dst, every, user=False):
     data = bytearray(open(src, "rb").read())
     if data[:8] != b"PERFILE2":
         sys.exit(f"{src}: not a seekable perf.data file")
@@ -41,10 +54,11 @@ def main(src, dst, every):
             sys.exit(f"{src}: a record of size {size} at {pos}")
         if rtype == PERF_RECORD_SAMPLE:
             nr, = struct.unpack_from("<Q", data, pos + 8 + skip)
-            if nr >= 3:
+            ips = pos + 8 + skip + 8
+            if nr >= 3 and (not user or kernel_part(data, ips)):
                 seen += 1
                 if seen % every == 0:
-                    struct.pack_into("<Q", data, pos + 8 + skip + 8 + 2 * 8, (1 << 64) - 1)
+                    struct.pack_into("<Q", data, ips + 2 * 8, USER_ADDR if user else (1 << 64) - 1)
                     changed += 1
         pos += size
     open(dst, "wb").write(data)
@@ -52,6 +66,6 @@ def main(src, dst, every):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5) or (len(sys.argv) == 5 and sys.argv[4] != "user"):
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2], int(sys.argv[3]))
+    main(sys.argv[1], sys.argv[2], int(sys.argv[3]), len(sys.argv) == 5)

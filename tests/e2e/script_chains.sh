@@ -53,4 +53,24 @@ if extra != n:
     sys.exit("luaprof has %d one-frame stacks more than perf, not %d" % (extra, n))
 PY
 echo "folded: as perf script's stacks but for the corrupt chains' samples ($n)"
+
+# A user address in a chain's kernel part (a sample in execve can have
+# one): in none of perf's kernel maps, so "[unknown] ([unknown])" in perf
+# script, and no _[k] in its folded stacks (stackcollapse tells kernel
+# frames by their object).  chainpatch.py puts one into every 5th chain
+# that starts in the kernel, of a recording of dd's one-byte copies (most
+# of its time in system calls); script and folded must be perf's exactly.
+perf record -q -g -F 999 -o sys.data -- dd if=/dev/zero of=/dev/null bs=1 count=400000 >/dev/null 2>&1 ||
+	fail "perf record -g of dd failed"
+u=$(python3 "$ROOT/tests/e2e/chainpatch.py" sys.data user.data 5 user) || fail "cannot patch sys.data"
+[ "$u" -ge 5 ] || fail "only $u chains of dd's recording start with two kernel frames"
+perf script -i user.data > perfu.txt 2>/dev/null || fail "perf script -i user.data failed"
+grep -q '564527cebe00 \[unknown\] (\[unknown\])' perfu.txt || fail "perf script shows no patched frame"
+expect_status 0 "$LUAPROF" run script -i user.data
+cmp perfu.txt "$TMP/out" || { diff perfu.txt "$TMP/out" | head; fail "script differs from perf script on user addresses in kernel chains"; }
+python3 "$PS" fold perfu.txt > foldedu.perf
+expect_status 0 "$LUAPROF" run folded -i user.data
+sort "$TMP/out" > foldedu.ours
+diff foldedu.perf foldedu.ours > foldedu.diff || { head -4 foldedu.diff | cut -c1-300; fail "folded differs from perf's on user addresses in kernel chains"; }
+echo "a user address in the kernel part of $u chains: script and folded as perf's"
 exit 0
