@@ -145,10 +145,12 @@ for row in sys.stdin:
 
 # real_differs WHAT FILE DIFF: notes that WHAT differs from perf on FILE,
 # printing the start of DIFF (perf's lines "<", luaprof's ">"; the first
-# $REAL_DIFF_LINES, 6 unless set).
+# $REAL_DIFF_LINES, 6 unless set).  A long line is shown by its first 100
+# and last 200 characters, where folded stacks differ (their leaves).
 real_differs() {
 	echo "DIFFERS: $1 on $(basename "$2") ($(grep -c '^[<>]' "$3") lines differ); the first:"
-	grep '^[<>]' "$3" | head -"${REAL_DIFF_LINES:-6}" | cut -c1-200 | sed 's/^/    /'
+	grep '^[<>]' "$3" | head -"${REAL_DIFF_LINES:-6}" |
+		awk '{ if (length($0) > 320) $0 = substr($0, 1, 100) " ... " substr($0, length($0) - 199); print "    " $0 }'
 	REAL_DIFFS="$REAL_DIFFS $1:$(basename "$2")"
 }
 
