@@ -107,9 +107,7 @@ end
 
 -- ---- the table ----
 
-local function pct(part, whole)
-  return string.format("%.2f%%", whole > 0 and 100 * part / whole or 0)
-end
+local pct = require("luaprof.fmt").pct
 
 -- The rows of the current view, hottest first, and their total.
 local function sorted()

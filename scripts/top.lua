@@ -303,9 +303,7 @@ function on_sample(s)
   end
 end
 
-local function pct(part, whole)
-  return string.format("%.2f%%", whole > 0 and 100 * part / whole or 0)
-end
+local pct = require("luaprof.fmt").pct
 
 local function print_table(ev, t, lost)
   local list = {}

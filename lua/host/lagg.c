@@ -219,13 +219,10 @@ void lp_agg_open(lua_State *L)
 	lua_pushcfunction(L, l_gc);
 	lua_setfield(L, -2, "__gc");
 	lua_pop(L, 1);
-	lua_createtable(L, 0, 3);
-	lua_pushcfunction(L, l_new);
-	lua_setfield(L, -2, "new");
-	lua_pushcfunction(L, l_only);
-	lua_setfield(L, -2, "only");
-	lua_pushcfunction(L, l_bucket);
-	lua_setfield(L, -2, "bucket");
+	static const luaL_Reg funcs[] = {
+		{ "new", l_new }, { "only", l_only }, { "bucket", l_bucket }, { NULL, NULL },
+	};
+	luaL_newlib(L, funcs);
 	lua_setglobal(L, "_ONELINER_AGG");
 }
 
