@@ -333,10 +333,18 @@ static int parse_sample(struct cursor *c, const struct lp_format *f, struct lp_s
 /* A sample is its own sample_id. */
 static void sample_sid(const struct lp_sample *s, struct lp_record *r)
 {
+	uint32_t pid = s->pid, tid = s->tid;
+	uint64_t time = s->time;
+
+	/* Each field loaded alone, as wide as the store that has just written
+	 * it: GCC would copy pid, tid and time with one 16-byte load, which
+	 * the store buffer cannot serve from three narrower stores, so it
+	 * waited for them to retire: a third of this decoder's time. */
+	__asm__("" : "+r"(pid), "+r"(tid), "+r"(time));
 	r->has_sid = true;
-	r->sid.pid = s->pid;
-	r->sid.tid = s->tid;
-	r->sid.time = s->time;
+	r->sid.pid = pid;
+	r->sid.tid = tid;
+	r->sid.time = time;
 	r->sid.id = s->id;
 	r->sid.stream_id = s->stream_id;
 	r->sid.cpu = s->cpu;
