@@ -69,7 +69,7 @@ static int fetch(struct lp_perfdata *pd, struct pd_rec *r)
 		pd->has_pending = false;
 		return 1;
 	}
-	n = pd_comp_next(pd, r);
+	n = pd->comp ? pd_comp_next(pd, r) : 0;        /* no call per record unless compressed */
 	if (!n)
 		n = pd_src_next(pd, r);
 	if (n > 0)
@@ -108,8 +108,10 @@ static int kernel_record(struct lp_perfdata *pd, const struct pd_rec *r,
 		       "skipped", pd->path, (unsigned long long)r->off);
 		return 0;
 	}
+	if (!pd->ordered)
+		return deliver(pd, r->h, r->off, idx, out, ev);
 	t = peek_time(pd->evs[idx], r->h);
-	if (!pd->ordered || t == 0 || t == UINT64_MAX)
+	if (t == 0 || t == UINT64_MAX)
 		return deliver(pd, r->h, r->off, idx, out, ev);
 	if (pd_order_queue(&pd->order, t, r, (uint32_t)idx))
 		return pd_error(pd, r->off, -ENOMEM, "out of memory queueing records");
@@ -137,7 +139,8 @@ int pd_read_next(struct lp_perfdata *pd, struct lp_record *rec, const struct lp_
 
 	if (pd->failed && !pd->draining)
 		return pd->failed;
-	pd_order_release(&pd->order);
+	if (pd->order.release != PD_NO_CHUNK)
+		pd_order_release(&pd->order);
 	for (;;) {
 		if (pd_order_pop(&pd->order, &e)) {
 			n = deliver(pd, e.rec, e.off, (int)e.ev, rec, ev);

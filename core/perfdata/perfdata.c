@@ -298,10 +298,20 @@ const char *lp_perfdata_error(const struct lp_perfdata *pd)
 
 /* ---- the record loop ---------------------------------------------------------- */
 
+int lp_perfdata_unordered(struct lp_perfdata *pd)
+{
+	if (pd->ahead || pd->started)
+		return -EALREADY;
+	pd->ordered = false;
+	return 0;
+}
+
 int lp_perfdata_next_ref(struct lp_perfdata *pd, const struct lp_record **rec,
 			 const struct lp_pd_event **ev)
 {
 	*rec = &pd->cur;
+	if (!pd->started)       /* written once: the read-ahead thread reads its neighbours */
+		pd->started = true;
 	return pd->ahead ? pd_ahead_next(pd, rec, ev) : pd_read_next(pd, &pd->cur, ev);
 }
 

@@ -297,6 +297,7 @@ struct lp_perfdata {
 	int failed;             /* sticky -errno once an error was reported */
 	bool draining;          /* failed, but records queued before it still go out */
 	bool pipe, eof, ordered;
+	bool started;           /* a record was asked for (lp_perfdata_unordered) */
 	struct pd_src src;
 	struct pd_comp *comp;
 	uint32_t comp_mmap_len; /* HEADER_COMPRESSED mmap_len, 0 when absent */

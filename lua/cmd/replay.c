@@ -49,14 +49,21 @@ struct replay_src {
 	bool stopped;
 	const volatile sig_atomic_t *interrupted;       /* by a signal: stop reading */
 	uint64_t first_time, last_time;
+	const struct lp_pd_event *last_ev;      /* event_index's last answer */
+	int last_idx;
 };
 
-static int event_index(const struct lp_perfdata *pd, const struct lp_pd_event *ev)
+static int event_index(struct replay_src *rs, const struct lp_pd_event *ev)
 {
-	size_t n = lp_perfdata_nr_events(pd);
+	if (ev && ev == rs->last_ev)            /* runs of one event's records */
+		return rs->last_idx;
+	size_t n = lp_perfdata_nr_events(rs->pd);
 	for (size_t i = 0; ev && i < n; i++)
-		if (lp_perfdata_event(pd, i) == ev)
+		if (lp_perfdata_event(rs->pd, i) == ev) {
+			rs->last_ev = ev;
+			rs->last_idx = (int)i;
 			return (int)i;
+		}
 	return -1;
 }
 
@@ -138,12 +145,12 @@ static int replay_next(void *ctx, const struct lp_record **recp, int *event)
 		rc = -ENOMEM;
 	if (rc <= 0)
 		return rc;
-	*event = event_index(rs->pd, ev);
-	if (rec->type == PERF_RECORD_SAMPLE && rec->u.sample.time) {
-		if (!rs->first_time)
-			rs->first_time = rec->u.sample.time;
-		rs->last_time = rec->u.sample.time;
-	}
+	*event = event_index(rs, ev);
+	uint64_t t = rec->type == PERF_RECORD_SAMPLE ? rec->u.sample.time : 0;
+	if (t && (!rs->first_time || t < rs->first_time))       /* file order: see read_ahead */
+		rs->first_time = t;
+	if (t > rs->last_time)
+		rs->last_time = t;
 	return 1;
 }
 
@@ -257,17 +264,46 @@ static int no_writer(struct lp_run *run, const char *file, uint64_t duration_ns)
 	return run->failed ? LP_EXIT_FAILURE : 0;
 }
 
+/* Whether Lua runs for the samples: on_sample, a handler in on_event (as
+ * on_start left it: the table is read at each event's first sample), or
+ * on_switch.  Read raw: no metamethod runs outside a protected call. */
+static bool lua_per_sample(const struct lp_run *run)
+{
+	lua_State *L = run->vm.L;
+	if (!L)
+		return false;
+	if (run->vm.ref[LP_HOOK_SAMPLE] != LUA_NOREF || run->vm.ref[LP_HOOK_SWITCH] != LUA_NOREF)
+		return true;
+	bool any = false;
+	lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+	lua_pushliteral(L, "on_event");
+	if (lua_rawget(L, -2) == LUA_TTABLE) {
+		lua_pushnil(L);
+		any = lua_next(L, -2) != 0;
+		if (any)
+			lua_pop(L, 2);
+	}
+	lua_pop(L, 2);
+	return any;
+}
+
 /* Reading, decoding and ordering on a core of their own, the script on
  * another: where this process may run on two (its affinity: taskset), and
  * the input is a file (a stream is read here).  Without the thread the
- * records are the same, read here.  A one-liner that counts in C
- * (run->aggs.only) runs no Lua per sample, and there the thread would
- * only add its copies and hand-overs, across cores: 0.08 s of CPU against
- * 0.15 s for 0.52M sched_switch samples (docs/performance.md). */
+ * records are the same, read here.  Where no Lua runs per sample (a
+ * one-liner that counts in C, run->aggs.only; a script of on_end alone)
+ * the thread would only add its copies and hand-overs, across cores: 0.08 s
+ * of CPU against 0.15 s for 0.52M sched_switch samples
+ * (docs/performance.md).  When the answer cannot depend on the records'
+ * order (lp_agg_order_free), they come in file order, unsorted: 9% less
+ * CPU on the same recording.  Called after on_start, before the first
+ * record. */
 static void read_ahead(struct lp_run *run, struct lp_perfdata *pd)
 {
 	cpu_set_t cpus;
-	if (run->aggs.only)
+	if (run->aggs.only && lp_agg_order_free(run))
+		lp_perfdata_unordered(pd);
+	if (run->aggs.only || !lua_per_sample(run))
 		return;
 	if (sched_getaffinity(0, sizeof cpus, &cpus) ? sysconf(_SC_NPROCESSORS_ONLN) < 2
 						      : CPU_COUNT(&cpus) < 2)
@@ -304,11 +340,11 @@ static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 		lp_perfdata_close(rs.pd);
 		return LP_EXIT_FAILURE;
 	}
-	read_ahead(run, rs.pd);
 	if (run->vm.ref[LP_HOOK_START] != LUA_NOREF) {
 		push_info(run->vm.L, &rs, file);
 		lp_vm_call(run, LP_HOOK_START, 1);
 	}
+	read_ahead(run, rs.pd);
 	int rc = run->failed ? -1 : 0;
 	if (!rc) {
 		struct lp_source src = { .ctx = &rs, .next_ref = replay_next, .stop = replay_stop,

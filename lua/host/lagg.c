@@ -250,3 +250,21 @@ void lp_agg_regs_free(struct lp_run *run)
 	run->aggs.v = NULL;
 	run->aggs.n = 0;
 }
+
+bool lp_agg_order_free(const struct lp_run *run)
+{
+	static const enum lp_hook timed[] = {   /* on_interval runs only with interval.ns */
+		LP_HOOK_COMM, LP_HOOK_FORK, LP_HOOK_EXIT, LP_HOOK_SWITCH, LP_HOOK_KEY,
+	};
+	if (!run->aggs.only || run->interval.ns)
+		return false;
+	for (size_t i = 0; i < sizeof timed / sizeof timed[0]; i++)
+		if (run->vm.ref[timed[i]] != LUA_NOREF)
+			return false;
+	for (size_t i = 0; i < run->aggs.n; i++) {
+		const struct lp_agg_reg *r = run->aggs.v[i];
+		if (r && (lp_agg_wants(r->agg, LP_AGG_COMM) || lp_agg_wants(r->agg, LP_AGG_SYM)))
+			return false;
+	}
+	return true;
+}

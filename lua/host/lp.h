@@ -398,6 +398,13 @@ void lp_agg_open(lua_State *L);
 struct lp_agg *lp_agg_for_event(struct lp_run *run, const char *name, const char *bare,
 				const struct lp_tp_format *fmt, uint64_t sample_type);
 void lp_agg_regs_free(struct lp_run *run);
+/* lagg.c: whether the run's answer is the same in any order of its
+ * records: every sample goes to a C aggregation (aggs.only) keyed by what
+ * the sample itself holds (not comm or sym, which depend on the process
+ * records before it), and no hook sees time pass (on_interval) or the
+ * process records.  A replay then reads in file order
+ * (lp_perfdata_unordered). */
+bool lp_agg_order_free(const struct lp_run *run);
 
 /* lmem.c: luaprof.read_string(pid, addr [, max]). */
 int lp_l_read_string(lua_State *L);

@@ -1068,6 +1068,77 @@ static void synthetic_order_matches_perf(void)
 	tmp_cleanup();
 }
 
+/* The (type, time) of every record read from path, ordered or in file
+ * order; at most max.  Returns how many. */
+static size_t read_times(const char *path, bool unordered, uint64_t (*out)[2], size_t max)
+{
+	char err[512];
+	struct lp_perfdata *pd = lp_perfdata_open(path, err, sizeof err);
+	struct lp_record rec;
+	const struct lp_pd_event *ev;
+	size_t n = 0;
+
+	TEST_TRUE(pd != NULL);
+	if (!pd)
+		return 0;
+	if (unordered)
+		TEST_EQ(lp_perfdata_unordered(pd), 0);
+	while (lp_perfdata_next(pd, &rec, &ev) > 0 && n < max) {
+		out[n][0] = rec.type;
+		out[n++][1] = rec.has_sid ? rec.sid.time : 0;
+	}
+	TEST_EQ(lp_perfdata_unordered(pd), -EALREADY);        /* only before the first */
+	TEST_EQ(lp_perfdata_error(pd)[0], '\0');
+	lp_perfdata_close(pd);
+	return n;
+}
+
+static int cmp_times(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : x[1] != y[1] ? (x[1] < y[1] ? -1 : 1) : 0;
+}
+
+/* lp_perfdata_unordered: the same records as the ordered read, in the
+ * order the file holds them (which that read does not keep). */
+static void unordered_reads_file_order(void)
+{
+	enum { MAX = 8192 };
+	static uint64_t ord[MAX][2], unord[MAX][2], file[MAX][2];
+	struct buf b = { 0 };
+	size_t nf = 0;
+
+	write_synthetic_file(tmp("syn_unord.data"), (struct syn){ true, true });
+	synth_records(&b, (struct syn){ true, true });
+	for (size_t off = 0; off < b.n && nf < MAX;) {          /* the file's order */
+		struct perf_event_header h;
+		uint64_t t = 0;
+
+		memcpy(&h, b.p + off, sizeof h);
+		if (h.type == PERF_RECORD_SAMPLE)
+			memcpy(&t, b.p + off + 8 + 24, 8);      /* IDENTIFIER, IP, TID, TIME */
+		else if (h.type == PERF_RECORD_COMM)
+			memcpy(&t, b.p + off + h.size - 16, 8); /* the trailer's time */
+		if (h.type != 68) {                     /* FINISHED_ROUND is the reader's */
+			file[nf][0] = h.type;
+			file[nf++][1] = t;
+		}
+		off += h.size;
+	}
+	free(b.p);
+	size_t no = read_times(tmp("syn_unord.data"), false, ord, MAX);
+	size_t nu = read_times(tmp("syn_unord.data"), true, unord, MAX);
+	TEST_EQ(nu, nf);
+	TEST_EQ(no, nf);
+	TEST_TRUE(nu == nf && !memcmp(unord, file, nf * sizeof file[0]));
+	TEST_TRUE(no == nf && memcmp(ord, file, nf * sizeof file[0]) != 0);    /* it did sort */
+	qsort(ord, no, sizeof ord[0], cmp_times);
+	qsort(unord, nu, sizeof unord[0], cmp_times);
+	TEST_TRUE(no == nu && !memcmp(ord, unord, nu * sizeof ord[0]));
+	tmp_cleanup();
+}
+
 static void unknown_ids_are_skipped(void)
 {
 	struct buf b = { 0 };
@@ -1478,6 +1549,7 @@ TEST_MAIN("perfdata",
 	  TEST_CASE(truncations_and_flips_end_cleanly),
 	  TEST_CASE(bad_magic_and_header),
 	  TEST_CASE(synthetic_order_matches_perf),
+	  TEST_CASE(unordered_reads_file_order),
 	  TEST_CASE(unknown_ids_are_skipped),
 	  TEST_CASE(cut_file_delivers_what_came_before),
 	  TEST_CASE(stdin_pipe_equals_mapped),
