@@ -47,8 +47,12 @@ struct pd_ahead_ent {
 	const struct lp_pd_event *ev;
 };
 
+#define CACHE_LINE 64
+
+/* A cache line each: the thread writes n of the batch it fills while the
+ * caller reads n of the one before. */
 struct pd_batch {
-	struct pd_ahead_ent *ents;
+	_Alignas(CACHE_LINE) struct pd_ahead_ent *ents;
 	size_t n;
 	uint8_t *bytes;
 	size_t used;
@@ -66,10 +70,11 @@ struct pd_ahead {
 	size_t full;            /* batches published and not given back */
 	bool reader_waits, thread_waits;
 	int quit;               /* also read without mu, by the thread */
-	/* the thread's */
-	size_t wr;              /* the batch it fills */
+	/* the thread's, on a line of its own: it reads them for every record,
+	 * as the caller writes its own for every record */
+	_Alignas(CACHE_LINE) size_t wr;         /* the batch it fills */
 	/* the caller's */
-	size_t rd;              /* the batch it reads, when cur */
+	_Alignas(CACHE_LINE) size_t rd;         /* the batch it reads, when cur */
 	struct pd_batch *cur;
 	size_t at;              /* the next entry of cur */
 	bool ended;
@@ -201,9 +206,11 @@ int lp_perfdata_read_ahead(struct lp_perfdata *pd)
 		return -EALREADY;
 	if (!pd->src.map)
 		return -ESPIPE;
-	struct pd_ahead *a = calloc(1, sizeof *a);
+	size_t size = (sizeof(struct pd_ahead) + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
+	struct pd_ahead *a = aligned_alloc(CACHE_LINE, size);  /* calloc's alignment is 16 */
 	if (!a)
 		return -ENOMEM;
+	memset(a, 0, size);
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->ready, NULL);
 	pthread_cond_init(&a->room, NULL);
