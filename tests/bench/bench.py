@@ -513,21 +513,28 @@ def oneliner_replay():
     (evaluated in C: core/agg) over the recording of tracepoint_replay's
     kind (pingpong, about 0.52M samples), against perf script -s with a
     Python script counting the same: samples per CPU-second.  The counts
-    must be the same, line for line."""
+    must be the same, line for line.  The three commands run in a random
+    order in each of 9 rounds: the machine's speed drifts (by up to 1.5x
+    for luaprof and 2x for perf between runs of this section), and the
+    medians of more interleaved runs follow it more evenly."""
     n_pass = 30000 if QUICK else 260000
     data = os.path.join(TMP, "switch1.data")
     subprocess.run(["perf", "record", "-q", "-e", "sched:sched_switch", "-o", data, "--",
                     os.path.join(PROGS, "pingpong"), str(n_pass)], check=True, stderr=subprocess.DEVNULL)
     n = perf_samples(data)
-    ours, theirs, bare, lua = [], [], [], []
-    for _ in range(1 if QUICK else 5):
-        _, cpu, _, out = run([LUAPROF, "-x", ONELINER, "-i", data])
-        _, pcpu, _, pout = run(["perf", "script", "-i", data, "-s", COUNT2_PY])
+    ours, theirs, bare = [], [], []
+    for _ in range(1 if QUICK else 9):
+        for k in random.sample(["ours", "perf", "bare"], 3):
+            if k == "ours":
+                _, cpu, _, out = run([LUAPROF, "-x", ONELINER, "-i", data])
+                ours.append(n / max(cpu, 1e-6))
+            elif k == "perf":
+                _, pcpu, _, pout = run(["perf", "script", "-i", data, "-s", COUNT2_PY])
+                theirs.append(n / max(pcpu, 1e-6))
+            else:
+                bare.append(n / max(run([LUAPROF, "run", NOTHING, "-i", data])[1], 1e-6))
         if out.split() != pout.split():
             sys.exit("bench: the one-liner and perf script -s disagree: %r vs %r" % (out[:200], pout[:200]))
-        ours.append(n / max(cpu, 1e-6))
-        theirs.append(n / max(pcpu, 1e-6))
-        bare.append(n / max(run([LUAPROF, "run", NOTHING, "-i", data])[1], 1e-6))
     _, lcpu, _, lout = run(["env", "LUAPROF_ONELINER=lua", LUAPROF, "-x", ONELINER, "-i", data])
     if lout.split() != out.split():
         sys.exit("bench: the one-liner's C and Lua ways disagree")
