@@ -84,18 +84,24 @@ on_event, on_switch = profile.offcpu_events(opt, function(o, ns, stack)
   waits = waits + 1
 end, "stack")
 
+-- The file (--out), then the server's profiles: profiles still unsent at
+-- the end (the wait timed out or was interrupted) are lost, which the exit
+-- status says too (255), after the line of counts.
 function on_end(info)
+  local delivered = true
   if per then
     if opt.out then per:report(opt.offcpu and "sched_switch samples" or "samples") end
-    if server then server:finish() end
-    return
+    if server then delivered = server:finish() end
+  else
+    if opt.out then
+      p:write(opt.out, { duration = info.duration })
+      io.stderr:write(string.format("luaprof: wrote %d %s to %s\n", opt.offcpu and waits or info.samples,
+                                    opt.offcpu and "waits" or "samples", opt.out))
+    end
+    if server then
+      server:send(p:encode(), wall0, wall0 + (info.duration or 0))
+      delivered = server:finish()
+    end
   end
-  if server then
-    server:send(p:encode(), wall0, wall0 + (info.duration or 0))
-    server:finish()
-  end
-  if not opt.out then return end
-  p:write(opt.out, { duration = info.duration })
-  io.stderr:write(string.format("luaprof: wrote %d %s to %s\n", opt.offcpu and waits or info.samples,
-                                opt.offcpu and "waits" or "samples", opt.out))
+  if not delivered then os.exit(255) end
 end

@@ -7,7 +7,8 @@
 --   local f = fleet.new(opt)               -- nil without --push; usage errors at the top level
 --   f:start(info)                          -- on_start: the labels that need the run
 --   f:send(body, from_ns, to_ns)           -- a gzip'd profile.proto of that period
---   f:finish()                             -- on_end: waits for the backlog, one line of counts
+--   f:finish()                             -- on_end: waits for the backlog, one line of counts;
+--                                          -- false when profiles were left unsent
 --
 -- Pyroscope (https://grafana.com/docs/pyroscope/latest/configure-server/about-server-api/):
 -- POST URL/ingest?name=APP{k=v,...}&from=S&until=S&format=pprof&spyName=luaprof,
@@ -176,6 +177,7 @@ function F:finish()
                                   string.format("; %d unsent after waiting %gs", st.waiting,
                                                 self.opt["push-timeout"])))
   self.sender:close()
+  return done
 end
 
 return M

@@ -99,9 +99,13 @@ if command -v go >/dev/null; then
 fi
 
 # Refusals: one line (status and the answer's first line), the run goes on.
+# A 400 is dropped at once (exit 0: nothing waits at the end); a 500 is tried
+# again, and the profiles still waiting for a try at --push-timeout are lost:
+# exit 255.
 for status in 400 500; do
 	receiver "refuse$status" --status=$status
-	expect_status 0 "$LUAPROF" run pprof --every=0.5 --push="http://127.0.0.1:$PORT" --push-timeout=2 \
+	if [ $status = 400 ]; then want=0; else want=255; fi
+	expect_status $want "$LUAPROF" run pprof --every=0.5 --push="http://127.0.0.1:$PORT" --push-timeout=2 \
 		-e cpu-clock -F 99 -- "$PROGS/spin" 1200
 	stop_receiver
 	cp "$TMP/err" "refuse$status/err"
@@ -149,7 +153,7 @@ PY
 # Ctrl-C twice while the server is down: the first ends the run (or, when
 # the command has ended already, the end's wait), the second the wait for
 # the backlog, at once rather than after --push-timeout's minute; the
-# counts line says so.
+# counts line says so, and the exit status (255: profiles were lost).
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$LUAPROF" run pprof --every=1 --push="http://127.0.0.1:$PORT" --push-timeout=60 -e cpu-clock -F 99 \
 	-- "$PROGS/spin" 1500 > int.out 2> int.err &
@@ -159,8 +163,19 @@ t0=$(date +%s)
 kill -INT "$LP"
 sleep 2
 kill -INT "$LP" 2>/dev/null
-wait "$LP" || true
+st=0
+wait "$LP" || st=$?
 waited=$(( $(date +%s) - t0 ))
 [ "$waited" -lt 30 ] || fail "the end waited ${waited}s after a signal (--push-timeout=60)"
 expect_grep "^luaprof: push: sent 0 of [0-9]+ profiles to .*; [0-9]+ unsent \(the wait was interrupted\)$" int.err
+[ "$st" = 255 ] || fail "profiles left unsent, yet luaprof exited $st"
+
+# The server down to the end: the wait ends at --push-timeout, the file
+# (--out) is written first, and profiles left unsent are exit status 255.
+expect_status 255 "$LUAPROF" run pprof --push="http://127.0.0.1:$PORT" --push-timeout=1 --out=last.pb.gz \
+	-e cpu-clock -F 99 -- "$PROGS/spin" 300
+expect_grep "^luaprof: push: sent 0 of 1 profiles to .*; 1 unsent after waiting 1s$" "$TMP/err"
+expect_grep "^luaprof: wrote [0-9]+ samples to last.pb.gz$" "$TMP/err"
+[ -s last.pb.gz ] || fail "the file was not written"
+
 exit 0
