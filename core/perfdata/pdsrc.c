@@ -208,14 +208,13 @@ static int make_room(struct lp_perfdata *pd, size_t want)
 	return 0;
 }
 
-/* Makes at least want bytes (at most MAX_RECORD) available at buf + head,
- * as far as the input has them.  Returns the bytes available or -errno. */
-static ssize_t fill(struct lp_perfdata *pd, size_t want)
+/* fill's work when the bytes are not there yet. */
+static __attribute__((noinline)) ssize_t refill(struct lp_perfdata *pd, size_t want)
 {
 	struct pd_src *s = &pd->src;
 	int err;
 
-	if (s->len - s->head >= want || s->eof)
+	if (s->eof)
 		return (ssize_t)(s->len - s->head);
 	if ((err = make_room(pd, want)))
 		return err;
@@ -233,6 +232,18 @@ static ssize_t fill(struct lp_perfdata *pd, size_t want)
 		s->len += (size_t)n;
 	}
 	return (ssize_t)(s->len - s->head);
+}
+
+/* Makes at least want bytes (at most MAX_RECORD) available at buf + head,
+ * as far as the input has them.  Returns the bytes available or -errno.
+ * Inline for the common case, the bytes already read (twice per record). */
+static inline ssize_t fill(struct lp_perfdata *pd, size_t want)
+{
+	const struct pd_src *s = &pd->src;
+
+	if (s->len - s->head >= want)
+		return (ssize_t)(s->len - s->head);
+	return refill(pd, want);
 }
 
 int pd_src_read(struct lp_perfdata *pd, void *dst, size_t n)
