@@ -148,10 +148,17 @@ for row in sys.stdin:
 # $REAL_DIFF_LINES, 6 unless set).  A long line is shown by its first 100
 # and last 200 characters, where folded stacks differ (their leaves).
 real_differs() {
+	local keep=${LP_REAL_KEEP:-/tmp/luaprof-real-failed}/$(date +%Y%m%dT%H%M%S)-$$
 	echo "DIFFERS: $1 on $(basename "$2") ($(grep -c '^[<>]' "$3") lines differ); the first:"
 	grep '^[<>]' "$3" | head -"${REAL_DIFF_LINES:-6}" |
 		awk '{ if (length($0) > 320) $0 = substr($0, 1, 100) " ... " substr($0, length($0) - 199); print "    " $0 }'
 	REAL_DIFFS="$REAL_DIFFS $1:$(basename "$2")"
+	# the recording and both sides' outputs, for whoever looks into it
+	# (a difference seen once in many runs is otherwise gone with $TMP)
+	if mkdir -p "$keep" && cp "$2" "$TMP"/*.perf "$TMP"/*.lp "$TMP"/*.diff "$keep"/ 2>/dev/null &&
+		find "$TMP" -maxdepth 1 -type f -perm -u+x -exec cp {} "$keep"/ \; ; then
+		echo "    kept in $keep"
+	fi
 }
 
 # real_compare FILE: luaprof's top, top --children, script and folded
@@ -257,7 +264,15 @@ def rows(path):
     return out if merge else sorted(out.items(), key=lambda kv: kv[0][1])
 a, b = rows(perf), rows(ours)
 if merge:
-    sys.exit(0 if a == b else 1)
+    if a == b:
+        sys.exit(0)
+    # what still differs, for the failure's output: per name, perf's
+    # (children samples, self samples) and luaprof's
+    diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    print("    rows of one name summed, %d names still differ (perf / luaprof: children, self samples):" % len(diff))
+    for k in diff[:8]:
+        print("      %s: %s / %s" % (k[:160], a.get(k), b.get(k)))
+    sys.exit(1)
 sys.exit(0 if [(k[0], v) for k, v in a] == [(k[0], v) for k, v in b] else 1)
 PY
 	[ $? = 0 ] || return 1
