@@ -266,7 +266,9 @@ def replay_wall():
     thread (core/perfdata/pdahead.c) puts reading, decoding and ordering on
     the second core.  The same count as the one-liner `count(sym)`,
     evaluated in C on one core, in the same rounds; the three commands in
-    a random order each round (the first of a fixed order ran slower)."""
+    a random order each round (the first of a fixed order ran slower).
+    Then the issue's own command once, plain perf report --stdio, which
+    builds the call graph of the -g file."""
     data, n = record_deep(100000 if QUICK else 540000)
     cmds = {"script": [LUAPROF, "run", SYM, "-i", data],
             "oneliner": [LUAPROF, "-x", "cpu-clock { count(sym) }", "-i", data],
@@ -287,6 +289,10 @@ def replay_wall():
            statistics.median(cpu["perf"]), "s")
     for k in sorted(cmds):
         print("%-22s %s wall %s" % ("", k, ["%.3f" % x for x in wall[k]]))
+    # the issue's own command once: plain perf report --stdio of a -g file
+    # builds the call graph (children), about 6x its --no-children time
+    full = run(["perf", "report", "-i", data, "--stdio"], out_path="/dev/null")[0]
+    report(wl, "s.sym vs perf report --stdio, call graph (wall s, 1 run)", med["script"], full, "s")
 
 
 def replay():
