@@ -255,8 +255,15 @@ def rows(path):
     for line in open(path):
         c, s, k, rest = line.rstrip("\n").split(" ", 3)
         rest = re.sub(r"\] std::(map|_Rb_tree)<.* \(inlined\)$", "] std::map|_Rb_tree (inlined)", rest)
-        parsed.append((float(c[:-1]), int(k), rest))
-    total = sum(k for _, k, _ in parsed)
+        parsed.append((float(s[:-1]), float(c[:-1]), int(k), rest))
+    # the file's samples: from the row of most self samples (k of them
+    # are Self% of all), not the Samples column's sum, which lacks the
+    # rows left out (perf's bogus 0xffffffffffffffff frames): with a short
+    # sum, a row perf split in two rounds to one sample more than the same
+    # row whole
+    sp, _, k, _ = max(parsed, key=lambda r: r[2])
+    total = k * 100 / sp if sp else sum(r[2] for r in parsed)
+    parsed = [(c, k, rest) for _, c, k, rest in parsed]
     for i, (c, k, name) in enumerate(parsed):
         key = name if merge else (name, i)
         a, b = out.get(key, (0, 0))
