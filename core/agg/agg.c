@@ -113,6 +113,12 @@ void lp_agg_free(struct lp_agg *a)
 	free(a);
 }
 
+/* The sym name cache's slot for name. */
+static size_t sym_slot(const char *name)
+{
+	return ((uintptr_t)name >> 3) & (SYM_CACHE - 1);
+}
+
 /* Empties the sym name cache (the entries it points at are gone). */
 static void forget_syms(struct lp_agg *a)
 {
@@ -429,7 +435,7 @@ int lp_agg_add(struct lp_agg *a, const struct lp_sample *s, const struct lp_agg_
 		memcpy(a->last_k, k, len);
 	} else {
 		if (a->sym_only && names && names->sym) {
-			size_t h = ((uintptr_t)names->sym >> 3) & (SYM_CACHE - 1);
+			size_t h = sym_slot(names->sym);
 			if (a->sym_cache[h].name == names->sym) {
 				size_t i = (size_t)a->sym_cache[h].idx;
 				return update(a, lp_hmap_value(a->map, i), i, false, v);
@@ -456,7 +462,7 @@ int lp_agg_add(struct lp_agg *a, const struct lp_sample *s, const struct lp_agg_
 	if (rc)
 		a->last_idx = -1;
 	else if (a->sym_only) {
-		size_t h = ((uintptr_t)names->sym >> 3) & (SYM_CACHE - 1);
+		size_t h = sym_slot(names->sym);
 		a->sym_cache[h].name = names->sym;
 		a->sym_cache[h].idx = i;
 	}

@@ -349,10 +349,3 @@ int pd_order_pop(struct pd_order *o, struct pd_oe *e)
 	o->release = e->chunk;
 	return 1;
 }
-
-void pd_order_release(struct pd_order *o)
-{
-	if (o->release != PD_NO_CHUNK)
-		pd_chunk_put(o, o->release);
-	o->release = PD_NO_CHUNK;
-}

@@ -139,8 +139,7 @@ int pd_read_next(struct lp_perfdata *pd, struct lp_record *rec, const struct lp_
 
 	if (pd->failed && !pd->draining)
 		return pd->failed;
-	if (pd->order.release != PD_NO_CHUNK)
-		pd_order_release(&pd->order);
+	pd_order_release(&pd->order);
 	for (;;) {
 		if (pd_order_pop(&pd->order, &e)) {
 			n = deliver(pd, e.rec, e.off, (int)e.ev, rec, ev);

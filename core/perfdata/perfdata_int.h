@@ -222,8 +222,16 @@ int pd_order_final(struct pd_order *o);
 /* 1 and *e when an entry is due, else 0.  e->rec stays valid until the
  * next pd_order_release(). */
 int pd_order_pop(struct pd_order *o, struct pd_oe *e);
-/* Frees the copy of the entry popped last. */
-void pd_order_release(struct pd_order *o);
+/* Drops the reference on the chunk of the entry popped last; inline, as
+ * the reader asks for every record and there is mostly none (file order,
+ * records delivered at once). */
+static inline void pd_order_release(struct pd_order *o)
+{
+	if (o->release != PD_NO_CHUNK) {
+		pd_chunk_put(o, o->release);
+		o->release = PD_NO_CHUNK;
+	}
+}
 
 /* ---- events (pdevents.c) ------------------------------------------------ */
 

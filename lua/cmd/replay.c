@@ -295,7 +295,7 @@ static bool lua_per_sample(const struct lp_run *run)
  * the thread would only add its copies and hand-overs, across cores: 0.08 s
  * of CPU against 0.15 s for 0.52M sched_switch samples
  * (docs/performance.md).  When the answer cannot depend on the records'
- * order (lp_agg_order_free), they come in file order, unsorted: 9% less
+ * order (lp_agg_order_free), they come in file order, unsorted: 11% less
  * CPU on the same recording.  Called after on_start, before the first
  * record. */
 static void read_ahead(struct lp_run *run, struct lp_perfdata *pd)
