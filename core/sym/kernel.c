@@ -43,6 +43,7 @@ struct lp_kernel {
 	size_t nr_mods, cap_mods;
 	struct lp_names names;  /* symbol and module names */
 	bool hidden;
+	struct lp_kcache cache; /* a table from the cache: its names' mapping */
 };
 
 struct kparse {
@@ -77,6 +78,7 @@ void lp_kernel_free(struct lp_kernel *k)
 		return;
 	lp_symtab_free(k->syms);
 	lp_names_free(&k->names);
+	lp_kcache_close(&k->cache);
 	free(k->mods);
 	free(k);
 }
@@ -272,18 +274,37 @@ static int read_kallsyms(struct lp_kernel *k, int fd, struct kparse *st)
 	return err;
 }
 
-struct lp_kernel *lp_kernel_load(const char *path, bool *hidden)
+/* The table cached in dir for path (status src), or NULL. */
+static struct lp_kernel *from_cache(const char *dir, const char *path, const struct stat *src)
+{
+	struct lp_kernel *k = calloc(1, sizeof *k);
+
+	if (!k || lp_kcache_open(dir, path, src, &k->cache)) {
+		free(k);
+		return NULL;
+	}
+	const struct lp_kcache *c = &k->cache;
+	k->nr_mods = k->cap_mods = c->nr_mods;
+	k->mods = malloc(c->nr_mods * sizeof *k->mods);
+	for (size_t i = 0; k->mods && i < c->nr_mods; i++)
+		k->mods[i] = c->names + c->mods[i];
+	k->syms = k->mods ? lp_symtab_import(c->recs, c->nr_recs, c->names, c->names_len,
+					     c->nr_mods) : NULL;
+	k->hidden = c->hidden;
+	if (!k->syms) {
+		lp_kernel_free(k);
+		return NULL;
+	}
+	return k;
+}
+
+/* Parses the kallsyms file open as fd; NULL with errno on failure. */
+static struct lp_kernel *parse_file(int fd)
 {
 	struct kparse st = { 0 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (hidden)
-		*hidden = false;
-	if (fd < 0)
-		return NULL;
 	struct lp_kernel *k = kernel_new();
 	int err = k ? read_kallsyms(k, fd, &st) : -ENOMEM;
-	close(fd);
+
 	if (!err)
 		err = flush_pending(k, &st, 0, -1);
 	if (!err)
@@ -294,11 +315,41 @@ struct lp_kernel *lp_kernel_load(const char *path, bool *hidden)
 		return NULL;
 	}
 	k->hidden = st.lines > 0 && st.nonzero == 0;
+	return k;
+}
+
+struct lp_kernel *lp_kernel_load_cached(const char *path, const char *dir, bool *hidden)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat src;
+	struct lp_kernel *k = NULL;
+
+	if (hidden)
+		*hidden = false;
+	if (fd < 0)
+		return NULL;
+	bool cacheable = dir && !fstat(fd, &src) && S_ISREG(src.st_mode) &&
+			 (uint64_t)src.st_size >= LP_KCACHE_MIN;
+	if (cacheable)
+		k = from_cache(dir, path, &src);
+	if (!k && (k = parse_file(fd)) && cacheable)
+		lp_kcache_save(dir, path, &src, k->syms, k->mods, k->nr_mods, k->hidden);
+	int err = errno;
+	close(fd);
+	if (!k) {
+		errno = err;    /* parse_file's */
+		return NULL;
+	}
 	if (k->hidden)
 		lp_log(LP_WARN, "sym: %s: all addresses are 0 (kernel.kptr_restrict?)", path);
 	if (hidden)
 		*hidden = k->hidden;
 	return k;
+}
+
+struct lp_kernel *lp_kernel_load(const char *path, bool *hidden)
+{
+	return lp_kernel_load_cached(path, NULL, hidden);
 }
 
 const struct lp_sym *lp_kernel_find(const struct lp_kernel *k, uint64_t addr,

@@ -6,7 +6,8 @@
  * own dso slot is left alone, so that several resolvers may share one
  * process model), file offset = ip - map start + pgoff, converted to an ELF
  * virtual address through the object's PT_LOAD segments, then the object's
- * symbol table.  Kernel addresses: kallsyms, loaded on the first one.
+ * symbol table.  Kernel addresses: kallsyms, loaded on the first one
+ * (through the cache of parsed tables, kcache.c).
  * Replaying, the recorded build-ids choose the files (bidfind.c), once per
  * object.
  *
@@ -169,10 +170,11 @@ static const char *kallsyms_path(struct lp_resolver *r, char *buf, size_t n)
 static int load_kernel(struct lp_resolver *r)
 {
 	bool hidden = false;
-	char buf[PATH_MAX];
+	char buf[PATH_MAX], cache[PATH_MAX];
 	const char *path = kallsyms_path(r, buf, sizeof buf);
 
-	r->kernel = path ? lp_kernel_load(path, &hidden) : NULL;
+	r->kernel = path ? lp_kernel_load_cached(path, lp_kcache_dir(cache, sizeof cache) ? cache : NULL,
+						 &hidden) : NULL;
 	if (path && !r->kernel && errno == ENOMEM)
 		return -ENOMEM;
 	r->kernel_tried = true;

@@ -84,6 +84,99 @@ uint16_t lp_symtab_tag(const struct lp_symtab *t, const struct lp_sym *s);
  * lp_symtab_finish(); NULL otherwise. */
 const struct lp_sym *lp_symtab_at(const struct lp_symtab *t, size_t i);
 
+/* A finished table's entry as a plain record, for a file (kcache.c):
+ * lp_symtab_at()'s symbol with its name as an offset into a names blob,
+ * and what lookups need besides (see symtab.c). */
+struct lp_symtab_rec {
+	uint64_t start, end;
+	uint32_t name;          /* offset of the name in the names blob */
+	int32_t up;             /* nearest earlier entry open at start, or -1 */
+	uint16_t tag;
+	uint8_t prio;
+	uint8_t flags;          /* LP_SYMREC_* */
+	uint32_t zero;
+};
+
+#define LP_SYMREC_SIZED 1u
+#define LP_SYMREC_LATE 2u
+#define LP_SYMREC_HOLE 4u
+
+/* Entry i (< lp_symtab_count()) of the finished table t, name left 0 for
+ * the caller (the name is lp_symtab_at(t, i)->name).  false when t is
+ * not finished or i is past its end. */
+bool lp_symtab_rec(const struct lp_symtab *t, size_t i, struct lp_symtab_rec *r);
+
+/* A finished table of the n records at recs, their names at names +
+ * rec.name (borrowed: names must outlive the table).  Records are outside
+ * data and are checked: names inside names_len bytes (whose last is a
+ * NUL), tags below nr_tags, starts in order, each up an earlier entry,
+ * no unknown flags.  NULL with errno EINVAL for a record that breaks
+ * one, or ENOMEM. */
+struct lp_symtab *lp_symtab_import(const struct lp_symtab_rec *recs, size_t n,
+				   const char *names, size_t names_len, size_t nr_tags);
+
+/* ---- parsed kallsyms tables in a cache file (kcache.c) ---- */
+
+struct stat;
+
+#define LP_KCACHE_MIN ((uint64_t)1 << 20)      /* smaller files are not cached */
+
+/* What a cache file stands for: its kallsyms file's identity. */
+struct lp_kcache_key {
+	uint64_t dev, ino, size, mtime_ns;
+};
+
+/* A cache file's contents, borrowed from its mapping (map, map_len: from
+ * lp_kcache_open, NULL from lp_kcache_parse). */
+struct lp_kcache {
+	const struct lp_symtab_rec *recs;
+	size_t nr_recs;
+	const uint32_t *mods;   /* nr_mods offsets into names; [0] the kernel's */
+	size_t nr_mods;
+	const char *names;
+	size_t names_len;
+	bool hidden;
+	void *map;
+	size_t map_len;
+};
+
+/* The cache's directory, into buf (size bytes): $XDG_CACHE_HOME/luaprof
+ * (an absolute XDG_CACHE_HOME), else $HOME/.cache/luaprof; false when
+ * neither is set or the name does not fit. */
+bool lp_kcache_dir(char *buf, size_t size);
+
+/* The key of a kallsyms file of status st. */
+void lp_kcache_key_of(const struct stat *st, struct lp_kcache_key *key);
+
+/* Checks the cache file image (len bytes, 8-byte aligned) and describes
+ * it in *out; the records themselves are left to lp_symtab_import.  0,
+ * -ESTALE when it stands for another file than key's, or -EINVAL. */
+int lp_kcache_parse(const void *image, size_t len, const struct lp_kcache_key *key,
+		    struct lp_kcache *out);
+
+/* Maps and checks the cache file, in the cache directory dir, of the
+ * kallsyms file path of status src.  0 (release with lp_kcache_close), or
+ * -errno: -ENOENT when there is none or the file is not one cached, -ESTALE
+ * when path changed since, -EINVAL for a file that is not a valid one of
+ * this user's. */
+int lp_kcache_open(const char *dir, const char *path, const struct stat *src,
+		   struct lp_kcache *out);
+void lp_kcache_close(struct lp_kcache *c);
+
+/* Writes the finished table t of kallsyms file path (status src), with
+ * its nr_mods module names (tags index them) and hidden flag, as the cache
+ * file in dir, making the directories as needed.  0, or -errno: -EINVAL
+ * for a file not cached, -EPERM when a directory is not this user's (or a
+ * link); nothing is left behind on failure. */
+int lp_kcache_save(const char *dir, const char *path, const struct stat *src,
+		   const struct lp_symtab *t, const char *const *mods, size_t nr_mods,
+		   bool hidden);
+
+/* lp_kernel_load() through the cache in dir (NULL: none): the table cached
+ * for path when there is a valid one, else parsed and then cached (a
+ * cache that cannot be read or written is passed over). */
+struct lp_kernel *lp_kernel_load_cached(const char *path, const char *dir, bool *hidden);
+
 /* The size of the ELF image at image as its headers describe it: the
  * largest of the section header table end, the program header table end
  * and every segment's file end.  0 when image is not a native 64-bit ELF

@@ -14,6 +14,8 @@
  *
  * Finishing is linear when the symbols came in start order (kallsyms does
  * that); otherwise a radix sort of (start, index) keys puts them in order.
+ * A finished table can be written out as plain records and made again
+ * from them (lp_symtab_rec, lp_symtab_import: kcache.c's cached kallsyms).
  * Large arrays are huge-page buffers (bigbuf.h).  Names are copied into an
  * lp_names arena, one allocation per 64 KiB of names, or borrowed from the
  * caller (lp_symtab_add_borrowed).
@@ -437,6 +439,60 @@ const struct lp_sym *lp_symtab_at(const struct lp_symtab *t, size_t i)
 	if (!t || !t->finished || i >= t->nr)
 		return NULL;
 	return &t->ents[i].s;
+}
+
+bool lp_symtab_rec(const struct lp_symtab *t, size_t i, struct lp_symtab_rec *r)
+{
+	if (!t || !t->finished || i >= t->nr)
+		return false;
+	const struct sym_ent *e = &t->ents[i];
+	*r = (struct lp_symtab_rec){
+		.start = e->s.start, .end = e->s.end, .up = e->up, .tag = e->tag, .prio = e->prio,
+		.flags = (uint8_t)((e->sized ? LP_SYMREC_SIZED : 0) | (e->late ? LP_SYMREC_LATE : 0) |
+				   (e->hole ? LP_SYMREC_HOLE : 0)),
+	};
+	return true;
+}
+
+/* Whether record i of recs is one lp_symtab_import() takes. */
+static bool rec_valid(const struct lp_symtab_rec *recs, size_t i, size_t names_len,
+		      size_t nr_tags)
+{
+	const struct lp_symtab_rec *r = &recs[i];
+	return r->name < names_len && r->tag < nr_tags && r->up >= -1 && r->up < (int64_t)i &&
+	       !(r->flags & ~(LP_SYMREC_SIZED | LP_SYMREC_LATE | LP_SYMREC_HOLE)) &&
+	       (i == 0 || recs[i - 1].start <= r->start);
+}
+
+struct lp_symtab *lp_symtab_import(const struct lp_symtab_rec *recs, size_t n,
+				   const char *names, size_t names_len, size_t nr_tags)
+{
+	struct lp_symtab *t = lp_symtab_new();
+	int err = !t ? -ENOMEM : n > MAX_ENTS ? -EINVAL : ents_room(t, n);
+
+	if (!err && n && (!names_len || names[names_len - 1]))
+		err = -EINVAL;
+	for (size_t i = 0; !err && i < n; i++) {
+		const struct lp_symtab_rec *r = &recs[i];
+		if (!rec_valid(recs, i, names_len, nr_tags)) {
+			err = -EINVAL;
+			break;
+		}
+		t->ents[i] = (struct sym_ent){
+			.s = { .start = r->start, .end = r->end, .name = names + r->name },
+			.up = r->up, .tag = r->tag, .prio = r->prio,
+			.sized = !!(r->flags & LP_SYMREC_SIZED), .late = !!(r->flags & LP_SYMREC_LATE),
+			.hole = !!(r->flags & LP_SYMREC_HOLE),
+		};
+	}
+	if (err) {
+		lp_symtab_free(t);
+		errno = -err;
+		return NULL;
+	}
+	t->nr = n;
+	t->finished = true;
+	return t;
 }
 
 uint16_t lp_symtab_tag(const struct lp_symtab *t, const struct lp_sym *s)

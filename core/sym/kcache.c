@@ -1,0 +1,294 @@
+/*
+ * kcache.c - parsed kallsyms tables kept in a cache file, so that the next
+ * replay naming kernel frames maps the table instead of parsing 5 MB of
+ * text again.
+ *
+ * Why: a recording's kallsyms copy (perf's build-id cache) has 100-200k
+ * lines.  Parsing them took 8 ms here, and the table and names, 6.6 MB of
+ * fresh memory, as long again in this VM (the kernel zeroing the pages):
+ * about 16 ms, a tenth of a replay of a 540k-sample recording.  A cached
+ * table costs one mapping, the entries' copy (names stay in the page
+ * cache), and its checks.
+ *
+ * Where: DIR/kallsyms/HASH, DIR being $XDG_CACHE_HOME/luaprof, else
+ * $HOME/.cache/luaprof, HASH the FNV-1a hash of the kallsyms file's path in
+ * hex.  A file of the cache belongs to one kallsyms file, named by its
+ * path, and stands for it only while that file's device, inode, size and
+ * modification time are the ones it records; a changed file (perf's cache
+ * replaces a copy by renaming a new one in) is parsed and its cache file
+ * written again.  Only files of LP_KCACHE_MIN bytes or more are cached:
+ * /proc/kallsyms has size 0 (and changes as modules and BPF programs come
+ * and go), and small files parse in microseconds.
+ *
+ * Trust: the cache holds the kernel's real addresses, like the kallsyms
+ * copy it stands for, and is outside data all the same.  Its directories
+ * are made mode 0700, and used (made, read or written) only when each of
+ * them from the base (XDG_CACHE_HOME or ~/.cache) down is a directory,
+ * not a symbolic link, of luaprof's effective user: root run with another
+ * user's HOME neither writes there nor reads what that user put there.
+ * The file is opened without following links, must be a regular file of
+ * the same user, and every count, offset, index and order in it is
+ * checked before use (lp_kcache_parse; lp_symtab_import checks the
+ * records).  It is written to a temporary file (0600) renamed into place,
+ * so a reader sees a whole file or none, and concurrent writers leave one
+ * whole file.
+ *
+ * Layout (native byte order and sizes, which the magic and rec_size
+ * stand for): the header, nr_mods 32-bit offsets of the module names
+ * (padded to 8 bytes), nr_recs lp_symtab_rec records, then the names,
+ * NUL-terminated, names_len bytes in all.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sym/sym_int.h"
+
+static const char kc_magic[8] = "LPKSYM1\n";
+
+struct kc_header {
+	char magic[8];
+	uint32_t rec_size;      /* sizeof(struct lp_symtab_rec) */
+	uint32_t flags;         /* KC_HIDDEN */
+	struct lp_kcache_key key;
+	uint64_t nr_recs, nr_mods, names_len;
+};
+
+#define KC_HIDDEN 1u
+#define KC_MAX_MODS 65536u
+
+bool lp_kcache_dir(char *buf, size_t size)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int n;
+
+	if (xdg && *xdg == '/')         /* the spec: relative ones are ignored */
+		n = snprintf(buf, size, "%s/luaprof", xdg);
+	else if (home && *home)
+		n = snprintf(buf, size, "%s/.cache/luaprof", home);
+	else
+		return false;
+	return n > 0 && (size_t)n < size;
+}
+
+/* The luaprof directory's base: buf holds "BASE/luaprof"; its length. */
+static size_t base_len(const char *dir)
+{
+	const char *slash = strrchr(dir, '/');
+	return slash ? (size_t)(slash - dir) : 0;
+}
+
+/* Whether path is a directory of this user, not a link: made (mode 0700)
+ * when missing and make is set. */
+static bool own_dir(const char *path, bool make)
+{
+	struct stat st;
+
+	if (make && mkdir(path, 0700) && errno != EEXIST)
+		return false;
+	return !lstat(path, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid();
+}
+
+/* Whether base may be used: a directory of this user, or, missing and to
+ * be made, in one (never made in another user's home). */
+static bool own_base(const char *base, bool make)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+
+	if (!lstat(base, &st) || errno != ENOENT || !make)
+		return own_dir(base, make);
+	size_t n = base_len(base);
+	if (!n || n >= sizeof parent)
+		return false;
+	memcpy(parent, base, n);
+	parent[n] = '\0';
+	return own_dir(parent, false) && own_dir(base, true);
+}
+
+/* Checks (and with make, makes) BASE, BASE/luaprof and BASE/luaprof/kallsyms
+ * for dir "BASE/luaprof", then names the file of kallsyms path into out.
+ * false when a directory is not this user's or a name does not fit. */
+static bool cache_file(const char *dir, const char *path, bool make, char *out, size_t size)
+{
+	char buf[PATH_MAX];
+	size_t base = base_len(dir);
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ull;
+	if (!base || base >= sizeof buf)
+		return false;
+	memcpy(buf, dir, base);
+	buf[base] = '\0';
+	if (!own_base(buf, make) || !own_dir(dir, make))
+		return false;
+	int n = snprintf(buf, sizeof buf, "%s/kallsyms", dir);
+	if (n < 0 || (size_t)n >= sizeof buf || !own_dir(buf, make))
+		return false;
+	n = snprintf(out, size, "%s/%016llx", buf, (unsigned long long)h);
+	return n > 0 && (size_t)n < size;
+}
+
+void lp_kcache_key_of(const struct stat *st, struct lp_kcache_key *key)
+{
+	*key = (struct lp_kcache_key){
+		.dev = (uint64_t)st->st_dev, .ino = (uint64_t)st->st_ino,
+		.size = (uint64_t)st->st_size,
+		.mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000ull + (uint64_t)st->st_mtim.tv_nsec,
+	};
+}
+
+/* The size of the module offsets, padded so that the records are 8-byte
+ * aligned. */
+static uint64_t mods_bytes(uint64_t nr_mods)
+{
+	return (nr_mods * sizeof(uint32_t) + 7) & ~(uint64_t)7;
+}
+
+int lp_kcache_parse(const void *image, size_t len, const struct lp_kcache_key *key,
+		    struct lp_kcache *out)
+{
+	const struct kc_header *h = image;
+
+	if (len < sizeof *h || memcmp(h->magic, kc_magic, sizeof kc_magic) ||
+	    h->rec_size != sizeof(struct lp_symtab_rec) || (h->flags & ~KC_HIDDEN))
+		return -EINVAL;
+	if (memcmp(&h->key, key, sizeof *key))
+		return -ESTALE;
+	if (!h->nr_mods || h->nr_mods > KC_MAX_MODS || h->nr_recs > INT32_MAX ||
+	    !h->names_len || h->names_len > len)
+		return -EINVAL;
+	uint64_t recs_at = sizeof *h + mods_bytes(h->nr_mods);
+	uint64_t names_at = recs_at + h->nr_recs * sizeof(struct lp_symtab_rec);
+	if (names_at > len || len - names_at != h->names_len)
+		return -EINVAL;
+	const char *names = (const char *)image + names_at;
+	const uint32_t *mods = (const uint32_t *)(const void *)(h + 1);
+	if (names[h->names_len - 1])
+		return -EINVAL;
+	for (uint64_t i = 0; i < h->nr_mods; i++)
+		if (mods[i] >= h->names_len)
+			return -EINVAL;
+	*out = (struct lp_kcache){
+		.recs = (const struct lp_symtab_rec *)(const void *)((const char *)image + recs_at),
+		.nr_recs = (size_t)h->nr_recs, .mods = mods, .nr_mods = (size_t)h->nr_mods,
+		.names = names, .names_len = (size_t)h->names_len, .hidden = h->flags & KC_HIDDEN,
+	};
+	return 0;
+}
+
+int lp_kcache_open(const char *dir, const char *path, const struct stat *src,
+		   struct lp_kcache *out)
+{
+	char file[PATH_MAX];
+	struct lp_kcache_key key;
+	struct stat st;
+
+	if ((uint64_t)src->st_size < LP_KCACHE_MIN || !S_ISREG(src->st_mode) ||
+	    !cache_file(dir, path, false, file, sizeof file))
+		return -ENOENT;
+	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	void *map = MAP_FAILED;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_size > 0)
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -EINVAL;
+	lp_kcache_key_of(src, &key);
+	int err = lp_kcache_parse(map, (size_t)st.st_size, &key, out);
+	if (err) {
+		munmap(map, (size_t)st.st_size);
+		return err;
+	}
+	out->map = map;
+	out->map_len = (size_t)st.st_size;
+	return 0;
+}
+
+void lp_kcache_close(struct lp_kcache *c)
+{
+	if (c->map)
+		munmap(c->map, c->map_len);
+	c->map = NULL;
+}
+
+/* Writes the image of table t to f: header, module offsets, records, names.
+ * 0, -EFBIG (names past 4 GiB) or -EIO. */
+static int write_image(FILE *f, const struct lp_kcache_key *key, const struct lp_symtab *t,
+		       const char *const *mods, size_t nr_mods, bool hidden)
+{
+	size_t n = lp_symtab_count(t);
+	uint64_t names_len = 0;
+	struct lp_symtab_rec r;
+	uint32_t off;
+
+	for (size_t i = 0; i < nr_mods; i++)
+		names_len += strlen(mods[i]) + 1;
+	for (size_t i = 0; i < n; i++)
+		names_len += strlen(lp_symtab_at(t, i)->name) + 1;
+	if (names_len > UINT32_MAX)
+		return -EFBIG;
+	struct kc_header h = { .rec_size = sizeof r, .flags = hidden ? KC_HIDDEN : 0, .key = *key,
+			       .nr_recs = n, .nr_mods = nr_mods, .names_len = names_len };
+	memcpy(h.magic, kc_magic, sizeof h.magic);
+	static const char pad[8];
+	fwrite(&h, sizeof h, 1, f);
+	off = 0;
+	for (size_t i = 0; i < nr_mods; off += (uint32_t)strlen(mods[i++]) + 1)
+		fwrite(&off, sizeof off, 1, f);
+	fwrite(pad, 1, (size_t)(mods_bytes(nr_mods) - nr_mods * sizeof off), f);
+	for (size_t i = 0; i < n && lp_symtab_rec(t, i, &r); i++) {
+		r.name = off;
+		off += (uint32_t)strlen(lp_symtab_at(t, i)->name) + 1;
+		fwrite(&r, sizeof r, 1, f);
+	}
+	for (size_t i = 0; i < nr_mods; i++)
+		fwrite(mods[i], 1, strlen(mods[i]) + 1, f);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = lp_symtab_at(t, i)->name;
+		fwrite(name, 1, strlen(name) + 1, f);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+int lp_kcache_save(const char *dir, const char *path, const struct stat *src,
+		   const struct lp_symtab *t, const char *const *mods, size_t nr_mods, bool hidden)
+{
+	char file[PATH_MAX], tmp[PATH_MAX + 8];
+	struct lp_kcache_key key;
+
+	if ((uint64_t)src->st_size < LP_KCACHE_MIN || !S_ISREG(src->st_mode) || !nr_mods ||
+	    nr_mods > KC_MAX_MODS)
+		return -EINVAL;
+	if (!cache_file(dir, path, true, file, sizeof file))
+		return -EPERM;
+	snprintf(tmp, sizeof tmp, "%s.XXXXXX", file);
+	int fd = mkostemp(tmp, O_CLOEXEC);      /* mode 0600 */
+	if (fd < 0)
+		return -errno;
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		int err = -errno;
+		close(fd);
+		unlink(tmp);
+		return err;
+	}
+	lp_kcache_key_of(src, &key);
+	int err = write_image(f, &key, t, mods, nr_mods, hidden);
+	if (fclose(f) && !err)
+		err = -EIO;
+	if (!err && rename(tmp, file))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}

@@ -1,0 +1,60 @@
+/*
+ * fuzz_kcache.c - the reader of cached kallsyms tables (kcache.c:
+ * lp_kcache_parse, then lp_symtab_import's checks of the records) on any
+ * bytes as a cache file image.  The key is taken from the image's own
+ * header when it has one, so that inputs get past the staleness check.
+ * Every symbol of a table that passes is looked up at its start and at
+ * addresses around it, and its name and module read, so that ASan catches
+ * a table pointing outside the image and a lookup that does not end (an
+ * "up" chain with a loop) hangs the run.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "luaprof/sym.h"
+#include "sym/sym_int.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static volatile size_t sink;
+
+#define KEY_AT 16       /* the key's place in the header: after magic, rec_size, flags */
+
+static void look(const struct lp_symtab *t, const struct lp_kcache *c, uint64_t addr)
+{
+	const struct lp_sym *s = lp_symtab_find(t, addr);
+	if (!s)
+		return;
+	uint16_t tag = lp_symtab_tag(t, s);
+	if (tag >= c->nr_mods || s->name < c->names || s->name >= c->names + c->names_len)
+		abort();
+	sink += strlen(s->name) + strlen(c->names + c->mods[tag]);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct lp_kcache_key key = { 0 };
+	struct lp_kcache c;
+	uint64_t *image = malloc(size + 8);     /* 8-byte aligned, as a mapping is */
+
+	if (!image)
+		return 0;
+	memcpy(image, data, size);
+	if (size >= KEY_AT + sizeof key)
+		memcpy(&key, data + KEY_AT, sizeof key);
+	if (!lp_kcache_parse(image, size, &key, &c)) {
+		struct lp_symtab *t = lp_symtab_import(c.recs, c.nr_recs, c.names, c.names_len,
+						       c.nr_mods);
+		for (size_t i = 0; t && i < lp_symtab_count(t); i++) {
+			const struct lp_sym *s = lp_symtab_at(t, i);
+			look(t, &c, s->start);
+			look(t, &c, s->start - 1);
+			look(t, &c, s->end);
+		}
+		lp_symtab_free(t);
+	}
+	free(image);
+	return 0;
+}
