@@ -92,6 +92,9 @@ struct lp_switch_view {
 
 /* The sample view: one per run, pointed at the current sample only while
  * on_sample runs.  Lazily computed fields are cached here, keyed by gen. */
+#define LP_VIEW_KEYS 16
+#define LP_VIEW_NAMES 1024
+
 struct lp_view {
 	const void *ud;                 /* the Sample userdata's block */
 	const struct lp_record *rec;    /* NULL outside on_sample */
@@ -105,6 +108,10 @@ struct lp_view {
 	uint64_t nr_addrs;
 	bool unwound;                   /* addrs holds a DWARF-unwound user stack */
 	uint32_t cached;                /* bit set of uservalue slots filled */
+	/* lsample.c: the field names read, by their Lua strings' addresses,
+	 * and the resolver's names whose Lua strings are cached */
+	struct lp_view_key { const char *key; int field; } keys[LP_VIEW_KEYS];
+	const char *names[LP_VIEW_NAMES];
 };
 
 /* guard.c: what stops a runaway script (see there).  Written by the main

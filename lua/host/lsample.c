@@ -7,10 +7,17 @@
  * tracepoint's sample is handled (ltrace.c's show_fields: reading s.args
  * is then a table read, no call into C); that table's own __index computes
  * every other field when read: the name is mapped to a small integer
- * through an upvalue table (one hash lookup), and fields that cost
+ * through an upvalue table (one hash lookup; the names read before are
+ * found by their Lua strings' addresses, which the table's keys keep
+ * alive and Lua's interning makes one per name), and fields that cost
  * something (symbols, the stack, the folded string, a tracepoint's raw
  * data, a probe's arguments, a group's values) are cached for the rest of
- * the call, the tables and strings in the userdata's user values; s.args
+ * the call, the tables and strings in the userdata's user values.  The
+ * names of frames (s.sym, s.dso, s.mangled) are pushed from a cache of
+ * their Lua strings kept by the name's address (the resolver's names live
+ * as long as it does, one pointer one name): a hit is an array read, where
+ * lua_pushstring compares the whole name with the string Lua keeps for
+ * that address (its strcmp was 3% of a replay counting s.sym); s.args
  * is a tracepoint's table of its own (ltrace.c) or a probe's arguments
  * (lprobe.c, as s.retval and s.values).  Reading a name that is none of these is an error naming
  * the valid ones (lfields.c); a field this sample has no value for is nil.
@@ -82,28 +89,70 @@ static void push_cached(lua_State *L, struct lp_run *run, int slot,
 	run->view.cached |= 1u << slot;
 }
 
+/* The slot of name in the cache of names' strings (view.names and l_index's
+ * fourth upvalue, an array of as many strings). */
+static size_t name_slot(const char *name)
+{
+	return (size_t)(((uintptr_t)name * 0x9e3779b97f4a7c15ull) >> 32) & (LP_VIEW_NAMES - 1);
+}
+
+/* Pushes a name the resolver owns as a Lua string, or nil for NULL. */
+static void push_name(lua_State *L, struct lp_run *run, const char *name)
+{
+	if (!name) {
+		lua_pushnil(L);
+		return;
+	}
+	size_t i = name_slot(name);
+	if (run->view.names[i] == name) {
+		lua_rawgeti(L, lua_upvalueindex(4), (lua_Integer)i + 1);
+		return;
+	}
+	lua_pushstring(L, name);
+	lua_pushvalue(L, -1);
+	lua_rawseti(L, lua_upvalueindex(4), (lua_Integer)i + 1);
+	run->view.names[i] = name;
+}
+
 static void push_frame_field(lua_State *L, struct lp_run *run, enum field f)
 {
 	const struct lp_frame *fr = lp_stack_leaf(run);
 	switch (f) {
-	case F_SYM: fr->sym ? (void)lua_pushstring(L, fr->sym) : lua_pushnil(L); break;
-	case F_MANGLED: fr->mangled ? (void)lua_pushstring(L, fr->mangled) : lua_pushnil(L); break;
+	case F_SYM: push_name(L, run, fr->sym); break;
+	case F_MANGLED: push_name(L, run, fr->mangled); break;
 	case F_OFFSET:
 		/* as a stack frame's offset: user frames in a mapped file only */
 		fr->fileoff && !fr->kernel ? lua_pushinteger(L, (lua_Integer)fr->fileoff) : lua_pushnil(L);
 		break;
-	case F_DSO: fr->dso ? (void)lua_pushstring(L, fr->dso) : lua_pushnil(L); break;
+	case F_DSO: push_name(L, run, fr->dso); break;
 	case F_SYMOFF: fr->sym ? lua_pushinteger(L, (lua_Integer)fr->symoff) : lua_pushnil(L); break;
 	default: lua_pushboolean(L, fr->kernel); break;
 	}
+}
+
+/* The field the key at index 2 names, or 0: found by the key string's
+ * address among those read before, else in l_index's first upvalue. */
+static int field_of(lua_State *L, struct lp_run *run)
+{
+	if (lua_type(L, 2) != LUA_TSTRING)
+		return 0;
+	const char *key = lua_tostring(L, 2);
+	struct lp_view_key *k = &run->view.keys[((uintptr_t)key >> 4) & (LP_VIEW_KEYS - 1)];
+	if (k->key == key)
+		return k->field;
+	lua_pushvalue(L, 2);
+	int f = lua_rawget(L, lua_upvalueindex(1)) == LUA_TNUMBER ? (int)lua_tointeger(L, -1) : 0;
+	lua_pop(L, 1);
+	if (f)                  /* key is the table's own string, alive as long as it */
+		*k = (struct lp_view_key){ key, f };
+	return f;
 }
 
 static int l_index(lua_State *L)
 {
 	struct lp_run *run = check_view(L);
 	const struct lp_sample *s = &run->view.rec->u.sample;
-	lua_pushvalue(L, 2);
-	int f = lua_rawget(L, lua_upvalueindex(1)) == LUA_TNUMBER ? (int)lua_tointeger(L, -1) : 0;
+	int f = field_of(L, run);
 	switch (f) {
 	case F_EVENT: push_event(L, run); break;
 	case F_PID: lua_pushinteger(L, (int32_t)s->pid); break;   /* -1 as perf prints it */
@@ -181,7 +230,8 @@ void lp_sample_open(lua_State *L, struct lp_run *run)
 	}
 	lua_pushlightuserdata(L, run);
 	lua_pushvalue(L, -6);                   /* the view */
-	lua_pushcclosure(L, l_index, 3);
+	lua_createtable(L, LP_VIEW_NAMES, 0);   /* the names' strings */
+	lua_pushcclosure(L, l_index, 4);
 	lua_setfield(L, -2, "__index");
 	lua_setmetatable(L, -2);
 	lua_pushvalue(L, -1);
