@@ -5,10 +5,13 @@
 # Each switch reaches on_switch as perf script --show-switch-events prints
 # it (switchlog.lua prints the same line), live, replaying luaprof's
 # recording, and replaying perf record's, per task and system-wide:
-# - sleeper 10 10 is out of the CPU of its own accord for 10 ms or more
+# - sleeper 10 10 is out of the CPU of its own accord for 9 ms or more
 #   exactly 10 times (its nanosleeps, which never end early; other waits of
 #   its own, such as an ASan build's start-up, are shorter), and comes back
-#   in as often as it left, preempted or not;
+#   in as often as it left, preempted or not.  9 ms, not 10: the sleep's
+#   timer is armed before the switch out is recorded, and a VM's vCPU
+#   taken away between the two shortens the recorded wait (one was 9.95
+#   ms, its switch out 50 us after the timer started);
 # - perf script reads luaprof's recording, and prints the lines on_switch
 #   was given, in the same order (per task; system-wide, as sets: records
 #   of two CPUs with the same time may come in either order).
@@ -29,12 +32,12 @@ ours() { grep -v "^switches " "$1"; }
 expect_status 0 "$LUAPROF" run "$CHECKS/switchlog.lua" -o live.data -- "$PROGS/sleeper" 10 10
 cp "$TMP/out" live.txt
 # naps: the waits from a switch out of its own accord to the next switch in
-# that lasted 10 ms or more
+# that lasted 9 ms or more
 naps=$(awk '{ sub(/:$/, "", $3) } $5 == "OUT" && NF == 5 {t = $3; next}
-	$5 == "IN" && t != "" { if ($3 - t >= 0.010) n++; t = "" } END {print n + 0}' live.txt)
+	$5 == "IN" && t != "" { if ($3 - t >= 0.009) n++; t = "" } END {print n + 0}' live.txt)
 outs=$(grep -c " OUT" live.txt) ins=$(grep -c " IN$" live.txt)
-echo "sleeper 10 10: $naps waits of its own of 10 ms or more, $outs switches out in all, $ins in"
-[ "$naps" = 10 ] || { head -30 live.txt; fail "sleeper was out of the CPU of its own accord for 10 ms or more $naps times, not 10"; }
+echo "sleeper 10 10: $naps waits of its own of 9 ms or more, $outs switches out in all, $ins in"
+[ "$naps" = 10 ] || { head -30 live.txt; fail "sleeper was out of the CPU of its own accord for 9 ms or more $naps times, not 10"; }
 [ "$ins" = "$outs" ] || fail "sleeper switched out $outs times and in $ins times"
 ! grep -q "_CPU_WIDE" live.txt || fail "a per-task run gave CPU-wide switch records"
 perf_lines live.data tid,cpu,time > perf.txt
