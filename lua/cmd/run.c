@@ -91,6 +91,7 @@ static const struct lp_evinfo *event_info(struct lp_run *run, int event)
 	if (!push_on_event(L, name)) {
 		lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref[LP_HOOK_SAMPLE]);
 		ei->hook = "on_sample";
+		ei->on_sample = true;
 	}
 	ei->handled = lua_isfunction(L, -1);
 	if (!ei->handled) {
@@ -294,7 +295,7 @@ static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
 	run->view.sample_type = ei->sample_type;
 	run->view.spec = event >= 0 && (size_t)event < run->live.nr_specs ? &run->live.specs[event] : NULL;
 	lp_trace_enter(run, ei->tp);
-	int rc = lp_vm_call_handler(run, event + 2, ei->hook);
+	int rc = lp_vm_call_handler(run, event + 2, ei->hook, ei->on_sample);
 	lp_sample_invalidate(run->vm.L, run);
 	return rc;
 }
@@ -518,10 +519,59 @@ static int loop(struct lp_run *run, const struct lp_source *src)
 	return rc;
 }
 
+/* The loop as a Lua C function, so that it runs under one lua_pcall and a
+ * sample's handler is a plain lua_call: the pcall's setjmp and bookkeeping
+ * for every sample were 5% of a replay's script thread.  Its arguments are
+ * copies of the base stack's fixed slots, at the same indices, so the
+ * fixed slots mean the same inside it (every hook's pcall finds the
+ * message handler at LP_SLOT_MSGH), then the loop's own; it returns the
+ * two slots ltrace.c changes as it goes, for the base stack. */
+struct protected_loop {
+	struct lp_run *run;
+	const struct lp_source *src;
+	int rc;
+};
+
+static int l_loop(lua_State *L)
+{
+	struct protected_loop *p = lua_touserdata(L, LP_SLOT_FKEYS + 1);
+	lua_settop(L, LP_SLOT_FKEYS);
+	luaL_checkstack(L, 2 * LUA_MINSTACK, "the loop");      /* the base stack's room */
+	p->rc = loop(p->run, p->src);
+	lua_pushvalue(L, LP_SLOT_FIELDS);
+	lua_pushvalue(L, LP_SLOT_FKEYS);
+	return 2;
+}
+
+/* loop() under one pcall.  A handler's error (os.exit's included) and any
+ * error of the loop's own Lua calls unwind to it. */
+static int protected_loop(struct lp_run *run, const struct lp_source *src)
+{
+	lua_State *L = run->vm.L;
+	struct protected_loop p = { run, src, 0 };
+	lua_pushcfunction(L, l_loop);
+	for (int i = 1; i <= LP_SLOT_FKEYS; i++)
+		lua_pushvalue(L, i);
+	lua_pushlightuserdata(L, &p);
+	run->vm.protected = true;
+	int status = lua_pcall(L, LP_SLOT_FKEYS + 1, 2, LP_SLOT_MSGH);
+	run->vm.protected = false;
+	if (status == LUA_OK) {
+		lua_replace(L, LP_SLOT_FKEYS);
+		lua_replace(L, LP_SLOT_FIELDS);
+		return p.rc;
+	}
+	if (lp_vm_unwound(run, status))
+		return -1;
+	if (run->exit_requested)        /* os.exit */
+		src->stop(src->ctx);
+	return 0;
+}
+
 int lp_run_loop(struct lp_run *run, const struct lp_source *src)
 {
 	run->src = src;
-	int rc = loop(run, src);
+	int rc = run->vm.L ? protected_loop(run, src) : loop(run, src);
 	if (run->watched >= 0 && src->watch)
 		src->watch(src->ctx, -1);
 	run->watched = -1;

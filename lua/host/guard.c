@@ -73,10 +73,8 @@ static void *guard_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 		return NULL;
 	}
 	void *p = realloc(ptr, nsize);
-	if (p) {
+	if (p)
 		g->bytes += nsize - old;        /* modular: shrinking subtracts */
-		g->limit_hit = false;
-	}
 	return p;
 }
 

@@ -73,6 +73,7 @@ struct lp_evinfo {
 	bool ready;
 	bool handled;                   /* a handler takes its samples */
 	const char *hook;               /* which: "on_event" or "on_sample" */
+	bool on_sample;                 /* the handler is on_sample (LP_SLOT_ON_SAMPLE) */
 	const struct lp_tp_format *fmt; /* s.args */
 	struct lp_tpview *tp;           /* ltrace.c: s.args of a handled event with fmt */
 	uint64_t sample_type;           /* what its samples carry (PERF_SAMPLE_*) */
@@ -122,7 +123,7 @@ struct lp_guard {
 	_Atomic unsigned long calls;    /* +1 on a hook's entry and exit: odd inside */
 	const char *hook;               /* the hook running, or run last */
 	size_t bytes, limit;            /* the Lua state's memory, its limit (0: none) */
-	bool limit_hit;                 /* the last allocation was refused */
+	bool limit_hit;                 /* an allocation was refused in this call */
 	volatile sig_atomic_t armed;    /* the count hook is set, and why */
 	volatile sig_atomic_t signo, signals;
 	unsigned long armed_calls;      /* the call it was set for */
@@ -158,6 +159,7 @@ struct lp_run_vm {
 	int ref_view_index;             /* its __index table (lsample.c) */
 	const void *view_index;         /* that table's address */
 	struct lp_tpview *tp_shown;     /* ltrace.c: the s.args in that table */
+	bool protected;                 /* run.c's loop runs under its own pcall */
 	struct lp_guard guard;
 	size_t memory;                  /* --script-memory in bytes, 0: no limit */
 	uint64_t timeout;               /* --script-timeout in ns, 0: none */
@@ -280,10 +282,18 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs);
  * ending the s.args of the last sample (lp_trace_leave); 0, or -1 after
  * reporting the error. */
 int lp_vm_call(struct lp_run *run, enum lp_hook h, int nargs);
-/* Calls the handler at index idx of the handler table (LP_SLOT_HANDLERS)
- * with the view (name: which hook it is, for messages); 0, or -1 after
- * reporting the error. */
-int lp_vm_call_handler(struct lp_run *run, int idx, const char *name);
+/* Calls a sample's handler with the view: on_sample (from
+ * LP_SLOT_ON_SAMPLE) when on_sample is set, else the function at index idx
+ * of the handler table (LP_SLOT_HANDLERS); name says which hook it is, for
+ * messages.  Inside run.c's protected loop (run->vm.protected) the call is
+ * a plain lua_call: an error unwinds the loop to its pcall (see
+ * lp_vm_unwound).  0, or -1 after reporting the error. */
+int lp_vm_call_handler(struct lp_run *run, int idx, const char *name, bool on_sample);
+
+/* After run.c's protected loop was unwound by an error (status, its
+ * message on the top): the hook's guard left, the view and s.args ended,
+ * and the error reported as a failed call is; 0 for os.exit, else -1. */
+int lp_vm_unwound(struct lp_run *run, int status);
 void lp_vm_close(struct lp_run *run);
 /* Flushes the standard output at the end of the run: 0, or -1 after one
  * line when writing it failed (a closed pipe is no failure: see vm.c). */
@@ -309,11 +319,14 @@ void lp_guard_explain(const struct lp_guard *g, int status, const char *msg);
 /* --script-memory's default, in bytes. */
 size_t lp_guard_default_memory(void);
 
-/* Around every call of a hook (name: "on_sample", ...): two plain stores,
- * and a removal of the count hook when a signal had set one. */
+/* Around every call of a hook (name: "on_sample", ...): three plain
+ * stores, and a removal of the count hook when a signal had set one.  A
+ * refusal of the memory limit counts until the next call: Lua's unwinding
+ * of the error allocates (the stack it shrinks, 784 bytes in one case). */
 static inline void lp_guard_enter(struct lp_guard *g, const char *name)
 {
 	g->hook = name;
+	g->limit_hit = false;
 	atomic_store_explicit(&g->calls, atomic_load_explicit(&g->calls, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
 }
@@ -357,6 +370,10 @@ struct lp_tpview *lp_trace_view_new(lua_State *L, struct lp_run *run,
 void lp_trace_view_free(struct lp_tpview *tv);
 void lp_trace_enter(struct lp_run *run, struct lp_tpview *tv);
 void lp_trace_leave(struct lp_run *run);
+/* lp_trace_leave after an error unwound a frame whose LP_SLOT_FIELDS and
+ * LP_SLOT_FKEYS held the s.args shown (run.c's protected loop): the base
+ * stack's slots are pointed at them again first. */
+void lp_trace_unwound(struct lp_run *run);
 void lp_trace_push_fields(lua_State *L, struct lp_run *run);
 void lp_trace_push_raw(lua_State *L, struct lp_run *run);
 int lp_l_syscall_name(lua_State *L);

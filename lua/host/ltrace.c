@@ -296,6 +296,19 @@ void lp_trace_leave(struct lp_run *run)
 	run->vm.tp_shown = NULL;
 }
 
+void lp_trace_unwound(struct lp_run *run)
+{
+	struct lp_tpview *tv = run->vm.tp_shown;
+	if (!tv)
+		return;
+	lua_State *L = run->vm.L;
+	lua_rawgeti(L, LUA_REGISTRYINDEX, tv->ref_t);
+	lua_replace(L, LP_SLOT_FIELDS);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, tv->ref_k);
+	lua_replace(L, LP_SLOT_FKEYS);
+	lp_trace_leave(run);
+}
+
 /* Makes tv the s.args shown: its table and names in their slots, and
  * s.args. */
 static void show(struct lp_run *run, struct lp_tpview *tv)

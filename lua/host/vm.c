@@ -3,7 +3,8 @@
  * its hooks under lua_pcall with a traceback message handler kept at a fixed
  * stack slot (LP_SLOT_MSGH), so a hook call costs a rawgeti and a pcall; the
  * per-sample call finds its event's handler and the view at fixed slots
- * too, and costs a rawgeti, a stack copy and a pcall.  Every call is
+ * too, and costs two stack copies (a rawgeti for an on_event handler) and,
+ * inside run.c's protected loop, a plain lua_call.  Every call is
  * bracketed by the runaway guard (guard.c), which costs two stores when
  * nothing goes wrong.
  */
@@ -38,6 +39,12 @@ static int msgh(lua_State *L)
 		msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
 	}
 	luaL_traceback(L, L, msg, 1);
+	/* the last level is run.c's protected loop when a sample's handler
+	 * failed: not the script's */
+	size_t n, tail = sizeof "\n\t[C]: in ?" - 1;
+	const char *t = lua_tolstring(L, -1, &n);
+	if (n > tail && !memcmp(t + n - tail, "\n\t[C]: in ?", tail))
+		lua_pushlstring(L, t, n - tail);
 	return 1;
 }
 
@@ -263,14 +270,30 @@ int lp_vm_call(struct lp_run *run, enum lp_hook h, int nargs)
 	return call_done(run, status);
 }
 
-int lp_vm_call_handler(struct lp_run *run, int idx, const char *name)
+int lp_vm_call_handler(struct lp_run *run, int idx, const char *name, bool on_sample)
 {
 	lua_State *L = run->vm.L;
-	lua_rawgeti(L, LP_SLOT_HANDLERS, idx);
+	int status = LUA_OK;
+	if (on_sample)
+		lua_pushvalue(L, LP_SLOT_ON_SAMPLE);
+	else
+		lua_rawgeti(L, LP_SLOT_HANDLERS, idx);
 	lua_pushvalue(L, LP_SLOT_VIEW);
 	lp_guard_enter(&run->vm.guard, name);
-	int status = lua_pcall(L, 1, 0, LP_SLOT_MSGH);
+	if (run->vm.protected)
+		lua_call(L, 1, 0);
+	else
+		status = lua_pcall(L, 1, 0, LP_SLOT_MSGH);
 	lp_guard_leave(&run->vm.guard);
+	return call_done(run, status);
+}
+
+int lp_vm_unwound(struct lp_run *run, int status)
+{
+	if (atomic_load_explicit(&run->vm.guard.calls, memory_order_relaxed) & 1)
+		lp_guard_leave(&run->vm.guard);         /* the error left a hook's call */
+	lp_sample_invalidate(run->vm.L, run);
+	lp_trace_unwound(run);
 	return call_done(run, status);
 }
 
