@@ -3,10 +3,12 @@
  *
  * There is exactly one Sample userdata per run.  It points at the current
  * record only while on_sample runs; reading it at any other time raises an
- * error.  Its __index is a table, empty but for s.args while a
- * tracepoint's sample is handled (ltrace.c's show_fields: reading s.args
- * is then a table read, no call into C); that table's own __index computes
- * every other field when read: the name is mapped to a small integer
+ * error.  Its __index computes every field when read (l_index), but while
+ * a tracepoint's samples are handled it is a table holding s.args
+ * (ltrace.c's show_fields, lp_sample_show_args: reading s.args is then a
+ * table read, no call into C), whose own __index is l_index; going
+ * through that table for every other field cost 6% of a replay counting
+ * s.sym, so it is there only while s.args is.  The name is mapped to a small integer
  * through an upvalue table (one hash lookup; the names read before are
  * found by their Lua strings' addresses, which the table's keys keep
  * alive and Lua's interning makes one per name), and fields that cost
@@ -54,7 +56,8 @@ static const struct lp_fieldset sample_fields = LP_FIELDSET("s", "a sample", fie
 static struct lp_run *check_view(lua_State *L)
 {
 	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(2));
-	if (lua_topointer(L, 1) != run->vm.view_index)
+	const void *self = lua_topointer(L, 1);
+	if (self != run->vm.view_index && self != run->view.ud)
 		luaL_typeerror(L, 1, LP_SAMPLE_MT);
 	if (!run->view.rec)
 		luaL_error(L, "sample used outside on_sample: copy the fields you need "
@@ -232,10 +235,12 @@ void lp_sample_open(lua_State *L, struct lp_run *run)
 	lua_pushvalue(L, -6);                   /* the view */
 	lua_createtable(L, LP_VIEW_NAMES, 0);   /* the names' strings */
 	lua_pushcclosure(L, l_index, 4);
+	lua_pushvalue(L, -1);
+	run->vm.ref_view_get = luaL_ref(L, LUA_REGISTRYINDEX);
 	lua_setfield(L, -2, "__index");
 	lua_setmetatable(L, -2);
-	lua_pushvalue(L, -1);
 	run->vm.ref_view_index = luaL_ref(L, LUA_REGISTRYINDEX);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref_view_get);       /* no s.args yet */
 	lua_setfield(L, -2, "__index");
 	lua_pushcfunction(L, l_newindex);
 	lua_setfield(L, -2, "__newindex");
@@ -243,6 +248,14 @@ void lp_sample_open(lua_State *L, struct lp_run *run)
 	lua_setfield(L, -2, "__tostring");
 	lua_setmetatable(L, -2);
 	run->vm.ref_view = luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+void lp_sample_show_args(lua_State *L, struct lp_run *run, bool shown)
+{
+	luaL_getmetatable(L, LP_SAMPLE_MT);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, shown ? run->vm.ref_view_index : run->vm.ref_view_get);
+	lua_setfield(L, -2, "__index");
+	lua_pop(L, 1);
 }
 
 void lp_sample_invalidate(lua_State *L, struct lp_run *run)

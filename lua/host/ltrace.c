@@ -233,6 +233,7 @@ static void show_fields(lua_State *L, struct lp_run *run, int idx)
 	lua_pushvalue(L, idx);
 	lua_rawset(L, -3);
 	lua_pop(L, 1);
+	lp_sample_show_args(L, run, !lua_isnil(L, idx));
 }
 
 /* The metatable of an event's table, for the table on top. */
