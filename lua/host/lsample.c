@@ -137,9 +137,9 @@ static void push_frame_field(lua_State *L, struct lp_run *run, enum field f)
  * address among those read before, else in l_index's first upvalue. */
 static int field_of(lua_State *L, struct lp_run *run)
 {
-	if (lua_type(L, 2) != LUA_TSTRING)
+	const char *key = lua_tostring(L, 2);   /* a number becomes one: harmless */
+	if (!key)
 		return 0;
-	const char *key = lua_tostring(L, 2);
 	struct lp_view_key *k = &run->view.keys[((uintptr_t)key >> 4) & (LP_VIEW_KEYS - 1)];
 	if (k->key == key)
 		return k->field;
