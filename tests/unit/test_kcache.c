@@ -199,13 +199,21 @@ static void poke(const char *file, long off, const void *v, size_t n)
 	close(fd);
 }
 
+/* The synthetic kallsyms file, loaded once so that its cache file (named
+ * into file) is written in the cache directory (into dir). */
+static const char *cached_synthetic(char *dir, size_t dn, char *file, size_t fn)
+{
+	cache_here(dir, dn);
+	const char *path = synthetic();
+	TEST_TRUE(load_and_compare(path, dir));
+	cache_file_of(dir, file, fn);
+	return path;
+}
+
 static void test_damaged(void)
 {
 	char dir[512], file[700], keep[720];
-	cache_here(dir, sizeof dir);
-	const char *path = synthetic();
-	TEST_TRUE(load_and_compare(path, dir));
-	cache_file_of(dir, file, sizeof file);
+	const char *path = cached_synthetic(dir, sizeof dir, file, sizeof file);
 	snprintf(keep, sizeof keep, "%s.good", file);
 	TEST_EQ(sh("cp %s %s", file, keep), 0);
 	struct stat st;
@@ -239,10 +247,7 @@ static void test_damaged(void)
 static void test_not_through_links(void)
 {
 	char dir[512], file[700], target[700];
-	cache_here(dir, sizeof dir);
-	const char *path = synthetic();
-	TEST_TRUE(load_and_compare(path, dir));
-	cache_file_of(dir, file, sizeof file);
+	const char *path = cached_synthetic(dir, sizeof dir, file, sizeof file);
 	/* the cache file replaced by a link to a valid one: not read */
 	snprintf(target, sizeof target, "%s", test_tmp("elsewhere"));
 	TEST_EQ(sh("mv %s %s && ln -s %s %s", file, target, target, file), 0);
