@@ -157,7 +157,8 @@ struct lp_run_vm {
 					 * (lp_run_init sets them so) */
 	int ref_view;                   /* the Sample userdata */
 	int ref_view_index;             /* its __index table while s.args is in it */
-	int ref_view_get;               /* else its __index, that table's own (lsample.c) */
+	int ref_view_get;               /* else its __index, that table's own (lsample.c
+					 * makes both, ltrace.c switches them) */
 	const void *view_index;         /* that table's address */
 	struct lp_tpview *tp_shown;     /* ltrace.c: the s.args in that table */
 	bool protected;                 /* run.c's loop runs under its own pcall */
@@ -355,9 +356,6 @@ void lp_stack_free(struct lp_run *run);
 
 /* lsample.c */
 void lp_sample_open(lua_State *L, struct lp_run *run);
-/* Makes the Sample's __index the table holding s.args (shown), or the
- * function computing every field (lsample.c's comment). */
-void lp_sample_show_args(lua_State *L, struct lp_run *run, bool shown);
 void lp_sample_invalidate(lua_State *L, struct lp_run *run);
 
 /* ltrace.c: s.args, the fields of a tracepoint sample (see ltrace.c),

@@ -5,7 +5,7 @@
  * record only while on_sample runs; reading it at any other time raises an
  * error.  Its __index computes every field when read (l_index), but while
  * a tracepoint's samples are handled it is a table holding s.args
- * (ltrace.c's show_fields, lp_sample_show_args: reading s.args is then a
+ * (ltrace.c's show_fields switches it: reading s.args is then a
  * table read, no call into C), whose own __index is l_index; going
  * through that table for every other field cost 6% of a replay counting
  * s.sym, so it is there only while s.args is.  The name is mapped to a small integer
@@ -248,14 +248,6 @@ void lp_sample_open(lua_State *L, struct lp_run *run)
 	lua_setfield(L, -2, "__tostring");
 	lua_setmetatable(L, -2);
 	run->vm.ref_view = luaL_ref(L, LUA_REGISTRYINDEX);
-}
-
-void lp_sample_show_args(lua_State *L, struct lp_run *run, bool shown)
-{
-	luaL_getmetatable(L, LP_SAMPLE_MT);
-	lua_rawgeti(L, LUA_REGISTRYINDEX, shown ? run->vm.ref_view_index : run->vm.ref_view_get);
-	lua_setfield(L, -2, "__index");
-	lua_pop(L, 1);
 }
 
 void lp_sample_invalidate(lua_State *L, struct lp_run *run)

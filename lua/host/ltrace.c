@@ -225,7 +225,9 @@ static void set_method(lua_State *L, struct lp_tpview *tv, struct lp_run *run,
 }
 
 /* Sets s.args, for the samples handled from now on, to the value at
- * stack index idx: a field of the Sample's __index table (lsample.c). */
+ * stack index idx: a field of the Sample's __index table (lsample.c),
+ * which is the Sample's __index while s.args is not nil; the field
+ * function is, otherwise. */
 static void show_fields(lua_State *L, struct lp_run *run, int idx)
 {
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref_view_index);
@@ -233,7 +235,11 @@ static void show_fields(lua_State *L, struct lp_run *run, int idx)
 	lua_pushvalue(L, idx);
 	lua_rawset(L, -3);
 	lua_pop(L, 1);
-	lp_sample_show_args(L, run, !lua_isnil(L, idx));
+	luaL_getmetatable(L, LP_SAMPLE_MT);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, lua_isnil(L, idx) ? run->vm.ref_view_get :
+			run->vm.ref_view_index);
+	lua_setfield(L, -2, "__index");
+	lua_pop(L, 1);
 }
 
 /* The metatable of an event's table, for the table on top. */
