@@ -5,10 +5,10 @@
  * record only while on_sample runs; reading it at any other time raises an
  * error.  Its __index computes every field when read (l_index), but while
  * a tracepoint's samples are handled it is a table holding s.args
- * (ltrace.c's show_fields switches it: reading s.args is then a
- * table read, no call into C), whose own __index is l_index; going
- * through that table for every other field cost 6% of a replay counting
- * s.sym, so it is there only while s.args is.  The name is mapped to a small integer
+ * (ltrace.c's show_fields switches it: reading s.args is then a table
+ * read, no call into C), whose own __index is l_index; going through that
+ * table for every other field cost 6% of a replay counting s.sym, so it
+ * is there only while s.args is.  The name is mapped to a small integer
  * through an upvalue table (one hash lookup; the names read before are
  * found by their Lua strings' addresses, which the table's keys keep
  * alive and Lua's interning makes one per name), and fields that cost
