@@ -11,8 +11,7 @@
  * cache), and its checks.
  *
  * Where: DIR/kallsyms/HASH, DIR being $XDG_CACHE_HOME/luaprof, else
- * $HOME/.cache/luaprof, HASH the FNV-1a hash of the kallsyms file's path in
- * hex.  A file of the cache belongs to one kallsyms file, named by its
+ * $HOME/.cache/luaprof, HASH the kallsyms file's path's lp_hash in hex.  A file of the cache belongs to one kallsyms file, named by its
  * path, and stands for it only while that file's device, inode, size and
  * modification time are the ones it records; a changed file (perf's cache
  * replaces a copy by renaming a new one in) is parsed and its cache file
@@ -48,6 +47,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "luaprof/hmap.h"
 #include "sym/sym_int.h"
 
 static const char kc_magic[8] = "LPKSYM1\n";
@@ -119,10 +119,8 @@ static bool cache_file(const char *dir, const char *path, bool make, char *out, 
 {
 	char buf[PATH_MAX];
 	size_t base = base_len(dir);
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = lp_hash(path, strlen(path));
 
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
-		h = (h ^ *p) * 0x100000001b3ull;
 	if (!base || base >= sizeof buf)
 		return false;
 	memcpy(buf, dir, base);
@@ -134,6 +132,11 @@ static bool cache_file(const char *dir, const char *path, bool make, char *out, 
 		return false;
 	n = snprintf(out, size, "%s/%016llx", buf, (unsigned long long)h);
 	return n > 0 && (size_t)n < size;
+}
+
+bool lp_kcache_wants(const struct stat *st)
+{
+	return S_ISREG(st->st_mode) && (uint64_t)st->st_size >= LP_KCACHE_MIN;
 }
 
 void lp_kcache_key_of(const struct stat *st, struct lp_kcache_key *key)
@@ -191,8 +194,7 @@ int lp_kcache_open(const char *dir, const char *path, const struct stat *src,
 	struct lp_kcache_key key;
 	struct stat st;
 
-	if ((uint64_t)src->st_size < LP_KCACHE_MIN || !S_ISREG(src->st_mode) ||
-	    !cache_file(dir, path, false, file, sizeof file))
+	if (!lp_kcache_wants(src) || !cache_file(dir, path, false, file, sizeof file))
 		return -ENOENT;
 	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
@@ -266,8 +268,7 @@ int lp_kcache_save(const char *dir, const char *path, const struct stat *src,
 	char file[PATH_MAX], tmp[PATH_MAX + 8];
 	struct lp_kcache_key key;
 
-	if ((uint64_t)src->st_size < LP_KCACHE_MIN || !S_ISREG(src->st_mode) || !nr_mods ||
-	    nr_mods > KC_MAX_MODS)
+	if (!lp_kcache_wants(src) || !nr_mods || nr_mods > KC_MAX_MODS)
 		return -EINVAL;
 	if (!cache_file(dir, path, true, file, sizeof file))
 		return -EPERM;

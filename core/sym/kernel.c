@@ -328,8 +328,7 @@ struct lp_kernel *lp_kernel_load_cached(const char *path, const char *dir, bool 
 		*hidden = false;
 	if (fd < 0)
 		return NULL;
-	bool cacheable = dir && !fstat(fd, &src) && S_ISREG(src.st_mode) &&
-			 (uint64_t)src.st_size >= LP_KCACHE_MIN;
+	bool cacheable = dir && !fstat(fd, &src) && lp_kcache_wants(&src);
 	if (cacheable)
 		k = from_cache(dir, path, &src);
 	if (!k && (k = parse_file(fd)) && cacheable)

@@ -145,6 +145,10 @@ struct lp_kcache {
  * neither is set or the name does not fit. */
 bool lp_kcache_dir(char *buf, size_t size);
 
+/* Whether a kallsyms file of status st is one cached: a regular file of
+ * LP_KCACHE_MIN bytes or more. */
+bool lp_kcache_wants(const struct stat *st);
+
 /* The key of a kallsyms file of status st. */
 void lp_kcache_key_of(const struct stat *st, struct lp_kcache_key *key);
 

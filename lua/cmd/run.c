@@ -553,9 +553,7 @@ static int protected_loop(struct lp_run *run, const struct lp_source *src)
 	for (int i = 1; i <= LP_SLOT_FKEYS; i++)
 		lua_pushvalue(L, i);
 	lua_pushlightuserdata(L, &p);
-	run->vm.protected = true;
 	int status = lua_pcall(L, LP_SLOT_FKEYS + 1, 2, LP_SLOT_MSGH);
-	run->vm.protected = false;
 	if (status == LUA_OK) {
 		lua_replace(L, LP_SLOT_FKEYS);
 		lua_replace(L, LP_SLOT_FIELDS);

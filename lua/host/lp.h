@@ -161,7 +161,6 @@ struct lp_run_vm {
 					 * makes both, ltrace.c switches them) */
 	const void *view_index;         /* that table's address */
 	struct lp_tpview *tp_shown;     /* ltrace.c: the s.args in that table */
-	bool protected;                 /* run.c's loop runs under its own pcall */
 	struct lp_guard guard;
 	size_t memory;                  /* --script-memory in bytes, 0: no limit */
 	uint64_t timeout;               /* --script-timeout in ns, 0: none */
@@ -287,9 +286,9 @@ int lp_vm_call(struct lp_run *run, enum lp_hook h, int nargs);
 /* Calls a sample's handler with the view: on_sample (from
  * LP_SLOT_ON_SAMPLE) when on_sample is set, else the function at index idx
  * of the handler table (LP_SLOT_HANDLERS); name says which hook it is, for
- * messages.  Inside run.c's protected loop (run->vm.protected) the call is
- * a plain lua_call: an error unwinds the loop to its pcall (see
- * lp_vm_unwound).  0, or -1 after reporting the error. */
+ * messages.  Called only inside run.c's protected loop: the call is a
+ * plain lua_call, and an error unwinds the loop to its pcall (see
+ * lp_vm_unwound).  0, or -1 after a failed write of the output. */
 int lp_vm_call_handler(struct lp_run *run, int idx, const char *name, bool on_sample);
 
 /* After run.c's protected loop was unwound by an error (status, its

@@ -273,19 +273,15 @@ int lp_vm_call(struct lp_run *run, enum lp_hook h, int nargs)
 int lp_vm_call_handler(struct lp_run *run, int idx, const char *name, bool on_sample)
 {
 	lua_State *L = run->vm.L;
-	int status = LUA_OK;
 	if (on_sample)
 		lua_pushvalue(L, LP_SLOT_ON_SAMPLE);
 	else
 		lua_rawgeti(L, LP_SLOT_HANDLERS, idx);
 	lua_pushvalue(L, LP_SLOT_VIEW);
 	lp_guard_enter(&run->vm.guard, name);
-	if (run->vm.protected)
-		lua_call(L, 1, 0);
-	else
-		status = lua_pcall(L, 1, 0, LP_SLOT_MSGH);
+	lua_call(L, 1, 0);     /* an error unwinds run.c's protected loop */
 	lp_guard_leave(&run->vm.guard);
-	return call_done(run, status);
+	return call_done(run, LUA_OK);
 }
 
 int lp_vm_unwound(struct lp_run *run, int status)
