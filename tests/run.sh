@@ -138,6 +138,11 @@ run_e2e() {
 	esac
 }
 
+# As root, tracefs is mounted before the first test that reads it (the
+# unit tests of core/trace and core/live read tracepoint formats too).
+. tests/e2e/lib_tracefs.sh
+have_tracefs
+
 for bin in "$BUILD"/tests/test_*; do
 	[ $real = 0 ] && [ -x "$bin" ] || continue
 	case $(basename "$bin") in *"$filter"*) run_unit "$(basename "$bin")" "$bin" ;; esac

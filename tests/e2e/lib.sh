@@ -184,16 +184,7 @@ sum_plt() {
 		END {for (k in s) {line = k; sub(/#/, s[k], line); print line}}'
 }
 
-# have_tracefs: whether tracefs is there; as root, mounts it where the
-# kernel expects it when it is not (the suite's own set-up, as perf needs),
-# so that no test depends on a mount made by hand.
-have_tracefs() {
-	if [ ! -d /sys/kernel/tracing/events ] && [ ! -d /sys/kernel/debug/tracing/events ] &&
-	   [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing ]; then
-		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-	fi
-	[ -d /sys/kernel/tracing/events ] || [ -d /sys/kernel/debug/tracing/events ]
-}
+. "$ROOT/tests/e2e/lib_tracefs.sh"
 
 # need_tracefs: skip unless tracefs is there (have_tracefs).
 need_tracefs() {
