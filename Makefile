@@ -2,6 +2,8 @@
 #
 #   make            build ./luaprof
 #   make test       build and run the whole test suite (installs deps as root)
+#   make check      the fast tier: unit, Lua and fuzz tests and the quick
+#                   end-to-end tests, nothing installed (tests/run.sh --check)
 #   make test-real  only the comparisons with perf on real programs (tests/real)
 #   make test-variation  the suite from a long path, HOME empty, a CPU busy,
 #                   watchpoints hidden (tests/variation.sh)
@@ -54,7 +56,7 @@ CXX ?= g++
 PROG_CXX_SRC = $(if $(shell command -v $(CXX)),$(sort $(wildcard tests/progs/*.cc)))
 PROG_CXX_BIN = $(PROG_CXX_SRC:tests/progs/%.cc=$(BUILD)/progs/%)
 
-.PHONY: all check-deps deps test test-real test-variation test-run test-deps demo demo-run check-asan bench clean progs units fuzz install
+.PHONY: all check check-deps deps test test-real test-variation test-run test-deps demo demo-run check-asan bench clean progs units fuzz install
 
 all: check-deps luaprof
 
@@ -181,6 +183,12 @@ test-deps:
 test-run: check-deps
 	@$(MAKE) --no-print-directory luaprof units progs
 	@BUILD=$(BUILD) tests/run.sh
+
+# The fast tier, for every change: no package installed, no test that
+# needs the machine to itself (tests/run.sh --check: the tests marked so).
+check: check-deps
+	@$(MAKE) --no-print-directory luaprof units progs
+	@BUILD=$(BUILD) tests/run.sh --check
 
 # The suite as if on another machine of the same kind (tests/variation.sh):
 # a clone at a path over 100 characters, HOME empty, one CPU busy, hardware

@@ -3,6 +3,7 @@
 # of the symbols of one start (symbols__fixup_duplicate,
 # choose_best_symbol) comparing the names as it stores them, demangled
 # without parameters: ns::f, not ab.  script and top equal perf's.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v perf >/dev/null || skip "perf is not installed: nothing to compare with"

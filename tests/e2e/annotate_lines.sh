@@ -4,6 +4,7 @@
 # perf's order with their self counts; every line is printed with its own
 # source text (which line of a loop is hottest depends on the CPU's skid,
 # so that is not asserted).  Live, the hottest function is leaf_a.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v perf >/dev/null || skip "perf is not installed: nothing to compare with"

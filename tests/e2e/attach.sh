@@ -2,6 +2,7 @@
 # stops by itself when the process exits.  The process is held at a gate
 # (lib.sh's gated) until luaprof has attached, so its threads are surely
 # created after that, however slowly luaprof starts.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 gated "$PROGS/latethreads" 0 400

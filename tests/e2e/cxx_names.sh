@@ -3,6 +3,7 @@
 # (share and name) equal perf report's with its default demangling (no
 # parameter lists), --demangle=none equals perf report --no-demangle,
 # --demangle=full keeps the parameters, and script's text is perf script's.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v perf >/dev/null || skip "perf is not installed"

@@ -2,6 +2,7 @@
 # is named, functions and lines, from its debuglink file (beside it, then
 # in .debug/), from a build-id tree under --symfs (replaying), and by
 # functions from MiniDebugInfo (.gnu_debugdata) alone.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 for t in objcopy strip xz nm; do command -v $t >/dev/null || skip "$t is not installed: cannot make the test's objects"; done

@@ -2,6 +2,7 @@
 # its source lines from a debuginfod server (a local HTTP server with the
 # protocol's /buildid/ID/debuginfo tree) only when DEBUGINFOD_URLS is set,
 # and not with --no-debuginfod.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v python3 >/dev/null || skip "python3 is not installed: no server to test with"

@@ -9,6 +9,7 @@
 # (it aborted in libdwfl's state_alloc on node's recordings).  Under the
 # sanitizers (SANITIZED=1) freed memory is filled, so that read fails
 # every time.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v perf >/dev/null || skip "perf is not installed: nothing to compare with"

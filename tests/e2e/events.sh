@@ -1,6 +1,7 @@
 # Several events at once: each sample names its event; both events appear.
 # cycles without a PMU falls back to cpu-clock with one line; a hardware
 # event with no fallback is refused with one clear line.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 expect_status 0 "$LUAPROF" run "$CHECKS/comms.lua" -e cpu-clock,page-faults -- "$PROGS/faults" 32

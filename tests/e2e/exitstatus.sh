@@ -1,5 +1,6 @@
 # The command's exit status is luaprof's: 7 for exit(7), 128+N for signal N,
 # and luaprof's own 255 (with one line) when the command cannot be run.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 expect_status 7 "$LUAPROF" run "$CHECKS/comms.lua" -- "$PROGS/spin" 30 7

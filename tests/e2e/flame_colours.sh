@@ -10,6 +10,7 @@
 #   outer;mix_[i] and teal, outer warm;
 # - a folded file without annotations names JIT code as perf maps do
 #   (node's JS:*, python -X perf's py::): drawn green, not warm.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 cd "$TMP"

@@ -2,6 +2,7 @@
 # the checkout's luaprof as its ExecStart), and its command line runs:
 # for two seconds, against tests/e2e/receiver.py instead of the Pyroscope
 # server, it pushes one profile with its labels and exits 0.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 cd "$TMP"

@@ -2,6 +2,7 @@
 # built from s.comm and s.stack for every sample: over corpus recordings
 # with many processes, execs and renamed threads, and live runs of a
 # workload that forks and execs and one that dlopens a library.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 check() {   # check WHAT LUAPROF-ARGS...

@@ -1,5 +1,6 @@
 # A command that forks and execs another program: both are sampled, under
 # their own pids and command names.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 expect_status 0 "$LUAPROF" run "$CHECKS/comms.lua" -- "$PROGS/forkexec" "$PROGS/spin" 200

@@ -4,6 +4,7 @@
 # (tests/e2e/data, from the speedscope 1.25.0 npm package, MIT) and holds
 # every sample, one profile per thread; the folded output sums to the
 # samples and feeds a differential flame graph.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 cd "$TMP"

@@ -1,6 +1,7 @@
 # funccount attached with -p to a run of ten 50 ms naps held at a gate
 # until luaprof has attached (lib.sh's gated) counts all 10 naps.  Rules
 # and helpers: lib_funcs.sh.
+# test: check
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_funcs.sh"
 gated "./$C" 0 50

@@ -2,6 +2,7 @@
 # sleep never ends early) and at least 6 in the [2, 4) bucket (a wake-up
 # may be late by milliseconds on a loaded machine, so not all ten need
 # be).  Rules and helpers: lib_funcs.sh.
+# test: check
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_funcs.sh"
 expect_status 0 "$LUAPROF" run funclatency --func="./$C:nap" --unit=ms -- "./$C" 10 2

@@ -1,6 +1,7 @@
 # funclatency attached with -p to ten 50 ms naps held at a gate until
 # luaprof has attached (lib.sh's gated): all 10 calls, each at least 32 ms
 # (the [32, 64) bucket or above).  Rules and helpers: lib_funcs.sh.
+# test: check
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_funcs.sh"
 gated "./$C" 0 50

@@ -1,5 +1,6 @@
 # funclatency -i on a recording of nap's uprobe and uretprobe: the same
 # histogram as live (funcs_latency.sh).  Rules and helpers: lib_funcs.sh.
+# test: check
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_funcs.sh"
 expect_status 0 "$LUAPROF" record -e "uprobe:$P:nap,uretprobe:$P:nap" -o lat.data -- "./$C" 10 2

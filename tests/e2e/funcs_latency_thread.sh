@@ -1,6 +1,7 @@
 # funclatency -a --per=thread: the same histogram as live
 # (funcs_latency.sh), named for the run's thread.  Rules and helpers:
 # lib_funcs.sh.
+# test: check
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_funcs.sh"
 expect_status 0 "$LUAPROF" run funclatency -A "$P:nap" --unit=ms --per=thread -a -- "./$C" 10 2

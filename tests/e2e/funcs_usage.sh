@@ -2,6 +2,7 @@
 # refused before anything runs, in one line naming the script and its
 # --help (luaprof.usage_error), exit 255, the command not started.  Rules
 # and helpers: lib_funcs.sh.
+# test: check
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_funcs.sh"
 rm -f started

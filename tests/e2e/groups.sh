@@ -2,6 +2,7 @@
 # and every sample carries both counts (s.values), which only grow; with
 # :S only the leader samples.  The last samples' page faults are most of
 # what the run counted (info.values).
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 expect_status 0 "$LUAPROF" run "$CHECKS/groups.lua" -e '{cpu-clock,page-faults}:S' -c 2000000 -- "$PROGS/faults" 32

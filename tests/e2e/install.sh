@@ -3,6 +3,7 @@
 # script by its bare name, luaprof's Lua library (require), lists its
 # scripts, runs a one-liner (-x: its front end is an installed helper),
 # and has its man page.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 prefix=$TMP/prefix

@@ -2,6 +2,7 @@
 # recording print the same per-interval report, empty intervals (the
 # workload sleeping) included; -I overrides the script's interval; an
 # interval without on_interval is refused.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 cd "$TMP"

@@ -3,6 +3,7 @@
 # run jit_first a while: the map is re-read) has them named, with the map
 # file as their dso, live and on replay; perf report names perf's own
 # recording of it the same, sample for sample per function.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 cd "$TMP"

@@ -16,6 +16,7 @@
 # and jit_second's are two rows jit_twice (one, when its samples all
 # land in one half).  luaprof's script, top and
 # top --children of the file equal perf's, exactly.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v perf >/dev/null || skip "perf is not installed: nothing to compare with"

@@ -3,6 +3,7 @@
 # 0600); the next replay reads it and names every kernel frame as the
 # first did; a damaged cache file is passed over for the copy and written
 # whole again; with no HOME (nowhere to keep it) the names are the same.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 [ "$(awk 'NR==1{print $1}' /proc/kallsyms)" != 0000000000000000 ] ||

@@ -6,6 +6,7 @@
 # frame, reads them only when a script asks; a kernel frame is still named
 # after the preload.  Order seen with strace: luaprof's openat of
 # /proc/kallsyms against the command's execve.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v strace >/dev/null || skip "strace is not installed: the order of reads cannot be seen"

@@ -6,6 +6,7 @@
 # symbol tree (docs/perf-differences.md), so perf script's text is compared
 # with each "inner_label+OFF" it prints rewritten as the function's
 # "label_host+OFF'": every other byte of the two outputs is equal.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v perf >/dev/null || skip "perf is not installed"

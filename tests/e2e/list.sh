@@ -3,6 +3,7 @@
 # the oracle), software events, PMUs from /sys/bus/event_source/devices,
 # tracepoints from tracefs; a pattern or a group narrows it; --fields shows
 # a tracepoint's fields as its tracefs format declares them.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 need_tracefs

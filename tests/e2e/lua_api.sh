@@ -1,6 +1,7 @@
 # The Lua API: the luaprof module, on_start/on_end info, sample field types,
 # read-only samples; and lost samples counted and reported when the ring is
 # too small for what the reader leaves in it.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 expect_status 0 "$LUAPROF" run "$CHECKS/api.lua" -e cpu-clock -- "$PROGS/spin" 100

@@ -7,6 +7,7 @@
 #   module, and a helper of the shipped scripts (profile, sched, perfpy, fleet)
 #   required or read by a script of the user's; the shipped scripts get
 #   theirs, and a module of the user's own by a helper's name still wins.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 cd "$TMP"

@@ -2,6 +2,7 @@
 # graph runs with no flags; -e, -F and -c on the command line replace what
 # it declares; bad calls stop the run before anything starts, naming the
 # script's line.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 # faults 4: four rounds of 1024 fresh pages, so at least 4096 page faults.

@@ -3,6 +3,7 @@
 # make test-deps) with no warning, under .luacheckrc (Lua 5.4 and
 # luaprof's globals; it leaves out only tests/e2e/lua/syntax_error.lua,
 # which must not compile), and no Lua file is left out of the check.
+# test: check
 . "$(dirname "$0")/lib.sh"
 command -v luacheck >/dev/null || skip "luacheck is not installed (make test-deps installs lua-check as root)"
 cd "$ROOT"

@@ -2,6 +2,7 @@
 # 360): the event list has no fixed size, and when the fds outrun the soft
 # limit on open files luaprof raises it to the hard limit, as perf does.
 # 300 software events on every CPU with a soft limit of 100 open files.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 2048 ] || skip "hard limit on open files below 2048"

@@ -1,6 +1,7 @@
 # A process in another mount namespace (as in a container) runs a program
 # that exists only there: its functions and lines are read through
 # /proc/PID/root, while it runs.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"

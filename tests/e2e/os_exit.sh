@@ -3,6 +3,7 @@
 # with its code, no further hook runs (on_end included), and the recording
 # is closed: perf reads it, holding the samples the script saw.  At the top
 # level nothing is started; in on_end it sets the exit status.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 cd "$TMP"

@@ -9,6 +9,7 @@
 # every sample the recording holds went to on_sample, and the samples and
 # the lost ones add up to what the kernel took.  Peak RSS stays
 # flat whether the overload lasts 0.6 or 2.4 s of the workload's CPU.
+# test: alone
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v perf >/dev/null || skip "perf is not installed: nothing to read the recording with"

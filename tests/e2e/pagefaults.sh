@@ -8,6 +8,7 @@
 #   may map 2 MB: 16 to 8192); with -g its stack main <- __libc_start_call_main;
 # - with -p (attached to four rounds of 32 MB) main has faults, at most
 #   32768; with -a, main of our program has its 8192.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 cd "$TMP"

@@ -5,6 +5,7 @@
 # by a symbolic link to it, or by a FIFO: each is refused with one line,
 # the JIT functions stay unnamed, and the FIFO hangs nothing.  The map as
 # written names them.  (perf 6.1 follows the link and blocks on the FIFO.)
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 [ "$(id -u)" = 0 ] || skip "making files owned by another user needs root"

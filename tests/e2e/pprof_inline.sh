@@ -5,6 +5,7 @@
 # -O2 -g) has fill() forced inline into churn(): a -g recording (frame
 # pointers) gives churn's locations one line, churn; a dwarf one gives
 # fill's, then churn.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v go >/dev/null || skip "go is not installed (make test-deps installs golang-go): no pprof reader"

@@ -3,6 +3,7 @@
 # function for a uprobe, a USDT probe that does not exist, kprobes on a
 # kernel without a kprobe PMU, an unknown PMU or term, a malformed group, a
 # watchpoint on a symbol that is not a variable.  luaprof stat refuses -o.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 printf 'function on_end() print("ran") end\n' > "$TMP/s.lua"

@@ -6,6 +6,7 @@
 # stack-memory arguments) fired exactly N times; one guarded by a
 # semaphore, whose code runs only while luaprof is attached.  Watchpoints
 # are tests/e2e/watchpoints.sh.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 [ -r /sys/bus/event_source/devices/uprobe/type ] || skip "this kernel has no uprobe PMU"

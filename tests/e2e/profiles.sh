@@ -11,6 +11,7 @@
 #   file renamed over it, as regular files are written whole, would
 #   replace it: /dev/null once became a file that way);
 # (--offcpu: see the offcpu test.)
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 cd "$TMP"

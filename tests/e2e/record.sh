@@ -4,6 +4,7 @@
 # later replay of its file print the same table.  The build-id tables list
 # exactly the objects samples landed in (callchains aside), as perf
 # record's: a library loaded at run time and busy is among them.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v perf >/dev/null || skip "perf is not installed: nothing to read the recordings with"

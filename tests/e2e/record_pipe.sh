@@ -16,6 +16,7 @@
 #   output there too);
 # - standard output a terminal is refused with one line (perf 6.1 writes
 #   the binary stream to the terminal).
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v perf >/dev/null || skip "perf is not installed: nothing to read the stream with"

@@ -4,6 +4,7 @@
 # naming the file and the offset and exits 255.  A file cut inside its
 # header or attrs, a file that is not perf.data and an empty file get the
 # one line and 255, and on_end never runs.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v perf >/dev/null || skip "perf is not installed: nothing to record with"

@@ -2,6 +2,7 @@
 # counting map, histograms, printing helpers, JSON, folded text, the flame
 # graph's frames and the sched helper's off-CPU intervals, each with exact
 # expected output.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 expect_status 0 "$LUAPROF" run "$CHECKS/report_lib.lua" -- true

@@ -1,6 +1,7 @@
 # Script errors: a syntax error is reported as FILE:LINE before anything
 # starts; a runtime error prints a traceback, stops, exits 255 and leaves no
 # process behind; a sample kept past on_sample raises a clear error.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 expect_status 255 "$LUAPROF" run "$CHECKS/syntax_error.lua" -- touch "$TMP/ran"

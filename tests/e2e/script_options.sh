@@ -5,6 +5,7 @@
 # ~/.local/share/luaprof/scripts, then luaprof's own scripts, never in the
 # current directory; require finds modules next to the script and in
 # luaprof's library; luaprof list scripts shows them all.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 export HOME=$TMP/home

@@ -7,6 +7,7 @@
 # For every frame of the program in a --call-graph dwarf recording, the
 # function and file:line chain equals what addr2line -f -i prints for the
 # same address.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v addr2line >/dev/null || skip "addr2line (binutils) is not installed: nothing to compare with"

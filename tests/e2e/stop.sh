@@ -1,6 +1,7 @@
 # Ending a run early: Ctrl-C at a terminal, a kill of luaprof alone, and
 # luaprof.exit() all drain the rings, run on_end completely, and leave no
 # command behind; the command's status comes through.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v python3 >/dev/null || skip "python3 is needed to drive a terminal (make deps installs it)"

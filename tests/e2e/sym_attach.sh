@@ -1,5 +1,6 @@
 # -p and -a: the maps of processes that existed before the run are read
 # once at start, so their samples are named.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 "$PROGS/spin" 60000 & pid=$!      # busy until killed below

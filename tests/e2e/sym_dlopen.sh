@@ -1,5 +1,6 @@
 # A library loaded with dlopen while the program runs is named, with the
 # library as s.dso.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 expect_status 0 "$LUAPROF" run "$CHECKS/named.lua" -A libdlwork.so -- "$PROGS/dlopen" "$PROGS/libdlwork.so" 300

@@ -1,5 +1,6 @@
 # s.folded lines parse as folded stacks (frames ; separated, a count at the
 # end), rooted at the command name, ending at the sampled leaf.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 expect_status 0 "$LUAPROF" run "$CHECKS/fold_lines.lua" -g -F 1000 -- "$PROGS/leafs" 150

@@ -1,5 +1,6 @@
 # A workload busy in system calls: kernel frames are marked kernel, in
 # [kernel.kallsyms], and named when kallsyms is readable.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 expect_status 0 "$LUAPROF" run "$CHECKS/named.lua" -- "$PROGS/syscalls" 2000

@@ -1,5 +1,6 @@
 # Forty 20 ms children run one after another: their samples are named (95%
 # at least) although every child has exited before luaprof reads them.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 expect_status 0 "$LUAPROF" run "$CHECKS/named.lua" -F 4000 -- "$PROGS/manykids" "$PROGS/spin" 40 20

@@ -1,4 +1,5 @@
 # Time spent in the vDSO is named, with [vdso] as the object.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 expect_status 0 "$LUAPROF" run "$CHECKS/named.lua" -A "[vdso]" -- "$PROGS/clockloop" 10

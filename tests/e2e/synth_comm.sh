@@ -9,6 +9,7 @@
 # threads named past 15 bytes (kworker/R-kvfree_rcu_reclaim: kworker/R-kvfre
 # in both) and tests/progs/named, which gives itself a backslash and a
 # newline.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 [ "$(id -u)" = 0 ] || skip "system-wide recording needs root"

@@ -1,4 +1,5 @@
 # -a sees a process luaprof did not start.
+# test: alone
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ] || [ "$(id -u)" = 0 ] ||

@@ -10,6 +10,7 @@
 # - with -p (attached before the program runs: lib.sh's gated) both
 #   workers are seen; with -a the
 #   whole system is, our process among it.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 cd "$TMP"

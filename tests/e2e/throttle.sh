@@ -15,6 +15,7 @@
 #   (throttles.py), and together perf report's.  (How many are idle depends
 #   on how quiet the machine is: none when every CPU is busy.)
 # - -F above the limit, given or the default, is lowered to it with one line.
+# test: alone
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 [ "$(id -u)" = 0 ] || skip "lowering kernel.perf_event_max_sample_rate needs root"

@@ -4,6 +4,7 @@
 # 0x%016x); top printed one "[unknown]" row per object, rows that looked
 # identical.  Every row, named or not, must now be perf report's, in
 # perf's order, and the same with --sort=dso,sym.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v perf >/dev/null || skip "perf is not installed"

@@ -10,6 +10,7 @@
 # outside every map (one of seven), and every third chain's second user
 # entry (when it is not the outermost) one of five others.  top --children equals perf report --children
 # row for row, levels and order of the unnamed rows included.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v perf >/dev/null || skip "perf is not installed: nothing to compare with"

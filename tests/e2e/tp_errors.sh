@@ -3,6 +3,7 @@
 # a malformed glob or one that matches nothing, tracefs not mounted (in a
 # private mount namespace, so the machine's mount is untouched), and a
 # tracepoint as an ordinary user under kernel.perf_event_paranoid=2.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 need_tracefs

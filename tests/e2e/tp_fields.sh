@@ -2,6 +2,7 @@
 # strings, pid_t and long integers (negative ones too), unsigned long[6] a
 # Lua array; common_* fields are left out; s.raw is the raw data with
 # common_type (the tracepoint id) first; other events have neither.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 need_tracefs

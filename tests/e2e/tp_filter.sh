@@ -3,6 +3,7 @@
 # match.  luaprof.setup{filter=} does the same for a script's events, and
 # the command line's --filter replaces it.  Filters the kernel rejects,
 # and --filter without a tracepoint before it, stop the run with one line.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 need_tracefs

@@ -3,6 +3,7 @@
 # on_sample; on_comm, on_fork and on_exit see the fork+exec workload's
 # processes, and every callback comes in time order.  A replay of the same
 # run (-o) makes the same calls.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 need_tracefs

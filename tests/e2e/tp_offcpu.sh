@@ -6,6 +6,7 @@
 # above, each wake-up adds the timer slack (50 us) and the wait for a CPU,
 # which on a loaded 2-CPU machine can reach milliseconds: 10 ms per sleep.
 # (offcpu.lua says how it copes with switches in the kernel leaves out.)
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 need_tracefs

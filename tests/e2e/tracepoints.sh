@@ -3,6 +3,7 @@
 # every hit), and 1000 raw_syscalls:sys_enter samples whose id field is
 # luaprof.syscall_nr("getppid"); a glob expands to every matching
 # tracepoint; -c samples every Nth hit instead.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 need_tracefs

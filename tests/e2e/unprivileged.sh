@@ -7,6 +7,7 @@
 # and Ubuntu's hardening) every run is refused with one line, and the
 # command never starts.  The sysctl is changed only for those two runs and
 # restored at once, also when the test fails or is killed.
+# test: alone
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 [ "$(id -u)" = 0 ] || skip "needs root to switch to an unprivileged user"

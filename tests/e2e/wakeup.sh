@@ -11,6 +11,7 @@
 # most on a loaded one), and the latency
 # histograms hold exactly the wake-ups (from any waker) that were
 # followed by a switch in.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 need_tracefs

@@ -4,6 +4,7 @@
 # that fire).  Never written: the run says in one line that the watchpoint
 # counted nothing, and why that may be (on any machine with the breakpoint
 # PMU), live and under luaprof stat.
+# test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 [ -r /sys/bus/event_source/devices/breakpoint/type ] || skip "this kernel has no breakpoint PMU"
