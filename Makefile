@@ -13,10 +13,18 @@
 #   make fuzz       coverage-guided fuzzing (libFuzzer) of every parser of outside data
 #   make bench      benchmarks against perf (not part of make test)
 #   make install    PREFIX=/usr/local: the binary, scripts, Lua library, man page
+#   make uninstall  PREFIX=/usr/local: removes what make install put there
 #
-# WERROR=1 turns warnings into errors (CI sets it).
+# WERROR=1 turns warnings into errors (CI sets it); V=1 prints every
+# command line whole.
 
 CC      ?= cc
+# Each command prints one short line ("CC core/agg/agg.c") unless V=1.
+ifeq ($(V),1)
+say =
+else
+say = @printf '  %-6s %s\n' $(1) $(2);
+endif
 PKG_CONFIG ?= pkg-config
 BUILD   ?= build
 OPT     ?= -O2
@@ -56,7 +64,8 @@ CXX ?= g++
 PROG_CXX_SRC = $(if $(shell command -v $(CXX)),$(sort $(wildcard tests/progs/*.cc)))
 PROG_CXX_BIN = $(PROG_CXX_SRC:tests/progs/%.cc=$(BUILD)/progs/%)
 
-.PHONY: all check check-deps deps test test-real test-variation test-run test-deps demo demo-run check-asan bench clean progs units fuzz install
+.PHONY: all check check-deps deps ensure-deps test test-real test-variation test-run test-deps \
+	demo demo-run check-asan bench clean progs units fuzz install uninstall
 
 all: check-deps luaprof
 
@@ -84,20 +93,23 @@ ensure-deps:
 	  echo "luaprof: installing build dependencies (make deps)"; tests/install-deps.sh build; fi
 
 luaprof: $(LUA_OBJ) $(LIB)
-	$(CC) -o $@ $(LUA_OBJ) $(LIB) $(LDLIBS_ALL)
+	$(call say,LINK,$@)$(CC) -o $@ $(LUA_OBJ) $(LIB) $(LDLIBS_ALL)
 
 # check-asan's sanitized luaprof (make it with BUILD=build-asan), beside
 # ./luaprof so that it finds the checkout's scripts and Lua library.
 luaprof-asan: $(LUA_OBJ) $(LIB)
-	$(CC) -o $@ $(LUA_OBJ) $(LIB) $(LDLIBS_ALL)
+	$(call say,LINK,$@)$(CC) -o $@ $(LUA_OBJ) $(LIB) $(LDLIBS_ALL)
 
 $(LIB): $(CORE_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(call say,AR,$@)ar rcs $@ $^
 
+# Every compile writes its dependency file (-MMD -MP: the headers it
+# read), included at the end, so that touching a header rebuilds what
+# includes it: the library, the commands, the unit tests and fuzz targets.
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+	$(call say,CC,$<)$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
 
 # lua/host (the VM, the bindings) sees its own headers and core's; lua/cmd
 # (the commands) sees the host's too: cmd -> host -> core, never back.
@@ -110,7 +122,7 @@ $(LUA_OBJ): CFLAGS_ALL += -Ilua/host
 # $(call gen_table,HEADER,PREFIX,what): the definitions of PREFIXNAME NUMBER.
 define gen_table
 	@mkdir -p $(dir $@)
-	echo '#include <$(1)>' | $(CC) -E -dM -x c - | \
+	$(call say,GEN,$@)echo '#include <$(1)>' | $(CC) -E -dM -x c - | \
 	  sed -n 's/^#define $(2)\([A-Za-z0-9_]*\) \([0-9][0-9]*\)$$/{ "$(3)\1", \2 },/p' | \
 	  sort -t, -k2 -n > $@.tmp
 	@test -s $@.tmp || { echo "luaprof: nothing found in <$(1)>: install linux-libc-dev"; rm -f $@.tmp; exit 1; }
@@ -125,14 +137,15 @@ $(BUILD)/gen/errnos.h: Makefile
 # this machine), which perf's Python scripts print through python3-audit:
 # "pread" for pread64 (core/trace/gen_auditnames.py).
 $(BUILD)/gen/auditnames.h: $(BUILD)/gen/syscalls.h core/trace/gen_auditnames.py
-	python3 core/trace/gen_auditnames.py $< > $@.tmp && mv $@.tmp $@
+	$(call say,GEN,$@)python3 core/trace/gen_auditnames.py $< > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/core/trace/syscalls.o: $(BUILD)/gen/syscalls.h $(BUILD)/gen/errnos.h $(BUILD)/gen/auditnames.h
 $(BUILD)/core/trace/syscalls.o: CFLAGS_ALL += -I$(BUILD)/gen
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/test.h
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
+# Unit tests and fuzz targets are compiled by the rule above (their
+# objects under $(BUILD)/tests/, with their dependency files), then linked.
+$(UNIT_BIN): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
+	$(call say,LINK,$@)$(CC) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
 # Fuzz targets, linked with a driver that replays files (tests/fuzz/driver.c):
 # make test replays each target's regression inputs, tests/fuzz/corpus/NAME.
@@ -140,33 +153,33 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/test.h
 # the objects they read across executions by wrapping lp_dso_open/free).
 FUZZ_LINK_fuzz_perfdata = -Wl,--wrap=lp_dso_open,--wrap=lp_dso_free
 FUZZ_LINK_fuzz_pdpipe = $(FUZZ_LINK_fuzz_perfdata)
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c tests/fuzz/replay.h tests/fuzz/memfile.h $(LIB)
+$(FUZZ_BIN): $(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/fuzz/driver.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< tests/fuzz/driver.c $(LIB) $(LDLIBS_ALL) $(FUZZ_LINK_$*)
+	$(call say,LINK,$@)$(CC) -o $@ $< $(BUILD)/tests/fuzz/driver.o $(LIB) $(LDLIBS_ALL) $(FUZZ_LINK_$*)
 
 # The same targets linked with libFuzzer (make fuzz, clang only).
-$(BUILD)/fuzzer/%: tests/fuzz/%.c tests/fuzz/replay.h tests/fuzz/memfile.h $(LIB)
+$(BUILD)/fuzzer/%: $(BUILD)/tests/fuzz/%.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS_ALL) $(FUZZ_LINK_$*)
+	$(call say,LINK,$@)$(CC) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS_ALL) $(FUZZ_LINK_$*)
 
 # Workloads: frame pointers and symbols kept, as a user profiling would.
 PROG_CFLAGS = -O1 -g -fno-omit-frame-pointer -fno-inline-functions-called-once -pthread
 $(BUILD)/progs/%: tests/progs/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -o $@ $< -ldl
+	$(call say,CC,$<)$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< -ldl
 
 # C++: -O2 as a release build, frame pointers kept
 $(BUILD)/progs/%: tests/progs/%.cc
 	@mkdir -p $(dir $@)
-	$(CXX) -O2 -g -fno-omit-frame-pointer -o $@ $<
+	$(call say,CXX,$<)$(CXX) -O2 -g -fno-omit-frame-pointer -MMD -MP -o $@ $<
 
 $(BUILD)/progs/libdlwork.so: tests/progs/lib/dlwork.c
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
+	$(call say,CC,$<)$(CC) $(PROG_CFLAGS) -shared -fPIC -MMD -MP -o $@ $<
 
 $(BUILD)/progs/libprobelib.so: tests/progs/lib/probelib.c
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
+	$(call say,CC,$<)$(CC) $(PROG_CFLAGS) -shared -fPIC -MMD -MP -o $@ $<
 
 units: $(UNIT_BIN) $(FUZZ_BIN)
 progs: $(PROG_BIN) $(PROG_CXX_BIN) $(BUILD)/progs/libdlwork.so $(BUILD)/progs/libprobelib.so
@@ -264,7 +277,14 @@ install: all
 	install -m 644 lua/helpers/*.lua $(DESTDIR)$(PREFIX)/share/luaprof/helpers/
 	install -m 644 docs/luaprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/luaprof.1
 
+# What make install put there: the binary, the man page and share/luaprof.
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/luaprof $(DESTDIR)$(PREFIX)/share/man/man1/luaprof.1
+	rm -rf $(DESTDIR)$(PREFIX)/share/luaprof
+
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz luaprof luaprof-asan
 
 -include $(CORE_OBJ:.o=.d) $(LUA_OBJ:.o=.d)
+-include $(UNIT_SRC:%.c=$(BUILD)/%.d) $(FUZZ_SRC:%.c=$(BUILD)/%.d) $(BUILD)/tests/fuzz/driver.d
+-include $(PROG_BIN:=.d) $(PROG_CXX_BIN:=.d) $(BUILD)/progs/libdlwork.d $(BUILD)/progs/libprobelib.d

@@ -2,7 +2,7 @@
 # directory with no environment variable pointing at it, finds a shipped
 # script by its bare name, luaprof's Lua library (require), lists its
 # scripts, runs a one-liner (-x: its front end is an installed helper),
-# and has its man page.
+# and has its man page; make uninstall removes every file it put there.
 # test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
@@ -40,4 +40,9 @@ if command -v man >/dev/null; then
 	MANPATH=$prefix/share/man man -P cat luaprof > man.txt 2>/dev/null
 	grep -q 'luaprof list scripts' man.txt || fail "man luaprof does not show the page"
 fi
+# make uninstall takes back every file make install put there
+cd "$TMP"
+env -u BUILD make -s -C "$ROOT" uninstall PREFIX="$prefix" > "$TMP/make.txt" 2>&1 || { cat "$TMP/make.txt"; fail "make uninstall failed"; }
+left=$(find "$prefix" -type f | head -3)
+[ -z "$left" ] || fail "make uninstall left $left"
 exit 0
