@@ -173,22 +173,6 @@ static int put_string(struct lp_pd_writer *w, const char *s)
 
 /* ---- setup -------------------------------------------------------------------- */
 
-int lp_pd_writer_backup(const char *path)
-{
-	struct stat st;
-	char *old;
-	int err = 0;
-
-	if (stat(path, &st) || !st.st_size)
-		return 0;
-	if (asprintf(&old, "%s.old", path) < 0)
-		return -ENOMEM;
-	if (rename(path, old))
-		err = -errno;
-	free(old);
-	return err;
-}
-
 struct lp_pd_writer *lp_pd_writer_create(const char *path)
 {
 	static const uint8_t placeholder[PD_HEADER_SIZE];

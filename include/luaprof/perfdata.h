@@ -156,10 +156,6 @@ const char *lp_perfdata_error(const struct lp_perfdata *pd);
 
 struct lp_pd_writer;
 
-/* Renames an existing, non-empty path to path.old, as perf does before it
- * writes path.  0 (also when there is nothing to rename) or -errno. */
-int lp_pd_writer_backup(const char *path);
-
 /* Whether a recording may be written at path: 0 when path is absent or
  * a regular file (through symbolic links) and, when path would be kept as
  * path.old (anything but an empty regular file), path.old is absent, a

@@ -523,7 +523,8 @@ static int live_open(struct live_run *lr)
 	return 0;
 }
 
-/* on_start and what exists already, then the events started and every
+/* on_start and what exists already, then the events started, the
+ * recording put in place (once the command's exec is done), and every
  * record fed to the script until the end.  0, or -1 (reported). */
 static int live_loop(struct live_run *lr)
 {
@@ -543,10 +544,16 @@ static int live_loop(struct live_run *lr)
 		lp_run_set_origin(run, lr->t0);
 	int rc = run->failed ? -1 : setup_counts(run, lr->lv, cli) ? 1 :
 		 lp_live_start(lr->lv, lr->err, sizeof lr->err);
+	/* the recording's place waits for the exec; a counting run, which
+	 * keeps none, does not wait (see lp_live_confirm) */
+	if (rc == 0 && lr->recording)
+		rc = lp_live_confirm(lr->lv, lr->err, sizeof lr->err);
 	if (rc == 1)
 		snprintf(lr->err, sizeof lr->err, "out of memory");
 	if (rc > 0 || (rc < 0 && !run->failed))
 		fprintf(stderr, "luaprof: %s\n", lr->err);
+	if (rc == 0 && lr->recording && lp_recording_place(lr->recording))
+		rc = -1;
 	if (rc == 0) {
 		struct live_src ctx;
 		struct lp_source src = live_source(&ctx, lr->lv, cli);
