@@ -627,6 +627,14 @@ int lp_live_start(struct lp_live *lv, char *err, size_t errsz)
 	return rc;
 }
 
+int lp_live_confirm(struct lp_live *lv, char *err, size_t errsz)
+{
+	int rc = lv->has_cmd ? lp_workload_wait_exec(&lv->wl) : 0;
+	if (rc)
+		snprintf(err, errsz, "cannot run '%s': %s", lv->cmd, strerror(-rc));
+	return rc;
+}
+
 int lp_live_read_counts(struct lp_live *lv, struct lp_count *out)
 {
 	return lp_evlist_read(&lv->el, out);

@@ -127,7 +127,10 @@ static int read_exec_errno(struct lp_workload *w)
 	int e = 0;
 	if (w->err_fd < 0)
 		return 0;
-	ssize_t n = read(w->err_fd, &e, sizeof e);
+	ssize_t n;
+	do
+		n = read(w->err_fd, &e, sizeof e);
+	while (n < 0 && errno == EINTR);
 	close(w->err_fd);
 	w->err_fd = -1;
 	return n == (ssize_t)sizeof e ? e : 0;
@@ -148,6 +151,18 @@ int lp_workload_start(struct lp_workload *w)
 		return -e;
 	}
 	return wait_exec_stop(w);
+}
+
+int lp_workload_wait_exec(struct lp_workload *w)
+{
+	if (w->go_fd >= 0)
+		return -EINVAL;         /* not started */
+	int e = read_exec_errno(w);
+	if (e) {
+		lp_workload_reap(w, true);
+		return -e;
+	}
+	return 0;
 }
 
 int lp_workload_exec_error(struct lp_workload *w)

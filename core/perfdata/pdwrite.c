@@ -33,6 +33,9 @@
  * and the final header needs no new space; at close the file is cut after
  * its last whole record on disk and gets a header without features, which
  * perf reads.  A file that did not get its attrs whole is removed.
+ *
+ * A file is written where no one sees it until lp_pd_writer_place puts it
+ * at its path (pdplace.c): a run that never starts changes nothing there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +71,8 @@ struct lp_pd_writer {
 	int fd;
 	bool pipe;                      /* pipe mode: everything in-band, in order */
 	char *path;
+	char *tmp;                      /* the file's name until placed, if it has one */
+	bool placed;                    /* the file is at path (lp_pd_writer_place) */
 	int err;                        /* first failure, sticky */
 	bool started;                   /* ids and attrs are written */
 	struct wevent *evs;
@@ -168,46 +173,34 @@ static int put_string(struct lp_pd_writer *w, const char *s)
 
 /* ---- setup -------------------------------------------------------------------- */
 
-int lp_pd_writer_backup(const char *path)
+struct lp_pd_writer *lp_pd_writer_create(const char *path)
 {
-	struct stat st;
-	char *old;
-	int err = 0;
-
-	if (stat(path, &st) || !st.st_size)
-		return 0;
-	if (asprintf(&old, "%s.old", path) < 0)
-		return -ENOMEM;
-	if (rename(path, old))
-		err = -errno;
-	free(old);
-	return err;
-}
-
-struct lp_pd_writer *lp_pd_writer_open(const char *path)
-{
+	static const uint8_t placeholder[PD_HEADER_SIZE];
 	struct lp_pd_writer *w;
-	int err = lp_pd_writer_backup(path);
+	bool old;
+	mode_t mode;
+	int err = lp_pd_writer_check(path, &old, &mode);
 
 	if (err) {
 		errno = -err;
 		return NULL;
 	}
 	w = calloc(1, sizeof *w);
-	if (!w || !(w->buf = malloc(WBUF))) {
+	if (!w || !(w->buf = malloc(WBUF)) || !(w->path = strdup(path))) {
+		if (w)
+			free(w->buf);
 		free(w);
 		errno = ENOMEM;
 		return NULL;
 	}
-	static const uint8_t placeholder[PD_HEADER_SIZE];
-	w->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (w->fd < 0 || !(w->path = strdup(path)) ||
-	    write(w->fd, placeholder, sizeof placeholder) != (ssize_t)sizeof placeholder) {
-		err = w->fd >= 0 && errno == 0 ? EIO : errno;
-		if (w->fd >= 0) {
+	w->fd = pd_temp_open(path, &w->tmp);
+	err = w->fd < 0 ? -w->fd : 0;
+	if (!err && write(w->fd, placeholder, sizeof placeholder) != (ssize_t)sizeof placeholder)
+		err = errno ? errno : EIO;
+	if (err) {
+		if (w->fd >= 0)
 			close(w->fd);
-			unlink(path);
-		}
+		pd_discard(&w->tmp);
 		free(w->path);
 		free(w->buf);
 		free(w);
@@ -215,6 +208,28 @@ struct lp_pd_writer *lp_pd_writer_open(const char *path)
 		return NULL;
 	}
 	w->pos = PD_HEADER_SIZE;
+	return w;
+}
+
+int lp_pd_writer_place(struct lp_pd_writer *w)
+{
+	if (w->pipe || w->placed)
+		return 0;
+	int rc = pd_place(w->fd, &w->tmp, w->path);
+	w->placed = !rc;
+	return rc;
+}
+
+struct lp_pd_writer *lp_pd_writer_open(const char *path)
+{
+	struct lp_pd_writer *w = lp_pd_writer_create(path);
+	int rc = w ? lp_pd_writer_place(w) : 0;
+
+	if (rc) {
+		lp_pd_writer_discard(w);
+		errno = -rc;
+		return NULL;
+	}
 	return w;
 }
 
@@ -687,6 +702,7 @@ static void writer_free(struct lp_pd_writer *w)
 	free(w->bids);
 	free(w->buf);
 	free(w->path);
+	free(w->tmp);
 	free(w);
 }
 
@@ -728,6 +744,19 @@ static void salvage(struct lp_pd_writer *w)
 	       (unsigned long long)w->data_size);
 }
 
+void lp_pd_writer_discard(struct lp_pd_writer *w)
+{
+	if (!w)
+		return;
+	if (!w->pipe && !w->placed) {
+		close(w->fd);
+		pd_discard(&w->tmp);
+		writer_free(w);
+		return;
+	}
+	lp_pd_writer_close(w);
+}
+
 int lp_pd_writer_close(struct lp_pd_writer *w)
 {
 	uint64_t bits[4];
@@ -737,6 +766,10 @@ int lp_pd_writer_close(struct lp_pd_writer *w)
 		return -EINVAL;
 	if (w->pipe)
 		return close_pipe(w);
+	if ((err = lp_pd_writer_place(w))) {
+		lp_pd_writer_discard(w);
+		return err;
+	}
 	if (!w->err && !w->nr_evs)
 		fail(w, -EINVAL);       /* perf cannot read a file without events */
 	if (!w->err && !w->started)

@@ -1,7 +1,7 @@
 /*
  * perfdata_int.h - internals shared by the perf.data reader and writer
  * (perfdata.c, pderror.c, pdsrc.c, pdevents.c, pdpipe.c, pdfeat.c, pdcomp.c,
- * pdorder.c, pdwrite.c).  Nothing here is public API.
+ * pdorder.c, pdwrite.c, pdplace.c).  Nothing here is public API.
  *
  * The reader is a pull pipeline:
  *
@@ -357,5 +357,25 @@ const char *pd_strdup(struct lp_perfdata *pd, const void *s, size_t n);
 #define PD_MAX_BUILD_IDS (1u << 20)
 #define PD_MAX_PAYLOAD (1ull << 30)   /* AUXTRACE / tracing data skipped */
 #define PD_MAX_QUEUE_BYTES (1ull << 30)  /* then perf's half flush */
+
+/* ---- where a written file goes (pdplace.c) ---------------------------- */
+
+/* Opens the file a recording meant for path is written to until it is
+ * placed: unnamed in path's directory (O_TMPFILE), or where the file
+ * system has no such thing a new PATH.tmp.XXXXXX, whose name goes to *tmp
+ * (malloc'd; NULL for an unnamed one).  Mode 0600.  The fd, or -errno (the
+ * directory is missing, read-only, not writable). */
+int pd_temp_open(const char *path, char **tmp);
+
+/* Puts the file of fd (opened by pd_temp_open, *tmp its name or NULL) at
+ * path: an existing path becomes path.old first (see pdplace.c; an empty
+ * regular file is replaced), after checking again what lp_pd_writer_check
+ * checks.  On success *tmp is freed and set to NULL.  0 or -errno (-EEXIST:
+ * something not a regular file is in the way); on failure path is as it
+ * was, path.old may have been replaced. */
+int pd_place(int fd, char **tmp, const char *path);
+
+/* Removes the named temporary file *tmp, if any, and frees the name. */
+void pd_discard(char **tmp);
 
 #endif

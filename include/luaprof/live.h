@@ -72,6 +72,13 @@ struct lp_live *lp_live_open(const struct lp_live_opts *o, unsigned *fallbacks,
 /* Starts the run.  Returns 0, or -errno with err set (exec failure). */
 int lp_live_start(struct lp_live *lv, char *err, size_t errsz);
 
+/* After lp_live_start: whether the run has really started.  With a
+ * command, waits for its exec (lp_workload_wait_exec: it may cost the new
+ * program one preemption, so a counting run leaves this out) and returns
+ * -errno, with err set, when it failed: the command is reaped, nothing of
+ * it ran.  0 once it runs, and at once for -p and -a. */
+int lp_live_confirm(struct lp_live *lv, char *err, size_t errsz);
+
 /* The next record in time order.  Returns 1 with *rec (borrowed until the
  * next call) and *event (index into the events, or -1 when the record names
  * none), 2 when an alarm went off (lp_live_set_alarm), 3 when the fd of
@@ -105,7 +112,8 @@ pid_t lp_live_pid(const struct lp_live *lv);
 void lp_live_signal(struct lp_live *lv, int sig);
 
 /* After lp_live_wait: -errno when the command could not be run (its exec
- * failed: the run counted nothing of it), else 0. */
+ * failed: the run counted nothing of it), else 0 (also when
+ * lp_live_confirm has returned the failure already). */
 int lp_live_exec_error(struct lp_live *lv);
 
 /* The launched command's resource usage once it was waited for (user and

@@ -14,8 +14,10 @@
 #ifndef LUAPROF_PERFDATA_H
 #define LUAPROF_PERFDATA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <linux/perf_event.h>
 
 #include "luaprof/record.h"
@@ -154,12 +156,40 @@ const char *lp_perfdata_error(const struct lp_perfdata *pd);
 
 struct lp_pd_writer;
 
-/* Renames an existing, non-empty path to path.old, as perf does before it
- * writes path.  0 (also when there is nothing to rename) or -errno. */
-int lp_pd_writer_backup(const char *path);
+/* Whether a recording may be written at path: 0 when path is absent or
+ * a regular file (through symbolic links) and, when path would be kept as
+ * path.old (anything but an empty regular file), path.old is absent, a
+ * regular file or a symbolic link, which perf too replaces.  -EEXIST when
+ * something else is in the way (a directory, a device, a FIFO, a socket:
+ * writing or renaming over it would destroy it), with *old true when it
+ * is path.old and *mode its type (st_mode); another -errno when it cannot
+ * be told (EACCES, ENOMEM). */
+int lp_pd_writer_check(const char *path, bool *old, mode_t *mode);
 
-/* Creates path for writing (an existing file is renamed to path.old first,
- * lp_pd_writer_backup).  NULL and errno on failure. */
+/* A writer of a recording meant for path that leaves path and path.old as
+ * they are until lp_pd_writer_place: the file is made in path's directory
+ * (mode 0600) with no name, or a name of its own (path.tmp.XXXXXX) where
+ * the file system cannot do without one.  path is checked first
+ * (lp_pd_writer_check).  NULL and errno on failure (EEXIST: see
+ * lp_pd_writer_check; ENOENT, EACCES, EROFS: of the directory). */
+struct lp_pd_writer *lp_pd_writer_create(const char *path);
+
+/* Puts the file at its path, once the run it records has started: an
+ * existing path becomes path.old, as perf keeps it (an empty regular file
+ * is replaced instead, so that it does not take the place of an earlier
+ * recording kept as path.old), after checking again as lp_pd_writer_check
+ * does.  Does nothing for a pipe or a file already placed.  0 or -errno;
+ * on failure the file stays unnamed (lp_pd_writer_discard it). */
+int lp_pd_writer_place(struct lp_pd_writer *w);
+
+/* Throws away a writer whose file was never placed: the file goes, and
+ * nothing at its path was ever changed.  A placed writer (or a pipe's) is
+ * closed as by lp_pd_writer_close instead.  NULL is accepted. */
+void lp_pd_writer_discard(struct lp_pd_writer *w);
+
+/* lp_pd_writer_create and lp_pd_writer_place at once: path is written
+ * from the start (an existing file is kept as path.old).  NULL and errno
+ * on failure, path then as it was. */
 struct lp_pd_writer *lp_pd_writer_open(const char *path);
 
 /* A writer of a pipe-mode stream to fd (perf record -o -'s layout: a
@@ -193,7 +223,9 @@ int lp_pd_writer_set_tracing_data(struct lp_pd_writer *w, const void *data, size
 /* Adds a build-id entry for an object that got samples (path < 4096 bytes). */
 int lp_pd_writer_add_build_id(struct lp_pd_writer *w, const struct lp_pd_build_id *b);
 
-/* Writes the attrs, feature sections and final header, and closes the file.
+/* Writes the attrs, feature sections and final header, and closes the file
+ * (placing it first when that was not done: lp_pd_writer_place; a file that
+ * cannot be placed is discarded, and its -errno returned).
  * Returns 0 or -errno; the writer is freed either way.  After a failed
  * write (a full disk) the file is cut after its last whole record on disk
  * and gets a header without features, which perf reads; a file whose

@@ -43,6 +43,14 @@ int lp_workload_prepare_stopped(struct lp_workload *w, char *const argv[]);
  * Returns 0, or -errno (a failed exec of a stopped child, reaped here). */
 int lp_workload_start(struct lp_workload *w);
 
+/* After lp_workload_start: waits until the child's exec is done (at once
+ * for a child prepared stopped, or when this was asked before).  0 once
+ * the new program is loaded, or -errno when the exec failed (the child is
+ * reaped then: nothing of the program ran).  The caller wakes as the new
+ * program starts, which may preempt it once (see lp_workload_start): what
+ * counts the program exactly does without. */
+int lp_workload_wait_exec(struct lp_workload *w);
+
 /* Once the child has exited (reaped): -errno when its exec failed (it
  * then exited 127 without running the program), else 0. */
 int lp_workload_exec_error(struct lp_workload *w);

@@ -297,7 +297,8 @@ static int seed_record(const struct lp_record *r, void *arg)
  * the model, the script's on_comm/on_fork and the recording, as perf record
  * synthesizes them (so a replay of the recording sees the same): with -a
  * every process, kernel threads included, with FORKs too.  A process that
- * exits meanwhile is simply left out. */
+ * exits meanwhile is simply left out.  Called once the events are on
+ * (live_go), so that what changes meanwhile is in the records too. */
 static void seed_procs(struct lp_run *run, const struct lp_cli *cli,
 		       struct lp_recording *recording)
 {
@@ -439,9 +440,9 @@ static int resolve_watches(struct lp_cli *cli, char *exe, size_t size)
 
 
 /* A script's run with kernel call stacks reads the kernel's symbols
- * before the events start: read at the first stack, they would stall the
- * draining of the rings long enough for the kernel to drop samples.  -1
- * (said) when out of memory, else 0. */
+ * before its loop starts (live_go says when): read at the first stack,
+ * they would hold the script up for a tenth of a second or more while the
+ * records pile up.  -1 (said) when out of memory, else 0. */
 static int preload_kernel(struct lp_run *run, const struct lp_cli *cli, unsigned fb)
 {
 	if (!run->vm.L || !(cli->sampling.callchain || cli->sampling.dwarf_stack) ||
@@ -523,8 +524,48 @@ static int live_open(struct live_run *lr)
 	return 0;
 }
 
-/* on_start and what exists already, then the events started and every
- * record fed to the script until the end.  0, or -1 (reported). */
+/* Lets the run go: the command's exec, or the events of -p and -a
+ * enabled; then what exists already is read from /proc, and the
+ * recording put in place.  /proc is read after the events are enabled,
+ * as perf record does for -a (its tracking event is on before it reads
+ * /proc): an exec or a new map between the two is in the records then,
+ * where before the enabling nothing would tell of it, and the samples
+ * after it stayed unnamed.  Kernel symbols are read before a command
+ * starts (it waits for them, nothing of it is lost), but only after the
+ * events of -p and -a are on, since the processes run meanwhile: the
+ * drain thread keeps their records.  0, or -1 (reported). */
+static int live_go(struct live_run *lr)
+{
+	struct lp_run *run = lr->run;
+	struct lp_cli *cli = lr->cli;
+	bool cmd = cli->argv != NULL;
+	if (cmd && preload_kernel(run, cli, lr->fb))
+		run->failed = true;
+	lr->t0 = now_ns();
+	if (cli->sampling.count_only)
+		lp_run_set_origin(run, lr->t0);
+	int rc = run->failed ? -1 : setup_counts(run, lr->lv, cli) ? 1 :
+		 lp_live_start(lr->lv, lr->err, sizeof lr->err);
+	/* the recording's place waits for the exec; a counting run, which
+	 * keeps none, does not wait (see lp_live_confirm) */
+	if (rc == 0 && lr->recording)
+		rc = lp_live_confirm(lr->lv, lr->err, sizeof lr->err);
+	if (rc == 1)
+		snprintf(lr->err, sizeof lr->err, "out of memory");
+	if (rc > 0 || (rc < 0 && !run->failed))
+		fprintf(stderr, "luaprof: %s\n", lr->err);
+	if (rc)
+		return -1;
+	seed_procs(run, cli, lr->recording);
+	if (!cmd && !run->failed && preload_kernel(run, cli, lr->fb))
+		run->failed = true;
+	if (run->failed || (lr->recording && lp_recording_place(lr->recording)))
+		return -1;
+	return 0;
+}
+
+/* on_start, the run started (live_go), then every record fed to the
+ * script until the end.  0, or -1 (reported). */
 static int live_loop(struct live_run *lr)
 {
 	struct lp_run *run = lr->run;
@@ -532,21 +573,10 @@ static int live_loop(struct live_run *lr)
 	lr->looped = true;
 	check_handlers(run, cli);
 	call_on_start(run, cli, lr->lv);
-	seed_procs(run, cli, lr->recording);
 	run->interval.set_alarm = source_alarm;
 	run->interval.alarm_ctx = lr->lv;
 	lp_cmd_signals_live(lr->lv);
-	if (preload_kernel(run, cli, lr->fb))
-		run->failed = true;
-	lr->t0 = now_ns();
-	if (cli->sampling.count_only)
-		lp_run_set_origin(run, lr->t0);
-	int rc = run->failed ? -1 : setup_counts(run, lr->lv, cli) ? 1 :
-		 lp_live_start(lr->lv, lr->err, sizeof lr->err);
-	if (rc == 1)
-		snprintf(lr->err, sizeof lr->err, "out of memory");
-	if (rc > 0 || (rc < 0 && !run->failed))
-		fprintf(stderr, "luaprof: %s\n", lr->err);
+	int rc = live_go(lr);
 	if (rc == 0) {
 		struct live_src ctx;
 		struct lp_source src = live_source(&ctx, lr->lv, cli);

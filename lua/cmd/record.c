@@ -25,6 +25,12 @@
  * to itself: it is moved to a descriptor of its own before anything runs,
  * and standard output then leads to standard error, for the script's
  * output and the command's (perf points its command's there too).
+ *
+ * -o FILE is checked before anything starts (lp_recording_check): a
+ * recording goes to a regular file only, never into a device or a FIFO.
+ * It is written where no one sees it until the run has started
+ * (lp_recording_place): only then does an existing FILE become FILE.old,
+ * so that a command that cannot run destroys no earlier recording.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "luaprof/hits.h"
 #include "luaprof/perfdata.h"
@@ -44,6 +51,7 @@ struct lp_recording {
 	struct lp_pd_writer *w;
 	const char *path;       /* as messages name it */
 	bool pipe;              /* -o -: a stream on standard output */
+	bool placed;            /* the run started: the file is at its path */
 	struct lp_source inner;
 	struct lp_format fmt;   /* of the events: the trailer of made-up records */
 	uint64_t id;            /* the first event's first id, named by that trailer */
@@ -178,7 +186,42 @@ int lp_recording_take_stdout(void)
 	return 0;
 }
 
-/* The writer of path: a new file (the old one kept as path.old), or for
+/* What a file of type mode is, for a message. */
+static const char *kind(mode_t mode)
+{
+	return S_ISDIR(mode) ? "a directory" : S_ISCHR(mode) ? "a character device" :
+	       S_ISBLK(mode) ? "a block device" : S_ISFIFO(mode) ? "a FIFO" :
+	       S_ISSOCK(mode) ? "a socket" : "not a regular file";
+}
+
+/* One line for what lp_pd_writer_check found in the way of path. */
+static void say_in_the_way(const char *path, bool old, mode_t mode)
+{
+	if (old)
+		fprintf(stderr, "luaprof: cannot rename %s to %s.old, as a new recording keeps the "
+				"old one: %s.old is %s (move it away, or choose another -o)\n", path,
+			path, path, kind(mode));
+	else
+		fprintf(stderr, "luaprof: -o %s is %s, not a regular file: a recording is written "
+				"only to a new or existing regular file, or with -o - to standard "
+				"output\n", path, kind(mode));
+}
+
+int lp_recording_check(const char *path)
+{
+	bool old;
+	mode_t mode;
+	if (!strcmp(path, "-"))
+		return 0;
+	int err = lp_pd_writer_check(path, &old, &mode);
+	if (err == -EEXIST)
+		say_in_the_way(path, old, mode);
+	else if (err)
+		fprintf(stderr, "luaprof: cannot create %s: %s\n", path, strerror(-err));
+	return err ? -1 : 0;
+}
+
+/* The writer of path: a file no one sees until lp_recording_place, or for
  * "-" the stream on the standard output lp_recording_take_stdout took.
  * NULL after a line. */
 static struct lp_pd_writer *open_writer(struct lp_recording *rec, const char *path)
@@ -197,16 +240,25 @@ static struct lp_pd_writer *open_writer(struct lp_recording *rec, const char *pa
 		return w;
 	}
 	rec->path = path;
-	int err = lp_pd_writer_backup(path);
-	if (err) {
-		fprintf(stderr, "luaprof: cannot rename %s to %s.old, as a new recording keeps the "
-				"old one: %s (move %s.old away, or choose another -o)\n", path, path,
-			strerror(-err), path);
-		return NULL;
-	}
-	if (!(w = lp_pd_writer_open(path)))
+	if ((w = lp_pd_writer_create(path)))
+		return w;
+	if (errno == EEXIST)    /* put there since lp_recording_check */
+		lp_recording_check(path);
+	else
 		fprintf(stderr, "luaprof: cannot create %s: %s\n", path, strerror(errno));
-	return w;
+	return NULL;
+}
+
+int lp_recording_place(struct lp_recording *rec)
+{
+	int err = lp_pd_writer_place(rec->w);
+	if (err == -EEXIST)
+		lp_recording_check(rec->path);
+	else if (err)
+		fprintf(stderr, "luaprof: cannot put the recording at %s: %s\n", rec->path,
+			strerror(-err));
+	rec->placed = !err;
+	return err ? -1 : 0;
 }
 
 struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
@@ -433,6 +485,12 @@ static void fill_cache(const struct bid_table *bt)
 
 int lp_recording_close(struct lp_recording *rec, bool cache)
 {
+	if (!rec->placed && !rec->pipe) {       /* the run never started */
+		lp_pd_writer_discard(rec->w);
+		lp_hits_free(rec->hits);
+		free(rec);
+		return 0;
+	}
 	struct bid_table bt = { .rec = rec };
 	for (size_t i = 0; !rec->pipe && i < lp_hits_count(rec->hits); i++)
 		add_object(&bt, lp_hits_get(rec->hits, i));

@@ -16,8 +16,15 @@ struct lp_recording;
  * after a line. */
 int lp_recording_take_stdout(void);
 
-/* Creates path (an existing file becomes path.old; "-": the stream on the
- * standard output lp_recording_take_stdout took, in pipe mode) and declares the run's
+/* Whether -o path may be written (lp_pd_writer_check): "-", a new file or
+ * an existing regular file, and no directory, device, FIFO or socket at
+ * path.old when path would be kept there.  Call it before anything starts.
+ * 0, or -1 after one line. */
+int lp_recording_check(const char *path);
+
+/* Starts the recording of path, written where no one sees it until
+ * lp_recording_place ("-": the stream on the standard output
+ * lp_recording_take_stdout took, in pipe mode), and declares the run's
  * events (nr_events of them, named as in events, as opened in lv).  argv
  * is luaprof's command line, for the CMDLINE feature.  procs is the run's
  * process model, borrowed until lp_recording_close(): the recording adds
@@ -28,6 +35,13 @@ int lp_recording_take_stdout(void);
 struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
 				       struct lp_procs *procs, const struct lp_event_spec *events,
 				       size_t nr_events, int argc, char **argv);
+
+/* Puts the recording at its path once the run has really started (the
+ * command's exec done, the events of -p or -a enabled): an existing file
+ * becomes path.old, as perf keeps it.  Until then path and path.old are
+ * untouched, so that a run that never starts changes neither.  Nothing
+ * to do for a stream.  0, or -1 after one line. */
+int lp_recording_place(struct lp_recording *rec);
 
 /* Writes r, a record made up from /proc for what existed before the run
  * (lp_procfs_scan's COMM, FORK, MMAP2), as perf record writes its
@@ -51,7 +65,8 @@ void lp_recording_source(struct lp_recording *rec, const struct lp_source *inner
  * written gets one notice line and does not fail the recording.  Returns
  * 0, or -1 after printing a line (the first failure is printed when it
  * happens; a file whose writing failed is cut after its last whole record,
- * or removed when nothing usable was written). */
+ * or removed when nothing usable was written).  A recording never placed
+ * (the run did not start) is thrown away instead, its path untouched: 0. */
 int lp_recording_close(struct lp_recording *rec, bool cache);
 
 #endif

@@ -88,8 +88,8 @@ int lp_run_main(int argc, char **argv)
 	if (cli.symfs && (stat(cli.symfs, &st) || !S_ISDIR(st.st_mode)))
 		fprintf(stderr, "luaprof: --symfs %s is not a directory: objects are looked for under "
 				"it only, so frames will be [unknown]\n", cli.symfs);
-	if (cli.output && !strcmp(cli.output, "-") && !cli.script_help &&
-	    lp_recording_take_stdout()) {
+	if (cli.output && !cli.script_help && (lp_recording_check(cli.output) ||
+	    (!strcmp(cli.output, "-") && lp_recording_take_stdout()))) {
 		lp_cli_free(&cli);
 		return LP_EXIT_FAILURE;
 	}

@@ -16,7 +16,7 @@ expect_status 0 "$LUAPROF" record -F 2000 -- "$PROGS/leafs" 80
 # when FILE.old cannot be made, nothing is run and FILE is left as it was
 mkdir -p keep/k.data.old/full && echo earlier > keep/k.data
 expect_status 255 "$LUAPROF" record -o keep/k.data -- "$PROGS/leafs" 10
-expect_grep '^luaprof: cannot rename keep/k.data to keep/k.data.old, as a new recording keeps the old one: Is a directory' "$TMP/err"
+expect_grep '^luaprof: cannot rename keep/k.data to keep/k.data.old, as a new recording keeps the old one: keep/k.data.old is a directory' "$TMP/err"
 [ "$(cat keep/k.data)" = earlier ] || fail "keep/k.data was changed though it could not be kept"
 expect_status 0 "$LUAPROF" record -g -F 2000 -o dl.data -- "$PROGS/dlopen" "$PROGS/libdlwork.so" 200
 for f in perf.data perf.data.old dl.data; do

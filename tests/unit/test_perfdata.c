@@ -1540,6 +1540,98 @@ static void writer_defaults_and_backup(void)
 	tmp_cleanup();
 }
 
+/* The first bytes of path as a string ("" when unreadable). */
+static const char *text_of(const char *path)
+{
+	static char buf[64];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The entries of this test's temp dir. */
+static int entries(void)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d)))
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* lp_pd_writer_create writes where no one sees it: discarded, it leaves
+ * path, path.old and the directory as they were; placed, path is kept as
+ * path.old (an empty path is replaced instead).  Nothing but a regular
+ * file is written to, and nothing but a regular file or a link renamed
+ * over. */
+static void writer_places_only_when_started(void)
+{
+	char *dst = strdup(tmp("p.data")), *old = strdup(tmp("p.data.old"));
+	char *odd = strdup(tmp("odd.data")), *odd_old = strdup(tmp("odd.data.old"));
+	struct perf_event_attr a = syn_attr(PERF_COUNT_SW_CPU_CLOCK, true);
+	struct lp_pd_writer *w;
+	uint64_t id = 1;
+	mode_t mode;
+	bool is_old;
+
+	write_file(dst, "earlier", 7);
+	write_file(old, "oldest", 6);
+	w = lp_pd_writer_create(dst);
+	TEST_TRUE(w != NULL);
+	TEST_EQ(lp_pd_writer_add_event(w, &a, "cpu-clock", &id, 1), 0);
+	lp_pd_writer_discard(w);
+	TEST_STREQ(text_of(dst), "earlier");
+	TEST_STREQ(text_of(old), "oldest");
+	TEST_EQ(entries(), 2);
+
+	w = lp_pd_writer_create(dst);
+	TEST_TRUE(w != NULL);
+	TEST_EQ(lp_pd_writer_add_event(w, &a, "cpu-clock", &id, 1), 0);
+	TEST_STREQ(text_of(dst), "earlier");    /* not placed yet */
+	TEST_EQ(lp_pd_writer_place(w), 0);
+	TEST_EQ(lp_pd_writer_close(w), 0);
+	TEST_STREQ(text_of(old), "earlier");
+	TEST_EQ(memcmp(text_of(dst), "PERFILE2", 8), 0);
+
+	write_file(dst, "", 0);                 /* empty: replaced, .old kept */
+	w = lp_pd_writer_open(dst);
+	TEST_TRUE(w != NULL);
+	TEST_EQ(lp_pd_writer_add_event(w, &a, "cpu-clock", &id, 1), 0);
+	TEST_EQ(lp_pd_writer_close(w), 0);
+	TEST_STREQ(text_of(old), "earlier");
+	TEST_EQ(entries(), 2);
+
+	TEST_EQ(mkfifo(odd, 0600), 0);          /* a FIFO at path */
+	TEST_EQ(lp_pd_writer_check(odd, &is_old, &mode), -EEXIST);
+	TEST_TRUE(!is_old && S_ISFIFO(mode));
+	errno = 0;
+	TEST_TRUE(lp_pd_writer_create(odd) == NULL && errno == EEXIST);
+	TEST_TRUE(lp_pd_writer_open(odd) == NULL && errno == EEXIST);
+	TEST_EQ(rename(odd, odd_old), 0);       /* a FIFO at path.old */
+	write_file(odd, "earlier", 7);
+	TEST_EQ(lp_pd_writer_check(odd, &is_old, &mode), -EEXIST);
+	TEST_TRUE(is_old && S_ISFIFO(mode));
+	TEST_TRUE(lp_pd_writer_open(odd) == NULL && errno == EEXIST);
+	TEST_STREQ(text_of(odd), "earlier");
+	struct stat st;
+	TEST_TRUE(!lstat(odd_old, &st) && S_ISFIFO(st.st_mode));
+	TEST_EQ(lp_pd_writer_check(tmpdir, &is_old, &mode), -EEXIST);  /* a directory */
+	TEST_TRUE(S_ISDIR(mode));
+	free(dst);
+	free(old);
+	free(odd);
+	free(odd_old);
+	tmp_cleanup();
+}
+
 TEST_MAIN("perfdata",
 	  TEST_CASE(corpus_matches_perf_script),
 	  TEST_CASE(corpus_header_facts),
@@ -1557,4 +1649,5 @@ TEST_MAIN("perfdata",
 	  TEST_CASE(compressed_recordings_match_perf),
 	  TEST_CASE(writer_copy_reads_back),
 	  TEST_CASE(writer_pipe_to_file),
-	  TEST_CASE(writer_defaults_and_backup))
+	  TEST_CASE(writer_defaults_and_backup),
+	  TEST_CASE(writer_places_only_when_started))
