@@ -62,7 +62,7 @@ static void set_err(struct lp_recording *rec, int err)
 		return;
 	rec->err = err;
 	fprintf(stderr, "luaprof: writing %s failed: %s (the run goes on; the recording "
-		"stops here)\n", rec->path, strerror(-err));
+		"stops here)\n", LP_SHOW(rec->path), strerror(-err));
 }
 
 /* The kernel text's start (_text) and end (_etext) from kallsyms; false
@@ -152,7 +152,7 @@ static int tracing_data(const char *path, const struct lp_event_spec *events, si
 	free(names);
 	if (rc)
 		fprintf(stderr, "luaprof: cannot write the tracepoint formats into %s: %s\n",
-			path, strerror(-rc));
+			LP_SHOW(path), strerror(-rc));
 	return rc ? -1 : 0;
 }
 
@@ -200,12 +200,12 @@ static struct lp_pd_writer *open_writer(struct lp_recording *rec, const char *pa
 	int err = lp_pd_writer_backup(path);
 	if (err) {
 		fprintf(stderr, "luaprof: cannot rename %s to %s.old, as a new recording keeps the "
-				"old one: %s (move %s.old away, or choose another -o)\n", path, path,
-			strerror(-err), path);
+				"old one: %s (move %s.old away, or choose another -o)\n",
+			LP_SHOW(path), LP_SHOW(path), strerror(-err), LP_SHOW(path));
 		return NULL;
 	}
 	if (!(w = lp_pd_writer_open(path)))
-		fprintf(stderr, "luaprof: cannot create %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "luaprof: cannot create %s: %s\n", LP_SHOW(path), strerror(errno));
 	return w;
 }
 
@@ -418,15 +418,16 @@ static void fill_cache(const struct bid_table *bt)
 			fprintf(stderr, "luaprof: the build-id cache %s is another user's (or a "
 				"symbolic link): not written (the recording is complete; set "
 				"PERF_BUILDID_DIR to a directory of yours, or use --no-buildid-cache)\n",
-				dir);
+				LP_SHOW(dir));
 		else if (rc == -ELOOP)
 			fprintf(stderr, "luaprof: the build-id cache %s holds a symbolic link or another "
 				"user's directory where a directory of its own should be: not "
-				"written through it (the recording is complete; remove it)\n", dir);
+				"written through it (the recording is complete; remove it)\n",
+				LP_SHOW(dir));
 		else
 			fprintf(stderr, "luaprof: cannot fill the build-id cache %s: %s (the recording "
 				"is complete; make it writable, set PERF_BUILDID_DIR, or use "
-				"--no-buildid-cache)\n", dir, strerror(-rc));
+				"--no-buildid-cache)\n", LP_SHOW(dir), strerror(-rc));
 		return;
 	}
 }
@@ -442,7 +443,8 @@ int lp_recording_close(struct lp_recording *rec, bool cache)
 	lp_hits_free(rec->hits);
 	int rc = lp_pd_writer_close(rec->w);   /* a failed file is cut (it logs how) */
 	if (!rec->err && rc)
-		fprintf(stderr, "luaprof: writing %s failed: %s\n", rec->path, strerror(-rc));
+		fprintf(stderr, "luaprof: writing %s failed: %s\n", LP_SHOW(rec->path),
+			strerror(-rc));
 	int failed = rec->err || rc;
 	if (cache && !failed && !rec->pipe)
 		fill_cache(&bt);
