@@ -63,19 +63,19 @@ row 'unknown event of 4000'   255 "unknown event '$(shown 4000)': see 'luaprof l
 row 'uprobe path of 4000'     255 "cannot use '/$(shown 4000 1)' for 'uprobe:/x{32}\.\.\.\[4012 bytes\]\.\.\.x{19}:main': File name too long\$" norun,short -- "$LP" run "$S/count.lua" -e "uprobe:/${LONG:0:3999}:main" -- "$MARK" 50
 
 # ---- ranges: what the message says is what is taken --------------------
-row '--queue-size=1T'         0   ''                                          ran,end -- "$LP" run "$S/count.lua" --queue-size=1T -- "$MARK" 50
-row '--queue-size=16T'        0   ''                                          ran,end -- "$LP" run "$S/count.lua" --queue-size=16T -- "$MARK" 50
+row '--queue-size=1T'         0   ''                                          ran,end -- "$LP" run "$S/count.lua" --queue-size=1T -- "$MARK" 0
+row '--queue-size=16T'        0   ''                                          ran,end -- "$LP" run "$S/count.lua" --queue-size=16T -- "$MARK" 0
 row '--queue-size=17T'        255 "--queue-size needs a size from 64K to 16T, .* \(got '17T'\)" norun -- "$LP" run "$S/count.lua" --queue-size=17T -- "$MARK" 50
 row '--queue-size=16385G'     255 "--queue-size needs a size from 64K to 16T, .* \(got '16385G'\)" norun -- "$LP" run "$S/count.lua" --queue-size=16385G -- "$MARK" 50
 row '--queue-size=17000000 (MB)' 255 "--queue-size needs a size from 64K to 16T, .* \(got '17000000'\)" norun -- "$LP" run "$S/count.lua" --queue-size=17000000 -- "$MARK" 50
 row '-c 2^64-1'               255 "-c needs an event count from 1 to 9223372036854775807, the kernel's range \(got '18446744073709551615'\)\$" norun -- "$LP" run "$S/count.lua" -c 18446744073709551615 -- "$MARK" 50
 row '-c 2^63'                 255 "-c needs an event count from 1 to 9223372036854775807, the kernel's range \(got '9223372036854775808'\)\$" norun -- "$LP" run "$S/count.lua" -c 9223372036854775808 -- "$MARK" 50
-row '-c 2^63-1'               0   ''                                          ran,end -- "$LP" run "$S/count.lua" -e cpu-clock -c 9223372036854775807 -- "$MARK" 50
+row '-c 2^63-1'               0   ''                                          ran,end -- "$LP" run "$S/count.lua" -e cpu-clock -c 9223372036854775807 -- "$MARK" 0
 row 'period=2^63'             255 "a bad value for term 'period' in 'cpu-clock/period=9223372036854775808/': period= takes an event count from 1 to 9223372036854775807, the kernel's range \(got '9223372036854775808'\)\$" norun -- "$LP" run "$S/count.lua" -e cpu-clock/period=9223372036854775808/ -- "$MARK" 50
 row 'period=0'                255 "a bad value for term 'period' in 'cpu-clock/period=0/': period= takes an event count from 1 to 9223372036854775807" norun -- "$LP" run "$S/count.lua" -e cpu-clock/period=0/ -- "$MARK" 50
 row 'stack-size=0'            255 "a bad value for term 'stack-size' in 'cpu-clock/stack-size=0/': stack-size= takes a number of bytes of stack from 1 to 65528" norun -- "$LP" run "$S/count.lua" -e cpu-clock/stack-size=0/ -- "$MARK" 50
 row '--call-graph dwarf,0'    255 "unknown call graph mode 'dwarf,0': .* with SIZE 1 to 65528 bytes of stack" norun -- "$LP" run "$S/count.lua" --call-graph dwarf,0 -- "$MARK" 50
-row '--call-graph dwarf,1'    0   ''                                          ran,end -- "$LP" run "$S/count.lua" --call-graph dwarf,1 -- "$MARK" 50
+row '--call-graph dwarf,1'    0   ''                                          ran,end -- "$LP" run "$S/count.lua" --call-graph dwarf,1 -- "$MARK" 0
 row '-I over a day'           255 "-I needs a number of milliseconds from 1 to 86400000 \(a day\), such as 1000 \(got '86400001'\)\$" norun -- "$LP" run "$S/count.lua" -I 86400001 -- "$MARK" 50
 row 'setup interval over a day' 255 "interval\.lua:1: luaprof\.setup: interval must be a number of milliseconds from 1 to 86400000 \(a day\), as -I takes\$" norun -- "$LP" run "$S/interval.lua" -- "$MARK" 50
 row '--script-timeout 1e-10'  255 "--script-timeout needs a number of seconds from 0 \(no limit\) to 1e9 \(got '1e-10'\)\$" norun -- "$LP" run "$S/count.lua" --script-timeout 1e-10 -- "$MARK" 50
@@ -86,7 +86,9 @@ row '-p 0'                    255 "-p needs process ids from 1 to 4194304 such a
 # ---- freq= above kernel.perf_event_max_sample_rate: lowered as -F is ---
 MAXRATE=$(cat /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null || echo 100000)
 HIGH=$((MAXRATE * 2))
-row 'freq= above the limit'   0   "cpu-clock/freq=$HIGH/: freq=$HIGH is above kernel\.perf_event_max_sample_rate: sampling at [0-9]+ Hz \(raise the limit with sysctl kernel\.perf_event_max_sample_rate=N\)\$" ran,end -- "$LP" run "$S/count.lua" -e "cpu-clock/freq=$HIGH/" -- "$MARK" 50
+# (page-faults, which a short run makes few of: at the limit, cpu-clock
+# may leave the script behind or be throttled, each a line of its own)
+row 'freq= above the limit'   0   "page-faults/freq=$HIGH/: freq=$HIGH is above kernel\.perf_event_max_sample_rate: sampling at [0-9]+ Hz \(raise the limit with sysctl kernel\.perf_event_max_sample_rate=N\)\$" ran,end -- "$LP" run "$S/count.lua" -e "page-faults/freq=$HIGH/" -- "$MARK" 0
 
 # ---- --symfs: a directory, or refused --------------------------------
 row '--symfs of no directory' 255 "--symfs /nonexistent: No such file or directory \(--symfs DIR looks for /usr/lib/x\.so as DIR/usr/lib/x\.so\)\$" norun -- "$LP" run "$S/count.lua" --symfs /nonexistent -- "$MARK" 50
