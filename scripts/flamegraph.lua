@@ -50,7 +50,7 @@ local function diff_base(path)
   local ok = os.execute(cmd)
   local base = ok and luaprof.folded.read(tmp)
   os.remove(tmp)
-  if not base then error("--diff: cannot read the stacks of " .. path, 0) end
+  if not base then error("--diff: cannot read the stacks of " .. luaprof.shown(path), 0) end
   return base
 end
 

@@ -23,9 +23,11 @@ local object, glob = (pattern or ""):match("^(.+):([^:]+)$")
 if not object then luaprof.usage_error("give the functions as --pattern=OBJECT:GLOB (./prog:compute*, libc:str*)") end
 local ok, path, names = pcall(luaprof.functions, object, glob)
 if not ok then luaprof.usage_error(path) end
-if #names == 0 then luaprof.usage_error(string.format("no function of %s matches '%s'", path, glob)) end
+local shown = luaprof.shown
+if #names == 0 then luaprof.usage_error(string.format("no function of %s matches '%s'", shown(path), shown(glob))) end
 if #names > opt.max then
-  luaprof.usage_error(string.format("%d functions of %s match '%s', more than --max=%d", #names, path, glob, opt.max))
+  luaprof.usage_error(string.format("%d functions of %s match '%s', more than --max=%d", #names, shown(path),
+                                    shown(glob), opt.max))
 end
 local events = {}
 for i, name in ipairs(names) do events[i] = "uprobe:" .. path .. ":" .. name end

@@ -25,7 +25,9 @@ local object, func = (spec or ""):match("^(.+):([^:]+)$")
 if not object then luaprof.usage_error("give the function as --func=OBJECT:FUNC (./prog:compute, libc:malloc)") end
 local ok, path, found = pcall(luaprof.functions, object, func)
 if not ok then luaprof.usage_error(path) end
-if found[1] ~= func then luaprof.usage_error(string.format("no function '%s' in %s", func, path)) end
+if found[1] ~= func then
+  luaprof.usage_error(string.format("no function '%s' in %s", luaprof.shown(func), luaprof.shown(path)))
+end
 luaprof.setup{ events = { "uprobe:" .. path .. ":" .. func, "uretprobe:" .. path .. ":" .. func } }
 
 local div = ({ ns = 1, us = 1000, ms = 1000000 })[opt.unit]

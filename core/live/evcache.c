@@ -17,6 +17,7 @@
 
 #include "live/evparse.h"
 #include "luaprof/event.h"
+#include "luaprof/luaprof.h"
 
 /* ---- raw and cache events --------------------------------------------------------- */
 
@@ -114,7 +115,8 @@ int lp_evparse_raw_cache(struct lp_event_list *l, const char *item, char *err, s
 	e->config = cache >= 0 ? (uint64_t)cache : strtoull(base + 1, NULL, 16);
 	if (colon && (!colon[1] || strlen(colon + 1) > 8 || lp_event_modifiers(colon + 1, e))) {
 		lp_evparse_truncate(l, l->n - 1);
-		snprintf(err, errsz, "bad modifier in event '%s': use :u, :k, :p, :pp, :ppp or :P", item);
+		snprintf(err, errsz, "bad modifier in event '%s': use :u, :k, :p, :pp, :ppp or :P",
+			 LP_SHOW(item));
 		return -EINVAL;
 	}
 	return 0;

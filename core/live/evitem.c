@@ -69,16 +69,17 @@ static int tracefs_error(int rc, const char *name, char *err, size_t errsz)
 {
 	const char *dir = lp_tracefs_dir();
 	if (rc == -ENODEV)
-		snprintf(err, errsz, "tracefs is not mounted (needed for tracepoint '%s'): %s", name,
-			 mount_hint);
+		snprintf(err, errsz, "tracefs is not mounted (needed for tracepoint '%s'): %s",
+			 LP_SHOW(name), mount_hint);
 	else if (rc == -EACCES || rc == -EPERM)
 		snprintf(err, errsz, "cannot read tracepoint '%s' in %s: permission denied "
-			 "(tracefs is root's: run as root, or 'mount -o remount,mode=755 %s')", name,
-			 dir ? dir : "tracefs", dir ? dir : "/sys/kernel/tracing");
+			 "(tracefs is root's: run as root, or 'mount -o remount,mode=755 %s')",
+			 LP_SHOW(name), dir ? dir : "tracefs", dir ? dir : "/sys/kernel/tracing");
 	else if (rc == -ENOMEM)
 		snprintf(err, errsz, "out of memory");
 	else
-		snprintf(err, errsz, "cannot read tracepoint '%s': %s", name, strerror(-rc));
+		snprintf(err, errsz, "cannot read tracepoint '%s': %s", LP_SHOW(name),
+			 strerror(-rc));
 	return rc;
 }
 
@@ -90,14 +91,14 @@ static int parse_tracepoint(struct lp_event_list *l, const char *item, char *err
 	if (!n || n >= sizeof sys || !colon[1] || strlen(colon + 1) >= sizeof ev ||
 	    strchr(colon + 1, ':') || strchr(item, '/')) {
 		snprintf(err, errsz, "bad event '%s': a tracepoint is SYSTEM:EVENT, such as "
-			 "sched:sched_switch (see 'luaprof list')", item);
+			 "sched:sched_switch (see 'luaprof list')", LP_SHOW(item));
 		return -EINVAL;
 	}
 	memcpy(sys, item, n);
 	sys[n] = '\0';
 	snprintf(ev, sizeof ev, "%s", colon + 1);
 	if (bad_glob(sys) || bad_glob(ev)) {
-		snprintf(err, errsz, "bad glob '%s': a '[' has no closing ']'", item);
+		snprintf(err, errsz, "bad glob '%s': a '[' has no closing ']'", LP_SHOW(item));
 		return -EINVAL;
 	}
 	struct tp_add ta = { .l = l };
@@ -106,13 +107,15 @@ static int parse_tracepoint(struct lp_event_list *l, const char *item, char *err
 				: add_tracepoint(sys, ev, &ta);
 	if (rc == -ENOENT && !has_glob(item)) {
 		snprintf(err, errsz, "unknown tracepoint '%s': no such event in %s/events "
-			 "(see 'luaprof list %s:*')", item, lp_tracefs_dir(), sys);
+			 "(see 'luaprof list %s:*')", LP_SHOW(item), lp_tracefs_dir(),
+			 LP_SHOW(sys));
 		return rc;
 	}
 	if (rc)
 		return tracefs_error(rc, *ta.failed ? ta.failed : item, err, errsz);
 	if (l->n == before) {
-		snprintf(err, errsz, "no tracepoint matches '%s' (see 'luaprof list %s:*')", item, sys);
+		snprintf(err, errsz, "no tracepoint matches '%s' (see 'luaprof list %s:*')",
+			 LP_SHOW(item), LP_SHOW(sys));
 		return -ENOENT;
 	}
 	return 0;
@@ -133,7 +136,7 @@ int lp_evparse_item(struct lp_event_list *l, const char *item, char *err, size_t
 			l->n--;
 		if (rc == -EINVAL)
 			snprintf(err, errsz, "bad modifier in event '%s': use :u, :k, :p, :pp, :ppp "
-				 "or :P", item);
+				 "or :P", LP_SHOW(item));
 		else if (rc)
 			snprintf(err, errsz, "out of memory");
 		return rc;
@@ -144,7 +147,7 @@ int lp_evparse_item(struct lp_event_list *l, const char *item, char *err, size_t
 	if (strchr(item, ':'))
 		return parse_tracepoint(l, item, err, errsz);
 	snprintf(err, errsz, "unknown event '%s': see 'luaprof list' (cpu-clock, page-faults, "
-		 "sched:sched_switch, ...)", item);
+		 "sched:sched_switch, ...)", LP_SHOW(item));
 	return -ENOENT;
 }
 

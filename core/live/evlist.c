@@ -136,14 +136,15 @@ static void open_error(const struct lp_evlist *el, size_t e, int cpu, pid_t tid,
 	else if (rc == -EMFILE)
 		snprintf(hint, sizeof hint, " (a run needs one per event and CPU, more with -p); "
 			 "raise the hard limit (ulimit -Hn, as root)");
-	snprintf(err, errsz, "cannot open event '%s' on cpu %d: %s%s", ev->name, cpu,
+	snprintf(err, errsz, "cannot open event '%s' on cpu %d: %s%s", LP_SHOW(ev->name), cpu,
 		 strerror(-rc), hint);
 }
 
 static void filter_error(const struct lp_event_spec *ev, int rc, char *err, size_t errsz)
 {
 	snprintf(err, errsz, "the kernel rejects the filter '%s' on '%s': %s (its fields: "
-		 "luaprof list --fields %s)", ev->filter, ev->name, strerror(-rc), ev->name);
+		 "luaprof list --fields %s)", LP_SHOW(ev->filter), LP_SHOW(ev->name), strerror(-rc),
+		 LP_SHOW(ev->name));
 	lp_one_line(err);
 }
 
@@ -228,7 +229,8 @@ int lp_evlist_open_task(struct lp_evlist *el, pid_t tid, char *err, size_t errsz
 			lp_event_attr(&el->events[e], &el->sampling, &el->attrs[e]);
 			int rc = add_fd(el, fd, (uint32_t)e);
 			if (rc) {
-				snprintf(err, errsz, "cannot read the id of event '%s'", el->events[e].name);
+				snprintf(err, errsz, "cannot read the id of event '%s'",
+					 LP_SHOW(el->events[e].name));
 				return rc;
 			}
 		}

@@ -72,7 +72,7 @@ static int each_item(struct lp_event_list *l, const char *str, const char *whole
 		if (!item)
 			rc = -ENOMEM, snprintf(err, errsz, "out of memory");
 		else if (!n)
-			rc = -EINVAL, snprintf(err, errsz, "empty event name in '%s'", whole);
+			rc = -EINVAL, snprintf(err, errsz, "empty event name in '%s'", LP_SHOW(whole));
 		else
 			rc = fn(l, item, err, errsz);
 		free(item);
@@ -88,7 +88,7 @@ static int each_item(struct lp_event_list *l, const char *str, const char *whole
 static int group_error(const char *item, const char *why, char *err, size_t errsz)
 {
 	snprintf(err, errsz, "malformed group '%s': %s (a group is {EVENT,EVENT,...}, "
-		 "such as {cpu-clock,page-faults}:u)", item, why);
+		 "such as {cpu-clock,page-faults}:u)", LP_SHOW(item), why);
 	return -EINVAL;
 }
 
@@ -174,12 +174,9 @@ static int add_any(struct lp_event_list *l, const char *item, char *err, size_t 
 int lp_event_list_add(struct lp_event_list *l, const char *str, char *err, size_t errsz)
 {
 	size_t before = l->n, len = strlen(str);
-	/* Messages quote the string or its parts, and an error buffer of
-	 * LP_ERRMSG_MAX holds them with their reason only up to this size. */
 	if (len > LP_EVENT_STR_MAX) {
-		snprintf(err, errsz, "an event string of %zu characters is longer than the %d luaprof "
-			 "takes: '%.40s...%s'", len, LP_EVENT_STR_MAX, str, str + len - 20);
-		lp_one_line(err);
+		snprintf(err, errsz, "an event string is longer than the %d bytes luaprof takes: '%s'",
+			 LP_EVENT_STR_MAX, LP_SHOW(str));
 		return -E2BIG;
 	}
 	int rc = each_item(l, str, str, add_any, err, errsz);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "live/evparse.h"
+#include "luaprof/luaprof.h"
 #include "luaprof/probe.h"
 
 /* ---- terms ------------------------------------------------------------------------ */
@@ -47,11 +48,39 @@ static int term_error(const struct terms *t, const char *key, const char *why, c
 	char known[256];
 	if (t->pmu && lp_pmu_terms(t->pmu, known, sizeof known))
 		snprintf(err, errsz, "%s term '%s' in '%s' (PMU '%s' has %s; and period=, freq=, "
-			 "call-graph=, name=)", why, key, t->item, t->pmu, known);
+			 "call-graph=, name=)", why, LP_SHOW(key), LP_SHOW(t->item),
+			 LP_SHOW(t->pmu),
+			 known);
 	else
 		snprintf(err, errsz, "%s term '%s' in '%s' (terms: period=N, freq=N, "
-			 "call-graph=fp|dwarf|no, stack-size=N, name=NAME, config=N)", why, key, t->item);
+			 "call-graph=fp|dwarf|no, stack-size=N, name=NAME, config=N)", why,
+			 LP_SHOW(key), LP_SHOW(t->item));
 	return -EINVAL;
+}
+
+/* What each common term takes, for the message on a bad value. */
+static const struct {
+	const char *key, *takes;
+} term_values[] = {
+	{ "period", "an event count from 1 to 9223372036854775807, the kernel's range" },
+	{ "freq", "a positive number of samples per second" },
+	{ "stack-size", "a number of bytes of stack from 1 to 65528" },
+	{ "call-graph", "fp, dwarf or no" },
+	{ "name", "a name that is not empty" },
+};
+
+/* The message for a common term's bad value: what the term takes. */
+static int value_error(const struct terms *t, const char *key, const char *val, char *err,
+		       size_t errsz)
+{
+	for (size_t i = 0; i < sizeof term_values / sizeof term_values[0]; i++)
+		if (!strcmp(key, term_values[i].key)) {
+			snprintf(err, errsz, "a bad value for term '%s' in '%s': %s= takes %s "
+				 "(got '%s')", key, LP_SHOW(t->item), key, term_values[i].takes,
+				 LP_SHOW(val));
+			return -EINVAL;
+		}
+	return term_error(t, key, "a bad value for", err, errsz);
 }
 
 /* call-graph=fp|dwarf|no and stack-size=N on the events added. */
@@ -91,7 +120,8 @@ static int common_term(struct lp_event_spec *v, size_t n, struct terms *t, const
 	bool period = !strcmp(key, "period"), freq = !strcmp(key, "freq");
 	if (!period && !freq)
 		return 1;
-	if (parse_value(val, &x) || !x)
+	/* the kernel refuses a period with the top bit set (EINVAL) */
+	if (parse_value(val, &x) || !x || (period && x > LP_PERIOD_MAX))
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++) {
 		v[i].rate = LP_RATE_OWN;
@@ -153,7 +183,7 @@ static int apply_terms(struct lp_event_spec *v, size_t n, struct terms *t, const
 		const char *val = eq ? eq + 1 : "1";
 		int rc = common_term(v, n, t, term, val);
 		if (rc < 0)
-			return term_error(t, term, "a bad value for", err, errsz);
+			return value_error(t, term, val, err, errsz);
 		if (rc > 0 && (rc = config_term(v, n, t, term, val, eq != NULL, err, errsz)))
 			return rc;
 	}
@@ -211,7 +241,7 @@ static int finish(struct lp_event_list *l, size_t first, struct terms *t, const 
 			e->config2 = t->config[2];
 		if (*mods && (strlen(mods) > 8 || lp_event_modifiers(mods, e))) {
 			snprintf(err, errsz, "bad modifier in event '%s': use :u, :k, :p, :pp, :ppp or :P",
-				 t->item);
+				 LP_SHOW(t->item));
 			return -EINVAL;
 		}
 		/* one name for what the list gave as one item */
@@ -228,7 +258,7 @@ int lp_evparse_terms(struct lp_event_list *l, const char *item, char *err, size_
 	char buf[1024], *base, *list, *mods;
 	if (!split(item, buf, sizeof buf, &base, &list, &mods)) {
 		snprintf(err, errsz, "bad event '%s': terms are EVENT/term=value,.../ or "
-			 "PMU/term=value,.../ (see 'luaprof list pmu')", item);
+			 "PMU/term=value,.../ (see 'luaprof list pmu')", LP_SHOW(item));
 		return -EINVAL;
 	}
 	struct terms t = { .item = item };
@@ -236,14 +266,15 @@ int lp_evparse_terms(struct lp_event_list *l, const char *item, char *err, size_
 	int rc = add_base(l, &t, base, err, errsz);
 	if (rc == -ENOENT && !strchr(base, ':'))
 		snprintf(err, errsz, "unknown event or PMU '%s' in '%s': see 'luaprof list' and "
-			 "'luaprof list pmu'", base, item);
+			 "'luaprof list pmu'", LP_SHOW(base), LP_SHOW(item));
 	if (!rc)
 		rc = apply_terms(&l->v[first], l->n - first, &t, list, err, errsz);
 	if (!rc && t.pmu && !*list) {
 		char known[256];
 		lp_pmu_terms(t.pmu, known, sizeof known);
 		snprintf(err, errsz, "no terms in '%s': a PMU's event is %s/term=value,.../ "
-			 "(its terms: %s)", item, t.pmu, *known ? known : "config, config1, config2");
+			 "(its terms: %s)", LP_SHOW(item), LP_SHOW(t.pmu),
+			 *known ? known : "config, config1, config2");
 		rc = -EINVAL;
 	}
 	if (!rc)

@@ -49,13 +49,14 @@ static int probe_pmu(const char *pmu, const char *item, struct probe_pmu *p, cha
 	int rc = lp_pmu_type(pmu, &p->type);
 	if (rc == -ENOENT) {
 		snprintf(err, errsz, "cannot place '%s': this kernel has no %s PMU (%s/%s is "
-			 "missing)%s", item, pmu, lp_pmu_root(), pmu, !strcmp(pmu, "kprobe") ?
+			 "missing)%s", LP_SHOW(item), pmu, lp_pmu_root(), pmu,
+			 !strcmp(pmu, "kprobe") ?
 			 ": kprobes are not available here" : ": uprobes need Linux 4.17 or later");
 		return rc;
 	}
 	if (rc || lp_pmu_format(pmu, "retprobe", &p->ret)) {
 		snprintf(err, errsz, "cannot place '%s': the %s PMU's type or format/retprobe "
-			 "in %s does not read", item, pmu, lp_pmu_root());
+			 "in %s does not read", LP_SHOW(item), pmu, lp_pmu_root());
 		return rc ? rc : -EINVAL;
 	}
 	p->has_ref = lp_pmu_format(pmu, "ref_ctr_offset", &p->ref) == 0;
@@ -108,11 +109,13 @@ static int split_offset(const char *s, char *buf, size_t size, uint64_t *off)
 static int object_error(int rc, const char *name, const char *item, char *err, size_t errsz)
 {
 	if (rc == -ENOENT)
-		snprintf(err, errsz, "cannot find '%s' for '%s': no such file%s", name, item,
-			 strchr(name, '/') ? "" : ", program on $PATH, or library in the dynamic "
-			 "linker's cache (give a path: ./prog, /usr/lib/x86_64-linux-gnu/libz.so.1)");
+		snprintf(err, errsz, "cannot find '%s' for '%s': no such file%s", LP_SHOW(name),
+			 LP_SHOW(item), strchr(name, '/') ? "" : ", program on $PATH, or library in "
+			 "the dynamic linker's cache (give a path: ./prog, "
+			 "/usr/lib/x86_64-linux-gnu/libz.so.1)");
 	else
-		snprintf(err, errsz, "cannot use '%s' for '%s': %s", name, item, strerror(-rc));
+		snprintf(err, errsz, "cannot use '%s' for '%s': %s", LP_SHOW(name), LP_SHOW(item),
+			 strerror(-rc));
 	return rc;
 }
 
@@ -125,24 +128,25 @@ static int function_offset(const char *path, const char *func, uint64_t off, con
 	struct lp_elf_sym sym;
 	int rc = lp_elf_symbol(path, func, &sym);
 	if (rc == -ENOEXEC)
-		return snprintf(err, errsz, "cannot place '%s': %s is not an ELF file", item, path), rc;
+		return snprintf(err, errsz, "cannot place '%s': %s is not an ELF file",
+				LP_SHOW(item), LP_SHOW(path)), rc;
 	if (rc == -ENOENT)
 		return snprintf(err, errsz, "no function '%s' in %s (for '%s'; its functions: "
-				"nm -D --defined-only %s, or nm if it has a symbol table)", func,
-				path, item, path), rc;
+				"nm -D --defined-only %s, or nm if it has a symbol table)",
+				LP_SHOW(func), LP_SHOW(path), LP_SHOW(item), LP_SHOW(path)), rc;
 	if (rc)
-		return snprintf(err, errsz, "cannot read %s: %s", path, strerror(-rc)), rc;
+		return snprintf(err, errsz, "cannot read %s: %s", LP_SHOW(path), strerror(-rc)), rc;
 	if (sym.type == STT_GNU_IFUNC)
 		return snprintf(err, errsz, "'%s' in %s is an IFUNC resolver, which runs once at "
-				"load: probe the implementation it picks instead (for '%s')", func,
-				path, item), -EINVAL;
+				"load: probe the implementation it picks instead (for '%s')",
+				LP_SHOW(func), LP_SHOW(path), LP_SHOW(item)), -EINVAL;
 	if (sym.type != STT_FUNC || !sym.has_offset)
-		return snprintf(err, errsz, "'%s' in %s is not a function (for '%s')", func, path,
-				item), -EINVAL;
+		return snprintf(err, errsz, "'%s' in %s is not a function (for '%s')",
+				LP_SHOW(func), LP_SHOW(path), LP_SHOW(item)), -EINVAL;
 	if (off && sym.size && off >= sym.size)
 		return snprintf(err, errsz, "offset %llu is past the end of '%s' (%llu bytes) in "
-				"'%s'", (unsigned long long)off, func, (unsigned long long)sym.size,
-				item), -EINVAL;
+				"'%s'", (unsigned long long)off, LP_SHOW(func),
+				(unsigned long long)sym.size, LP_SHOW(item)), -EINVAL;
 	*out = sym.offset + off;
 	return 0;
 }
@@ -169,7 +173,7 @@ static int add_uprobe(struct lp_event_list *l, const char *item, const char *res
 	if (split_last(rest, name, sizeof name, &last) || split_offset(last, func, sizeof func, &off) ||
 	    (ret && off))
 		return snprintf(err, errsz, "bad event '%s': a uprobe is uprobe:PATH:FUNCTION[+OFFSET] "
-				"or uretprobe:PATH:FUNCTION", item), -EINVAL;
+				"or uretprobe:PATH:FUNCTION", LP_SHOW(item)), -EINVAL;
 	int rc = probe_pmu("uprobe", item, &pmu, err, errsz);
 	if (!rc && (rc = lp_probe_find_object(name, path, sizeof path)))
 		return object_error(rc, name, item, err, errsz);
@@ -252,17 +256,19 @@ static int usdt_error(const struct usdt_add *u, int rc, char *err, size_t errsz)
 		return oom(err, errsz);
 	if (rc == -EOPNOTSUPP)
 		snprintf(err, errsz, "'%s' has a semaphore, and this kernel's uprobe PMU has no "
-			 "ref_ctr_offset to raise it (Linux 4.20 or later)", u->item);
+			 "ref_ctr_offset to raise it (Linux 4.20 or later)", LP_SHOW(u->item));
 	else if (rc == -ENOEXEC)
-		snprintf(err, errsz, "cannot place '%s': %s is not an ELF file", u->item, u->path);
+		snprintf(err, errsz, "cannot place '%s': %s is not an ELF file", LP_SHOW(u->item),
+			 LP_SHOW(u->path));
 	else if (rc)
-		snprintf(err, errsz, "cannot read %s: %s", u->path, strerror(-rc));
+		snprintf(err, errsz, "cannot read %s: %s", LP_SHOW(u->path), strerror(-rc));
 	else if (*u->others)
-		snprintf(err, errsz, "no USDT probe '%s:%s' in %s (it has %s)", u->provider, u->name,
-			 u->path, u->others);
+		snprintf(err, errsz, "no USDT probe '%s:%s' in %s (it has %s)",
+			 LP_SHOW(u->provider), LP_SHOW(u->name), LP_SHOW(u->path), u->others);
 	else
 		snprintf(err, errsz, "no USDT probe '%s:%s' in %s: it has no USDT probes "
-			 "(.note.stapsdt)", u->provider, u->name, u->path);
+			 "(.note.stapsdt)", LP_SHOW(u->provider), LP_SHOW(u->name),
+			 LP_SHOW(u->path));
 	return rc ? rc : -ENOENT;
 }
 
@@ -276,7 +282,7 @@ static int add_usdt(struct lp_event_list *l, const char *item, const char *rest,
 	    split_last(both, name, sizeof name, &prov) ||
 	    snprintf(provider, sizeof provider, "%s", prov) >= (int)sizeof provider)
 		return snprintf(err, errsz, "bad event '%s': a USDT probe is "
-				"usdt:PATH:PROVIDER:NAME", item), -EINVAL;
+				"usdt:PATH:PROVIDER:NAME", LP_SHOW(item)), -EINVAL;
 	int rc = probe_pmu("uprobe", item, &pmu, err, errsz);
 	if (!rc && (rc = lp_probe_find_object(name, path, sizeof path)))
 		return object_error(rc, name, item, err, errsz);
@@ -304,7 +310,7 @@ static int add_kprobe(struct lp_event_list *l, const char *item, const char *res
 	struct probe_pmu pmu;
 	if (split_offset(rest, func, sizeof func, &off) || strchr(func, ':') || (ret && off))
 		return snprintf(err, errsz, "bad event '%s': a kprobe is kprobe:FUNCTION[+OFFSET] "
-				"or kretprobe:FUNCTION", item), -EINVAL;
+				"or kretprobe:FUNCTION", LP_SHOW(item)), -EINVAL;
 	int rc = probe_pmu("kprobe", item, &pmu, err, errsz);
 	if (rc)
 		return rc;
@@ -370,7 +376,7 @@ static int add_watch(struct lp_event_list *l, const char *item, const char *rest
 	if (!bits || !*where || (len && addr % len))
 		return snprintf(err, errsz, "bad watchpoint '%s': it is mem:ADDRESS[/LEN][:ACCESS] or "
 				"mem:VARIABLE[/LEN][:ACCESS], LEN 1, 2, 4 or 8 (aligned), ACCESS r, w, "
-				"rw or x", item), -EINVAL;
+				"rw or x", LP_SHOW(item)), -EINVAL;
 	struct lp_event_spec *e = lp_evparse_push(l);
 	if (!e || !(e->name = strdup(item)) || (sym && !(e->probe_str = strdup(where)))) {
 		lp_evparse_truncate(l, l->n - (e != NULL));
@@ -407,28 +413,31 @@ static int resolve_one(struct lp_event_spec *e, const char *path, pid_t pid, cha
 	struct lp_elf_sym sym;
 	int rc = lp_elf_symbol(path, e->probe_str, &sym);
 	if (rc == -ENOENT)
-		return snprintf(err, errsz, "no variable '%s' in %s (for '%s')", e->probe_str, path,
-				e->name), rc;
+		return snprintf(err, errsz, "no variable '%s' in %s (for '%s')",
+				LP_SHOW(e->probe_str), LP_SHOW(path), LP_SHOW(e->name)), rc;
 	if (rc)
-		return snprintf(err, errsz, "cannot read %s for '%s': %s", path, e->name,
+		return snprintf(err, errsz, "cannot read %s for '%s': %s", LP_SHOW(path),
+				LP_SHOW(e->name),
 				rc == -ENOEXEC ? "not an ELF file" : strerror(-rc)), rc;
 	if (sym.type != STT_OBJECT)
 		return snprintf(err, errsz, "'%s' in %s is %s, not a variable: mem: watches a "
 				"global variable (mem:NAME) or an address (mem:0xADDRESS)",
-				e->probe_str, path, sym.type == STT_FUNC || sym.type == STT_GNU_IFUNC ?
+				LP_SHOW(e->probe_str), LP_SHOW(path),
+				sym.type == STT_FUNC || sym.type == STT_GNU_IFUNC ?
 				"a function" : sym.type == STT_TLS ? "thread-local" : "no data object"),
 		       -EINVAL;
 	if (!e->config2)
 		e->config2 = watch_len(sym.size, sym.vaddr);
 	if (sym.vaddr % e->config2)
 		return snprintf(err, errsz, "'%s' in %s is not aligned to %llu bytes: give a length "
-				"that divides its address (mem:%s/1)", e->probe_str, path,
-				(unsigned long long)e->config2, e->probe_str), -EINVAL;
+				"that divides its address (mem:%s/1)", LP_SHOW(e->probe_str),
+				LP_SHOW(path), (unsigned long long)e->config2,
+				LP_SHOW(e->probe_str)), -EINVAL;
 	uint64_t bias = 0;
 	e->reloc = sym.dyn && pid <= 0;
 	if (sym.dyn && pid > 0 && (rc = lp_elf_load_bias(pid, path, &bias)))
 		return snprintf(err, errsz, "cannot find where process %d loaded %s: %s", (int)pid,
-				path, strerror(-rc)), rc;
+				LP_SHOW(path), strerror(-rc)), rc;
 	e->config1 = sym.vaddr + bias;
 	return 0;
 }

@@ -513,7 +513,7 @@ static int live_setup(struct lp_live *lv, const struct lp_live_opts *o, char *er
 		lv->reloc |= o->events[e].reloc && o->argv;
 	if (o->argv && (rc = lv->reloc ? lp_workload_prepare_stopped(&lv->wl, o->argv)
 				       : lp_workload_prepare(&lv->wl, o->argv))) {
-		snprintf(err, errsz, "cannot start '%s': %s", o->argv[0], strerror(-rc));
+		snprintf(err, errsz, "cannot start '%s': %s", LP_SHOW(o->argv[0]), strerror(-rc));
 		return rc;
 	}
 	lv->has_cmd = o->argv != NULL;
@@ -594,7 +594,7 @@ static int relocate(struct lp_live *lv, char *err, size_t errsz)
 	}
 	if (rc)
 		snprintf(err, errsz, "cannot place the watchpoints in '%s' where it was loaded: %s",
-			 lv->cmd, strerror(-rc));
+			 LP_SHOW(lv->cmd), strerror(-rc));
 	return rc;
 }
 
@@ -614,7 +614,7 @@ int lp_live_start(struct lp_live *lv, char *err, size_t errsz)
 		return 0;
 	rc = lp_workload_start(&lv->wl);
 	if (rc) {
-		snprintf(err, errsz, "cannot run '%s': %s", lv->cmd, strerror(-rc));
+		snprintf(err, errsz, "cannot run '%s': %s", LP_SHOW(lv->cmd), strerror(-rc));
 		return rc;
 	}
 	if (lv->reloc && (rc = relocate(lv, err, errsz))) {
@@ -623,7 +623,7 @@ int lp_live_start(struct lp_live *lv, char *err, size_t errsz)
 		return rc;
 	}
 	if ((rc = lp_workload_resume(&lv->wl)))
-		snprintf(err, errsz, "cannot let '%s' run: %s", lv->cmd, strerror(-rc));
+		snprintf(err, errsz, "cannot let '%s' run: %s", LP_SHOW(lv->cmd), strerror(-rc));
 	return rc;
 }
 

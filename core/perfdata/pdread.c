@@ -55,7 +55,7 @@ static int deliver(struct lp_perfdata *pd, const void *rec, uint64_t off, int id
 	if (lp_record_parse(rec, h->size, e ? &e->fmt : &pd->nofmt, out))
 		return pd_error(pd, off, -EPROTO, "record type %u of %u bytes does not decode "
 				"with the layout of event '%s'", h->type, h->size,
-				e ? e->name : "(none)");
+				e ? LP_SHOW(e->name) : "(none)");
 	*ev = e;
 	return 1;
 }

@@ -729,18 +729,19 @@ static void salvage(struct lp_pd_writer *w)
 	if (fstat(w->fd, &st) || !w->started || (uint64_t)st.st_size < w->data_off) {
 		unlink(w->path);
 		lp_log(LP_WARN, "%s: removed: the write failed before its events were whole",
-		       w->path);
+		       LP_SHOW(w->path));
 		return;
 	}
 	uint64_t end = last_whole_record(w, (uint64_t)st.st_size);
 	w->data_size = end - w->data_off;
 	if (ftruncate(w->fd, (off_t)end) || write_header(w, none)) {
 		unlink(w->path);
-		lp_log(LP_WARN, "%s: removed: it could not be cut to its whole records", w->path);
+		lp_log(LP_WARN, "%s: removed: it could not be cut to its whole records",
+		       LP_SHOW(w->path));
 		return;
 	}
 	lp_log(LP_WARN, "%s: cut after its last whole record: %llu bytes of records kept, "
-	       "readable without its header features (build-ids, command line)", w->path,
+	       "readable without its header features (build-ids, command line)", LP_SHOW(w->path),
 	       (unsigned long long)w->data_size);
 }
 

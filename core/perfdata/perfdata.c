@@ -238,7 +238,7 @@ struct lp_perfdata *lp_perfdata_open(const char *path, char *err, size_t errsz)
 	if (pd) {
 		pd->src.fd = -1;
 		pd->ordered = true;
-		pd->path = strdup(strcmp(path, "-") ? path : "stdin");
+		pd->path = strdup(strcmp(path, "-") ? LP_SHOW(path) : "stdin");
 		pd->strs = lp_strtab_new();
 		pd_order_init(&pd->order, PD_MAX_QUEUE_BYTES, &pd->stats);
 		rc = pd->path && pd->strs ? open_any(pd, path) : -ENOMEM;

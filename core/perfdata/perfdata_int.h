@@ -300,7 +300,7 @@ void pd_ahead_stop(struct lp_perfdata *pd);
 /* ---- the reader object (perfdata.c) ------------------------------------ */
 
 struct lp_perfdata {
-	char *path;
+	char *path;             /* as messages show it (lp_show): they alone use it */
 	char err[384];
 	int failed;             /* sticky -errno once an error was reported */
 	bool draining;          /* failed, but records queued before it still go out */

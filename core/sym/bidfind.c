@@ -82,10 +82,10 @@ static void warn(const char *path, struct lp_bid_want *w, const struct lp_dso *l
 	if (!local)
 		lp_log(LP_WARN, "%s: build-id %s in the recording, no file with it on this "
 		       "machine; its frames are left unnamed (replay where it was recorded)",
-		       path, want);
+		       LP_SHOW(path), want);
 	else
 		lp_log(LP_WARN, "%s: build-id %s in the recording, %s %s; its frames are left "
-		       "unnamed (%s)", path, want, n ? lp_build_id_hex(id, n, have) : "none",
+		       "unnamed (%s)", LP_SHOW(path), want, n ? lp_build_id_hex(id, n, have) : "none",
 		       vdso ? "in this kernel's vDSO" : "on disk",
 		       vdso ? "replay where it was recorded" :
 		       "rebuild it, or replay where it was recorded");

@@ -340,7 +340,7 @@ struct lp_kernel *lp_kernel_load_cached(const char *path, const char *dir, bool 
 		return NULL;
 	}
 	if (k->hidden)
-		lp_log(LP_WARN, "sym: %s: all addresses are 0 (kernel.kptr_restrict?)", path);
+		lp_log(LP_WARN, "sym: %s: all addresses are 0 (kernel.kptr_restrict?)", LP_SHOW(path));
 	if (hidden)
 		*hidden = k->hidden;
 	return k;

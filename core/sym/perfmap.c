@@ -152,7 +152,7 @@ static FILE *open_map(struct perfmap *m, struct stat *st)
 	if (why) {
 		m->refused = true;
 		lp_log(LP_WARN, "perfmap: %s is %s: ignored (its JIT symbols are not read)",
-		       m->path, why);
+		       LP_SHOW(m->path), why);
 	}
 	FILE *f = fd >= 0 && !why ? fdopen(fd, "r") : NULL;
 	if (!f && fd >= 0)

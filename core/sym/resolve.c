@@ -180,7 +180,7 @@ static int load_kernel(struct lp_resolver *r)
 	r->kernel_tried = true;
 	r->kernel_hidden = hidden;
 	if (path && !r->kernel)
-		lp_log(LP_WARN, "sym: kernel symbols: %s: %s", path, strerror(errno));
+		lp_log(LP_WARN, "sym: kernel symbols: %s: %s", LP_SHOW(path), strerror(errno));
 	return 0;
 }
 

@@ -210,6 +210,9 @@ void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s
  * within the 16-bit header size). */
 #define LP_DWARF_STACK_DEFAULT 8192u
 #define LP_DWARF_STACK_MAX 65528u
+/* The largest sampling period the kernel takes: perf_event_open refuses
+ * one with the top bit set (EINVAL), though sample_period is a u64. */
+#define LP_PERIOD_MAX ((UINT64_C(1) << 63) - 1)
 
 /* The perf_event_open(2) system call. */
 int lp_event_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,

@@ -18,8 +18,10 @@
 #define LP_VERSION "0.1.0"
 
 /* The size of a buffer for the one-line messages the core writes into a
- * caller's err: they may quote a path or an event string (up to
- * LP_EVENT_STR_MAX, 4352) three times, with the reason and the fix. */
+ * caller's err.  The values they quote are shown by lp_show (a few dozen
+ * bytes each), so a message with its reason and its fix fits many times
+ * over; the room left is for what the core lists itself (a PMU's terms, a
+ * program's USDT probes). */
 #define LP_ERRMSG_MAX (3 * 4352 + 512)
 
 enum lp_log_level { LP_ERROR, LP_WARN, LP_INFO, LP_DEBUG };
@@ -34,6 +36,31 @@ void lp_log_set_hook(lp_log_fn fn, void *ctx);
  * the object and the cause: "ring: mmap cpu 3 (fd 7): Cannot allocate memory". */
 void lp_log(enum lp_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* How a message quotes a value from outside (an option's value, a path,
+ * an event string, a script's name): whole when it has at most
+ * LP_SHOW_MAX bytes, else its first LP_SHOW_HEAD and last LP_SHOW_TAIL
+ * bytes (fewer, not to split a UTF-8 character) around its length,
+ *   'cpu-clock/name=xxxxxxxxxxxxxxxxxxxxxxxxx...[100016 bytes]...xxxxxxxxxxxxxxxxxxxxxxx/'
+ * and control characters as '?', so that a message stays one line of a
+ * bounded length and keeps its reason whatever it quotes.  Every message
+ * that quotes a value it did not make shows it this way. */
+#define LP_SHOW_MAX 80
+#define LP_SHOW_HEAD 40
+#define LP_SHOW_TAIL 24
+struct lp_shown {
+	char s[LP_SHOW_HEAD + LP_SHOW_TAIL + 48];       /* the marker's 48 */
+};
+
+/* Writes the value (len bytes at value; NULL shows as "") as messages show
+ * it into *out, which the caller owns, and returns out->s. */
+const char *lp_show_n(const char *value, size_t len, struct lp_shown *out);
+/* lp_show_n of the string value. */
+const char *lp_show(const char *value, struct lp_shown *out);
+/* The shown value in a struct lp_shown that lives until the end of the
+ * enclosing block: fail("bad value '%s'", LP_SHOW(v)). */
+#define LP_SHOW(v) lp_show((v), &(struct lp_shown){ .s = { 0 } })
+#define LP_SHOW_N(v, n) lp_show_n((v), (n), &(struct lp_shown){ .s = { 0 } })
 
 /* Makes msg one line in place: control characters (a newline in an event
  * name or filter that a message echoes) become '?'.  Returns msg. */

@@ -65,7 +65,8 @@ static const char usage[] =
 "  -d, --duration SECONDS        stop after SECONDS\n"
 "  -m, --mmap-pages PAGES        ring buffer pages per CPU (power of two)\n"
 "      --queue-size SIZE         records the script has yet to take, at most: MB,\n"
-"                                or with K, M, G (default: a sixteenth of the RAM)\n"
+"                                or with K, M, G, T, 64K to 16T (default: a\n"
+"                                sixteenth of the RAM)\n"
 "      --switch-events           record context switches (PERF_RECORD_SWITCH,\n"
 "                                on_switch; a script with on_switch gets them)\n"
 "  -i, --input FILE              run the script over a perf.data recording\n"
@@ -158,25 +159,33 @@ static int add_filter(struct lp_cli *cli, const char *expr)
 	if (!tps)
 		return fail("--filter applies to the tracepoints of the -e before it, and '%s' is "
 			    "not one: -e sched:sched_switch --filter 'prev_pid == 1234'",
-			    cli->events.v[cli->last_e].name);
+			    LP_SHOW(cli->events.v[cli->last_e].name));
+	return 0;
+}
+
+static int add_pid(struct lp_cli *cli, const char *tok)
+{
+	uint64_t v;
+	if (lp_settings_u64(tok, &v) || v == 0 || v > 4194304)
+		return fail("-p needs process ids from 1 to 4194304 such as 1234 or 1234,5678 "
+			    "(got '%s')", LP_SHOW(tok));
+	pid_t *p = realloc(cli->pids, (cli->nr_pids + 1) * sizeof *p);
+	if (!p)
+		return fail("out of memory");
+	cli->pids = p;
+	cli->pids[cli->nr_pids++] = (pid_t)v;
 	return 0;
 }
 
 static int add_pids(struct lp_cli *cli, const char *list)
 {
-	char buf[512];
-	snprintf(buf, sizeof buf, "%s", list);
-	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		uint64_t v;
-		if (lp_settings_u64(tok, &v) || v == 0 || v > 4194304)
-			return fail("-p needs process ids such as 1234 or 1234,5678 (got '%s')", tok);
-		pid_t *p = realloc(cli->pids, (cli->nr_pids + 1) * sizeof *p);
-		if (!p)
-			return fail("out of memory");
-		cli->pids = p;
-		cli->pids[cli->nr_pids++] = (pid_t)v;
-	}
-	return 0;
+	char *buf = strdup(list);
+	int rc = buf ? 0 : fail("out of memory");
+	for (char *save = NULL, *tok = buf ? strtok_r(buf, ",", &save) : NULL; tok && !rc;
+	     tok = strtok_r(NULL, ",", &save))
+		rc = add_pid(cli, tok);
+	free(buf);
+	return rc;
 }
 
 /* Seconds (fractions allowed) into *ns; zero only when zero_ok. */
@@ -184,10 +193,10 @@ static int parse_seconds(const char *opt, const char *s, bool zero_ok, uint64_t 
 {
 	char *end;
 	double d = strtod(s, &end);
-	/* 1e-10 is no time, not "no limit": at least a nanosecond */
-	if (end == s || *end || !(d >= 0) || d > 1e9 || (!zero_ok && llround(d * 1e9) < 1))
+	/* 1e-10 is no time, not "no limit": 0, or at least a nanosecond */
+	if (end == s || *end || !(d >= 0) || d > 1e9 || (d < 1e-9 && !(zero_ok && d == 0)))
 		return fail("%s needs a number of seconds from %s to 1e9 (got '%s')", opt,
-			    zero_ok ? "0 (no limit)" : "1e-9", s);
+			    zero_ok ? "0 (no limit)" : "1e-9", LP_SHOW(s));
 	*ns = (uint64_t)llround(d * 1e9);
 	return 0;
 }
@@ -196,28 +205,31 @@ static int parse_script_memory(struct lp_cli *cli, const char *s)
 {
 	uint64_t v;
 	if (lp_settings_u64(s, &v) || v > (1u << 30))
-		return fail("--script-memory needs a number of megabytes such as 512, or 0 for "
-			    "no limit (got '%s')", s);
+		return fail("--script-memory needs a number of megabytes from 0 (no limit) to "
+			    "1073741824, such as 512 (got '%s')", LP_SHOW(s));
 	cli->script_memory_mb = (int64_t)v;
 	return 0;
 }
 
-/* --queue-size: megabytes, or a number with K, M or G. */
+/* --queue-size: megabytes, or a number with K, M, G or T (powers of 1024),
+ * from 64K to 16T. */
 static int parse_queue(struct lp_cli *cli, const char *s)
 {
+	static const char units[] = "KkMmGgTt";
 	char num[32];
 	size_t n = strlen(s);
 	unsigned shift = 20;
-	if (n && n < sizeof num && strchr("KkMmGg", s[n - 1])) {
-		shift = strchr("Kk", s[n - 1]) ? 10 : strchr("Mm", s[n - 1]) ? 20 : 30;
+	const char *unit = n ? strchr(units, s[n - 1]) : NULL;
+	if (unit) {
+		shift = 10 * (1 + (unsigned)(unit - units) / 2);
 		n--;
 	}
 	uint64_t v;
-	snprintf(num, sizeof num, "%.*s", (int)n, s);
-	if (n >= sizeof num || lp_settings_u64(num, &v) || v > (UINT64_C(1) << 44) >> (shift - 10) ||
+	snprintf(num, sizeof num, "%.*s", (int)(n < sizeof num ? n : 0), s);
+	if (n >= sizeof num || lp_settings_u64(num, &v) || v > (UINT64_C(1) << 44) >> shift ||
 	    (v << shift) < (64u << 10))
 		return fail("--queue-size needs a size from 64K to 16T, in megabytes such as 512 or "
-			    "with K, M or G such as 256K (got '%s')", s);
+			    "with K, M, G or T such as 256K (got '%s')", LP_SHOW(s));
 	cli->queue_bytes = v << shift;
 	return 0;
 }
@@ -227,7 +239,7 @@ static int parse_pages(struct lp_cli *cli, const char *s)
 	uint64_t v;
 	if (lp_settings_u64(s, &v) || v == 0 || (v & (v - 1)) || v > (1u << 20))
 		return fail("-m needs a power of two number of pages from 1 to 1048576, such as 64 "
-			    "or 1024 (got '%s')", s);
+			    "or 1024 (got '%s')", LP_SHOW(s));
 	cli->mmap_pages = v;
 	cli->mmap_pages_given = true;
 	return 0;
@@ -237,7 +249,8 @@ static int parse_interval(struct lp_cli *cli, const char *s)
 {
 	uint64_t v;
 	if (lp_settings_u64(s, &v) || v == 0 || v > 86400000)
-		return fail("-I needs a positive number of milliseconds such as 1000 (got '%s')", s);
+		return fail("-I needs a number of milliseconds from 1 to 86400000 (a day), such as "
+			    "1000 (got '%s')", LP_SHOW(s));
 	cli->interval_ns = v * 1000000;
 	return 0;
 }
@@ -294,12 +307,15 @@ static int option(struct lp_cli *cli, int c, char *val)
 	case OPT_FILTER: return add_filter(cli, val);
 	case 'F':
 		if (lp_settings_u64(val, &v) || v == 0)
-			return fail("-F needs a positive number of samples per second (got '%s')", val);
+			return fail("-F needs a positive number of samples per second (got '%s')",
+				    LP_SHOW(val));
 		cli->sampling.freq = v;
 		return 0;
 	case 'c':
-		if (lp_settings_u64(val, &v) || v == 0)
-			return fail("-c needs a positive event count (got '%s')", val);
+		/* the kernel refuses a period with the top bit set (EINVAL) */
+		if (lp_settings_u64(val, &v) || v == 0 || v > LP_PERIOD_MAX)
+			return fail("-c needs an event count from 1 to %llu, the kernel's range "
+				    "(got '%s')", (unsigned long long)LP_PERIOD_MAX, LP_SHOW(val));
 		cli->sampling.period = v;
 		cli->sampling.use_period = true;
 		return 0;
@@ -431,9 +447,10 @@ static int parse_run(struct lp_cli *cli, int argc, char **argv)
 			if ((c = getopt_long(argc, argv, "+:e:F:c:gp:ad:m:A:I:i:o:x:hv", longopts, NULL)) == -1)
 				break;
 			if (c == ':')
-				return fail("option %s needs a value", argv[optind - 1]);
+				return fail("option %s needs a value", LP_SHOW(argv[optind - 1]));
 			if (c == '?')
-				return fail("unknown option '%s': see 'luaprof run --help'", argv[optind - 1]);
+				return fail("unknown option '%s': see 'luaprof run --help'",
+					    LP_SHOW(argv[optind - 1]));
 			if ((rc = option(cli, c, optarg)))
 				return rc;
 		}
@@ -473,7 +490,7 @@ int lp_cli_parse(struct lp_cli *cli, int argc, char **argv)
 	} else if (strcmp(cmd, "run") && strcmp(cmd, "record")) {
 		return fail("unknown command '%s': the commands are 'luaprof run SCRIPT ...', "
 			    "'luaprof record ...', 'luaprof stat ...', 'luaprof top ...' and "
-			    "'luaprof list' (see luaprof --help)", cmd);
+			    "'luaprof list' (see luaprof --help)", LP_SHOW(cmd));
 	}
 	cli->command = cmd;
 	cli->argc = argc;

@@ -263,14 +263,15 @@ static int list_fields(const char *name)
 		char sys[256];
 		if (l.v[i].type != PERF_TYPE_TRACEPOINT) {
 			fprintf(stderr, "luaprof: '%s' is not a tracepoint: only tracepoints have "
-					"fields (luaprof list tracepoint)\n", l.v[i].name);
+					"fields (luaprof list tracepoint)\n", LP_SHOW(l.v[i].name));
 			status = LP_EXIT_FAILURE;
 			break;
 		}
 		snprintf(sys, sizeof sys, "%.*s", (int)(colon - l.v[i].name), l.v[i].name);
 		int rc = lp_tracefs_format(sys, colon + 1, &f);
 		if (rc) {
-			fprintf(stderr, "luaprof: cannot read the format of '%s': %s\n", l.v[i].name,
+			fprintf(stderr, "luaprof: cannot read the format of '%s': %s\n",
+				LP_SHOW(l.v[i].name),
 				strerror(-rc));
 			status = LP_EXIT_FAILURE;
 			break;
@@ -317,6 +318,6 @@ int lp_list_main(int argc, char **argv)
 		if (groups[i].in_all && groups[i].list(&ls))
 			return LP_EXIT_FAILURE;
 	if (arg && !ls.printed)
-		fprintf(stderr, "luaprof: no event matches '%s'\n", arg);
+		fprintf(stderr, "luaprof: no event matches '%s'\n", LP_SHOW(arg));
 	return 0;
 }

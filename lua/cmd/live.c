@@ -86,7 +86,7 @@ static const struct lp_tp_format *source_event_format(void *ctx, int idx)
 	if (!rc && !(rc = lp_tp_set_add(ls->formats, f)))
 		return lp_tp_set_find(ls->formats, e->config);
 	fprintf(stderr, "luaprof: cannot read the format of '%s' (%s): s.args is nil for its "
-			"samples\n", e->name, strerror(-rc));
+			"samples\n", LP_SHOW(e->name), strerror(-rc));
 	return NULL;
 }
 
@@ -370,7 +370,8 @@ static void report_silent_watchpoints(struct lp_live *lv, const struct lp_cli *c
 			    c[i].enabled && !c[i].value)
 				fprintf(stderr, "luaprof: %s counted nothing: no such access happened, "
 						"or hardware breakpoints do not fire on this machine "
-						"(as in many VMs)\n", cli->events.v[i].name);
+						"(as in many VMs)\n",
+						LP_SHOW(cli->events.v[i].name));
 	free(c);
 }
 
@@ -412,7 +413,7 @@ static int resolve_watches(struct lp_cli *cli, char *exe, size_t size)
 		int rc = lp_probe_find_object(cli->argv[0], exe, size);
 		if (rc) {
 			fprintf(stderr, "luaprof: cannot find the program '%s' whose variables "
-				"mem: watches: %s\n", cli->argv[0], strerror(-rc));
+				"mem: watches: %s\n", LP_SHOW(cli->argv[0]), strerror(-rc));
 			return -1;
 		}
 	} else if (cli->nr_pids) {
@@ -475,19 +476,35 @@ static uint64_t now_ns(void)
 }
 
 /* A sampling frequency above kernel.perf_event_max_sample_rate, which the
- * kernel refuses (EINVAL), is lowered to it with one line, as perf does.
- * The kernel lowers that limit by itself when sampling interrupts take
- * too long, so even the default rate can meet it. */
+ * kernel refuses (EINVAL), is lowered to it with one line, as perf does
+ * for -F: the run's (-F, luaprof.setup's freq, the default) and an
+ * event's own freq= term alike.  The kernel lowers that limit by itself
+ * when sampling interrupts take too long, so even the default rate can
+ * meet it. */
 static void limit_rate(struct lp_cli *cli)
 {
 	uint64_t max = lp_event_max_sample_rate();
 	struct lp_sampling *s = &cli->sampling;
-	if (s->count_only || s->use_period || !max || s->freq <= max)
+	if (!max || s->count_only)
 		return;
-	fprintf(stderr, "luaprof: -F %llu is above kernel.perf_event_max_sample_rate: sampling at "
-			"%llu Hz (raise the limit with sysctl kernel.perf_event_max_sample_rate=N)\n",
-		(unsigned long long)s->freq, (unsigned long long)max);
-	s->freq = max;
+	if (!s->use_period && s->freq > max) {
+		fprintf(stderr, "luaprof: -F %llu is above kernel.perf_event_max_sample_rate: "
+				"sampling at %llu Hz (raise the limit with sysctl "
+				"kernel.perf_event_max_sample_rate=N)\n",
+			(unsigned long long)s->freq, (unsigned long long)max);
+		s->freq = max;
+	}
+	for (size_t i = 0; i < cli->events.n; i++) {
+		struct lp_event_spec *e = &cli->events.v[i];
+		if (e->rate != LP_RATE_OWN || e->use_period || e->freq <= max)
+			continue;
+		fprintf(stderr,
+			"luaprof: %s: freq=%llu is above kernel.perf_event_max_sample_rate: "
+				"sampling at %llu Hz (raise the limit with sysctl "
+				"kernel.perf_event_max_sample_rate=N)\n", LP_SHOW(e->name),
+			(unsigned long long)e->freq, (unsigned long long)max);
+		e->freq = max;
+	}
 }
 
 /* Opens the events, the set of target processes and the recording.  0,
@@ -599,7 +616,8 @@ static int live_report(struct live_run *lr, int rc, int status)
 	struct lp_run *run = lr->run;
 	int xerr = lp_live_exec_error(lr->lv);
 	if (xerr) {             /* nothing of it ran: no on_end */
-		fprintf(stderr, "luaprof: cannot run '%s': %s\n", lr->cli->argv[0], strerror(-xerr));
+		fprintf(stderr, "luaprof: cannot run '%s': %s\n", LP_SHOW(lr->cli->argv[0]),
+			strerror(-xerr));
 		rc = -1;
 		run->failed = true;
 	}

@@ -70,7 +70,7 @@ static void set_err(struct lp_recording *rec, int err)
 		return;
 	rec->err = err;
 	fprintf(stderr, "luaprof: writing %s failed: %s (the run goes on; the recording "
-		"stops here)\n", rec->path, strerror(-err));
+		"stops here)\n", LP_SHOW(rec->path), strerror(-err));
 }
 
 /* The kernel text's start (_text) and end (_etext) from kallsyms; false
@@ -160,7 +160,7 @@ static int tracing_data(const char *path, const struct lp_event_spec *events, si
 	free(names);
 	if (rc)
 		fprintf(stderr, "luaprof: cannot write the tracepoint formats into %s: %s\n",
-			path, strerror(-rc));
+			LP_SHOW(path), strerror(-rc));
 	return rc ? -1 : 0;
 }
 
@@ -199,12 +199,12 @@ static void say_in_the_way(const char *path, bool old, mode_t mode)
 {
 	if (old)
 		fprintf(stderr, "luaprof: cannot rename %s to %s.old, as a new recording keeps the "
-				"old one: %s.old is %s (move it away, or choose another -o)\n", path,
-			path, path, kind(mode));
+				"old one: %s.old is %s (move it away, or choose another -o)\n", LP_SHOW(path),
+			LP_SHOW(path), LP_SHOW(path), kind(mode));
 	else
 		fprintf(stderr, "luaprof: -o %s is %s, not a regular file: a recording is written "
 				"only to a new or existing regular file, or with -o - to standard "
-				"output\n", path, kind(mode));
+				"output\n", LP_SHOW(path), kind(mode));
 }
 
 int lp_recording_check(const char *path)
@@ -217,7 +217,7 @@ int lp_recording_check(const char *path)
 	if (err == -EEXIST)
 		say_in_the_way(path, old, mode);
 	else if (err)
-		fprintf(stderr, "luaprof: cannot create %s: %s\n", path, strerror(-err));
+		fprintf(stderr, "luaprof: cannot create %s: %s\n", LP_SHOW(path), strerror(-err));
 	return err ? -1 : 0;
 }
 
@@ -245,7 +245,7 @@ static struct lp_pd_writer *open_writer(struct lp_recording *rec, const char *pa
 	if (errno == EEXIST)    /* put there since lp_recording_check */
 		lp_recording_check(path);
 	else
-		fprintf(stderr, "luaprof: cannot create %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "luaprof: cannot create %s: %s\n", LP_SHOW(path), strerror(errno));
 	return NULL;
 }
 
@@ -255,7 +255,7 @@ int lp_recording_place(struct lp_recording *rec)
 	if (err == -EEXIST)
 		lp_recording_check(rec->path);
 	else if (err)
-		fprintf(stderr, "luaprof: cannot put the recording at %s: %s\n", rec->path,
+		fprintf(stderr, "luaprof: cannot put the recording at %s: %s\n", LP_SHOW(rec->path),
 			strerror(-err));
 	rec->placed = !err;
 	return err ? -1 : 0;
@@ -470,15 +470,16 @@ static void fill_cache(const struct bid_table *bt)
 			fprintf(stderr, "luaprof: the build-id cache %s is another user's (or a "
 				"symbolic link): not written (the recording is complete; set "
 				"PERF_BUILDID_DIR to a directory of yours, or use --no-buildid-cache)\n",
-				dir);
+				LP_SHOW(dir));
 		else if (rc == -ELOOP)
 			fprintf(stderr, "luaprof: the build-id cache %s holds a symbolic link or another "
 				"user's directory where a directory of its own should be: not "
-				"written through it (the recording is complete; remove it)\n", dir);
+				"written through it (the recording is complete; remove it)\n",
+				LP_SHOW(dir));
 		else
 			fprintf(stderr, "luaprof: cannot fill the build-id cache %s: %s (the recording "
 				"is complete; make it writable, set PERF_BUILDID_DIR, or use "
-				"--no-buildid-cache)\n", dir, strerror(-rc));
+				"--no-buildid-cache)\n", LP_SHOW(dir), strerror(-rc));
 		return;
 	}
 }
@@ -500,7 +501,8 @@ int lp_recording_close(struct lp_recording *rec, bool cache)
 	lp_hits_free(rec->hits);
 	int rc = lp_pd_writer_close(rec->w);   /* a failed file is cut (it logs how) */
 	if (!rec->err && rc)
-		fprintf(stderr, "luaprof: writing %s failed: %s\n", rec->path, strerror(-rc));
+		fprintf(stderr, "luaprof: writing %s failed: %s\n", LP_SHOW(rec->path),
+			strerror(-rc));
 	int failed = rec->err || rc;
 	if (cache && !failed && !rec->pipe)
 		fill_cache(&bt);

@@ -177,7 +177,8 @@ static const struct lp_tp_format *replay_event_format(void *ctx, int idx)
 	const struct lp_pd_event *ev = lp_perfdata_event(rs->pd, (size_t)idx);
 	if (ev->attr.type == PERF_TYPE_TRACEPOINT && !ev->format)
 		fprintf(stderr, "luaprof: the recording holds no format for tracepoint '%s' (no "
-				"TRACING_DATA): s.args is nil for its samples\n", ev->name);
+				"TRACING_DATA): s.args is nil for its samples\n",
+				LP_SHOW(ev->name));
 	return ev->format;
 }
 
@@ -250,7 +251,7 @@ static void push_info(lua_State *L, struct replay_src *rs, const char *file)
 static int no_writer(struct lp_run *run, const char *file, uint64_t duration_ns)
 {
 	fprintf(stderr, "luaprof: no writer came to the named pipe %s in the %.9g s of -d: "
-		"nothing read\n", file, (double)duration_ns / 1e9);
+		"nothing read\n", LP_SHOW(file), (double)duration_ns / 1e9);
 	if (run->vm.ref[LP_HOOK_START] != LUA_NOREF) {
 		lua_State *L = run->vm.L;
 		lua_createtable(L, 0, 2);
@@ -330,7 +331,7 @@ static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 	if (!rs.pd && errno == EINTR)
 		return no_writer(run, file, duration_ns);
 	if (!rs.pd) {
-		fprintf(stderr, "luaprof: %s\n", *err ? err : file);
+		fprintf(stderr, "luaprof: %s\n", *err ? err : LP_SHOW(file));
 		return LP_EXIT_FAILURE;
 	}
 	rs.prog.tty = isatty(STDERR_FILENO);

@@ -33,6 +33,7 @@
 #include "run.h"
 #include "luaprof/agg.h"
 #include "luaprof/event.h"
+#include "luaprof/luaprof.h"
 
 /* The name without a trailing modifier list (":u", ":ppp"), which a
  * fallback may have added to what the script names; NULL when it has none.
@@ -354,7 +355,8 @@ void lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t 
 		}
 		if (key && !found)
 			fprintf(stderr, "luaprof: on_event[\"%s\"] names no event of this run, so it "
-				"is never called (add it with -e or luaprof.setup{events=...})\n", key);
+				"is never called (add it with -e or luaprof.setup{events=...})\n",
+				LP_SHOW(key));
 	}
 	lua_pop(L, 1);
 }

@@ -3,6 +3,7 @@
  * the script, run it live (live.c) or over a recording (replay.c), and
  * choose the exit status.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +63,31 @@ static int check_hooks(struct lp_run *run, struct lp_cli *cli)
 	run->interval.ns = cli->interval_ns;
 	if (run->interval.ns && run->vm.ref[LP_HOOK_INTERVAL] == LUA_NOREF && cli->script) {
 		fprintf(stderr, "luaprof: %s has no on_interval function: -I (or "
-			"luaprof.setup{interval=MS}) needs one\n", cli->script);
+			"luaprof.setup{interval=MS}) needs one\n", LP_SHOW(cli->script));
+		return -1;
+	}
+	return 0;
+}
+
+/* --symfs DIR: the directory every object and debug file is looked for
+ * under (as perf's --symfs), which must be one.  perf takes any DIR and
+ * names nothing when it is none; a DIR that is no directory is a mistake,
+ * said in one line before anything runs.  0 or -1 after the line. */
+static int set_symfs(const char *dir)
+{
+	struct stat st;
+	if (stat(dir, &st)) {
+		fprintf(stderr, "luaprof: --symfs %s: %s (--symfs DIR looks for /usr/lib/x.so as "
+				"DIR/usr/lib/x.so)\n", LP_SHOW(dir), strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "luaprof: --symfs %s is not a directory (--symfs DIR looks for "
+				"/usr/lib/x.so as DIR/usr/lib/x.so)\n", LP_SHOW(dir));
+		return -1;
+	}
+	if (lp_sym_set_symfs(dir)) {
+		fprintf(stderr, "luaprof: --symfs %s: name too long\n", LP_SHOW(dir));
 		return -1;
 	}
 	return 0;
@@ -79,15 +104,10 @@ int lp_run_main(int argc, char **argv)
 	}
 	lp_log_set_hook(lp_cmd_log, NULL);
 	lp_sym_set_debuginfod(!cli.no_debuginfod);
-	if (cli.symfs && lp_sym_set_symfs(cli.symfs)) {
-		fprintf(stderr, "luaprof: --symfs %s: name too long\n", cli.symfs);
+	if (cli.symfs && set_symfs(cli.symfs)) {
 		lp_cli_free(&cli);
 		return LP_EXIT_FAILURE;
 	}
-	struct stat st;
-	if (cli.symfs && (stat(cli.symfs, &st) || !S_ISDIR(st.st_mode)))
-		fprintf(stderr, "luaprof: --symfs %s is not a directory: objects are looked for under "
-				"it only, so frames will be [unknown]\n", cli.symfs);
 	if (cli.output && !cli.script_help && (lp_recording_check(cli.output) ||
 	    (!strcmp(cli.output, "-") && lp_recording_take_stdout()))) {
 		lp_cli_free(&cli);

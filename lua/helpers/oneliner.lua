@@ -113,7 +113,7 @@ local function parse(src)
       i = src:find("%S", e + 1) or #src + 1
     end
     if src:sub(i, i) ~= "{" then
-      fail("'" .. spec .. "' needs a { LUA } after it (at character " .. i .. ")")
+      fail("'" .. luaprof.shown(spec) .. "' needs a { LUA } after it (at character " .. i .. ")")
     end
     local body
     body, i = read_body(src, i)
@@ -627,7 +627,7 @@ function on_start(info)
         end
       end
       if not found then
-        fail("the recording has no event '" .. ev .. "' (it has " ..
+        fail("the recording has no event '" .. luaprof.shown(ev) .. "' (it has " ..
              table.concat(info.events or {}, ", ") .. ")")
       end
     end

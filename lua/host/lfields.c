@@ -13,6 +13,7 @@
 #include <lauxlib.h>
 
 #include "lfields.h"
+#include "luaprof/luaprof.h"
 
 static int by_name(const void *a, const void *b)
 {
@@ -31,7 +32,8 @@ int lp_fields_error(lua_State *L, const struct lp_fieldset *fs, int key_idx)
 	luaL_buffinit(L, &b);
 	luaL_where(L, 1);               /* the Lua code that read the field */
 	luaL_addvalue(&b);
-	lua_pushfstring(L, "%s.%s: no such field of %s; fields are: ", fs->var, key, fs->what);
+	lua_pushfstring(L, "%s.%s: no such field of %s; fields are: ", fs->var, LP_SHOW(key),
+			fs->what);
 	luaL_addvalue(&b);
 	for (size_t i = 0; i < n; i++) {
 		luaL_addstring(&b, sorted[i]);

@@ -24,6 +24,7 @@
 #include "lpaux.h"
 #include "luaprof/buf.h"
 #include "luaprof/folded.h"
+#include "luaprof/luaprof.h"
 
 #define MAX_FILE (1ull << 32)
 
@@ -129,7 +130,7 @@ static const char *slurp(lua_State *L, const char *path, size_t *len)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	if (!f)
-		luaL_error(L, "folded.read: cannot open %s: %s", path, strerror(errno));
+		luaL_error(L, "folded.read: cannot open %s: %s", LP_SHOW(path), strerror(errno));
 	luaL_Buffer b;
 	luaL_buffinit(L, &b);
 	size_t n, total = 0;
@@ -143,7 +144,7 @@ static const char *slurp(lua_State *L, const char *path, size_t *len)
 	if (f != stdin)
 		fclose(f);
 	if (err)
-		luaL_error(L, "folded.read: cannot read %s", path);
+		luaL_error(L, "folded.read: cannot read %s", LP_SHOW(path));
 	luaL_pushresult(&b);
 	return lua_tolstring(L, -1, len);
 }
@@ -159,7 +160,7 @@ static int l_read(lua_State *L)
 	struct reader r = { L, lua_gettop(L) - 1, lua_gettop(L) };
 	if (lp_folded_parse(s, len, on_line, &r, &bad))
 		return luaL_error(L, "folded.read: %s:%d: not a folded stack line (\"frame;frame;... "
-				     "COUNT\", or \"... BASE COUNT\")", path, (int)bad);
+				     "COUNT\", or \"... BASE COUNT\")", LP_SHOW(path), (int)bad);
 	lua_pushnil(L);
 	if (!lua_next(L, r.base)) {
 		lua_pushvalue(L, r.stacks);

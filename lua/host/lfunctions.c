@@ -19,6 +19,7 @@
 #include <lauxlib.h>
 
 #include "lp.h"
+#include "luaprof/luaprof.h"
 #include "luaprof/probe.h"
 
 struct collect {
@@ -41,12 +42,12 @@ int lp_l_functions(lua_State *L)
 	int rc = lp_probe_find_object(object, path, sizeof path);
 	if (rc)
 		return luaL_error(L, "no object '%s' (%s): give a path, a program "
-				  "on $PATH or a library name", object, strerror(-rc));
+				  "on $PATH or a library name", LP_SHOW(object), strerror(-rc));
 	lua_pushstring(L, path);
 	lua_newtable(L);
 	struct collect c = { L, 0 };
 	if ((rc = lp_elf_functions(path, glob, add_name, &c)))
-		return luaL_error(L, "cannot read the functions of %s: %s", path,
+		return luaL_error(L, "cannot read the functions of %s: %s", LP_SHOW(path),
 				  rc == -ENOEXEC ? "not an ELF file" : strerror(-rc));
 	return 2;
 }

@@ -30,6 +30,7 @@
 
 #include "linit.h"
 #include "lpaux.h"
+#include "luaprof/luaprof.h"
 
 #define HIST_MT "luaprof.Hist"
 #define POW2_BUCKETS 66         /* (..,0) [0] [1] [2,4) ... [2^63, ...) */
@@ -330,7 +331,7 @@ static int l_hist(lua_State *L)
 		const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
 		if (strcmp(k, "min") && strcmp(k, "max") && strcmp(k, "step"))
 			luaL_error(L, "luaprof.hist{...}: unknown key '%s' (known: min, max, step)",
-				   luaL_tolstring(L, -2, NULL));
+				   LP_SHOW(luaL_tolstring(L, -2, NULL)));
 	}
 	lua_Integer min = linear_key(L, "min"), max = linear_key(L, "max");
 	lua_Integer step = linear_key(L, "step");

@@ -23,6 +23,7 @@
 
 #include "linit.h"
 #include "lscript.h"
+#include "luaprof/luaprof.h"
 
 /* The public modules, sorted by name: C ones with their open function,
  * Lua ones (lua/lib/luaprof/NAME.lua) with none. */
@@ -97,7 +98,7 @@ static int helper_error(lua_State *L, int level, const char *what, const char *n
 static int searcher(lua_State *L)
 {
 	const char *name = luaL_checkstring(L, 1);
-	const char *what = lua_pushfstring(L, "require \"%s\"", name);
+	const char *what = lua_pushfstring(L, "require \"%s\"", LP_SHOW(name));
 	if (!strncmp(name, "luaprof.", 8)) {
 		const char *sub = name + 8;
 		if (find_module(sub))
@@ -178,7 +179,7 @@ static int lazy_index(lua_State *L)
 			return lua_pushnil(L), 1;
 	if (!key)
 		key = luaL_tolstring(L, 2, NULL);
-	const char *what = lua_pushfstring(L, "luaprof.%s", key);
+	const char *what = lua_pushfstring(L, "luaprof.%s", LP_SHOW(key));
 	if (is_helper(key))
 		return helper_error(L, 1, what, key);
 	luaL_where(L, 1);

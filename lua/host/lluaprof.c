@@ -12,6 +12,7 @@
  *                        names, perf's Python scripts'); luaprof.errno_name(nr)
  *   luaprof.options{...} the script's description and options (lopts.c);
  *                        luaprof.usage_error(msg) to refuse what it was given
+ *   luaprof.shown(value) a value as luaprof's messages quote it (lp_show)
  *   luaprof.demangle(name [, params])   a C++ or Rust name demangled
  *   luaprof.write_file(path, text)      a file written whole or not at all
  *   luaprof.functions(object [, glob])  its path and matching functions (lfunctions.c)
@@ -61,6 +62,17 @@ static int l_write_file(lua_State *L)
 	return 0;
 }
 
+/* luaprof.shown(value): the string as every message of luaprof's quotes a
+ * value from outside: whole when short, else its start and end around its
+ * length, on one line (lp_show). */
+static int l_shown(lua_State *L)
+{
+	size_t n;
+	const char *s = luaL_tolstring(L, 1, &n);
+	lua_pushstring(L, LP_SHOW_N(s, n));
+	return 1;
+}
+
 static const luaL_Reg funcs[] = {
 	{ "exit", l_exit },
 	{ "setup", lp_setup },
@@ -69,6 +81,7 @@ static const luaL_Reg funcs[] = {
 	{ "errno_name", lp_l_errno_name },
 	{ "options", lp_options },
 	{ "usage_error", lp_usage_error },
+	{ "shown", l_shown },
 	{ "is_target", lp_l_is_target },
 	{ "demangle", l_demangle },
 	{ "write_file", l_write_file },

@@ -32,9 +32,12 @@
 #include "settings.h"
 #include "lp.h"
 #include "luaprof/buf.h"
+#include "luaprof/luaprof.h"
 #include "luaprof/optval.h"
 
 #define SCRIPT_NAME(run) ((run)->vm.name ? (run)->vm.name : (run)->vm.script)
+/* The script's name as messages show it (lp_show). */
+#define SHOWN_NAME(run) LP_SHOW(SCRIPT_NAME(run))
 
 /* Option i of the spec at index 1, its fields pushed: name, type, default,
  * help (4 values). */
@@ -282,8 +285,8 @@ int lp_usage_error(lua_State *L)
 	const char *msg = luaL_checkstring(L, 1);
 	if (run->vm.started || !run->cli)
 		return luaL_error(L, "%s", msg);
-	fprintf(stderr, "luaprof: %s: %s (see luaprof run %s --help)\n", SCRIPT_NAME(run), msg,
-		SCRIPT_NAME(run));
+	fprintf(stderr, "luaprof: %s: %s (see luaprof run %s --help)\n", SHOWN_NAME(run), msg,
+		SHOWN_NAME(run));
 	run->opt.stopped = 2;
 	return luaL_error(L, "stopped");
 }
@@ -375,7 +378,7 @@ static const char *add_list(lua_State *L, int i, const char *name, const char *t
 		lua_rawgeti(L, -1, k);
 		if (!in_choices(L, i, -1))
 			return lua_pushfstring(L, "chosen from the list below ('%s' is not in it)",
-					       lua_tostring(L, -1));
+					       LP_SHOW(lua_tostring(L, -1)));
 		lua_rawseti(L, -3, (lua_Integer)lua_rawlen(L, -3) + 1);
 	}
 	lua_pop(L, 2);
@@ -390,7 +393,7 @@ static void apply(lua_State *L, struct lp_run *run, const char *arg, int values,
 	int i, type = -1;
 	if (lp_opt_split(arg, name, &text))
 		stop(L, run, lua_pushfstring(L, "%s: '%s' is not an option of the script (use "
-					      "--name=value)", SCRIPT_NAME(run), arg));
+					      "--name=value)", SHOWN_NAME(run), LP_SHOW(arg)));
 	if ((i = find(L, name)))
 		type = opt_type(L, i);
 	else if (!strncmp(name, "no-", 3) && !text && (i = find(L, name + 3)) &&
@@ -401,17 +404,20 @@ static void apply(lua_State *L, struct lp_run *run, const char *arg, int values,
 		memmove(name, name + 3, strlen(name + 3) + 1);
 	}
 	if (type < 0)
-		stop(L, run, lua_pushfstring(L, "%s: unknown option '--%s'", SCRIPT_NAME(run), name));
+		stop(L, run, lua_pushfstring(L, "%s: unknown option '--%s'", SHOWN_NAME(run),
+		     name));
 	if (!text && type != LP_OPT_BOOLEAN)
-		stop(L, run, lua_pushfstring(L, "%s: --%s needs a value: --%s=%s", SCRIPT_NAME(run), name,
+		stop(L, run, lua_pushfstring(L, "%s: --%s needs a value: --%s=%s", SHOWN_NAME(run),
+		     name,
 					     name, metavar(type)));
 	if (type == LP_OPT_LIST)
 		err = add_list(L, i, name, text, values, given);
 	else if (!(err = convert(L, i, type, text ? text : "true")))
 		lua_setfield(L, values, name);
 	if (err)
-		stop(L, run, lua_pushfstring(L, "%s: --%s=%s: the value must be %s", SCRIPT_NAME(run),
-					     name, text, err));
+		stop(L, run, lua_pushfstring(L, "%s: --%s=%s: the value must be %s",
+		     SHOWN_NAME(run),
+					     name, LP_SHOW(text), err));
 }
 
 int lp_options(lua_State *L)
@@ -453,7 +459,8 @@ int lp_options_check(struct lp_run *run)
 	}
 	if (run->opt.argc) {
 		fprintf(stderr, "luaprof: %s: unknown option '%s': the script declares no options "
-			"(see luaprof run %s --help)\n", SCRIPT_NAME(run), run->opt.argv[0], SCRIPT_NAME(run));
+			"(see luaprof run %s --help)\n", SHOWN_NAME(run), LP_SHOW(run->opt.argv[0]),
+			SHOWN_NAME(run));
 		return -1;
 	}
 	return 0;

@@ -15,6 +15,7 @@
 
 #include "lp.h"
 #include "lpaux.h"
+#include "luaprof/luaprof.h"
 
 struct lp_run *lp_get_run(lua_State *L)
 {
@@ -31,11 +32,11 @@ static void write_special(lua_State *L, const char *path, const char *data, size
 {
 	FILE *f = fopen(path, "wb");
 	if (!f)
-		luaL_error(L, "cannot open %s: %s", path, strerror(errno));
+		luaL_error(L, "cannot open %s: %s", LP_SHOW(path), strerror(errno));
 	bool ok = fwrite(data, 1, len, f) == len;
 	int err = errno;
 	if (fclose(f) || !ok)
-		luaL_error(L, "cannot write %s: %s", path, strerror(ok ? errno : err));
+		luaL_error(L, "cannot write %s: %s", LP_SHOW(path), strerror(ok ? errno : err));
 }
 
 void lp_lib_write_file(lua_State *L, const char *path, const char *data, size_t len)
@@ -51,16 +52,17 @@ void lp_lib_write_file(lua_State *L, const char *path, const char *data, size_t 
 		return;
 	}
 	char tmp[4096];
-	snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= sizeof tmp)
+		luaL_error(L, "cannot create %s: %s", LP_SHOW(path), strerror(ENAMETOOLONG));
 	FILE *f = fopen(tmp, "wb");
 	if (!f)
-		luaL_error(L, "cannot create %s: %s", path, strerror(errno));
+		luaL_error(L, "cannot create %s: %s", LP_SHOW(path), strerror(errno));
 	bool ok = fwrite(data, 1, len, f) == len;
 	int err = errno;
 	if (fclose(f) || !ok || rename(tmp, path)) {
 		err = ok ? errno : err;
 		unlink(tmp);
-		luaL_error(L, "cannot write %s: %s", path, strerror(err));
+		luaL_error(L, "cannot write %s: %s", LP_SHOW(path), strerror(err));
 	}
 }
 
@@ -72,11 +74,11 @@ static void each_pair(lua_State *L, int idx, lp_stacks_fn fn, void *ctx, const c
 			size_t n;
 			const char *k = lua_tolstring(L, -2, &n);
 			if (lua_type(L, -1) != LUA_TNUMBER)
-				luaL_error(L, "%s: the count of '%s' is a %s, not a number", what, k,
-					   luaL_typename(L, -1));
+				luaL_error(L, "%s: the count of '%s' is a %s, not a number", what,
+					   LP_SHOW(k), luaL_typename(L, -1));
 			if (fn(ctx, k, n, lua_tonumber(L, -1)))
 				luaL_error(L, "%s: cannot use the stack '%s' (out of memory, or a "
-					      "negative count)", what, k);
+					      "negative count)", what, LP_SHOW(k));
 		}
 		lua_pop(L, 1);
 	}

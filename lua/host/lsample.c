@@ -31,6 +31,7 @@
 #include "lfields.h"
 #include "lp.h"
 #include "lstack.h"
+#include "luaprof/luaprof.h"
 
 enum field {
 	F_EVENT = 1, F_PID, F_TID, F_CPU, F_COMM, F_TIME, F_PERIOD, F_IP,
@@ -203,7 +204,8 @@ static int l_index(lua_State *L)
 
 static int l_newindex(lua_State *L)
 {
-	return luaL_error(L, "sample fields are read-only (field '%s')", luaL_checkstring(L, 2));
+	return luaL_error(L, "sample fields are read-only (field '%s')",
+			  LP_SHOW(luaL_checkstring(L, 2)));
 }
 
 static int l_tostring(lua_State *L)

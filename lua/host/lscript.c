@@ -26,6 +26,7 @@
 
 #include "lp.h"
 #include "lscript.h"
+#include "luaprof/luaprof.h"
 
 
 static bool is_dir(const char *p)
@@ -150,8 +151,11 @@ static bool try_dir(const char *dir, const char *name, char *out, size_t size)
 int lp_script_find(const char *arg, char *out, size_t size, char *err, size_t errsz)
 {
 	if (strchr(arg, '/')) {
-		snprintf(out, size, "%s", arg);
-		return 0;
+		if ((size_t)snprintf(out, size, "%s", arg) < size)
+			return 0;
+		snprintf(err, errsz, "cannot open the script %s: %s", LP_SHOW(arg),
+			 strerror(ENAMETOOLONG));
+		return -1;
 	}
 	struct lp_script_dirs *d = malloc(sizeof *d);
 	if (!d)
@@ -166,7 +170,7 @@ int lp_script_find(const char *arg, char *out, size_t size, char *err, size_t er
 	free(d);
 	snprintf(err, errsz, "no script '%s' in $LUAPROF_PATH, ~/.local/share/luaprof/scripts or "
 		 "luaprof's scripts (see 'luaprof list scripts'); a file in the current "
-		 "directory is run as ./%s", arg, arg);
+		 "directory is run as ./%s", LP_SHOW(arg), LP_SHOW(arg));
 	return -1;
 }
 

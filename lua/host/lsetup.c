@@ -133,9 +133,14 @@ static void set_switch_events(lua_State *L, struct lp_cli *cli)
 	cli->sampling.switch_events |= lua_toboolean(L, -1);
 }
 
+/* Milliseconds, as -I takes them: 1 to a day. */
 static void set_interval(lua_State *L, struct lp_cli *cli)
 {
-	uint64_t v = positive(L, "interval");
+	int ok;
+	lua_Integer v = lua_tointegerx(L, -1, &ok);
+	if (!ok || v <= 0 || v > 86400000)
+		luaL_error(L, "luaprof.setup: interval must be a number of milliseconds from 1 to "
+			      "86400000 (a day), as -I takes");
 	if (!cli->interval_ns)
 		cli->interval_ns = v * 1000000;        /* milliseconds */
 }
@@ -156,7 +161,8 @@ static void filter_events(lua_State *L, struct lp_cli *cli, const char *pattern,
 	}
 	if (!matched && !cli->user_events)
 		luaL_error(L, "luaprof.setup: filter%s%s%s names none of the tracepoints in events",
-			   pattern ? " for '" : "", pattern ? pattern : "", pattern ? "'" : "");
+			   pattern ? " for '" : "", pattern ? LP_SHOW(pattern) : "",
+			   pattern ? "'" : "");
 }
 
 /* filter = "EXPR" (every tracepoint) or { [EVENT or glob] = "EXPR", ... }.
@@ -217,7 +223,8 @@ static void unknown_key(lua_State *L, const char *name)
 		luaL_addstring(&b, keys[i].name);
 	}
 	luaL_pushresult(&b);
-	luaL_error(L, "luaprof.setup: unknown key '%s' (known: %s)", name, lua_tostring(L, -1));
+	luaL_error(L, "luaprof.setup: unknown key '%s' (known: %s)", LP_SHOW(name),
+		   lua_tostring(L, -1));
 }
 
 int lp_setup(lua_State *L)

@@ -37,6 +37,7 @@
 #include <lauxlib.h>
 
 #include "lp.h"
+#include "luaprof/luaprof.h"
 #include "luaprof/trace.h"
 
 #define LP_FIELDS_MT "luaprof.Fields"
@@ -197,7 +198,7 @@ static int l_fields_pairs(lua_State *L)
 
 static int l_fields_newindex(lua_State *L)
 {
-	return luaL_error(L, "s.args is read-only (field '%s')", luaL_checkstring(L, 2));
+	return luaL_error(L, "s.args is read-only (field '%s')", LP_SHOW(luaL_checkstring(L, 2)));
 }
 
 static int l_fields_tostring(lua_State *L)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "settings.h"
+#include "luaprof/luaprof.h"
 
 int lp_settings_u64(const char *s, uint64_t *out)
 {
@@ -31,7 +32,8 @@ int lp_cli_call_graph(struct lp_sampling *s, const char *mode, char *err, size_t
 	if (strncmp(mode, "dwarf", 5) || (mode[5] && mode[5] != ',') ||
 	    (mode[5] == ',' && (lp_settings_u64(mode + 6, &v) || v == 0 || v > LP_DWARF_STACK_MAX))) {
 		snprintf(err, size, "unknown call graph mode '%s': use fp, dwarf, or dwarf,SIZE "
-			 "with SIZE 8 to %u bytes of stack", mode, LP_DWARF_STACK_MAX);
+			 "with SIZE 1 to %u bytes of stack (rounded up to 8)", LP_SHOW(mode),
+			 LP_DWARF_STACK_MAX);
 		return -1;
 	}
 	s->callchain = true;

@@ -22,6 +22,7 @@
 #include "lfold.h"
 #include "lp.h"
 #include "lscript.h"
+#include "luaprof/luaprof.h"
 
 /* os.exit's error object: unwinds the hook that called it, with no
  * message (its address is the mark). */
@@ -142,7 +143,7 @@ static int check_on_event(lua_State *L)
 			const char *key = luaL_tolstring(L, -2, NULL);  /* the value is now at -2 */
 			fprintf(stderr, "luaprof: on_event[%s] must be a function keyed by an event "
 					"name (on_event[\"sched:sched_switch\"] = function(s) ... end), "
-					"not a %s\n", key, luaL_typename(L, -2));
+					"not a %s\n", LP_SHOW(key), luaL_typename(L, -2));
 			lua_pop(L, 1);
 			rc = -1;
 		}
@@ -183,6 +184,16 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 		return -1;
 	}
 	int status = luaL_loadfile(L, script);
+	if (status == LUA_ERRFILE) {
+		/* Lua's "cannot open|read PATH: REASON" quotes the path whole */
+		const char *msg = lua_tostring(L, -1), *why = msg ? strrchr(msg, ':') : NULL;
+		bool verb = msg && !strncmp(msg, "cannot ", 7);
+		fprintf(stderr, "luaprof: cannot %.*s %s: %s\n", verb ? (int)strcspn(msg + 7,
+			" ") : 4,
+			verb ? msg + 7 : "open", LP_SHOW(script),
+			why ? why + 1 + (why[1] == ' ') : "unreadable");
+		return -1;
+	}
 	if (status != LUA_OK) {
 		run->vm.guard.hook = "loading the script";
 		lp_guard_explain(&run->vm.guard, status, lua_tostring(L, -1));

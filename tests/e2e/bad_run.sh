@@ -17,7 +17,7 @@ row 'unknown tracepoint'      255 "unknown tracepoint 'sched:no_such'"        no
 row 'glob matching nothing'   255 "no tracepoint matches 'nosys:\*'"          norun -- tracefs_row "$LP" run "$S/count.lua" -e 'nosys:*' -- "$MARK" 50
 row 'filter the kernel rejects' 255 "the kernel rejects the filter 'prev_pid ==' on 'sched:sched_switch'" norun -- tracefs_row "$LP" run "$S/count.lua" -e sched:sched_switch --filter 'prev_pid ==' -- "$MARK" 50
 LONG=$(printf 'x%.0s' $(seq 100000))
-row 'event of 100k characters' 255 "an event string of 100016 characters is longer than the 4352 luaprof takes: 'cpu-clock/name=x{25}\.\.\.x{19}/'" norun -- "$LP" run "$S/count.lua" -e "cpu-clock/name=$LONG/" -- "$MARK" 50
+row 'event of 100k characters' 255 "an event string is longer than the 4352 bytes luaprof takes: 'cpu-clock/name=x{25}\.\.\.\[100016 bytes\]\.\.\.x{23}/'" norun -- "$LP" run "$S/count.lua" -e "cpu-clock/name=$LONG/" -- "$MARK" 50
 row 'malformed event'         255 "bad modifier in event 'cpu-clock:zz'"     norun -- "$LP" run "$S/count.lua" -e cpu-clock:zz -- "$MARK" 50
 row 'unsupported hw event'    255 "'branch-misses'.*not supported on this machine" norun -- no_pmu "$LP" run "$S/count.lua" -e branch-misses -- "$MARK" 50
 row '-p of no process'        255 'no process with pid 4194303'             - -- "$LP" run "$S/count.lua" -p 4194303

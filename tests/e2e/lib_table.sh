@@ -18,6 +18,8 @@
 #   end      on_end ran
 #   nofile   no out.data was created (nor out.data.old)
 #   perfok   out.data is read by perf report without a complaint
+#   short    no line on stderr is over 400 characters (a long value is
+#            quoted by its start, length and end: lp_show)
 #   usage    the script's usage may follow the line (script options)
 # Every row also checks that no process it started (all run from $TMP) is
 # left, waiting up to 3 s for them to go.  COMMAND runs in the row's own
@@ -317,6 +319,10 @@ no_stray() {
 check() {
 	case $1 in
 	-|usage) ;;
+	short)
+		local long
+		long=$(awk 'length > 400 { print NR ": " length " characters"; exit }' err)
+		[ -z "$long" ] || { row_fail "stderr line $long long"; return 1; } ;;
 	norun) [ ! -e ran ] || { row_fail "the command ran"; return 1; } ;;
 	ran) [ -e ran ] || { row_fail "the command did not run"; return 1; } ;;
 	noend) ! grep -q '^on_end' out || { row_fail "on_end ran"; return 1; } ;;

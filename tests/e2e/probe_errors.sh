@@ -8,6 +8,7 @@
 need_perf_events
 printf 'function on_end() print("ran") end\n' > "$TMP/s.lua"
 P=$PROGS/probed
+PS='.*/probed'  # P in a message: shown by its start and end when long (lp_show)
 one_line() {   # one_line PATTERN ARGS...: exit 255, one line on stderr matching it, nothing ran
 	local pat=$1; shift
 	expect_status 255 "$LUAPROF" run "$TMP/s.lua" "$@"
@@ -21,10 +22,10 @@ if [ -r /sys/bus/event_source/devices/uprobe/type ]; then
 		-e uprobe:/no/such/prog:f -- true
 	one_line "^luaprof: cannot find 'nosuchprog' for 'uprobe:nosuchprog:f': no such file, program on \\\$PATH, or library" \
 		-e uprobe:nosuchprog:f -- true
-	one_line "^luaprof: no function 'twicee' in $P \\(for 'uprobe:$P:twicee'; its functions: nm -D --defined-only $P" \
+	one_line "^luaprof: no function 'twicee' in $PS \\(for 'uprobe:$PS:twicee'; its functions: nm -D --defined-only $PS" \
 		-e "uprobe:$P:twicee" -- true
-	one_line "^luaprof: 'watched' in $P is not a function" -e "uretprobe:$P:watched" -- true
-	one_line "^luaprof: no USDT probe 'luaprof_test:nope' in $P" -e "usdt:$P:luaprof_test:nope" -- true
+	one_line "^luaprof: 'watched' in $PS is not a function" -e "uretprobe:$P:watched" -- true
+	one_line "^luaprof: no USDT probe 'luaprof_test:nope' in $PS" -e "usdt:$P:luaprof_test:nope" -- true
 	one_line "^luaprof: no USDT probe 'x:y' in /bin/true: it has no USDT probes" -e usdt:/bin/true:x:y -- true
 fi
 if [ ! -e /sys/bus/event_source/devices/kprobe ]; then
@@ -41,9 +42,9 @@ fi
 one_line "^luaprof: malformed group '\\{cpu-clock,page-faults': no closing '\\}'" -e '{cpu-clock,page-faults' -- true
 one_line "^luaprof: malformed group '\\{cpu-clock,\\{cs\\}\\}': groups do not nest" -e '{cpu-clock,{cs}}' -- true
 one_line "^luaprof: malformed group '\\{\\}': it is empty" -e '{}' -- true
-one_line "^luaprof: 'main' in $P is a function, not a variable: mem: watches a global variable" \
+one_line "^luaprof: 'main' in $PS is a function, not a variable: mem: watches a global variable" \
 	-e mem:main:w -- "$P" watch 10
-one_line "^luaprof: no variable 'nosuchvar' in $P" -e mem:nosuchvar -- "$P" watch 10
+one_line "^luaprof: no variable 'nosuchvar' in $PS" -e mem:nosuchvar -- "$P" watch 10
 one_line "^luaprof: bad watchpoint 'mem:0x1001/4:w'" -e mem:0x1001/4:w -- true
 one_line "^luaprof: mem:VARIABLE watches a variable of a program: give the command" -e mem:watched -a -d 0.1
 expect_status 255 "$LUAPROF" stat -o "$TMP/x.data" -- true

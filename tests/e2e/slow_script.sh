@@ -46,7 +46,7 @@ plost=$(perf report -i tiny.data --stats 2>/dev/null | awk '/LOST events:/ {prin
 
 # the option's bounds
 expect_status 255 "$LUAPROF" run "$S" --queue-size=0 -- true
-expect_grep "^luaprof: --queue-size needs a size from 64K to 16T, in megabytes such as 512 or with K, M or G such as 256K \\(got '0'\\)$" err
+expect_grep "^luaprof: --queue-size needs a size from 64K to 16T, in megabytes such as 512 or with K, M, G or T such as 256K \\(got '0'\\)$" err
 expect_status 255 "$LUAPROF" run "$S" --queue-size=63K -- true
 expect_status 255 "$LUAPROF" run "$S" --queue-size=1X -- true
 echo ok

@@ -2,13 +2,15 @@
  * fuzz_optval.c - the script option parser on any command-line string:
  * splitting "--name=value", each type's value parser, and list splitting.
  * The input is one NUL-terminated string (as argv gives them); whatever is
- * parsed must lie inside it.
+ * parsed must lie inside it.  The string as messages show it (lp_show)
+ * must fit its buffer and be one line.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cstr.h"
+#include "luaprof/luaprof.h"
 #include "luaprof/optval.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -40,6 +42,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		sink += len;
 	}
+	struct lp_shown shown;
+	const char *q = lp_show(s, &shown);
+	size_t n = strnlen(q, sizeof shown.s);
+	if (n == sizeof shown.s || (strlen(s) <= LP_SHOW_MAX && n != strlen(s)))
+		abort();        /* not terminated inside its buffer, or a short value changed */
+	for (size_t k = 0; k < n; k++)
+		if ((unsigned char)q[k] < 0x20 || q[k] == 0x7f)
+			abort();        /* not one line */
 	free(s);
 	return 0;
 }

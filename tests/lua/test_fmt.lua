@@ -69,4 +69,12 @@ T.case("fmt.print_table writes fmt.table's text", function()
   T.eq(T.output(fmt.print_table, rows), "a   1\nb  22\n")
 end)
 
+T.case("luaprof.shown: a value as luaprof's messages quote it", function()
+  T.eq(luaprof.shown("cpu-clock"), "cpu-clock")
+  T.eq(luaprof.shown("a\nb"), "a?b", "one line")
+  T.eq(luaprof.shown(42), "42")
+  local long = ("x"):rep(40) .. ("y"):rep(1000) .. ("z"):rep(24)
+  T.eq(luaprof.shown(long), ("x"):rep(40) .. "...[1064 bytes]..." .. ("z"):rep(24))
+end)
+
 T.done()

@@ -237,6 +237,8 @@ static void list_errors(void)
 		{ "{cpu-clock}x", "only modifiers" },
 		{ "{cpu-clock}:q", "unknown modifier after '}'" },
 		{ "cpu-clock/period=0/", "a bad value for term 'period'" },
+		/* the kernel refuses a period with the top bit set */
+		{ "cpu-clock/period=9223372036854775808/", "from 1 to 9223372036854775807" },
 		{ "cpu-clock/frob=1/", "unknown term 'frob' in 'cpu-clock/frob=1/'" },
 		{ "L1-icache-stores", "unknown event 'L1-icache-stores'" },     /* no such op */
 		{ "mem:0x1001/4:w", "bad watchpoint 'mem:0x1001/4:w'" },        /* misaligned */
