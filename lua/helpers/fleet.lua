@@ -33,9 +33,9 @@ M.OPTIONS = {
     .. "default: the command's name, or luaprof with -a)" },
   { "label", "list", {}, "a label K=V of every profile sent (repeatable)" },
   { "push-backlog", "integer", 100, "profiles waiting to be sent, at most, while the server "
-    .. "is slow or down (the newer are dropped)", min = 1 },
+    .. "is slow or down (the newer are dropped)", min = 1, max = 1000000 },
   { "push-timeout", "number", 10, "seconds for one attempt to send, and to wait for the "
-    .. "backlog at the end", min = 0.001 },
+    .. "backlog at the end", min = 0.001, max = 86400 },
 }
 
 local F = {}

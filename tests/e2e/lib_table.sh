@@ -252,6 +252,20 @@ disk_full() { mounted size=192k "$LP" record -F 20000 -g -o mnt/out.data -- "$MA
 # read_only: a recording into a read-only directory.
 read_only() { mounted ro "$LP" run "$S/count.lua" -o mnt/out.data -- "$MARK" 50; }
 
+# every_full: pprof --every=0.2 into mnt (mounted small): once it fills,
+# nothing but whole period files may be left there.  (On a loaded machine
+# the end may say the script fell behind: that line is no failure's.)
+every_full() {
+	"$LP" run pprof --every=0.2 --out=mnt/p.pb.gz -- "$MARK" 1500 2> full.err
+	local rc=$? f
+	grep -v 'the script fell behind the samples' full.err >&2
+	for f in mnt/*; do
+		[[ $f =~ ^mnt/p-[0-9T.]+Z\.pb\.gz$ ]] && gzip -t "$f" ||
+			{ echo "left in the full directory: $f" >&2; return 99; }
+	done
+	return $rc
+}
+
 # mlock_big: an unprivileged user asks for rings larger than it may lock.
 mlock_big() {
 	need_root "switches to user 65534" || return 77
