@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "push/curlsym.h"
@@ -12,7 +13,7 @@
  * libcurl3-gnutls's, whose ABI is the same. */
 static const char *const libnames[] = { "libcurl.so.4", "libcurl-gnutls.so.4" };
 
-static const struct { const char *name; size_t off; } syms[] = {
+static const struct { const char *name; size_t off; bool optional; } syms[] = {
 	{ "curl_global_init", offsetof(struct lp_curl, global_init) },
 	{ "curl_easy_init", offsetof(struct lp_curl, easy_init) },
 	{ "curl_easy_setopt", offsetof(struct lp_curl, easy_setopt) },
@@ -22,6 +23,12 @@ static const struct { const char *name; size_t off; } syms[] = {
 	{ "curl_easy_cleanup", offsetof(struct lp_curl, easy_cleanup) },
 	{ "curl_slist_append", offsetof(struct lp_curl, slist_append) },
 	{ "curl_slist_free_all", offsetof(struct lp_curl, slist_free_all) },
+	{ "curl_url", offsetof(struct lp_curl, url) },
+	{ "curl_url_cleanup", offsetof(struct lp_curl, url_cleanup) },
+	{ "curl_url_set", offsetof(struct lp_curl, url_set) },
+	{ "curl_url_get", offsetof(struct lp_curl, url_get) },
+	{ "curl_free", offsetof(struct lp_curl, free) },
+	{ "curl_url_strerror", offsetof(struct lp_curl, url_strerror), true },    /* 7.80 */
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -39,6 +46,8 @@ static void load(void)
 	}
 	for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
 		void *f = dlsym(h, syms[i].name);
+		if (!f && syms[i].optional)
+			continue;
 		if (!f) {
 			load_err = ELIBACC;
 			return;         /* h stays open: the process may try no more */

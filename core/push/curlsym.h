@@ -23,13 +23,21 @@ struct lp_curl {
 	void (*easy_cleanup)(CURL *c);
 	struct curl_slist *(*slist_append)(struct curl_slist *l, const char *s);
 	void (*slist_free_all)(struct curl_slist *l);
+	/* the URL API (url.c) */
+	CURLU *(*url)(void);
+	void (*url_cleanup)(CURLU *u);
+	CURLUcode (*url_set)(CURLU *u, CURLUPart what, const char *part, unsigned int flags);
+	CURLUcode (*url_get)(const CURLU *u, CURLUPart what, char **part, unsigned int flags);
+	void (*free)(void *p);
+	const char *(*url_strerror)(CURLUcode rc);      /* NULL before libcurl 7.80 */
 };
 
 /* Loads libcurl (once per process, thread-safe) and runs its global
  * initialisation.  Returns the table, valid for the life of the process,
  * or NULL with errno set: ELIBACC when the library or one of its
- * functions is missing (install libcurl4: make deps), else what
- * curl_global_init failed with (ENOMEM). */
+ * functions is missing (install libcurl4: make deps; url_strerror alone
+ * may be missing, then NULL), else what curl_global_init failed with
+ * (ENOMEM). */
 const struct lp_curl *lp_curl_load(void);
 
 #endif

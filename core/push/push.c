@@ -13,6 +13,10 @@
  *
  * Workload: one request per period (seconds to minutes apart), of a few
  * KB to a few MB; nothing here runs per sample.
+ *
+ * Secrets: a request's URL may carry credentials (user and password, a
+ * token in its query).  Events hold it as lp_url_shown gives it, without
+ * them, computed once when the request is posted.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -21,20 +25,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "luaprof/push.h"
+#include "luaprof/url.h"
 #include "push/curlsym.h"
 
 #define NR_EVENTS 32
 #define ANSWER_MAX 255          /* the first line of an answer kept, at most */
 
+#define KEY_LEN 36              /* a UUID's text */
+
 struct request {
 	char *url;
+	char *shown;            /* url without its credentials (lp_url_shown) */
 	char *content_type;
 	void *body;
 	size_t len;
 	unsigned attempts;      /* answered 408/429/5xx so far */
+	char key[KEY_LEN + 1];  /* its Idempotency-Key, the same on every attempt */
 };
 
 struct lp_push {
@@ -77,6 +88,7 @@ static uint64_t now_ns(void)
 static void request_free(struct request *r)
 {
 	free(r->url);
+	free(r->shown);
 	free(r->content_type);
 	free(r->body);
 	memset(r, 0, sizeof *r);
@@ -84,7 +96,8 @@ static void request_free(struct request *r)
 
 /* ------------------------------------------------------------- events */
 
-/* Adds an event (under mu); the oldest goes when NR_EVENTS wait. */
+/* Adds an event (under mu) about the request to url (its shown form);
+ * the oldest goes when NR_EVENTS wait. */
 static void event_add(struct lp_push *p, enum lp_push_kind kind, const char *url, long status,
 		      int retry, const char *text)
 {
@@ -98,12 +111,8 @@ static void event_add(struct lp_push *p, enum lp_push_kind kind, const char *url
 	e->kind = kind;
 	e->status = status;
 	e->retry = retry;
-	if (url) {
-		size_t n = strcspn(url, "?");
-		if (n >= sizeof e->url)
-			n = sizeof e->url - 1;
-		memcpy(e->url, url, n);
-	}
+	if (url)
+		snprintf(e->url, sizeof e->url, "%s", url);
 	snprintf(e->text, sizeof e->text, "%s", text ? text : "");
 }
 
@@ -167,10 +176,12 @@ static int on_progress(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, c
  * says why). */
 static long attempt(struct lp_push *p, const struct request *r)
 {
-	char ct[512];
+	char ct[512], key[64];
 	snprintf(ct, sizeof ct, "Content-Type: %s", r->content_type);
+	snprintf(key, sizeof key, "Idempotency-Key: \"%s\"", r->key);
 	struct curl_slist *hdr = p->curl_fn->slist_append(NULL, ct);
 	hdr = hdr ? p->curl_fn->slist_append(hdr, "Expect:") : NULL;   /* no 100-continue round trip */
+	hdr = hdr ? p->curl_fn->slist_append(hdr, key) : NULL;
 	if (!hdr) {
 		snprintf(p->errbuf, sizeof p->errbuf, "out of memory");
 		return 0;
@@ -206,16 +217,16 @@ static void settle(struct lp_push *p, long status)
 	bool drop = false;
 	if (status >= 200 && status <= 299) {
 		p->st.sent++;
-		note_sent(p, r->url);
+		note_sent(p, r->shown);
 		p->wait_ns = p->o.retry_ns;
 		drop = true;
 	} else {
 		p->st.attempts_failed++;
 		bool again = !status || (retryable(status) && ++r->attempts < p->o.attempts);
 		if (!status)
-			note_unreachable(p, r->url, p->errbuf);
+			note_unreachable(p, r->shown, p->errbuf);
 		else
-			note_refused(p, r->url, status, again, p->answer);
+			note_refused(p, r->shown, status, again, p->answer);
 		if (again) {
 			p->next_try = now_ns() + p->wait_ns;
 			p->wait_ns = p->wait_ns * 2 > p->o.retry_max_ns ? p->o.retry_max_ns : p->wait_ns * 2;
@@ -309,6 +320,9 @@ static int curl_setup(struct lp_push *p)
 	p->curl_fn->easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
 	p->curl_fn->easy_setopt(c, CURLOPT_USERAGENT, "luaprof");
+	/* credentials for a URL without them from ~/.netrc (machine HOST login
+	 * USER password TOKEN): a command line is every user's to read (ps) */
+	p->curl_fn->easy_setopt(c, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
 	return 0;
 }
 
@@ -361,15 +375,44 @@ static char *dup_mem(const void *s, size_t n, bool nul)
 	return d;
 }
 
+/* A random (version 4) UUID into key, KEY_LEN + 1 bytes: the request's
+ * Idempotency-Key.  A getrandom that fails (a kernel before 3.17) leaves
+ * the clock and a count: unique within the process, which is what a
+ * retry needs. */
+static void new_key(char *key)
+{
+	static unsigned long count;
+	uint8_t b[16];
+	struct timespec t;
+	if (getrandom(b, sizeof b, GRND_NONBLOCK) != (ssize_t)sizeof b) {
+		clock_gettime(CLOCK_REALTIME, &t);
+		uint64_t v[2] = { (uint64_t)t.tv_sec << 32 ^ (uint64_t)t.tv_nsec,
+				  (uint64_t)getpid() << 32 ^ __atomic_add_fetch(&count, 1, __ATOMIC_RELAXED) };
+		memcpy(b, v, sizeof b);
+	}
+	b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);         /* version 4 */
+	b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);         /* the RFC 4122 variant */
+	char *o = key;
+	for (int i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			*o++ = '-';
+		o += sprintf(o, "%02x", b[i]);
+	}
+}
+
 int lp_push_post(struct lp_push *p, const char *url, const char *content_type,
 		 const void *body, size_t len)
 {
 	struct request r = { 0 };
+	char shown[sizeof ((struct lp_push_event *)0)->url];
+	lp_url_shown(url, shown, sizeof shown);
 	r.url = dup_mem(url, strlen(url), true);
+	r.shown = dup_mem(shown, strlen(shown), true);
 	r.content_type = dup_mem(content_type, strlen(content_type), true);
 	r.body = dup_mem(body, len, false);
 	r.len = len;
-	if (!r.url || !r.content_type || (!r.body && len)) {
+	new_key(r.key);
+	if (!r.url || !r.shown || !r.content_type || (!r.body && len)) {
 		request_free(&r);
 		return -ENOMEM;
 	}
@@ -379,7 +422,7 @@ int lp_push_post(struct lp_push *p, const char *url, const char *content_type,
 	if (p->count == p->o.backlog) {
 		p->st.dropped++;
 		if (!p->dropping)
-			event_add(p, LP_PUSH_FULL, url, 0, 0, NULL);
+			event_add(p, LP_PUSH_FULL, r.shown, 0, 0, NULL);
 		p->dropping = true;
 		request_free(&r);
 		rc = -ENOBUFS;

@@ -15,12 +15,19 @@
  * perf links the object where it can and otherwise copies it with mode
  * 0755 (its copyfile), as it copies /proc/kallsyms; [vdso] is an image it
  * writes to a mkstemp file in /tmp (0600) and links, or copies (0755) when
- * the cache is on another file system: the modes are the same here.  perf also leaves an empty
+ * the cache is on another file system: the modes are the same here, but
+ * for kallsyms.  perf also leaves an empty
  * "probes" file (its SDT probe cache) next to "elf" and "vdso"; that one is
  * not written here: perf creates it when it first needs it, and an empty
  * one would hide the SDT probes of an object that has some.
  *
- * One departure from perf: a cached kallsyms of the running kernel that is
+ * Departures from perf.  The kallsyms copy holds the kernel's real
+ * addresses, which /proc/kallsyms shows only to root (kptr_restrict): perf
+ * leaves them 0755 in 0755 directories, readable by anyone who may enter
+ * the home; here the copy is written 0600, and the directories made for it
+ * below the cache's root ([kernel.kallsyms], [kernel.kallsyms]/HEX) 0700,
+ * as luaprof's recordings are 0600.  perf report, run by the same user,
+ * reads it as before.  And a cached kallsyms of the running kernel that is
  * older than this boot is written again.  perf keeps the first copy of a
  * build-id forever, but the addresses (KASLR) and the modules are the
  * boot's: replays read the copy instead of /proc/kallsyms only when it is
@@ -91,12 +98,13 @@ static bool mine(uid_t uid)
 	return uid == geteuid() || uid == 0;
 }
 
-/* Creates every missing directory of path (mode 0755), a path inside the
- * cache at root (checked by owned()).  Below root, never through a link:
- * a directory there that is a symbolic link (perf's layout has links only
- * as .build-id leaves), or is another user's, gives -ELOOP, so that
- * nothing is written outside the cache.  0 or -errno. */
-static int mkdirs(const char *root, const char *path)
+/* Creates every missing directory of path, a path inside the cache at
+ * root (checked by owned()): mode 0755 up to root, inner (0755, or 0700
+ * for kallsyms) below it.  Below root, never through a link: a directory
+ * there that is a symbolic link (perf's layout has links only as .build-id
+ * leaves), or is another user's, gives -ELOOP, so that nothing is written
+ * outside the cache.  0 or -errno. */
+static int mkdirs(const char *root, const char *path, mode_t inner)
 {
 	char buf[PATH_MAX];
 	size_t inside = strlen(root);
@@ -109,10 +117,10 @@ static int mkdirs(const char *root, const char *path)
 			continue;
 		char c = *p;
 		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
+		bool below = (size_t)(p - buf) > inside && !strncmp(buf, root, inside);
+		if (mkdir(buf, below ? inner : 0755) && errno != EEXIST)
 			return -errno;
-		if ((size_t)(p - buf) > inside && !strncmp(buf, root, inside) &&
-		    (lstat(buf, &st) || !S_ISDIR(st.st_mode) || !mine(st.st_uid)))
+		if (below && (lstat(buf, &st) || !S_ISDIR(st.st_mode) || !mine(st.st_uid)))
 			return -ELOOP;
 		if (!c)
 			return 0;
@@ -216,15 +224,15 @@ static int put_file(const char *to, mode_t mode, int fd, const void *mem, size_t
 	return err;
 }
 
-/* Copies the file from to to (mode 0755, as perf's copyfile). */
-static int copy_file(const char *from, const char *to,
+/* Copies the file from to to with mode (0755: perf's copyfile's). */
+static int copy_file(const char *from, const char *to, mode_t mode,
 		     bool (*check)(const char *tmp, const struct slot *s), const struct slot *s)
 {
 	int fd = open(from, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -ESTALE;
-	int err = put_file(to, 0755, fd, NULL, 0, check, s);
+	int err = put_file(to, mode, fd, NULL, 0, check, s);
 	close(fd);
 	return err;
 }
@@ -244,7 +252,7 @@ static int link_or_copy(const char *from, const char *to,
 			bool (*check)(const char *tmp, const struct slot *s), const struct slot *s)
 {
 	if (link(from, to) && errno != EEXIST)
-		return copy_file(from, to, check, s);
+		return copy_file(from, to, 0755, check, s);
 	if (check && !check(to, s)) {
 		unlink(to);
 		return -ESTALE;
@@ -298,7 +306,7 @@ static bool kallsyms_shown(const char *path, const struct slot *s)
 }
 
 /* [kernel.kallsyms]: /proc/kallsyms, when the running kernel is the
- * recorded one. */
+ * recorded one; 0600, its addresses being root's to see. */
 static int put_kallsyms(const struct slot *s, const char *to)
 {
 	uint8_t run[LP_BUILD_ID_SIZE];
@@ -306,7 +314,7 @@ static int put_kallsyms(const struct slot *s, const char *to)
 
 	if (!lp_build_id_equal(s->id, s->n, run, n))
 		return -ESTALE;
-	return copy_file(KALLSYMS, to, kallsyms_shown, s);
+	return copy_file(KALLSYMS, to, 0600, kallsyms_shown, s);
 }
 
 /* The object's file in its directory. */
@@ -338,7 +346,7 @@ static int put_link(const struct slot *s, const char *root)
 
 	snprintf(dir, sizeof dir, "%s", s->link);
 	*strrchr(dir, '/') = '\0';
-	int err = mkdirs(root, dir);
+	int err = mkdirs(root, dir, 0755);
 	if (err)
 		return err;
 	if (!symlink(s->target, s->link))
@@ -399,7 +407,7 @@ int lp_bidcache_add(const char *name, const uint8_t *id, size_t n)
 	if (!rc && !place_dir(s, root, name))
 		rc = -ESTALE;
 	if (!rc)
-		rc = mkdirs(root, s->dir);
+		rc = mkdirs(root, s->dir, s->kind == OBJ_KALLSYMS ? 0700 : 0755);
 	if (!rc)
 		rc = put_object(s);
 	if (!rc)

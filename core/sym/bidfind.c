@@ -136,13 +136,21 @@ static bool cached_placed(struct lp_bid_want *w, const struct lp_kref *ref, bool
 	return false;
 }
 
+/* Whether the running kernel's build-id is w's; *n gets its length (0:
+ * unknown). */
+static bool running(const struct lp_bid_want *w, uint8_t *run, size_t *n)
+{
+	*n = lp_kernel_build_id(KERNEL_NOTES, run, LP_BUILD_ID_SIZE);
+	return *n && lp_build_id_equal(w->id, w->size, run, *n);
+}
+
 const char *lp_kallsyms_recorded(struct lp_bid_want *w, const struct lp_kref *ref,
 				 const char *dflt, char *buf, size_t size)
 {
 	char want[2 * LP_BUILD_ID_SIZE + 1], have[2 * LP_BUILD_ID_SIZE + 1];
 	uint8_t run[LP_BUILD_ID_SIZE];
-	size_t n = lp_kernel_build_id(KERNEL_NOTES, run, sizeof run);
-	bool same = n && lp_build_id_equal(w->id, w->size, run, n);
+	size_t n;
+	bool same = running(w, run, &n);
 	struct stat st;
 
 	if (cached_placed(w, ref, same, dflt, buf, size))
@@ -160,4 +168,21 @@ const char *lp_kallsyms_recorded(struct lp_bid_want *w, const struct lp_kref *re
 		       lp_build_id_hex(w->id, w->size, want), lp_build_id_hex(run, n, have));
 	w->warned = true;
 	return NULL;
+}
+
+const char *lp_kallsyms_refused(struct lp_bid_want *w, const struct lp_kref *ref,
+				const char *dflt, const char *copy, const char *why)
+{
+	uint8_t run[LP_BUILD_ID_SIZE];
+	size_t n;
+	bool use = running(w, run, &n) && (!ref || agrees(dflt, ref));
+
+	if (use)
+		lp_log(LP_WARN, "[kernel.kallsyms]: %s is not used: %s; reading %s (the recorded "
+		       "kernel is running)", copy, why, dflt);
+	else
+		lp_log(LP_WARN, "[kernel.kallsyms]: %s is not used: %s; its frames are left unnamed "
+		       "(replay where it was recorded, since its boot)", copy, why);
+	w->warned = true;
+	return use ? dflt : NULL;
 }

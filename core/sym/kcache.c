@@ -50,17 +50,21 @@
 #include "luaprof/hmap.h"
 #include "sym/sym_int.h"
 
-static const char kc_magic[8] = "LPKSYM1\n";
+/* 2: the flags hold the kallsyms file's flaw (files of 1 are parsed and
+ * written again) */
+static const char kc_magic[8] = "LPKSYM2\n";
 
 struct kc_header {
 	char magic[8];
 	uint32_t rec_size;      /* sizeof(struct lp_symtab_rec) */
-	uint32_t flags;         /* KC_HIDDEN */
+	uint32_t flags;         /* KC_HIDDEN, the flaw << KC_FLAW_SHIFT */
 	struct lp_kcache_key key;
 	uint64_t nr_recs, nr_mods, names_len;
 };
 
 #define KC_HIDDEN 1u
+#define KC_FLAW_SHIFT 1
+#define KC_FLAW_MASK (7u << KC_FLAW_SHIFT)
 #define KC_MAX_MODS 65536u
 
 bool lp_kcache_dir(char *buf, size_t size)
@@ -161,7 +165,8 @@ int lp_kcache_parse(const void *image, size_t len, const struct lp_kcache_key *k
 	const struct kc_header *h = image;
 
 	if (len < sizeof *h || memcmp(h->magic, kc_magic, sizeof kc_magic) ||
-	    h->rec_size != sizeof(struct lp_symtab_rec) || (h->flags & ~KC_HIDDEN))
+	    h->rec_size != sizeof(struct lp_symtab_rec) || (h->flags & ~(KC_HIDDEN | KC_FLAW_MASK)) ||
+	    (h->flags & KC_FLAW_MASK) >> KC_FLAW_SHIFT > LP_KFLAW_MAX)
 		return -EINVAL;
 	if (memcmp(&h->key, key, sizeof *key))
 		return -ESTALE;
@@ -183,6 +188,7 @@ int lp_kcache_parse(const void *image, size_t len, const struct lp_kcache_key *k
 		.recs = (const struct lp_symtab_rec *)(const void *)((const char *)image + recs_at),
 		.nr_recs = (size_t)h->nr_recs, .mods = mods, .nr_mods = (size_t)h->nr_mods,
 		.names = names, .names_len = (size_t)h->names_len, .hidden = h->flags & KC_HIDDEN,
+		.flaw = (enum lp_kflaw)((h->flags & KC_FLAW_MASK) >> KC_FLAW_SHIFT),
 	};
 	return 0;
 }
@@ -226,7 +232,7 @@ void lp_kcache_close(struct lp_kcache *c)
 /* Writes the image of table t to f: header, module offsets, records, names.
  * 0, -EFBIG (names past 4 GiB) or -EIO. */
 static int write_image(FILE *f, const struct lp_kcache_key *key, const struct lp_symtab *t,
-		       const char *const *mods, size_t nr_mods, bool hidden)
+		       const char *const *mods, size_t nr_mods, bool hidden, enum lp_kflaw flaw)
 {
 	size_t n = lp_symtab_count(t);
 	uint64_t names_len = 0;
@@ -239,7 +245,8 @@ static int write_image(FILE *f, const struct lp_kcache_key *key, const struct lp
 		names_len += strlen(lp_symtab_at(t, i)->name) + 1;
 	if (names_len > UINT32_MAX)
 		return -EFBIG;
-	struct kc_header h = { .rec_size = sizeof r, .flags = hidden ? KC_HIDDEN : 0, .key = *key,
+	struct kc_header h = { .rec_size = sizeof r, .key = *key,
+			       .flags = (hidden ? KC_HIDDEN : 0) | (uint32_t)flaw << KC_FLAW_SHIFT,
 			       .nr_recs = n, .nr_mods = nr_mods, .names_len = names_len };
 	memcpy(h.magic, kc_magic, sizeof h.magic);
 	static const char pad[8];
@@ -263,12 +270,13 @@ static int write_image(FILE *f, const struct lp_kcache_key *key, const struct lp
 }
 
 int lp_kcache_save(const char *dir, const char *path, const struct stat *src,
-		   const struct lp_symtab *t, const char *const *mods, size_t nr_mods, bool hidden)
+		   const struct lp_symtab *t, const char *const *mods, size_t nr_mods, bool hidden,
+		   enum lp_kflaw flaw)
 {
 	char file[PATH_MAX], tmp[PATH_MAX + 8];
 	struct lp_kcache_key key;
 
-	if (!lp_kcache_wants(src) || !nr_mods || nr_mods > KC_MAX_MODS)
+	if (!lp_kcache_wants(src) || !nr_mods || nr_mods > KC_MAX_MODS || flaw > LP_KFLAW_MAX)
 		return -EINVAL;
 	if (!cache_file(dir, path, true, file, sizeof file))
 		return -EPERM;
@@ -284,7 +292,7 @@ int lp_kcache_save(const char *dir, const char *path, const struct stat *src,
 		return err;
 	}
 	lp_kcache_key_of(src, &key);
-	int err = write_image(f, &key, t, mods, nr_mods, hidden);
+	int err = write_image(f, &key, t, mods, nr_mods, hidden, flaw);
 	if (fclose(f) && !err)
 		err = -EIO;
 	if (!err && rename(tmp, file))

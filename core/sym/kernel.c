@@ -12,6 +12,19 @@
  * Names are cut at 511 bytes (the kernel's limit, KSYM_NAME_LEN - 1), and
  * lines of 1 MiB or more are skipped whole.
  *
+ * Whole or cut short: a copy of kallsyms (perf's build-id cache) is a file
+ * anything may have cut (a full disk under perf's copyfile, a crash, a
+ * hand), and a copy cut after its first lines still places the kernel
+ * where the recording has it, naming a handful of frames and leaving the
+ * rest unnamed without a word.  So the parse also tells whether the file
+ * looks whole (lp_kernel_flaw): its last line ends with a newline, and
+ * the kernel's own lines (those without a module) hold _stext and _etext,
+ * the bounds of the kernel's text, in address order as the kernel lists
+ * them (scripts/kallsyms sorts its table).  A copy cut between whole lines
+ * after _etext, in the modules, is not told from one with fewer modules:
+ * only module frames can then go unnamed.  The callers choose what to do;
+ * the replay's is resolve.c's.
+ *
  * /proc/kallsyms has 100-200k lines (5 MB or more).  It is read in 64 KiB
  * pieces and parsed in place, with no per-line stdio or allocation; names
  * are copied into 2 MiB huge-page chunks and the table is reserved once
@@ -43,11 +56,16 @@ struct lp_kernel {
 	size_t nr_mods, cap_mods;
 	struct lp_names names;  /* symbol and module names */
 	bool hidden;
+	enum lp_kflaw flaw;
 	struct lp_kcache cache; /* a table from the cache: its names' mapping */
 };
 
 struct kparse {
 	size_t lines, nonzero;
+	/* whether the file looks whole (see lp_kernel_flaw) */
+	bool cut;               /* the last line has no newline */
+	bool stext, etext, unsorted;
+	uint64_t stext_addr, etext_addr, last_core;
 	/* The last symbol read, added once the next one tells its size. */
 	bool pending;
 	uint64_t pend_addr;
@@ -163,6 +181,21 @@ static unsigned type_prio(char type)
 	}
 }
 
+/* Notes a line of the kernel's own (no module) at addr named name (n
+ * bytes), for lp_kernel_flaw: its text bounds, and the address order. */
+static void note_core(struct kparse *st, uint64_t addr, const char *name, size_t n)
+{
+	if (!addr)
+		return;         /* kptr_restrict's zeros */
+	if (addr < st->last_core)
+		st->unsorted = true;
+	st->last_core = addr;
+	if (n == 6 && !memcmp(name, "_stext", 6) && !st->stext)
+		st->stext = true, st->stext_addr = addr;
+	else if (n == 6 && !memcmp(name, "_etext", 6) && !st->etext)
+		st->etext = true, st->etext_addr = addr;
+}
+
 /* One line [p, end) without its newline; its name becomes the pending
  * symbol.  0 or -ENOMEM. */
 static int parse_line(struct lp_kernel *k, const char *p, const char *end, struct kparse *st)
@@ -175,10 +208,12 @@ static int parse_line(struct lp_kernel *k, const char *p, const char *end, struc
 	st->lines++;
 	if (addr)
 		st->nonzero++;
+	const char *name = q + 3, *tab = memchr(name, '\t', (size_t)(end - name));
+	if (!tab)
+		note_core(st, addr, name, (size_t)(end - name));
 	unsigned prio = type_prio(q[1]);
 	if (!addr || !prio)
 		return 0;
-	const char *name = q + 3, *tab = memchr(name, '\t', (size_t)(end - name));
 	int tag = 0;
 	if (tab) {
 		const char *mod = tab + 1, *close = memchr(mod, ']', (size_t)(end - mod));
@@ -253,6 +288,7 @@ static int read_kallsyms(struct lp_kernel *k, int fd, struct kparse *st)
 		have += (size_t)n;
 		size_t used = parse_lines(k, buf, have, st, &skip, &err);
 		if (n == 0) {           /* EOF: a last line without newline */
+			st->cut = used < have || skip;
 			if (!err && used < have && !skip)
 				err = parse_line(k, buf + used, buf + have, st);
 			break;
@@ -291,6 +327,7 @@ static struct lp_kernel *from_cache(const char *dir, const char *path, const str
 	k->syms = k->mods ? lp_symtab_import(c->recs, c->nr_recs, c->names, c->names_len,
 					     c->nr_mods) : NULL;
 	k->hidden = c->hidden;
+	k->flaw = c->flaw;
 	if (!k->syms) {
 		lp_kernel_free(k);
 		return NULL;
@@ -315,6 +352,9 @@ static struct lp_kernel *parse_file(int fd)
 		return NULL;
 	}
 	k->hidden = st.lines > 0 && st.nonzero == 0;
+	k->flaw = st.cut ? LP_KFLAW_CUT : !st.stext ? LP_KFLAW_NO_STEXT :
+		  !st.etext ? LP_KFLAW_NO_ETEXT :
+		  st.unsorted || st.etext_addr < st.stext_addr ? LP_KFLAW_ORDER : LP_KFLAW_NONE;
 	return k;
 }
 
@@ -332,7 +372,7 @@ struct lp_kernel *lp_kernel_load_cached(const char *path, const char *dir, bool 
 	if (cacheable)
 		k = from_cache(dir, path, &src);
 	if (!k && (k = parse_file(fd)) && cacheable)
-		lp_kcache_save(dir, path, &src, k->syms, k->mods, k->nr_mods, k->hidden);
+		lp_kcache_save(dir, path, &src, k->syms, k->mods, k->nr_mods, k->hidden, k->flaw);
 	int err = errno;
 	close(fd);
 	if (!k) {
@@ -349,6 +389,17 @@ struct lp_kernel *lp_kernel_load_cached(const char *path, const char *dir, bool 
 struct lp_kernel *lp_kernel_load(const char *path, bool *hidden)
 {
 	return lp_kernel_load_cached(path, NULL, hidden);
+}
+
+const char *lp_kernel_flaw(const struct lp_kernel *k)
+{
+	switch (k->flaw) {
+	case LP_KFLAW_CUT: return "it ends in the middle of a line (cut short)";
+	case LP_KFLAW_NO_STEXT: return "it has no _stext line (the kernel's text is not there)";
+	case LP_KFLAW_NO_ETEXT: return "it has no _etext line (cut short inside the kernel's symbols)";
+	case LP_KFLAW_ORDER: return "the kernel's symbols are not in address order";
+	default: return NULL;
+	}
 }
 
 const struct lp_sym *lp_kernel_find(const struct lp_kernel *k, uint64_t addr,

@@ -154,27 +154,47 @@ static bool kernel_ref(struct lp_resolver *r, struct lp_kref *ref)
 	return false;
 }
 
-/* The kallsyms file to read: the resolver's, or for a recording the copy
- * perf cached when it fits (in buf); NULL when there is none. */
-static const char *kallsyms_path(struct lp_resolver *r, char *buf, size_t n)
+/* The recording's kernel (NULL: none, or the resolver's kallsyms was
+ * given), and where the recording had it (*ref; *has_ref). */
+static struct lp_bid_want *recorded_kernel(struct lp_resolver *r, struct lp_kref *ref,
+					   bool *has_ref)
 {
-	struct lp_bid_want *w = r->kallsyms_default ? lp_dsos_expected(r->dsos, KERNEL_DSO) : NULL;
-	struct lp_kref ref;
+	*has_ref = kernel_ref(r, ref);
+	return r->kallsyms_default ? lp_dsos_expected(r->dsos, KERNEL_DSO) : NULL;
+}
 
-	if (!w)
-		return r->kallsyms;
-	return lp_kallsyms_recorded(w, kernel_ref(r, &ref) ? &ref : NULL, r->kallsyms, buf, n);
+/* The kallsyms table: the resolver's file's, or for a recording the copy
+ * perf cached when it fits (path then in buf), the copy refused when it
+ * does not look whole (lp_kernel_flaw) for what stands in.  NULL with
+ * errno when there is none. */
+static struct lp_kernel *kernel_table(struct lp_resolver *r, char *buf, size_t n,
+				      const char **path, bool *hidden)
+{
+	char cache[PATH_MAX];
+	const char *dir = lp_kcache_dir(cache, sizeof cache) ? cache : NULL;
+	struct lp_kref ref;
+	bool has_ref;
+	struct lp_bid_want *w = recorded_kernel(r, &ref, &has_ref);
+
+	*path = w ? lp_kallsyms_recorded(w, has_ref ? &ref : NULL, r->kallsyms, buf, n) : r->kallsyms;
+	struct lp_kernel *k = *path ? lp_kernel_load_cached(*path, dir, hidden) : NULL;
+	const char *why = k && *path == buf ? lp_kernel_flaw(k) : NULL;
+	if (!why)
+		return k;
+	*path = lp_kallsyms_refused(w, has_ref ? &ref : NULL, r->kallsyms, buf, why);
+	lp_kernel_free(k);
+	*hidden = false;
+	return *path ? lp_kernel_load_cached(*path, dir, hidden) : NULL;
 }
 
 /* Loads kallsyms once; a failure (other than ENOMEM) is final. */
 static int load_kernel(struct lp_resolver *r)
 {
 	bool hidden = false;
-	char buf[PATH_MAX], cache[PATH_MAX];
-	const char *path = kallsyms_path(r, buf, sizeof buf);
+	char buf[PATH_MAX];
+	const char *path;
 
-	r->kernel = path ? lp_kernel_load_cached(path, lp_kcache_dir(cache, sizeof cache) ? cache : NULL,
-						 &hidden) : NULL;
+	r->kernel = kernel_table(r, buf, sizeof buf, &path, &hidden);
 	if (path && !r->kernel && errno == ENOMEM)
 		return -ENOMEM;
 	r->kernel_tried = true;

@@ -121,6 +121,16 @@ struct stat;
 
 #define LP_KCACHE_MIN ((uint64_t)1 << 20)      /* smaller files are not cached */
 
+/* Why a kallsyms file does not look whole (lp_kernel_flaw). */
+enum lp_kflaw {
+	LP_KFLAW_NONE,
+	LP_KFLAW_CUT,           /* the last line has no newline */
+	LP_KFLAW_NO_STEXT,      /* no _stext among the kernel's own lines */
+	LP_KFLAW_NO_ETEXT,      /* no _etext */
+	LP_KFLAW_ORDER,         /* the kernel's own lines out of address order */
+	LP_KFLAW_MAX = LP_KFLAW_ORDER
+};
+
 /* What a cache file stands for: its kallsyms file's identity. */
 struct lp_kcache_key {
 	uint64_t dev, ino, size, mtime_ns;
@@ -136,6 +146,7 @@ struct lp_kcache {
 	const char *names;
 	size_t names_len;
 	bool hidden;
+	enum lp_kflaw flaw;     /* the kallsyms file's, as parsed */
 	void *map;
 	size_t map_len;
 };
@@ -168,18 +179,24 @@ int lp_kcache_open(const char *dir, const char *path, const struct stat *src,
 void lp_kcache_close(struct lp_kcache *c);
 
 /* Writes the finished table t of kallsyms file path (status src), with
- * its nr_mods module names (tags index them) and hidden flag, as the cache
- * file in dir, making the directories as needed.  0, or -errno: -EINVAL
- * for a file not cached, -EPERM when a directory is not this user's (or a
- * link); nothing is left behind on failure. */
+ * its nr_mods module names (tags index them), hidden flag and flaw, as the
+ * cache file in dir, making the directories as needed.  0, or -errno:
+ * -EINVAL for a file not cached, -EPERM when a directory is not this
+ * user's (or a link); nothing is left behind on failure. */
 int lp_kcache_save(const char *dir, const char *path, const struct stat *src,
 		   const struct lp_symtab *t, const char *const *mods, size_t nr_mods,
-		   bool hidden);
+		   bool hidden, enum lp_kflaw flaw);
 
 /* lp_kernel_load() through the cache in dir (NULL: none): the table cached
  * for path when there is a valid one, else parsed and then cached (a
  * cache that cannot be read or written is passed over). */
 struct lp_kernel *lp_kernel_load_cached(const char *path, const char *dir, bool *hidden);
+
+/* Why the kallsyms file k was loaded from does not look whole, in a few
+ * words ("it ends in the middle of a line (cut short)"), or NULL when it
+ * does: its last line ends with a newline, and the kernel's own lines hold
+ * _stext and _etext in address order (kernel.c).  A static string. */
+const char *lp_kernel_flaw(const struct lp_kernel *k);
 
 /* The size of the ELF image at image as its headers describe it: the
  * largest of the section header table end, the program header table end
@@ -390,6 +407,14 @@ struct lp_kref {
  *  - else NULL, after one LP_WARN line (the first time for w). */
 const char *lp_kallsyms_recorded(struct lp_bid_want *w, const struct lp_kref *ref,
 				 const char *dflt, char *buf, size_t size);
+
+/* After the copy lp_kallsyms_recorded chose was found not whole (why:
+ * lp_kernel_flaw's words): one LP_WARN line says it is not used and what
+ * stands in, which is returned: dflt when the running kernel is the
+ * recorded one and dflt puts ref where the recording has it (the same
+ * boot; ref NULL: not checked), else NULL (the frames stay unnamed). */
+const char *lp_kallsyms_refused(struct lp_bid_want *w, const struct lp_kref *ref,
+				const char *dflt, const char *copy, const char *why);
 
 /* ---- objects as this machine has them (dsolocal.c) ---- */
 

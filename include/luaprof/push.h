@@ -22,6 +22,16 @@
  * opts.attempts times in all; any other answer that is not 2xx is a
  * refusal of that request, which is dropped.
  *
+ * Credentials: a URL's own (http://USER:PASSWORD@HOST), else those
+ * ~/.netrc gives for its host (libcurl's CURL_NETRC_OPTIONAL), which keeps
+ * them off the command line.
+ *
+ * Duplicates: an attempt that times out may have reached the server,
+ * which then gets the request again.  Each request carries a header
+ * Idempotency-Key: "UUID" (the IETF httpapi draft's name), random and the
+ * same on every attempt of that request, by which a server or a proxy in
+ * front of it can drop the second copy.
+ *
  * The core prints nothing: what happened comes back as events
  * (lp_push_events), one per change (the server became unreachable, refused
  * with a new status or message, took requests again, the backlog filled),
@@ -57,7 +67,8 @@ struct lp_push_event {
 	enum lp_push_kind kind;
 	long status;                    /* LP_PUSH_REFUSED: the HTTP status */
 	int retry;                      /* LP_PUSH_REFUSED: the request will be tried again */
-	char url[256];                  /* the request's URL, without its query (cut at 255) */
+	char url[256];                  /* the request's URL as lp_url_shown gives it: no
+					 * credentials, query or fragment (cut at 255) */
 	char text[256];                 /* see kind */
 };
 
@@ -77,7 +88,8 @@ struct lp_push_stats {
 struct lp_push *lp_push_new(const struct lp_push_opts *opts);
 
 /* Queues a POST of body (len bytes, copied) to url (an http:// or https://
- * URL, copied) with the Content-Type content_type, and returns: 0 when it
+ * URL, copied) with the Content-Type content_type and an Idempotency-Key
+ * of its own, and returns: 0 when it
  * was queued, -ENOBUFS when the backlog was full (the request is dropped and
  * counted), -ENOMEM.  Never waits for the server. */
 int lp_push_post(struct lp_push *p, const char *url, const char *content_type,

@@ -86,8 +86,11 @@ int lp_list_scripts(void)
 		char **names = lua_files(d->path[i], &n);
 		bool header = false;
 		for (size_t k = 0; k < n; k++) {
-			char **ns = seen_name(seen, nseen, names[k]) ? NULL :
-				    realloc(seen, (nseen + 1) * sizeof *seen);
+			snprintf(path, sizeof path, "%s/%s.lua", d->path[i], names[k]);
+			fflush(stdout);         /* a line on stderr comes in its place */
+			bool skip = seen_name(seen, nseen, names[k]) ||
+				    (!d->shipped[i] && !lp_script_file_trusted(path));
+			char **ns = skip ? NULL : realloc(seen, (nseen + 1) * sizeof *seen);
 			if (!ns) {
 				free(names[k]);
 				continue;
@@ -97,7 +100,6 @@ int lp_list_scripts(void)
 			if (!header)
 				printf("%s%s:\n", headers++ ? "\n" : "", d->path[i]);
 			header = true;
-			snprintf(path, sizeof path, "%s/%s.lua", d->path[i], names[k]);
 			fflush(stdout);
 			describe(path, desc, sizeof desc);
 			printf("  %-16s %s\n", names[k], desc);

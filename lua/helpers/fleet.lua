@@ -22,6 +22,14 @@
 -- with -a) and each --label=k=v.  Lines go to stderr as the sender reports
 -- a change (unreachable, refused, back, dropping): one line per change, not
 -- per period.
+--
+-- The URL: taken apart by libcurl's URL parser (luaprof.url) at the start,
+-- so that a malformed one is refused at once, and each request's URL is
+-- put together from its parts: the server's path with /ingest (or
+-- Parca's path) after it, the server's own query (a token, say) then the
+-- request's.  It may carry credentials (http://USER:TOKEN@HOST, a token in
+-- its query): every line shows it without them (luaprof.url.shown), and a
+-- server's answer or libcurl's error quoting them has them replaced by ***.
 
 local M = {}
 
@@ -33,9 +41,9 @@ M.OPTIONS = {
     .. "default: the command's name, or luaprof with -a)" },
   { "label", "list", {}, "a label K=V of every profile sent (repeatable)" },
   { "push-backlog", "integer", 100, "profiles waiting to be sent, at most, while the server "
-    .. "is slow or down (the newer are dropped)", min = 1 },
+    .. "is slow or down (the newer are dropped)", min = 1, max = 1000000 },
   { "push-timeout", "number", 10, "seconds for one attempt to send, and to wait for the "
-    .. "backlog at the end", min = 0.001 },
+    .. "backlog at the end", min = 0.001, max = 86400 },
 }
 
 local F = {}
@@ -57,11 +65,25 @@ local function url_escape(s)
   return (s:gsub("[^%w%-%._~]", function(c) return string.format("%%%02X", c:byte()) end))
 end
 
+-- The secrets of URL u (its parts), to hide in what is printed: the user
+-- and password, the query and its values.
+local function secrets_of(u)
+  local s = {}
+  local function add(v) if v and #v >= 3 then s[#s + 1] = v end end
+  add(u.password)
+  add(u.user)
+  add(u.query)
+  for kv in (u.query or ""):gmatch("[^&]+") do add(kv:match("=(.*)$")) end
+  return s
+end
+
 function M.new(opt)
   if not opt.push then return nil end
-  local url = opt.push:gsub("/+$", "")
-  if not url:match("^https?://[^/]") then
-    luaprof.usage_error("--push=" .. opt.push .. ": the server's URL, http://HOST:PORT or https://...")
+  local u, why = luaprof.url.parse(opt.push)
+  if u and u.scheme ~= "http" and u.scheme ~= "https" then why = "not http:// or https://" end
+  if not u or why then
+    luaprof.usage_error("--push=" .. luaprof.url.shown(opt.push) .. ": " .. why
+                        .. "; give the server's URL, http://HOST:PORT or https://...")
   end
   local labels = {}
   for _, kv in ipairs(opt.label) do
@@ -74,12 +96,17 @@ function M.new(opt)
     end
     labels[#labels + 1] = { k, v }
   end
-  local self = setmetatable({ opt = opt, user = labels, periods = 0 }, F)
+  local self = setmetatable({ opt = opt, user = labels, periods = 0, secrets = secrets_of(u) }, F)
+  local path = u.path:gsub("/+$", "")
   if opt.server == "parca" then
-    self.url = url:match("/api$") and url .. "/profiles/writeraw" or url .. "/api/profiles/writeraw"
+    path = path:match("/api$") and path .. "/profiles/writeraw" or path .. "/api/profiles/writeraw"
   else
-    self.url = url:match("/ingest$") and url or url .. "/ingest"
+    path = path:match("/ingest$") and path or path .. "/ingest"
   end
+  u.path, u.fragment = path, nil
+  self.base = u
+  self.url = luaprof.url.build(u)
+  self.shown = luaprof.url.shown(self.url)
   self.sender = luaprof.push{ backlog = opt["push-backlog"], timeout = opt["push-timeout"] }
   return self
 end
@@ -123,7 +150,10 @@ function F:pyroscope(body, from, to)
   local name = clean(self.app) .. "{" .. table.concat(l, ",") .. "}"
   local q = string.format("name=%s&from=%d&until=%d&format=pprof&spyName=luaprof", url_escape(name),
                           from // 1000000000, (to + 999999999) // 1000000000)
-  return self.url .. "?" .. q, body, "binary/octet-stream"
+  local u = {}
+  for k, v in pairs(self.base) do u[k] = v end
+  u.query = self.base.query and self.base.query .. "&" .. q or q
+  return luaprof.url.build(u), body, "binary/octet-stream"
 end
 
 function F:parca(body)
@@ -133,9 +163,22 @@ function F:parca(body)
   return self.url, luaprof.json.encode(req), "application/json"
 end
 
+-- text with the URL's secrets replaced by ***.
+function F:hide(text)
+  for _, secret in ipairs(self.secrets) do
+    local at, to = text:find(secret, 1, true)
+    while at do
+      text = text:sub(1, at - 1) .. "***" .. text:sub(to + 1)
+      at, to = text:find(secret, at + 3, true)
+    end
+  end
+  return text
+end
+
 -- One line per event of the sender: what changed, and what it means.
 function F:say()
   for _, e in ipairs(self.sender:events()) do
+    e.text = self:hide(e.text)
     local line
     if e.kind == "unreachable" then
       line = string.format("cannot reach %s: %s; keeping up to %d profiles until it answers",
@@ -168,7 +211,7 @@ function F:finish()
   self:say()
   local st = self.sender:stats()
   io.stderr:write(string.format("luaprof: push: sent %d of %d profiles to %s%s%s%s\n", st.sent,
-                                st.posted, self.url,
+                                st.posted, self.shown,
                                 st.dropped > 0 and string.format("; %d dropped (the backlog of %d was full)",
                                                                  st.dropped, self.opt["push-backlog"]) or "",
                                 st.refused > 0 and string.format("; %d refused", st.refused) or "",

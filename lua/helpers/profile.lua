@@ -33,10 +33,36 @@ end
 
 -- --every: one profile per period.  Periods are whole milliseconds.
 M.EVERY = { "every", "number", nil, "write one file per period of SECONDS (0.5 too), "
-            .. "named by its start time, instead of one for the run", min = 0.001 }
+            .. "named by its start time, instead of one for the run", min = 0.001, max = 86400 }
+
+-- Whether a file can be made in the directory of out: a usage error when
+-- it cannot, so that a run of --every whose files have nowhere to go stops
+-- before it starts, not at its first period.  The test is making a file
+-- (a name of no other: the time and a random number), then removing it.
+local function check_out_dir(out)
+  local dir = out:match("^(.*)/[^/]*$") or "."
+  if dir == "" then dir = "/" end
+  local probe
+  repeat
+    probe = string.format("%s/.luaprof-%d-%d.probe", dir, os.time(), math.random(1 << 30))
+    local exists = io.open(probe, "rb")
+    if exists then exists:close() end
+  until not exists
+  local f, err = io.open(probe, "wb")
+  if not f then
+    local why = err:match(": ([^:]*)$") or err
+    if why == "No such file or directory" or why == "Not a directory" then
+      why = "no such directory"
+    end
+    luaprof.usage_error(string.format("--out=%s: cannot write a file in %s: %s", out, dir, why))
+  end
+  f:close()
+  os.remove(probe)
+end
 
 -- The period of --every in ms (nil without it); a usage error when the
--- output is standard output, which cannot hold one file per period.
+-- output is standard output, which cannot hold one file per period, or a
+-- directory no file can be written in.
 local function every_ms(opt)
   if not opt.every then return nil end
   local ms = math.floor(opt.every * 1000 + 0.5)
@@ -47,6 +73,7 @@ local function every_ms(opt)
     luaprof.usage_error("--every writes one file per period: give --out=FILE (each period's file "
                         .. "is FILE with its start time in its name)")
   end
+  if opt.out then check_out_dir(opt.out) end
   return ms
 end
 
@@ -125,7 +152,16 @@ function Periods:interval(info)
   self.n = self.n + 1
   self.samples = self.samples + info.samples
   local period = { index = self.n, from = from, to = from + info.delta, samples = info.samples }
-  self.write(self:name(from), period)
+  local path = self:name(from)
+  local ok, err = pcall(self.write, path, period)
+  if not ok then
+    -- a full disk, the directory gone: the files before are whole (each is
+    -- a temporary file renamed into place), this one is not there at all
+    err = tostring(err):gsub("^[^:\n]*:%d+: ", "")       -- the writer's place in the script
+    io.stderr:write(string.format("luaprof: --every: %s; stopping (the %d files before it are whole)\n",
+                                  err, self.n - 1))
+    os.exit(255)
+  end
   self.first = self.first or period.from
   -- The period's objects are garbage now; a pprof profile holds most of
   -- its memory outside Lua's heap, which Lua's collector does not count,

@@ -41,6 +41,7 @@ static const luaL_Reg modules[] = {
 	{ "speedscope", NULL },
 	{ "stat", NULL },
 	{ "term", luaopen_luaprof_term },
+	{ "url", luaopen_luaprof_url },
 	{ NULL, NULL },
 };
 

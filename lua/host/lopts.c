@@ -12,7 +12,8 @@
  *   }
  *   -- opt.limit, opt.output, opt.icicle, opt.sort (a list: {"sym"})
  *
- * Each option is { name, type, default, help [, choices = {...}] }; types
+ * Each option is { name, type, default, help [, choices = {...}]
+ * [, min = N] [, max = N] }; types
  * are string, integer, number, boolean and list (comma-separated values,
  * repeatable).  On the command line they follow the script's name as
  * --name=value (--name / --no-name for booleans).  A script option may not
@@ -314,19 +315,27 @@ static int opt_type(lua_State *L, int i)
 	return t;
 }
 
-/* Pushes the value text gives option i, or returns an error message. */
-/* The message for a number (at idx, the top) below option i's min, or
- * NULL when it has none or the number is not below it.  The message stays
- * on the stack, above the number, for the error raised with it. */
-static const char *below_min(lua_State *L, int i, int idx)
+/* The message for a number (at idx, the top) outside option i's min and
+ * max ("from MIN to MAX", "at least MIN", "at most MAX"), or NULL when it
+ * is inside them (or the option has neither).  The message stays on the
+ * stack, above the number, for the error raised with it. */
+static const char *out_of_range(lua_State *L, int i, int idx)
 {
 	idx = lua_absindex(L, idx);
 	lua_rawgeti(L, 1, i);
-	if (lua_getfield(L, -1, "min") != LUA_TNUMBER || !lua_compare(L, idx, -1, LUA_OPLT)) {
+	bool has_min = lua_getfield(L, -1, "min") == LUA_TNUMBER;
+	bool has_max = lua_getfield(L, -2, "max") == LUA_TNUMBER;
+	bool low = has_min && lua_compare(L, idx, -2, LUA_OPLT);
+	bool high = has_max && lua_compare(L, -1, idx, LUA_OPLT);
+	if (!low && !high) {
 		lua_settop(L, idx);
 		return NULL;
 	}
-	return lua_pushfstring(L, "at least %s", lua_tostring(L, -1));
+	const char *min = has_min ? lua_tostring(L, -2) : NULL;
+	const char *max = has_max ? lua_tostring(L, -1) : NULL;
+	if (min && max)
+		return lua_pushfstring(L, "from %s to %s", min, max);
+	return min ? lua_pushfstring(L, "at least %s", min) : lua_pushfstring(L, "at most %s", max);
 }
 
 static const char *convert(lua_State *L, int i, int type, const char *text)
@@ -339,12 +348,12 @@ static const char *convert(lua_State *L, int i, int type, const char *text)
 		if (lp_opt_integer(text, &iv))
 			return "an integer such as 10, -3, 0x1f or 5K";
 		lua_pushinteger(L, iv);
-		return below_min(L, i, -1);
+		return out_of_range(L, i, -1);
 	case LP_OPT_NUMBER:
 		if (lp_opt_number(text, &dv))
 			return "a number such as 0.5 or 1e3";
 		lua_pushnumber(L, dv);
-		return below_min(L, i, -1);
+		return out_of_range(L, i, -1);
 	case LP_OPT_BOOLEAN:
 		if (lp_opt_boolean(text, &bv))
 			return "true or false (yes/no, on/off, 1/0)";

@@ -269,6 +269,11 @@ struct lp_run {
 	struct lp_run_aggs aggs;
 };
 
+/* ltext.c: makes every way into Lua code of the state (the base library's
+ * load, loadfile and dofile, require's Lua searcher) load source text only,
+ * never precompiled bytecode.  Call after luaL_openlibs. */
+void lp_text_only(lua_State *L);
+
 /* vm.c: makes run an empty run (no hook, no view, CPU times unknown). */
 void lp_run_init(struct lp_run *run);
 

@@ -16,7 +16,8 @@
  *                        the backlog was full and it was dropped
  *   s:events()           what happened since the last call, oldest first:
  *                        { kind = "unreachable"|"refused"|"back"|"full",
- *                          url = (without its query), status = (refused),
+ *                          url = (without credentials, query or fragment:
+ *                          luaprof.url.shown), status = (refused),
  *                          retry = (refused: it will be tried again),
  *                          text = (libcurl's error, or the first line of
  *                          the server's answer) }, one per change of state
@@ -28,9 +29,12 @@
  *   s:close()            stops the sender; what waits is dropped (also at
  *                        garbage collection, and by <close>)
  *
- * A request is sent once, in order; one that cannot reach the server is
+ * A request is sent in order; one that cannot reach the server is
  * tried again for as long as it takes, the backlog bounding what waits
- * (see include/luaprof/push.h).
+ * (see include/luaprof/push.h).  The URL must be one libcurl's URL parser
+ * takes (luaprof.url.parse).  Each request carries an Idempotency-Key
+ * header of its own, the same on every attempt: an attempt that timed out
+ * may have reached the server, which can drop the second copy by it.
  */
 #include <errno.h>
 #include <math.h>
@@ -41,6 +45,7 @@
 #include "linit.h"
 #include "lp.h"
 #include "luaprof/push.h"
+#include "luaprof/url.h"
 
 #define PUSH_MT "luaprof.Push"
 
@@ -65,6 +70,14 @@ static int l_post(lua_State *L)
 	const char *ct = luaL_optstring(L, 4, "application/octet-stream");
 	luaL_argcheck(L, !strncmp(url, "http://", 7) || !strncmp(url, "https://", 8), 2,
 		      "an http:// or https:// URL");
+	struct lp_url u;
+	char why[256];
+	int bad = lp_url_parse(url, &u, why, sizeof why);
+	lp_url_free(&u);
+	if (bad == -ENOMEM)
+		return luaL_error(L, "push: out of memory");
+	if (bad)
+		return luaL_argerror(L, 2, lua_pushfstring(L, "a URL libcurl takes (%s)", why));
 	int rc = lp_push_post(p, url, ct, body, len);
 	if (rc == -ENOMEM)
 		return luaL_error(L, "push: out of memory");

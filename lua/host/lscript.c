@@ -9,6 +9,22 @@
  * searched: a script there is named ./NAME, and require never looks there,
  * so that a root user is not made to run files someone left in a
  * directory.
+ *
+ * Trust: a bare NAME runs code found in directories the caller did not
+ * name, often as root (sudo -E, or HOME left at another user's home).  So
+ * a directory of $LUAPROF_PATH or ~/.local/share/luaprof/scripts, and the
+ * script found there, are used only when each belongs to luaprof's
+ * effective user or root and neither group nor others may write to it, as
+ * the kallsyms cache's directories (core/sym/kcache.c) and ssh's
+ * StrictModes: the directory's parents up to / too (a directory of the
+ * path can be replaced by whoever may write to its parent), where a
+ * root-owned directory with the sticky bit (/tmp) is allowed.  What fails
+ * is skipped with one line on stderr naming it and why, and the search goes
+ * on (the shipped script of that name runs).  $LUAPROF_PATH gets the same
+ * rule: naming a directory in it says "my scripts are here", not "run
+ * whatever anyone may put here".  The shipped scripts' directory is
+ * luaprof's own, trusted as its binary is.  A path (./NAME, /dir/NAME.lua)
+ * is run as given: the caller chose the file.
  */
 #include <errno.h>
 #include <limits.h>
@@ -101,10 +117,58 @@ static bool shipped(const char *dir)
 	       realpath(scripts, real) && !strcmp(real, dir);
 }
 
-static void add_dir(struct lp_script_dirs *d, const char *p, size_t n)
+/* Why a file or directory of status st may not hold code luaprof runs:
+ * into why (NULL: it may).  It must belong to the effective user or root
+ * and be writable by neither group nor others; a parent directory
+ * (parent set) may instead be root's with the sticky bit, as /tmp. */
+static const char *distrust(const struct stat *st, bool parent, char *why, size_t size)
 {
-	if (d->n < LP_SCRIPT_MAX_DIRS && n && n < PATH_MAX)
-		snprintf(d->path[d->n++], PATH_MAX, "%.*s", (int)n, p);
+	uid_t me = geteuid();
+	if (st->st_uid != me && st->st_uid != 0)
+		return snprintf(why, size, "it belongs to uid %u, not to luaprof's user (uid %u) "
+				"or root", (unsigned)st->st_uid, (unsigned)me), why;
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) &&
+	    !(parent && st->st_uid == 0 && (st->st_mode & S_ISVTX)))
+		return snprintf(why, size, "%s can write to it (chmod go-w)",
+				(st->st_mode & S_IWOTH) ? "anyone" : "its group"), why;
+	return NULL;
+}
+
+/* Whether the scripts' directory dir (an existing one) and its parents
+ * may be used; else one line says which is not and why. */
+static bool dir_trusted(const char *dir)
+{
+	char p[PATH_MAX], why[160];
+	if (!realpath(dir, p))
+		return false;
+	for (bool self = true;; self = false) {
+		const char *path = *p ? p : "/";
+		struct stat st;
+		const char *bad = stat(path, &st) ? strerror(errno) :
+				  distrust(&st, !self, why, sizeof why);
+		if (bad) {
+			fprintf(stderr, "luaprof: not looking for scripts in %s: %s%s%s\n", dir,
+				self ? "" : path, self ? "" : ": ", bad);
+			return false;
+		}
+		if (!*p)
+			return true;
+		*strrchr(p, '/') = '\0';     /* "/a/b" -> "/a" -> "" ("/") */
+	}
+}
+
+/* Adds the directory p (n bytes): the shipped one as it is, another when
+ * it exists and may be trusted (dir_trusted). */
+static void add_dir(struct lp_script_dirs *d, const char *p, size_t n, bool own)
+{
+	char dir[PATH_MAX];
+	if (d->n >= LP_SCRIPT_MAX_DIRS || !n || n >= PATH_MAX)
+		return;
+	snprintf(dir, sizeof dir, "%.*s", (int)n, p);
+	if (own || (is_dir(dir) && dir_trusted(dir))) {
+		snprintf(d->path[d->n], PATH_MAX, "%s", dir);
+		d->shipped[d->n++] = own;
+	}
 }
 
 static const char *home(void)
@@ -123,29 +187,40 @@ void lp_script_dirs(struct lp_script_dirs *d)
 	d->n = 0;
 	for (const char *s = env; s && *s;) {
 		size_t n = strcspn(s, ":");
-		add_dir(d, s, n);
+		add_dir(d, s, n, false);
 		s += n + (s[n] == ':');
 	}
 	if (home()) {
 		snprintf(p, sizeof p, "%s/.local/share/luaprof/scripts", home());
-		add_dir(d, p, strlen(p));
+		add_dir(d, p, strlen(p), false);
 	}
 	if (data_dir("scripts", "scripts", p, sizeof p))
-		add_dir(d, p, strlen(p));
+		add_dir(d, p, strlen(p), true);
 }
 
-/* dir/name, or dir/name.lua for a name without the suffix. */
-static bool try_dir(const char *dir, const char *name, char *out, size_t size)
+bool lp_script_file_trusted(const char *path)
+{
+	char why[160];
+	struct stat st;
+	const char *bad = stat(path, &st) ? strerror(errno) : distrust(&st, false, why, sizeof why);
+	if (bad)
+		fprintf(stderr, "luaprof: not running %s: %s\n", path, bad);
+	return !bad;
+}
+
+/* dir/name, or dir/name.lua for a name without the suffix, when it may
+ * be run: a shipped one (own), or one lp_script_file_trusted accepts. */
+static bool try_dir(const char *dir, bool own, const char *name, char *out, size_t size)
 {
 	size_t n = strlen(name);
 	bool has_lua = n > 4 && !strcmp(name + n - 4, ".lua");
 	if (!has_lua) {
 		snprintf(out, size, "%s/%s.lua", dir, name);
 		if (is_file(out))
-			return true;
+			return own || lp_script_file_trusted(out);
 	}
 	snprintf(out, size, "%s/%s", dir, name);
-	return is_file(out);
+	return is_file(out) && (own || lp_script_file_trusted(out));
 }
 
 int lp_script_find(const char *arg, char *out, size_t size, char *err, size_t errsz)
@@ -162,7 +237,7 @@ int lp_script_find(const char *arg, char *out, size_t size, char *err, size_t er
 		return snprintf(err, errsz, "out of memory"), -1;
 	lp_script_dirs(d);
 	for (size_t i = 0; i < d->n; i++) {
-		if (try_dir(d->path[i], arg, out, size)) {
+		if (try_dir(d->path[i], d->shipped[i], arg, out, size)) {
 			free(d);
 			return 0;
 		}

@@ -152,6 +152,31 @@ static int check_on_event(lua_State *L)
 	return rc;
 }
 
+/* Whether the file is a precompiled chunk (LUA_SIGNATURE, after a first
+ * line of '#' as luaL_loadfilex skips it): then one line says it is
+ * refused. */
+static bool bytecode(const char *script)
+{
+	char head[sizeof LUA_SIGNATURE - 1];
+	FILE *f = fopen(script, "re");
+	int c = f ? getc(f) : EOF;
+	if (c == '#') {
+		while ((c = getc(f)) != EOF && c != '\n')
+			;
+		c = c == '\n' ? getc(f) : EOF;
+	}
+	if (c != EOF)
+		ungetc(c, f);
+	bool bin = f && fread(head, 1, sizeof head, f) == sizeof head &&
+		   !memcmp(head, LUA_SIGNATURE, sizeof head);
+	if (f)
+		fclose(f);
+	if (bin)
+		fprintf(stderr, "luaprof: %s is precompiled Lua bytecode (luac output): luaprof "
+			"runs scripts from their source text only; give the .lua file\n", script);
+	return bin;
+}
+
 int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 {
 	lua_State *L = lp_guard_newstate(&run->vm.guard, run->vm.memory);
@@ -165,6 +190,7 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	lua_pushboolean(L, 1);          /* LUA_PATH and LUA_CPATH are not read */
 	lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
 	luaL_openlibs(L);
+	lp_text_only(L);
 	lua_getglobal(L, "os");
 	lua_pushcfunction(L, l_os_exit);
 	lua_setfield(L, -2, "exit");
@@ -183,7 +209,7 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 		fprintf(stderr, "luaprof: cannot start the --script-timeout watchdog thread\n");
 		return -1;
 	}
-	int status = luaL_loadfile(L, script);
+	int status = luaL_loadfilex(L, script, "t");    /* source text only: ltext.c */
 	if (status == LUA_ERRFILE) {
 		/* Lua's "cannot open|read PATH: REASON" quotes the path whole */
 		const char *msg = lua_tostring(L, -1), *why = msg ? strrchr(msg, ':') : NULL;
@@ -196,7 +222,8 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	}
 	if (status != LUA_OK) {
 		run->vm.guard.hook = "loading the script";
-		lp_guard_explain(&run->vm.guard, status, lua_tostring(L, -1));
+		if (status != LUA_ERRSYNTAX || !bytecode(script))
+			lp_guard_explain(&run->vm.guard, status, lua_tostring(L, -1));
 		return -1;
 	}
 	if ((status = run_main_chunk(run)))

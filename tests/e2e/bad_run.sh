@@ -2,7 +2,9 @@
 # malformed, unsupported), -p of no process or one that has gone, a
 # command that cannot run, is killed, or ends at once; a closed output (|
 # head); signals to luaprof mid-run with -o; rings larger than the mlock
-# limit.  The table's rules are in lib_table.sh.
+# limit; the profile scripts' --every and --push-timeout out of range, and
+# --every's files with nowhere to go (no directory, a read-only one, a disk
+# that fills: then the files before are whole, and nothing else is left).  The table's rules are in lib_table.sh.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_table.sh"
 row 'unknown option'          255 "unknown option '--bogus'"                 norun -- "$LP" run "$S/count.lua" --bogus -- "$MARK" 50
@@ -30,4 +32,9 @@ row 'output closed (| head)'  3   ''                                          ra
 row 'SIGTERM mid-run, -o'     143 ''                                          ran,end,perfok -- signal_record TERM
 row 'SIGINT mid-run, -o'      130 ''                                          ran,end,perfok -- signal_record INT
 row '-m over the mlock limit' 255 'cannot map 8192 ring pages per CPU .*kernel\.perf_event_mlock_kb' norun,noend -- mlock_big
+row '--every=1e300'             255 'pprof: --every=1e300: the value must be from 0\.001 to 86400' norun,usage -- "$LP" run pprof --every=1e300 --out=p.pb.gz -- "$MARK" 50
+row '--push-timeout=1e300'      255 'pprof: --push-timeout=1e300: the value must be from 0\.001 to 86400' norun,usage -- "$LP" run pprof --push=http://127.0.0.1:9 --push-timeout=1e300 -- "$MARK" 50
+row '--every, --out nowhere'    255 'pprof: --out=nodir/p\.pb\.gz: cannot write a file in nodir: no such directory' norun -- "$LP" run pprof --every=1 --out=nodir/p.pb.gz -- "$MARK" 50
+row '--every, --out read-only'  255 'pprof: --out=mnt/p\.pb\.gz: cannot write a file in mnt: Read-only file system' norun -- mounted ro "$LP" run pprof --every=1 --out=mnt/p.pb.gz -- "$MARK" 50
+row '--every, the disk fills'   255 '^--every: cannot write mnt/p-[0-9T.]+Z\.pb\.gz: No space left on device; stopping \(the [0-9]+ files before it are whole\)$' ran -- mounted size=8k every_full
 table_done

@@ -2,7 +2,10 @@
 # each hook (on_switch too, over a program that sleeps twice) and at the
 # top level; hooks that loop (--script-timeout, and
 # Ctrl-C or SIGTERM while they do) or allocate without bound
-# (--script-memory).  The table's rules are in lib_table.sh.
+# (--script-memory); what root must not run: scripts that another user
+# could have put where a bare name is looked for (their owner or their
+# mode), and precompiled bytecode (a script, load, require).  The table's
+# rules are in lib_table.sh.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_table.sh"
 row 'missing script'          255 'cannot open \./nope\.lua'                  norun -- "$LP" run ./nope.lua -- "$MARK" 50
@@ -26,4 +29,12 @@ row 'Ctrl-C, on_sample loops' 255 'loop_sample\.lua:4: on_sample interrupted by 
 row 'SIGTERM, on_end loops'   255 'loop_end\.lua:1: on_end interrupted by SIGTERM' - -- signal_loop TERM loop_end
 row 'on_sample allocates'     255 'on_sample: out of memory: .*--script-memory limit of 64 MB' ran,noend -- "$LP" run "$S/alloc_sample.lua" --script-memory 64 -- "$MARK" 20000
 row 'top level allocates'     255 "the script's top level: out of memory: .*limit of 32 MB" norun -- "$LP" run "$S/alloc_top.lua" --script-memory 32 -- "$MARK" 50
+row "another user's scripts dir (root)" 0 'not looking for scripts in .*/scripts: it belongs to uid 65534' ran -- planted dir
+row "another user's script (root)"      0 'not running .*/scripts/count\.lua: it belongs to uid 65534' ran -- planted file
+row "another user's home (root)"        0 'not looking for scripts in .*/scripts: .*/home: it belongs to uid 65534' ran -- planted home
+row 'LUAPROF_PATH anyone can write'     0 'not looking for scripts in .*/open: anyone can write to it' ran -- planted path
+row "list scripts, another user's"      0 'not running .*/scripts/count\.lua: it belongs to uid 65534' - -- planted list
+row 'precompiled script (luac)'         255 'count\.luac is precompiled Lua bytecode \(luac output\)' norun -- bytecode run
+row 'load of string.dump'               255 'load_dump\.lua:1: attempt to load a binary chunk' norun -- "$LP" run "$S/load_dump.lua" -- "$MARK" 50
+row 'require of bytecode'               255 "^error loading module 'count' from file '.*count\.luac'" norun -- bytecode require
 table_done

@@ -82,6 +82,8 @@ function on_sample(s) for i = 1, 1e9 do t[i] = ('x'):rep(64) .. i end end
 $ON_END"
 script alloc_top 'local t = {} for i = 1, 1e9 do t[i] = ("x"):rep(64) .. i end'
 script bad_setup 'luaprof.setup{ bogus = 1 }'
+script load_dump "assert(load(string.dump(function() end)))
+$ON_END"
 script slow "local x, n = 0, 0
 function on_sample(s) n = n + 1 for i = 1, 100000 do x = x + i end end
 $ON_END"
@@ -157,6 +159,48 @@ require_cwd() {
 	[ "$(cat req.out)" = refused ] || { echo "require read the current directory" >&2; return 99; }
 }
 
+# planted HOW: as root, a count.lua that would leave ./evil is planted
+# where "luaprof run count" looks for it (HOW: its scripts directory, the
+# file, or the home above them belong to user 65534; or a $LUAPROF_PATH
+# directory anyone can write to), then count runs (or, for "list",
+# "luaprof list scripts", which runs each script's top level): the
+# planted file must not run.
+planted() {
+	need_root "plants files of user 65534" || return 77
+	local d=$PWD/home/.local/share/luaprof/scripts rc
+	mkdir -p "$d" open
+	printf 'io.open("%s/evil", "w"):close()\n' "$PWD" > "$d/count.lua"
+	case $1 in
+	dir) chown 65534 "$d" ;;
+	file|list) chown 65534 "$d/count.lua" ;;
+	home) chown 65534 home ;;
+	path) mv "$d/count.lua" open/ && chmod 777 open ;;
+	esac
+	if [ "$1" = list ]; then
+		HOME=$PWD/home "$LP" list scripts
+	else
+		HOME=$PWD/home LUAPROF_PATH=$PWD/open "$LP" run count -- "$MARK" 50
+	fi
+	rc=$?
+	[ ! -e evil ] || { echo "luaprof ran the planted count.lua" >&2; return 99; }
+	return $rc
+}
+
+# bytecode HOW: count.lua precompiled (string.dump), then run as the
+# script (run), or required by one (require).
+bytecode() {
+	printf 'local f = io.open("count.luac", "wb") f:write(string.dump(assert(loadfile("%s/count.lua")))) f:close()\n' \
+		"$S" > dump.lua
+	"$LP" run ./dump.lua -- true > /dev/null 2>&1 && [ -s count.luac ] ||
+		{ echo "SKIP: cannot precompile count.lua" >&2; return 77; }
+	if [ "$1" = run ]; then
+		"$LP" run ./count.luac -- "$MARK" 50
+	else
+		printf 'package.path = "%s/?.luac;" .. package.path\nrequire "count"\n' "$PWD" > req.lua
+		"$LP" run ./req.lua -- "$MARK" 50
+	fi
+}
+
 # signal_replay: SIGINT to a replay that a slow script makes last seconds:
 # it stops reading, on_end runs over what was read, exit 130.
 signal_replay() {
@@ -209,6 +253,20 @@ disk_full() { mounted size=192k "$LP" record -F 20000 -g -o mnt/out.data -- "$MA
 
 # read_only: a recording into a read-only directory.
 read_only() { mounted ro "$LP" run "$S/count.lua" -o mnt/out.data -- "$MARK" 50; }
+
+# every_full: pprof --every=0.2 into mnt (mounted small): once it fills,
+# nothing but whole period files may be left there.  (On a loaded machine
+# the end may say the script fell behind: that line is no failure's.)
+every_full() {
+	"$LP" run pprof --every=0.2 --out=mnt/p.pb.gz -- "$MARK" 1500 2> full.err
+	local rc=$? f
+	grep -v 'the script fell behind the samples' full.err >&2
+	for f in mnt/*; do
+		[[ $f =~ ^mnt/p-[0-9T.]+Z\.pb\.gz$ ]] && gzip -t "$f" ||
+			{ echo "left in the full directory: $f" >&2; return 99; }
+	done
+	return $rc
+}
 
 # mlock_big: an unprivileged user asks for rings larger than it may lock.
 mlock_big() {

@@ -6,14 +6,21 @@ checks each request against the server's published API and keeps what it
 received.
 
     receiver.py DIR --server=pyroscope|parca [--port=N] [--status=CODE]
+                [--auth=USER:PASSWORD] [--token=T] [--delay-first=SECONDS]
 
 Listens on 127.0.0.1:N (0, the default: any free port; the port is written
 to DIR/port once listening).  For each request it appends one JSON line to
 DIR/requests.jsonl: {"ok": true/false, "problems": [...], "from", "until",
-"name", "labels": {...}, "body": "DIR/NNN.pb.gz"}, and answers 200 (the
-request was right, and --status is not given), --status (e.g. 400 or 500)
-with the body "test refusal: status CODE\\nsecond line", or 400 with the
-problems when the request breaks the API.
+"name", "labels": {...}, "body": "DIR/NNN.pb.gz", "target": the request's
+path and query as sent, "key": its Idempotency-Key header}, and answers
+200 (the request was right, and --status is not given), --status (e.g.
+400 or 500) with the body "test refusal: status CODE\\nsecond line", or
+400 with the problems when the request breaks the API.  As a proxy in
+front of a server might: --auth requires HTTP basic authentication with
+that user and password, --token a query key token=T before the API's
+own (both answered 401 when missing, the answer quoting what came).
+--delay-first holds the first request that long before answering, as a
+slow server does.
 
 Pyroscope's ingest API
 (https://grafana.com/docs/pyroscope/latest/configure-server/about-server-api/):
@@ -31,7 +38,7 @@ label.
 Either way the profile must be gzip'd profile.proto (the test decodes it
 with go tool pprof).
 """
-import base64, binascii, http.server, json, os, re, sys, urllib.parse
+import base64, binascii, http.server, json, os, re, sys, time, urllib.parse
 
 LABEL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 PYROSCOPE_KEYS = {"name", "from", "until", "format", "sampleRate", "spyName", "units", "aggregationType"}
@@ -41,6 +48,7 @@ def pyroscope(req, url, body, problems, rec):
     if url.path != "/ingest":
         problems.append("path %s is not /ingest" % url.path)
     q = urllib.parse.parse_qs(url.query, keep_blank_values=True)
+    q.pop("token", None)        # the proxy's (--token), checked apart
     for k, v in q.items():
         if k not in PYROSCOPE_KEYS:
             problems.append("unknown query key %s" % k)
@@ -99,13 +107,38 @@ def parca(req, url, body, problems, rec):
         return b""
 
 
+def unauthorized(req, url):
+    """What a proxy requiring --auth or --token finds wrong, or None."""
+    srv = req.server
+    if srv.auth:
+        want = "Basic " + base64.b64encode(srv.auth.encode()).decode()
+        if req.headers.get("Authorization") != want:
+            return "no basic authentication as %s (got %r)" % (srv.auth.split(":")[0],
+                                                               req.headers.get("Authorization"))
+    if srv.token:
+        first = url.query.split("&")[0]
+        if first != "token=" + srv.token:
+            return "no token first in the query (got %r)" % req.path
+    return None
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         d = self.server.dir
         url = urllib.parse.urlsplit(self.path)
         n = int(self.headers.get("Content-Length", "0"))
         body = self.rfile.read(n)
-        problems, rec = [], {"labels": {}}
+        problems, rec = [], {"labels": {}, "target": self.path, "key": self.headers.get("Idempotency-Key")}
+        if self.server.delay and self.server.count == 0:
+            time.sleep(self.server.delay)
+        denied = unauthorized(self, url)
+        if denied:
+            self.server.count += 1
+            rec.update(ok=False, problems=[denied], status=401)
+            with open(os.path.join(d, "requests.jsonl"), "a") as f:
+                f.write(json.dumps(rec) + "\n")
+            self.answer(401, "unauthorized: " + denied)
+            return
         if self.headers.get("Transfer-Encoding"):
             problems.append("chunked body")
         prof = (parca if self.server.kind == "parca" else pyroscope)(self, url, body, problems, rec)
@@ -148,6 +181,8 @@ def main():
     srv = http.server.HTTPServer(("127.0.0.1", int(opts.get("port", "0"))), Handler)
     srv.dir, srv.kind = sys.argv[1], opts.get("server", "pyroscope")
     srv.status, srv.count = int(opts.get("status", "0")), 0
+    srv.auth, srv.token = opts.get("auth"), opts.get("token")
+    srv.delay = float(opts.get("delay-first", "0"))
     with open(os.path.join(srv.dir, "port.tmp"), "w") as f:
         f.write("%d\n" % srv.server_address[1])
     os.rename(os.path.join(srv.dir, "port.tmp"), os.path.join(srv.dir, "port"))

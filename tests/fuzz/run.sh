@@ -28,6 +28,7 @@ max_len() {
 	fuzz_srcline) echo 32768 ;;
 	fuzz_folded|fuzz_kallsyms) echo 4096 ;;
 	fuzz_evparse) echo 256 ;;     # -e strings: 256 bytes hold a dozen globs
+	fuzz_url) echo 512 ;;         # a --push URL
 	*) echo 0 ;;     # libFuzzer's default: the largest seed
 	esac
 }

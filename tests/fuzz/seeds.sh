@@ -143,5 +143,11 @@ fuzz_optval)
 	for s in --limit=20 --no-flag --flag=yes --sort=sym,dso --ratio=1e-3 --out=a.svg --x=-5K; do
 		printf '%s' "$s" > "$dir/seed-$(printf '%s' "$s" | md5sum | cut -c1-8)"
 	done ;;
+fuzz_url)
+	# the URLs of docs/fleet.md and the push tests
+	for s in http://pyroscope:4040 http://parca:7070/api https://USER:TOKEN@profiles.example.net/ \
+		'http://127.0.0.1:4040/?token=X&a=b' 'http://[::1]:4040/ingest' 'https://h/p%20q;x?y#z'; do
+		printf '%s' "$s" > "$dir/seed-$(printf '%s' "$s" | md5sum | cut -c1-8)"
+	done ;;
 esac
 exit 0

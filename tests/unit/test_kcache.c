@@ -103,8 +103,10 @@ static bool load_and_compare(const char *path, const char *dir)
 	struct lp_kernel *k = lp_kernel_load_cached(path, dir, &hidden);
 	TEST_TRUE(parsed && k);
 	TEST_TRUE(!hidden);
-	if (parsed && k)
+	if (parsed && k) {
 		same_tables(parsed, k);
+		TEST_TRUE(lp_kernel_flaw(parsed) == lp_kernel_flaw(k));  /* kept in the cache */
+	}
 	lp_kernel_free(parsed);
 	lp_kernel_free(k);
 	return cache_valid(path, dir);

@@ -3,7 +3,8 @@
  * resolves back to its own address; schedule; modules) and on synthetic
  * files (hidden addresses, module boundaries, buffer boundaries, junk, long
  * names and lines, modules out of address order, a file without a size,
- * more symbols than the table was reserved for).
+ * more symbols than the table was reserved for); whether a file looks
+ * whole (lp_kernel_flaw).
  */
 #include <errno.h>
 #include <sys/stat.h>
@@ -421,6 +422,55 @@ static void test_build_id_notes(void)
 		TEST_EQ(lp_kernel_build_id(NULL, id, sizeof id), 20);
 }
 
+/* Loads text as a kallsyms file; the flaw lp_kernel_flaw finds, as the
+ * word after "no " or the first word ("" when whole). */
+static const char *flaw_of(const char *text)
+{
+	static char word[32];
+	FILE *f = tmp_open();
+	fputs(text, f);
+	fclose(f);
+	struct lp_kernel *k = lp_kernel_load(tmpfile_path, NULL);
+	TEST_TRUE(k != NULL);
+	const char *why = k ? lp_kernel_flaw(k) : "not loaded";
+	const char *no = why ? strstr(why, "no ") : NULL;
+	snprintf(word, sizeof word, "%s", !why ? "" : no ? no + 3 : why);
+	word[strcspn(word, " ")] = '\0';
+	lp_kernel_free(k);
+	unlink(tmpfile_path);
+	return word;
+}
+
+/* A kallsyms file looks whole (a copy in perf's cache is refused when it
+ * does not: resolve.c) when its last line ends, and its kernel lines hold
+ * _stext and _etext in address order; modules and zero addresses aside. */
+static void test_whole(void)
+{
+	static const char head[] =
+		"0000000000000000 A fixed_percpu_data\n"
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000000 T _text\n"
+		"ffffffff81000100 t fn\n";
+	static const char tail[] =
+		"ffffffff82000000 T _etext\n"
+		"ffffffff83000000 D some_data\n"
+		"ffffffffc0001000 t mod_fn\t[mod_a]\n"
+		"ffffffffc0000100 t bpf_prog\t[bpf]\n";   /* modules: any order */
+	char buf[1024];
+
+	snprintf(buf, sizeof buf, "%s%s", head, tail);
+	TEST_STREQ(flaw_of(buf), "");
+	buf[strlen(buf) - 1] = '\0';                   /* the last newline */
+	TEST_STREQ(flaw_of(buf), "it");                 /* "it ends in the middle ..." */
+	snprintf(buf, sizeof buf, "%s", head);          /* cut before _etext */
+	TEST_STREQ(flaw_of(buf), "_etext");
+	snprintf(buf, sizeof buf, "%s", tail);
+	TEST_STREQ(flaw_of(buf), "_stext");
+	snprintf(buf, sizeof buf, "%sffffffff80000000 t back\n%s", head, tail);
+	TEST_STREQ(flaw_of(buf), "the");                /* "the kernel's symbols are not in ..." */
+	TEST_STREQ(flaw_of(""), "_stext");
+}
+
 TEST_MAIN("kernel",
 	TEST_CASE(test_proc_kallsyms),
 	TEST_CASE(test_synthetic),
@@ -431,4 +481,5 @@ TEST_MAIN("kernel",
 	TEST_CASE(test_sizeless_file),
 	TEST_CASE(test_short_lines),
 	TEST_CASE(test_missing),
-	TEST_CASE(test_build_id_notes))
+	TEST_CASE(test_build_id_notes),
+	TEST_CASE(test_whole))
