@@ -89,10 +89,10 @@ function M.new(opt)
   for _, kv in ipairs(opt.label) do
     local k, v = kv:match("^([%a_][%w_]*)=(.+)$")
     if not k then
-      luaprof.usage_error("--label=" .. kv .. ": a label is NAME=VALUE, NAME of letters, digits and _")
+      luaprof.usage_error("--label=" .. luaprof.shown(kv) .. ": a label is NAME=VALUE, NAME of letters, digits and _")
     end
     if v:find("[,{}=\"]") then
-      luaprof.usage_error("--label=" .. kv .. ": a label's value cannot hold , { } = or \"")
+      luaprof.usage_error("--label=" .. luaprof.shown(kv) .. ": a label's value cannot hold , { } = or \"")
     end
     labels[#labels + 1] = { k, v }
   end

@@ -54,7 +54,8 @@ local function check_out_dir(out)
     if why == "No such file or directory" or why == "Not a directory" then
       why = "no such directory"
     end
-    luaprof.usage_error(string.format("--out=%s: cannot write a file in %s: %s", out, dir, why))
+    luaprof.usage_error(string.format("--out=%s: cannot write a file in %s: %s", luaprof.shown(out),
+                                        luaprof.shown(dir), why))
   end
   f:close()
   os.remove(probe)
