@@ -21,33 +21,31 @@
 
 #define TEXT "t"
 
-/* load(chunk [, chunkname [, mode [, env]]]): the base library's, its
- * mode "t" whatever was given. */
-static int l_load(lua_State *L)
+/* Calls the base library's function (upvalue 1) with the arguments
+ * given, its mode argument (at index mode) "t" whatever was given. */
+static int call_text_only(lua_State *L, int mode)
 {
 	int n = lua_gettop(L);
-	if (n < 3)
-		lua_settop(L, n = 3);
+	if (n < mode)
+		lua_settop(L, n = mode);
 	lua_pushliteral(L, TEXT);
-	lua_replace(L, 3);
+	lua_replace(L, mode);
 	lua_pushvalue(L, lua_upvalueindex(1));
 	lua_insert(L, 1);
 	lua_call(L, n, LUA_MULTRET);
 	return lua_gettop(L);
 }
 
-/* loadfile([filename [, mode [, env]]]): likewise, mode "t". */
+/* load(chunk [, chunkname [, mode [, env]]]) */
+static int l_load(lua_State *L)
+{
+	return call_text_only(L, 3);
+}
+
+/* loadfile([filename [, mode [, env]]]) */
 static int l_loadfile(lua_State *L)
 {
-	int n = lua_gettop(L);
-	if (n < 2)
-		lua_settop(L, n = 2);
-	lua_pushliteral(L, TEXT);
-	lua_replace(L, 2);
-	lua_pushvalue(L, lua_upvalueindex(1));
-	lua_insert(L, 1);
-	lua_call(L, n, LUA_MULTRET);
-	return lua_gettop(L);
+	return call_text_only(L, 2);
 }
 
 static int dofile_done(lua_State *L, int status, lua_KContext ctx)

@@ -24,26 +24,8 @@ done
 elf=$(find "$HOME/.debug" -name elf -type f | head -1)
 [ -z "$elf" ] || [ "$(stat -c %a "$elf")" = 755 ] || fail "an object's copy is not 0755 as perf's: $elf"
 
-cat > "$TMP/names.lua" <<'LUA'
-local c, kernel, unnamed = {}, 0, 0
-function on_sample(s)
-  if s.kernel then
-    kernel = kernel + 1
-    if not s.sym then unnamed = unnamed + 1 end
-    local k = (s.sym or "?") .. " " .. (s.dso or "?")
-    c[k] = (c[k] or 0) + 1
-  end
-end
-function on_end()
-  local t = {}
-  for k, n in pairs(c) do t[#t + 1] = n .. " " .. k end
-  table.sort(t)
-  print("kernel " .. kernel .. " unnamed " .. unnamed)
-  for _, l in ipairs(t) do print(l) end
-end
-LUA
 replay() {
-	expect_status 0 "$LUAPROF" run "$TMP/names.lua" -i "$TMP/k.data"
+	expect_status 0 "$LUAPROF" run "$CHECKS/kernel_names.lua" -i "$TMP/k.data"
 	cp "$TMP/out" "$TMP/$1.txt"
 	cp "$TMP/err" "$TMP/$1.err"
 }

@@ -12,26 +12,9 @@ expect_status 0 "$LUAPROF" record -o "$TMP/k.data" -- "$PROGS/syscalls" 2000
 copy=$(ls "$HOME"/.debug/\[kernel.kallsyms\]/*/kallsyms 2>/dev/null | head -1)
 [ -n "$copy" ] || fail "luaprof record left no kallsyms copy in ~/.debug"
 [ "$(stat -c %s "$copy")" -ge 1048576 ] || skip "this kernel's kallsyms has under 1 MiB: not cached"
-cat > "$TMP/names.lua" <<'LUA'
-local c, kernel = {}, 0
-function on_sample(s)
-  if s.kernel then
-    kernel = kernel + 1
-    local k = (s.sym or "?") .. " " .. (s.dso or "?")
-    c[k] = (c[k] or 0) + 1
-  end
-end
-function on_end()
-  local t = {}
-  for k, n in pairs(c) do t[#t + 1] = n .. " " .. k end
-  table.sort(t)
-  print("kernel " .. kernel)
-  for _, l in ipairs(t) do print(l) end
-end
-LUA
 cache=$HOME/.cache/luaprof/kallsyms
 replay() {
-	expect_status 0 "$LUAPROF" run "$TMP/names.lua" -i "$TMP/k.data"
+	expect_status 0 "$LUAPROF" run "$CHECKS/kernel_names.lua" -i "$TMP/k.data"
 	cp "$TMP/out" "$TMP/$1.txt"
 }
 replay cold
@@ -55,6 +38,6 @@ cmp -s "$TMP/cold.txt" "$TMP/damaged.txt" || fail "a damaged cache changed the n
 [ "$(stat -c %s "$file")" = "$size" ] || fail "the damaged cache file was not written again"
 # nowhere to keep it: the same names
 expect_status 0 env -u HOME -u XDG_CACHE_HOME PERF_BUILDID_DIR="$HOME/.debug" \
-	"$LUAPROF" run "$TMP/names.lua" -i "$TMP/k.data"
+	"$LUAPROF" run "$CHECKS/kernel_names.lua" -i "$TMP/k.data"
 cmp -s "$TMP/cold.txt" "$TMP/out" || fail "without a cache directory the names differ"
 echo "kernel samples $kernel, cache file $size bytes"
