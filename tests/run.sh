@@ -146,7 +146,7 @@ run_fuzz() {
 }
 
 run_e2e() {
-	local t=$1 name out rc
+	local t=$1 name out rc p f s
 	name=$(basename "$t" .sh)
 	out=$(timeout 120 bash "$t" 2>&1); rc=$?
 	if ! san_reports "$name"; then
@@ -165,9 +165,23 @@ run_e2e() {
 		passed=$((passed + 1)); echo "ok   $name"
 	   fi ;;
 	77) skipped=$((skipped + 1)); echo "skip $name: $(printf '%s\n' "$out" | tail -1)" ;;
-	*) failed=$((failed + 1)); failures+=("$name")
+	*) local sum
+	   sum=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, \([1-9][0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' | tail -1)
+	   if [ -n "$sum" ]; then       # rows or scenarios: each counted
+		read -r p f s <<<"$sum"
+		passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+	   else
+		failed=$((failed + 1))
+	   fi
+	   failures+=("$name")
 	   echo "FAIL $name (exit $rc)"
-	   printf '%s\n' "$out" | tail -25 | sed 's/^/    /' ;;
+	   # from its first failure on (a test of scenarios reports each one),
+	   # else its last lines
+	   if printf '%s\n' "$out" | grep -q '^FAIL'; then
+		printf '%s\n' "$out" | awk '/^FAIL/ { p = 1 } /^(ok|skip) / { p = 0 } p' | head -60
+	   else
+		printf '%s\n' "$out" | tail -25
+	   fi | sed 's/^/    /' ;;
 	esac
 }
 

@@ -199,3 +199,30 @@ need_watchpoints() {
 	local why
 	why=$("$PROGS/wpcheck" 2>&1) || skip "hardware watchpoints do not fire here (tests/progs/wpcheck: $why)"
 }
+
+# One scenario per case.  A test of several cases runs each one as
+#   scenario NAME FUNCTION [ARGS...]
+# in a subshell of its own: a case that fails (fail, or any non-zero
+# status) is reported as "FAIL NAME" with the end of its output, and the
+# next case still runs; one that skips (exit 77) is reported and counted
+# apart.  Cases share $TMP, so a later one may use what an earlier one
+# made (and says so when it is missing).  scenarios_done ends the test:
+# "N passed, N failed, N skipped" (tests/run.sh counts each case as a
+# test) and a status of 1 when any failed.
+SC_PASSED=0 SC_FAILED=0 SC_SKIPPED=0
+scenario() {
+	local name=$1 out rc
+	shift
+	out=$( ("$@") 2>&1 ); rc=$?
+	case $rc in
+	0) SC_PASSED=$((SC_PASSED + 1)); echo "ok   $name" ;;
+	77) SC_SKIPPED=$((SC_SKIPPED + 1)); echo "skip $name: $(printf '%s\n' "$out" | tail -1)" ;;
+	*) SC_FAILED=$((SC_FAILED + 1)); echo "FAIL $name (exit $rc)"
+	   printf '%s\n' "$out" | tail -15 | sed 's/^/    /' ;;
+	esac
+	return 0
+}
+scenarios_done() {
+	echo "$SC_PASSED passed, $SC_FAILED failed, $SC_SKIPPED skipped"
+	[ "$SC_FAILED" = 0 ]
+}
