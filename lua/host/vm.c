@@ -164,6 +164,7 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	lua_pushboolean(L, 1);          /* LUA_PATH and LUA_CPATH are not read */
 	lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
 	luaL_openlibs(L);
+	lp_guard_open_coroutines(L);
 	lua_getglobal(L, "os");
 	lua_pushcfunction(L, l_os_exit);
 	lua_setfield(L, -2, "exit");
@@ -293,11 +294,13 @@ int lp_vm_unwound(struct lp_run *run, int status)
 	return call_done(run, status);
 }
 
+/* The state is closed under the guard (its __gc finalizers may loop),
+ * then the watchdog stopped. */
 void lp_vm_close(struct lp_run *run)
 {
-	lp_guard_stop(&run->vm.guard);
 	if (run->vm.L)
-		lua_close(run->vm.L);
+		lp_guard_close(&run->vm.guard, run->vm.L);
+	lp_guard_stop(&run->vm.guard);
 	run->vm.L = NULL;
 	lp_agg_regs_free(run);
 	lp_fold_free(run);
