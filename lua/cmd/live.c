@@ -461,6 +461,7 @@ struct live_run {
 	struct lp_recording *recording; /* -o */
 	unsigned fb;                    /* LP_FALLBACK_* */
 	bool looped;                    /* live_loop ran: the run is to be ended */
+	bool started;                   /* the events and the command were started */
 	uint64_t t0, t1;                /* the loop's start and end (CLOCK_MONOTONIC) */
 	char err[LP_ERRMSG_MAX];
 	char exe[PATH_MAX];             /* the program mem:VARIABLE watches */
@@ -535,19 +536,25 @@ static int live_loop(struct live_run *lr)
 	seed_procs(run, cli, lr->recording);
 	run->interval.set_alarm = source_alarm;
 	run->interval.alarm_ctx = lr->lv;
-	lp_cmd_signals_live(lr->lv);
 	if (preload_kernel(run, cli, lr->fb))
 		run->failed = true;
 	lr->t0 = now_ns();
 	if (cli->sampling.count_only)
 		lp_run_set_origin(run, lr->t0);
+	/* a signal during all of the above ends the run here, before it starts
+	 * (the command, corked, is cancelled); none acts half-way through the
+	 * start */
+	sigset_t held;
+	bool early = lp_cmd_signals_live(lr->lv, &held);
 	int rc = run->failed ? -1 : setup_counts(run, lr->lv, cli) ? 1 :
-		 lp_live_start(lr->lv, lr->err, sizeof lr->err);
+		 early ? 0 : lp_live_start(lr->lv, lr->err, sizeof lr->err);
+	lr->started = !early && rc == 0;
+	lp_cmd_signals_release(&held);
 	if (rc == 1)
 		snprintf(lr->err, sizeof lr->err, "out of memory");
 	if (rc > 0 || (rc < 0 && !run->failed))
 		fprintf(stderr, "luaprof: %s\n", lr->err);
-	if (rc == 0) {
+	if (lr->started) {
 		struct live_src ctx;
 		struct lp_source src = live_source(&ctx, lr->lv, cli);
 		if (lr->recording)
@@ -593,11 +600,13 @@ static int live_finish(struct live_run *lr, int rc)
 {
 	struct lp_run *run = lr->run;
 	int grace = 0;
-	if (lr->looped && rc == 0)
-		grace = lp_cmd_signal_caught() ? 1000 : (run->output_closed ||
+	if (lr->started && rc == 0)
+		grace = lp_cmd_signal_first() ? 1000 : (run->output_closed ||
 			(!run->exit_requested && !lr->cli->duration_ns)) ? -1 : 0;
 	int status = lp_live_wait(lr->lv, grace);
-	lp_cmd_signals_live(NULL);
+	if (!lr->started)
+		status = -1;            /* a command never started has no status */
+	lp_cmd_signals_live(NULL, NULL);
 	if (lr->looped)
 		rc = live_report(lr, rc, status);
 	lp_live_close(lr->lv);
@@ -605,7 +614,9 @@ static int live_finish(struct live_run *lr, int rc)
 		rc = -1;
 	if (rc || run->failed)
 		return LP_EXIT_FAILURE;
-	return status >= 0 ? exit_code(status) : 0;
+	if (status >= 0)
+		return exit_code(status);
+	return lp_cmd_signal_first() ? 128 + lp_cmd_signal_first() : 0;
 }
 
 int lp_run_live(struct lp_run *run, struct lp_cli *cli)

@@ -1,12 +1,21 @@
 /*
  * signals.c - how luaprof's commands take SIGINT, SIGTERM and SIGHUP.
  *
- * They end the run cleanly (rings drained, on_end called); a replay stops
- * reading, runs on_end and exits 128+N.  A hook still running a second
- * after the signal is interrupted (guard.c).  A signal typed at the
- * terminal reaches the command too, as it would without luaprof; one sent
- * to luaprof alone (kill) is passed on to the command.  A command still
- * running when the run ends for another reason (a script error,
+ * The first signal ends the run cleanly: sampling stops and the rings are
+ * drained, the records already taken in still go to the script, on_end
+ * runs, and luaprof exits 128+N (with a command, the command's status);
+ * a replay stops reading, runs on_end over what it delivered (over every
+ * record read, when the input was stalled: replay.c) and exits 128+N.  A
+ * signal that comes while the run is being set up (the events opened,
+ * on_start, /proc read) is kept, and acts once the live run is named
+ * (lp_cmd_signals_live): the run then ends before it starts, as one
+ * mid-run would, with on_end and 128+N.
+ *
+ * A hook running at a signal is interrupted when it does not return
+ * within a second, at once at the second signal (guard.c).  A signal typed
+ * at the terminal reaches the command too, as it would without luaprof;
+ * one sent to luaprof alone (kill) is passed on to the command.  A command
+ * still running when the run ends for another reason (a script error,
  * luaprof.exit(), --duration) is sent SIGTERM.
  */
 #include <signal.h>
@@ -17,21 +26,36 @@
 #include "luaprof/live.h"
 
 static struct lp_live *volatile sig_live;
-static volatile sig_atomic_t sig_caught;
 static struct lp_run *volatile sig_run;
+static volatile sig_atomic_t sig_first, sig_count;
+static volatile sig_atomic_t sig_pass;  /* sent to luaprof alone: for the command */
+
+/* Stops the live run, and passes a signal meant for the command on. */
+static void stop_live(struct lp_live *lv)
+{
+	lp_live_stop(lv);
+	int pass = sig_pass;
+	if (pass) {
+		sig_pass = 0;
+		lp_live_signal(lv, pass);
+	}
+}
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
-	sig_caught = sig;
+	sig_count = sig_count + 1;
+	if (!sig_first)
+		sig_first = sig;
 	lp_guard_signal(sig);           /* a hook that does not return is interrupted */
-	if (sig_run)
-		sig_run->interrupted = sig;     /* a replay stops reading */
-	if (!sig_live)
-		return;
-	lp_live_stop(sig_live);
+	struct lp_run *run = sig_run;
+	if (run)
+		run->interrupted = sig;         /* a replay stops reading */
 	if (si->si_code == SI_USER || si->si_code == SI_QUEUE)
-		lp_live_signal(sig_live, sig);  /* not from the terminal: pass it on */
+		sig_pass = sig;                 /* not from the terminal: pass it on */
+	struct lp_live *lv = sig_live;
+	if (lv)
+		stop_live(lv);
 }
 
 /* SIGPIPE is ignored (the launched command gets it back: workload.c), so
@@ -42,6 +66,10 @@ void lp_cmd_signals_install(struct lp_run *run)
 	sig_run = run;
 	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_RESTART };
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);         /* one at a time, and not inside the guard's */
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGHUP);
+	sigaddset(&sa.sa_mask, SIGALRM);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -53,12 +81,33 @@ void lp_cmd_signals_run(struct lp_run *run)
 	sig_run = run;
 }
 
-void lp_cmd_signals_live(struct lp_live *lv)
+bool lp_cmd_signals_live(struct lp_live *lv, sigset_t *held)
 {
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (held)
+		pthread_sigmask(SIG_BLOCK, &set, held);
 	sig_live = lv;
+	if (!lv || !sig_count)
+		return false;
+	stop_live(lv);                  /* a signal came before lv was named */
+	return true;
 }
 
-int lp_cmd_signal_caught(void)
+void lp_cmd_signals_release(const sigset_t *held)
 {
-	return sig_caught;
+	pthread_sigmask(SIG_SETMASK, held, NULL);
+}
+
+int lp_cmd_signal_first(void)
+{
+	return sig_first;
+}
+
+int lp_cmd_signal_count(void)
+{
+	return sig_count;
 }
