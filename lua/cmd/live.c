@@ -452,6 +452,31 @@ static int preload_kernel(struct lp_run *run, const struct lp_cli *cli, unsigned
 }
 
 
+/* After a second signal ended the loop: the records the script did not
+ * get, counted for one line, and still written to the -o recording (src
+ * is then its tee, which reads the model's maps: they are applied). */
+static void skip_rest(struct lp_run *run, const struct lp_source *src, bool recording)
+{
+	struct lp_record rec;
+	int event, rc;
+	uint64_t skipped = 0;
+	while ((rc = src->next(src->ctx, &rec, &event)) > 0) {
+		if (rc != 1)
+			continue;
+		if (rec.type == PERF_RECORD_SAMPLE)
+			skipped++;
+		else if (lp_procs_apply(run->procs, &rec))
+			break;
+	}
+	if (skipped)
+		fprintf(stderr, "luaprof: a second signal: the %llu samples still queued for the "
+				"script were skipped (on_end sees the %llu it got%s)\n",
+			(unsigned long long)skipped,
+			(unsigned long long)run->stats.samples,
+			recording ? "; the recording has them all" : "");
+}
+
+
 /* ---- the run: open, loop, finish ---- */
 
 struct live_run {
@@ -562,6 +587,8 @@ static int live_loop(struct live_run *lr)
 		rc = lp_run_loop(run, &src);
 		if (rc < 0 && !run->failed)
 			fprintf(stderr, "luaprof: reading the samples failed: %s\n", strerror(-rc));
+		if (rc == 0 && lp_cmd_signal_count() > 1)
+			skip_rest(run, &src, lr->recording != NULL);
 		lp_tp_set_free(ctx.formats);
 	}
 	lr->t1 = now_ns();

@@ -11,6 +11,12 @@
  * (lp_cmd_signals_live): the run then ends before it starts, as one
  * mid-run would, with on_end and 128+N.
  *
+ * A second signal ends the run at once: the records still queued for the
+ * script are skipped (live.c still writes them to an -o recording and
+ * counts them), on_end runs over what the script got.  A third ends
+ * luaprof there and then, as a kill would, with one line: the last resort
+ * when something no signal reaches holds the run.
+ *
  * A hook running at a signal is interrupted when it does not return
  * within a second, at once at the second signal (guard.c).  A signal typed
  * at the terminal reaches the command too, as it would without luaprof;
@@ -20,6 +26,7 @@
  */
 #include <signal.h>
 #include <stddef.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "lp.h"
@@ -29,6 +36,30 @@ static struct lp_live *volatile sig_live;
 static struct lp_run *volatile sig_run;
 static volatile sig_atomic_t sig_first, sig_count;
 static volatile sig_atomic_t sig_pass;  /* sent to luaprof alone: for the command */
+
+const char *lp_cmd_signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" :
+	       "a signal";
+}
+
+/* The third signal: out at once (the command gets SIGTERM from the kernel,
+ * PR_SET_PDEATHSIG).  Async-signal-safe. */
+static _Noreturn void give_up(int sig)
+{
+	static const char head[] = "luaprof: a third signal (";
+	static const char tail[] = "): luaprof exits at once (an -o recording is left "
+				   "unclosed, as by a kill: luaprof run -i reads it)\n";
+	const char *name = lp_cmd_signal_name(sig);
+	size_t n = 0;
+	while (name[n])
+		n++;
+	if (write(STDERR_FILENO, head, sizeof head - 1) < 0 || write(STDERR_FILENO, name, n) < 0 ||
+	    write(STDERR_FILENO, tail, sizeof tail - 1) < 0)
+		n = 0;          /* nothing more to do about it */
+	lp_term_release();
+	_exit(128 + sig);
+}
 
 /* Stops the live run, and passes a signal meant for the command on. */
 static void stop_live(struct lp_live *lv)
@@ -44,13 +75,19 @@ static void stop_live(struct lp_live *lv)
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
-	sig_count = sig_count + 1;
+	int n = sig_count + 1;
+	sig_count = n;
 	if (!sig_first)
 		sig_first = sig;
+	if (n >= 3)
+		give_up(sig);
 	lp_guard_signal(sig);           /* a hook that does not return is interrupted */
 	struct lp_run *run = sig_run;
-	if (run)
+	if (run) {
 		run->interrupted = sig;         /* a replay stops reading */
+		if (n > 1)
+			run->exit_requested = 1;        /* the queue is skipped */
+	}
 	if (si->si_code == SI_USER || si->si_code == SI_QUEUE)
 		sig_pass = sig;                 /* not from the terminal: pass it on */
 	struct lp_live *lv = sig_live;

@@ -261,7 +261,8 @@ struct lp_run {
 	struct lp_run_stats stats;
 	struct lp_run_interval interval;
 	struct lp_run_live live;
-	bool exit_requested;            /* luaprof.exit(), or the output closed */
+	volatile sig_atomic_t exit_requested;   /* luaprof.exit(), the output closed, or a
+						 * second signal: the loop ends */
 	bool os_exit;                   /* os.exit(): no further hook, on_end included */
 	int os_exit_code;               /* and the exit status it asked for */
 	bool output_closed;             /* stdout's reader has gone (| head): the run

@@ -80,7 +80,8 @@ static int l_os_exit(lua_State *L)
 {
 	struct lp_run *run = lp_get_run(L);
 	int code = lua_isboolean(L, 1) ? !lua_toboolean(L, 1) : (int)luaL_optinteger(L, 1, 0);
-	run->os_exit = run->exit_requested = true;
+	run->os_exit = true;
+	run->exit_requested = 1;
 	run->os_exit_code = code & 0xff;
 	lua_pushlightuserdata(L, &os_exit_mark);
 	return lua_error(L);
@@ -226,7 +227,7 @@ static int output_failed(struct lp_run *run)
 {
 	int err = errno;                /* most often the failed write's */
 	struct stat st;
-	run->exit_requested = true;
+	run->exit_requested = 1;
 	if (!fstat(STDOUT_FILENO, &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
 		run->output_closed = true;
 		return 0;
