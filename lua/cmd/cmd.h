@@ -43,7 +43,12 @@ void lp_cmd_log(enum lp_log_level level, const char *msg, void *ctx);
  * can be started without a signal acting half-way;
  * lp_cmd_signal_first is the first signal caught (0: none yet),
  * lp_cmd_signal_count how many came; lp_cmd_signal_name names one
- * ("SIGINT"). */
+ * ("SIGINT"); lp_cmd_signals_die ends the process by sig, its default
+ * action (stdio flushed, the terminal given back), as perf record ends
+ * when a signal ended its run: the shell sees 128+N, and a service
+ * manager a stop by that signal, not an exit code (systemd takes 143 as a
+ * failure, death by SIGTERM as clean); it returns only if sig did not
+ * end the process. */
 void lp_cmd_signals_install(struct lp_run *run);
 void lp_cmd_signals_run(struct lp_run *run);
 bool lp_cmd_signals_live(struct lp_live *lv, sigset_t *held);
@@ -51,6 +56,7 @@ void lp_cmd_signals_release(const sigset_t *held);
 int lp_cmd_signal_first(void);
 int lp_cmd_signal_count(void);
 const char *lp_cmd_signal_name(int sig);
+void lp_cmd_signals_die(int sig);
 
 /* deadline.c: --duration over a replay.  lp_deadline_arm starts a one-shot
  * timer of ns nanoseconds whose signal interrupts a blocking system call

@@ -643,7 +643,8 @@ static int live_finish(struct live_run *lr, int rc)
 		return LP_EXIT_FAILURE;
 	if (status >= 0)
 		return exit_code(status);
-	return lp_cmd_signal_first() ? 128 + lp_cmd_signal_first() : 0;
+	run->end_signal = lp_cmd_signal_first();
+	return run->end_signal ? 128 + run->end_signal : 0;
 }
 
 int lp_run_live(struct lp_run *run, struct lp_cli *cli)

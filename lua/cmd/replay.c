@@ -346,7 +346,7 @@ static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 	       !run->interrupted && !lp_deadline_passed())
 		;
 	if (!rs.pd && run->interrupted)
-		return 128 + run->interrupted;
+		return 128 + (run->end_signal = run->interrupted);
 	if (!rs.pd && errno == EINTR)
 		return no_writer(run, file, duration_ns, err);
 	if (!rs.pd) {
@@ -383,7 +383,8 @@ static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 	lp_perfdata_close(rs.pd);
 	if (rc || run->failed)
 		return LP_EXIT_FAILURE;
-	return run->interrupted ? 128 + run->interrupted : 0;
+	run->end_signal = run->interrupted;
+	return run->end_signal ? 128 + run->end_signal : 0;
 }
 
 int lp_replay(struct lp_run *run, const char *file, uint64_t duration_ns)

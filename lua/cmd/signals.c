@@ -26,6 +26,7 @@
  */
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -147,4 +148,16 @@ int lp_cmd_signal_first(void)
 int lp_cmd_signal_count(void)
 {
 	return sig_count;
+}
+
+void lp_cmd_signals_die(int sig)
+{
+	sigset_t set;
+	fflush(NULL);
+	lp_term_restore();
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
 }

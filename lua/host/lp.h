@@ -271,6 +271,8 @@ struct lp_run {
 	bool failed;                    /* a hook raised an error */
 	int watched;                    /* the fd the source watches for keys, -1: none */
 	volatile sig_atomic_t interrupted;      /* a signal stopped the run (replays) */
+	int end_signal;                 /* the exit status is 128+end_signal, for the
+					 * signal that ended the run: luaprof dies of it */
 	struct lp_run_stack stack;
 	struct lp_run_aggs aggs;
 };

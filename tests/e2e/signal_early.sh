@@ -65,6 +65,27 @@ for when in handler later; do
 	done
 done
 
+# Ended by the signal itself, as perf record -a is (a service manager
+# takes that as a clean stop, an exit status of 143 as a failure).
+if command -v python3 >/dev/null; then
+	python3 - "$LUAPROF" <<'PY' || fail "run -a was not ended by the SIGTERM that stopped it"
+import os, signal, subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], "run", "count", "-a", "-e", "cpu-clock", "-F", "99"],
+                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+deadline = time.time() + 20
+while time.time() < deadline:
+    with open("/proc/%d/status" % p.pid) as f:
+        cgt = [l.split()[1] for l in f if l.startswith("SigCgt")]
+    if cgt and int(cgt[0], 16) & (1 << 14):
+        break
+    time.sleep(0.01)
+p.send_signal(signal.SIGTERM)
+out, _ = p.communicate(timeout=10)
+print("run -a, SIGTERM: wait status", p.returncode, "(-15: ended by SIGTERM)")
+sys.exit(0 if p.returncode == -signal.SIGTERM and b"total:" in out else 1)
+PY
+fi
+
 # A command: SIGTERM while on_start runs (the script waits there until the
 # signal was sent).  The command is never started, on_end runs, with no
 # status (the command has none), exit 143.
