@@ -60,6 +60,8 @@
 
 #define GRACE_NS 1000000000ull          /* a signalled hook's time to return */
 #define HOOK_COUNT 1000                 /* VM instructions between checks, once armed */
+#define STUCK_NS 1000000000ull          /* a due error's time to be raised before luaprof
+					 * gives up on the call */
 
 enum { ARM_NONE, ARM_TIMEOUT, ARM_SIGNAL };
 
@@ -156,7 +158,7 @@ static _Noreturn void give_up(struct lp_guard *g)
  * hook can: the state is closing). */
 static void alarm_at(const struct lp_guard *g, uint64_t now)
 {
-	uint64_t at = g->due_ns + (g->L ? GRACE_NS : 0);
+	uint64_t at = g->due_ns + (g->L ? STUCK_NS : 0);
 	uint64_t secs = at > now ? (at - now + 999999999ull) / 1000000000ull : 1;
 	alarm((unsigned)(secs ? secs : 1));
 }
@@ -166,7 +168,7 @@ static void alarm_at(const struct lp_guard *g, uint64_t now)
 static void check_stuck(struct lp_guard *g)
 {
 	uint64_t now = mono_ns();
-	if (now >= g->due_ns + (g->L ? GRACE_NS : 0))
+	if (now >= g->due_ns + (g->L ? STUCK_NS : 0))
 		give_up(g);
 	alarm_at(g, now);
 }
