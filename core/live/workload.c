@@ -1,6 +1,9 @@
 /*
  * workload.c - starting the profiled command corked (see workload.h).
  *
+ * The child takes signals as the command will from the fork on: the
+ * parent's handlers go back to their defaults, its mask is emptied.
+ *
  * Two pipes: "go" (parent -> child, one byte means exec, EOF means give up)
  * and "err" (child -> parent, close-on-exec: EOF means exec succeeded, four
  * bytes are the errno of a failed exec).  A child prepared "stopped" asks
@@ -20,10 +23,27 @@
 
 #include "luaprof/workload.h"
 
+/* The signals the parent catches act on the child as they will once it
+ * has exec'd (their default) from the fork on: one that comes before the
+ * exec (Ctrl-C at the terminal, one passed on the moment the command is
+ * started) is not swallowed by a copy of the parent's handler. */
+static void default_handlers(void)
+{
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction sa;
+		if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &sa))
+			continue;
+		if (!(sa.sa_flags & SA_SIGINFO) && (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN))
+			continue;
+		signal(sig, SIG_DFL);
+	}
+}
+
 static void child(int go, int err, char *const argv[], bool stop)
 {
 	char c;
 	sigset_t none;
+	default_handlers();
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);       /* luaprof ignores it; the command must not */
@@ -136,9 +156,10 @@ static int read_exec_errno(struct lp_workload *w)
 	return n == (ssize_t)sizeof e ? e : 0;
 }
 
+/* EPIPE: a signal ended the child before its exec (its status says so). */
 int lp_workload_start(struct lp_workload *w)
 {
-	if (write(w->go_fd, "x", 1) != 1)
+	if (write(w->go_fd, "x", 1) != 1 && errno != EPIPE)
 		return -errno;
 	close(w->go_fd);
 	w->go_fd = -1;

@@ -16,7 +16,9 @@
 #include "util/bits.h"
 
 /* An error in the input: the records queued before it are still whole, so
- * they are delivered first (in time order), then the error. */
+ * they are delivered first (in time order), then the error.  -EINTR is
+ * no error: a stream's wait was stopped (lp_perfdata_set_stop), and the
+ * input ends there, the queue delivered as at its end. */
 bool pd_drain(struct lp_perfdata *pd, int err)
 {
 	pd->eof = true;

@@ -152,6 +152,32 @@ void pd_src_close(struct pd_src *s)
 	s->chunk = PD_NO_CHUNK;
 }
 
+static bool (*stop_fn)(void *ctx);
+static void *stop_ctx;
+
+void lp_perfdata_set_stop(bool (*stop)(void *ctx), void *ctx)
+{
+	stop_fn = stop;
+	stop_ctx = ctx;
+}
+
+/* A stream's wait for bytes, in poll(2), which a signal interrupts even
+ * under SA_RESTART (read(2) would be restarted, and a stalled pipe would
+ * hold the reader past any signal): 0 once there is something to read
+ * (or the end, or an error read(2) then reports), -EINTR when a signal
+ * came and stop_fn says to stop. */
+static int wait_input(const struct pd_src *s)
+{
+	struct pollfd p = { .fd = s->fd, .events = POLLIN };
+	while (poll(&p, 1, -1) < 0) {
+		if (errno != EINTR)
+			return 0;
+		if (stop_fn && stop_fn(stop_ctx))
+			return -EINTR;
+	}
+	return 0;
+}
+
 /* Reads on at the end of the buffered bytes: a file never past src.end
  * (the feature sections follow the records). */
 static ssize_t read_some(struct pd_src *s)
@@ -219,6 +245,8 @@ static __attribute__((noinline)) ssize_t refill(struct lp_perfdata *pd, size_t w
 	if ((err = make_room(pd, want)))
 		return err;
 	while (s->len - s->head < want) {
+		if (!s->map && (err = wait_input(s)))
+			return err;             /* the input ends here: no error */
 		ssize_t n = read_some(s);
 
 		if (n < 0 && errno == EINTR)

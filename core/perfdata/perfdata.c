@@ -206,6 +206,8 @@ static int read_preamble(struct lp_perfdata *pd)
 	}
 }
 
+/* A stream's wait for the header stopped (lp_perfdata_set_stop): no data
+ * yet, so the open fails, with errno EINTR. */
 static int open_any(struct lp_perfdata *pd, const char *path)
 {
 	struct {
@@ -218,16 +220,19 @@ static int open_any(struct lp_perfdata *pd, const char *path)
 		err = pd_src_read(pd, &start, sizeof start);
 	if (!err)
 		err = check_magic(pd, start.magic);
-	if (err)
-		return err;
-	if (start.size == PD_PIPE_HEADER_SIZE)
+	if (!err && start.size == PD_PIPE_HEADER_SIZE)
 		pd->pipe = true;
-	else if (!pd->src.map)
+	else if (!err && !pd->src.map)
 		return pd_error(pd, 0, -ESPIPE, "a seekable perf.data cannot be read from a pipe "
 				"(record with -o - for pipe mode, or pass the file name)");
-	else if ((err = open_file(pd, start.size)))
-		return err;
-	return read_preamble(pd);
+	else if (!err)
+		err = open_file(pd, start.size);
+	if (!err)
+		err = read_preamble(pd);
+	if (err == -EINTR)      /* kept when it is the wait for a named pipe's writer */
+		return pd_error(pd, PD_NO_OFF, err, "interrupted while waiting for the "
+				"recording's header");
+	return err;
 }
 
 struct lp_perfdata *lp_perfdata_open(const char *path, char *err, size_t errsz)

@@ -79,6 +79,16 @@ struct lp_perfdata;
  * line naming the file ("stdin" for "-"), the offset and the problem into
  * err (errsz bytes). */
 struct lp_perfdata *lp_perfdata_open(const char *path, char *err, size_t errsz);
+
+/* Whether to stop waiting for a stream (a pipe, standard input) that has
+ * nothing to read: stop(ctx), asked each time a signal interrupts that
+ * wait, on the thread that reads.  When it says true, the input ends
+ * there, as at its end: lp_perfdata_next() hands out every whole record
+ * read so far (in time order, the ones queued for ordering included),
+ * then 0; lp_perfdata_open() fails with errno EINTR.  Without it (NULL, the
+ * default) a signal never ends the wait.  Process-wide: one for every
+ * reader; a mapped file never waits. */
+void lp_perfdata_set_stop(bool (*stop)(void *ctx), void *ctx);
 void lp_perfdata_close(struct lp_perfdata *pd);
 
 /* Events, valid until close.  In pipe mode more may appear while reading. */

@@ -25,7 +25,9 @@ struct lp_workload {
 
 /* Forks argv[0] (looked up in PATH) and leaves it waiting.  The child keeps
  * the caller's stdin/stdout/stderr, gets SIGTERM if the caller dies, and has
- * an empty signal mask.  Returns 0 or -errno. */
+ * an empty signal mask, and the default action for every signal the
+ * caller catches (as after its exec), so that one that comes before the
+ * exec acts as it would on the command.  Returns 0 or -errno. */
 int lp_workload_prepare(struct lp_workload *w, char *const argv[]);
 
 /* The same, and lp_workload_start then returns with the new program

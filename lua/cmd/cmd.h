@@ -32,15 +32,31 @@ int lp_run_live(struct lp_run *run, struct lp_cli *cli);
  * each. */
 void lp_cmd_log(enum lp_log_level level, const char *msg, void *ctx);
 
-/* signals.c: lp_cmd_signals_install takes SIGINT, SIGTERM and SIGHUP for
- * run (a signal sets run->interrupted) and ignores SIGPIPE;
- * lp_cmd_signals_run changes the run (NULL: none);
- * lp_cmd_signals_live names the live events a signal stops (NULL: none);
- * lp_cmd_signal_caught is the last signal caught, or 0. */
+/* signals.c (see there for what each signal does):
+ * lp_cmd_signals_install takes SIGINT, SIGTERM and SIGHUP for run (a
+ * signal sets run->interrupted; a second, run->exit_requested) and
+ * ignores SIGPIPE; lp_cmd_signals_run changes the run (NULL: none);
+ * lp_cmd_signals_live names the live events a signal stops (NULL: none),
+ * and returns true when a signal came before they were named (they are
+ * stopped already); with held, it first blocks the three signals (their
+ * old mask into held) until lp_cmd_signals_release(held), so that the run
+ * can be started without a signal acting half-way;
+ * lp_cmd_signal_first is the first signal caught (0: none yet),
+ * lp_cmd_signal_count how many came; lp_cmd_signal_name names one
+ * ("SIGINT"); lp_cmd_signals_die ends the process by sig, its default
+ * action (stdio flushed, the terminal given back), as perf record ends
+ * when a signal ended its run: the shell sees 128+N, and a service
+ * manager a stop by that signal, not an exit code (systemd takes 143 as a
+ * failure, death by SIGTERM as clean); it returns only if sig did not
+ * end the process. */
 void lp_cmd_signals_install(struct lp_run *run);
 void lp_cmd_signals_run(struct lp_run *run);
-void lp_cmd_signals_live(struct lp_live *lv);
-int lp_cmd_signal_caught(void);
+bool lp_cmd_signals_live(struct lp_live *lv, sigset_t *held);
+void lp_cmd_signals_release(const sigset_t *held);
+int lp_cmd_signal_first(void);
+int lp_cmd_signal_count(void);
+const char *lp_cmd_signal_name(int sig);
+void lp_cmd_signals_die(int sig);
 
 /* deadline.c: --duration over a replay.  lp_deadline_arm starts a one-shot
  * timer of ns nanoseconds whose signal interrupts a blocking system call

@@ -454,6 +454,31 @@ static int preload_kernel(struct lp_run *run, const struct lp_cli *cli, unsigned
 }
 
 
+/* After a second signal ended the loop: the records the script did not
+ * get, counted for one line, and still written to the -o recording (src
+ * is then its tee, which reads the model's maps: they are applied). */
+static void skip_rest(struct lp_run *run, const struct lp_source *src, bool recording)
+{
+	struct lp_record rec;
+	int event, rc;
+	uint64_t skipped = 0;
+	while ((rc = src->next(src->ctx, &rec, &event)) > 0) {
+		if (rc != 1)
+			continue;
+		if (rec.type == PERF_RECORD_SAMPLE)
+			skipped++;
+		else if (lp_procs_apply(run->procs, &rec))
+			break;
+	}
+	if (skipped)
+		fprintf(stderr, "luaprof: a second signal: the %llu samples still queued for the "
+				"script were skipped (on_end sees the %llu it got%s)\n",
+			(unsigned long long)skipped,
+			(unsigned long long)run->stats.samples,
+			recording ? "; the recording has them all" : "");
+}
+
+
 /* ---- the run: open, loop, finish ---- */
 
 struct live_run {
@@ -463,6 +488,7 @@ struct live_run {
 	struct lp_recording *recording; /* -o */
 	unsigned fb;                    /* LP_FALLBACK_* */
 	bool looped;                    /* live_loop ran: the run is to be ended */
+	bool started;                   /* the events and the command were started */
 	uint64_t t0, t1;                /* the loop's start and end (CLOCK_MONOTONIC) */
 	char err[LP_ERRMSG_MAX];
 	char exe[PATH_MAX];             /* the program mem:VARIABLE watches */
@@ -550,7 +576,8 @@ static int live_open(struct live_run *lr)
  * after it stayed unnamed.  Kernel symbols are read before a command
  * starts (it waits for them, nothing of it is lost), but only after the
  * events of -p and -a are on, since the processes run meanwhile: the
- * drain thread keeps their records.  0, or -1 (reported). */
+ * drain thread keeps their records.  A signal before the start ends the
+ * run there (lr->started stays false).  0, or -1 (reported). */
 static int live_go(struct live_run *lr)
 {
 	struct lp_run *run = lr->run;
@@ -561,18 +588,27 @@ static int live_go(struct live_run *lr)
 	lr->t0 = now_ns();
 	if (cli->sampling.count_only)
 		lp_run_set_origin(run, lr->t0);
+	/* a signal during all of the above ends the run here, before it starts
+	 * (the command, corked, is cancelled); none acts half-way through the
+	 * start */
+	sigset_t held;
+	bool early = lp_cmd_signals_live(lr->lv, &held);
 	int rc = run->failed ? -1 : setup_counts(run, lr->lv, cli) ? 1 :
-		 lp_live_start(lr->lv, lr->err, sizeof lr->err);
+		 early ? 0 : lp_live_start(lr->lv, lr->err, sizeof lr->err);
+	lr->started = !early && rc == 0;
+	lp_cmd_signals_release(&held);
 	/* the recording's place waits for the exec; a counting run, which
 	 * keeps none, does not wait (see lp_live_confirm) */
-	if (rc == 0 && lr->recording)
+	if (lr->started && lr->recording)
 		rc = lp_live_confirm(lr->lv, lr->err, sizeof lr->err);
 	if (rc == 1)
 		snprintf(lr->err, sizeof lr->err, "out of memory");
 	if (rc > 0 || (rc < 0 && !run->failed))
 		fprintf(stderr, "luaprof: %s\n", lr->err);
-	if (rc)
-		return -1;
+	if (rc || !lr->started) {
+		lr->started = false;
+		return rc ? -1 : 0;
+	}
 	seed_procs(run, cli, lr->recording);
 	if (!cmd && !run->failed && preload_kernel(run, cli, lr->fb))
 		run->failed = true;
@@ -592,9 +628,8 @@ static int live_loop(struct live_run *lr)
 	call_on_start(run, cli, lr->lv);
 	run->interval.set_alarm = source_alarm;
 	run->interval.alarm_ctx = lr->lv;
-	lp_cmd_signals_live(lr->lv);
 	int rc = live_go(lr);
-	if (rc == 0) {
+	if (rc == 0 && lr->started) {
 		struct live_src ctx;
 		struct lp_source src = live_source(&ctx, lr->lv, cli);
 		if (lr->recording)
@@ -602,6 +637,8 @@ static int live_loop(struct live_run *lr)
 		rc = lp_run_loop(run, &src);
 		if (rc < 0 && !run->failed)
 			fprintf(stderr, "luaprof: reading the samples failed: %s\n", strerror(-rc));
+		if (rc == 0 && lp_cmd_signal_count() > 1)
+			skip_rest(run, &src, lr->recording != NULL);
 		lp_tp_set_free(ctx.formats);
 	}
 	lr->t1 = now_ns();
@@ -641,19 +678,27 @@ static int live_finish(struct live_run *lr, int rc)
 {
 	struct lp_run *run = lr->run;
 	int grace = 0;
-	if (lr->looped && rc == 0)
-		grace = lp_cmd_signal_caught() ? 1000 : (run->output_closed ||
+	if (lr->started && rc == 0)
+		grace = lp_cmd_signal_first() ? 1000 : (run->output_closed ||
 			(!run->exit_requested && !lr->cli->duration_ns)) ? -1 : 0;
 	int status = lp_live_wait(lr->lv, grace);
-	lp_cmd_signals_live(NULL);
+	if (!lr->started)
+		status = -1;            /* a command never started has no status */
+	lp_cmd_signals_live(NULL, NULL);
 	if (lr->looped)
 		rc = live_report(lr, rc, status);
 	lp_live_close(lr->lv);
+	if (lr->recording && !lr->started && !rc && lp_cmd_signal_first())
+		fprintf(stderr, "luaprof: %s came before the run started: nothing recorded, %s "
+			"left as it was\n", strsignal(lp_cmd_signal_first()), LP_SHOW(lr->cli->output));
 	if (lr->recording && lp_recording_close(lr->recording, !lr->cli->no_buildid_cache))
 		rc = -1;
 	if (rc || run->failed)
 		return LP_EXIT_FAILURE;
-	return status >= 0 ? exit_code(status) : 0;
+	if (status >= 0)
+		return exit_code(status);
+	run->end_signal = lp_cmd_signal_first();
+	return run->end_signal ? 128 + run->end_signal : 0;
 }
 
 int lp_run_live(struct lp_run *run, struct lp_cli *cli)

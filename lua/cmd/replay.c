@@ -48,6 +48,7 @@ struct replay_src {
 	size_t nr_bids_given;           /* build-id entries passed to the resolver */
 	bool stopped;
 	const volatile sig_atomic_t *interrupted;       /* by a signal: stop reading */
+	bool input_ended;               /* by that, or -d, while the input stalled */
 	uint64_t first_time, last_time;
 	const struct lp_pd_event *last_ev;      /* event_index's last answer */
 	int last_idx;
@@ -136,7 +137,7 @@ static int replay_next(void *ctx, const struct lp_record **recp, int *event)
 	struct replay_src *rs = ctx;
 	progress_tick(rs);
 	const struct lp_pd_event *ev = NULL;
-	if (rs->stopped || *rs->interrupted || lp_deadline_passed())
+	if (rs->stopped || ((*rs->interrupted || lp_deadline_passed()) && !rs->input_ended))
 		return 0;
 	int rc = lp_perfdata_next_ref(rs->pd, recp, &ev);
 	const struct lp_record *rec = *recp;
@@ -152,6 +153,19 @@ static int replay_next(void *ctx, const struct lp_record **recp, int *event)
 	if (t > rs->last_time)
 		rs->last_time = t;
 	return 1;
+}
+
+/* The reader's question while a stream stalls and a signal came (its
+ * own, -d's or one that stops the run): a stop or -d ends the input there,
+ * and the records read so far still go to the script, in time order,
+ * those waiting to be ordered included (lp_perfdata_set_stop).  Stopped
+ * while the script works, the replay ends at once instead (replay_next). */
+static bool input_stop(void *ctx)
+{
+	struct replay_src *rs = ctx;
+	if (*rs->interrupted || lp_deadline_passed())
+		rs->input_ended = true;
+	return rs->input_ended;
 }
 
 static void replay_stop(void *ctx)
@@ -246,12 +260,17 @@ static void push_info(lua_State *L, struct replay_src *rs, const char *file)
 	lp_fields_set_strict(L, &lp_run_start_fields);
 }
 
-/* -d passed before a writer came to the named pipe: the run ends as a
- * -d run does, its hooks seeing an empty recording. */
-static int no_writer(struct lp_run *run, const char *file, uint64_t duration_ns)
+/* -d passed before a writer came to the named pipe, or before a stream
+ * sent its header (err: the reader's line, which says which): the run
+ * ends as a -d run does, its hooks seeing an empty recording. */
+static int no_writer(struct lp_run *run, const char *file, uint64_t duration_ns, const char *err)
 {
-	fprintf(stderr, "luaprof: no writer came to the named pipe %s in the %.9g s of -d: "
-		"nothing read\n", LP_SHOW(file), (double)duration_ns / 1e9);
+	if (strstr(err, "waiting for a writer"))
+		fprintf(stderr, "luaprof: no writer came to the named pipe %s in the %.9g s of -d: "
+			"nothing read\n", LP_SHOW(file), (double)duration_ns / 1e9);
+	else
+		fprintf(stderr, "luaprof: %s sent no recording in the %.9g s of -d: nothing read\n",
+			strcmp(file, "-") ? LP_SHOW(file) : "stdin", (double)duration_ns / 1e9);
 	if (run->vm.ref[LP_HOOK_START] != LUA_NOREF) {
 		lua_State *L = run->vm.L;
 		lua_createtable(L, 0, 2);
@@ -320,6 +339,7 @@ static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 	char err[LP_ERRMSG_MAX] = "";
 	struct replay_src rs = { .resolver = run->resolver, .samples = &run->stats.samples,
 				 .interrupted = &run->interrupted };
+	lp_perfdata_set_stop(input_stop, &rs);  /* until lp_replay returns */
 	/* a named pipe is waited on until a writer comes, or a signal that
 	 * ends the run (another one, say SIGCHLD, has it waited on again),
 	 * or the end of -d */
@@ -327,9 +347,9 @@ static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 	       !run->interrupted && !lp_deadline_passed())
 		;
 	if (!rs.pd && run->interrupted)
-		return 128 + run->interrupted;
+		return 128 + (run->end_signal = run->interrupted);
 	if (!rs.pd && errno == EINTR)
-		return no_writer(run, file, duration_ns);
+		return no_writer(run, file, duration_ns, err);
 	if (!rs.pd) {
 		fprintf(stderr, "luaprof: %s\n", *err ? err : LP_SHOW(file));
 		return LP_EXIT_FAILURE;
@@ -364,7 +384,8 @@ static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 	lp_perfdata_close(rs.pd);
 	if (rc || run->failed)
 		return LP_EXIT_FAILURE;
-	return run->interrupted ? 128 + run->interrupted : 0;
+	run->end_signal = run->interrupted;
+	return run->end_signal ? 128 + run->end_signal : 0;
 }
 
 int lp_replay(struct lp_run *run, const char *file, uint64_t duration_ns)
@@ -375,6 +396,7 @@ int lp_replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 		return LP_EXIT_FAILURE;
 	}
 	int status = replay(run, file, duration_ns);
+	lp_perfdata_set_stop(NULL, NULL);
 	lp_deadline_disarm();
 	return status;
 }

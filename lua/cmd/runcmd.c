@@ -145,5 +145,7 @@ int lp_run_main(int argc, char **argv)
 	lp_resolver_free(run.resolver);
 	lp_procs_free(run.procs);
 	lp_cli_free(&cli);
+	if (run.end_signal && status == 128 + run.end_signal && !run.os_exit)
+		lp_cmd_signals_die(run.end_signal);
 	return status;
 }

@@ -35,7 +35,7 @@
 
 static int l_exit(lua_State *L)
 {
-	lp_get_run(L)->exit_requested = true;
+	lp_get_run(L)->exit_requested = 1;
 	return 0;
 }
 

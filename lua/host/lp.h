@@ -119,16 +119,21 @@ struct lp_view {
  * thread; the watchdog reads calls and overdue, the signal handlers the
  * rest. */
 struct lp_guard {
-	lua_State *L;
+	lua_State *L;                   /* NULL while the state closes: no hook can act */
+	lua_State *volatile running;    /* the coroutine running now (NULL: the main thread) */
 	_Atomic unsigned long calls;    /* +1 on a hook's entry and exit: odd inside */
 	const char *hook;               /* the hook running, or run last */
 	size_t bytes, limit;            /* the Lua state's memory, its limit (0: none) */
 	bool limit_hit;                 /* an allocation was refused in this call */
 	volatile sig_atomic_t armed;    /* the count hook is set, and why */
 	volatile sig_atomic_t signo, signals;
+	volatile sig_atomic_t struck;   /* the error was raised in the call armed for */
 	unsigned long armed_calls;      /* the call it was set for */
 	uint64_t armed_ns;
+	uint64_t due_ns;                /* when the error is due (a signal's grace ends) */
 	uint64_t timeout_ns;            /* --script-timeout, 0: none */
+	char timeout_str[24];           /* it, as the messages print it */
+	char what[256];                 /* the error raised, kept for every thread */
 	_Atomic unsigned long overdue;  /* the call the watchdog found too long */
 	pthread_t main, thread;
 	pthread_mutex_t mu;
@@ -256,7 +261,8 @@ struct lp_run {
 	struct lp_run_stats stats;
 	struct lp_run_interval interval;
 	struct lp_run_live live;
-	bool exit_requested;            /* luaprof.exit(), or the output closed */
+	volatile sig_atomic_t exit_requested;   /* luaprof.exit(), the output closed, or a
+						 * second signal: the loop ends */
 	bool os_exit;                   /* os.exit(): no further hook, on_end included */
 	int os_exit_code;               /* and the exit status it asked for */
 	bool output_closed;             /* stdout's reader has gone (| head): the run
@@ -265,6 +271,8 @@ struct lp_run {
 	bool failed;                    /* a hook raised an error */
 	int watched;                    /* the fd the source watches for keys, -1: none */
 	volatile sig_atomic_t interrupted;      /* a signal stopped the run (replays) */
+	int end_signal;                 /* the exit status is 128+end_signal, for the
+					 * signal that ended the run: luaprof dies of it */
 	struct lp_run_stack stack;
 	struct lp_run_aggs aggs;
 };
@@ -317,6 +325,13 @@ void lp_guard_stop(struct lp_guard *g);
 /* From a SIGINT/SIGTERM/SIGHUP handler: interrupts a hook that does not
  * return within a second (at once on a second signal).  Async-signal-safe. */
 void lp_guard_signal(int sig);
+/* Replaces coroutine.resume and coroutine.wrap in L with ones that tell
+ * the guard which coroutine runs, so that it reaches a loop inside one. */
+void lp_guard_open_coroutines(lua_State *L);
+/* lua_close(L) under the guard, as one more call ("the __gc finalizers at
+ * the end"): --script-timeout and signals apply to the finalizers it runs,
+ * and one that does not stop ends luaprof (see guard.c). */
+void lp_guard_close(struct lp_guard *g, lua_State *L);
 /* Removes the count hook (lp_guard_leave does, when one was set). */
 void lp_guard_disarm(struct lp_guard *g);
 /* Prints the one line for a failed hook call: status and msg as lua_pcall
@@ -415,6 +430,9 @@ void lp_probe_push_values(lua_State *L, struct lp_run *run);
 int lp_term_input_fd(const struct lp_run *run);
 int lp_term_deliver(struct lp_run *run);
 void lp_term_restore(void);
+/* lterm.c: lp_term_restore without flushing standard output:
+ * async-signal-safe, for a process about to _exit. */
+void lp_term_release(void);
 /* lterm.c: no more keys will come (the terminal hung up). */
 void lp_term_input_closed(void);
 

@@ -133,6 +133,11 @@ void lp_term_restore(void)
 	restore();
 }
 
+void lp_term_release(void)
+{
+	restore();
+}
+
 static void install_handlers(void)
 {
 	struct sigaction sa = { .sa_handler = on_fatal };

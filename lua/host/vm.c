@@ -81,7 +81,8 @@ static int l_os_exit(lua_State *L)
 {
 	struct lp_run *run = lp_get_run(L);
 	int code = lua_isboolean(L, 1) ? !lua_toboolean(L, 1) : (int)luaL_optinteger(L, 1, 0);
-	run->os_exit = run->exit_requested = true;
+	run->os_exit = true;
+	run->exit_requested = 1;
 	run->os_exit_code = code & 0xff;
 	lua_pushlightuserdata(L, &os_exit_mark);
 	return lua_error(L);
@@ -191,6 +192,7 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
 	luaL_openlibs(L);
 	lp_text_only(L);
+	lp_guard_open_coroutines(L);
 	lua_getglobal(L, "os");
 	lua_pushcfunction(L, l_os_exit);
 	lua_setfield(L, -2, "exit");
@@ -263,7 +265,7 @@ static int output_failed(struct lp_run *run)
 {
 	int err = errno;                /* most often the failed write's */
 	struct stat st;
-	run->exit_requested = true;
+	run->exit_requested = 1;
 	if (!fstat(STDOUT_FILENO, &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
 		run->output_closed = true;
 		return 0;
@@ -331,11 +333,13 @@ int lp_vm_unwound(struct lp_run *run, int status)
 	return call_done(run, status);
 }
 
+/* The state is closed under the guard (its __gc finalizers may loop),
+ * then the watchdog stopped. */
 void lp_vm_close(struct lp_run *run)
 {
-	lp_guard_stop(&run->vm.guard);
 	if (run->vm.L)
-		lua_close(run->vm.L);
+		lp_guard_close(&run->vm.guard, run->vm.L);
+	lp_guard_stop(&run->vm.guard);
 	run->vm.L = NULL;
 	lp_agg_regs_free(run);
 	lp_fold_free(run);
