@@ -100,7 +100,9 @@ static bool pass(struct lp_drain *d)
 		d->pass = t;
 	d->samples += samples;
 	pthread_mutex_unlock(&d->mu);
-	__atomic_add_fetch(&d->held, moved, __ATOMIC_RELAXED);
+	size_t held = __atomic_add_fetch(&d->held, moved, __ATOMIC_RELAXED);
+	if (held > __atomic_load_n(&d->max_held, __ATOMIC_RELAXED))
+		__atomic_store_n(&d->max_held, held, __ATOMIC_RELAXED);
 	return moved > 0;
 }
 

@@ -59,6 +59,8 @@ struct lp_drain {
 	int kicked;                     /* the consumer asked for a pass */
 	int quit;
 	uint64_t full_times;            /* times the bound was reached */
+	size_t max_held;                /* the most held at once (written by the
+					 * thread alone) */
 };
 
 /* Prepares d over nr rings (the fds are polled for data) with a bound in

@@ -178,6 +178,7 @@ static void note_backlog(struct lp_live *lv, uint64_t pass)
 	if (q && pass > lp_tqueue_time(q) && pass - lp_tqueue_time(q) > lv->stats.max_lag_ns)
 		lv->stats.max_lag_ns = pass - lp_tqueue_time(q);
 	lv->stats.queue_full = __atomic_load_n(&lv->drain.full_times, __ATOMIC_RELAXED);
+	lv->stats.queue_peak = __atomic_load_n(&lv->drain.max_held, __ATOMIC_RELAXED);
 }
 
 /* Takes what the thread staged into the queues; *pass receives the time

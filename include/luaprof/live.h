@@ -55,6 +55,7 @@ struct lp_live_stats {
 	uint64_t max_lag_ns;            /* oldest record waiting for the script, at most */
 	uint64_t queue_full;            /* times the queue reached its bound */
 	size_t queue_bytes;             /* the bound */
+	size_t queue_peak;              /* the most bytes the queue held at once */
 };
 
 /* The default bound of the queue between the rings and the script: a

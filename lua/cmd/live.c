@@ -317,8 +317,9 @@ static void seed_procs(struct lp_run *run, const struct lp_cli *cli,
 }
 
 
-/* How far the script fell behind the samples, when it did by a tenth of
- * a second or more, and whether the queue's bound cost samples. */
+/* Whether the queue's bound cost samples, or nearly did: a script that
+ * fell behind while the queue held the backlog with room to spare lost
+ * nothing and is not worth a line (on_end's info.backlog has it). */
 static void report_backlog(const struct lp_live_stats *st)
 {
 	if (st->queue_full)
@@ -326,10 +327,12 @@ static void report_backlog(const struct lp_live_stats *st)
 				"bound (%zu KiB) %llu time%s, and the kernel dropped samples meanwhile: "
 				"use a larger --queue-size\n", st->queue_bytes >> 10,
 			(unsigned long long)st->queue_full, st->queue_full == 1 ? "" : "s");
-	if (st->max_lag_ns >= 100000000)
+	else if (st->queue_peak >= st->queue_bytes / 2)
 		fprintf(stderr, "luaprof: the script fell behind the samples by up to %llu samples "
-				"(%.2f s); the queue held them\n", (unsigned long long)st->max_backlog,
-			(double)st->max_lag_ns / 1e9);
+				"(%.2f s), and the queue held up to %zu KiB of its %zu KiB bound: "
+				"near the point where the kernel drops samples (a larger "
+				"--queue-size, a lower -F)\n", (unsigned long long)st->max_backlog,
+			(double)st->max_lag_ns / 1e9, st->queue_peak >> 10, st->queue_bytes >> 10);
 }
 
 static void report_losses(const struct lp_live *lv)

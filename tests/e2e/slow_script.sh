@@ -7,9 +7,10 @@
 # rings and 300 us a sample (about 4 MB of samples, ten times what the
 # queue and the rings hold) the bound is reached: its line, the kernel's losses counted, the
 # delivered and lost samples adding up to the recording's samples and
-# losses, still in time order, and exit 0.  The end says how far the
-# script fell behind, on stderr and to on_end (info.backlog: the same
-# samples and seconds).
+# losses, still in time order, and exit 0.  How far the script fell
+# behind goes to on_end (info.backlog); stderr says nothing of it while the
+# queue held the backlog with room to spare (no sample was at risk), and
+# past the bound says only that.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 cd "$TMP"
@@ -24,17 +25,15 @@ read -r _ got _ disorder _ dup _ lost < <(grep '^delivered' slow.out) || fail "n
 want=$(perf script -i slow.data -F time 2>/dev/null | grep -c .)
 [ "$got" = "$want" ] || fail "delivered $got samples, the recording has $want"
 [ "$got" -gt 10000 ] || fail "only $got samples at -F 20000 over 2 s of CPU"
-expect_grep '^luaprof: the script fell behind the samples by up to [0-9]+ samples \([0-9.]+ s\); the queue held them$' slow.err
-read -r _ _ _ _ _ _ _ _ _ _ bsamples _ bsecs _ < <(grep 'fell behind' slow.err)
+grep -q 'fell behind' slow.err && { cat slow.err; fail "a backlog the queue held with room to spare was said on stderr"; }
 read -r _ isamples isecs < <(grep '^backlog' slow.out) || fail "no info.backlog line"
-[ "$isamples $isecs" = "$bsamples ${bsecs#(}" ] ||
-	fail "info.backlog says $isamples samples $isecs s, stderr $bsamples samples $bsecs s"
 [ "$isamples" -gt 0 ] || fail "info.backlog.samples is $isamples"
 
 # the bound: 256 KiB, a script six times slower than the samples
 expect_status 0 "$LUAPROF" run "$S" -A 300 -F 20000 -g -m 4 --queue-size=256K -o tiny.data -- "$PROGS/spin" 2000
 expect_grep '^luaprof: the script is 256 KiB of records behind, the limit of --queue-size: the kernel drops samples \(counted as lost\) until the script catches up$' err
 [ "$(grep -c 'limit of --queue-size' err)" = 1 ] || fail "the bound's line more than once"
+grep -q 'fell behind' err && fail "past the bound, a second line on the backlog"
 expect_grep '^luaprof: the queue of records waiting for the script reached its bound \(256 KiB\) [0-9]+ times?' err
 read -r _ got _ disorder _ dup _ lost < <(grep '^delivered' out) || fail "no end line"
 [ "$lost" -gt 0 ] || fail "a 256 KiB queue lost nothing"
