@@ -12,6 +12,7 @@
  *   a:active()   -> whether the run fed it samples in C (it bound to its event)
  *   a:clear()
  *   agg.only()   -- every clause taking samples is one of these (replay.c)
+ *   agg.cli(), agg.describe(EV), agg.recording()   -- the run's events (lxevents.c)
  *
  * Operands are "pid", "tid", "cpu", "comm", "sym" or "field:NAME".  The run feeds
  * an aggregation every sample of its event (matched by name at the
@@ -223,6 +224,7 @@ void lp_agg_open(lua_State *L)
 		{ "new", l_new }, { "only", l_only }, { "bucket", l_bucket }, { NULL, NULL },
 	};
 	luaL_newlib(L, funcs);
+	lp_xevents_register(L);
 	lua_setglobal(L, "_ONELINER_AGG");
 }
 
