@@ -202,10 +202,17 @@ static int l_only(lua_State *L)
 	return 0;
 }
 
-/* The bucket of v, for the Lua path's histograms: the same numbers. */
+/* The bucket of v, for the Lua path's histograms: the same numbers; nil
+ * when v is no integer (1.5, 0/0), which the front end says at the
+ * program's line. */
 static int l_bucket(lua_State *L)
 {
-	lua_pushinteger(L, lp_agg_bucket(luaL_checkinteger(L, 1)));
+	int ok;
+	lua_Integer v = lua_tointegerx(L, 1, &ok);
+	if (ok)
+		lua_pushinteger(L, lp_agg_bucket(v));
+	else
+		lua_pushnil(L);
 	return 1;
 }
 
