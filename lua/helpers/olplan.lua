@@ -562,7 +562,7 @@ local function check_clause(plan, c, ctx, src, with_facts)
       if sample and c.kind ~= "event" then
         raise(r.pos, string.format("%s is a sample's: %s has no sample (use it in an event's clause)",
                                    name, c.kind == "interval" and "an interval clause" or c.events[1].text))
-      elseif not (sample or HELPERS[name] or ctx.globals[name] ~= nil or plan.assigned[name]) then
+      elseif not (sample or HELPERS[name] or ctx.globals[name] ~= nil or plan.assigned[name] or name == "_ENV") then
         local argn = name:match("^s?arg(%d)$")
         if argn then
           raise(r.pos, string.format("bpftrace's %s is args[%d] here: luaprof's arguments are args[1..6]",

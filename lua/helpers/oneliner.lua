@@ -38,13 +38,15 @@
 -- lagg.c (core/agg): no Lua call per sample.  Both ways give the same
 -- numbers; LUAPROF_ONELINER=lua in the environment turns the C way off
 -- (the tests compare the two), and LUAPROF_ONELINER=explain prints the
--- plan on stderr.
+-- plan on stderr (both: LUAPROF_ONELINER=lua,explain).
 
 -- luacheck: globals _ONELINER_AGG
 local prog_text = table.remove(arg, 1) or ""
 local AGG = _ONELINER_AGG
 _ONELINER_AGG = nil
-local MODE = os.getenv("LUAPROF_ONELINER") or ""
+-- LUAPROF_ONELINER: "lua", "explain", or both ("lua,explain")
+local MODE = {}
+for w in (os.getenv("LUAPROF_ONELINER") or ""):gmatch("[^,%s]+") do MODE[w] = true end
 local P = require "olparse"
 local PLAN = require "olplan"
 
@@ -409,14 +411,14 @@ local plan
 do
   local ok, prog = pcall(P.program, prog_text)
   if not ok then report(prog) end
-  local ctx = { rate = CLI.rate, interval = CLI.interval, replay = CLI.replay, lua_only = MODE == "lua",
+  local ctx = { rate = CLI.rate, interval = CLI.interval, replay = CLI.replay, lua_only = MODE.lua,
                 c = AGG ~= nil, globals = _G,
                 describe = AGG and not CLI.replay and AGG.describe or nil }
   ok, plan = pcall(PLAN.plan, prog, ctx)
   if not ok then report(plan) end
 end
 for op, name in pairs(plan.map_name) do map_name[op] = name end
-if MODE == "explain" then io.stderr:write(PLAN.explain(plan)) end
+if MODE.explain then io.stderr:write(PLAN.explain(plan)) end
 
 ---------------------------------------------------------------------------
 -- compiling: each clause a function made of the user's own text, at the
@@ -568,7 +570,7 @@ end
 function on_end()
   for _, c in ipairs(ends) do c.fn() end
   print_maps(true)
-  if MODE == "explain" then
+  if MODE.explain then
     for _, ca in ipairs(c_aggs) do
       io.stderr:write(string.format("luaprof: -x clause %d: %s\n", ca.clause.n,
                                     ca.agg:active() and "evaluated in C" or "evaluated in Lua"))

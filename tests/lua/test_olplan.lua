@@ -163,6 +163,7 @@ T.case("names: every free name is known before the first sample", function()
   T.eq(err_of("BEGIN { x = string.format('%d', 1) } cpu-clock { local n = 1; print(x, n, math.pi, t, s.ip) }"),
        "no error")
   T.eq(err_of("END { print(later) } cpu-clock { later = pid }"), "no error")
+  T.eq(err_of("BEGIN { print(_ENV.x, _G.y) }"), "no error")
   T.eq(err_of("cpu-clock { local function f(a) return a + y end }"):match("unknown name 'y'") ~= nil, true)
 end)
 
