@@ -199,8 +199,9 @@ local function lex(src, i)
     end
   end
   if c == "`" then raise(i, "'`' is no Lua: a string is \"...\" or '...'") end
-  raise(i, string.format("unexpected character '%s'", byte(c) < 32 and string.format("\\%d", byte(c)) or
-                           match(src, "^[%z\1-\127\194-\244][\128-\191]*", i)))
+  local shown = byte(c) >= 32 and byte(c) < 127 and c or match(src, "^[\194-\244][\128-\191]+", i) or
+                string.format("\\%d", byte(c))
+  raise(i, string.format("unexpected character '%s'", shown))
 end
 M.lex = lex
 
@@ -222,8 +223,12 @@ end
 local Parser = {}
 Parser.__index = Parser
 
+-- How deep expressions and blocks may nest (Lua's own parser stops at
+-- 200 levels, LUAI_MAXCCALLS: a program past it would not compile).
+local MAX_DEPTH = 200
+
 local function new_parser(src, i)
-  local p = setmetatable({ src = src, loops = 0, vararg = false }, Parser)
+  local p = setmetatable({ src = src, loops = 0, vararg = false, depth = 0 }, Parser)
   p.tok = lex(src, i)
   p.prev = nil
   return p
@@ -515,9 +520,15 @@ end
 
 -- subexpr of lparser.c: an expression whose binary operators bind
 -- tighter than limit.
+function Parser:enter()
+  self.depth = self.depth + 1
+  if self.depth > MAX_DEPTH then raise(self.tok.pos, "the program nests deeper than " .. MAX_DEPTH .. " levels") end
+end
+
 function Parser:subexpr(limit)
   local e
   local tok = self.tok
+  self:enter()
   if UNARY[tok.t] then
     self:next()
     local operand = self:subexpr(UNARY_PRIORITY)
@@ -536,6 +547,7 @@ function Parser:subexpr(limit)
     local right = self:subexpr(prio[2])
     e = self:done(node("Binop", e.pos, { op = op, left = e, right = right, op_pos = optok.pos }))
   end
+  self.depth = self.depth - 1
   return e
 end
 
@@ -552,6 +564,7 @@ end
 function Parser:block()
   local pos = self.tok.pos
   local stats = {}
+  self:enter()
   while not BLOCK_END[self.tok.t] and not (self.in_body and self.tok.t == "}") do
     if self.tok.t == "return" then
       stats[#stats + 1] = self:retstat()
@@ -560,6 +573,7 @@ function Parser:block()
     local s = self:statement()
     if s then stats[#stats + 1] = s end
   end
+  self.depth = self.depth - 1
   return { tag = "Block", pos = pos, stats = stats, epos = self.prev and self.prev.epos or pos - 1 }
 end
 

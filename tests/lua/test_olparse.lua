@@ -56,6 +56,8 @@ T.case("lexer: errors at their place", function()
   T.eq(err_of(P.tokens, "a\n--[[ x"), "2:1: the comment opened here is not closed")
   T.eq(err_of(P.tokens, "x = `y`"), "1:5: '`' is no Lua: a string is \"...\" or '...'")
   T.eq(err_of(P.tokens, "x = \"\\300\""), "1:6: the escape \\300 is above 255")
+  T.eq(err_of(P.tokens, "x = \128"), "1:5: unexpected character '\\128'")
+  T.eq(err_of(P.tokens, "x = \xc3\xa9"), "1:5: unexpected character '\xc3\xa9'")
 end)
 
 T.case("where: lines and columns (characters)", function()
@@ -151,6 +153,11 @@ T.case("parser: syntax errors at their place", function()
   T.eq(err_of(P.chunk, "local x <bogus> = 1"), "1:10: unknown attribute 'bogus'")
   T.eq(err_of(P.chunk, "(f)() = 1"), "1:1: cannot assign to this expression")
   T.eq(err_of(P.chunk, "for i do end"), "1:7: '=' or 'in' expected near 'do'")
+  -- nesting as deep as Lua's own parser takes, no deeper
+  T.eq(err_of(P.chunk, "x = " .. ("("):rep(150) .. "1" .. (")"):rep(150)), "no error")
+  T.eq(err_of(P.chunk, "x = " .. ("("):rep(300) .. "1" .. (")"):rep(300)),
+       "1:204: the program nests deeper than 200 levels")
+  T.eq(err_of(P.chunk, ("do "):rep(300) .. ("end "):rep(300)), "1:601: the program nests deeper than 200 levels")
 end)
 
 T.case("program: clauses, events, conditions, bodies", function()
