@@ -327,7 +327,7 @@ static void report_backlog(const struct lp_live_stats *st)
 				"bound (%zu KiB) %llu time%s, and the kernel dropped samples meanwhile: "
 				"use a larger --queue-size\n", st->queue_bytes >> 10,
 			(unsigned long long)st->queue_full, st->queue_full == 1 ? "" : "s");
-	else if (st->queue_peak >= st->queue_bytes / 2)
+	else if (st->queue_bytes && st->queue_peak >= st->queue_bytes / 2)
 		fprintf(stderr, "luaprof: the script fell behind the samples by up to %llu samples "
 				"(%.2f s), and the queue held up to %zu KiB of its %zu KiB bound: "
 				"near the point where the kernel drops samples (a larger "

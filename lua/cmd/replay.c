@@ -361,19 +361,20 @@ static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 		lp_perfdata_close(rs.pd);
 		return LP_EXIT_FAILURE;
 	}
+	struct lp_source src = { .ctx = &rs, .next_ref = replay_next, .stop = replay_stop,
+				 .event_name = replay_event_name,
+				 .event_format = replay_event_format,
+				 .sample_type = replay_sample_type };
 	if (run->vm.ref[LP_HOOK_START] != LUA_NOREF) {
 		push_info(run->vm.L, &rs, file);
+		run->aggs.start_src = &src;     /* a one-liner checks its names */
 		lp_vm_call(run, LP_HOOK_START, 1);
+		run->aggs.start_src = NULL;
 	}
 	read_ahead(run, rs.pd);
 	int rc = run->failed ? -1 : 0;
-	if (!rc) {
-		struct lp_source src = { .ctx = &rs, .next_ref = replay_next, .stop = replay_stop,
-					 .event_name = replay_event_name,
-					 .event_format = replay_event_format,
-					 .sample_type = replay_sample_type };
+	if (!rc)
 		rc = lp_run_loop(run, &src);
-	}
 	progress_end(&rs);
 	if (rc < 0 && !run->failed)
 		fprintf(stderr, "luaprof: %s (on_end sees the %llu samples read before it)\n",

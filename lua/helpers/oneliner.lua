@@ -1,9 +1,23 @@
 -- oneliner, the front end of `luaprof -x PROGRAM` (no public module): it
--- runs as the script of the run, with PROGRAM as arg[1].
+-- runs as the script of the run, with PROGRAM as arg[1].  A compiler in
+-- three steps, each its own module:
+--
+--   parse  (olparse.lua)  the program into clauses, their conditions and
+--                         bodies into Lua trees with positions;
+--   plan   (olplan.lua)   per clause: its events, the sample's names it
+--                         uses, its aggregations, C or Lua and why; every
+--                         name checked before the first sample (against
+--                         the events' formats: live here, replaying in
+--                         on_start, against the recording's);
+--   run    (here)         the clauses compiled from the user's own text
+--                         (so that Lua's errors name the user's lines),
+--                         the C aggregations made, the hooks set.
 --
 --   PROGRAM := CLAUSE...
---   CLAUSE  := SPEC [/COND/] { LUA }
---   SPEC    := BEGIN | END | EVENT[,EVENT...]      (as -e takes them)
+--   CLAUSE  := SPEC[,SPEC...] [/COND/] { LUA }
+--   SPEC    := BEGIN | END | EVENT (as -e takes it) | a bpftrace probe
+--              (tracepoint:, profile:, software:, hardware:, interval:,
+--              uprobe:, uretprobe:, usdt:)
 --
 -- LUA runs for every sample of the clause's events (when COND, a Lua
 -- expression, is true), with `s` the sample and these names in scope:
@@ -19,117 +33,87 @@
 --   printf(fmt, ...)        io.write(string.format(fmt, ...))
 --   exit()                  end the run (luaprof.exit)
 --
--- A clause whose LUA is one count/sum/min/max/hist call whose operands are
--- comm, pid, tid, cpu, sym (keys only) or args.NAME, with no COND or `OPERAND CMP INTEGER`,
--- alone on its event, is evaluated in C (lagg.c, core/agg): no Lua call
--- per sample.  Both ways give the same numbers; LUAPROF_ONELINER=lua in
--- the environment turns the C way off (the tests compare the two), and
--- LUAPROF_ONELINER=explain says on stderr which way each clause went.
+-- A clause the plan sends to C (one count/sum/min/max/hist call of
+-- sample fields, alone on its event: olplan's why_not_c) is evaluated in
+-- lagg.c (core/agg): no Lua call per sample.  Both ways give the same
+-- numbers; LUAPROF_ONELINER=lua in the environment turns the C way off
+-- (the tests compare the two), and LUAPROF_ONELINER=explain prints the
+-- plan on stderr (both: LUAPROF_ONELINER=lua,explain).
 
 -- luacheck: globals _ONELINER_AGG
-local prog = table.remove(arg, 1)
+local prog_text = table.remove(arg, 1) or ""
 local AGG = _ONELINER_AGG
 _ONELINER_AGG = nil
-local MODE = os.getenv("LUAPROF_ONELINER") or ""
+-- LUAPROF_ONELINER: "lua", "explain", or both ("lua,explain")
+local MODE = {}
+for w in (os.getenv("LUAPROF_ONELINER") or ""):gmatch("[^,%s]+") do MODE[w] = true end
+local P = require "olparse"
+local PLAN = require "olplan"
 
+-- One line, and exit 255.  What it quotes of the program ('name') is
+-- shortened by luaprof's one rule (luaprof.shown): a 5000-character name
+-- is its start, its length and its end.
 local function fail(msg)
-  io.stderr:write("luaprof: -x: ", tostring(msg), "\n")
+  msg = tostring(msg):gsub("'([^'\n]+)'", function(q) return "'" .. luaprof.shown(q) .. "'" end)
+  io.stderr:write("luaprof: ", msg, "\n")
   os.exit(255)
 end
 
 ---------------------------------------------------------------------------
--- parsing
+-- errors at their place
 
--- The index just past a Lua string or comment starting at i, or nil when
--- none starts there.
-local function skip_lua_token(src, i)
-  local c = src:sub(i, i)
-  if c == '"' or c == "'" then
-    local j = i + 1
-    while j <= #src do
-      local d = src:sub(j, j)
-      if d == "\\" then j = j + 2
-      elseif d == c then return j + 1
-      else j = j + 1 end
+-- The condition or body of the fixed program around byte pos, as the
+-- user would write it: "/args.ret ~= 0/", "{ count(comm) }".
+local function fixed_text(src, pos)
+  local ok, prog = pcall(P.program, src)
+  if not ok then return nil end
+  for _, c in ipairs(prog.clauses) do
+    if c.cond_open and pos > c.cond_open and pos < c.cond_close then
+      return "/" .. src:sub(c.cond_open + 1, c.cond_close - 1):match("^%s*(.-)%s*$") .. "/"
+    elseif pos > c.open and pos < c.close then
+      local body = src:sub(c.open + 1, c.close - 1):gsub("%s+", " "):match("^%s*(.-)%s*$")
+      if #body > 72 then
+        local at = math.max(1, math.min(#body - 60, pos - c.open - 30))
+        body = (at > 1 and "..." or "") .. body:sub(at, at + 60) .. (at + 60 < #body and "..." or "")
+      end
+      return "{ " .. body .. " }"
     end
-    fail("a string opened at character " .. i .. " is not closed")
-  end
-  local long = src:match("^%[(=*)%[", i)
-  if long then
-    local _, e = src:find("]" .. long .. "]", i, true)
-    if not e then fail("a long string opened at character " .. i .. " is not closed") end
-    return e + 1
-  end
-  if src:sub(i, i + 1) == "--" then
-    long = src:match("^%-%-%[(=*)%[", i)
-    if long then
-      local _, e = src:find("]" .. long .. "]", i, true)
-      if not e then fail("a comment opened at character " .. i .. " is not closed") end
-      return e + 1
-    end
-    local e = src:find("\n", i, true)
-    return e and e + 1 or #src + 1
   end
   return nil
 end
 
--- The body of the clause whose "{" is at i: its text and the index after
--- its "}".
-local function read_body(src, i)
-  local depth, j = 1, i + 1
-  while j <= #src do
-    local after = skip_lua_token(src, j)
-    if after then
-      j = after
-    else
-      local c = src:sub(j, j)
-      if c == "{" then depth = depth + 1
-      elseif c == "}" then
-        depth = depth - 1
-        if depth == 0 then return src:sub(i + 1, j - 1), j + 1 end
-      end
-      j = j + 1
+-- The one line for err, an olparse/olplan error: "-x:LINE:COL: MSG", and
+-- with a fix (a token of bpftrace's), the fixed condition or body, every
+-- such token of it fixed.
+local function report(err)
+  if not P.is_error(err) then error(err, 0) end
+  local line, col = P.where(prog_text, err.pos)
+  local msg = err.msg
+  if err.fix then
+    local src, fix = prog_text, err.fix
+    local first = fix.from
+    for _ = 1, 16 do
+      src = src:sub(1, fix.from - 1) .. fix.text .. src:sub(fix.to + 1)
+      local ok, e = pcall(P.program, src)
+      if ok or not P.is_error(e) or not e.fix then break end
+      fix = e.fix
     end
+    local shown = fixed_text(src, first)
+    if shown then msg = msg .. ": " .. shown end
   end
-  fail("the { at character " .. i .. " is not closed: every clause is SPEC { LUA }")
+  fail(string.format("-x:%d:%d: %s", line, col, msg))
 end
 
-local function parse(src)
-  local clauses, i = {}, 1
-  while true do
-    i = src:find("%S", i)
-    if not i then break end
-    local spec, after = src:match("^([^%s{/][^%s{]*)()", i)
-    if not spec then
-      fail("expected an event (or BEGIN, END) at character " .. i .. ": " ..
-           "the program is SPEC [/COND/] { LUA } ...")
-    end
-    i = src:find("%S", after) or #src + 1
-    local cond
-    if src:sub(i, i) == "/" then
-      local e = src:find("/", i + 1, true)
-      if not e then fail("the condition at character " .. i .. " has no closing /") end
-      cond = src:sub(i + 1, e - 1)
-      i = src:find("%S", e + 1) or #src + 1
-    end
-    if src:sub(i, i) ~= "{" then
-      fail("'" .. luaprof.shown(spec) .. "' needs a { LUA } after it (at character " .. i .. ")")
-    end
-    local body
-    body, i = read_body(src, i)
-    clauses[#clauses + 1] = { spec = spec, cond = cond, body = body, n = #clauses + 1 }
-  end
-  if #clauses == 0 then
-    fail("the program is empty: give SPEC { LUA }, e.g. 'raw_syscalls:sys_enter { count(comm) }'")
-  end
-  return clauses
+local function warn(pos, msg)
+  local line, col = P.where(prog_text, pos)
+  io.stderr:write(string.format("luaprof: -x:%d:%d: %s\n", line, col, msg))
 end
 
 ---------------------------------------------------------------------------
 -- maps: name -> { op =, root = (the tree of entries), list = { { keys =, value =, hist =, n = }, ... } }
 
 local maps, map_names = {}, {}
-local map_name = {}
+local map_name = {}             -- function -> the map it aggregates into unnamed
 
 -- A map's entries hang from a tree of tables, one level per key (so that
 -- finding an entry makes no string or table), and are listed in m.list.
@@ -170,7 +154,10 @@ local function get_map(op, name)
   return m
 end
 
+-- The bucket of integer v (nil when v is no integer: 1.5, 0/0).
 local bucket = AGG and AGG.bucket or function(v)
+  v = math.tointeger(v)
+  if not v then return nil end
   if v < 0 then return 0 elseif v == 0 then return 1 end
   local b = 2
   while v > 1 do v = v >> 1; b = b + 1 end
@@ -196,6 +183,9 @@ local function fold(m, v, keys, n)
   elseif op == "avg" then e.value = e.value + v; e.n = e.n + 1
   else
     local b = bucket(v)
+    if not b then       -- level 3: fold, add (tail-called by hist), the program
+      error(string.format("hist's value %s is not an integer", tostring(v)), 3)
+    end
     e.hist[b] = (e.hist[b] or 0) + 1
     e.value = e.value + 1
   end
@@ -293,10 +283,9 @@ local function print_map(name, m)
   end
 end
 
-local c_aggs = {}       -- { agg =, map = } of the clauses evaluated in C
-
-local function print_maps(blank)
-  for _, ca in ipairs(c_aggs) do merge_c(ca.map, ca.agg) end
+-- Prints every map (after a blank line when blank and one holds
+-- anything) and clears it.
+local function print_tables(blank)
   table.sort(map_names)
   local any = false
   for _, name in ipairs(map_names) do
@@ -419,188 +408,105 @@ for op in pairs(AGG_OPS) do
 end
 
 ---------------------------------------------------------------------------
--- compiling
+-- parse and plan
 
-local function compile(text, what)
-  local f, err = load(text, "=" .. what, "t", env)
-  if not f then fail(err) end
-  return f
+local CLI = AGG and AGG.cli() or {}
+local plan
+do
+  local ok, prog = pcall(P.program, prog_text)
+  if not ok then report(prog) end
+  local ctx = { rate = CLI.rate, interval = CLI.interval, replay = CLI.replay, lua_only = MODE.lua,
+                c = AGG ~= nil, globals = _G,
+                describe = AGG and not CLI.replay and AGG.describe or nil }
+  ok, plan = pcall(PLAN.plan, prog, ctx)
+  if not ok then report(plan) end
+end
+for op, name in pairs(plan.map_name) do map_name[op] = name end
+if MODE.explain then io.stderr:write(PLAN.explain(plan)) end
+
+---------------------------------------------------------------------------
+-- compiling: each clause a function made of the user's own text, at the
+-- lines it has in the program (the chunk is named "-x", so that Lua's
+-- messages read "-x:LINE: ..."), with the sample's names it uses as
+-- locals read once a call (not through the environment's __index)
+
+local B = { stack = stack_text }
+local LOCAL_OF = { ustack = "_B.stack(false, s)", kstack = "_B.stack(true, s)" }
+
+local function newlines(from, to)
+  return select(2, prog_text:sub(from, to):gsub("\n", "\n"))
 end
 
--- An event's clause becomes function(s) with the sample's names it uses
--- as locals, read once a call (not through the environment's __index),
--- all on the chunk's first line so that its line numbers stay the
--- user's.
-local LOCALS = {
-  comm = "s.comm", pid = "s.pid", tid = "s.tid", cpu = "s.cpu", nsecs = "s.time", sym = "s.sym", event = "s.event",
-  retval = "s.retval", args = "s.args", ustack = "_B.stack(false, s)", kstack = "_B.stack(true, s)",
-}
-local B = { stack = stack_text }
-
-local function compile_clause(c, what)
-  local names, seen = {}, {}
-  for pre, name in ("\n" .. c.body .. "\n" .. (c.cond or "")):gmatch("([^%w_.:])([%a_][%w_]*)") do
-    if LOCALS[name] and not seen[name] and pre ~= "." and pre ~= ":" then
-      seen[name] = true
-      names[#names + 1] = name
-    end
-  end
-  local decl = ""
-  if #names > 0 then
+local function compile(c)
+  local head = "local _B = ...; return function(" .. (c.kind == "event" and "s" or "") .. ") "
+  if #c.locals > 0 then
     local vals = {}
-    for i, n in ipairs(names) do vals[i] = LOCALS[n] end
-    decl = "local " .. table.concat(names, ", ") .. " = " .. table.concat(vals, ", ") .. "; "
+    for i, n in ipairs(c.locals) do vals[i] = LOCAL_OF[n] or "s." .. PLAN.SAMPLE_FIELD[n] end
+    head = head .. "local " .. table.concat(c.locals, ", ") .. " = " .. table.concat(vals, ", ") .. "; "
   end
-  local text = "local _B = ...; return function(s) " .. decl ..
-               (c.cond and ("if " .. c.cond .. " then ") or "") .. c.body ..
-               (c.cond and "\nend" or "") .. "\nend"
-  local f, err = load(text, "=" .. what, "t", env)
+  local parts = { head }
+  local at = 1                          -- the program's byte the chunk's line is at
+  if c.cond then
+    parts[#parts + 1] = string.rep("\n", newlines(at, c.cond.pos))
+    parts[#parts + 1] = "if " .. prog_text:sub(c.cond.pos, c.cond.epos) .. " then "
+    at = c.cond.epos
+  end
+  parts[#parts + 1] = string.rep("\n", newlines(at, c.open))
+  parts[#parts + 1] = prog_text:sub(c.open + 1, c.close - 1)
+  parts[#parts + 1] = c.cond and "\nend end" or "\nend"
+  local f, err = load(table.concat(parts), "=-x", "t", env)
   if not f then fail(err) end
   return f(B)
 end
 
-local clauses = parse(prog)
-local events, begins, ends, handlers = {}, {}, {}, {}
-local uses_stack = prog:find("ustack", 1, true) or prog:find("kstack", 1, true)
-
-for _, c in ipairs(clauses) do
-  local what = "-x clause " .. c.n
-  if c.spec == "BEGIN" or c.spec == "END" then
-    if c.cond then fail(c.spec .. " takes no /condition/") end
-    local fn = compile(c.body, what)
-    local list = c.spec == "BEGIN" and begins or ends
-    list[#list + 1] = fn
-  else
-    c.fn = compile_clause(c, what)
-    c.events = {}
-    for ev in c.spec:gmatch("[^,]+") do
-      c.events[#c.events + 1] = ev
-      events[#events + 1] = ev
-    end
-    handlers[#handlers + 1] = c
-  end
-end
-
--- The map names: "@" when the program aggregates one way, else "@count",
--- "@hist", ... by the function.
-do
-  local n = 0
-  for op in pairs(AGG_OPS) do
-    for _, c in ipairs(clauses) do
-      local body = c.body:gsub("%f[%w_]" .. op .. "%s*%(%s*[\"']@", "")  -- named calls aside
-      if body:find("%f[%w_]" .. op .. "%s*%(") then
-        n = n + 1
-        break
-      end
-    end
-  end
-  for op in pairs(AGG_OPS) do map_name[op] = n <= 1 and "@" or "@" .. op end
-end
-
-local function glob_match(glob, name)
-  local pat = "^" .. glob:gsub("[%^%$%(%)%%%.%+%-]", "%%%0"):gsub("%*", ".*"):gsub("%?", ".") .. "$"
-  return name:find(pat) ~= nil
-end
-
-local function bare(name)
-  local b = name:match("^(.*):[ukpPhHGI]+$")
-  return b
+local begins, ends, intervals, handlers = {}, {}, {}, {}
+for _, c in ipairs(plan.clauses) do
+  c.fn = compile(c)
+  local list = c.kind == "begin" and begins or c.kind == "end" and ends or c.kind == "interval" and intervals or
+               handlers
+  list[#list + 1] = c
 end
 
 ---------------------------------------------------------------------------
--- short forms in C
+-- the C aggregations
 
-local OPERAND = { comm = "comm", pid = "pid", tid = "tid", cpu = "cpu", sym = "sym" }
-
-local function c_operand(text)
-  text = text:match("^%s*(.-)%s*$")
-  if OPERAND[text] then return OPERAND[text] end
-  local f = text:match("^args%.([%a_][%w_]*)$") or text:match("^args%[%s*[\"']([%a_][%w_]*)[\"']%s*%]$")
-  return f and "field:" .. f or nil
+local c_aggs = {}       -- { agg =, map =, clause = } of the clauses evaluated in C
+for _, c in ipairs(handlers) do
+  if c.way == "C" then
+    c_aggs[#c_aggs + 1] = { agg = AGG.new(c.agg), map = get_map(c.agg.op, c.agg.map), clause = c }
+  end
 end
+if #handlers > 0 and #c_aggs == #handlers then AGG.only() end
 
-local CMPS = { ["=="] = true, ["~="] = true, ["<"] = true, ["<="] = true, [">"] = true, [">="] = true }
-
--- The agg.new spec of clause c, or nil when it is not a short form.
-local function short_form(c)
-  if #c.events ~= 1 or c.events[1]:find("[*?%[]") then return nil end
-  local op, inner = c.body:match("^%s*(%a+)%s*(%b())%s*;?%s*$")
-  if not op or not AGG_OPS[op] or op == "avg" then return nil end
-  inner = inner:sub(2, -2)
-  local parts = {}
-  local name = inner:match("^%s*[\"'](@[%w_]*)[\"']%s*,?")
-  if name then inner = inner:gsub("^%s*[\"']@[%w_]*[\"']%s*,?", "") end
-  if inner:find("%S") then
-    for p in (inner .. ","):gmatch("([^,]*),") do
-      local o = c_operand(p)
-      if not o then return nil end
-      parts[#parts + 1] = o
-    end
-  end
-  local spec = { event = c.events[1], op = op, keys = parts, map = name }
-  if op ~= "count" then
-    spec.value = table.remove(parts, 1)
-    if not spec.value or spec.value == "comm" or spec.value == "sym" then return nil end
-  end
-  if #parts > 4 then return nil end
-  if c.cond then
-    local a, cmp, k = c.cond:match("^%s*(.-)%s*([=~<>]=?)%s*(%-?%d+)%s*$")
-    local o = a and c_operand(a)
-    if not o or o == "comm" or o == "sym" or not CMPS[cmp] or not math.tointeger(tonumber(k)) then return nil end
-    spec.filter = { o, cmp, math.tointeger(tonumber(k)) }
-  end
-  return spec
-end
-
-do
-  -- how many of the clauses' events (exact or globs) take event name
-  local function takers(name)
-    local n = 0
-    for _, c in ipairs(handlers) do
-      for _, ev in ipairs(c.events) do
-        local evb = bare(ev) or ev
-        if ev == name or evb == (bare(name) or name) or glob_match(evb, bare(name) or name) then n = n + 1 end
-      end
-    end
-    return n
-  end
-  for _, c in ipairs(handlers) do
-    local spec = AGG and MODE ~= "lua" and takers(c.events[1]) == 1 and short_form(c)
-    if spec then
-      local agg = AGG.new(spec)
-      c_aggs[#c_aggs + 1] = { agg = agg, map = get_map(spec.op, spec.map), clause = c }
-    end
-    if MODE == "explain" then
-      io.stderr:write(string.format("luaprof: -x clause %d (%s): %s\n", c.n, c.spec,
-                                    spec and "C, unless its event cannot (then Lua)" or "Lua"))
-    end
-  end
-  if #handlers > 0 and #c_aggs == #handlers then AGG.only() end
+local print_maps = function(blank)
+  for _, ca in ipairs(c_aggs) do merge_c(ca.map, ca.agg) end
+  print_tables(blank)
 end
 
 ---------------------------------------------------------------------------
 -- the run
 
--- BEGIN and END alone sample the CPU clock (not cycles, which a VM lacks)
-local setup = { events = #events > 0 and events or { "cpu-clock" } }
-if uses_stack then setup.call_graph = true end
+-- BEGIN, END and interval clauses alone sample the CPU clock (not
+-- cycles, which a VM lacks)
+local setup = { events = #plan.events > 0 and plan.events or { "cpu-clock" } }
+if plan.call_graph then setup.call_graph = true end
+if plan.tick_ms and not CLI.interval then setup.interval = plan.tick_ms end
 do
   local ok, err = pcall(luaprof.setup, setup)
-  if not ok then fail(tostring(err):gsub("^luaprof%.setup: ", ""), nil) end
+  if not ok then fail("-x: " .. tostring(err):gsub("^luaprof%.setup: ", "")) end
 end
 
 -- The clauses of a sample's event, found once per event name.
 local by_event = {}
-local replaying = false
+local replaying = CLI.replay
 
 local function clauses_of(name)
   local list = by_event[name]
   if list then return list end
   list = {}
   for _, c in ipairs(handlers) do
-    for _, ev in ipairs(c.events) do
-      local evb = bare(ev) or ev
-      if ev == name or evb == name or evb == (bare(name) or name) or glob_match(evb, bare(name) or name) then
+    for _, e in ipairs(c.events) do
+      if PLAN.event_matches(e.match, name) then
         list[#list + 1] = c
         break
       end
@@ -616,22 +522,9 @@ end
 function on_start(info)
   replaying = info.file ~= nil
   if not replaying then return end
-  -- a clause whose events the recording lacks would never run
-  for _, c in ipairs(handlers) do
-    for _, ev in ipairs(c.events) do
-      local found = false
-      for _, name in ipairs(info.events or {}) do
-        local evb = bare(ev) or ev
-        if ev == name or evb == (bare(name) or name) or glob_match(evb, bare(name) or name) then
-          found = true
-        end
-      end
-      if not found then
-        fail("the recording has no event '" .. luaprof.shown(ev) .. "' (it has " ..
-             table.concat(info.events or {}, ", ") .. ")")
-      end
-    end
-  end
+  -- the clauses' names against the recording's events, before its first sample
+  local ok, err = pcall(PLAN.check_recording, plan, AGG and AGG.recording() or {}, warn)
+  if not ok then report(err) end
 end
 
 if #handlers > 0 then
@@ -644,7 +537,8 @@ if #handlers > 0 then
   -- an event named exactly gets its own handler: no s.event to read
   on_event = {}
   for _, c in ipairs(handlers) do
-    for _, ev in ipairs(c.events) do
+    for _, e in ipairs(c.events) do
+      local ev = e.match
       if not ev:find("[*?%[]") and not on_event[ev] then
         local list
         on_event[ev] = function(s)
@@ -658,14 +552,29 @@ if #handlers > 0 then
   end
 end
 
-function on_interval()
-  print_maps(false)
+-- Interval clauses run at the ticks (-I's, or their own period's) that
+-- pass their time; -I also prints and clears the maps.
+local ticks = 0
+for _, c in ipairs(intervals) do c.due = c.interval_ms end
+
+function on_interval(info)
+  if #intervals > 0 and not info.last then
+    ticks = ticks + 1
+    local now = ticks * plan.tick_ms
+    for _, c in ipairs(intervals) do
+      if now >= c.due then
+        repeat c.due = c.due + c.interval_ms until c.due > now
+        c.fn()
+      end
+    end
+  end
+  if CLI.interval then print_maps(false) end
 end
 
 function on_end()
-  for _, fn in ipairs(ends) do fn() end
+  for _, c in ipairs(ends) do c.fn() end
   print_maps(true)
-  if MODE == "explain" then
+  if MODE.explain then
     for _, ca in ipairs(c_aggs) do
       io.stderr:write(string.format("luaprof: -x clause %d: %s\n", ca.clause.n,
                                     ca.agg:active() and "evaluated in C" or "evaluated in Lua"))
@@ -673,4 +582,4 @@ function on_end()
   end
 end
 
-for _, fn in ipairs(begins) do fn() end
+for _, c in ipairs(begins) do c.fn() end

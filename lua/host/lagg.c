@@ -12,6 +12,7 @@
  *   a:active()   -> whether the run fed it samples in C (it bound to its event)
  *   a:clear()
  *   agg.only()   -- every clause taking samples is one of these (replay.c)
+ *   agg.cli(), agg.describe(EV), agg.recording()   -- the run's events (lxevents.c)
  *
  * Operands are "pid", "tid", "cpu", "comm", "sym" or "field:NAME".  The run feeds
  * an aggregation every sample of its event (matched by name at the
@@ -202,10 +203,17 @@ static int l_only(lua_State *L)
 	return 0;
 }
 
-/* The bucket of v, for the Lua path's histograms: the same numbers. */
+/* The bucket of v, for the Lua path's histograms: the same numbers; nil
+ * when v is no integer (1.5, 0/0), which the front end says at the
+ * program's line. */
 static int l_bucket(lua_State *L)
 {
-	lua_pushinteger(L, lp_agg_bucket(luaL_checkinteger(L, 1)));
+	int ok;
+	lua_Integer v = lua_tointegerx(L, 1, &ok);
+	if (ok)
+		lua_pushinteger(L, lp_agg_bucket(v));
+	else
+		lua_pushnil(L);
 	return 1;
 }
 
@@ -224,6 +232,7 @@ void lp_agg_open(lua_State *L)
 		{ "new", l_new }, { "only", l_only }, { "bucket", l_bucket }, { NULL, NULL },
 	};
 	luaL_newlib(L, funcs);
+	lp_xevents_register(L);
 	lua_setglobal(L, "_ONELINER_AGG");
 }
 

@@ -243,6 +243,8 @@ struct lp_run_aggs {
 	bool only;              /* every sample goes to one (a replay reads on one core) */
 	struct lp_agg_reg **v;
 	size_t n;
+	const struct lp_source *start_src;      /* replaying, while on_start runs: the
+						 * recording's events (lxevents.c) */
 };
 
 /* One run of a script: its parts by concern, and what the loop shares. */
@@ -446,6 +448,9 @@ void lp_agg_open(lua_State *L);
 struct lp_agg *lp_agg_for_event(struct lp_run *run, const char *name, const char *bare,
 				const struct lp_tp_format *fmt, uint64_t sample_type);
 void lp_agg_regs_free(struct lp_run *run);
+/* lxevents.c: adds agg.cli, agg.describe and agg.recording to the table on
+ * the top of the stack (lp_agg_open's). */
+void lp_xevents_register(lua_State *L);
 /* lagg.c: whether the run's answer is the same in any order of its
  * records: every sample goes to a C aggregation (aggs.only) keyed by what
  * the sample itself holds (not comm or sym, which depend on the process

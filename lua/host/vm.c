@@ -28,6 +28,32 @@
  * message (its address is the mark). */
 static char os_exit_mark;
 
+/* A one-liner's error raised in luaprof's own Lua, a helper or the
+ * library that the program called ("/usr/share/luaprof/helpers/
+ * oneliner.lua:193: attempt to add ..."), is said at the program's line:
+ * the innermost level of the stack in the program's chunk (named "-x",
+ * oneliner.lua).  Returns msg, or the new message pushed. */
+static const char *at_program_line(lua_State *L, const char *msg)
+{
+	lua_Debug ar;
+	const struct lp_run *run = lp_get_run(L);
+	if (!run || !run->aggs.on || !strncmp(msg, "-x:", 3))
+		return msg;
+	for (int level = 1; lua_getstack(L, level, &ar); level++) {
+		if (!lua_getinfo(L, "Sl", &ar) || strcmp(ar.source, "=-x") || ar.currentline <= 0)
+			continue;
+		/* the message without its own "SOURCE:LINE: " */
+		const char *p = strchr(msg, ':'), *rest = msg;
+		if (p && p > msg && !memchr(msg, '\n', (size_t)(p - msg)) && p[1] >= '0' && p[1] <= '9') {
+			p += strspn(p + 1, "0123456789") + 1;
+			if (p[0] == ':' && p[1] == ' ')
+				rest = p + 2;
+		}
+		return lua_pushfstring(L, "-x:%d: %s", ar.currentline, rest);
+	}
+	return msg;
+}
+
 /* Message handler: the error plus a traceback. */
 static int msgh(lua_State *L)
 {
@@ -39,6 +65,7 @@ static int msgh(lua_State *L)
 			return 1;
 		msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
 	}
+	msg = at_program_line(L, msg);
 	luaL_traceback(L, L, msg, 1);
 	/* the last level is run.c's protected loop when a sample's handler
 	 * failed: not the script's */

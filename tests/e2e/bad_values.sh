@@ -46,7 +46,9 @@ EOF
 row '-i of 100k bytes'        255 "$X: cannot open: File name too long\$" short -- "$LP" run "$S/count.lua" -i "$LONG"
 row '-i of a 100k path'       255 "/tmp/$(shown 100005 5): cannot open: File name too long\$" short -- "$LP" run "$S/count.lua" -i "/tmp/$LONG"
 row '--filter of 100k bytes'  255 "the kernel rejects the filter '$X' on 'sched:sched_switch': Invalid argument \(its fields: luaprof list --fields sched:sched_switch\)\$" norun,short -- tracefs_row "$LP" run "$S/count.lua" -e sched:sched_switch --filter "$LONG" -- "$MARK" 50
-row '-x of 100k bytes'        255 "-x: '$X' needs a \{ LUA \} after it \(at character 100001\)\$" short -- "$LP" -x "$LONG"
+row '-x of 100k bytes'        255 "-x:1:1: '$X' needs a \{ LUA \} after it\$" short -- "$LP" -x "$LONG"
+row '-x, a name of 100k bytes'  255 "-x:1:19: unknown name '$X'" short -- "$LP" -x "cpu-clock { count($LONG) }"
+row '-x, a field of 100k bytes' 255 "-x:1:33: sched:sched_switch has no field '$X'" short -- tracefs_row "$LP" -x "sched:sched_switch { count(args.$LONG) }"
 row 'script name of 100k'     255 "no script '$X' in \\\$LUAPROF_PATH, .*; a file in the current directory is run as \./$X\$" norun,short -- "$LP" run "$LONG" -- "$MARK" 50
 row 'script path of 100k'     255 "cannot open the script \./$(shown 100002 2): File name too long\$" norun,short -- "$LP" run "./$LONG" -- "$MARK" 50
 row 'script option of 100k'   255 "opts\.lua: --limit=$X: the value must be an integer such as 10, -3, 0x1f or 5K\$" norun,short,usage -- "$LP" run "$S/opts.lua" "--limit=$LONG" -- "$MARK" 50
