@@ -43,47 +43,18 @@ local limit = tonumber(arg[1] or "") or opt.limit
 local report = luaprof.report{ sort = opt.sort, children = opt.children, demangle = opt.demangle }
 local titles = { sym = "Symbol", dso = "Shared Object", comm = "Command", pid = "Pid:Command",
                  tid = "Tid", process = "Pid", srcline = "Source:Line" }
--- With --sort=sym alone, rows that perf's sort__sym_sort finds equal keep
--- the order of perf's tree of entries (a red-black tree keyed by
--- sort__sym_cmp, which is no order), which luaprof.report models: each
--- row's place in it.
-local perf_tree = #opt.sort == 1 and opt.sort[1] == "sym"
 
 local pct = require("luaprof.fmt").pct
 
+-- The rows come in perf report's order: by their share, then by the
+-- keys' text ([k]/[.] aside: named symbols by name, then the unnamed by
+-- address, as perf compares them), rows perf finds equal as perf's tree
+-- of entries has them.
 local function print_table(ev, t, lost)
-  local list = {}
-  for _, r in ipairs(t) do
-    -- ties in the order perf gives them: by the keys' text, [k]/[.] aside
-    -- (perf's sort__sym_sort: named symbols first, by name; then the
-    -- unnamed, by address as perf's _sort__addr_cmp compares them, as
-    -- signed 64-bit numbers: 0xfff4... before 0x0000...); with --sort=sym
-    -- alone, rows that sort__sym_sort finds equal (the unnamed, and
-    -- symbols of one name) in the order of perf's tree (see perf_tree)
-    local order = {}
-    for i, c in ipairs(r.cells) do
-      c = c:gsub("^%[[k.]%] ", "")
-      if c:match("^0x%x+$") or c == "0000000000000000" then
-        c = perf_tree and "\255" or
-            string.format("\255%016x", math.tointeger(tonumber(c)) ~ math.mininteger)
-      end
-      order[i] = c
-    end
-    r.order = table.concat(order, "\0")
-    list[#list + 1] = r
-  end
-  local field = opt.children and "children" or "self"
-  table.sort(list, function(a, b)
-    if a[field] ~= b[field] then return a[field] > b[field] end
-    if a.self ~= b.self then return a.self > b.self end
-    if a.order ~= b.order or not perf_tree then return a.order < b.order end
-    return a.place < b.place
-  end)
   local headers = opt.children and { "Children", "Self", "Samples" } or { "Overhead", "Samples" }
   for _, k in ipairs(opt.sort) do headers[#headers + 1] = titles[k] end
   local rows = {}
-  for i = 1, math.min(limit, #list) do
-    local r = list[i]
+  for i, r in ipairs(t) do
     local row = opt.children and { pct(r.children, t.total), pct(r.self, t.total), r.samples }
                 or { pct(r.self, t.total), r.samples }
     for j, c in ipairs(r.cells) do
@@ -101,6 +72,7 @@ function on_end(info)
   if #events == 0 then print(string.format("# 0 samples, %d lost", info.lost)) end
   for i, ev in ipairs(events) do
     if i > 1 then print() end
-    print_table(ev, report:rows(ev), info.lost)
+    print_table(ev, report:rows(ev, { order = opt.children and "children" or "self", limit = limit }),
+                info.lost)
   end
 end

@@ -16,6 +16,7 @@
  * of keeping a set per sample.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,9 +40,9 @@ struct entry {
 };
 
 struct node {
+	struct entry e;         /* here, not only in the memo: a walk reads it */
 	uint32_t parent, left, right, row;
 	bool red;
-	struct entry e;
 };
 
 /* What a frame's row is made of: equal keys, equal rows' text. */
@@ -60,6 +61,14 @@ struct memo {
 	struct entry e;
 };
 
+/* The front of `memo`: the frame keys met last, direct-mapped by hash,
+ * found again without the map's probe. */
+#define FRONT 2048
+struct front {
+	struct fkey k;
+	uint32_t memo;          /* NONE: empty */
+};
+
 struct idrec {
 	uint32_t row;           /* NONE: not yet */
 	uint32_t count;         /* the tree's size when row was found */
@@ -67,9 +76,11 @@ struct idrec {
 };
 
 struct rowrec {
-	struct lp_row pub;
+	uint64_t self, children, samples;
 	uint64_t seen;
-	size_t place;
+	uint32_t place;
+	char *order;            /* lp_rows_sort's tie-breaking text, when made */
+	size_t order_len;
 };
 
 struct lp_rows {
@@ -78,6 +89,7 @@ struct lp_rows {
 	bool perf_tree;                 /* sym alone: perf's tree orders ties */
 	bool sample_keys;               /* a key reads the sample (comm, pid, ...) */
 	struct lp_hmap *memo;           /* struct fkey -> memos[] */
+	struct front *front;            /* FRONT slots */
 	struct memo *memos;
 	size_t cap_memos;
 	struct lp_hmap *ids;            /* text id -> idrecs[] */
@@ -85,6 +97,8 @@ struct lp_rows {
 	size_t cap_ids;
 	struct rowrec *rows;
 	size_t nr_rows, cap_rows;
+	const char **cells;             /* nr_keys per row */
+	size_t cap_cells;
 	struct node *nodes;
 	size_t nr_nodes, cap_nodes;
 	uint32_t root;
@@ -129,6 +143,9 @@ struct lp_rows *lp_rows_new(const struct lp_rows_spec *spec)
 	r->sample_keys = r->with[LP_ROWS_COMM] || r->with[LP_ROWS_PID] || r->with[LP_ROWS_TID] ||
 			 r->with[LP_ROWS_PROCESS];
 	r->root = NONE;
+	r->front = malloc(FRONT * sizeof *r->front);
+	for (size_t i = 0; r->front && i < FRONT; i++)
+		r->front[i].memo = NONE;
 	r->memo = lp_hmap_new();
 	r->ids = lp_hmap_new();
 	r->strs = lp_strtab_new();
@@ -137,7 +154,7 @@ struct lp_rows *lp_rows_new(const struct lp_rows_spec *spec)
 	r->dsos = lp_htab_new(NULL, NULL, NULL);
 	r->inl_names = lp_htab_new(NULL, NULL, NULL);
 	r->comms = lp_htab_new(NULL, NULL, NULL);
-	if (!r->memo || !r->ids || !r->strs || !r->shorts || !r->shorts_m || !r->dsos ||
+	if (!r->front || !r->memo || !r->ids || !r->strs || !r->shorts || !r->shorts_m || !r->dsos ||
 	    !r->inl_names || !r->comms) {
 		lp_rows_free(r);
 		errno = ENOMEM;
@@ -150,6 +167,7 @@ void lp_rows_free(struct lp_rows *r)
 {
 	if (!r)
 		return;
+	free(r->front);
 	lp_hmap_free(r->memo);
 	lp_hmap_free(r->ids);
 	lp_strtab_free(r->strs);
@@ -160,7 +178,10 @@ void lp_rows_free(struct lp_rows *r)
 	lp_htab_free(r->comms);
 	free(r->memos);
 	free(r->idrecs);
+	for (size_t i = 0; i < r->nr_rows; i++)
+		free(r->rows[i].order);
 	free(r->rows);
+	free(r->cells);
 	free(r->nodes);
 	free(r->buf);
 	free(r);
@@ -484,8 +505,9 @@ static uint32_t new_row(struct lp_rows *r, const struct src *x);
 
 /* perf's __hists__add_entry (top.lua's tree_find_or_add): the row of the
  * node equal to e on the way down, or a new row and node; NONE: ENOMEM. */
-static uint32_t tree_find_or_add(struct lp_rows *r, const struct entry *e, const struct src *x)
+static uint32_t tree_find_or_add(struct lp_rows *r, uint32_t memo, const struct src *x)
 {
+	const struct entry e_ = r->memos[memo].e, *e = &e_;
 	uint32_t p = NONE, n = r->root;
 	bool left = false;
 	while (n != NONE) {
@@ -539,9 +561,12 @@ static uint32_t tree_find_or_add(struct lp_rows *r, const struct entry *e, const
 
 static uint32_t new_row(struct lp_rows *r, const struct src *x)
 {
-	if (!grow((void **)&r->rows, &r->cap_rows, r->nr_rows + 1, sizeof *r->rows))
+	size_t nk = r->spec.nr_keys;
+	if (!grow((void **)&r->rows, &r->cap_rows, r->nr_rows + 1, sizeof *r->rows) ||
+	    !grow((void **)&r->cells, &r->cap_cells, (r->nr_rows + 1) * nk, sizeof *r->cells))
 		return NONE;
 	struct rowrec *w = &r->rows[r->nr_rows];
+	const char **cells = &r->cells[r->nr_rows * nk];
 	memset(w, 0, sizeof *w);
 	struct text t = { .p = r->buf, .cap = r->cap_buf };
 	for (unsigned i = 0; i < r->spec.nr_keys; i++) {
@@ -549,7 +574,7 @@ static uint32_t new_row(struct lp_rows *r, const struct src *x)
 		put_cell(r, &t, r->spec.keys[i], x, false);
 		r->buf = t.p;
 		r->cap_buf = t.cap;
-		if (t.oom || !(w->pub.cells[i] = lp_strtab_intern(r->strs, t.p)))
+		if (t.oom || !(cells[i] = lp_strtab_intern(r->strs, t.p)))
 			return NONE;
 	}
 	r->placed = false;
@@ -588,11 +613,20 @@ static struct memo *find_memo(struct lp_rows *r, const struct src *x)
 	struct fkey k;
 	bool added = false;     /* lp_hmap_find sets it only when true */
 	make_fkey(r, x, &k);
-	int64_t i = lp_hmap_find(r->memo, &k, sizeof k, lp_hash(&k, sizeof k), true, &added);
+	/* the sample's parts only when a key reads them */
+	size_t n = r->sample_keys ? sizeof k : offsetof(struct fkey, pid);
+	uint64_t h = lp_hash(&k, n);
+	struct front *fr = &r->front[(h ^ (h >> 29)) & (FRONT - 1)];
+	if (fr->memo != NONE && !memcmp(&fr->k, &k, n))
+		return &r->memos[fr->memo];
+	int64_t i = lp_hmap_find(r->memo, &k, n, h, true, &added);
 	if (i < 0)
 		return NULL;
-	if (!added)
+	if (!added) {
+		memcpy(&fr->k, &k, n);
+		fr->memo = (uint32_t)i;
 		return &r->memos[i];
+	}
 	if (!grow((void **)&r->memos, &r->cap_memos, (size_t)i + 1, sizeof *r->memos))
 		return NULL;
 	struct memo *m = &r->memos[i];
@@ -614,6 +648,8 @@ static struct memo *find_memo(struct lp_rows *r, const struct src *x)
 	m->id = (uint32_t)id;
 	if (r->perf_tree)
 		m->e = make_entry(r, x);
+	memcpy(&fr->k, &k, n);
+	fr->memo = (uint32_t)i;
 	return m;
 }
 
@@ -629,8 +665,7 @@ static uint32_t row_of(struct lp_rows *r, const struct src *x, uint32_t *id)
 		/* looked up again only when the tree grew since (top.lua) */
 		if (d->row != NONE && d->count == r->nr_nodes)
 			return d->row;
-		struct entry e = m->e;
-		uint32_t row = tree_find_or_add(r, &e, x);
+		uint32_t row = tree_find_or_add(r, (uint32_t)(m - r->memos), x);
 		d = &r->idrecs[*id];
 		d->row = row;
 		d->count = (uint32_t)r->nr_nodes;
@@ -698,7 +733,7 @@ static void count_child(struct lp_rows *r, uint32_t row, uint32_t id, uint64_t p
 	if (w->seen == r->samples || d->seen == r->samples)
 		return;
 	w->seen = d->seen = r->samples;
-	w->pub.children += period;
+	w->children += period;
 }
 
 int lp_rows_add(struct lp_rows *r, const struct lp_rows_sample *s)
@@ -725,8 +760,8 @@ int lp_rows_add(struct lp_rows *r, const struct lp_rows_sample *s)
 	if (row == NONE)
 		return -ENOMEM;
 	struct rowrec *w = &r->rows[row];
-	w->pub.self += s->period;
-	w->pub.samples++;
+	w->self += s->period;
+	w->samples++;
 	if (!r->spec.children)
 		return 0;
 	count_child(r, row, id, s->period);
@@ -769,9 +804,12 @@ size_t lp_rows_count(const struct lp_rows *r)
 	return r->nr_rows;
 }
 
-const struct lp_row *lp_rows_get(const struct lp_rows *r, size_t i)
+struct lp_row lp_rows_get(const struct lp_rows *r, size_t i)
 {
-	return &r->rows[i].pub;
+	const struct rowrec *w = &r->rows[i];
+	struct lp_row row = { .self = w->self, .children = w->children, .samples = w->samples };
+	memcpy(row.cells, &r->cells[i * r->spec.nr_keys], r->spec.nr_keys * sizeof *r->cells);
+	return row;
 }
 
 static uint32_t leftmost(const struct lp_rows *r, uint32_t x)
@@ -786,7 +824,7 @@ static void place_all(struct lp_rows *r)
 {
 	size_t n = 0;
 	for (uint32_t x = leftmost(r, r->root); x != NONE;) {
-		r->rows[N(x)->row].place = ++n;
+		r->rows[N(x)->row].place = (uint32_t)++n;
 		if (N(x)->right != NONE) {
 			x = leftmost(r, N(x)->right);
 			continue;
@@ -811,4 +849,112 @@ const char *lp_rows_last_comm(const struct lp_rows *r, int32_t tid)
 {
 	struct lp_htab_ent *e = lp_htab_find_int(r->comms, (uint32_t)tid);
 	return e ? (const char *)(uintptr_t)e->val : NULL;
+}
+
+/* --- perf's order of rows -------------------------------------------- */
+
+/* Whether cell c (its level taken off) is an unnamed row's address. */
+static bool is_addr(const char *c)
+{
+	if (!strcmp(c, "0000000000000000"))
+		return true;
+	if (c[0] != '0' || c[1] != 'x' || !c[2])
+		return false;
+	for (c += 2; *c; c++)
+		if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f') || (*c >= 'A' && *c <= 'F')))
+			return false;
+	return true;
+}
+
+/* Row w's text for ties (top.lua's r.order): its cells without [k]/[.],
+ * NUL-separated; an address as "\377" and, unless perf's tree orders
+ * the ties, its value with the sign bit flipped (perf compares addresses
+ * as signed 64-bit numbers).  false: ENOMEM. */
+static bool make_order(const struct lp_rows *r, struct rowrec *w)
+{
+	struct text t = { 0 };
+	const char **cells = &r->cells[(size_t)(w - r->rows) * r->spec.nr_keys];
+	for (unsigned i = 0; i < r->spec.nr_keys; i++) {
+		const char *c = cells[i];
+		if (i)
+			put(&t, "", 1);
+		if ((c[0] == '[' && (c[1] == 'k' || c[1] == '.') && c[2] == ']' && c[3] == ' '))
+			c += 4;
+		if (!is_addr(c)) {
+			puts_(&t, c);
+			continue;
+		}
+		put(&t, "\377", 1);
+		if (!r->perf_tree) {
+			char b[24];
+			uint64_t a = strtoull(c, NULL, 16) ^ (UINT64_C(1) << 63);
+			snprintf(b, sizeof b, "%016" PRIx64, a);
+			puts_(&t, b);
+		}
+	}
+	if (t.oom) {
+		free(t.p);
+		return false;
+	}
+	w->order = t.p ? t.p : strdup("");
+	w->order_len = t.n;
+	return w->order != NULL;
+}
+
+struct sort_ctx {
+	struct lp_rows *r;
+	bool children;
+	bool oom;
+};
+
+/* Lua's string order (strcoll in the C locale: bytes, NUL the least). */
+static int order_cmp(const struct rowrec *a, const struct rowrec *b)
+{
+	size_t n = a->order_len < b->order_len ? a->order_len : b->order_len;
+	int c = memcmp(a->order, b->order, n);
+	if (c)
+		return c;
+	return a->order_len < b->order_len ? -1 : a->order_len > b->order_len;
+}
+
+static int row_cmp(const void *pa, const void *pb, void *arg)
+{
+	struct sort_ctx *x = arg;
+	struct rowrec *a = &x->r->rows[*(const uint32_t *)pa], *b = &x->r->rows[*(const uint32_t *)pb];
+	uint64_t fa = x->children ? a->children : a->self;
+	uint64_t fb = x->children ? b->children : b->self;
+	if (fa != fb)
+		return fa > fb ? -1 : 1;
+	if (a->self != b->self)
+		return a->self > b->self ? -1 : 1;
+	if ((!a->order && !make_order(x->r, a)) || (!b->order && !make_order(x->r, b))) {
+		x->oom = true;
+		return 0;
+	}
+	int c = order_cmp(a, b);
+	if (c)
+		return c;
+	if (x->r->perf_tree && a->place != b->place)
+		return a->place < b->place ? -1 : 1;
+	return a < b ? -1 : a > b;      /* else in the order made */
+}
+
+long lp_rows_sort(struct lp_rows *r, bool children, size_t limit, uint32_t **out)
+{
+	*out = NULL;
+	if (r->perf_tree && !r->placed)
+		place_all(r);
+	uint32_t *v = malloc((r->nr_rows ? r->nr_rows : 1) * sizeof *v);
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_rows; i++)
+		v[i] = (uint32_t)i;
+	struct sort_ctx x = { .r = r, .children = children };
+	qsort_r(v, r->nr_rows, sizeof *v, row_cmp, &x);
+	if (x.oom) {
+		free(v);
+		return -ENOMEM;
+	}
+	*out = v;
+	return (long)(limit < r->nr_rows ? limit : r->nr_rows);
 }

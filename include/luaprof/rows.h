@@ -108,12 +108,20 @@ struct lp_row {
 	uint64_t samples;       /* samples whose leaf is the row */
 };
 
-/* Row i (valid until lp_rows_free). */
-const struct lp_row *lp_rows_get(const struct lp_rows *r, size_t i);
+/* Row i (its cells valid until lp_rows_free). */
+struct lp_row lp_rows_get(const struct lp_rows *r, size_t i);
 
 /* Row i's place (1..) in perf's tree of entries, for the single key sym;
  * 0 otherwise.  Computed once, at the first call after the last add. */
 size_t lp_rows_place(struct lp_rows *r, size_t i);
+
+/* The rows in perf report's order: by children (with children) or self,
+ * descending, then self, then the cells' text without the [k]/[.] level
+ * (named before unnamed, addresses as signed numbers), then, for the
+ * single key sym, by place in perf's tree.  *out gets a malloc'd array
+ * of row numbers, all of them, in that order (the caller frees it);
+ * returns how many of them to print, at most limit, or -ENOMEM. */
+long lp_rows_sort(struct lp_rows *r, bool children, size_t limit, uint32_t **out);
 
 /* The command of thread tid at its last sample (for the pid key), or NULL. */
 const char *lp_rows_last_comm(const struct lp_rows *r, int32_t tid);

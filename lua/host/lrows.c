@@ -8,6 +8,8 @@
  *   rep:rows(event)     -> { samples =, total =, { cells = { ... }, self =,
  *                            children =, samples =, place = }, ... }
  *                          (rows in the order they were made)
+ *   rep:rows(event, { order = "self" | "children", limit = N })
+ *                       -> the same, the first N rows in perf report's order
  *   rep:comm(tid)       -> the thread's command at its last sample (sort pid)
  *   rep:add(s)          -> feed = "script": adds s, the sample being handled
  *
@@ -301,10 +303,42 @@ static void set_int(lua_State *L, const char *k, uint64_t v)
 	lua_setfield(L, -2, k);
 }
 
+static void push_row(lua_State *L, const struct lp_report_reg *g, struct lp_rows *r, size_t i)
+{
+	struct lp_row row = lp_rows_get(r, i);
+	const struct lp_row *w = &row;
+	lua_createtable(L, 0, 5);
+	lua_createtable(L, g->spec.nr_keys, 0);
+	for (unsigned j = 0; j < g->spec.nr_keys; j++) {
+		lua_pushstring(L, w->cells[j]);
+		lua_rawseti(L, -2, j + 1);
+	}
+	lua_setfield(L, -2, "cells");
+	set_int(L, "self", w->self);
+	set_int(L, "children", w->children);
+	set_int(L, "samples", w->samples);
+	set_int(L, "place", lp_rows_place(r, i));
+}
+
+/* rep:rows(event [, { order = "self"|"children", limit = N }]): every row
+ * in the order made, or the first limit in perf report's order. */
 static int l_rows(lua_State *L)
 {
+	static const char *const orders[] = { "self", "children", NULL };
 	struct lp_report_reg *g = check(L);
 	const char *name = luaL_checkstring(L, 2);
+	bool sorted = !lua_isnoneornil(L, 3);
+	bool children = false;
+	lua_Integer limit = LUA_MAXINTEGER;
+	if (sorted) {
+		luaL_checktype(L, 3, LUA_TTABLE);
+		lua_getfield(L, 3, "order");
+		children = luaL_checkoption(L, -1, "self", orders) == 1;
+		lua_getfield(L, 3, "limit");
+		limit = luaL_optinteger(L, -1, LUA_MAXINTEGER);
+		luaL_argcheck(L, limit >= 0, 3, "limit= must not be negative");
+		lua_pop(L, 2);
+	}
 	struct lp_rows *r = NULL;
 	for (size_t i = 0; i < g->nr_tables && !r; i++)
 		if (!strcmp(g->names[i], name))
@@ -314,24 +348,21 @@ static int l_rows(lua_State *L)
 		return 1;
 	}
 	size_t n = lp_rows_count(r);
+	uint32_t *order = NULL;
+	if (sorted) {
+		long k = lp_rows_sort(r, children, (size_t)limit, &order);
+		if (k < 0)
+			return luaL_error(L, "out of memory");
+		n = (size_t)k;
+	}
 	lua_createtable(L, (int)n, 2);
 	set_int(L, "samples", lp_rows_samples(r));
 	set_int(L, "total", lp_rows_total(r));
 	for (size_t i = 0; i < n; i++) {
-		const struct lp_row *w = lp_rows_get(r, i);
-		lua_createtable(L, 0, 5);
-		lua_createtable(L, g->spec.nr_keys, 0);
-		for (unsigned j = 0; j < g->spec.nr_keys; j++) {
-			lua_pushstring(L, w->cells[j]);
-			lua_rawseti(L, -2, j + 1);
-		}
-		lua_setfield(L, -2, "cells");
-		set_int(L, "self", w->self);
-		set_int(L, "children", w->children);
-		set_int(L, "samples", w->samples);
-		set_int(L, "place", lp_rows_place(r, i));
+		push_row(L, g, r, order ? order[i] : i);
 		lua_rawseti(L, -2, (lua_Integer)i + 1);
 	}
+	free(order);
 	return 1;
 }
 
