@@ -1033,14 +1033,15 @@ def real_recordings():
                         stackcollapse; FlameGraph's stackcollapse-perf.pl
                         is not packaged for Debian)
       script            perf script
-    5 rounds (3 on the DWARF recording, whose perf reports take a minute)."""
+    5 rounds (1 on the DWARF recording, whose perf reports run addr2line
+    for minutes)."""
     pairs = [("top", ["run", "top"], ["report", "--stdio", "--no-children"]),
              ("top --children", ["run", "top", "--children"], ["report", "--stdio", "--children"]),
              ("folded", ["run", "folded"], ["script", "report", "stackcollapse"]),
              ("script", ["run", "script"], ["script"])]
     for name, data in record_real_files():
         n = perf_samples(data)
-        reps = 1 if QUICK else 3 if "dwarf" in name else 5
+        reps = 1 if QUICK or "dwarf" in name else 5     # perf report of the DWARF file: minutes (addr2line)
         wl = "%s %dk" % (name, n // 1000)
         for what, ours, theirs in pairs:
             cmds = {"luaprof": [LUAPROF] + ours + ["-i", data], "perf": ["perf"] + theirs + ["-i", data]}
