@@ -331,15 +331,6 @@ static bool compare(int64_t v, uint8_t cmp, int64_t c)
 	}
 }
 
-unsigned lp_agg_bucket(int64_t v)
-{
-	if (v < 0)
-		return 0;
-	if (v == 0)
-		return 1;
-	return (unsigned)(63 - __builtin_clzll((unsigned long long)v)) + 2;
-}
-
 /* A new HIST entry i: zeroed buckets; false when out of memory. */
 static bool hist_grow(struct lp_agg *a, size_t i)
 {

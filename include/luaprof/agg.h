@@ -131,8 +131,35 @@ const struct lp_agg_spec *lp_agg_spec(const struct lp_agg *a);
 /* Forgets every entry (an interval's print-and-clear), keeping memory. */
 void lp_agg_clear(struct lp_agg *a);
 
+/* --- histograms (core/agg/hist.c): the one bucket function and the one
+ * printer, for luaprof.hist and the one-liners' hist() alike. */
+
 /* bpftrace's power-of-two histogram bucket of v: 0 for v < 0, 1 for 0,
- * 2 for 1, and k + 2 for 2^k <= v < 2^(k+1) (k = 1..62). */
+ * 2 for 1, and k + 2 for 2^k <= v < 2^(k+1) (k = 1..62).  luaprof.hist's
+ * values are numbers: one at or past 2^63 is in one more bucket,
+ * LP_HIST_POW2_BUCKETS - 1. */
 unsigned lp_agg_bucket(int64_t v);
+#define LP_HIST_POW2_BUCKETS (LP_AGG_BUCKETS + 1)
+
+/* An edge of a power-of-two bucket as bpftrace writes it: 1K, 2M, ...
+ * (a multiple of 1024^k with its suffix), else the number. */
+void lp_hist_edge(char *out, size_t size, uint64_t v);
+
+/* Power-of-two bucket b's label as bpftrace prints it: "(..., 0)", "[0]",
+ * "[1]", "[2, 4)", ..., "[1K, 2K)", ..., and "[8E, ...)" for the last. */
+void lp_hist_pow2_label(unsigned b, char *out, size_t size);
+
+/* Writes the label of bucket i (at most 95 bytes) to out. */
+typedef void lp_hist_label_fn(size_t i, char *out, size_t size, void *ctx);
+
+/* The histogram of nr bucket counts as bpftrace prints it: one line per
+ * bucket from the first non-empty one to the last, "LABEL COUNT |@@@ |"
+ * (the label left in 16 columns, the count right in 8, a bar of 52
+ * scaled to the largest count).  label NULL: power-of-two buckets
+ * (lp_hist_pow2_label).  Returns a malloc'd NUL-terminated text (empty
+ * when every count is 0) and its length in *len, or NULL when out of
+ * memory. */
+char *lp_hist_text(const uint64_t *counts, size_t nr, lp_hist_label_fn *label, void *ctx,
+		   size_t *len);
 
 #endif

@@ -284,7 +284,8 @@ static int no_writer(struct lp_run *run, const char *file, uint64_t duration_ns,
 	return run->failed ? LP_EXIT_FAILURE : 0;
 }
 
-/* Whether Lua runs for the samples: on_sample, a handler in on_event (as
+/* Whether work runs for the samples beside reading them: a report's, or
+ * Lua: on_sample, a handler in on_event (as
  * on_start left it: the table is read at each event's first sample), or
  * on_switch.  Read raw: no metamethod runs outside a protected call. */
 static bool lua_per_sample(const struct lp_run *run)
@@ -292,6 +293,8 @@ static bool lua_per_sample(const struct lp_run *run)
 	lua_State *L = run->vm.L;
 	if (!L)
 		return false;
+	if (run->reports.n)     /* luaprof.report's work: resolving every frame */
+		return true;
 	if (run->vm.ref[LP_HOOK_SAMPLE] != LUA_NOREF || run->vm.ref[LP_HOOK_SWITCH] != LUA_NOREF)
 		return true;
 	bool any = false;

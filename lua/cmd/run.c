@@ -289,11 +289,20 @@ static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
 	}
 	if (ei->agg)
 		return aggregate(run, ei, rec, event);
-	if (!ei->handled)
-		return 0;
 	run->view.rec = rec;
 	run->view.event = event;
 	run->view.sample_type = ei->sample_type;
+	if (run->reports.n) {
+		int rc = lp_report_feed(run);
+		if (rc || !ei->handled) {
+			lp_sample_invalidate(run->vm.L, run);
+			return rc;
+		}
+	}
+	if (!ei->handled) {
+		run->view.rec = NULL;
+		return 0;
+	}
 	run->view.spec = event >= 0 && (size_t)event < run->live.nr_specs ? &run->live.specs[event] : NULL;
 	lp_trace_enter(run, ei->tp);
 	int rc = lp_vm_call_handler(run, event + 2, ei->hook, ei->on_sample);

@@ -13,6 +13,8 @@
  *   a:clear()
  *   agg.only()   -- every clause taking samples is one of these (replay.c)
  *   agg.cli(), agg.describe(EV), agg.recording()   -- the run's events (lxevents.c)
+ *   agg.bucket(v), agg.hist_text({ [bucket] = n })  -- core/agg's histogram
+ *                   buckets and bpftrace text, luaprof.hist's too
  *
  * Operands are "pid", "tid", "cpu", "comm", "sym" or "field:NAME".  The run feeds
  * an aggregation every sample of its event (matched by name at the
@@ -203,6 +205,27 @@ static int l_only(lua_State *L)
 	return 0;
 }
 
+/* agg.hist_text(h): the histogram h ({ [bucket] = count }, buckets as
+ * agg.bucket numbers them) as bpftrace prints it, by core/agg's printer,
+ * the one luaprof.hist prints with. */
+static int l_hist_text(lua_State *L)
+{
+	uint64_t counts[LP_AGG_BUCKETS] = { 0 };
+	luaL_checktype(L, 1, LUA_TTABLE);
+	for (lua_Integer b = 0; b < LP_AGG_BUCKETS; b++) {
+		lua_Integer c = (lua_geti(L, 1, b), luaL_optinteger(L, -1, 0));
+		counts[b] = c > 0 ? (uint64_t)c : 0;
+		lua_pop(L, 1);
+	}
+	size_t n;
+	char *text = lp_hist_text(counts, LP_AGG_BUCKETS, NULL, NULL, &n);
+	if (!text)
+		return luaL_error(L, "out of memory");
+	lua_pushlstring(L, text, n);
+	free(text);
+	return 1;
+}
+
 /* The bucket of v, for the Lua path's histograms: the same numbers; nil
  * when v is no integer (1.5, 0/0), which the front end says at the
  * program's line. */
@@ -229,7 +252,8 @@ void lp_agg_open(lua_State *L)
 	lua_setfield(L, -2, "__gc");
 	lua_pop(L, 1);
 	static const luaL_Reg funcs[] = {
-		{ "new", l_new }, { "only", l_only }, { "bucket", l_bucket }, { NULL, NULL },
+		{ "new", l_new }, { "only", l_only }, { "bucket", l_bucket },
+		{ "hist_text", l_hist_text }, { NULL, NULL },
 	};
 	luaL_newlib(L, funcs);
 	lp_xevents_register(L);

@@ -24,18 +24,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <lauxlib.h>
 
 #include "linit.h"
 #include "lpaux.h"
+#include "luaprof/agg.h"
 #include "luaprof/luaprof.h"
 
 #define HIST_MT "luaprof.Hist"
-#define POW2_BUCKETS 66         /* (..,0) [0] [1] [2,4) ... [2^63, ...) */
+#define POW2_BUCKETS LP_HIST_POW2_BUCKETS     /* (..,0) [0] [1] [2,4) ... [2^63, ...) */
 #define MAX_LINEAR 100000
-#define BAR 52
 
 struct hist {
 	bool linear;
@@ -75,8 +76,7 @@ static size_t bucket_of(const struct hist *h, double v)
 		return 1;
 	if (v >= 9223372036854775808.0)
 		return POW2_BUCKETS - 1;
-	uint64_t u = (uint64_t)v;
-	return 2 + (size_t)(63 - __builtin_clzll(u));
+	return lp_agg_bucket((int64_t)v);       /* the one-liners' buckets */
 }
 
 /* Bucket i's range [lo, hi); false for an open end. */
@@ -234,66 +234,45 @@ static int l_buckets(lua_State *L)
 
 /* ---------------------------------------------------------- printing */
 
-/* A bucket edge as bpftrace writes it: 1K, 2M, ... for powers of two. */
-static void edge(char *out, size_t size, double v, bool pow2)
+/* A linear bucket's edge. */
+static void edge(char *out, size_t size, double v)
 {
-	static const char suffix[] = "KMGTPE";
-	int s = 0;
-	if (pow2 && v >= 1024) {
-		uint64_t u = (uint64_t)v;
-		while (u >= 1024 && u % 1024 == 0 && s < 6) {
-			u /= 1024;
-			s++;
-		}
-		snprintf(out, size, "%llu%.*s", (unsigned long long)u, s ? 1 : 0, s ? &suffix[s - 1] : "");
-		return;
-	}
 	snprintf(out, size, "%.0f", v);
 }
 
-static void label(const struct hist *h, size_t i, char *out, size_t size)
+/* Bucket i's label (lp_hist_label_fn): core/agg's for power-of-two
+ * buckets, bpftrace's lhist ranges for linear ones. */
+static void label(size_t i, char *out, size_t size, void *ctx)
 {
+	const struct hist *h = ctx;
 	double lo, hi;
 	bool olo, ohi;
 	char a[32], b[32];
+	if (!h->linear) {
+		lp_hist_pow2_label((unsigned)i, out, size);
+		return;
+	}
 	bounds(h, i, &lo, &hi, &olo, &ohi);
-	edge(a, sizeof a, lo, !h->linear);
-	edge(b, sizeof b, hi, !h->linear);
+	edge(a, sizeof a, lo);
+	edge(b, sizeof b, hi);
 	if (olo)
 		snprintf(out, size, "(..., %s)", b);
 	else if (ohi)
 		snprintf(out, size, "[%s, ...)", a);
-	else if (!h->linear && i <= 2)
-		snprintf(out, size, "[%s]", a);
 	else
 		snprintf(out, size, "[%s, %s)", a, b);
 }
 
+/* bpftrace's text (core/agg's printer, as the one-liners' hist()). */
 static int l_tostring(lua_State *L)
 {
 	struct hist *h = check_hist(L);
-	size_t first = h->nr, last = 0;
-	uint64_t top = 0;
-	for (size_t i = 0; i < h->nr; i++) {
-		if (!h->b[i])
-			continue;
-		first = first < i ? first : i;
-		last = i;
-		top = h->b[i] > top ? h->b[i] : top;
-	}
-	luaL_Buffer buf;
-	luaL_buffinit(L, &buf);
-	for (size_t i = first; i <= last && first < h->nr; i++) {
-		char lab[80], line[200], bar[BAR + 1];
-		size_t w = (size_t)(h->b[i] * BAR / top);
-		memset(bar, '@', w);
-		memset(bar + w, ' ', BAR - w);
-		bar[BAR] = '\0';
-		label(h, i, lab, sizeof lab);
-		snprintf(line, sizeof line, "%-20s %8llu |%s|\n", lab, (unsigned long long)h->b[i], bar);
-		luaL_addstring(&buf, line);
-	}
-	luaL_pushresult(&buf);
+	size_t n;
+	char *text = lp_hist_text(h->b, h->nr, label, h, &n);
+	if (!text)
+		return luaL_error(L, "out of memory");
+	lua_pushlstring(L, text, n);
+	free(text);
 	return 1;
 }
 

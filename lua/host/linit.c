@@ -38,6 +38,7 @@ static const luaL_Reg modules[] = {
 	{ "perfscript", luaopen_luaprof_perfscript },
 	{ "pprof", luaopen_luaprof_pprof },
 	{ "push", luaopen_luaprof_push },
+	{ "report", luaopen_luaprof_report },
 	{ "speedscope", NULL },
 	{ "stat", NULL },
 	{ "term", luaopen_luaprof_term },

@@ -26,6 +26,7 @@ int luaopen_luaprof_folded(lua_State *L);
 int luaopen_luaprof_perfscript(lua_State *L);
 int luaopen_luaprof_term(lua_State *L);
 int luaopen_luaprof_push(lua_State *L);
+int luaopen_luaprof_report(lua_State *L);
 int luaopen_luaprof_url(lua_State *L);
 
 #endif

@@ -247,6 +247,13 @@ struct lp_run_aggs {
 						 * recording's events (lxevents.c) */
 };
 
+/* lrows.c: the reports (luaprof.report) made, fed each sample in C. */
+struct lp_report_reg;
+struct lp_run_reports {
+	struct lp_report_reg **v;
+	size_t n;
+};
+
 /* One run of a script: its parts by concern, and what the loop shares. */
 struct lp_run {
 	struct lp_run_vm vm;
@@ -277,6 +284,7 @@ struct lp_run {
 					 * signal that ended the run: luaprof dies of it */
 	struct lp_run_stack stack;
 	struct lp_run_aggs aggs;
+	struct lp_run_reports reports;
 };
 
 /* ltext.c: makes every way into Lua code of the state (the base library's
@@ -437,6 +445,12 @@ void lp_term_restore(void);
 void lp_term_release(void);
 /* lterm.c: no more keys will come (the terminal hung up). */
 void lp_term_input_closed(void);
+
+/* lrows.c: lp_report_feed adds the current sample (run->view) to every
+ * report fed all samples: 0, or -1 after a message (out of memory);
+ * lp_reports_free forgets them, after the Lua state is closed. */
+int lp_report_feed(struct lp_run *run);
+void lp_reports_free(struct lp_run *run);
 
 /* lagg.c: lp_agg_open sets the global _ONELINER_AGG, the one-liner front
  * end's aggregations in C (see lagg.c); lp_agg_for_event is the one for

@@ -29,6 +29,10 @@ struct lp_srcframe;
  * Borrowed until the next sample. */
 int lp_stack_srcframes(struct lp_run *run, size_t i, const struct lp_srcframe **sf);
 
+/* The source frames of the sampled frame (lp_stack_leaf), as
+ * lp_stack_srcframes: sf[0] is where s.file and s.line come from. */
+int lp_stack_leaf_srcframes(struct lp_run *run, const struct lp_srcframe **sf);
+
 /* The addresses the sample's stack is made of, perf's context markers
  * included: its callchain, or the single ip; for a sample with a user
  * stack copy, the callchain's kernel part, PERF_CONTEXT_USER and the

@@ -369,6 +369,7 @@ void lp_vm_close(struct lp_run *run)
 	lp_guard_stop(&run->vm.guard);
 	run->vm.L = NULL;
 	lp_agg_regs_free(run);
+	lp_reports_free(run);
 	lp_fold_free(run);
 	for (size_t i = 0; i < run->nr_evinfo; i++)
 		lp_trace_view_free(run->evinfo[i].tp);

@@ -8,7 +8,7 @@ Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
     tests/bench/bench.py [--quick] [--only NAME[,NAME...]]
 
 NAME is one of: live, replay, replaywall (replay's first row alone), keepup, startup, symbols, tracepoints, dwarf, flame, map,
-guards, probes, stat, offcpu, script, switches, drain, oneliners.
+guards, probes, stat, offcpu, script, switches, drain, oneliners, real.
 """
 import atexit, json, os, random, resource, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -983,6 +983,86 @@ def script_bench():
            statistics.median(ours), statistics.median(theirs), "samp/s", better="higher")
 
 
+# ---- real recordings (issue 35): many processes, big symbol tables --------
+
+def record_real_files():
+    """The recordings every machine of this kind can make: make -j2 of a
+    clean copy of this project, with -g and with --call-graph dwarf; git
+    log -p of the project's history; go build of a small program with an
+    empty build cache (the Go compiler: a Go program), when go is
+    installed.  QUICK: the -g make alone.  [(name, path)]."""
+    src = os.path.join(TMP, "src")
+    if not os.path.isdir(src):
+        os.makedirs(src)
+        arch = subprocess.run(["git", "-C", ROOT, "archive", "HEAD"], check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", src], input=arch, check=True)
+    files = []
+
+    def rec(name, argv, cg, cwd, env=None):
+        path = os.path.join(TMP, name + ".data")
+        subprocess.run(["perf", "record", "-q", "-e", "cpu-clock"] + cg + ["-o", path, "--"] + argv,
+                       cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        files.append((name, path))
+
+    subprocess.run(["make", "-s", "clean"], cwd=src, check=True, stdout=subprocess.DEVNULL)
+    rec("make -j2 -g", ["make", "-s", "-j2"], ["-g"], src)
+    if QUICK:
+        return files
+    subprocess.run(["make", "-s", "clean"], cwd=src, check=True, stdout=subprocess.DEVNULL)
+    rec("make -j2 dwarf", ["make", "-s", "-j2"], ["--call-graph", "dwarf"], src)
+    rec("git log -p -g", ["sh", "-c", "git log -p >/dev/null"], ["-g"], ROOT)
+    if shutil.which("go"):
+        gsrc = os.path.join(TMP, "gohello")
+        os.makedirs(gsrc, exist_ok=True)
+        with open(os.path.join(gsrc, "main.go"), "w") as f:
+            f.write('package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hi") }\n')
+        env = dict(os.environ, GOCACHE=os.path.join(TMP, "gocache"), GOPATH=os.path.join(TMP, "gopath"),
+                   GO111MODULE="off")
+        rec("go build -g", ["go", "build", "-o", os.path.join(gsrc, "hello"), "main.go"], ["-g"], gsrc, env)
+    return files
+
+
+def real_recordings():
+    """Issue 35's rows: on each real recording, luaprof's shipped reports
+    against perf's equivalent, paired and alternated (the pair's order
+    random each round), median wall seconds and peak RSS, and the spread
+    (slowest / fastest - 1) of the wall times:
+      top               perf report --stdio --no-children
+      top --children    perf report --stdio --children
+      folded            perf script report stackcollapse (perf's own
+                        stackcollapse; FlameGraph's stackcollapse-perf.pl
+                        is not packaged for Debian)
+      script            perf script
+    5 rounds (1 on the DWARF recording, whose perf reports run addr2line
+    for minutes)."""
+    pairs = [("top", ["run", "top"], ["report", "--stdio", "--no-children"]),
+             ("top --children", ["run", "top", "--children"], ["report", "--stdio", "--children"]),
+             ("folded", ["run", "folded"], ["script", "report", "stackcollapse"]),
+             ("script", ["run", "script"], ["script"])]
+    for name, data in record_real_files():
+        n = perf_samples(data)
+        reps = 1 if QUICK or "dwarf" in name else 5     # perf report of the DWARF file: minutes (addr2line)
+        wl = "%s %dk" % (name, n // 1000)
+        for what, ours, theirs in pairs:
+            cmds = {"luaprof": [LUAPROF] + ours + ["-i", data], "perf": ["perf"] + theirs + ["-i", data]}
+            wall = {k: [] for k in cmds}
+            rss = {k: [] for k in cmds}
+            for _ in range(reps):
+                for k in random.sample(sorted(cmds), 2):
+                    w, _, m, _ = run(cmds[k], out_path="/dev/null")
+                    wall[k].append(w); rss[k].append(m)
+            med = {k: statistics.median(v) for k, v in wall.items()}
+            report(wl, "%s vs perf %s (wall s)" % (what, " ".join(theirs)), med["luaprof"], med["perf"], "s")
+            report(wl, "%s peak RSS vs perf" % what, statistics.median(rss["luaprof"]),
+                   statistics.median(rss["perf"]), "KiB")
+            RESULTS.append(dict(workload=wl, measure=what + " wall runs", luaprof=wall["luaprof"],
+                                perf=wall["perf"], spread_luaprof=spread(wall["luaprof"]),
+                                spread_perf=spread(wall["perf"]), time=time.time()))
+            print("%-22s %-44s spread %+.0f%% / %+.0f%%" % ("", what + " wall spread (luaprof / perf)",
+                                                          100 * spread(wall["luaprof"]),
+                                                          100 * spread(wall["perf"])))
+
+
 SLOW_LUA = script("slow.lua", "local n = 0\n"
                   "function on_sample(s)\n  n = n + 1\n"
                   "  local t = os.clock() + 50e-6\n  while os.clock() < t do end\nend\n"
@@ -1027,7 +1107,8 @@ SECTIONS = [("live", lambda: (live_overhead(), live_throughput(), symbolized_thr
             ("tracepoints", lambda: (tracepoint_replay(), tracepoint_keepup())), ("dwarf", dwarf),
             ("flame", flame), ("map", counting_map), ("guards", guards), ("probes", probes),
             ("stat", stat_bench), ("offcpu", lambda: (offcpu_bench(), offcpu_live())), ("script", script_bench),
-            ("switches", switches_bench), ("drain", drain_bench), ("oneliners", oneliner_replay)]
+            ("switches", switches_bench), ("drain", drain_bench), ("oneliners", oneliner_replay),
+            ("real", real_recordings)]
 
 
 def main():

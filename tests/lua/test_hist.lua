@@ -4,7 +4,7 @@ local T = require "harness"
 
 -- One line of the text: label, count, and a bar of w of 52 '@'.
 local function row(label, n, w)
-  return string.format("%-20s %8d |%s%s|\n", label, n, string.rep("@", w), string.rep(" ", 52 - w))
+  return string.format("%-16s%8d |%s%s|\n", label, n, string.rep("@", w), string.rep(" ", 52 - w))
 end
 
 local function sample_hist()
@@ -41,7 +41,7 @@ T.case("hist: text as bpftrace prints it", function()
   local big = luaprof.hist()
   big:add(3 * 2 ^ 20)
   big:add(2 ^ 40)
-  T.eq(tostring(big):match("^[^\n]*"), "[2M, 4M)                    1 |" .. string.rep("@", 52) .. "|")
+  T.eq(tostring(big):match("^[^\n]*"), "[2M, 4M)               1 |" .. string.rep("@", 52) .. "|")
   T.eq(tostring(big):match("[^\n]*\n$"), row("[1T, 2T)", 1, 52))
 end)
 
