@@ -2,13 +2,14 @@
  * the workloads of the side-by-side tests of the scripts that port
  * bpftrace's tools (tests/e2e/bt_*.sh).  Each mode does the same thing on
  * every run; the pids differ.  Every mode ends by waiting LINGER ms
- * (the environment's TOOLWORK_LINGER, default 0), so that a tool that
- * reads the process's memory when it handles an event finds it alive.
+ * (the environment's TOOLWORK_LINGER, default 0), and so do the children
+ * that nap and exec start, so that a tool that reads a process's memory
+ * when it handles an event, a moment later, finds it alive.
  *
  *   exec N        N children, each exec'ing "toolwork hold 0 arg-I X...X"
  *                 (a 100-character argument), and one child exec'ing a
  *                 file that does not exist (ENOENT)
- *   hold MS ...   sleeps MS ms (the exec'd program of exec)
+ *   hold MS ...   sleeps MS ms (the program exec runs; it lingers too)
  *   open DIR      open and openat of DIR's files: found, missing, created,
  *                 relative to a directory fd, a name of 100 characters,
  *                 and a name read from a page not yet faulted in
@@ -35,6 +36,13 @@
  *                 1 ms for MS ms: run queue waits, preempted and woken
  *   spin MS       one child per CPU, pinned to it, spinning MS ms
  *   writeback DIR KB  writes KB KiB to a file of DIR, then syncfs
+ *
+ * With TOOLWORK_BUSY set, every CPU runs a spinning child of the lowest
+ * policy (SCHED_IDLE: it runs only when nothing else would) while the mode
+ * runs, so that no CPU runs its idle task meanwhile: on some kernels (the
+ * VMs the tests run on) perf records no tracepoint hit while a CPU's idle
+ * task is current (a block I/O completion interrupting it, its
+ * sched_switch), and BPF programs, bpftrace's, see them all.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -72,6 +80,15 @@ static void sleep_ms(long ms)
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+/* Waits TOOLWORK_LINGER ms (default 0): the end of a process whose memory
+ * a tool reads when it handles the process's events. */
+static void linger(void)
+{
+	const char *ms = getenv("TOOLWORK_LINGER");
+	if (ms)
+		sleep_ms(atol(ms));
 }
 
 static void reap(pid_t pid)
@@ -310,6 +327,7 @@ static int do_nap(void)
 	if (pid == 0) {
 		for (size_t i = 0; i < sizeof naps / sizeof naps[0]; i++)
 			syscall(SYS_nanosleep, &naps[i], NULL);
+		linger();
 		_exit(0);
 	}
 	reap(pid);
@@ -481,6 +499,38 @@ static int do_writeback(int argc, char **argv)
 	return 0;
 }
 
+/* TOOLWORK_BUSY: a SCHED_IDLE spinner pinned to each CPU; returns how
+ * many were started into kids (at most max). */
+static int busy_start(pid_t *kids, int max)
+{
+	if (!getenv("TOOLWORK_BUSY"))
+		return 0;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	int k;
+	for (k = 0; k < n && k < max; k++) {
+		kids[k] = fork();
+		if (kids[k] < 0)
+			die("fork");
+		if (kids[k] == 0) {
+			struct sched_param sp = { 0 };
+			pin(k);
+			if (sched_setscheduler(0, SCHED_IDLE, &sp))
+				die("sched_setscheduler");
+			for (;;)
+				spin_iters(100000);
+		}
+	}
+	return k;
+}
+
+static void busy_stop(pid_t *kids, int n)
+{
+	for (int k = 0; k < n; k++) {
+		kill(kids[k], SIGKILL);
+		reap(kids[k]);
+	}
+}
+
 static int run(int argc, char **argv)
 {
 	const char *m = argv[1];
@@ -525,11 +575,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: toolwork MODE [ARGS] (see tests/progs/toolwork.c)\n");
 		return 2;
 	}
+	pid_t busy[256];
+	int nbusy = busy_start(busy, 256);
 	int rc = run(argc, argv);
+	busy_stop(busy, nbusy);
 	if (rc == 2)
 		fprintf(stderr, "toolwork: bad mode or arguments: %s\n", argv[1]);
-	const char *linger = getenv("TOOLWORK_LINGER");
-	if (linger && rc == 0)
-		sleep_ms(atol(linger));
+	else
+		linger();
 	return rc;
 }
