@@ -14,7 +14,7 @@
 -- requests one of its processes started.
 
 luaprof.options{
-  description = "block I/O requests: disk, issuing command and pid, latency (block_io_start/done) (bpftrace's biosnoop)",
+  description = "block I/O requests: disk, issuer, latency (block_io_start/done) (bpftrace's biosnoop)",
   help = [[One line per request as it completes: milliseconds since the first
 event, the disk, the command and pid that started the request, and its
 latency in whole milliseconds.]],
