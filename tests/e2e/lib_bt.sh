@@ -65,8 +65,9 @@ bt_stop() {
 			sleep 0.05
 		done
 	fi
-	kill -INT "$BT_PID" 2>/dev/null
+	# again every 2 s: one run of the tests saw a bpftrace miss the first
 	for i in $(seq 400); do
+		[ $((i % 40)) = 1 ] && kill -INT "$BT_PID" 2>/dev/null
 		kill -0 "$BT_PID" 2>/dev/null || break
 		sleep 0.05
 	done

@@ -32,13 +32,17 @@
  *                 of 256 KiB
  *   tcp KB        a TCP connection on 127.0.0.1 between two processes:
  *                 the client sends KB KiB, the server answers KB/2 KiB
- *   runq MS       two children on CPU 0, each spinning 1 ms and sleeping
- *                 1 ms for MS ms: run queue waits, preempted and woken
+ *   runq MS       two children on CPU 0, named tw-runq, for MS ms: one
+ *                 real-time (SCHED_FIFO, as root) spinning 0.1 ms and
+ *                 sleeping 1 ms, one reading /dev/zero for 2 ms (in the
+ *                 kernel, where the other's wake-ups preempt it) and
+ *                 sleeping 1 ms: run queue waits after wake-ups and after
+ *                 preemptions
  *   spin MS       one child per CPU, pinned to it, spinning MS ms
  *   writeback DIR KB  writes KB KiB to a file of DIR, then syncfs
  *
- * With TOOLWORK_BUSY set, every CPU runs a spinning child of the lowest
- * policy (SCHED_IDLE: it runs only when nothing else would) while the mode
+ * With TOOLWORK_BUSY set, every CPU runs a spinning child (tw-busy) of the
+ * lowest policy (SCHED_IDLE: it runs only when nothing else would) while the mode
  * runs, so that no CPU runs its idle task meanwhile: on some kernels (the
  * VMs the tests run on) perf records no tracepoint hit while a CPU's idle
  * task is current (a block I/O completion interrupting it, its
@@ -61,6 +65,7 @@
 #include <arpa/inet.h>
 #include <sys/fsuid.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -444,12 +449,32 @@ static int do_runq(int argc, char **argv)
 		if (kids[k] < 0)
 			die("fork");
 		if (kids[k] == 0) {
+			prctl(PR_SET_NAME, "tw-runq");
 			pin(0);
 			uint64_t end = clock_ns(CLOCK_MONOTONIC) + (uint64_t)ms * 1000000;
+			if (k == 0) {
+				/* real-time: its wake-ups preempt the other at once,
+				 * in the kernel too (a fair task's would wait for its
+				 * return to user space) */
+				struct sched_param sp = { .sched_priority = 1 };
+				sched_setscheduler(0, SCHED_FIFO, &sp);
+				while (clock_ns(CLOCK_MONOTONIC) < end) {
+					uint64_t until = thread_cpu_ns() + 100000;
+					while (thread_cpu_ns() < until)
+						spin_iters(1000);
+					sleep_ms(1);
+				}
+				_exit(0);
+			}
+			int zero = open("/dev/zero", O_RDONLY);
+			static char buf[1 << 20];
+			if (zero < 0)
+				die("/dev/zero");
 			while (clock_ns(CLOCK_MONOTONIC) < end) {
-				uint64_t until = thread_cpu_ns() + 1000000;
+				uint64_t until = thread_cpu_ns() + 2000000;
 				while (thread_cpu_ns() < until)
-					spin_iters(1000);
+					if (read(zero, buf, sizeof buf) < 0)
+						die("read");
 				sleep_ms(1);
 			}
 			_exit(0);
@@ -513,6 +538,7 @@ static int busy_start(pid_t *kids, int max)
 			die("fork");
 		if (kids[k] == 0) {
 			struct sched_param sp = { 0 };
+			prctl(PR_SET_NAME, "tw-busy");
 			pin(k);
 			if (sched_setscheduler(0, SCHED_IDLE, &sp))
 				die("sched_setscheduler");
