@@ -38,7 +38,8 @@
  *                 kernel, where the other's wake-ups preempt it) and
  *                 sleeping 1 ms: run queue waits after wake-ups and after
  *                 preemptions
- *   spin MS       one child per CPU, pinned to it, spinning MS ms
+ *   spin MS       one child per CPU, named tw-spin, pinned to it, spinning
+ *                 for MS ms of CPU time
  *   writeback DIR KB  writes KB KiB to a file of DIR, then syncfs
  *
  * With TOOLWORK_BUSY set, every CPU runs a spinning child (tw-busy) of the
@@ -497,6 +498,7 @@ static int do_spin(int argc, char **argv)
 		if (kids[k] < 0)
 			die("fork");
 		if (kids[k] == 0) {
+			prctl(PR_SET_NAME, "tw-spin");
 			pin((int)k);
 			uint64_t until = thread_cpu_ns() + (uint64_t)ms * 1000000;
 			while (thread_cpu_ns() < until)
