@@ -6,12 +6,14 @@
 #   need_bpftrace             skip unless root, tracefs and bpftrace
 #   bt_tool NAME              the path of bpftrace's NAME.bt (Debian's in
 #                             /usr/sbin), or skip
-#   bt_start ARGS...          bpftrace ARGS in the background, its output in
-#                             $BT_OUT (stderr $BT_OUT.err); returns once the
+#   bt_start ARGS...          bpftrace ARGS in the background (pid $BT_PID),
+#                             its output in $BT_OUT (stderr $BT_OUT.err), to
+#                             be stopped at the test's exit if it is not
+#                             stopped before; returns once the
 #                             BEGIN probe has printed (every probe attached:
 #                             BEGIN runs after the others are placed), or
 #                             skips when bpftrace cannot attach here
-#   bt_stop PATTERN COUNT     waits (up to 20 s) until $BT_OUT has COUNT
+#   bt_stop [PATTERN COUNT]   waits (up to 20 s) until $BT_OUT has COUNT
 #                             lines matching PATTERN (the workload's rows,
 #                             which bpftrace prints as it reads them from
 #                             its ring), then ends bpftrace with SIGINT, as
@@ -20,6 +22,7 @@
 #                             same lines
 BT_OUT=$TMP/bt.out
 BT_PID=
+BT_ALL=
 
 need_bpftrace() {
 	need_perf_events
@@ -41,6 +44,7 @@ bt_tool() {
 bt_start() {
 	bpftrace "$@" > "$BT_OUT" 2> "$BT_OUT.err" &
 	BT_PID=$!
+	BT_ALL="$BT_ALL $BT_PID"
 	local i
 	for i in $(seq 600); do
 		[ "$(grep -cv '^Attaching ' "$BT_OUT" 2>/dev/null)" -gt 0 ] && return
@@ -76,9 +80,9 @@ bt_stop() {
 	BT_PID=
 }
 
-# Whatever happens, no bpftrace is left running (the test's EXIT trap
-# removes $TMP: stop it first).
-trap '[ -n "$BT_PID" ] && kill -INT "$BT_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
+# Whatever happens, no bpftrace of the test's is left running (the test's
+# EXIT trap removes $TMP: stop them first).
+trap 'for p in $BT_ALL; do kill -INT "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
 
 bt_same() {
 	diff "$2" "$3" > "$TMP/bt.diff" && return

@@ -152,6 +152,7 @@ static int do_exec(int argc, char **argv)
 	pid_t pid = fork();
 	if (pid == 0) {
 		execl("/nonexistent/toolwork-missing", "toolwork-missing", "x", (char *)NULL);
+		linger();
 		_exit(0);
 	}
 	reap(pid);
