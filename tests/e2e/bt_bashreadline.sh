@@ -7,7 +7,6 @@
 # sleeps a while; a line luaprof could not read (empty) matches any, and is
 # counted; the capture of strings at the event will make every line
 # comparable with quick commands too.
-# test: check
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib_bt.sh"
 need_bpftrace

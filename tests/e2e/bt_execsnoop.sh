@@ -16,7 +16,6 @@
 # fork (here the failed exec's, in toolwork's .rodata) gets no row at all
 # from it, or an empty one: such rows are counted.  (luaprof's events
 # start at the command's exec: the first row is bpftrace's alone.)
-# test: check
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib_bt.sh"
 need_bpftrace

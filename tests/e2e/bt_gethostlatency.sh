@@ -8,7 +8,6 @@
 # (TOOLWORK_LINGER); a name luaprof could not read (empty) matches any,
 # and is counted; capture at the event will make every name comparable
 # without the wait.
-# test: check
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib_bt.sh"
 need_bpftrace

@@ -7,7 +7,6 @@
 # (at least two: a line a second, the run's last partial second left out)
 # has a bpftrace line of the same second, or of the one before or after
 # (each tool's seconds start at its own start), with the same averages.
-# test: check
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib_bt.sh"
 need_bpftrace

@@ -13,7 +13,6 @@
 # file's mapping, here .rodata), so bpftrace, which cannot fault a page in
 # from its probe, reads nothing and its predicate drops the 10 ms sleep;
 # luaprof reads it through /proc/PID/mem, which faults it in.
-# test: check
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib_bt.sh"
 need_bpftrace

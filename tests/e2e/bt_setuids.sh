@@ -7,7 +7,6 @@
 # from /proc when it handles the call (setuids.lua's uid_of), by when the
 # child has changed its uid or exited (-1).  The capture of the uid at
 # the event (s.uid) will make the child's rows comparable too.
-# test: check
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib_bt.sh"
 need_bpftrace

@@ -9,7 +9,6 @@
 # toolwork stays a while after its last call (TOOLWORK_LINGER); a path
 # luaprof could not read (empty) matches any, and is counted; capture at
 # the event will make every path comparable without the wait.
-# test: check
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib_bt.sh"
 need_bpftrace

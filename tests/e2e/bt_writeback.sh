@@ -20,9 +20,14 @@ rows() { awk -v OFS='\t' '$1 ~ /^[0-9][0-9]:/ && NF == 5 {print $2, $3, $4, $5}'
 rows lp.out > lp.rows
 grep -q '	sync	' lp.rows || { cat lp.out; fail "luaprof saw no sync writeback after toolwork's syncfs"; }
 # until bpftrace has printed as many rows as luaprof's last key has there
-key=$(tail -1 lp.rows | awk -F'\t' '{printf "%s %d %s", $1, $2 % 65536, $3}')
-want=$(awk -F'\t' -v k="$key" '{if (sprintf("%s %d %s", $1, $2 % 65536, $3) == k) n++} END {print n}' lp.rows)
-bt_stop "^[0-9:]+ +$(echo "$key" | sed 's/ / +/g') " "$want"
+# (nr_pages & 0xffff in Python: awk's numbers are doubles)
+{ read -r key; read -r want; } < <(python3 -c '
+import sys
+rows = [l.split("\t")[:3] for l in open(sys.argv[1]).read().splitlines()]
+key = lambda r: "%s +%d +%s" % (r[0], int(r[1]) & 0xffff, r[2])
+print(key(rows[-1]))
+print(sum(key(r) == key(rows[-1]) for r in rows))' lp.rows)
+bt_stop "^[0-9:]+ +$key " "$want"
 rows "$BT_OUT" > bt.rows
 python3 - bt.rows lp.rows > cmp.txt <<'PY' || { cat lp.out; echo "--- bpftrace:"; cat "$BT_OUT"; fail "writeback's rows are not writeback.bt's: $(cat cmp.txt)"; }
 import sys
