@@ -5,14 +5,15 @@
 # prints), and the values toolwork passes.  The caller's uid (UID) is
 # compared on the parent's rows, whose uid never changes: luaprof reads it
 # from /proc when it handles the call (setuids.lua's uid_of), by when the
-# child has changed its uid or exited (-1).  The capture of the uid at
+# child has changed its uid or exited (-1); the parent stays a while
+# after its last call (TOOLWORK_LINGER).  The capture of the uid at
 # the event (s.uid) will make the child's rows comparable too.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib_bt.sh"
 need_bpftrace
 cd "$TMP"
 bt_start "$(bt_tool setuids)"
-expect_status 0 "$LUAPROF" run setuids -- "$PROGS/toolwork" setuid
+TOOLWORK_LINGER=300 expect_status 0 "$LUAPROF" run setuids -- "$PROGS/toolwork" setuid
 cp "$TMP/out" lp.out
 pids=$(awk '$3 == "toolwork" {print $2}' lp.out | uniq | tr '\n' ' ')
 set -- $pids
