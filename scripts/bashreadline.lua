@@ -39,7 +39,7 @@ bpftools.snoop()
 -- it cannot be read (or readline returned NULL, or what is there now is
 -- not text: the line was freed and its memory reused).
 local function line_of(s)
-  if s.retval == 0 then return nil end
+  if not s.retval or s.retval == 0 then return nil end
   -- bash adds a newline to the line once readline has returned it
   local line = luaprof.read_string(s.pid, s.retval)
   line = line and line:gsub("\n$", "")

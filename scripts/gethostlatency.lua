@@ -42,7 +42,7 @@ local calls = {}                        -- tid -> { time, name } of the lookup i
 -- The name looked up (the first argument), read from the caller's memory
 -- now; nil when it cannot be read.
 local function host_of(s)
-  return luaprof.read_string(s.pid, s.args[1])
+  return s.args and s.args[1] and luaprof.read_string(s.pid, s.args[1])
 end
 
 function on_start()

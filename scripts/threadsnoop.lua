@@ -47,8 +47,8 @@ end
 
 function on_sample(s)
   if not luaprof.is_target(s.pid) then return end
-  local start = s.args[3]
-  local f = luaprof.frame(s.pid, start)
-  print(string.format("%-10d %-6d %-16s %s", bpftools.elapsed_ms(s), s.pid, s.comm,
-                      f.sym or string.format("0x%x", start)))
+  -- (a recording may lack the registers: no argument, no name)
+  local start = s.args and s.args[3]
+  local name = start and (luaprof.frame(s.pid, start).sym or string.format("0x%x", start))
+  print(string.format("%-10d %-6d %-16s %s", bpftools.elapsed_ms(s), s.pid, s.comm, name or "?"))
 end
