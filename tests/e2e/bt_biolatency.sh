@@ -5,8 +5,9 @@
 # the tracepoints those functions hold, block:block_io_start and
 # block:block_io_done (Linux 6.5), keyed by device and sector where it
 # keyed by the request's address, and kept to the requests toolwork
-# started (/comm == "toolwork"/ on the start) as luaprof keeps those of
-# the command it runs.  The same number of requests in the histogram, and
+# started (/comm == "tw-biolatency"/ on the start: toolwork's name here,
+# TOOLWORK_NAME, none other test's) as luaprof keeps those of the command
+# it runs.  The same number of requests in the histogram, and
 # the same buckets but for at most one latency on either side of a power
 # of two (each tool reads its clock a moment apart at each event).
 # TOOLWORK_BUSY keeps every CPU off its idle task: this kernel records no
@@ -25,7 +26,7 @@ BEGIN
 }
 
 tracepoint:block:block_io_start
-/comm == "toolwork"/
+/comm == "tw-biolatency"/
 {
 	@start[args->dev, args->sector] = nsecs;
 }
@@ -43,7 +44,7 @@ END
 }
 BT
 bt_start biolatency.bt
-TOOLWORK_BUSY=1 expect_status 0 "$LUAPROF" run biolatency -- "$PROGS/toolwork" bio "$TMP"
+TOOLWORK_NAME=tw-biolatency TOOLWORK_BUSY=1 expect_status 0 "$LUAPROF" run biolatency -- "$PROGS/toolwork" bio "$TMP"
 cp "$TMP/out" lp.out
 bt_stop
 hist() { awk '/^@usecs: $/ {on = 1; next} on && /^$/ {on = 0}

@@ -3,18 +3,19 @@
 # 2 of 64 KiB, 1 of 256 KiB): the same histogram of request sizes for
 # toolwork, bucket by bucket (bpftrace's maps hold the kernel's counts at
 # the event, read at Ctrl-C: nothing is left in flight), with the reads'
-# sizes among them.
+# sizes among them.  toolwork runs as tw-bitesize (TOOLWORK_NAME), so that
+# another test's toolwork bio beside it is not counted.
 # test: check
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib_bt.sh"
 need_bpftrace
 cd "$TMP"
 bt_start "$(bt_tool bitesize)"
-expect_status 0 "$LUAPROF" run bitesize -- "$PROGS/toolwork" bio "$TMP"
+TOOLWORK_NAME=tw-bitesize expect_status 0 "$LUAPROF" run bitesize -- "$PROGS/toolwork" bio "$TMP"
 cp "$TMP/out" lp.out
 bt_stop
-# the non-empty buckets of @[toolwork]: "[4K, 8K) 9" lines
-hist() { awk '/^@\[toolwork\]: $/ {on = 1; next} on && /^$/ {on = 0}
+# the non-empty buckets of @[tw-bitesize]: "[4K, 8K) 9" lines
+hist() { awk '/^@\[tw-bitesize\]: $/ {on = 1; next} on && /^$/ {on = 0}
 	on {sub(/ +\|.*$/, ""); c = $NF; sub(/ +[0-9]+$/, ""); if (c > 0) print $0, c}' "$1"; }
 hist lp.out > lp.hist
 hist "$BT_OUT" > bt.hist

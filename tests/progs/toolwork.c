@@ -42,6 +42,11 @@
  *                 for MS ms of CPU time
  *   writeback DIR KB  writes KB KiB to a file of DIR, then syncfs
  *
+ * TOOLWORK_NAME=NAME names the process NAME (its command, comm) from the
+ * start of its mode on, and the children it starts: a test whose tool
+ * tells processes by their name runs a name of its own, so that the same
+ * mode run by another test at the same time is not counted.
+ *
  * With TOOLWORK_BUSY set, every CPU runs a spinning child (tw-busy) of the
  * lowest policy (SCHED_IDLE: it runs only when nothing else would) while the mode
  * runs, so that no CPU runs its idle task meanwhile: on some kernels (the
@@ -604,6 +609,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: toolwork MODE [ARGS] (see tests/progs/toolwork.c)\n");
 		return 2;
 	}
+	const char *name = getenv("TOOLWORK_NAME");
+	if (name)
+		prctl(PR_SET_NAME, name);
 	pid_t busy[256];
 	int nbusy = busy_start(busy, 256);
 	int rc = run(argc, argv);
