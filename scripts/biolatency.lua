@@ -18,6 +18,7 @@ local opt = luaprof.options{
 @usecs, or per disk with --per=disk.]],
   { "unit", "string", "us", "the histogram's unit", choices = { "us", "ms" } },
   { "per", "string", "all", "one histogram in all, or one per disk", choices = { "all", "disk" } },
+  { "comm", "string", nil, "only the requests started by a thread of this command name" },
 }
 luaprof.setup{ events = { "block:block_io_start", "block:block_io_done" }, all_cpus = true }
 
@@ -33,7 +34,7 @@ end
 on_event = {}
 
 on_event["block:block_io_start"] = function(s)
-  if s.pid == 0 or not luaprof.is_target(s.pid) then return end
+  if s.pid == 0 or not luaprof.is_target(s.pid) or (opt.comm and s.comm ~= opt.comm) then return end
   local f = s.args
   started[f.dev .. ":" .. f.sector] = s.time
 end

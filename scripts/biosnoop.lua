@@ -13,11 +13,12 @@
 -- events are system-wide, and following a command (-- CMD, -p) keeps the
 -- requests one of its processes started.
 
-luaprof.options{
+local opt = luaprof.options{
   description = "block I/O requests: disk, issuer, latency (block_io_start/done) (bpftrace's biosnoop)",
   help = [[One line per request as it completes: milliseconds since the first
 event, the disk, the command and pid that started the request, and its
 latency in whole milliseconds.]],
+  { "comm", "string", nil, "only the requests started by a thread of this command name" },
 }
 luaprof.setup{ events = { "block:block_io_start", "block:block_io_done" }, all_cpus = true }
 
@@ -32,7 +33,7 @@ end
 on_event = {}
 
 on_event["block:block_io_start"] = function(s)
-  if s.pid == 0 or not luaprof.is_target(s.pid) then return end
+  if s.pid == 0 or not luaprof.is_target(s.pid) or (opt.comm and s.comm ~= opt.comm) then return end
   local f = s.args
   started[f.dev .. ":" .. f.sector] = { s.time, s.pid, s.comm }
 end

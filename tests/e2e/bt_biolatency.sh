@@ -6,8 +6,9 @@
 # block:block_io_done (Linux 6.5), keyed by device and sector where it
 # keyed by the request's address, and kept to the requests toolwork
 # started (/comm == "tw-biolatency"/ on the start: toolwork's name here,
-# TOOLWORK_NAME, none other test's) as luaprof keeps those of the command
-# it runs.  The same number of requests in the histogram, and
+# TOOLWORK_NAME, none other test's), as luaprof's --comm=tw-biolatency
+# does (toolwork's requests before it took that name, paging in its
+# program, are the .bt's no more).  The same number of requests in the histogram, and
 # the same buckets but for at most one latency on either side of a power
 # of two (each tool reads its clock a moment apart at each event).
 # TOOLWORK_BUSY keeps every CPU off its idle task: this kernel records no
@@ -44,7 +45,7 @@ END
 }
 BT
 bt_start biolatency.bt
-TOOLWORK_NAME=tw-biolatency TOOLWORK_BUSY=1 expect_status 0 "$LUAPROF" run biolatency -- "$PROGS/toolwork" bio "$TMP"
+TOOLWORK_NAME=tw-biolatency TOOLWORK_BUSY=1 expect_status 0 "$LUAPROF" run biolatency --comm=tw-biolatency -- "$PROGS/toolwork" bio "$TMP"
 cp "$TMP/out" lp.out
 bt_stop
 hist() { awk '/^@usecs: $/ {on = 1; next} on && /^$/ {on = 0}
