@@ -28,7 +28,7 @@ rows "$BT_OUT" > bt.rows
 sed 's/^/'"$pid"'	/' input > want.rows
 awk -F'\t' '$2 != ""' lp.rows | grep -q . || { cat lp.out; fail "luaprof read no line at all"; }
 python3 "$ROOT/tests/e2e/btrows.py" --unread= want.rows lp.rows > /dev/null || { cat lp.out; fail "luaprof's lines are not the shell's"; }
-python3 "$ROOT/tests/e2e/btrows.py" --unread= bt.rows lp.rows > cmp.txt ||
-	{ cat lp.out; echo "--- bpftrace:"; cat "$BT_OUT"; fail "bashreadline's rows differ from bashreadline.bt's: $(cat cmp.txt)"; }
+python3 "$ROOT/tests/e2e/btrows.py" --unread= bt.rows lp.rows > cmp.txt 2>&1 ||
+	{ cat lp.out; echo "--- bpftrace:"; cat "$BT_OUT"; fail "bashreadline's rows differ from bashreadline.bt's: $(tail -1 cmp.txt)"; }
 echo "bashreadline: $(cut -d, -f1-2 cmp.txt), as bashreadline.bt prints them"
 exit 0

@@ -52,7 +52,7 @@ hist() { awk '/^@usecs: $/ {on = 1; next} on && /^$/ {on = 0}
 	on {sub(/ +\|.*$/, ""); c = $NF; sub(/ +[0-9]+$/, ""); print $0 "\t" c}' "$1"; }
 hist lp.out > lp.hist
 hist "$BT_OUT" > bt.hist
-python3 - bt.hist lp.hist > cmp.txt <<'PY' || { cat lp.out; echo "--- bpftrace:"; cat "$BT_OUT"; fail "biolatency's histogram differs from the .bt's: $(cat cmp.txt)"; }
+python3 - bt.hist lp.hist > cmp.txt 2>&1 <<'PY' || { cat lp.out; echo "--- bpftrace:"; cat "$BT_OUT"; fail "biolatency's histogram differs from the .bt's: $(tail -1 cmp.txt)"; }
 import sys
 def read(p):
     return dict((k, int(v)) for k, v in (l.split("\t") for l in open(p).read().splitlines()))

@@ -62,7 +62,7 @@ while IFS=$'\t' read -r disk rest; do
 	printf '%s\t%s\n' "$(cat "/sys/class/block/$disk/dev" 2>/dev/null || echo "$disk")" "$rest"
 done < lp.rows > lp.num
 awk -v p="$pid" -v OFS='\t' '$4 == p {print $2, $3, $4, $5}' "$BT_OUT" > bt.rows
-python3 - bt.rows lp.num > cmp.txt <<'PY' || { cat lp.out; echo "--- bpftrace:"; cat "$BT_OUT"; fail "biosnoop's rows differ from the .bt's: $(cat cmp.txt)"; }
+python3 - bt.rows lp.num > cmp.txt 2>&1 <<'PY' || { cat lp.out; echo "--- bpftrace:"; cat "$BT_OUT"; fail "biosnoop's rows differ from the .bt's: $(tail -1 cmp.txt)"; }
 import sys
 bt = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()]
 lp = [l.split("\t") for l in open(sys.argv[2]).read().splitlines()]

@@ -42,7 +42,7 @@ while IFS=$'\t' read -r p args; do
 	esac
 	[ "$args" = "$want" ] || [ -z "$args" ] || { cat lp.out; fail "luaprof's exec $i: '$args', not '$want'"; }
 done < lp.rows
-python3 - bt.rows lp.rows > cmp.txt <<'PY' || { cat lp.out; echo "--- bpftrace:"; cat "$BT_OUT"; fail "execsnoop's rows differ from execsnoop.bt's: $(cat cmp.txt)"; }
+python3 - bt.rows lp.rows > cmp.txt 2>&1 <<'PY' || { cat lp.out; echo "--- bpftrace:"; cat "$BT_OUT"; fail "execsnoop's rows differ from execsnoop.bt's: $(tail -1 cmp.txt)"; }
 import sys
 def rows(p):
     return [l.split("\t", 1) for l in open(p).read().splitlines()]

@@ -29,7 +29,7 @@ cp "$TMP/out" lp.out
 bt_stop
 awk '/ load averages: / {print $1, $4, $5, $6}' lp.out > lp.rows
 awk '/^[0-9][0-9]:[0-9][0-9]:[0-9][0-9] / {print $1, $2, $3, $4}' "$BT_OUT" > bt.rows
-python3 - bt.rows lp.rows > cmp.txt <<'PY' || { cat lp.out; echo "--- bpftrace:"; cat "$BT_OUT"; fail "loads' lines differ from bpftrace's: $(cat cmp.txt)"; }
+python3 - bt.rows lp.rows > cmp.txt 2>&1 <<'PY' || { cat lp.out; echo "--- bpftrace:"; cat "$BT_OUT"; fail "loads' lines differ from bpftrace's: $(tail -1 cmp.txt)"; }
 import sys
 def rows(p):
     out = []

@@ -32,7 +32,7 @@ print(key(rows[-1]))
 print(sum(key(r) == key(rows[-1]) for r in rows))' lp.rows)
 bt_stop "^[0-9:]+ +$key " "$want"
 rows "$BT_OUT" > bt.rows
-python3 - bt.rows lp.rows > cmp.txt <<'PY' || { cat lp.out; echo "--- bpftrace:"; cat "$BT_OUT"; fail "writeback's rows are not writeback.bt's: $(cat cmp.txt)"; }
+python3 - bt.rows lp.rows > cmp.txt 2>&1 <<'PY' || { cat lp.out; echo "--- bpftrace:"; cat "$BT_OUT"; fail "writeback's rows are not writeback.bt's: $(tail -1 cmp.txt)"; }
 import sys
 # bpftrace's names of the reasons (writeback.bt's table), the kernel's
 bt_names = ["background", "vmscan", "sync", "periodic", "laptop_timer", "free_more_memory",
