@@ -10,8 +10,9 @@
 #          python3-audit (the system call names perf's Python scripts
 #          print on Debian), node and xz (real programs the tests profile:
 #          tests/e2e/real_*), tmux (a terminal for luaprof top's test,
-#          live_top), and the playwright-core driver (npm, into
-#          $BUILD/npm).  A test
+#          live_top), bpftrace (the side-by-side tests of the scripts
+#          that port its tools, tests/e2e/bt_*), and the playwright-core
+#          driver (npm, into $BUILD/npm).  A test
 #          whose tool cannot be installed skips, saying which; so does this.
 #   fuzz   clang with libFuzzer (make fuzz): fails when missing and not
 #          installable
@@ -49,7 +50,7 @@ build_deps() {
 # alone).
 test_tools="chromium:chromium go:golang-go luacheck:lua-check jsonschema:python3-jsonschema
 sdt:systemtap-sdt-dev node:nodejs npm:npm strace:strace audit:python3-audit xz:xz-utils
-tmux:tmux"
+tmux:tmux bpftrace:bpftrace"
 test_deps() {
 	local t c p missing=
 	for t in $test_tools; do

@@ -10,7 +10,7 @@
  * not listed here is an error listing the modules, and so is reading a
  * field luaprof does not have (luaprof.NAME).  The shipped scripts' own
  * helpers (lua/helpers/NAME.lua: profile, sched, perfpy, perfnames,
- * oneliner) are on the
+ * fleet, oneliner, bpftools) are on the
  * require path of the shipped scripts only (lscript.c); any other script
  * requiring one gets an error saying so.
  */

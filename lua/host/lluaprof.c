@@ -18,6 +18,8 @@
  *   luaprof.functions(object [, glob])  its path and matching functions (lfunctions.c)
  *   luaprof.read_string(pid, addr [, max])  a string in a live process's
  *                        memory (lmem.c); nil replaying
+ *   luaprof.frame(pid, addr [, kernel])  the frame (function, object) of
+ *                        an address of a process the run follows (lstack.c)
  *   luaprof.is_target(id) whether the run follows process (or thread) id
  *                        (ltarget.c)
  *   luaprof.map, .hist, .json, ...  the report writers' library (lib.c)
@@ -87,6 +89,7 @@ static const luaL_Reg funcs[] = {
 	{ "write_file", l_write_file },
 	{ "functions", lp_l_functions },
 	{ "read_string", lp_l_read_string },
+	{ "frame", lp_l_frame },
 	{ NULL, NULL },
 };
 

@@ -473,6 +473,9 @@ void lp_xevents_register(lua_State *L);
  * (lp_perfdata_unordered). */
 bool lp_agg_order_free(const struct lp_run *run);
 
+/* lstack.c: luaprof.frame(pid, addr [, kernel]). */
+int lp_l_frame(lua_State *L);
+
 /* lmem.c: luaprof.read_string(pid, addr [, max]). */
 int lp_l_read_string(lua_State *L);
 

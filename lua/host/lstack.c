@@ -290,6 +290,24 @@ static void push_frame(lua_State *L, const struct lp_frame *f)
 	}
 }
 
+/* luaprof.frame(pid, addr [, kernel]): the frame of addr as process pid
+ * maps it at this point of the run (the records before the one being
+ * handled): { ip=, sym=, symoff=, dso=, offset=, kernel= }, as s.stack's
+ * frames, nil parts unknown (a process the run never saw has no user
+ * names; kernel addresses name themselves): bpftrace's usym(), ksym(). */
+int lp_l_frame(lua_State *L)
+{
+	struct lp_run *run = lp_get_run(L);
+	lua_Integer pid = luaL_checkinteger(L, 1), addr = luaL_checkinteger(L, 2);
+	bool kernel = lua_toboolean(L, 3);
+	struct lp_thread *t = pid > 0 && pid <= UINT32_MAX ? lp_procs_find(run->procs, (uint32_t)pid) : NULL;
+	struct lp_frame f;
+	if (lp_resolver_frame(run->resolver, t ? t->proc : NULL, (uint64_t)addr, kernel, &f))
+		return luaL_error(L, "out of memory");
+	push_frame(L, &f);
+	return 1;
+}
+
 void lp_stack_push(lua_State *L, struct lp_run *run)
 {
 	size_t n = walk(run);

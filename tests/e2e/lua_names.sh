@@ -53,7 +53,7 @@ end
 os.exit(0)
 EOT
 expect_status 0 "$LUAPROF" run ./mods.lua -i /dev/null
-fields="calltree, demangle, errno_name, executable, exit, flamegraph, fmt, folded, functions, hist, is_target, json, map, options, perfscript, pprof, push, read_string, report, setup, shown, speedscope, stat, syscall_name, syscall_nr, term, url, usage_error, version, write_file"
+fields="calltree, demangle, errno_name, executable, exit, flamegraph, fmt, folded, frame, functions, hist, is_target, json, map, options, perfscript, pprof, push, read_string, report, setup, shown, speedscope, stat, syscall_name, syscall_nr, term, url, usage_error, version, write_file"
 cat > want.txt <<EOT
 chunk:1: luaprof.mapp: no such field of luaprof; its fields are: $fields
 chunk:1: require "luaprof.nope": no such module; luaprof's modules are: $modules

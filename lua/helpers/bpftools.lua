@@ -1,0 +1,126 @@
+-- bpftools, a helper of the shipped scripts that port bpftrace's tools
+-- (execsnoop, opensnoop, runqlat, ...: docs/bpftrace-tools.md; require
+-- "bpftools"; no public module): what they share.
+--
+--   bpftools.snoop()          standard output line-buffered, as bpftrace
+--                             prints each event's line at once (a snoop
+--                             piped into grep shows each line as it comes)
+--   bpftools.time()           bpftrace's time("%H:%M:%S"): the wall clock
+--                             when the line is printed
+--   bpftools.elapsed_ms(s)    bpftrace's elapsed / 1e6: milliseconds since
+--                             the first event of the run (bpftrace counts
+--                             from its own start)
+--   bpftools.print_hists(h, name)  hists (key -> luaprof.hist) printed as
+--                             bpftrace prints a map of hist()s: "@NAME[key]: "
+--                             then the buckets, smallest total first
+--   bpftools.int(v)           v's low 32 bits as a signed int: a system
+--                             call's int argument (pid_t, uid_t, int), which
+--                             the syscalls tracepoints give as a 64-bit
+--                             unsigned field, as bpftrace prints it with %d
+--   bpftools.proc(pid, file)  /proc/PID/FILE's text, or nil (a process gone)
+--   bpftools.ppid(pid), bpftools.comm(pid), bpftools.uid(pid)   from /proc
+--   bpftools.read_mem(pid, addr, n)  n bytes of the live process's memory
+--                             at addr (/proc/PID/mem), or nil
+--   bpftools.read_u64(pid, addr)     a 64-bit word of it, or nil
+--   bpftools.disk_name(dev)   a block device's name ("vda") from the
+--                             kernel's dev_t (major << 20 | minor), or
+--                             "MAJOR:MINOR" when /sys does not know it
+--
+-- What reads a process's memory or /proc does so when the sample is
+-- handled, as bpftrace's str() does in its probe, but later: the values
+-- are those of the process then, and nil once it has exited.
+
+local M = {}
+
+function M.snoop()
+  io.stdout:setvbuf("line")
+end
+
+function M.time()
+  return os.date("%H:%M:%S")
+end
+
+local first
+function M.elapsed_ms(s)
+  first = first or s.time
+  return (s.time - first) // 1000000
+end
+
+function M.print_hists(hists, name)
+  local keys, totals = {}, {}
+  for k, h in pairs(hists) do
+    keys[#keys + 1] = k
+    totals[k] = h:count()
+  end
+  table.sort(keys, function(a, b)
+    if totals[a] ~= totals[b] then return totals[a] < totals[b] end
+    return tostring(a) < tostring(b)
+  end)
+  for _, k in ipairs(keys) do
+    print(string.format("@%s[%s]: ", name or "", k))
+    hists[k]:print()
+    print()
+  end
+end
+
+function M.int(v)
+  return ((v & 0xffffffff) ~ 0x80000000) - 0x80000000
+end
+
+function M.proc(pid, file)
+  local f = io.open(string.format("/proc/%d/%s", pid, file), "rb")
+  if not f then return nil end
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
+function M.ppid(pid)
+  local st = M.proc(pid, "stat")
+  -- the command sits between parentheses and may hold any byte
+  return st and tonumber(st:match("%) %S+ (%d+)"))
+end
+
+function M.comm(pid)
+  local c = M.proc(pid, "comm")
+  return c and c:gsub("\n$", "")
+end
+
+-- The real uid, as bpftrace's uid builtin (the first of the Uid: line).
+function M.uid(pid)
+  local st = M.proc(pid, "status")
+  return st and tonumber(st:match("\nUid:%s+(%d+)"))
+end
+
+function M.read_mem(pid, addr, n)
+  if not addr or addr <= 0 then return nil end
+  local f = io.open(string.format("/proc/%d/mem", pid), "rb")
+  if not f then return nil end
+  local ok = f:seek("set", addr)
+  local data = ok and f:read(n)
+  f:close()
+  if data and #data == n then return data end
+  return nil
+end
+
+function M.read_u64(pid, addr)
+  local b = M.read_mem(pid, addr, 8)
+  return b and string.unpack("<i8", b)
+end
+
+local disks = {}
+function M.disk_name(dev)
+  local name = disks[dev]
+  if name then return name end
+  local major, minor = dev >> 20, dev & 0xfffff
+  local f = io.open(string.format("/sys/dev/block/%d:%d/uevent", major, minor))
+  if f then
+    name = f:read("a"):match("DEVNAME=([^\n]+)")
+    f:close()
+  end
+  name = name or string.format("%d:%d", major, minor)
+  disks[dev] = name
+  return name
+end
+
+return M
