@@ -1,7 +1,7 @@
 /*
  * lpaux.c - helpers the bindings and the C modules share, as Lua's lauxlib
  * serves its libraries: the run of a Lua state, writing a file whole, and
- * walking a table of stacks.  Nothing here calls back into a binding.
+ * walking a table of stacks (or a luaprof.stacks, which lstacks.c walks).
  */
 #include <errno.h>
 #include <limits.h>
@@ -87,6 +87,8 @@ static void each_pair(lua_State *L, int idx, lp_stacks_fn fn, void *ctx, const c
 void lp_stacks_each(lua_State *L, int idx, lp_stacks_fn fn, void *ctx, const char *what)
 {
 	idx = lua_absindex(L, idx);
+	if (lp_stacks_udata_each(L, idx, fn, ctx, what))
+		return;
 	if (!lua_istable(L, idx))
 		luaL_error(L, "%s: expected a luaprof.map or a table of stack -> count, not %s", what,
 			   luaL_typename(L, idx));

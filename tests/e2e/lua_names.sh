@@ -40,10 +40,11 @@ expect_status 255 "$LUAPROF" run ./typo.lua -e cpu-clock -- "$PROGS/spin" 50
 expect_grep "^luaprof: \./typo\.lua:1: s\.feilds: no such field of a sample; fields are: $sample_fields\$" "$TMP/err"
 
 # The public modules, and nothing else.
-modules="luaprof.calltree, luaprof.flamegraph, luaprof.fmt, luaprof.folded, luaprof.hist, luaprof.json, luaprof.map, luaprof.perfscript, luaprof.pprof, luaprof.push, luaprof.report, luaprof.speedscope, luaprof.stat, luaprof.term, luaprof.url"
+modules="luaprof.calltree, luaprof.flamegraph, luaprof.fmt, luaprof.folded, luaprof.hist, luaprof.json, luaprof.map, luaprof.perfscript, luaprof.pprof, luaprof.push, luaprof.report, luaprof.speedscope, luaprof.stacks, luaprof.stat, luaprof.term, luaprof.url"
 cat > mods.lua <<'EOT'
 for _, name in ipairs({ "calltree", "flamegraph", "fmt", "folded", "hist", "json",
-                        "map", "perfscript", "pprof", "push", "report", "speedscope", "stat", "term", "url" }) do
+                        "map", "perfscript", "pprof", "push", "report", "speedscope", "stacks", "stat", "term",
+                        "url" }) do
   assert(luaprof[name] ~= nil and luaprof[name] == require("luaprof." .. name), name)
 end
 for _, code in ipairs({ 'return luaprof.mapp', 'return require "luaprof.nope"', 'return require "sched"',
@@ -53,7 +54,7 @@ end
 os.exit(0)
 EOT
 expect_status 0 "$LUAPROF" run ./mods.lua -i /dev/null
-fields="calltree, demangle, errno_name, executable, exit, flamegraph, fmt, folded, frame, functions, hist, is_target, json, map, options, perfscript, pprof, push, read_string, report, setup, shown, speedscope, stat, syscall_name, syscall_nr, term, url, usage_error, version, write_file"
+fields="calltree, demangle, errno_name, executable, exit, flamegraph, fmt, folded, frame, functions, hist, is_target, json, map, options, perfscript, pprof, push, read_string, report, setup, shown, speedscope, stacks, stat, syscall_name, syscall_nr, term, url, usage_error, version, write_file"
 cat > want.txt <<EOT
 chunk:1: luaprof.mapp: no such field of luaprof; its fields are: $fields
 chunk:1: require "luaprof.nope": no such module; luaprof's modules are: $modules
