@@ -178,6 +178,13 @@ int lp_kcache_open(const char *dir, const char *path, const struct stat *src,
 		   struct lp_kcache *out);
 void lp_kcache_close(struct lp_kcache *c);
 
+/* Lets the pages of the mapped cache file go from this process's memory
+ * (its resident set): they are read again from the file when touched.
+ * For after lp_symtab_import has copied the records: of the names only
+ * those looked up come back.  The file is never written in place (a new
+ * one is renamed over it), so what comes back is what was there. */
+void lp_kcache_release(struct lp_kcache *c);
+
 /* Writes the finished table t of kallsyms file path (status src), with
  * its nr_mods module names (tags index them), hidden flag and flaw, as the
  * cache file in dir, making the directories as needed.  0, or -errno:

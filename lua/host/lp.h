@@ -233,7 +233,6 @@ struct lp_run_stack {
 	struct lp_unwinder *unwinder;   /* DWARF unwinding, made on first use */
 	struct lp_fold_cache *fold[2];  /* per LP_FOLD_* kind, made on first use */
 	struct lp_foldids *foldids;     /* folded strings' names as ids (lfoldids.c) */
-	struct lp_frames_by_file *by_file;      /* frames by file and offset (lstack.c) */
 	bool kernel_notice;             /* the hidden kernel symbols were noted */
 };
 

@@ -38,56 +38,9 @@ static struct lp_proc *sample_proc(struct lp_run *run)
 	return t ? t->proc : NULL;
 }
 
-/* A second cache in front of the resolver's for user frames in files,
- * keyed by what alone names them: the file (its path, device and inode)
- * and the offset in it.  The resolver keys its own by process and
- * address, which ASLR makes differ in every process of one program (the
- * hundreds of compilers of a build); this one they share.  Maps of
- * anonymous memory (JIT code a perf map names, per process) are left to
- * the resolver, as are kernel frames, which it caches for every process
- * already.  Direct-mapped: a newer frame replaces an older one. */
-#define BY_FILE_BITS 12
-
-struct lp_frames_by_file {
-	struct by_file {
-		const char *path;       /* NULL: empty */
-		uint64_t dev, ino, off;
-		struct lp_frame f;
-	} slots[1u << BY_FILE_BITS];
-};
-
-/* Whether frames in map m are named by the file alone (lfoldids.c's
- * file_map: not anonymous memory a perf map names). */
-static bool named_by_file(const struct lp_map *m)
-{
-	const char *p = m->path;
-	return p && p[0] == '/' && strcmp(p, "//anon") && strncmp(p, "/dev/zero", 9) &&
-	       strncmp(p, "/anon_hugepage", 14);
-}
-
 static void resolve(struct lp_run *run, uint64_t ip, bool kernel, struct lp_frame *out)
 {
-	struct lp_proc *proc = sample_proc(run);
-	const struct lp_map *m = !kernel && proc ? lp_proc_find_map(proc, ip) : NULL;
-	struct by_file *slot = NULL;
-	if (m && named_by_file(m) && (run->stack.by_file ||
-				      (run->stack.by_file = calloc(1, sizeof *run->stack.by_file)))) {
-		uint64_t off = ip - m->start + m->pgoff, dev = (uint64_t)m->maj << 32 | m->min;
-		uint64_t h = ((uint64_t)(uintptr_t)m->path * 0xff51afd7ed558ccdull ^ off ^
-			      m->ino * 0xc4ceb9fe1a85ec53ull ^ dev) * 0x9e3779b97f4a7c15ull;
-		slot = &run->stack.by_file->slots[h >> (64 - BY_FILE_BITS)];
-		if (slot->path == m->path && slot->off == off && slot->ino == m->ino &&
-		    slot->dev == dev) {
-			*out = slot->f;
-			out->ip = ip;
-			return;
-		}
-		if (lp_resolver_frame(run->resolver, proc, ip, kernel, out))
-			return;         /* out of memory: not cached */
-		*slot = (struct by_file){ m->path, dev, m->ino, off, *out };
-		return;
-	}
-	lp_resolver_frame(run->resolver, proc, ip, kernel, out);
+	lp_resolver_frame(run->resolver, sample_proc(run), ip, kernel, out);
 	if (kernel && !run->stack.kernel_notice && lp_resolver_kernel_hidden(run->resolver)) {
 		run->stack.kernel_notice = true;
 		fprintf(stderr, "luaprof: kernel addresses are hidden (kernel.kptr_restrict): "
@@ -690,7 +643,5 @@ void lp_stack_free(struct lp_run *run)
 	run->stack.unwinder = NULL;
 	lp_srclines_free(run->stack.lines);
 	run->stack.lines = NULL;
-	free(run->stack.by_file);
-	run->stack.by_file = NULL;
 	lp_foldids_free(run);
 }
