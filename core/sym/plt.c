@@ -55,11 +55,24 @@ struct stubs {
 	uint64_t size;          /* of each stub */
 };
 
-/* What perf's choose_best_symbol looks at, per tree node. */
+/* What perf's choose_best_symbol looks at, per tree node: the name is
+ * looked up (in strtab of e) only for aliases, the few symbols compared. */
 struct meta {
-	const char *name;
+	uint32_t name;          /* st_name */
 	uint8_t bind;
 };
+
+struct metas {
+	struct meta *v;
+	Elf *e;
+	size_t strtab;
+};
+
+static const char *meta_name(const struct metas *m, const struct meta *x)
+{
+	const char *s = elf_strptr(m->e, m->strtab, x->name);
+	return s ? s : "";
+}
 
 static void stubs_free(struct stubs *s)
 {
@@ -176,12 +189,22 @@ static int read_stubs(Elf *e, struct stubs *out)
 /* perf 6.1's dso__load_sym filter: named functions and objects that are
  * defined, and labels (NOTYPE, not hidden or internal, not absolute) in a
  * section whose name contains "text" or "data". */
-static bool perf_keeps(Elf *e, size_t shstrndx, const GElf_Sym *s)
+static bool text_or_data(Elf *e, size_t shstrndx, size_t shndx)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_getscn(e, shndx);
+	const char *sec = scn && gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
+	return sec && (strstr(sec, "text") || strstr(sec, "data"));
+}
+
+/* Per section index, whether its name holds "text" or "data": 0 not
+ * known yet, 1 no, 2 yes (sections past the array are looked up each
+ * time). */
+#define KNOWN_SECTIONS 256
+
+static bool perf_keeps(Elf *e, size_t shstrndx, const GElf_Sym *s, uint8_t *known)
 {
 	unsigned type = GELF_ST_TYPE(s->st_info), vis = GELF_ST_VISIBILITY(s->st_other);
-	GElf_Shdr sh;
-	Elf_Scn *scn;
-	const char *sec;
 
 	if (!s->st_name || s->st_shndx == SHN_UNDEF)
 		return false;
@@ -190,9 +213,11 @@ static bool perf_keeps(Elf *e, size_t shstrndx, const GElf_Sym *s)
 	if (type != STT_NOTYPE || s->st_shndx == SHN_ABS || vis == STV_HIDDEN ||
 	    vis == STV_INTERNAL)
 		return false;
-	scn = elf_getscn(e, s->st_shndx);
-	sec = scn && gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
-	return sec && (strstr(sec, "text") || strstr(sec, "data"));
+	if (s->st_shndx >= KNOWN_SECTIONS)
+		return text_or_data(e, shstrndx, s->st_shndx);
+	if (!known[s->st_shndx])
+		known[s->st_shndx] = text_or_data(e, shstrndx, s->st_shndx) ? 2 : 1;
+	return known[s->st_shndx] == 2;
 }
 
 /* The table perf reads: .symtab, else .dynsym. */
@@ -217,38 +242,38 @@ static Elf_Scn *perf_symtab(Elf *e, GElf_Shdr *sh)
 }
 
 /* Inserts perf's symbols of e in table order; *nr gets how many. */
-static int load_symbols(struct lp_ptree *t, struct meta **meta, Elf *e, size_t *nr)
+static int load_symbols(struct lp_ptree *t, struct metas *meta, Elf *e, size_t *nr)
 {
 	GElf_Shdr sh;
 	size_t shstrndx, esz = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT), cap = 0;
 	Elf_Scn *scn = perf_symtab(e, &sh);
 	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	uint8_t known[KNOWN_SECTIONS] = { 0 };
 
 	*nr = 0;
 	if (!data || !esz || elf_getshdrstrndx(e, &shstrndx))
 		return 0;
+	meta->e = e;
+	meta->strtab = sh.sh_link;
 	for (size_t i = 0; i < data->d_size / esz; i++) {
 		GElf_Sym s;
 		int32_t node;
 
 		if (!gelf_getsym(data, (int)i, &s))
 			break;
-		if (!perf_keeps(e, shstrndx, &s))
+		if (!perf_keeps(e, shstrndx, &s, known))
 			continue;
 		if ((size_t)t->nr >= cap) {
 			cap = cap ? cap * 2 : 256;
-			struct meta *m = realloc(*meta, cap * sizeof *m);
+			struct meta *m = realloc(meta->v, cap * sizeof *m);
 			if (!m)
 				return -ENOMEM;
-			*meta = m;
+			meta->v = m;
 		}
 		node = lp_ptree_insert(t, s.st_value, s.st_value + s.st_size);
 		if (node < 0)
 			return node;
-		(*meta)[node].name = elf_strptr(e, sh.sh_link, s.st_name);
-		(*meta)[node].bind = (uint8_t)GELF_ST_BIND(s.st_info);
-		if (!(*meta)[node].name)
-			(*meta)[node].name = "";
+		meta->v[node] = (struct meta){ s.st_name, (uint8_t)GELF_ST_BIND(s.st_info) };
 		(*nr)++;
 	}
 	return 0;
@@ -281,11 +306,10 @@ static size_t underscores(const char *s)
 }
 
 /* perf's choose_best_symbol: true when a is kept over b. */
-static bool a_wins(const struct lp_ptree_node *na, const struct meta *a,
+static bool a_wins(const struct metas *m, const struct lp_ptree_node *na, const struct meta *a,
 		   const struct lp_ptree_node *nb, const struct meta *b)
 {
 	bool sa = na->end > na->start, sb = nb->end > nb->start;
-	size_t ua = underscores(a->name), ub = underscores(b->name);
 
 	if (sa != sb)
 		return sa;
@@ -293,15 +317,18 @@ static bool a_wins(const struct lp_ptree_node *na, const struct meta *a,
 		return b->bind == STB_WEAK;
 	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
 		return a->bind == STB_GLOBAL;
+	const char *an = meta_name(m, a), *bn = meta_name(m, b);
+	size_t ua = underscores(an), ub = underscores(bn);
 	if (ua != ub)
 		return ua < ub;
-	return strlen(a->name) >= strlen(b->name);
+	return strlen(an) >= strlen(bn);
 }
 
 /* perf's symbols__fixup_duplicate: of neighbours at one address, the loser
  * is erased and the winner meets the next one. */
-static void drop_aliases(struct lp_ptree *t, const struct meta *meta)
+static void drop_aliases(struct lp_ptree *t, const struct metas *m)
 {
+	const struct meta *meta = m->v;
 	int32_t cur = lp_ptree_first(t);
 
 	while (cur != LP_PTREE_NIL) {
@@ -311,7 +338,7 @@ static void drop_aliases(struct lp_ptree *t, const struct meta *meta)
 			break;
 		if (t->n[cur].start != t->n[next].start) {
 			cur = next;
-		} else if (a_wins(&t->n[cur], &meta[cur], &t->n[next], &meta[next])) {
+		} else if (a_wins(m, &t->n[cur], &meta[cur], &t->n[next], &meta[next])) {
 			lp_ptree_erase(t, next);
 		} else {
 			lp_ptree_erase(t, cur);
@@ -390,7 +417,7 @@ int lp_plt_add(struct lp_symtab *t, Elf *runtime, Elf *symsrc)
 {
 	struct stubs st = { 0 };
 	struct lp_ptree tree = LP_PTREE_INIT;
-	struct meta *meta = NULL;
+	struct metas meta = { 0 };
 	size_t nsyms = 0;
 	int err = read_stubs(runtime, &st);
 
@@ -398,11 +425,11 @@ int lp_plt_add(struct lp_symtab *t, Elf *runtime, Elf *symsrc)
 		err = load_symbols(&tree, &meta, symsrc, &nsyms);
 	if (!err && nsyms) {            /* perf adds no stubs to an object without symbols */
 		fixup_ends(&tree);
-		drop_aliases(&tree, meta);
+		drop_aliases(&tree, &meta);
 		err = add_found(t, &tree, &st);
 	}
 	lp_ptree_free(&tree);
-	free(meta);
+	free(meta.v);
 	stubs_free(&st);
 	return err;
 }
