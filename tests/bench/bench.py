@@ -5,7 +5,7 @@ Every figure is a ratio of the two tools measured in the same run (they
 alternate, median of several runs), or a count that does not depend on speed.
 Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
 
-    tests/bench/bench.py [--quick] [--only NAME[,NAME...]]
+    tests/bench/bench.py [--quick] [--no-dwarf] [--only NAME[,NAME...]]
 
 NAME is one of: live, replay, replaywall (replay's first row alone), keepup, startup, symbols, tracepoints, dwarf, flame, map,
 guards, probes, stat, offcpu, script, switches, drain, oneliners, real.
@@ -17,6 +17,7 @@ BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
 LUAPROF = os.environ.get("LUAPROF", os.path.join(ROOT, "luaprof"))
 PROGS = os.path.join(BUILD, "progs")
 QUICK = "--quick" in sys.argv
+NO_DWARF = "--no-dwarf" in sys.argv    # real: without the DWARF make (perf reports: 10 min each)
 ONLY = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
 REPS = 3 if QUICK else 5
 TMP = tempfile.mkdtemp(prefix="luaprof-bench.")
@@ -1009,8 +1010,9 @@ def record_real_files():
     rec("make -j2 -g", ["make", "-s", "-j2"], ["-g"], src)
     if QUICK:
         return files
-    subprocess.run(["make", "-s", "clean"], cwd=src, check=True, stdout=subprocess.DEVNULL)
-    rec("make -j2 dwarf", ["make", "-s", "-j2"], ["--call-graph", "dwarf"], src)
+    if not NO_DWARF:
+        subprocess.run(["make", "-s", "clean"], cwd=src, check=True, stdout=subprocess.DEVNULL)
+        rec("make -j2 dwarf", ["make", "-s", "-j2"], ["--call-graph", "dwarf"], src)
     # git log -p of the project's history eight times over: one is 0.5 s of CPU
     rec("git log -p x8 -g", ["sh", "-c", "for i in 1 2 3 4 5 6 7 8; do git log -p; done >/dev/null"],
         ["-g"], ROOT)
