@@ -2,7 +2,6 @@
  * drain.c - the thread that empties the rings into memory (see drain.h).
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,6 +12,7 @@
 
 #include "live/drain.h"
 #include "luaprof/luaprof.h"
+#include "luaprof/thread.h"
 
 #define IDLE_MS 50      /* a pass at least this often: the consumer's clock */
 #define DRAIN_NICE -10
@@ -173,13 +173,9 @@ int lp_drain_init(struct lp_drain *d, struct lp_ring **rings, const int *fds, si
 
 int lp_drain_start(struct lp_drain *d)
 {
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(&d->thread, NULL, drain_main, d);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = lp_thread_start(&d->thread, drain_main, d);
 	if (rc)
-		return -rc;
+		return rc;
 	d->running = true;
 	return 0;
 }

@@ -57,6 +57,7 @@
 #include <lauxlib.h>
 
 #include "lp.h"
+#include "luaprof/thread.h"
 
 #define GRACE_NS 1000000000ull          /* a signalled hook's time to return */
 #define HOOK_COUNT 1000                 /* VM instructions between checks, once armed */
@@ -413,14 +414,9 @@ int lp_guard_start(struct lp_guard *g, uint64_t timeout_ns)
 	pthread_cond_init(&g->cv, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&g->mu, NULL);
-	/* The thread takes no signal meant for the process. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int rc = pthread_create(&g->thread, NULL, watchdog, g);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = lp_thread_start(&g->thread, watchdog, g);
 	if (rc)
-		return -rc;
+		return rc;
 	g->watching = true;
 	return 0;
 }
