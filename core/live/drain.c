@@ -2,6 +2,7 @@
  * drain.c - the thread that empties the rings into memory (see drain.h).
  */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <sys/syscall.h>
 
 #include "live/drain.h"
+#include "luaprof/capture.h"
 #include "luaprof/luaprof.h"
 
 #define IDLE_MS 50      /* a pass at least this often: the consumer's clock */
@@ -71,6 +73,16 @@ static size_t drain_one(struct lp_drain *d, size_t i, uint64_t *samples)
 		return 0;
 	}
 	while ((h = lp_ring_next(r, &err))) {
+		if (d->capture && h->type == PERF_RECORD_SAMPLE) {
+			size_t n = 0;
+			if (stage_reserve(s, LP_CAPTURE_ROOM + h->size)) {
+				d->error = -ENOMEM;
+				break;
+			}
+			n = d->capture(d->capture_ctx, h, s->buf + s->len, LP_CAPTURE_ROOM);
+			s->len += n;
+			moved += n;
+		}
 		memcpy(s->buf + s->len, h, h->size);
 		s->len += h->size;
 		moved += h->size;
@@ -122,6 +134,9 @@ static void *drain_main(void *arg)
 	 * (root): the thread works little but must run soon after a wake-up,
 	 * before the rings fill; otherwise its nice value stays as it is */
 	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), DRAIN_NICE))
+		errno = 0;
+	struct sched_param sp = { .sched_priority = 1 };
+	if (d->capture && pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
 		errno = 0;
 	while (!__atomic_load_n(&d->quit, __ATOMIC_ACQUIRE)) {
 		bool full = __atomic_load_n(&d->held, __ATOMIC_RELAXED) >= d->bound;

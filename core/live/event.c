@@ -113,7 +113,8 @@ void lp_event_spec_free(struct lp_event_spec *spec)
 	free(spec->filter);
 	free(spec->probe_str);
 	free(spec->usdt);
-	spec->name = spec->filter = spec->probe_str = NULL;
+	free(spec->dyn_event);
+	spec->name = spec->filter = spec->probe_str = spec->dyn_event = NULL;
 	spec->usdt = NULL;
 }
 
@@ -189,6 +190,10 @@ static void event_extras(const struct lp_event_spec *spec, struct perf_event_att
 		if (spec->stack_user > a->sample_stack_user)
 			a->sample_stack_user = spec->stack_user;
 	}
+	/* strings read by the drain thread: it wakes at every sample, so
+	 * that it reads them while the process still runs */
+	if (spec->capture.nr_ptrs || spec->capture.cmdline)
+		a->wakeup_events = 1;
 	if (!spec->group)
 		return;
 	a->sample_type |= PERF_SAMPLE_READ;

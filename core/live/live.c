@@ -49,6 +49,7 @@
 #include "live/drain.h"
 #include "live/evlist.h"
 #include "live/tqueue.h"
+#include "luaprof/capture.h"
 #include "luaprof/live.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/probe.h"
@@ -105,6 +106,10 @@ static uint64_t now_ns(void)
 static uint64_t record_time(struct lp_live *lv, const struct perf_event_header *h)
 {
 	uint64_t t;
+	if (h->type == LP_RECORD_CAPTURE && h->size >= 16) {
+		memcpy(&t, (const uint8_t *)h + 8, sizeof t);  /* its sample's time */
+		return t;
+	}
 	if (lp_record_peek_time(h, h->size, &lv->fmt, &t)) {
 		lv->stats.bad_records++;
 		return UINT64_MAX;      /* dropped by the caller */
@@ -481,6 +486,23 @@ size_t lp_live_default_queue(void)
 	return q > SIZE_MAX ? SIZE_MAX : (size_t)q;
 }
 
+/* On the drain thread, for each sample as it is staged: the strings its
+ * event's capture plan reads from the process, now, while a short-lived
+ * process still runs (capture.h), as a record that goes before it. */
+static size_t capture_sample(void *ctx, const struct perf_event_header *h, void *out, size_t room)
+{
+	struct lp_live *lv = ctx;
+	struct lp_record r;
+	uint64_t id;
+	int e;
+	if (lp_record_peek_id(h, h->size, &lv->fmt, &id) || (e = lp_evlist_event_of(&lv->el, id)) < 0)
+		return 0;
+	const struct lp_capture_plan *plan = &lv->el.events[e].capture;
+	if ((!plan->nr_ptrs && !plan->cmdline) || lp_record_parse(h, h->size, &lv->fmts[e], &r))
+		return 0;
+	return lp_capture_build(plan, &r.u.sample, out, room);
+}
+
 /* The drain thread's state over the rings (not started yet). */
 static int setup_drain(struct lp_live *lv, size_t bound)
 {
@@ -494,6 +516,11 @@ static int setup_drain(struct lp_live *lv, size_t bound)
 	int rc = lp_drain_init(&lv->drain, lv->el.rings, fds, n, lv->stats.queue_bytes);
 	free(fds);
 	lv->threaded = !rc;
+	for (size_t e = 0; e < lv->el.nr_events; e++)
+		if (lv->el.events[e].capture.nr_ptrs || lv->el.events[e].capture.cmdline) {
+			lv->drain.capture = capture_sample;
+			lv->drain.capture_ctx = lv;
+		}
 	return rc;
 }
 

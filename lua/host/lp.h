@@ -240,6 +240,33 @@ struct lp_run_aggs {
 	size_t n;
 };
 
+/* lcapture.c: the strings a script reads from samples (s:str, args.argv):
+ * the drain thread's capture records of the samples about to be handled,
+ * by tid (a record comes just before its sample), the reader of files'
+ * literals, and what was read from where. */
+#define LP_CAPTURE_SLOTS 256
+enum lp_str_from {
+	LP_STR_KERNEL, LP_STR_STACK, LP_STR_PROMPT, LP_STR_FILE, LP_STR_LATE, LP_STR_N
+};
+struct lp_capslot {
+	uint32_t tid;
+	uint64_t time;
+	void *rec;              /* a copy of the capture record (malloc'd) */
+	size_t len, cap;
+};
+struct lp_filestr;
+struct lp_run_strings {
+	struct lp_capslot slot[LP_CAPTURE_SLOTS];
+	struct lp_filestr *files;       /* made on first use */
+	uint64_t read[LP_STR_N];        /* strings read, by where from */
+	uint64_t missed;                /* strings asked for and not read */
+	uint64_t gone;                  /* of those: their process had exited */
+	struct { char *event; uint64_t n; } missed_by[8];      /* the first events' */
+	bool declared;                  /* luaprof.setup strings was given */
+	char *buf;                      /* scratch for a string read */
+	size_t bufcap;
+};
+
 /* One run of a script: its parts by concern, and what the loop shares. */
 struct lp_run {
 	struct lp_run_vm vm;
@@ -267,6 +294,7 @@ struct lp_run {
 	volatile sig_atomic_t interrupted;      /* a signal stopped the run (replays) */
 	struct lp_run_stack stack;
 	struct lp_run_aggs aggs;
+	struct lp_run_strings strings;
 };
 
 /* vm.c: makes run an empty run (no hook, no view, CPU times unknown). */
@@ -431,8 +459,29 @@ void lp_agg_regs_free(struct lp_run *run);
  * (lp_perfdata_unordered). */
 bool lp_agg_order_free(const struct lp_run *run);
 
-/* lmem.c: luaprof.read_string(pid, addr [, max]). */
+/* lmem.c: luaprof.read_string(pid or s, addr [, max]). */
 int lp_l_read_string(lua_State *L);
+
+/* lcapture.c: the strings of samples (see lcapture.c).
+ * lp_strings_record keeps a capture record (capture.h) for its sample;
+ * lp_strings_push pushes the string at addr as the sample in the view saw
+ * it (at most max bytes), or nil and a reason (and counts it missed);
+ * lp_strings_push_argv pushes the new program's arguments of an exec
+ * sample (a Lua array), or nil; lp_strings_push_info pushes on_end's
+ * info.strings; lp_strings_report says, in one line on stderr, how many
+ * strings could not be read; lp_strings_free frees what the run kept;
+ * lp_strings_setup applies luaprof.setup's strings (the value on top) to
+ * the command line's events (raises a Lua error for a bad value);
+ * lp_strings_method is s.str, the method s:str(addr [, max]). */
+struct lp_cli;
+int lp_strings_record(struct lp_run *run, const struct lp_record *rec);
+int lp_strings_push(lua_State *L, struct lp_run *run, uint64_t addr, size_t max);
+void lp_strings_push_argv(lua_State *L, struct lp_run *run);
+void lp_strings_push_info(lua_State *L, struct lp_run *run);
+void lp_strings_report(struct lp_run *run);
+void lp_strings_free(struct lp_run *run);
+void lp_strings_setup(lua_State *L, struct lp_cli *cli);
+int lp_strings_method(lua_State *L);
 
 /* lluaprof.c */
 int luaopen_luaprof(lua_State *L);

@@ -36,14 +36,14 @@ enum field {
 	F_EVENT = 1, F_PID, F_TID, F_CPU, F_COMM, F_TIME, F_PERIOD, F_IP,
 	F_SYM, F_DSO, F_SYMOFF, F_KERNEL, F_STACK, F_FOLDED, F_ADDR, F_ID,
 	F_RAW, F_FILE, F_LINE, F_HAS_CALLCHAIN,
-	F_ARGS, F_RETVAL, F_VALUES, F_MANGLED, F_OFFSET,
+	F_ARGS, F_RETVAL, F_VALUES, F_MANGLED, F_OFFSET, F_STR,
 };
 
 static const char *const field_names[] = {
 	"event", "pid", "tid", "cpu", "comm", "time", "period", "ip",
 	"sym", "dso", "symoff", "kernel", "stack", "folded", "addr", "id",
 	"raw", "file", "line", "has_callchain",
-	"args", "retval", "values", "mangled", "offset",
+	"args", "retval", "values", "mangled", "offset", "str",
 };
 
 #define NR_FIELDS (sizeof field_names / sizeof field_names[0])
@@ -196,6 +196,7 @@ static int l_index(lua_State *L)
 		break;
 	case F_RETVAL: lp_probe_push_retval(L, run); break;
 	case F_VALUES: push_cached(L, run, 5, lp_probe_push_values); break;
+	case F_STR: lua_pushcfunction(L, lp_strings_method); break;    /* s:str(addr [, max]) */
 	default: return lp_fields_error(L, &sample_fields, 2);  /* a typo: s.symm */
 	}
 	return 1;

@@ -195,6 +195,7 @@ static const struct {
 	{ "all_cpus", set_all_cpus, true },
 	{ "counting", set_counting, true },
 	{ "switch_events", set_switch_events, true },
+	{ "strings", lp_strings_setup, true },           /* lstrings.c; after events */
 	{ "interval", set_interval, false },
 };
 
