@@ -74,14 +74,16 @@ static size_t drain_one(struct lp_drain *d, size_t i, uint64_t *samples)
 	}
 	while ((h = lp_ring_next(r, &err))) {
 		if (d->capture && h->type == PERF_RECORD_SAMPLE) {
-			size_t n = 0;
+			bool drop = false;
 			if (stage_reserve(s, LP_CAPTURE_ROOM + h->size)) {
 				d->error = -ENOMEM;
 				break;
 			}
-			n = d->capture(d->capture_ctx, h, s->buf + s->len, LP_CAPTURE_ROOM);
+			size_t n = d->capture(d->capture_ctx, h, s->buf + s->len, LP_CAPTURE_ROOM, &drop);
 			s->len += n;
 			moved += n;
+			if (drop)
+				continue;
 		}
 		memcpy(s->buf + s->len, h, h->size);
 		s->len += h->size;

@@ -46,9 +46,11 @@ struct lp_drain {
 	size_t bound;                   /* bytes */
 	/* Called on the thread for every sample as it is staged: writes the
 	 * record that goes just before it (capture.h) into out, room bytes,
-	 * and returns its size (0: none).  NULL: nothing is added.  Set
-	 * before lp_drain_start. */
-	size_t (*capture)(void *ctx, const struct perf_event_header *h, void *out, size_t room);
+	 * and returns its size (0: none), or sets *drop when the sample is
+	 * the thread's alone (capcall.c) and is not staged.  NULL: nothing
+	 * is added.  Set before lp_drain_start. */
+	size_t (*capture)(void *ctx, const struct perf_event_header *h, void *out, size_t room,
+			  bool *drop);
 	void *capture_ctx;
 	pthread_t thread;
 	bool running;

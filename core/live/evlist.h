@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "luaprof/event.h"
+#include "luaprof/record.h"
 
 struct lp_ring;
 
@@ -39,6 +40,7 @@ struct lp_evlist {
 	unsigned fallbacks;             /* LP_FALLBACK_* applied */
 	struct perf_event_attr *attrs;  /* the attr each event was opened with */
 	bool counting;                  /* sampling.count_only */
+	bool no_tracking;               /* no event tracks (a second list: capcall.c) */
 	bool *unsupported;              /* per event: left out (counting only) */
 };
 
@@ -87,5 +89,52 @@ uint64_t lp_evlist_lost(const struct lp_evlist *el);
 int lp_evlist_event_of(const struct lp_evlist *el, uint64_t id);
 
 void lp_evlist_close(struct lp_evlist *el);
+
+/* evdyn.c: makes each uprobe and uretprobe of v (n specs) whose strings
+ * the kernel is to copy (spec->fetch) a tracefs uprobe with fetch
+ * arguments, opened as a tracepoint (spec->type, config, dyn_event,
+ * fetch_off: see event.h), after removing the probes of luaprof runs
+ * that are gone.  One that tracefs refuses stays a PMU uprobe without
+ * them (fetch cleared), with one LP_WARN line.  Never fails. */
+void lp_evdyn_place(struct lp_event_spec *v, size_t n);
+/* Removes the tracefs probes lp_evdyn_place made for v, once their events
+ * are closed (one LP_WARN line for one that will not go). */
+void lp_evdyn_remove(struct lp_event_spec *v, size_t n);
+
+/* capcall.c: the probes on library wrappers that copy the strings of the
+ * system calls a run keeps (see there).  Its events' samples go into the
+ * run's rings and are taken by the drain thread (lp_capcall_take), never
+ * handed out; lp_capcall_find then gives a thread's latest call's string
+ * at addr. */
+struct lp_capcall_call;
+struct lp_capcall {
+	struct lp_evlist el;            /* the probes (no rings of their own) */
+	struct lp_event_spec *specs;    /* owned */
+	size_t nr;
+	struct lp_format *fmts;         /* each probe's samples' layout */
+	struct lp_capcall_call *calls[256];        /* the drain thread's: each thread's latest call */
+	bool on;                        /* there are probes */
+};
+
+/* Makes the probes for the system call tracepoints of events (n) that keep
+ * strings, placed through tracefs (those it refuses left out), and their
+ * list over the CPUs, sampling as s.  0, or -errno (out of memory). */
+int lp_capcall_init(struct lp_capcall *cc, const struct lp_event_spec *events, size_t n,
+		    const struct lp_sampling *s);
+/* Opens the probes for task tid (-1: every task), as lp_evlist_open_task. */
+int lp_capcall_open_task(struct lp_capcall *cc, pid_t tid, char *err, size_t errsz);
+/* Sends the probes' samples into main's rings, once mapped.  0 or -errno. */
+int lp_capcall_redirect(struct lp_capcall *cc, const struct lp_evlist *main);
+void lp_capcall_enable(struct lp_capcall *cc, int on);
+/* On the drain thread: whether h (a sample, its id read with fmt) is one
+ * of the probes'; its strings are then kept as its thread's latest call. */
+bool lp_capcall_take(struct lp_capcall *cc, const struct perf_event_header *h,
+		     const struct lp_format *fmt);
+/* On the drain thread: the string at addr of thread tid's latest call made
+ * at or before time, borrowed until the next lp_capcall_take. */
+bool lp_capcall_find(struct lp_capcall *cc, uint32_t tid, uint64_t time, uint64_t addr,
+		     const char **str, size_t *len);
+/* Closes the probes, removes them from tracefs, frees everything. */
+void lp_capcall_close(struct lp_capcall *cc);
 
 #endif

@@ -73,6 +73,17 @@ static void add_str(struct item_w *w, pid_t pid, uint64_t addr)
 	item_end(w, addr, LP_CAPTURE_STR, rc, rc ? 0 : len);
 }
 
+/* A string known already (len bytes at str). */
+static void add_known(struct item_w *w, uint64_t addr, const char *str, size_t len)
+{
+	size_t max = len;
+	char *buf = (char *)item_begin(w, &max);
+	if (!buf)
+		return;
+	memcpy(buf, str, max);
+	item_end(w, addr, LP_CAPTURE_CALL, 0, max);
+}
+
 /* /proc/PID/cmdline, its trailing NUL left out. */
 static void add_cmdline(struct item_w *w, pid_t pid)
 {
@@ -98,8 +109,8 @@ static void add_cmdline(struct item_w *w, pid_t pid)
 	item_end(w, 0, LP_CAPTURE_CMDLINE, err, err ? 0 : len);
 }
 
-size_t lp_capture_build(const struct lp_capture_plan *plan, const struct lp_sample *s, void *out,
-			size_t room)
+size_t lp_capture_build(const struct lp_capture_plan *plan, const struct lp_sample *s,
+			lp_capture_known_fn known, void *ctx, void *out, size_t room)
 {
 	struct item_w w = { out, HEAD, room > LP_CAPTURE_ROOM ? LP_CAPTURE_ROOM : room, 0 };
 	if (w.room < HEAD + ITEM + 8 || (!plan->nr_ptrs && !plan->cmdline))
@@ -109,7 +120,11 @@ size_t lp_capture_build(const struct lp_capture_plan *plan, const struct lp_samp
 		if (!s->raw || (size_t)plan->ptr_off[i] + 8 > s->raw_size)
 			continue;
 		memcpy(&ptr, (const uint8_t *)s->raw + plan->ptr_off[i], 8);
-		if (ptr)
+		const char *str;
+		size_t len;
+		if (ptr && known && known(ctx, s, ptr, &str, &len))
+			add_known(&w, ptr, str, len);
+		else if (ptr)
 			add_str(&w, (pid_t)s->pid, ptr);
 	}
 	if (plan->cmdline)

@@ -105,6 +105,10 @@ struct lp_event_spec {
 	uint8_t fetch;
 	uint16_t fetch_off[7];
 	char *dyn_event;        /* owned, or NULL */
+	/* a library wrapper's probe that copies a system call's strings
+	 * (capcall.c): it fetches each argument's value too, at fetch_addr */
+	bool call_capture;
+	uint16_t fetch_addr[6];
 };
 
 /* lp_event_spec.fetch's bit of the return value. */

@@ -112,21 +112,25 @@ static bool from_kernel(struct lp_run *run, uint64_t addr, const char **str, siz
 	return false;
 }
 
-/* The drain thread's read of addr: 1 found, 0 not there, -ESRCH the
- * process had exited by then. */
-static int from_prompt(struct lp_run *run, uint64_t addr, const char **str, size_t *len)
+/* What the capture record before the sample holds for addr: the string
+ * of the library call that made the system call (a kernel's copy), or the
+ * drain thread's read; 1 found (*from says which), 0 not there, -ESRCH
+ * the process had exited by then. */
+static int from_record(struct lp_run *run, uint64_t addr, const char **str, size_t *len,
+		       enum lp_str_from *from)
 {
 	struct lp_capture c;
 	if (!sample_capture(run, &c))
 		return 0;
 	for (size_t i = 0; i < c.nr; i++) {
 		const struct lp_capture_item *it = &c.items[i];
-		if (it->kind != LP_CAPTURE_STR || it->addr != addr)
+		if ((it->kind != LP_CAPTURE_STR && it->kind != LP_CAPTURE_CALL) || it->addr != addr)
 			continue;
 		if (it->err)
 			return it->err == ESRCH ? -ESRCH : 0;
 		*str = it->data;
 		*len = it->len;
+		*from = it->kind == LP_CAPTURE_CALL ? LP_STR_KERNEL : LP_STR_PROMPT;
 		return 1;
 	}
 	return 0;
@@ -206,9 +210,10 @@ int lp_strings_push(lua_State *L, struct lp_run *run, uint64_t addr, size_t max)
 		return found(L, run, LP_STR_KERNEL, str, len, max);
 	if (!lp_sample_stack_str(s, addr, max, &str, &len))
 		return found(L, run, LP_STR_STACK, str, len, max);
-	int prompt = from_prompt(run, addr, &str, &len);
+	enum lp_str_from from;
+	int prompt = from_record(run, addr, &str, &len, &from);
 	if (prompt > 0)
-		return found(L, run, LP_STR_PROMPT, str, len, max);
+		return found(L, run, from, str, len, max);
 	char *buf = scratch(&run->strings, max + 1);
 	if (!buf)
 		return luaL_error(L, "out of memory");
