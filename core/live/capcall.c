@@ -11,11 +11,12 @@
  * the call is made, exactly, however soon the process exits.  So for each
  * system call tracepoint whose strings a run keeps, the wrappers of that
  * call get such a probe, opened on the run's targets into the run's rings
- * (never handed to the script).  The drain thread keeps the latest call's
- * strings per thread (lp_capcall_take) and puts them into the capture
- * record of the thread's next sample whose pointer is the same
- * (lp_capcall_find): the wrapper passes its argument to the system call
- * unchanged.  A call that bypasses the wrappers (a static program, another
+ * (never handed to the script): the drain thread makes each of their
+ * samples a call record (capture.h) in its place (lp_capcall_take), and
+ * the script's side gives its strings to the thread's next sample whose
+ * pointer is the same: the wrapper passes its argument to the system call
+ * unchanged.  (Pairing them there, in time order across the CPUs, holds
+ * when exec moves the thread to another CPU between the two.)  A call that bypasses the wrappers (a static program, another
  * libc, a raw syscall()) is read from the process, as before.
  */
 #include <elf.h>
@@ -33,18 +34,21 @@
 #define LIBC "libc.so.6"
 #define LD "ld-linux-x86-64.so.2"
 
-/* The wrappers: the system calls (sys_enter_NAME) whose strings a
- * function passes, in arguments (bit i: argument i + 1). */
+/* The wrappers: the system calls (sys_enter_NAME; "exec" for
+ * sched:sched_process_exec's args.argv) whose strings a function passes,
+ * in arguments (bit i: argument i + 1), and in argument argv (1 to 6), a
+ * NULL-terminated array of them. */
 static const struct wrapper {
 	const char *calls;      /* space-separated, each between spaces */
 	const char *object, *func;
 	uint8_t args;
+	uint8_t argv;
 } wrappers[] = {
 	{ " openat open ", LIBC, "open64", 1 },
 	{ " openat ", LIBC, "openat64", 2 },
 	{ " openat open ", LIBC, "__open64_nocancel", 1 },
 	{ " openat open ", LD, "__open64_nocancel", 1 },
-	{ " openat open creat ", LIBC, "creat64", 1 },
+	{ " creat ", LIBC, "creat64", 1 },
 	{ " newfstatat newstat ", LIBC, "stat64", 1 },
 	{ " newfstatat newlstat ", LIBC, "lstat64", 1 },
 	{ " newfstatat ", LIBC, "fstatat64", 2 },
@@ -52,7 +56,7 @@ static const struct wrapper {
 	{ " statfs ", LIBC, "statfs", 1 },
 	{ " access faccessat faccessat2 ", LIBC, "access", 1 },
 	{ " faccessat faccessat2 ", LIBC, "faccessat", 2 },
-	{ " execve ", LIBC, "execve", 1 },
+	{ " execve exec ", LIBC, "execve", 1, 2 },
 	{ " unlink unlinkat ", LIBC, "unlink", 1 },
 	{ " unlinkat ", LIBC, "unlinkat", 2 },
 	{ " rmdir unlinkat ", LIBC, "rmdir", 1 },
@@ -73,23 +77,15 @@ static const struct wrapper {
 
 #define NR_WRAPPERS (sizeof wrappers / sizeof wrappers[0])
 
-/* The per-thread strings of the latest call (see the top). */
-#define SLOTS 256
-#define PER_CALL 2
-
-struct lp_capcall_call {
-	uint32_t tid;
-	uint64_t time;
-	uint32_t n;
-	struct { uint64_t addr; uint32_t len; char str[LP_CAPTURE_STR_MAX]; } s[PER_CALL];
-};
-
 /* Whether a run keeps the strings of tracepoint e, a system call's entry
  * that wrapper w makes. */
 static bool makes(const struct wrapper *w, const struct lp_event_spec *e)
 {
 	const char *p = "syscalls:sys_enter_";
 	char name[80];
+	if (e->type == PERF_TYPE_TRACEPOINT && !e->probe && e->capture.cmdline &&
+	    !strcmp(e->name, "sched:sched_process_exec"))
+		return strstr(w->calls, " exec ") != NULL;
 	if (e->type != PERF_TYPE_TRACEPOINT || e->probe || !e->capture.nr_ptrs ||
 	    strncmp(e->name, p, strlen(p)) || strlen(e->name) - strlen(p) + 3 > sizeof name)
 		return false;
@@ -143,6 +139,7 @@ static int add_probe(struct lp_capcall *cc, const struct wrapper *w)
 	snprintf(name, sizeof name, "uprobe:%s:%s", path, w->func);
 	*e = (struct lp_event_spec){ .name = strdup(name), .probe_str = strdup(path),
 				     .probe = LP_PROBE_UPROBE, .config2 = off, .fetch = w->args,
+				     .fetch_argv = w->argv,
 				     .call_capture = true, .rate = LP_RATE_OWN, .use_period = true,
 				     .period = 1, .callchain = 0 };
 	if (!e->name || !e->probe_str) {
@@ -179,6 +176,8 @@ int lp_capcall_init(struct lp_capcall *cc, const struct lp_event_spec *events, s
 	cc->nr = kept;
 	if (!kept)
 		return 0;
+	if (!(cc->argv = malloc(LP_CAPTURE_STR_MAX)))
+		return -ENOMEM;
 	struct lp_sampling own = *s;
 	own.callchain = false;
 	own.dwarf_stack = 0;
@@ -218,26 +217,58 @@ void lp_capcall_enable(struct lp_capcall *cc, int on)
 		lp_evlist_enable(&cc->el, on);
 }
 
-bool lp_capcall_take(struct lp_capcall *cc, const struct perf_event_header *h,
-		     const struct lp_format *fmt)
+/* The array of strings probe sp copied into sample s, NUL-separated
+ * into buf (LP_CAPTURE_STR_MAX bytes), as item it: whole (up to its NULL)
+ * or not at all (false). */
+static bool take_argv(const struct lp_event_spec *sp, const struct lp_sample *s, char *buf,
+		      struct lp_capture_item *it)
 {
+	const uint8_t *raw = s->raw;
+	size_t at = 0;
+	if ((size_t)sp->fetch_addr[sp->fetch_argv - 1] + 8 > s->raw_size)
+		return false;
+	memcpy(&it->addr, raw + sp->fetch_addr[sp->fetch_argv - 1], 8);
+	for (unsigned i = 0;; i++) {
+		uint64_t ptr;
+		uint32_t dl;
+		if (i == LP_FETCH_ARGV || (size_t)sp->argv_ptr_off[i] + 8 > s->raw_size ||
+		    (size_t)sp->argv_off[i] + 4 > s->raw_size)
+			return false;   /* more than it copies: the stack or /proc */
+		memcpy(&ptr, raw + sp->argv_ptr_off[i], 8);
+		if (!ptr)
+			break;
+		memcpy(&dl, raw + sp->argv_off[i], 4);
+		size_t off = dl & 0xffff, len = dl >> 16;
+		if (!len || off > s->raw_size || len > s->raw_size - off)
+			return false;   /* not copied (a fault, or past its room) */
+		len = strnlen((const char *)raw + off, len);
+		if (at + len + 1 > LP_CAPTURE_STR_MAX)
+			return false;
+		memcpy(buf + at, raw + off, len);
+		buf[at + len] = '\0';
+		at += len + 1;
+	}
+	*it = (struct lp_capture_item){ it->addr, buf, (uint32_t)(at ? at - 1 : 0), LP_CAPTURE_ARGV, 0 };
+	return true;
+}
+
+size_t lp_capcall_take(struct lp_capcall *cc, const struct perf_event_header *h,
+		       const struct lp_format *fmt, void *out, size_t room, bool *mine)
+{
+	struct lp_capture_item items[7];
 	struct lp_record r;
 	uint64_t id;
+	size_t n = 0;
 	int e;
+	*mine = false;
 	if (!cc->on || lp_record_peek_id(h, h->size, fmt, &id) || (e = lp_evlist_event_of(&cc->el, id)) < 0)
-		return false;
+		return 0;
+	*mine = true;
 	if (lp_record_parse(h, h->size, &cc->fmts[e], &r) || !r.u.sample.raw)
-		return true;
+		return 0;
 	const struct lp_sample *s = &r.u.sample;
 	const struct lp_event_spec *sp = &cc->specs[e];
-	struct lp_capcall_call **slot = &cc->calls[s->tid % SLOTS];
-	if (!*slot && !(*slot = malloc(sizeof **slot)))
-		return true;
-	struct lp_capcall_call *c = *slot;
-	c->tid = s->tid;
-	c->time = s->time;
-	c->n = 0;
-	for (unsigned i = 0; i < 6 && c->n < PER_CALL; i++) {
+	for (unsigned i = 0; i < 6; i++) {
 		uint64_t addr;
 		uint32_t dl;
 		if (!(sp->fetch & (1u << i)) || (size_t)sp->fetch_off[i] + 4 > s->raw_size ||
@@ -249,30 +280,12 @@ bool lp_capcall_take(struct lp_capcall *cc, const struct perf_event_header *h,
 		if (!len || off > s->raw_size || len > s->raw_size - off)
 			continue;       /* the kernel could not read it */
 		const char *str = (const char *)s->raw + off;
-		len = strnlen(str, len);
-		if (len >= LP_CAPTURE_STR_MAX)
-			len = LP_CAPTURE_STR_MAX - 1;
-		c->s[c->n].addr = addr;
-		c->s[c->n].len = (uint32_t)len;
-		memcpy(c->s[c->n].str, str, len);
-		c->n++;
+		items[n++] = (struct lp_capture_item){ addr, str, (uint32_t)strnlen(str, len),
+						       LP_CAPTURE_CALL, 0 };
 	}
-	return true;
-}
-
-bool lp_capcall_find(struct lp_capcall *cc, uint32_t tid, uint64_t time, uint64_t addr,
-		     const char **str, size_t *len)
-{
-	struct lp_capcall_call *c = cc->on ? cc->calls[tid % SLOTS] : NULL;
-	if (!c || c->tid != tid || c->time > time)
-		return false;
-	for (uint32_t i = 0; i < c->n; i++)
-		if (c->s[i].addr == addr) {
-			*str = c->s[i].str;
-			*len = c->s[i].len;
-			return true;
-		}
-	return false;
+	if (sp->fetch_argv && take_argv(sp, s, cc->argv, &items[n]))
+		n++;
+	return n ? lp_capture_call(s, items, n, out, room) : 0;
 }
 
 void lp_capcall_close(struct lp_capcall *cc)
@@ -281,8 +294,7 @@ void lp_capcall_close(struct lp_capcall *cc)
 	lp_evdyn_remove(cc->specs, cc->nr);
 	for (size_t i = 0; i < cc->nr; i++)
 		lp_event_spec_free(&cc->specs[i]);
-	for (size_t i = 0; i < SLOTS; i++)
-		free(cc->calls[i]);
+	free(cc->argv);
 	free(cc->specs);
 	free(cc->fmts);
 	memset(cc, 0, sizeof *cc);

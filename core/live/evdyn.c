@@ -119,6 +119,14 @@ static bool definition(const struct lp_event_spec *e, const char *group, const c
 		if (n > 0 && (size_t)n < size)
 			n += snprintf(buf + n, size - (size_t)n, " s%u=+0(%s):ustring", i, fetch_from[i]);
 	}
+	unsigned a = e->fetch_argv ? e->fetch_argv - 1u : 0;
+	if (e->fetch_argv && !(e->fetch & (1u << a)) && n > 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, " a%u=%s:u64", a, fetch_from[a]);
+	for (unsigned i = 0; e->fetch_argv && i < LP_FETCH_ARGV && n > 0 && (size_t)n < size; i++) {
+		const char *r = fetch_from[e->fetch_argv - 1];
+		n += snprintf(buf + n, size - (size_t)n, " q%u=+%u(%s):u64 v%u=+0(+%u(%s)):ustring", i,
+			      8 * i, r, i, 8 * i, r);
+	}
 	if (n > 0 && (size_t)n + 1 < size)
 		buf[n++] = '\n', buf[n] = '\0';
 	return n > 0 && (size_t)n < size;
@@ -156,6 +164,26 @@ static int place(struct lp_event_spec *e, size_t idx)
 		else
 			addr[i] = (uint16_t)fl->offset;
 	}
+	if (!rc && e->fetch_argv) {
+		char a[8];
+		const struct lp_tp_field *fa;
+		snprintf(a, sizeof a, "a%u", e->fetch_argv - 1u);
+		if (!(fa = lp_tp_field_find(f, a)) || fa->size != 8 || fa->offset > UINT16_MAX)
+			rc = -EPROTO;
+		else
+			addr[e->fetch_argv - 1] = (uint16_t)fa->offset;
+	}
+	for (unsigned i = 0; !rc && e->fetch_argv && i < LP_FETCH_ARGV; i++) {
+		char q[8], v[8];
+		const struct lp_tp_field *fq, *fv;
+		snprintf(q, sizeof q, "q%u", i);
+		snprintf(v, sizeof v, "v%u", i);
+		if (!(fq = lp_tp_field_find(f, q)) || !(fv = lp_tp_field_find(f, v)) || !fv->dyn ||
+		    fq->size != 8 || fq->offset > UINT16_MAX || fv->offset > UINT16_MAX)
+			rc = -EPROTO;
+		else
+			e->argv_ptr_off[i] = (uint16_t)fq->offset, e->argv_off[i] = (uint16_t)fv->offset;
+	}
 	snprintf(sysname, sizeof sysname, "%s:%s", group, name);
 	if (!rc && !(e->dyn_event = strdup(sysname)))
 		rc = -ENOMEM;
@@ -181,7 +209,7 @@ void lp_evdyn_place(struct lp_event_spec *v, size_t n)
 	bool cleaned = false;
 	for (size_t i = 0; i < n; i++) {
 		struct lp_event_spec *e = &v[i];
-		if (!e->fetch || e->dyn_event ||
+		if ((!e->fetch && !e->fetch_argv) || e->dyn_event ||
 		    (e->probe != LP_PROBE_UPROBE && e->probe != LP_PROBE_URETPROBE))
 			continue;
 		if (!cleaned)

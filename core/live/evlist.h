@@ -102,23 +102,22 @@ void lp_evdyn_place(struct lp_event_spec *v, size_t n);
 void lp_evdyn_remove(struct lp_event_spec *v, size_t n);
 
 /* capcall.c: the probes on library wrappers that copy the strings of the
- * system calls a run keeps (see there).  Its events' samples go into the
- * run's rings and are taken by the drain thread (lp_capcall_take), never
- * handed out; lp_capcall_find then gives a thread's latest call's string
- * at addr. */
-struct lp_capcall_call;
+ * system calls a run keeps (see there).  Their samples go into the run's
+ * rings, where the drain thread makes each a call record instead
+ * (lp_capcall_take): they are never handed out. */
 struct lp_capcall {
 	struct lp_evlist el;            /* the probes (no rings of their own) */
 	struct lp_event_spec *specs;    /* owned */
 	size_t nr;
 	struct lp_format *fmts;         /* each probe's samples' layout */
-	struct lp_capcall_call *calls[256];        /* the drain thread's: each thread's latest call */
+	char *argv;                     /* the drain thread's scratch */
 	bool on;                        /* there are probes */
 };
 
 /* Makes the probes for the system call tracepoints of events (n) that keep
- * strings, placed through tracefs (those it refuses left out), and their
- * list over the CPUs, sampling as s.  0, or -errno (out of memory). */
+ * strings (and for sched:sched_process_exec's arguments, execve's),
+ * placed through tracefs (those it refuses left out), and their list over
+ * the CPUs, sampling as s.  0, or -errno (out of memory). */
 int lp_capcall_init(struct lp_capcall *cc, const struct lp_event_spec *events, size_t n,
 		    const struct lp_sampling *s);
 /* Opens the probes for task tid (-1: every task), as lp_evlist_open_task. */
@@ -126,14 +125,11 @@ int lp_capcall_open_task(struct lp_capcall *cc, pid_t tid, char *err, size_t err
 /* Sends the probes' samples into main's rings, once mapped.  0 or -errno. */
 int lp_capcall_redirect(struct lp_capcall *cc, const struct lp_evlist *main);
 void lp_capcall_enable(struct lp_capcall *cc, int on);
-/* On the drain thread: whether h (a sample, its id read with fmt) is one
- * of the probes'; its strings are then kept as its thread's latest call. */
-bool lp_capcall_take(struct lp_capcall *cc, const struct perf_event_header *h,
-		     const struct lp_format *fmt);
-/* On the drain thread: the string at addr of thread tid's latest call made
- * at or before time, borrowed until the next lp_capcall_take. */
-bool lp_capcall_find(struct lp_capcall *cc, uint32_t tid, uint64_t time, uint64_t addr,
-		     const char **str, size_t *len);
+/* On the drain thread: *mine when h (a sample, its id read with fmt) is
+ * one of the probes'; its call record is then written into out (room
+ * bytes) and its size returned (0: nothing was copied). */
+size_t lp_capcall_take(struct lp_capcall *cc, const struct perf_event_header *h,
+		       const struct lp_format *fmt, void *out, size_t room, bool *mine);
 /* Closes the probes, removes them from tracefs, frees everything. */
 void lp_capcall_close(struct lp_capcall *cc);
 

@@ -499,15 +499,9 @@ size_t lp_live_default_queue(void)
 
 /* On the drain thread, for each sample as it is staged: the strings its
  * event's capture plan reads from the process, now, while a short-lived
- * process still runs (capture.h), as a record that goes before it. */
-static bool call_string(void *ctx, const struct lp_sample *s, uint64_t addr, const char **str,
-			size_t *len)
-{
-	return lp_capcall_find(ctx, s->tid, s->time, addr, str, len);
-}
-
-/* A library call's probe's samples are kept for the strings of the
- * system call that follows (capcall.c), and not staged. */
+ * process still runs (capture.h), as a record that goes before it.  A
+ * library call's probe's sample becomes a call record instead, and is not
+ * staged (capcall.c). */
 static size_t capture_sample(void *ctx, const struct perf_event_header *h, void *out, size_t room,
 			     bool *drop)
 {
@@ -515,14 +509,15 @@ static size_t capture_sample(void *ctx, const struct perf_event_header *h, void 
 	struct lp_record r;
 	uint64_t id;
 	int e;
-	if ((*drop = lp_capcall_take(&lv->calls, h, &lv->fmt)))
-		return 0;
+	size_t n = lp_capcall_take(&lv->calls, h, &lv->fmt, out, room, drop);
+	if (*drop)
+		return n;
 	if (lp_record_peek_id(h, h->size, &lv->fmt, &id) || (e = lp_evlist_event_of(&lv->el, id)) < 0)
 		return 0;
 	const struct lp_capture_plan *plan = &lv->el.events[e].capture;
 	if ((!plan->nr_ptrs && !plan->cmdline) || lp_record_parse(h, h->size, &lv->fmts[e], &r))
 		return 0;
-	return lp_capture_build(plan, &r.u.sample, call_string, &lv->calls, out, room);
+	return lp_capture_build(plan, &r.u.sample, out, room);
 }
 
 /* The drain thread's state over the rings (not started yet). */

@@ -5,8 +5,9 @@
  *
  * A capture record is, after its perf_event_header:
  *
- *   u64 time; u32 pid, tid;          the sample's
- *   u32 nr; u32 reserved;            items that follow, at most LP_CAPTURE_MAX
+ *   u64 time; u32 pid, tid;          the sample's (a call record: the call's)
+ *   u32 nr; u32 flags;               items that follow, at most LP_CAPTURE_MAX;
+ *                                    flags 1: a call record
  *   nr x { u64 addr; u32 len; u16 kind; i16 err; u8 data[len], padded to 8 }
  *
  * Every size is checked against the record's own before it is used.
@@ -73,15 +74,15 @@ static void add_str(struct item_w *w, pid_t pid, uint64_t addr)
 	item_end(w, addr, LP_CAPTURE_STR, rc, rc ? 0 : len);
 }
 
-/* A string known already (len bytes at str). */
-static void add_known(struct item_w *w, uint64_t addr, const char *str, size_t len)
+/* An item whose data is known (len bytes at str). */
+static void add_known(struct item_w *w, uint64_t addr, uint16_t kind, const char *str, size_t len)
 {
 	size_t max = len;
 	char *buf = (char *)item_begin(w, &max);
 	if (!buf)
 		return;
 	memcpy(buf, str, max);
-	item_end(w, addr, LP_CAPTURE_CALL, 0, max);
+	item_end(w, addr, kind, 0, max);
 }
 
 /* /proc/PID/cmdline, its trailing NUL left out. */
@@ -109,8 +110,33 @@ static void add_cmdline(struct item_w *w, pid_t pid)
 	item_end(w, 0, LP_CAPTURE_CMDLINE, err, err ? 0 : len);
 }
 
-size_t lp_capture_build(const struct lp_capture_plan *plan, const struct lp_sample *s,
-			lp_capture_known_fn known, void *ctx, void *out, size_t room)
+/* The record's head, once its items are written. */
+static size_t finish(struct item_w *w, const struct lp_sample *s, uint32_t flags)
+{
+	struct perf_event_header h = { LP_RECORD_CAPTURE, 0, (uint16_t)w->off };
+	uint8_t *p = w->out;
+	memcpy(p, &h, sizeof h);
+	memcpy(p + 8, &s->time, 8);
+	memcpy(p + 16, &s->pid, 4);
+	memcpy(p + 20, &s->tid, 4);
+	memcpy(p + 24, &w->nr, 4);
+	memcpy(p + 28, &flags, 4);
+	return w->off;
+}
+
+size_t lp_capture_call(const struct lp_sample *s, const struct lp_capture_item *items, size_t nr,
+		       void *out, size_t room)
+{
+	struct item_w w = { out, HEAD, room > LP_CAPTURE_ROOM ? LP_CAPTURE_ROOM : room, 0 };
+	if (w.room < HEAD + ITEM + 8)
+		return 0;
+	for (size_t i = 0; i < nr; i++)
+		add_known(&w, items[i].addr, items[i].kind, items[i].data, items[i].len);
+	return w.nr ? finish(&w, s, 1) : 0;
+}
+
+size_t lp_capture_build(const struct lp_capture_plan *plan, const struct lp_sample *s, void *out,
+			size_t room)
 {
 	struct item_w w = { out, HEAD, room > LP_CAPTURE_ROOM ? LP_CAPTURE_ROOM : room, 0 };
 	if (w.room < HEAD + ITEM + 8 || (!plan->nr_ptrs && !plan->cmdline))
@@ -120,34 +146,19 @@ size_t lp_capture_build(const struct lp_capture_plan *plan, const struct lp_samp
 		if (!s->raw || (size_t)plan->ptr_off[i] + 8 > s->raw_size)
 			continue;
 		memcpy(&ptr, (const uint8_t *)s->raw + plan->ptr_off[i], 8);
-		const char *str;
-		size_t len;
-		if (ptr && known && known(ctx, s, ptr, &str, &len))
-			add_known(&w, ptr, str, len);
-		else if (ptr)
+		if (ptr)
 			add_str(&w, (pid_t)s->pid, ptr);
 	}
 	if (plan->cmdline)
 		add_cmdline(&w, (pid_t)s->pid);
-	if (!w.nr)
-		return 0;
-	struct perf_event_header h = { LP_RECORD_CAPTURE, 0, (uint16_t)w.off };
-	uint8_t *p = out;
-	uint32_t zero = 0;
-	memcpy(p, &h, sizeof h);
-	memcpy(p + 8, &s->time, 8);
-	memcpy(p + 16, &s->pid, 4);
-	memcpy(p + 20, &s->tid, 4);
-	memcpy(p + 24, &w.nr, 4);
-	memcpy(p + 28, &zero, 4);
-	return w.off;
+	return w.nr ? finish(&w, s, 0) : 0;
 }
 
 int lp_capture_decode(const void *rec, size_t len, struct lp_capture *out)
 {
 	const uint8_t *p = rec;
 	struct perf_event_header h;
-	uint32_t nr;
+	uint32_t nr, flags;
 	if (len < HEAD)
 		return -EPROTO;
 	memcpy(&h, p, sizeof h);
@@ -157,8 +168,10 @@ int lp_capture_decode(const void *rec, size_t len, struct lp_capture *out)
 	memcpy(&out->pid, p + 16, 4);
 	memcpy(&out->tid, p + 20, 4);
 	memcpy(&nr, p + 24, 4);
+	memcpy(&flags, p + 28, 4);
 	if (nr > LP_CAPTURE_MAX)
 		return -EPROTO;
+	out->call = flags & 1;
 	size_t off = HEAD;
 	out->nr = 0;
 	for (uint32_t i = 0; i < nr; i++) {

@@ -63,7 +63,10 @@ enum lp_capture_kind {
 	LP_CAPTURE_CMDLINE,     /* /proc/PID/cmdline: the arguments, NUL-separated */
 	LP_CAPTURE_CALL,        /* the string at addr, copied by the kernel at the
 				 * library call that made the system call (capcall.c) */
+	LP_CAPTURE_ARGV,        /* an exec's arguments, NUL-separated, copied by the
+				 * kernel at the library's execve call (capcall.c) */
 };
+
 
 struct lp_capture_item {
 	uint64_t addr;          /* LP_CAPTURE_STR: the pointer read */
@@ -75,8 +78,11 @@ struct lp_capture_item {
 };
 
 struct lp_capture {
-	uint64_t time;          /* the sample's */
+	uint64_t time;          /* the sample's, or the call's */
 	uint32_t pid, tid;
+	bool call;              /* a library call's strings (capcall.c), for the
+				 * thread's system call that follows, not for a
+				 * sample of the same time */
 	size_t nr;
 	struct lp_capture_item items[LP_CAPTURE_MAX];
 };
@@ -88,20 +94,21 @@ struct lp_capture_plan {
 	bool cmdline;           /* /proc/PID/cmdline (sched_process_exec) */
 };
 
-/* A string at addr of sample s's thread that is known already (a library
- * call's, copied by the kernel): *str and *len, borrowed. */
-typedef bool (*lp_capture_known_fn)(void *ctx, const struct lp_sample *s, uint64_t addr,
-				    const char **str, size_t *len);
-
 /* Writes the capture record of sample s (decoded, a sample of an event
  * with plan) into out (room bytes, 8-byte aligned): the strings at its
- * pointer fields (those known(ctx, ...) gives, when known is not NULL, as
- * LP_CAPTURE_CALL items; the others read from the live process s->pid
- * now) and the command line.  Returns the record's size, 0 when the plan
- * reads nothing or s has no raw data where one is needed.  Never fails
- * otherwise: an item that cannot be read carries its errno. */
-size_t lp_capture_build(const struct lp_capture_plan *plan, const struct lp_sample *s,
-			lp_capture_known_fn known, void *ctx, void *out, size_t room);
+ * pointer fields and the command line, read from the live process s->pid
+ * now.  Returns the record's size, 0 when the plan reads nothing or s has
+ * no raw data where one is needed.  Never fails otherwise: an item that
+ * cannot be read carries its errno. */
+size_t lp_capture_build(const struct lp_capture_plan *plan, const struct lp_sample *s, void *out,
+			size_t room);
+
+/* Writes a call record (lp_capture.call) of the nr items at items (kinds
+ * LP_CAPTURE_CALL or LP_CAPTURE_ARGV, their data copied) for the thread
+ * and time of sample s, a library call's probe's, into out (room bytes,
+ * 8-byte aligned).  Returns its size; 0 when nothing fits. */
+size_t lp_capture_call(const struct lp_sample *s, const struct lp_capture_item *items, size_t nr,
+		       void *out, size_t room);
 
 /* Decodes a capture record (len bytes at rec, 8-byte aligned) into out,
  * which borrows from it.  Returns 0, or -EPROTO when it is not one or does

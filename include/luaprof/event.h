@@ -109,7 +109,16 @@ struct lp_event_spec {
 	 * (capcall.c): it fetches each argument's value too, at fetch_addr */
 	bool call_capture;
 	uint16_t fetch_addr[6];
+	/* ... and with fetch_argv (1 to 6), the NULL-terminated array of
+	 * strings that argument points at (execve's argv): its first
+	 * LP_FETCH_ARGV pointers at argv_ptr_off, their strings at argv_off */
+	uint8_t fetch_argv;
+	uint16_t argv_ptr_off[16], argv_off[16];
 };
+
+/* The most elements of an array of strings a probe copies (bpftrace's
+ * join() takes 16 too). */
+#define LP_FETCH_ARGV 16
 
 /* lp_event_spec.fetch's bit of the return value. */
 #define LP_FETCH_RETVAL (1u << 6)

@@ -45,7 +45,8 @@ int lp_strings_record(struct lp_run *run, const struct lp_record *rec)
 	struct lp_capture c;
 	if (lp_capture_decode(rec->data, rec->size, &c))
 		return 0;               /* not ours to judge: it is left out */
-	struct lp_capslot *sl = &run->strings.slot[c.tid % LP_CAPTURE_SLOTS];
+	struct lp_capslot *sl = c.call ? &run->strings.call[c.tid % LP_CAPTURE_SLOTS] :
+				&run->strings.slot[c.tid % LP_CAPTURE_SLOTS];
 	if (sl->cap < rec->size) {
 		void *p = realloc(sl->rec, rec->size);
 		if (!p)
@@ -69,10 +70,30 @@ static bool sample_capture(struct lp_run *run, struct lp_capture *c)
 	       !lp_capture_decode(sl->rec, sl->len, c);
 }
 
+/* The latest library call of the sample's thread (made before it). */
+static bool thread_call(struct lp_run *run, struct lp_capture *c)
+{
+	const struct lp_sample *s = &run->view.rec->u.sample;
+	const struct lp_capslot *sl = &run->strings.call[s->tid % LP_CAPTURE_SLOTS];
+	return sl->rec && sl->tid == s->tid && sl->time <= s->time &&
+	       !lp_capture_decode(sl->rec, sl->len, c);
+}
+
+/* The item of the thread's latest call of kind (for LP_CAPTURE_CALL, the
+ * string at addr), or NULL. */
+static const struct lp_capture_item *call_item(struct lp_run *run, struct lp_capture *c,
+					       uint16_t kind, uint64_t addr)
+{
+	for (size_t i = 0; thread_call(run, c) && i < c->nr; i++)
+		if (c->items[i].kind == kind && (kind != LP_CAPTURE_CALL || c->items[i].addr == addr))
+			return &c->items[i];
+	return NULL;
+}
+
 void lp_strings_free(struct lp_run *run)
 {
 	for (size_t i = 0; i < LP_CAPTURE_SLOTS; i++)
-		free(run->strings.slot[i].rec);
+		free(run->strings.slot[i].rec), free(run->strings.call[i].rec);
 	for (size_t i = 0; i < sizeof run->strings.missed_by / sizeof run->strings.missed_by[0]; i++)
 		free(run->strings.missed_by[i].event);
 	lp_filestr_free(run->strings.files);
@@ -210,6 +231,10 @@ int lp_strings_push(lua_State *L, struct lp_run *run, uint64_t addr, size_t max)
 		return found(L, run, LP_STR_KERNEL, str, len, max);
 	if (!lp_sample_stack_str(s, addr, max, &str, &len))
 		return found(L, run, LP_STR_STACK, str, len, max);
+	struct lp_capture c;
+	const struct lp_capture_item *it = call_item(run, &c, LP_CAPTURE_CALL, addr);
+	if (it)
+		return found(L, run, LP_STR_KERNEL, it->data, it->len, max);
 	enum lp_str_from from;
 	int prompt = from_record(run, addr, &str, &len, &from);
 	if (prompt > 0)
@@ -308,24 +333,40 @@ static ssize_t read_cmdline(struct lp_run *run, pid_t pid)
 	return len ? (ssize_t)len : -ESRCH;
 }
 
+/* The capture record's item of kind for the sample in the view; NULL
+ * when there is none.  *gone: it is there but could not be read. */
+static const struct lp_capture_item *record_item(struct lp_run *run, struct lp_capture *c,
+						 uint16_t kind, bool *gone)
+{
+	for (size_t i = 0; sample_capture(run, c) && i < c->nr; i++) {
+		if (c->items[i].kind != kind)
+			continue;
+		if (!c->items[i].err)
+			return &c->items[i];
+		*gone = true;
+	}
+	return NULL;
+}
+
 void lp_strings_push_argv(lua_State *L, struct lp_run *run)
 {
 	const struct lp_sample *s = &run->view.rec->u.sample;
+	const struct lp_capture_item *it;
 	struct lp_capture c;
+	bool gone = false;
+	if ((it = call_item(run, &c, LP_CAPTURE_ARGV, 0))) {
+		run->strings.read[LP_STR_KERNEL]++;     /* copied at the execve call */
+		push_cmdline(L, it->data, it->len);
+		return;
+	}
 	if (argv_from_stack(L, s)) {
 		run->strings.read[LP_STR_STACK]++;
 		return;
 	}
-	bool gone = false;
-	for (size_t i = 0; sample_capture(run, &c) && i < c.nr; i++) {
-		if (c.items[i].kind != LP_CAPTURE_CMDLINE)
-			continue;
-		if (!c.items[i].err) {
-			run->strings.read[LP_STR_PROMPT]++;
-			push_cmdline(L, c.items[i].data, c.items[i].len);
-			return;
-		}
-		gone = true;
+	if ((it = record_item(run, &c, LP_CAPTURE_CMDLINE, &gone))) {
+		run->strings.read[LP_STR_PROMPT]++;
+		push_cmdline(L, it->data, it->len);
+		return;
 	}
 	ssize_t n = run->live.on && !gone ? read_cmdline(run, (pid_t)s->pid) : -ESRCH;
 	if (n > 0) {

@@ -257,6 +257,8 @@ struct lp_capslot {
 struct lp_filestr;
 struct lp_run_strings {
 	struct lp_capslot slot[LP_CAPTURE_SLOTS];
+	struct lp_capslot call[LP_CAPTURE_SLOTS];       /* each thread's latest library
+							 * call's strings (capcall.c) */
 	struct lp_filestr *files;       /* made on first use */
 	uint64_t read[LP_STR_N];        /* strings read, by where from */
 	uint64_t missed;                /* strings asked for and not read */
