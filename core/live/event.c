@@ -279,6 +279,10 @@ void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s
 	a->clockid = CLOCK_MONOTONIC;
 	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = s->tracking;
 	a->context_switch = s->tracking && s->switch_events;
+	if (s->all_cgroups) {   /* the cgroup of each sample, the paths of new ones */
+		a->sample_type |= PERF_SAMPLE_CGROUP;
+		a->cgroup = s->tracking;
+	}
 	event_extras(spec, a);
 	/* the samples the kernel could not write, counted per event: with
 	 * them a run learns the losses no LOST record reported (a ring still

@@ -210,6 +210,8 @@ struct lp_sampling {
 	bool tracking;          /* emit MMAP2/COMM/FORK/EXIT (first event only) */
 	bool switch_events;     /* with tracking: SWITCH records too (perf's
 				 * --switch-events: context_switch) */
+	bool all_cgroups;       /* PERF_SAMPLE_CGROUP, and with tracking CGROUP
+				 * records (perf's --all-cgroups) */
 	bool count_only;        /* count, never sample (luaprof stat) */
 	bool read_lost;         /* PERF_FORMAT_LOST on sampling events but a
 				 * group's (lp_evlist_init sets it when the

@@ -459,7 +459,8 @@ static int handle(struct lp_run *run, const struct lp_record *rec, int event)
 		}
 		return 0;
 	default:
-		if (lp_procs_apply(run->procs, rec) || lp_targets_fork(run, rec)) {
+		if (lp_procs_apply(run->procs, rec) || lp_targets_fork(run, rec) ||
+		    (run->vm.L && lp_idents_record(run, rec))) {
 			fprintf(stderr, "luaprof: out of memory tracking processes\n");
 			return -1;
 		}

@@ -297,6 +297,7 @@ struct lp_run {
 	struct lp_run_stack stack;
 	struct lp_run_aggs aggs;
 	struct lp_run_strings strings;
+	struct lp_idents *idents;       /* lids.c, made on first use */
 };
 
 /* vm.c: makes run an empty run (no hook, no view, CPU times unknown). */
@@ -460,6 +461,16 @@ void lp_agg_regs_free(struct lp_run *run);
  * process records.  A replay then reads in file order
  * (lp_perfdata_unordered). */
 bool lp_agg_order_free(const struct lp_run *run);
+
+/* lids.c: s.uid, s.gid, s.cgroup, s.cgroup_path of the sample in the
+ * view (see lids.c): lp_idents_push pushes one (or nil);
+ * lp_idents_record learns from FORK, exec COMM and CGROUP records (0 or
+ * -ENOMEM); lp_idents_free frees what the run kept. */
+struct lp_idents;
+enum lp_ident { LP_IDENT_UID, LP_IDENT_GID, LP_IDENT_CGROUP, LP_IDENT_CGROUP_PATH };
+void lp_idents_push(lua_State *L, struct lp_run *run, enum lp_ident which);
+int lp_idents_record(struct lp_run *run, const struct lp_record *rec);
+void lp_idents_free(struct lp_run *run);
 
 /* lmem.c: luaprof.read_string(pid or s, addr [, max]). */
 int lp_l_read_string(lua_State *L);

@@ -307,4 +307,5 @@ void lp_vm_close(struct lp_run *run)
 	run->evinfo = NULL;
 	lp_stack_free(run);
 	lp_strings_free(run);
+	lp_idents_free(run);
 }

@@ -12,7 +12,7 @@
 need_perf_events
 cd "$TMP"
 
-sample_fields="addr, args, comm, cpu, dso, event, file, folded, has_callchain, id, ip, kernel, line, mangled, offset, period, pid, raw, retval, stack, str, sym, symoff, tid, time, values"
+sample_fields="addr, args, cgroup, cgroup_path, comm, cpu, dso, event, file, folded, gid, has_callchain, id, ip, kernel, line, mangled, offset, period, pid, process_comm, raw, retval, stack, str, sym, symoff, tid, time, uid, values"
 start_fields="all_cpus, arch, build_ids, cmdline, command, events, file, freq, hostname, nr_cpus, os_release, perf_version, period, pid, pids"
 expected() {
 	cat <<EOT
