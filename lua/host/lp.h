@@ -503,6 +503,10 @@ int lp_strings_method(lua_State *L);
 /* lluaprof.c */
 int luaopen_luaprof(lua_State *L);
 
+/* lconst.c: adds signal_name, open_flags, task_state and const to the
+ * module table on top of the stack. */
+void lp_const_open(lua_State *L);
+
 /* lpaux.c: the run a Lua state belongs to (from its registry). */
 struct lp_run *lp_get_run(lua_State *L);
 

@@ -53,7 +53,7 @@ end
 os.exit(0)
 EOT
 expect_status 0 "$LUAPROF" run ./mods.lua -i /dev/null
-fields="calltree, demangle, errno_name, executable, exit, flamegraph, fmt, folded, functions, hist, is_target, json, map, options, perfscript, pprof, push, read_string, setup, speedscope, stat, syscall_name, syscall_nr, term, usage_error, version, write_file"
+fields="calltree, const, demangle, errno_name, executable, exit, flamegraph, fmt, folded, functions, hist, is_target, json, map, open_flags, options, perfscript, pprof, push, read_string, setup, signal_name, speedscope, stat, syscall_name, syscall_nr, task_state, term, usage_error, version, write_file"
 cat > want.txt <<EOT
 chunk:1: luaprof.mapp: no such field of luaprof; its fields are: $fields
 chunk:1: require "luaprof.nope": no such module; luaprof's modules are: $modules
