@@ -129,12 +129,24 @@ static void set_full(struct lp_drain *d)
 		       "the script catches up", d->bound >> 10);
 }
 
+/* While capturing, the thread wakes at every sample (to read its strings
+ * before a short-lived process is gone), but the consumer, which holds
+ * records back for the merge's slack anyway, is told at most every
+ * SIGNAL_NS: a wake-up of it per sample cost a quarter of a traced open's
+ * time (tests/bench, strings). */
+#define SIGNAL_NS 2000000ull
+
 static void *drain_main(void *arg)
 {
 	struct lp_drain *d = arg;
+	uint64_t signaled = 0;
+	bool pending = false;           /* staged records the consumer was not told of */
 	/* ahead of the script and the workload for the CPU, where allowed
 	 * (root): the thread works little but must run soon after a wake-up,
-	 * before the rings fill; otherwise its nice value stays as it is */
+	 * before the rings fill; otherwise its nice value stays as it is.
+	 * Capturing strings, it runs as a real-time thread (SCHED_FIFO, the
+	 * lowest priority): a process's strings are read as soon as its
+	 * sample is written, not after the time slice of whatever runs. */
 	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), DRAIN_NICE))
 		errno = 0;
 	struct sched_param sp = { .sched_priority = 1 };
@@ -147,7 +159,7 @@ static void *drain_main(void *arg)
 		else
 			__atomic_store_n(&d->full, 0, __ATOMIC_RELAXED);
 		/* past the bound only the control fd: the rings stay readable */
-		int n = poll(d->pfds, full ? 1 : d->nr_pfds, IDLE_MS);
+		int n = poll(d->pfds, full ? 1 : d->nr_pfds, pending ? (int)(SIGNAL_NS / 1000000) : IDLE_MS);
 		if (n > 0 && (d->pfds[0].revents & POLLIN))
 			empty_fd(d->ctl);
 		if (__atomic_load_n(&d->quit, __ATOMIC_ACQUIRE))
@@ -155,8 +167,13 @@ static void *drain_main(void *arg)
 		bool kicked = __atomic_exchange_n(&d->kicked, 0, __ATOMIC_ACQ_REL);
 		if (full && !kicked)
 			continue;
-		if ((pass(d) || kicked) && !d->error)
+		pending |= pass(d);
+		uint64_t now = d->capture ? now_ns() : 0;
+		if ((pending || kicked) && !d->error && (kicked || !d->capture || now - signaled >= SIGNAL_NS)) {
 			signal_fd(d->data);
+			signaled = now;
+			pending = false;
+		}
 		if (d->error) {
 			signal_fd(d->data);
 			break;
