@@ -28,6 +28,7 @@
 
 #include "live/evlist.h"
 #include "luaprof/capture.h"
+#include "luaprof/luaprof.h"
 #include "luaprof/probe.h"
 #include "luaprof/sym.h"
 
@@ -164,7 +165,11 @@ int lp_capcall_init(struct lp_capcall *cc, const struct lp_event_spec *events, s
 	}
 	if (!cc->nr)
 		return 0;
-	lp_evdyn_place(cc->specs, cc->nr);
+	int rc = lp_evdyn_place(cc->specs, cc->nr);
+	if (rc)
+		lp_log(LP_WARN, "cannot place the probes of libc's system call wrappers (tracefs "
+		       "uprobe_events: %s): the system calls' strings are read from the processes "
+		       "instead", rc == -EINVAL ? "a path with a space" : strerror(-rc));
 	/* the probes tracefs refused are left out */
 	size_t kept = 0;
 	for (size_t i = 0; i < cc->nr; i++) {
@@ -182,7 +187,8 @@ int lp_capcall_init(struct lp_capcall *cc, const struct lp_event_spec *events, s
 	own.callchain = false;
 	own.dwarf_stack = 0;
 	own.switch_events = false;
-	int rc = lp_evlist_init(&cc->el, cc->specs, cc->nr, &own);
+	own.all_cgroups = false;
+	rc = lp_evlist_init(&cc->el, cc->specs, cc->nr, &own);
 	cc->el.no_tracking = true;
 	cc->on = !rc;
 	return rc;

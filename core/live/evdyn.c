@@ -204,9 +204,10 @@ static int place(struct lp_event_spec *e, size_t idx)
 	return 0;
 }
 
-void lp_evdyn_place(struct lp_event_spec *v, size_t n)
+int lp_evdyn_place(struct lp_event_spec *v, size_t n)
 {
 	bool cleaned = false;
+	int first = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct lp_event_spec *e = &v[i];
 		if ((!e->fetch && !e->fetch_argv) || e->dyn_event ||
@@ -216,13 +217,18 @@ void lp_evdyn_place(struct lp_event_spec *v, size_t n)
 			remove_stale();
 		cleaned = true;
 		int rc = place(e, i);
-		if (rc) {
+		if (rc && !e->call_capture)
 			lp_log(LP_WARN, "cannot have the kernel copy the strings of '%s' (tracefs "
 			       "uprobe_events: %s): they are read from the process instead", e->name,
 			       rc == -EINVAL ? "its path has a space" : strerror(-rc));
+		if (rc) {
 			e->fetch = 0;
+			e->fetch_argv = 0;
+			if (!first)
+				first = rc;
 		}
 	}
+	return first;
 }
 
 void lp_evdyn_remove(struct lp_event_spec *v, size_t n)

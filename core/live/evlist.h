@@ -95,8 +95,10 @@ void lp_evlist_close(struct lp_evlist *el);
  * arguments, opened as a tracepoint (spec->type, config, dyn_event,
  * fetch_off: see event.h), after removing the probes of luaprof runs
  * that are gone.  One that tracefs refuses stays a PMU uprobe without
- * them (fetch cleared), with one LP_WARN line.  Never fails. */
-void lp_evdyn_place(struct lp_event_spec *v, size_t n);
+ * them (fetch cleared), with one LP_WARN line (none for the library
+ * wrappers' probes: their caller says it once).  Returns 0, or the
+ * -errno of the first refused. */
+int lp_evdyn_place(struct lp_event_spec *v, size_t n);
 /* Removes the tracefs probes lp_evdyn_place made for v, once their events
  * are closed (one LP_WARN line for one that will not go). */
 void lp_evdyn_remove(struct lp_event_spec *v, size_t n);
