@@ -271,10 +271,18 @@ static void until(uint64_t t, int *timeout)
 static void wait_for_data(struct lp_live *lv)
 {
 	int timeout = POLL_MS;
+	struct lp_tqueue *q = earliest(lv);
 	until(lv->deadline, &timeout);
 	until(lv->alarm ? lv->alarm + SAFE_SLACK_NS : 0, &timeout);
-	/* an alarm due, or nothing to hand out past the bound: a pass now */
-	if (lv->threaded && ((lv->alarm && !timeout) || lp_drain_full(&lv->drain))) {
+	/* a record held back for the slack goes out once past it, not at the
+	 * next poll's end: the drain thread, which took it at once (it wakes
+	 * at every sample while capturing strings), has no later pass to say
+	 * so until asked */
+	until(q ? lp_tqueue_time(q) + SAFE_SLACK_NS : 0, &timeout);
+	bool due = (lv->alarm || q) && !timeout;
+	/* an alarm or a held record due, or nothing to hand out past the
+	 * bound: a pass now */
+	if (lv->threaded && (due || lp_drain_full(&lv->drain))) {
 		lp_drain_kick(&lv->drain);
 		timeout = POLL_MS;
 	}
