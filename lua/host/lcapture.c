@@ -192,12 +192,11 @@ static int found(lua_State *L, struct lp_run *run, enum lp_str_from from, const 
 
 /* Counts a string not read, for the sample's event (by name: the first
  * few events that miss some). */
-static void count_missed(struct lp_run *run, bool gone)
+static void count_missed(struct lp_run *run)
 {
 	struct lp_run_strings *st = &run->strings;
 	const char *name = run->src->event_name(run->src->ctx, run->view.event);
 	st->missed++;
-	st->gone += gone;
 	for (size_t i = 0; name && i < sizeof st->missed_by / sizeof st->missed_by[0]; i++) {
 		if (!st->missed_by[i].event && !(st->missed_by[i].event = strdup(name)))
 			return;
@@ -210,7 +209,7 @@ static void count_missed(struct lp_run *run, bool gone)
 
 static int missed(lua_State *L, struct lp_run *run, bool gone)
 {
-	count_missed(run, gone);
+	count_missed(run);
 	lua_pushnil(L);
 	lua_pushstring(L, !run->live.on ? "not in the recording: it keeps the samples' stack copies only" :
 			  gone ? "the process had exited" : "the address could not be read");
@@ -374,7 +373,7 @@ void lp_strings_push_argv(lua_State *L, struct lp_run *run)
 		push_cmdline(L, run->strings.buf, (size_t)n);
 		return;
 	}
-	count_missed(run, gone);
+	count_missed(run);
 	lua_pushnil(L);
 }
 

@@ -262,7 +262,6 @@ struct lp_run_strings {
 	struct lp_filestr *files;       /* made on first use */
 	uint64_t read[LP_STR_N];        /* strings read, by where from */
 	uint64_t missed;                /* strings asked for and not read */
-	uint64_t gone;                  /* of those: their process had exited */
 	struct { char *event; uint64_t n; } missed_by[8];      /* the first events' */
 	bool declared;                  /* luaprof.setup strings was given */
 	char *buf;                      /* scratch for a string read */
