@@ -113,7 +113,8 @@ void lp_event_spec_free(struct lp_event_spec *spec)
 	free(spec->filter);
 	free(spec->probe_str);
 	free(spec->usdt);
-	spec->name = spec->filter = spec->probe_str = NULL;
+	free(spec->dyn_event);
+	spec->name = spec->filter = spec->probe_str = spec->dyn_event = NULL;
 	spec->usdt = NULL;
 }
 
@@ -189,6 +190,10 @@ static void event_extras(const struct lp_event_spec *spec, struct perf_event_att
 		if (spec->stack_user > a->sample_stack_user)
 			a->sample_stack_user = spec->stack_user;
 	}
+	/* strings read by the drain thread: it wakes at every sample, so
+	 * that it reads them while the process still runs */
+	if (spec->capture.nr_ptrs || spec->capture.cmdline)
+		a->wakeup_events = 1;
 	if (!spec->group)
 		return;
 	a->sample_type |= PERF_SAMPLE_READ;
@@ -274,6 +279,10 @@ void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s
 	a->clockid = CLOCK_MONOTONIC;
 	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = s->tracking;
 	a->context_switch = s->tracking && s->switch_events;
+	if (s->all_cgroups) {   /* the cgroup of each sample, the paths of new ones */
+		a->sample_type |= PERF_SAMPLE_CGROUP;
+		a->cgroup = s->tracking;
+	}
 	event_extras(spec, a);
 	/* the samples the kernel could not write, counted per event: with
 	 * them a run learns the losses no LOST record reported (a ring still

@@ -69,6 +69,8 @@ static const char usage[] =
 "                                sixteenth of the RAM)\n"
 "      --switch-events           record context switches (PERF_RECORD_SWITCH,\n"
 "                                on_switch; a script with on_switch gets them)\n"
+"      --all-cgroups             record each sample's cgroup (s.cgroup, and the\n"
+"                                paths of cgroups made meanwhile)\n"
 "  -i, --input FILE              run the script over a perf.data recording\n"
 "                                (- reads a pipe-mode stream from stdin)\n"
 "  -o, --output FILE             keep a perf.data recording of the run in a regular\n"
@@ -94,7 +96,7 @@ static const char usage[] =
 "255 when luaprof itself fails (bad usage, script error, cannot profile).\n";
 
 enum { OPT_SYMFS = 256, OPT_NO_DEBUGINFOD, OPT_FILTER, OPT_NO_BUILDID_CACHE, OPT_SCRIPT_TIMEOUT,
-       OPT_SCRIPT_MEMORY, OPT_SWITCH_EVENTS, OPT_QUEUE_SIZE };
+       OPT_SCRIPT_MEMORY, OPT_SWITCH_EVENTS, OPT_QUEUE_SIZE, OPT_ALL_CGROUPS };
 
 static const struct option longopts[] = {
 	{ "program", required_argument, NULL, 'x' },
@@ -108,6 +110,7 @@ static const struct option longopts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "switch-events", no_argument, NULL, OPT_SWITCH_EVENTS },
+	{ "all-cgroups", no_argument, NULL, OPT_ALL_CGROUPS },
 	{ "arg", required_argument, NULL, 'A' },
 	{ "interval", required_argument, NULL, 'I' },
 	{ "input", required_argument, NULL, 'i' },
@@ -334,6 +337,7 @@ static int option(struct lp_cli *cli, int c, char *val)
 	case 'm': return parse_pages(cli, val);
 	case OPT_QUEUE_SIZE: return parse_queue(cli, val);
 	case OPT_SWITCH_EVENTS: cli->sampling.switch_events = true; return 0;
+	case OPT_ALL_CGROUPS: cli->sampling.all_cgroups = true; return 0;
 	case 'A': return add_arg(cli, val);
 	case 'I': return parse_interval(cli, val);
 	case 'i': cli->input = val; return 0;

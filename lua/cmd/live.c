@@ -76,8 +76,8 @@ static const struct lp_tp_format *source_event_format(void *ctx, int idx)
 	const struct lp_tp_format *found;
 	struct lp_tp_format *f;
 	char sys[256];
-	if ((size_t)idx >= ls->cli->events.n || e->type != PERF_TYPE_TRACEPOINT)
-		return NULL;
+	if ((size_t)idx >= ls->cli->events.n || e->type != PERF_TYPE_TRACEPOINT || e->probe)
+		return NULL;    /* a probe made a tracefs event (evdyn.c) has s.args of its own */
 	if ((found = lp_tp_set_find(ls->formats, e->config)))
 		return found;
 	const char *colon = strchr(e->name, ':');

@@ -40,6 +40,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "luaprof/capture.h"
 #include "luaprof/hits.h"
 #include "luaprof/perfdata.h"
 #include "luaprof/sym.h"
@@ -154,7 +155,7 @@ static int tracing_data(const char *path, const struct lp_event_spec *events, si
 	*data = NULL;
 	for (size_t i = 0; names && i < nr_events; i++)
 		if (events[i].type == PERF_TYPE_TRACEPOINT)
-			names[n++] = events[i].name;
+			names[n++] = events[i].dyn_event ? events[i].dyn_event : events[i].name;
 	if (!rc && n)
 		rc = lp_tdata_build(names, n, data, len);
 	free(names);
@@ -313,8 +314,9 @@ static int tee_next(void *ctx, struct lp_record *r, int *event)
 {
 	struct lp_recording *rec = ctx;
 	int rc = rec->inner.next(rec->inner.ctx, r, event);
-	if (rc != 1)
-		return rc;      /* the end, an error, an alarm or input (no record) */
+	if (rc != 1 || r->type == LP_RECORD_CAPTURE)
+		return rc;      /* the end, an error, an alarm or input (no record),
+				 * or luaprof's own capture, which perf would refuse */
 	if (!rec->err)
 		set_err(rec, lp_pd_writer_write(rec->w, r->data));
 	if (r->type == PERF_RECORD_SAMPLE) {

@@ -32,6 +32,7 @@
 #include "lstack.h"
 #include "run.h"
 #include "luaprof/agg.h"
+#include "luaprof/capture.h"
 #include "luaprof/event.h"
 #include "luaprof/luaprof.h"
 
@@ -181,6 +182,7 @@ static const struct lp_fieldset interval_fields =
 
 static const char *const end_names[] = {
 	"samples", "lost", "duration", "status", "user_time", "sys_time", "values", "backlog",
+	"strings",
 };
 static const struct lp_fieldset end_fields = LP_FIELDSET("info", "on_end's info", end_names);
 
@@ -419,8 +421,10 @@ void lp_run_end(struct lp_run *run, uint64_t duration, int status)
 		return;
 	if (run->vm.L)
 		lp_trace_leave(run);
-	if (run->vm.ref[LP_HOOK_END] == LUA_NOREF)
+	if (run->vm.ref[LP_HOOK_END] == LUA_NOREF) {
+		lp_strings_report(run);
 		return;
+	}
 	lua_State *L = run->vm.L;
 	lua_createtable(L, 0, 8);
 	lua_pushinteger(L, (lua_Integer)run->stats.samples);
@@ -434,8 +438,11 @@ void lp_run_end(struct lp_run *run, uint64_t duration, int status)
 		lua_setfield(L, -2, "status");
 	}
 	end_extras(run, counted);
+	lp_strings_push_info(L, run);
+	lua_setfield(L, -2, "strings");
 	lp_fields_set_strict(L, &end_fields);
 	lp_vm_call(run, LP_HOOK_END, 1);
+	lp_strings_report(run);         /* after what on_end printed */
 }
 
 /* Handles one record; 0 or -1. */
@@ -456,8 +463,15 @@ static int handle(struct lp_run *run, const struct lp_record *rec, int event)
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		return rec->has_sid ? lp_switch_call(run, rec, event) : 0;
+	case LP_RECORD_CAPTURE:         /* the strings of the sample after it */
+		if (run->vm.L && lp_strings_record(run, rec)) {
+			fprintf(stderr, "luaprof: out of memory\n");
+			return -1;
+		}
+		return 0;
 	default:
-		if (lp_procs_apply(run->procs, rec) || lp_targets_fork(run, rec)) {
+		if (lp_procs_apply(run->procs, rec) || lp_targets_fork(run, rec) ||
+		    (run->vm.L && lp_idents_record(run, rec))) {
 			fprintf(stderr, "luaprof: out of memory tracking processes\n");
 			return -1;
 		}

@@ -254,6 +254,34 @@ struct lp_run_reports {
 	size_t n;
 };
 
+/* lcapture.c: the strings a script reads from samples (s:str, args.argv):
+ * the drain thread's capture records of the samples about to be handled,
+ * by tid (a record comes just before its sample), the reader of files'
+ * literals, and what was read from where. */
+#define LP_CAPTURE_SLOTS 256
+enum lp_str_from {
+	LP_STR_KERNEL, LP_STR_STACK, LP_STR_PROMPT, LP_STR_FILE, LP_STR_LATE, LP_STR_N
+};
+struct lp_capslot {
+	uint32_t tid;
+	uint64_t time;
+	void *rec;              /* a copy of the capture record (malloc'd) */
+	size_t len, cap;
+};
+struct lp_filestr;
+struct lp_run_strings {
+	struct lp_capslot slot[LP_CAPTURE_SLOTS];
+	struct lp_capslot call[LP_CAPTURE_SLOTS];       /* each thread's latest library
+							 * call's strings (capcall.c) */
+	struct lp_filestr *files;       /* made on first use */
+	uint64_t read[LP_STR_N];        /* strings read, by where from */
+	uint64_t missed;                /* strings asked for and not read */
+	struct { char *event; uint64_t n; } missed_by[8];      /* the first events' */
+	bool declared;                  /* luaprof.setup strings was given */
+	char *buf;                      /* scratch for a string read */
+	size_t bufcap;
+};
+
 /* One run of a script: its parts by concern, and what the loop shares. */
 struct lp_run {
 	struct lp_run_vm vm;
@@ -285,6 +313,8 @@ struct lp_run {
 	struct lp_run_stack stack;
 	struct lp_run_aggs aggs;
 	struct lp_run_reports reports;
+	struct lp_run_strings strings;
+	struct lp_idents *idents;       /* lids.c, made on first use */
 };
 
 /* ltext.c: makes every way into Lua code of the state (the base library's
@@ -476,11 +506,50 @@ bool lp_agg_order_free(const struct lp_run *run);
 /* lstack.c: luaprof.frame(pid, addr [, kernel]). */
 int lp_l_frame(lua_State *L);
 
-/* lmem.c: luaprof.read_string(pid, addr [, max]). */
+/* lids.c: s.uid, s.gid, s.cgroup, s.cgroup_path of the sample in the
+ * view (see lids.c): lp_idents_push pushes one (or nil);
+ * lp_idents_record learns from FORK, exec COMM and CGROUP records (0 or
+ * -ENOMEM); lp_idents_free frees what the run kept. */
+struct lp_idents;
+enum lp_ident { LP_IDENT_UID, LP_IDENT_GID, LP_IDENT_CGROUP, LP_IDENT_CGROUP_PATH };
+void lp_idents_push(lua_State *L, struct lp_run *run, enum lp_ident which);
+int lp_idents_record(struct lp_run *run, const struct lp_record *rec);
+void lp_idents_free(struct lp_run *run);
+
+/* lmem.c: luaprof.read_string(pid or s, addr [, max]). */
 int lp_l_read_string(lua_State *L);
+
+/* lcapture.c: the strings of samples (see lcapture.c).
+ * lp_strings_record keeps a capture record (capture.h) for its sample;
+ * lp_strings_push pushes the string at addr as the sample in the view saw
+ * it (at most max bytes), or nil and a reason (and counts it missed);
+ * lp_strings_push_argv pushes the new program's arguments of an exec
+ * sample (a Lua array), or nil; lp_strings_push_info pushes on_end's
+ * info.strings; lp_strings_report says, in one line on stderr, how many
+ * strings could not be read; lp_strings_free frees what the run kept;
+ * lp_strings_setup applies luaprof.setup's strings (the value on top) to
+ * the command line's events (raises a Lua error for a bad value);
+ * lp_strings_method is s.str, the method s:str(addr [, max]). */
+struct lp_cli;
+int lp_strings_record(struct lp_run *run, const struct lp_record *rec);
+int lp_strings_push(lua_State *L, struct lp_run *run, uint64_t addr, size_t max);
+void lp_strings_push_argv(lua_State *L, struct lp_run *run);
+void lp_strings_push_info(lua_State *L, struct lp_run *run);
+void lp_strings_report(struct lp_run *run);
+void lp_strings_free(struct lp_run *run);
+void lp_strings_setup(lua_State *L, struct lp_cli *cli);
+/* lstrings.c: a one-liner (luaprof -x PROGRAM) that calls str() and
+ * declared no strings keeps every event's, as strings = true would (its
+ * front end may declare them itself).  Live runs only. */
+void lp_strings_oneliner(lua_State *L, struct lp_cli *cli, const char *program);
+int lp_strings_method(lua_State *L);
 
 /* lluaprof.c */
 int luaopen_luaprof(lua_State *L);
+
+/* lconst.c: adds signal_name, open_flags, task_state and const to the
+ * module table on top of the stack. */
+void lp_const_open(lua_State *L);
 
 /* lpaux.c: the run a Lua state belongs to (from its registry). */
 struct lp_run *lp_get_run(lua_State *L);

@@ -37,14 +37,16 @@ enum field {
 	F_EVENT = 1, F_PID, F_TID, F_CPU, F_COMM, F_TIME, F_PERIOD, F_IP,
 	F_SYM, F_DSO, F_SYMOFF, F_KERNEL, F_STACK, F_FOLDED, F_ADDR, F_ID,
 	F_RAW, F_FILE, F_LINE, F_HAS_CALLCHAIN,
-	F_ARGS, F_RETVAL, F_VALUES, F_MANGLED, F_OFFSET,
+	F_ARGS, F_RETVAL, F_VALUES, F_MANGLED, F_OFFSET, F_STR,
+	F_UID, F_GID, F_PROCESS_COMM, F_CGROUP, F_CGROUP_PATH,
 };
 
 static const char *const field_names[] = {
 	"event", "pid", "tid", "cpu", "comm", "time", "period", "ip",
 	"sym", "dso", "symoff", "kernel", "stack", "folded", "addr", "id",
 	"raw", "file", "line", "has_callchain",
-	"args", "retval", "values", "mangled", "offset",
+	"args", "retval", "values", "mangled", "offset", "str",
+	"uid", "gid", "process_comm", "cgroup", "cgroup_path",
 };
 
 #define NR_FIELDS (sizeof field_names / sizeof field_names[0])
@@ -70,6 +72,17 @@ static void push_comm(lua_State *L, struct lp_run *run)
 {
 	struct lp_thread *t = lp_view_thread(run);
 	t ? (void)lua_pushstring(L, t->comm) : lua_pushnil(L);
+}
+
+/* The process's name: its main thread's (that thread's comm follows the
+ * process's execs; a thread's own name, s.comm, may differ). */
+static void push_process_comm(lua_State *L, struct lp_run *run)
+{
+	const struct lp_thread *t = lp_procs_find(run->procs, run->view.rec->u.sample.pid);
+	if (t && t->pid == run->view.rec->u.sample.pid)
+		lua_pushstring(L, t->comm);
+	else
+		push_comm(L, run);      /* the main thread is not known: the thread's */
 }
 
 static void push_event(lua_State *L, struct lp_run *run)
@@ -197,6 +210,12 @@ static int l_index(lua_State *L)
 		break;
 	case F_RETVAL: lp_probe_push_retval(L, run); break;
 	case F_VALUES: push_cached(L, run, 5, lp_probe_push_values); break;
+	case F_STR: lua_pushcfunction(L, lp_strings_method); break;    /* s:str(addr [, max]) */
+	case F_UID: lp_idents_push(L, run, LP_IDENT_UID); break;
+	case F_GID: lp_idents_push(L, run, LP_IDENT_GID); break;
+	case F_PROCESS_COMM: push_process_comm(L, run); break;
+	case F_CGROUP: lp_idents_push(L, run, LP_IDENT_CGROUP); break;
+	case F_CGROUP_PATH: lp_idents_push(L, run, LP_IDENT_CGROUP_PATH); break;
 	default: return lp_fields_error(L, &sample_fields, 2);  /* a typo: s.symm */
 	}
 	return 1;

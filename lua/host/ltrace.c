@@ -51,6 +51,8 @@ struct lp_tpview {
 	uint16_t *hot;          /* fields decoded into the table before each sample */
 	size_t nr_hot;
 	bool filled;            /* the table holds a sample's hot fields */
+	bool has_argv;          /* sched:sched_process_exec: args.argv (lcapture.c) */
+	bool argv_set;          /* the table holds this sample's argv */
 };
 
 static void push_array(lua_State *L, const struct lp_tp_field *f, const uint8_t *p, size_t len)
@@ -128,6 +130,12 @@ static bool push_hot(lua_State *L, const struct lp_tpview *tv, size_t i,
  * may be gone with the source at the end, is not read then). */
 static void fill(lua_State *L, struct lp_tpview *tv, const struct lp_sample *s)
 {
+	if (tv->argv_set) {     /* made when read, for its sample only */
+		lua_pushliteral(L, "argv");
+		lua_pushnil(L);
+		lua_rawset(L, LP_SLOT_FIELDS);
+		tv->argv_set = false;
+	}
 	for (size_t j = 0; j < tv->nr_hot; j++) {
 		lua_rawgeti(L, LP_SLOT_FKEYS, (lua_Integer)tv->hot[j] + 1);
 		if (!s || !push_hot(L, tv, tv->hot[j], s))
@@ -146,6 +154,14 @@ static int l_fields_index(lua_State *L)
 	struct lp_tpview *tv = check_shown(L, &run);
 	const struct lp_sample *s = &run->view.rec->u.sample;
 	int i = lua_type(L, 2) == LUA_TSTRING ? find(tv->fmt, lua_tostring(L, 2)) : -1;
+	if (i < 0 && tv->has_argv && !strcmp(lua_tostring(L, 2), "argv")) {
+		lp_strings_push_argv(L, run);   /* the new program's arguments */
+		lua_pushvalue(L, 2);
+		lua_pushvalue(L, -2);
+		lua_rawset(L, 1);
+		tv->argv_set = tv->filled = true;
+		return 1;
+	}
 	if (i < 0 || !push_field(L, &tv->fmt->fields[i], s->raw, s->raw_size)) {
 		lua_pushnil(L);
 		return 1;
@@ -269,6 +285,8 @@ struct lp_tpview *lp_trace_view_new(lua_State *L, struct lp_run *run,
 		return NULL;
 	}
 	tv->fmt = fmt;
+	tv->has_argv = fmt->system && fmt->name && !strcmp(fmt->system, "sched") &&
+		       !strcmp(fmt->name, "sched_process_exec");
 	lua_createtable(L, (int)fmt->nr_fields, 0);     /* the names */
 	for (size_t i = 0; i < fmt->nr_fields; i++) {
 		lua_pushstring(L, fmt->fields[i].name);
@@ -351,7 +369,7 @@ void lp_trace_enter(struct lp_run *run, struct lp_tpview *tv)
 	}
 	if (tv != run->vm.tp_shown)
 		show(run, tv);
-	if (tv->nr_hot)
+	if (tv->nr_hot || tv->argv_set)
 		fill(run->vm.L, tv, fill_room(run) ? s : NULL);
 }
 

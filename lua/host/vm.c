@@ -376,4 +376,6 @@ void lp_vm_close(struct lp_run *run)
 	free(run->evinfo);
 	run->evinfo = NULL;
 	lp_stack_free(run);
+	lp_strings_free(run);
+	lp_idents_free(run);
 }
