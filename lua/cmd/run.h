@@ -41,7 +41,11 @@ int lp_run_loop(struct lp_run *run, const struct lp_source *src);
 int lp_run_task_hook(struct lp_run *run, const struct lp_record *rec);
 
 /* run.c: one line on stderr for each key of the script's on_event that
- * names none of the nr events (live runs, whose events are known at start). */
-void lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t nr);
+ * names none of the nr events (known at start: live runs, and replays of a
+ * file): a warning, or an error (-1) when the key is close to the name of
+ * an event whose samples go to no hook at all (no on_sample, no on_event
+ * entry for it): the key was meant for it ("did you mean").  Returns 0 or
+ * -1. */
+int lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t nr);
 
 #endif

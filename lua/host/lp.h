@@ -145,12 +145,15 @@ struct lp_cli;
 
 /* The script's hooks: global functions it may define, found once its top
  * level has run, as Lua's ltm.c keeps its metamethods (an enum and a table
- * of names in the same order, vm.c's hook_names). */
+ * of names in the same order, lhooks.c's lp_hook_names). */
 enum lp_hook {
 	LP_HOOK_START, LP_HOOK_SAMPLE, LP_HOOK_END, LP_HOOK_INTERVAL,
 	LP_HOOK_COMM, LP_HOOK_FORK, LP_HOOK_EXIT, LP_HOOK_SWITCH, LP_HOOK_KEY,
 	LP_HOOK_N
 };
+
+/* lhooks.c: the hooks' global names, in enum lp_hook's order. */
+extern const char *const lp_hook_names[LP_HOOK_N];
 
 /* vm.c: the Lua state and what of it the run keeps. */
 struct lp_run_vm {
@@ -497,6 +500,17 @@ int lp_usage_error(lua_State *L);
  * and it declared no options, refuses options given to a script that
  * declares none.  Returns 0, 1 (stop, exit 0), or -1 (after a message). */
 int lp_options_check(struct lp_run *run);
+
+/* lhooks.c: the script's hooks, checked before the first sample.
+ * lp_hooks_check, once the top level has run: a global close to a hook's
+ * name that is none (on_samples), a hook declared local; 0, or -1 after
+ * one line naming the place.  lp_hooks_check_run, once the command line
+ * and luaprof.setup are settled (interval: one is set; recording: -o):
+ * on_interval as the only hook that sees the run, with no interval (-1
+ * after one line); a script with no hook at all is said in one line (0);
+ * else 0. */
+int lp_hooks_check(struct lp_run *run);
+int lp_hooks_check_run(struct lp_run *run, bool interval, bool recording);
 
 /* lswitch.c: calls on_switch (when the script has one) with the view of
  * rec, a SWITCH or SWITCH_CPU_WIDE record of event's stream (whose

@@ -36,6 +36,7 @@
 
 #include <lauxlib.h>
 
+#include "lfields.h"
 #include "lp.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/trace.h"
@@ -137,15 +138,68 @@ static void fill(lua_State *L, struct lp_tpview *tv, const struct lp_sample *s)
 	tv->filled = s != NULL;
 }
 
+#define MAX_LISTED 64     /* fields an error lists */
+
+/* Raises the error of s.args.KEY (KEY at index 2) that is no field of tv's
+ * tracepoint, as s.KEY's: the closest name, then every field. */
+static int no_field(lua_State *L, const struct lp_tpview *tv)
+{
+	const struct lp_tp_format *fmt = tv->fmt;
+	const char *names[MAX_LISTED];
+	size_t n = 0;
+	for (size_t i = 0; i < fmt->nr_fields && n < MAX_LISTED; i++)
+		if (!fmt->fields[i].common)
+			names[n++] = fmt->fields[i].name;
+	const char *key = luaL_tolstring(L, 2, NULL);
+	const char *meant = lua_type(L, 2) == LUA_TSTRING ? lp_closest(key, names, n) : NULL;
+	luaL_Buffer b;
+	luaL_buffinit(L, &b);
+	luaL_where(L, 1);
+	luaL_addvalue(&b);
+	if (lua_type(L, 2) == LUA_TSTRING)
+		lua_pushfstring(L, "s.args.%s: %s:%s has no field '%s'", LP_SHOW(key), fmt->system,
+				fmt->name, LP_SHOW(key));
+	else
+		lua_pushfstring(L, "s.args[%s]: a tracepoint's fields are named (s.args.%s): %s:%s "
+				"has no field %s", LP_SHOW(key), n ? names[0] : "NAME", fmt->system,
+				fmt->name, LP_SHOW(key));
+	luaL_addvalue(&b);
+	if (meant) {
+		lua_pushfstring(L, " (did you mean '%s'?)", meant);
+		luaL_addvalue(&b);
+	}
+	luaL_addstring(&b, n ? "; its fields are: " : "; it has no fields");
+	for (size_t i = 0; i < n; i++) {
+		luaL_addstring(&b, names[i]);
+		luaL_addstring(&b, i + 1 < n ? ", " : "");
+	}
+	luaL_pushresult(&b);
+	return lua_error(L);
+}
+
+/* Whether the format has a field called name, common ones included. */
+static bool known(const struct lp_tp_format *fmt, const char *name)
+{
+	for (size_t i = 0; name && i < fmt->nr_fields; i++)
+		if (!strcmp(fmt->fields[i].name, name))
+			return true;
+	return false;
+}
+
 /* __index: a field read for the first time in this call.  It is decoded,
  * kept in the table for the rest of the call, and decoded before each
- * sample from now on. */
+ * sample from now on.  A name the format does not have is an error, as
+ * s's are (lfields.c); a common_* field, left out, and one whose data is
+ * not inside the sample, read as nil. */
 static int l_fields_index(lua_State *L)
 {
 	struct lp_run *run;
 	struct lp_tpview *tv = check_shown(L, &run);
 	const struct lp_sample *s = &run->view.rec->u.sample;
-	int i = lua_type(L, 2) == LUA_TSTRING ? find(tv->fmt, lua_tostring(L, 2)) : -1;
+	const char *key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+	int i = find(tv->fmt, key);
+	if (i < 0 && !known(tv->fmt, key))
+		return no_field(L, tv);
 	if (i < 0 || !push_field(L, &tv->fmt->fields[i], s->raw, s->raw_size)) {
 		lua_pushnil(L);
 		return 1;

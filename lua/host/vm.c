@@ -76,12 +76,6 @@ static int msgh(lua_State *L)
 	return 1;
 }
 
-/* The hooks' global names, in enum lp_hook's order. */
-static const char *const hook_names[LP_HOOK_N] = {
-	"on_start", "on_sample", "on_end", "on_interval",
-	"on_comm", "on_fork", "on_exit", "on_switch", "on_key",
-};
-
 void lp_run_init(struct lp_run *run)
 {
 	*run = (struct lp_run){ .switch_view.ref = LUA_NOREF, .live.user_ns = -1,
@@ -263,8 +257,10 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	int rc = lp_options_check(run);
 	if (rc)
 		return rc;
+	if (run->opt.mode == LP_MODE_RUN && !run->aggs.on && lp_hooks_check(run))
+		return -1;
 	for (int h = 0; h < LP_HOOK_N; h++)
-		run->vm.ref[h] = hook_ref(L, hook_names[h]);
+		run->vm.ref[h] = hook_ref(L, lp_hook_names[h]);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref[LP_HOOK_SAMPLE]);  /* LP_SLOT_ON_SAMPLE */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref_view);       /* LP_SLOT_VIEW */
 	lua_newtable(L);                                        /* LP_SLOT_HANDLERS */
@@ -331,7 +327,7 @@ int lp_vm_call(struct lp_run *run, enum lp_hook h, int nargs)
 	lp_trace_leave(run);            /* no s.args outside its sample's call */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref[h]);
 	lua_insert(L, -1 - nargs);
-	lp_guard_enter(&run->vm.guard, hook_names[h]);
+	lp_guard_enter(&run->vm.guard, lp_hook_names[h]);
 	int status = lua_pcall(L, nargs, 0, LP_SLOT_MSGH);
 	lp_guard_leave(&run->vm.guard);
 	return call_done(run, status);
