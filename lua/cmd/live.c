@@ -670,7 +670,7 @@ static int live_report(struct live_run *lr, int rc, int status)
 	set_backlog(run, lr->lv);
 	if (lr->cli->sampling.count_only && lr->t1 > run->interval.last_time)
 		run->interval.last_time = lr->t1;
-	if (rc == 0)
+	if (rc == 0 || (run->hook_error && !xerr))
 		lp_run_end(run, lr->t1 - lr->t0, status >= 0 ? exit_code(status) : -1);
 	return rc;
 }

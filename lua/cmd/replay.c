@@ -404,7 +404,7 @@ static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 		fprintf(stderr, "luaprof: %s (on_end sees the %llu samples read before it)\n",
 			rc == -ENOMEM && !*lp_perfdata_error(rs.pd) ? "out of memory" :
 			lp_perfdata_error(rs.pd), (unsigned long long)run->stats.samples);
-	if (!run->failed)
+	if (!run->failed || run->hook_error)
 		lp_run_end(run, rs.last_time - rs.first_time, -1);
 	lp_perfdata_close(rs.pd);
 	if (rc || run->failed)

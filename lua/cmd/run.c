@@ -181,6 +181,7 @@ static const struct lp_fieldset interval_fields =
 
 static const char *const end_names[] = {
 	"samples", "lost", "duration", "status", "user_time", "sys_time", "values", "backlog",
+	"error",
 };
 static const struct lp_fieldset end_fields = LP_FIELDSET("info", "on_end's info", end_names);
 
@@ -454,7 +455,7 @@ void lp_run_end(struct lp_run *run, uint64_t duration, int status)
 	 * counting run the time since it (its counts) */
 	bool rest = run->interval.count_only ? run->interval.last_time > run->interval.prev : run->interval.samples;
 	if (run->interval.ns && rest && run->interval.next && !run->failed &&
-	    tick(run, run->interval.last_time, true, counted))
+	    tick(run, run->interval.last_time, true, counted) && !run->error)
 		return;
 	if (run->vm.L)
 		lp_trace_leave(run);
@@ -473,6 +474,14 @@ void lp_run_end(struct lp_run *run, uint64_t duration, int status)
 		lua_setfield(L, -2, "status");
 	}
 	end_extras(run, counted);
+	if (run->error) {               /* what stopped the run: see lp_run_loop */
+		lua_pushstring(L, run->error);
+		lua_setfield(L, -2, "error");
+		/* room to report what was gathered when it was the memory that
+		 * ran out (the data is still held) */
+		if (run->vm.guard.limit && run->vm.guard.limit_hit)
+			run->vm.guard.limit += run->vm.guard.limit / 8;
+	}
 	lp_fields_set_strict(L, &end_fields);
 	lp_vm_call(run, LP_HOOK_END, 1);
 }
@@ -620,6 +629,12 @@ int lp_run_loop(struct lp_run *run, const struct lp_source *src)
 {
 	run->src = src;
 	int rc = run->vm.L ? protected_loop(run, src) : loop(run, src);
+	/* a hook's error stops the run, and what was gathered is kept: on_end
+	 * runs (info.error), the exit status stays 255 (issue 32) */
+	if (rc < 0 && run->failed && run->error) {
+		run->hook_error = true;
+		src->stop(src->ctx);
+	}
 	if (run->watched >= 0 && src->watch)
 		src->watch(src->ctx, -1);
 	run->watched = -1;

@@ -281,6 +281,10 @@ struct lp_run {
 					 * ends, the command is left to finish */
 	bool output_failed;             /* writing stdout failed otherwise (reported) */
 	bool failed;                    /* a hook raised an error */
+	char *error;                    /* vm.c: the first hook error's line, for
+					 * on_end's info.error (malloc'd) */
+	bool hook_error;                /* run.c: a hook's error stopped the loop: on_end
+					 * still runs, with info.error */
 	int watched;                    /* the fd the source watches for keys, -1: none */
 	volatile sig_atomic_t interrupted;      /* a signal stopped the run (replays) */
 	int end_signal;                 /* the exit status is 128+end_signal, for the

@@ -269,11 +269,34 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	return 0;
 }
 
+/* Keeps the first error's line for on_end's info.error: what
+ * lp_guard_explain says, without the traceback. */
+static void keep_error(struct lp_run *run, int status, const char *msg)
+{
+	const struct lp_guard *g = &run->vm.guard;
+	char line[512];
+	if (run->error)
+		return;
+	if (status == LUA_ERRMEM && g->limit_hit)
+		snprintf(line, sizeof line, "%s: out of memory: the script's Lua data reached the "
+			 "--script-memory limit of %zu MB", g->hook, g->limit >> 20);
+	else if (status == LUA_ERRMEM)
+		snprintf(line, sizeof line, "%s: out of memory", g->hook);
+	else {
+		const char *end = msg ? strstr(msg, "\nstack traceback:") : NULL;
+		snprintf(line, sizeof line, "%.*s", end ? (int)(end - msg) : (int)sizeof line,
+			 msg ? msg : "(error object is not a string)");
+	}
+	run->error = strdup(line);
+}
+
 /* Reports the error lua_pcall left (status) on top of the stack and pops
  * it; always -1. */
 static int call_failed(struct lp_run *run, int status)
 {
-	lp_guard_explain(&run->vm.guard, status, lua_tostring(run->vm.L, -1));
+	const char *msg = lua_tostring(run->vm.L, -1);
+	lp_guard_explain(&run->vm.guard, status, msg);
+	keep_error(run, status, msg);
 	lua_pop(run->vm.L, 1);
 	run->failed = true;
 	return -1;
@@ -364,6 +387,8 @@ void lp_vm_close(struct lp_run *run)
 		lp_guard_close(&run->vm.guard, run->vm.L);
 	lp_guard_stop(&run->vm.guard);
 	run->vm.L = NULL;
+	free(run->error);
+	run->error = NULL;
 	lp_agg_regs_free(run);
 	lp_reports_free(run);
 	lp_fold_free(run);

@@ -84,7 +84,7 @@ row 'on_event key misspelt, replaying' 255 'on_event\["sched:sched_swtich"\] nam
 row 'on_event key, on_sample takes the rest' 0 'on_event\["sched:nope"\] names no event of this run, so it is never called' ran,end -- "$LP" run "$S/key_other.lua" -e cpu-clock -- "$MARK" 50
 
 # ---- fields, while it runs ------------------------------------------------
-row 's.args field misspelt'   255 "args_typo\.lua:1: s\.args\.prev_pidd: sched:sched_switch has no field 'prev_pidd' \(did you mean 'prev_pid'\?\); its fields are: prev_comm, prev_pid, " - -- replay_row sw.data args_typo
+row 's.args field misspelt'   255 "args_typo\.lua:1: s\.args\.prev_pidd: sched:sched_switch has no field 'prev_pidd' \(did you mean 'prev_pid'\?\); its fields are: prev_comm, prev_pid, " end -- replay_row sw.data args_typo
 
 # ---- views kept past their call -------------------------------------------
 
