@@ -25,7 +25,7 @@
 
 /* Fixed slots of the Lua state's base stack (not of a C function's), set
  * by lp_vm_open: the message handler, and for the per-sample call the
- * on_sample function (or nil), the view, and the table of each event's
+ * on_sample function (or nil), the view's cache (lsample.c), and the table of each event's
  * handler: event index + 2 -> the function its samples go to (on_event's
  * or on_sample), or false; index 1 is for samples of no known event. */
 #define LP_SLOT_MSGH 1
@@ -82,22 +82,30 @@ struct lp_evinfo {
 	bool agg_comm, agg_sym;         /* which want each sample's comm, sym */
 };
 
-/* The switch record view (lswitch.c): one per run, made at the first
- * switch record, pointed at the current one only while on_switch runs. */
+struct lp_run;
+
+/* The switch record view (lswitch.c): a light userdata of its own per
+ * call (lp_view_next), pointed at the current record only while on_switch
+ * runs. */
 struct lp_switch_view {
-	int ref;                        /* the Switch userdata, LUA_NOREF until made */
-	const void *ud;                 /* its block */
+	int ref;                        /* its field names, LUA_NOREF until made */
+	const void *ud;                 /* the current call's view */
+	/* its __index and __tostring, which the Sample's (every light
+	 * userdata's) hand a switch view to; set with its first view */
+	int (*index)(lua_State *L, struct lp_run *run);
+	int (*tostring)(lua_State *L, struct lp_run *run);
 	const struct lp_record *rec;    /* NULL outside on_switch */
 	bool has_cpu;                   /* the record's event samples CPU */
 };
 
-/* The sample view: one per run, pointed at the current sample only while
- * on_sample runs.  Lazily computed fields are cached here, keyed by gen. */
+/* The sample view: a light userdata of its own per call (lp_view_next),
+ * pointed at the current sample only while its handler runs.  Lazily
+ * computed fields are cached here for the call. */
 #define LP_VIEW_KEYS 16
 #define LP_VIEW_NAMES 1024
 
 struct lp_view {
-	const void *ud;                 /* the Sample userdata's block */
+	const void *ud;                 /* the current call's view: any other is expired */
 	const struct lp_record *rec;    /* NULL outside on_sample */
 	int event;
 	uint64_t sample_type;           /* the event's PERF_SAMPLE_* bits */
@@ -109,6 +117,7 @@ struct lp_view {
 	uint64_t nr_addrs;
 	bool unwound;                   /* addrs holds a DWARF-unwound user stack */
 	uint32_t cached;                /* bit set of uservalue slots filled */
+	uint32_t noted;                 /* lsample.c: fields said once to be missing */
 	/* lsample.c: the field names read, by their Lua strings' addresses,
 	 * and the resolver's names whose Lua strings are cached */
 	struct lp_view_key { const char *key; int field; } keys[LP_VIEW_KEYS];
@@ -163,12 +172,10 @@ struct lp_run_vm {
 	bool started;                   /* the script's top level has run */
 	int ref[LP_HOOK_N];             /* the hooks in the registry, or LUA_NOREF
 					 * (lp_run_init sets them so) */
-	int ref_view;                   /* the Sample userdata */
-	int ref_view_index;             /* its __index table while s.args is in it */
-	int ref_view_get;               /* else its __index, that table's own (lsample.c
-					 * makes both, ltrace.c switches them) */
-	const void *view_index;         /* that table's address */
-	struct lp_tpview *tp_shown;     /* ltrace.c: the s.args in that table */
+	int ref_view;                   /* lsample.c: the userdata holding the fields
+					 * cached in a call (never handed to Lua) */
+	uintptr_t view_gen;             /* views handed out so far (lp_view_next) */
+	struct lp_tpview *tp_shown;     /* ltrace.c: the s.args shown */
 	struct lp_guard guard;
 	size_t memory;                  /* --script-memory in bytes, 0: no limit */
 	uint64_t timeout;               /* --script-timeout in ns, 0: none */
@@ -387,6 +394,19 @@ static inline struct lp_thread *lp_view_thread(struct lp_run *run)
 	return v->thread;
 }
 
+/* The views handed to hooks (s, t of on_switch) are light userdata, one
+ * value per call, never used again: a view kept past its call is told
+ * from the current one by its value, with no allocation per call.  The
+ * low two bits say what it was (struct pointers, the other light userdata
+ * a script may reach, have them clear): a sample given to on_sample or to
+ * an on_event handler, or a switch record; the rest counts the calls. */
+enum { LP_VIEW_SAMPLE = 1, LP_VIEW_SWITCH = 2, LP_VIEW_EVENT = 3, LP_VIEW_TAG = 3 };
+
+static inline const void *lp_view_next(struct lp_run *run, unsigned tag)
+{
+	return (const void *)((++run->vm.view_gen << 2) | tag);
+}
+
 /* lstack.c: frees what symbolizing stacks keeps for the run. */
 void lp_stack_free(struct lp_run *run);
 
@@ -519,7 +539,9 @@ int lp_hooks_check_run(struct lp_run *run, bool interval, bool recording);
 /* lswitch.c: calls on_switch (when the script has one) with the view of
  * rec, a SWITCH or SWITCH_CPU_WIDE record of event's stream (whose
  * sample_type says whether it carries the CPU); the view expires when the
- * call returns.  0, or -1 when the call failed (reported). */
+ * call returns.  0, or -1 when the call failed (reported).  The view
+ * shares the light userdata's metatable with the sample's (lsample.c),
+ * which hands it to switch_view.index and .tostring. */
 int lp_switch_call(struct lp_run *run, const struct lp_record *rec, int event);
 
 #endif

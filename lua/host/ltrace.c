@@ -279,24 +279,6 @@ static void set_method(lua_State *L, struct lp_tpview *tv, struct lp_run *run,
 	lua_setfield(L, -2, name);
 }
 
-/* Sets s.args, for the samples handled from now on, to the value at
- * stack index idx: a field of the Sample's __index table (lsample.c),
- * which is the Sample's __index while s.args is not nil; the field
- * function is, otherwise. */
-static void show_fields(lua_State *L, struct lp_run *run, int idx)
-{
-	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref_view_index);
-	lua_pushliteral(L, "args");
-	lua_pushvalue(L, idx);
-	lua_rawset(L, -3);
-	lua_pop(L, 1);
-	luaL_getmetatable(L, LP_SAMPLE_MT);
-	lua_rawgeti(L, LUA_REGISTRYINDEX, lua_isnil(L, idx) ? run->vm.ref_view_get :
-			run->vm.ref_view_index);
-	lua_setfield(L, -2, "__index");
-	lua_pop(L, 1);
-}
-
 /* The metatable of an event's table, for the table on top. */
 static void fields_meta(lua_State *L, struct lp_run *run, struct lp_tpview *tv)
 {
@@ -354,7 +336,6 @@ void lp_trace_leave(struct lp_run *run)
 	lua_replace(L, LP_SLOT_FIELDS);
 	lua_pushnil(L);
 	lua_replace(L, LP_SLOT_FKEYS);
-	show_fields(L, run, LP_SLOT_FIELDS);
 	run->vm.tp_shown = NULL;
 }
 
@@ -371,8 +352,8 @@ void lp_trace_unwound(struct lp_run *run)
 	lp_trace_leave(run);
 }
 
-/* Makes tv the s.args shown: its table and names in their slots, and
- * s.args. */
+/* Makes tv the s.args shown (lp_trace_push_fields): its table and names
+ * in their slots. */
 static void show(struct lp_run *run, struct lp_tpview *tv)
 {
 	lua_State *L = run->vm.L;
@@ -381,7 +362,6 @@ static void show(struct lp_run *run, struct lp_tpview *tv)
 	lua_replace(L, LP_SLOT_FIELDS);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, tv->ref_k);
 	lua_replace(L, LP_SLOT_FKEYS);
-	show_fields(L, run, LP_SLOT_FIELDS);
 	run->vm.tp_shown = tv;
 }
 

@@ -2,8 +2,9 @@
  * vm.c - the Lua state: creating it, loading the user's script, and calling
  * its hooks under lua_pcall with a traceback message handler kept at a fixed
  * stack slot (LP_SLOT_MSGH), so a hook call costs a rawgeti and a pcall; the
- * per-sample call finds its event's handler and the view at fixed slots
- * too, and costs two stack copies (a rawgeti for an on_event handler) and,
+ * per-sample call finds its event's handler at a fixed slot too, and costs
+ * a stack copy (a rawgeti for an on_event handler), the push of a new view
+ * (a light userdata: lsample.c) and,
  * inside run.c's protected loop, a plain lua_call.  Every call is
  * bracketed by the runaway guard (guard.c), which costs two stores when
  * nothing goes wrong.
@@ -219,6 +220,10 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	lua_setfield(L, -2, "exit");
 	lua_pop(L, 1);
 	lp_script_set_path(L, script);
+	/* luaprof's own scripts read s.cpu and the like knowing they may be
+	 * nil, and a one-liner's compiler says it at start: no notes */
+	if (run->aggs.on || lp_script_is_shipped(script))
+		run->view.noted = ~0u;
 	lua_pushcfunction(L, msgh);             /* stays at LP_SLOT_MSGH */
 	lua_pushlightuserdata(L, run);
 	lua_setfield(L, LUA_REGISTRYINDEX, "luaprof.run");
@@ -262,7 +267,7 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	for (int h = 0; h < LP_HOOK_N; h++)
 		run->vm.ref[h] = hook_ref(L, lp_hook_names[h]);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref[LP_HOOK_SAMPLE]);  /* LP_SLOT_ON_SAMPLE */
-	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref_view);       /* LP_SLOT_VIEW */
+	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref_view);       /* LP_SLOT_VIEW: its cache */
 	lua_newtable(L);                                        /* LP_SLOT_HANDLERS */
 	lua_pushnil(L);                                         /* LP_SLOT_FIELDS */
 	lua_pushnil(L);                                         /* LP_SLOT_FKEYS */
@@ -363,7 +368,8 @@ int lp_vm_call_handler(struct lp_run *run, int idx, const char *name, bool on_sa
 		lua_pushvalue(L, LP_SLOT_ON_SAMPLE);
 	else
 		lua_rawgeti(L, LP_SLOT_HANDLERS, idx);
-	lua_pushvalue(L, LP_SLOT_VIEW);
+	run->view.ud = lp_view_next(run, on_sample ? LP_VIEW_SAMPLE : LP_VIEW_EVENT);
+	lua_pushlightuserdata(L, (void *)(uintptr_t)run->view.ud);
 	lp_guard_enter(&run->vm.guard, name);
 	lua_call(L, 1, 0);     /* an error unwinds run.c's protected loop */
 	lp_guard_leave(&run->vm.guard);

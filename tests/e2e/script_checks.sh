@@ -6,11 +6,15 @@
 # whose samples go to no hook (live and replaying); a script with no hook
 # at all runs as a Lua program, and one line says nothing of the run
 # reaches it.  While it runs: s.args.NAME that the tracepoint lacks is an
-# error with the closest name, as s.NAME is.  A bare NAME.lua that is a
-# file in the current directory runs that file (the first usage the
-# README promises).  Each of these printed nothing and exited 0 before
-# (or refused NAME.lua as "write ./NAME.lua"); the rows that pass either
-# way guard against refusing a correct script.  The table's rules are in
+# error with the closest name, as s.NAME is; a field the samples do not
+# carry (s.cpu of perf record without -a, s.stack without a call chain)
+# is said once, at its first read.  A view kept past its call (s, t of
+# on_switch) raises an error in every later call and in on_end.  A bare
+# NAME.lua that is a file in the current directory runs that file (the
+# first usage the README promises).  Each of these printed nothing and
+# exited 0 before (or read the current sample through a kept view, or
+# refused ./NAME.lua as "write ./NAME.lua"); the rows that pass either way
+# guard against refusing a correct script.  The table's rules are in
 # lib_table.sh.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_table.sh"
@@ -36,6 +40,43 @@ script key_other "on_event = { ['sched:nope'] = function(s) end }
 function on_sample(s) end
 $ON_END"
 script args_typo "function on_sample(s) local x = s.args.prev_pidd end
+$ON_END"
+script cpu "local n = 0
+function on_sample(s) if s.cpu then n = n + 1 end end
+$ON_END"
+script stack "local depth = 0
+function on_sample(s) depth = depth + #s.stack end
+$ON_END"
+script keep_next "local kept
+function on_sample(s)
+  if kept then return kept.pid end
+  kept = s
+end
+$ON_END"
+script keep_every "local kept, n, read = nil, 0, 0
+function on_sample(s)
+  n = n + 1
+  if not kept then kept = s return end
+  if pcall(function() return kept.pid end) then read = read + 1 end
+end
+function on_end(i)
+  if read > 0 then error(read .. ' of ' .. (n - 1) .. ' later calls read the kept view') end
+  print('on_end samples=' .. i.samples)
+end"
+script keep_end "local kept
+function on_sample(s) kept = s end
+function on_end(i) print('on_end ' .. kept.tid) end"
+script keep_args "local kept
+function on_sample(s)
+  if kept then return kept.args end
+  kept = s
+end
+$ON_END"
+script keep_switch "local kept
+function on_switch(t)
+  if kept then return kept.tid end
+  kept = t
+end
 $ON_END"
 
 if command -v perf >/dev/null; then
@@ -85,8 +126,15 @@ row 'on_event key, on_sample takes the rest' 0 'on_event\["sched:nope"\] names n
 
 # ---- fields, while it runs ------------------------------------------------
 row 's.args field misspelt'   255 "args_typo\.lua:1: s\.args\.prev_pidd: sched:sched_switch has no field 'prev_pidd' \(did you mean 'prev_pid'\?\); its fields are: prev_comm, prev_pid, " end -- replay_row sw.data args_typo
+row 'no CPU in the recording' 0   'cpu\.lua:2: s\.cpu is nil: the samples of cpu-clock carry no CPU \(perf record without -a leaves it out\)$' end -- replay_row nocpu.data cpu
+row 's.stack without -g'      0   'stack\.lua:2: s\.stack holds the sampled frame alone: the samples of cpu-clock carry no call chain' ran,end -- "$LP" run "$S/stack.lua" -e cpu-clock -F 500 -- "$MARK" 100
 
 # ---- views kept past their call -------------------------------------------
+row 'kept s, the next call'   255 "keep_next\.lua:3: this sample's view expired when its on_sample returned: copy the fields you need \(local x = s\.sym\)" ran,end -- "$LP" run "$S/keep_next.lua" -e cpu-clock -- "$MARK" 100
+row 'kept s, every later call' 0 '' ran,end -- "$LP" run "$S/keep_every.lua" -e cpu-clock -F 1000 -- "$MARK" 200
+row 'kept s, in on_end'       255 "keep_end\.lua:3: this sample's view expired when its on_sample returned" ran -- "$LP" run "$S/keep_end.lua" -e cpu-clock -- "$MARK" 100
+row 'kept s, its s.args'      255 "keep_args\.lua:3: this sample's view expired when its on_sample returned" end -- replay_row sw.data keep_args
+row 'kept t of on_switch'     255 "keep_switch\.lua:3: this switch record's view expired when its on_switch returned: copy the fields you need \(local x = t\.tid\)" end -- "$LP" run "$S/keep_switch.lua" -- "$PROGS/sleeper" 2 5
 
 # ---- finding the script ------------------------------------------------------
 row 'NAME.lua in the current directory' 0 '' ran,end -- cwd_script
