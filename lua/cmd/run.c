@@ -182,7 +182,7 @@ static const struct lp_fieldset interval_fields =
 
 static const char *const end_names[] = {
 	"samples", "lost", "duration", "status", "user_time", "sys_time", "values", "backlog",
-	"strings",
+	"strings", "error",
 };
 static const struct lp_fieldset end_fields = LP_FIELDSET("info", "on_end's info", end_names);
 
@@ -347,15 +347,38 @@ int lp_run_task_hook(struct lp_run *run, const struct lp_record *rec)
 	return lp_vm_call(run, h, 1);
 }
 
-void lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t nr)
+/* Whether on_event (on the top) has a handler for the event called name
+ * (or its name without modifiers). */
+static bool handled_by(lua_State *L, const char *name)
+{
+	char buf[256];
+	const char *bare = strip_modifiers(name, buf, sizeof buf);
+	bool found = lua_getfield(L, -1, name) == LUA_TFUNCTION;
+	lua_pop(L, 1);
+	if (!found && bare) {
+		found = lua_getfield(L, -1, bare) == LUA_TFUNCTION;
+		lua_pop(L, 1);
+	}
+	return found;
+}
+
+int lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t nr)
 {
 	lua_State *L = run->vm.L;
+	int rc = 0;
 	if (!L)
-		return;
+		return 0;
 	if (lua_getglobal(L, "on_event") != LUA_TTABLE) {
 		lua_pop(L, 1);
-		return;
+		return 0;
 	}
+	/* the events whose samples go to no hook: a key close to one of them
+	 * was meant for it */
+	const char **orphans = calloc(nr ? nr : 1, sizeof *orphans);
+	size_t no = 0;
+	for (size_t i = 0; orphans && i < nr && run->vm.ref[LP_HOOK_SAMPLE] == LUA_NOREF; i++)
+		if (!handled_by(L, names[i]))
+			orphans[no++] = names[i];
 	for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
 		const char *key = lua_tostring(L, -2);
 		bool found = false;
@@ -364,12 +387,28 @@ void lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t 
 			const char *bare = strip_modifiers(names[i], buf, sizeof buf);
 			found = !strcmp(key, names[i]) || (bare && !strcmp(key, bare));
 		}
-		if (key && !found)
-			fprintf(stderr, "luaprof: on_event[\"%s\"] names no event of this run, so it "
-				"is never called (add it with -e or luaprof.setup{events=...})\n",
-				LP_SHOW(key));
+		if (!key || found)
+			continue;
+		const char *orphan = orphans ? lp_closest(key, orphans, no) : NULL;
+		const char *meant = orphan ? orphan : lp_closest(key, names, nr);
+		char hint[300] = "";
+		if (meant)
+			snprintf(hint, sizeof hint, " (did you mean '%s'?)", LP_SHOW(meant));
+		if (orphan) {
+			fprintf(stderr, "luaprof: on_event[\"%s\"] names no event of this run%s, and no "
+				"hook takes the samples of %s: name the event as the run does\n",
+				LP_SHOW(key), hint, LP_SHOW(orphan));
+			rc = -1;
+			lua_pop(L, 2);
+			break;
+		}
+		fprintf(stderr, "luaprof: on_event[\"%s\"] names no event of this run%s, so it "
+			"is never called (add it with -e or luaprof.setup{events=...})\n",
+			LP_SHOW(key), hint);
 	}
+	free(orphans);
 	lua_pop(L, 1);
+	return rc;
 }
 
 uint64_t lp_run_lost(const struct lp_run *run)
@@ -417,7 +456,7 @@ void lp_run_end(struct lp_run *run, uint64_t duration, int status)
 	 * counting run the time since it (its counts) */
 	bool rest = run->interval.count_only ? run->interval.last_time > run->interval.prev : run->interval.samples;
 	if (run->interval.ns && rest && run->interval.next && !run->failed &&
-	    tick(run, run->interval.last_time, true, counted))
+	    tick(run, run->interval.last_time, true, counted) && !run->error)
 		return;
 	if (run->vm.L)
 		lp_trace_leave(run);
@@ -440,6 +479,14 @@ void lp_run_end(struct lp_run *run, uint64_t duration, int status)
 	end_extras(run, counted);
 	lp_strings_push_info(L, run);
 	lua_setfield(L, -2, "strings");
+	if (run->error) {               /* what stopped the run: see lp_run_loop */
+		lua_pushstring(L, run->error);
+		lua_setfield(L, -2, "error");
+		/* room to report what was gathered when it was the memory that
+		 * ran out (the data is still held) */
+		if (run->vm.guard.limit && run->vm.guard.limit_hit)
+			run->vm.guard.limit += run->vm.guard.limit / 8;
+	}
 	lp_fields_set_strict(L, &end_fields);
 	lp_vm_call(run, LP_HOOK_END, 1);
 	lp_strings_report(run);         /* after what on_end printed */
@@ -595,6 +642,12 @@ int lp_run_loop(struct lp_run *run, const struct lp_source *src)
 {
 	run->src = src;
 	int rc = run->vm.L ? protected_loop(run, src) : loop(run, src);
+	/* a hook's error stops the run, and what was gathered is kept: on_end
+	 * runs (info.error), the exit status stays 255 (issue 32) */
+	if (rc < 0 && run->failed && run->error) {
+		run->hook_error = true;
+		src->stop(src->ctx);
+	}
 	if (run->watched >= 0 && src->watch)
 		src->watch(src->ctx, -1);
 	run->watched = -1;

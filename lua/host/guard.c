@@ -32,8 +32,9 @@
  * raised again wherever the call's code runs on (a coroutine's resumer,
  * code behind a pcall that caught it) until the call has unwound.
  * The error goes through lua_pcall's traceback handler like any script
- * error, so the run stops, luaprof exits 255, and no further hook (on_end
- * included) is called.
+ * error, so the run stops and luaprof exits 255; as after any error in a
+ * hook of the run, on_end is called then, with info.error (run.c), and
+ * guarded as any call.
  *
  * Some code no hook reaches: a __gc finalizer (Lua turns debug hooks off
  * while one runs, and lua_close runs the last ones), a C function that does

@@ -25,7 +25,7 @@
 
 /* Fixed slots of the Lua state's base stack (not of a C function's), set
  * by lp_vm_open: the message handler, and for the per-sample call the
- * on_sample function (or nil), the view, and the table of each event's
+ * on_sample function (or nil), the view's cache (lsample.c), and the table of each event's
  * handler: event index + 2 -> the function its samples go to (on_event's
  * or on_sample), or false; index 1 is for samples of no known event. */
 #define LP_SLOT_MSGH 1
@@ -82,22 +82,30 @@ struct lp_evinfo {
 	bool agg_comm, agg_sym;         /* which want each sample's comm, sym */
 };
 
-/* The switch record view (lswitch.c): one per run, made at the first
- * switch record, pointed at the current one only while on_switch runs. */
+struct lp_run;
+
+/* The switch record view (lswitch.c): a light userdata of its own per
+ * call (lp_view_next), pointed at the current record only while on_switch
+ * runs. */
 struct lp_switch_view {
-	int ref;                        /* the Switch userdata, LUA_NOREF until made */
-	const void *ud;                 /* its block */
+	int ref;                        /* its field names, LUA_NOREF until made */
+	const void *ud;                 /* the current call's view */
+	/* its __index and __tostring, which the Sample's (every light
+	 * userdata's) hand a switch view to; set with its first view */
+	int (*index)(lua_State *L, struct lp_run *run);
+	int (*tostring)(lua_State *L, struct lp_run *run);
 	const struct lp_record *rec;    /* NULL outside on_switch */
 	bool has_cpu;                   /* the record's event samples CPU */
 };
 
-/* The sample view: one per run, pointed at the current sample only while
- * on_sample runs.  Lazily computed fields are cached here, keyed by gen. */
+/* The sample view: a light userdata of its own per call (lp_view_next),
+ * pointed at the current sample only while its handler runs.  Lazily
+ * computed fields are cached here for the call. */
 #define LP_VIEW_KEYS 16
 #define LP_VIEW_NAMES 1024
 
 struct lp_view {
-	const void *ud;                 /* the Sample userdata's block */
+	const void *ud;                 /* the current call's view: any other is expired */
 	const struct lp_record *rec;    /* NULL outside on_sample */
 	int event;
 	uint64_t sample_type;           /* the event's PERF_SAMPLE_* bits */
@@ -109,6 +117,7 @@ struct lp_view {
 	uint64_t nr_addrs;
 	bool unwound;                   /* addrs holds a DWARF-unwound user stack */
 	uint32_t cached;                /* bit set of uservalue slots filled */
+	uint32_t noted;                 /* lsample.c: fields said once to be missing */
 	/* lsample.c: the field names read, by their Lua strings' addresses,
 	 * and the resolver's names whose Lua strings are cached */
 	struct lp_view_key { const char *key; int field; } keys[LP_VIEW_KEYS];
@@ -145,12 +154,15 @@ struct lp_cli;
 
 /* The script's hooks: global functions it may define, found once its top
  * level has run, as Lua's ltm.c keeps its metamethods (an enum and a table
- * of names in the same order, vm.c's hook_names). */
+ * of names in the same order, lhooks.c's lp_hook_names). */
 enum lp_hook {
 	LP_HOOK_START, LP_HOOK_SAMPLE, LP_HOOK_END, LP_HOOK_INTERVAL,
 	LP_HOOK_COMM, LP_HOOK_FORK, LP_HOOK_EXIT, LP_HOOK_SWITCH, LP_HOOK_KEY,
 	LP_HOOK_N
 };
+
+/* lhooks.c: the hooks' global names, in enum lp_hook's order. */
+extern const char *const lp_hook_names[LP_HOOK_N];
 
 /* vm.c: the Lua state and what of it the run keeps. */
 struct lp_run_vm {
@@ -160,12 +172,10 @@ struct lp_run_vm {
 	bool started;                   /* the script's top level has run */
 	int ref[LP_HOOK_N];             /* the hooks in the registry, or LUA_NOREF
 					 * (lp_run_init sets them so) */
-	int ref_view;                   /* the Sample userdata */
-	int ref_view_index;             /* its __index table while s.args is in it */
-	int ref_view_get;               /* else its __index, that table's own (lsample.c
-					 * makes both, ltrace.c switches them) */
-	const void *view_index;         /* that table's address */
-	struct lp_tpview *tp_shown;     /* ltrace.c: the s.args in that table */
+	int ref_view;                   /* lsample.c: the userdata holding the fields
+					 * cached in a call (never handed to Lua) */
+	uintptr_t view_gen;             /* views handed out so far (lp_view_next) */
+	struct lp_tpview *tp_shown;     /* ltrace.c: the s.args shown */
 	struct lp_guard guard;
 	size_t memory;                  /* --script-memory in bytes, 0: no limit */
 	uint64_t timeout;               /* --script-timeout in ns, 0: none */
@@ -306,6 +316,10 @@ struct lp_run {
 					 * ends, the command is left to finish */
 	bool output_failed;             /* writing stdout failed otherwise (reported) */
 	bool failed;                    /* a hook raised an error */
+	char *error;                    /* vm.c: the first hook error's line, for
+					 * on_end's info.error (malloc'd) */
+	bool hook_error;                /* run.c: a hook's error stopped the loop: on_end
+					 * still runs, with info.error */
 	int watched;                    /* the fd the source watches for keys, -1: none */
 	volatile sig_atomic_t interrupted;      /* a signal stopped the run (replays) */
 	int end_signal;                 /* the exit status is 128+end_signal, for the
@@ -408,6 +422,19 @@ static inline struct lp_thread *lp_view_thread(struct lp_run *run)
 	if (!v->thread)
 		v->thread = lp_procs_thread(run->procs, v->rec->u.sample.pid, v->rec->u.sample.tid);
 	return v->thread;
+}
+
+/* The views handed to hooks (s, t of on_switch) are light userdata, one
+ * value per call, never used again: a view kept past its call is told
+ * from the current one by its value, with no allocation per call.  The
+ * low two bits say what it was (struct pointers, the other light userdata
+ * a script may reach, have them clear): a sample given to on_sample or to
+ * an on_event handler, or a switch record; the rest counts the calls. */
+enum { LP_VIEW_SAMPLE = 1, LP_VIEW_SWITCH = 2, LP_VIEW_EVENT = 3, LP_VIEW_TAG = 3 };
+
+static inline const void *lp_view_next(struct lp_run *run, unsigned tag)
+{
+	return (const void *)((++run->vm.view_gen << 2) | tag);
 }
 
 /* lstack.c: frees what symbolizing stacks keeps for the run. */
@@ -567,10 +594,23 @@ int lp_usage_error(lua_State *L);
  * declares none.  Returns 0, 1 (stop, exit 0), or -1 (after a message). */
 int lp_options_check(struct lp_run *run);
 
+/* lhooks.c: the script's hooks, checked before the first sample.
+ * lp_hooks_check, once the top level has run: a global close to a hook's
+ * name that is none (on_samples), a hook declared local; 0, or -1 after
+ * one line naming the place.  lp_hooks_check_run, once the command line
+ * and luaprof.setup are settled (interval: one is set; recording: -o):
+ * on_interval as the only hook that sees the run, with no interval (-1
+ * after one line); a script with no hook at all is said in one line (0);
+ * else 0. */
+int lp_hooks_check(struct lp_run *run);
+int lp_hooks_check_run(struct lp_run *run, bool interval, bool recording);
+
 /* lswitch.c: calls on_switch (when the script has one) with the view of
  * rec, a SWITCH or SWITCH_CPU_WIDE record of event's stream (whose
  * sample_type says whether it carries the CPU); the view expires when the
- * call returns.  0, or -1 when the call failed (reported). */
+ * call returns.  0, or -1 when the call failed (reported).  The view
+ * shares the light userdata's metatable with the sample's (lsample.c),
+ * which hands it to switch_view.index and .tostring. */
 int lp_switch_call(struct lp_run *run, const struct lp_record *rec, int event);
 
 #endif

@@ -274,7 +274,7 @@ static int l_add(lua_State *L)
 	struct lp_report_reg *g = check(L);
 	struct lp_run *run = lp_get_run(L);
 	luaL_argcheck(L, !g->feed_all, 1, "this report is fed every sample (feed = \"all\")");
-	luaL_argcheck(L, run->view.rec && luaL_testudata(L, 2, LP_SAMPLE_MT), 2,
+	luaL_argcheck(L, run->view.rec && lua_touserdata(L, 2) == run->view.ud, 2,
 		      "the sample being handled");
 	if (add_sample(run, g))
 		return luaL_error(L, "out of memory");

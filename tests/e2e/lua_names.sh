@@ -17,7 +17,7 @@ start_fields="all_cpus, arch, build_ids, cmdline, command, events, file, freq, h
 expected() {
 	cat <<EOT
 on_comm: t.ppid: no such field of a comm record (on_comm); fields are: comm, exec, pid, tid, time; nil true
-on_end: info.samples_: no such field of on_end's info; fields are: backlog, duration, lost, samples, status, strings, sys_time, user_time, values; nil true
+on_end: info.samples_: no such field of on_end's info; fields are: backlog, duration, error, lost, samples, status, strings, sys_time, user_time, values; nil true
 on_exit: t.exec: no such field of an exit record (on_exit); fields are: pid, ppid, ptid, tid, time; nil true
 on_fork: t.comm: no such field of a fork record (on_fork); fields are: pid, ppid, ptid, tid, time; nil true
 on_interval: info.elapse: no such field of on_interval's info; fields are: delta, elapsed, last, lost, samples, time, values; nil true

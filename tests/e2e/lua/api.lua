@@ -42,6 +42,6 @@ function on_end(info)
   assert(math.type(info.duration) == "integer" and info.duration > 50e6)
   local ok, err = pcall(function() return info.sample end)
   assert(not ok and err:find("info.sample: no such field of on_end's info; fields are: " ..
-    "backlog, duration, lost, samples, status, strings, sys_time, user_time, values$"), err)
+    "backlog, duration, error, lost, samples, status, strings, sys_time, user_time, values$"), err)
   print("api ok " .. n)
 end
