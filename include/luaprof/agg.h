@@ -162,4 +162,25 @@ typedef void lp_hist_label_fn(size_t i, char *out, size_t size, void *ctx);
 char *lp_hist_text(const uint64_t *counts, size_t nr, lp_hist_label_fn *label, void *ctx,
 		   size_t *len);
 
+/* Linear buckets, bpftrace's lhist(v, min, max, step) and
+ * luaprof.hist{ min =, max =, step = }: (..., min), [min, min + step),
+ * ..., the last one cut at max when step does not divide max - min, and
+ * [max, ...).  nr counts them all. */
+struct lp_lhist {
+	int64_t min, max, step;
+	size_t nr;
+};
+
+/* Fills *l for min, max, step: 0, or -EINVAL when max <= min or step <= 0,
+ * -E2BIG past max_buckets buckets between min and max. */
+int lp_lhist_init(struct lp_lhist *l, int64_t min, int64_t max, int64_t step, size_t max_buckets);
+
+/* The bucket of v: 0 below min, nr - 1 from max on. */
+size_t lp_lhist_bucket(const struct lp_lhist *l, int64_t v);
+
+/* Bucket i's label as bpftrace prints lhist's: "(..., 0)", "[0, 10)",
+ * "[1K, 2K)", "[100, ...)" (edges as lp_hist_edge writes them, a
+ * negative one with its sign); an lp_hist_label_fn with ctx l. */
+void lp_lhist_label(size_t i, char *out, size_t size, void *l);
+
 #endif
