@@ -40,6 +40,8 @@
 #define LHIST_MAX 1000          /* bpftrace's lhist buckets at most */
 
 static const char *const ops[] = { "count", "sum", "min", "max", "hist", "avg", "stats", "lhist", NULL };
+static const char *const values[] = { "count's value", "sum's value", "min's value", "max's value",
+				      "hist's value", "avg's value", "stats's value", "lhist's value" };
 
 struct map {
 	struct lp_aggmap *m;
@@ -185,9 +187,7 @@ static int add_args(lua_State *L, int idx, struct map *u, int op, int first)
 	if (op != LP_AGG_COUNT) {
 		if (first > top || lua_isnil(L, first))
 			return 0;       /* a missing value: left out */
-		v = integer_arg(L, first, op == LP_AGG_HIST ? "hist's value" : op == LP_AGG_LHIST ? "lhist's value" :
-				op == LP_AGG_SUM ? "sum's value" : op == LP_AGG_MIN ? "min's value" :
-				op == LP_AGG_MAX ? "max's value" : op == LP_AGG_AVG ? "avg's value" : "stats' value");
+		v = integer_arg(L, first, values[op]);
 		k0 = first + (op == LP_AGG_LHIST ? 4 : 1);
 	}
 	unsigned nr = top >= k0 ? (unsigned)(top - k0 + 1) : 0, bad = 0;
