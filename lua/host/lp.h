@@ -522,6 +522,12 @@ void lp_agg_regs_free(struct lp_run *run);
 /* lxevents.c: adds agg.cli, agg.describe and agg.recording to the table on
  * the top of the stack (lp_agg_open's). */
 void lp_xevents_register(lua_State *L);
+/* laggmap.c: adds agg.maps, the one-liners' maps (core/agg), to that
+ * table; lp_l_checkaggmap is the map of the userdata at idx (an error
+ * when it is none). */
+struct lp_aggmap;
+void lp_aggmap_register(lua_State *L);
+struct lp_aggmap *lp_l_checkaggmap(lua_State *L, int idx);
 /* lagg.c: whether the run's answer is the same in any order of its
  * records: every sample goes to a C aggregation (aggs.only) keyed by what
  * the sample itself holds (not comm or sym, which depend on the process
