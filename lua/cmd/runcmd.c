@@ -61,8 +61,6 @@ static int check_hooks(struct lp_run *run, struct lp_cli *cli)
 {
 	if (run->vm.ref[LP_HOOK_SWITCH] != LUA_NOREF)
 		cli->sampling.switch_events = true;
-	if (cli->program)
-		lp_strings_oneliner(run->vm.L, cli, cli->program);
 	run->interval.ns = cli->interval_ns;
 	if (run->interval.ns && run->vm.ref[LP_HOOK_INTERVAL] == LUA_NOREF && cli->script) {
 		fprintf(stderr, "luaprof: %s has no on_interval function: -I (or "

@@ -12,6 +12,9 @@
 --     with map = the map's name and lhist) }
 --   plan.events     the events to sample (luaprof.setup's), in order
 --   plan.call_graph whether a clause names ustack or kstack
+--   plan.strings    { [-e item] = true } for each event of a clause that
+--                   calls str(): luaprof.setup's strings, which keeps the
+--                   strings of those events at the event
 --   plan.tick_ms    the interval clauses' (or -I's) period, or nil
 --   plan.map_name   function name -> map name ("@", or "@count", ...)
 --
@@ -819,7 +822,7 @@ end
 -- The plan of the parsed program prog (olparse.program's).
 function M.plan(prog, ctx)
   local src = prog.src
-  local plan = { clauses = {}, events = {}, assigned = {}, call_graph = false, src = src }
+  local plan = { clauses = {}, events = {}, assigned = {}, call_graph = false, strings = {}, src = src }
   local seen_spec = {}
   for _, pc in ipairs(prog.clauses) do
     local c = { n = pc.n, pos = pc.pos, cond = pc.cond, body = pc.body, open = pc.open, close = pc.close,
@@ -852,6 +855,9 @@ function M.plan(prog, ctx)
   for _, c in ipairs(plan.clauses) do
     for _, r in ipairs(c.refs) do
       if (r.name == "ustack" or r.name == "kstack") and c.kind == "event" then plan.call_graph = true end
+      if r.name == "str" and not r.write and c.kind == "event" then
+        for _, e in ipairs(c.events) do plan.strings[e.spec] = true end
+      end
     end
     if c.kind == "event" then
       for _, e in ipairs(c.events) do

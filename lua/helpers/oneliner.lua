@@ -30,7 +30,8 @@
 --                           bpftrace prints its maps; a first argument
 --                           "@name" names the map
 --   ustack(n), kstack(n)    the stack's first n frames
---   str(ptr [, max])        the string at ptr in the sample's live process
+--   str(ptr [, max])        the string at ptr as the sample's event saw it
+--                           (s:str; the clause's events keep their strings)
 --                           (nil replaying: the recording has the pointer only)
 --   printf(fmt, ...)        io.write(string.format(fmt, ...))
 --   exit()                  end the run (luaprof.exit)
@@ -181,7 +182,7 @@ end
 function env.str(ptr, max)
   if not cur then error("str() reads the sample's process: use it in an event's clause", 2) end
   if ptr == nil then return nil end
-  return luaprof.read_string(cur.pid, ptr, max)
+  return (cur:str(ptr, max))        -- the string alone, not the reason of a nil
 end
 
 ---------------------------------------------------------------------------
@@ -290,6 +291,9 @@ end
 -- cycles, which a VM lacks)
 local setup = { events = #plan.events > 0 and plan.events or { "cpu-clock" } }
 if plan.call_graph then setup.call_graph = true end
+-- the strings of the events whose clauses call str(), kept at the event
+-- (replaying, the recording has what it has)
+if next(plan.strings) and not CLI.input then setup.strings = plan.strings end
 if plan.tick_ms and not CLI.interval then setup.interval = plan.tick_ms end
 do
   local ok, err = pcall(luaprof.setup, setup)

@@ -571,10 +571,6 @@ void lp_strings_push_info(lua_State *L, struct lp_run *run);
 void lp_strings_report(struct lp_run *run);
 void lp_strings_free(struct lp_run *run);
 void lp_strings_setup(lua_State *L, struct lp_cli *cli);
-/* lstrings.c: a one-liner (luaprof -x PROGRAM) that calls str() and
- * declared no strings keeps every event's, as strings = true would (its
- * front end may declare them itself).  Live runs only. */
-void lp_strings_oneliner(lua_State *L, struct lp_cli *cli, const char *program);
 int lp_strings_method(lua_State *L);
 
 /* lluaprof.c */

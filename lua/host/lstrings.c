@@ -174,31 +174,6 @@ static void apply(lua_State *L, struct lp_event_spec *e)
 			   "(tracepoints, uprobes and uretprobes have)", e->name);
 }
 
-/* Whether text calls str(...): an identifier "str" followed by "(". */
-static bool calls_str(const char *text)
-{
-	for (const char *p = text; (p = strstr(p, "str")); p += 3) {
-		const char *q = p + 3;
-		bool start = p == text || !(p[-1] == '_' || p[-1] == '.' || p[-1] == ':' ||
-					    (p[-1] >= '0' && p[-1] <= '9') ||
-					    ((p[-1] | 32) >= 'a' && (p[-1] | 32) <= 'z'));
-		while (*q == ' ' || *q == '\t')
-			q++;
-		if (start && *q == '(')
-			return true;
-	}
-	return false;
-}
-
-void lp_strings_oneliner(lua_State *L, struct lp_cli *cli, const char *program)
-{
-	if (lp_get_run(L)->strings.declared || cli->input || !program || !calls_str(program))
-		return;
-	lua_pushboolean(L, 1);
-	lp_strings_setup(L, cli);
-	lua_pop(L, 1);
-}
-
 void lp_strings_setup(lua_State *L, struct lp_cli *cli)
 {
 	lp_get_run(L)->strings.declared = true;
