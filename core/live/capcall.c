@@ -165,7 +165,7 @@ int lp_capcall_init(struct lp_capcall *cc, const struct lp_event_spec *events, s
 	}
 	if (!cc->nr)
 		return 0;
-	int rc = lp_evdyn_place(cc->specs, cc->nr);
+	int rc = lp_evdyn_place(cc->specs, cc->nr, false);
 	if (rc)
 		lp_log(LP_WARN, "cannot place the probes of libc's system call wrappers (tracefs "
 		       "uprobe_events: %s): the system calls' strings are read from the processes "

@@ -114,6 +114,10 @@ struct lp_event_spec {
 	 * LP_FETCH_ARGV pointers at argv_ptr_off, their strings at argv_off */
 	uint8_t fetch_argv;
 	uint16_t argv_ptr_off[16], argv_off[16];
+	/* a probe of a run whose events are inherited that tracefs would not
+	 * take (evdyn.c): opened through the uprobe PMU without inherit, on
+	 * the threads the run opens it on only */
+	bool no_inherit;
 };
 
 /* The most elements of an array of strings a probe copies (bpftrace's

@@ -37,6 +37,7 @@
 #include <lauxlib.h>
 
 #include "lp.h"
+#include "luaprof/event.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/trace.h"
 
@@ -384,7 +385,10 @@ void lp_trace_push_fields(lua_State *L, struct lp_run *run)
 void lp_trace_push_raw(lua_State *L, struct lp_run *run)
 {
 	const struct lp_sample *s = &run->view.rec->u.sample;
-	if (s->raw)
+	const struct lp_event_spec *e = run->view.spec;
+	/* a probe made a tracefs event (evdyn.c) has the kernel's record of
+	 * it: not a tracepoint's, and not there when the probe is the PMU's */
+	if (s->raw && !(e && e->probe))
 		lua_pushlstring(L, s->raw, s->raw_size);
 	else
 		lua_pushnil(L);
