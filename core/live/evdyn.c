@@ -212,10 +212,15 @@ static int place(struct lp_event_spec *e, size_t idx)
 		lp_tp_format_free(f);
 		return rc;
 	}
+	e->pmu_type = e->type;
+	e->pmu_config = e->config;
 	e->type = PERF_TYPE_TRACEPOINT;
 	e->config = f->id;
-	e->config1 = e->config2 = 0;
-	e->sample_type |= PERF_SAMPLE_RAW;
+	e->config1 = 0;
+	/* the strings are in the raw data; a probe without them has only the
+	 * probed address there, and its samples are then the PMU's */
+	if (e->fetch || e->fetch_argv)
+		e->sample_type |= PERF_SAMPLE_RAW;
 	memcpy(e->fetch_off, off, sizeof off);
 	memcpy(e->fetch_addr, addr, sizeof addr);
 	lp_tp_format_free(f);

@@ -58,6 +58,18 @@ counts() { awk '$2 ~ /probe:/ {print $1}' "$1" | tr '\n' ' '; }
 run stat --out="$TMP/stat" -e "uprobe:$TW:thread_alpha,uretprobe:$TW:thread_beta" -- "$TW" threads 6
 [ "$(counts "$TMP/stat")" = "3 3 " ] || { cat "$TMP/stat"; fail "stat: not 3 calls of each thread function"; }
 
+# a recording: the probes' samples declared as the uprobe PMU's, as
+# before, so that perf shows them by symbol (not as tracepoints whose
+# format went with the run)
+run record -o "$TMP/r.data" -e "uprobe:$TW:thread_alpha,uretprobe:$TW:thread_beta" -- "$TW" threads 6
+if command -v perf >/dev/null; then
+	perf script -i "$TMP/r.data" -F event,ip,sym > "$TMP/script" 2>&1 ||
+		{ cat "$TMP/script"; fail "perf script could not read the recording"; }
+	[ "$(grep -c "uprobe:$TW:thread_alpha: .* thread_alpha$" "$TMP/script")" = 3 ] &&
+	[ "$(grep -c "uretprobe:$TW:thread_beta: .* start_thread$" "$TMP/script")" = 3 ] ||
+		{ cat "$TMP/script"; fail "perf script: not 3 samples of each probe, by symbol"; }
+fi
+
 # -p: threads started after luaprof attached
 gated "$TW" threads 6
 attach_gated 0 "$LUAPROF" stat --out="$TMP/stat" -e "uprobe:$TW:thread_alpha,uretprobe:$TW:thread_beta"
