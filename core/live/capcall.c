@@ -85,7 +85,7 @@ static bool makes(const struct wrapper *w, const struct lp_event_spec *e)
 	const char *p = "syscalls:sys_enter_";
 	char name[80];
 	if (e->type == PERF_TYPE_TRACEPOINT && !e->probe && e->capture.cmdline &&
-	    !strcmp(e->name, "sched:sched_process_exec"))
+	    lp_capture_exec_event(e->name))
 		return strstr(w->calls, " exec ") != NULL;
 	if (e->type != PERF_TYPE_TRACEPOINT || e->probe || !e->capture.nr_ptrs ||
 	    strncmp(e->name, p, strlen(p)) || strlen(e->name) - strlen(p) + 3 > sizeof name)

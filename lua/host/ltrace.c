@@ -31,6 +31,7 @@
  * reads as nil).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,7 +53,9 @@ struct lp_tpview {
 	uint16_t *hot;          /* fields decoded into the table before each sample */
 	size_t nr_hot;
 	bool filled;            /* the table holds a sample's hot fields */
-	bool has_argv;          /* sched:sched_process_exec: args.argv (lcapture.c) */
+	bool has_argv;          /* args.argv (lcapture.c): sched:sched_process_exec,
+				 * syscalls:sys_exit_execve and sys_exit_execveat */
+	int ret;                /* the field ret of those, or -1 */
 	bool argv_set;          /* the table holds this sample's argv */
 };
 
@@ -156,7 +159,11 @@ static int l_fields_index(lua_State *L)
 	const struct lp_sample *s = &run->view.rec->u.sample;
 	int i = lua_type(L, 2) == LUA_TSTRING ? find(tv->fmt, lua_tostring(L, 2)) : -1;
 	if (i < 0 && tv->has_argv && !strcmp(lua_tostring(L, 2), "argv")) {
-		lp_strings_push_argv(L, run);   /* the new program's arguments */
+		uint64_t ret = 0;
+		if (tv->ret >= 0 && lp_tp_read_int(&tv->fmt->fields[tv->ret], s->raw, s->raw_size, &ret))
+			ret = 0;
+		/* a failed exec's arguments, or the new program's */
+		lp_strings_push_argv(L, run, (int64_t)ret < 0);
 		lua_pushvalue(L, 2);
 		lua_pushvalue(L, -2);
 		lua_rawset(L, 1);
@@ -286,8 +293,10 @@ struct lp_tpview *lp_trace_view_new(lua_State *L, struct lp_run *run,
 		return NULL;
 	}
 	tv->fmt = fmt;
-	tv->has_argv = fmt->system && fmt->name && !strcmp(fmt->system, "sched") &&
-		       !strcmp(fmt->name, "sched_process_exec");
+	char event[160];
+	snprintf(event, sizeof event, "%s:%s", fmt->system ? fmt->system : "", fmt->name ? fmt->name : "");
+	tv->has_argv = lp_capture_exec_event(event);
+	tv->ret = tv->has_argv ? find(fmt, "ret") : -1;
 	lua_createtable(L, (int)fmt->nr_fields, 0);     /* the names */
 	for (size_t i = 0; i < fmt->nr_fields; i++) {
 		lua_pushstring(L, fmt->fields[i].name);
