@@ -85,7 +85,7 @@ static bool makes(const struct wrapper *w, const struct lp_event_spec *e)
 	const char *p = "syscalls:sys_enter_";
 	char name[80];
 	if (e->type == PERF_TYPE_TRACEPOINT && !e->probe && e->capture.cmdline &&
-	    !strcmp(e->name, "sched:sched_process_exec"))
+	    lp_capture_exec_event(e->name))
 		return strstr(w->calls, " exec ") != NULL;
 	if (e->type != PERF_TYPE_TRACEPOINT || e->probe || !e->capture.nr_ptrs ||
 	    strncmp(e->name, p, strlen(p)) || strlen(e->name) - strlen(p) + 3 > sizeof name)
@@ -165,7 +165,7 @@ int lp_capcall_init(struct lp_capcall *cc, const struct lp_event_spec *events, s
 	}
 	if (!cc->nr)
 		return 0;
-	int rc = lp_evdyn_place(cc->specs, cc->nr);
+	int rc = lp_evdyn_place(cc->specs, cc->nr, false);
 	if (rc)
 		lp_log(LP_WARN, "cannot place the probes of libc's system call wrappers (tracefs "
 		       "uprobe_events: %s): the system calls' strings are read from the processes "

@@ -1,6 +1,6 @@
 /*
- * evdyn.c - probes whose string arguments the kernel copies: tracefs
- * uprobes with fetch arguments.
+ * evdyn.c - probes made tracefs uprobe events: those whose string
+ * arguments the kernel copies, and every one whose events are inherited.
  *
  * A uprobe opened through the uprobe PMU (evprobe.c) samples registers
  * only: a string argument is a pointer, read from the process later, when
@@ -19,6 +19,20 @@
  * next run that places any.  Where tracefs cannot take a probe (not
  * mounted, not root), the probe stays a PMU uprobe, with one line saying
  * its strings will be read from the process.
+ *
+ * An inherited event (a run of a command, or of -p processes: the
+ * threads and processes they start are followed) cannot be a PMU uprobe:
+ * the PMU's path is a pointer into luaprof's memory (config1), which the
+ * kernel reads again whenever it copies the event, at each fork and
+ * pthread_create of a target (inherit_event, perf_uprobe_init's
+ * strndup_user), in the forking process, where nothing (or something
+ * else) is at that address: the fork fails with EFAULT.  A tracefs event
+ * is opened by its id, with no pointer to copy, so every uprobe, uretprobe
+ * and USDT probe of such a run is placed there, a USDT semaphore as
+ * PATH:OFFSET(REF_CTR_OFFSET).  One that tracefs refuses is opened through
+ * the PMU without inherit (no_inherit): on the threads the run opens it
+ * on, not on those they start, which the caller says in one line.  Runs
+ * of every CPU (-a) inherit nothing and keep the PMU.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +44,7 @@
 
 #include "live/evlist.h"
 #include "luaprof/luaprof.h"
+#include "luaprof/probe.h"
 #include "luaprof/trace.h"
 
 #define GROUP_PREFIX "luaprof_"
@@ -111,6 +126,9 @@ static bool definition(const struct lp_event_spec *e, const char *group, const c
 		return false;
 	int n = snprintf(buf, size, "%c:%s/%s %s:0x%llx", e->probe == LP_PROBE_URETPROBE ? 'r' : 'p',
 			 group, name, e->probe_str, (unsigned long long)e->config2);
+	if (e->probe == LP_PROBE_USDT && e->usdt && e->usdt->sema && n > 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, "(0x%llx)",
+			      (unsigned long long)e->usdt->sema_offset);
 	for (unsigned i = 0; i < 7 && n > 0 && (size_t)n < size; i++) {
 		if (!(e->fetch & (1u << i)))
 			continue;
@@ -194,36 +212,51 @@ static int place(struct lp_event_spec *e, size_t idx)
 		lp_tp_format_free(f);
 		return rc;
 	}
+	e->pmu_type = e->type;
+	e->pmu_config = e->config;
 	e->type = PERF_TYPE_TRACEPOINT;
 	e->config = f->id;
-	e->config1 = e->config2 = 0;
-	e->sample_type |= PERF_SAMPLE_RAW;
+	e->config1 = 0;
+	/* the strings are in the raw data; a probe without them has only the
+	 * probed address there, and its samples are then the PMU's */
+	if (e->fetch || e->fetch_argv)
+		e->sample_type |= PERF_SAMPLE_RAW;
 	memcpy(e->fetch_off, off, sizeof off);
 	memcpy(e->fetch_addr, addr, sizeof addr);
 	lp_tp_format_free(f);
 	return 0;
 }
 
-int lp_evdyn_place(struct lp_event_spec *v, size_t n)
+/* Whether e is to be a tracefs event: a probe whose strings the kernel
+ * copies, or any with inherited events, not placed yet. */
+static bool wanted(const struct lp_event_spec *e, bool inherited)
+{
+	if (e->dyn_event || (e->probe != LP_PROBE_UPROBE && e->probe != LP_PROBE_URETPROBE &&
+			     e->probe != LP_PROBE_USDT))
+		return false;
+	return e->fetch || e->fetch_argv || inherited;
+}
+
+int lp_evdyn_place(struct lp_event_spec *v, size_t n, bool inherited)
 {
 	bool cleaned = false;
 	int first = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct lp_event_spec *e = &v[i];
-		if ((!e->fetch && !e->fetch_argv) || e->dyn_event ||
-		    (e->probe != LP_PROBE_UPROBE && e->probe != LP_PROBE_URETPROBE))
+		if (!wanted(e, inherited))
 			continue;
 		if (!cleaned)
 			remove_stale();
 		cleaned = true;
 		int rc = place(e, i);
-		if (rc && !e->call_capture)
+		if (rc && !e->call_capture && (e->fetch || e->fetch_argv))
 			lp_log(LP_WARN, "cannot have the kernel copy the strings of '%s' (tracefs "
 			       "uprobe_events: %s): they are read from the process instead", e->name,
 			       rc == -EINVAL ? "its path has a space" : strerror(-rc));
 		if (rc) {
 			e->fetch = 0;
 			e->fetch_argv = 0;
+			e->no_inherit = inherited;
 			if (!first)
 				first = rc;
 		}

@@ -216,18 +216,32 @@ static void event_base(const struct lp_event_spec *spec, const struct lp_samplin
 	a->size = sizeof *a;
 	a->type = spec->type;
 	a->config = spec->config;
-	/* a uprobe's file, a kprobe's function: the kernel reads the string */
-	bool str = spec->probe_str && spec->probe != LP_PROBE_WATCH;
+	/* a uprobe's file, a kprobe's function: the kernel reads the string
+	 * (a tracefs event, evdyn.c, has none) */
+	bool str = spec->probe_str && spec->probe != LP_PROBE_WATCH && !spec->dyn_event;
 	a->config1 = str ? (uint64_t)(uintptr_t)spec->probe_str : spec->config1;
-	a->config2 = spec->config2;
+	a->config2 = spec->dyn_event ? 0 : spec->config2;
 	a->bp_type = spec->bp_type;
 	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	a->disabled = 1;
-	a->inherit = s->inherit;
+	a->inherit = s->inherit && !spec->no_inherit;
 	a->enable_on_exec = s->enable_on_exec;
 	a->exclude_user = spec->exclude_user;
 	a->exclude_kernel = spec->exclude_kernel;
 	a->exclude_hv = spec->exclude_hv;
+}
+
+bool lp_event_file_attr(const struct lp_event_spec *spec, const struct perf_event_attr *opened,
+			struct perf_event_attr *out)
+{
+	if (!spec->dyn_event || !spec->pmu_type || spec->fetch || spec->fetch_argv)
+		return false;
+	*out = *opened;
+	out->type = spec->pmu_type;
+	out->config = spec->pmu_config;
+	out->config1 = 0;
+	out->config2 = spec->config2;   /* the file offset */
+	return true;
 }
 
 /* Counting only, as perf stat: no samples, no records, the group read

@@ -90,15 +90,20 @@ int lp_evlist_event_of(const struct lp_evlist *el, uint64_t id);
 
 void lp_evlist_close(struct lp_evlist *el);
 
-/* evdyn.c: makes each uprobe and uretprobe of v (n specs) whose strings
- * the kernel is to copy (spec->fetch) a tracefs uprobe with fetch
- * arguments, opened as a tracepoint (spec->type, config, dyn_event,
- * fetch_off: see event.h), after removing the probes of luaprof runs
- * that are gone.  One that tracefs refuses stays a PMU uprobe without
- * them (fetch cleared), with one LP_WARN line (none for the library
- * wrappers' probes: their caller says it once).  Returns 0, or the
- * -errno of the first refused. */
-int lp_evdyn_place(struct lp_event_spec *v, size_t n);
+/* evdyn.c: makes uprobes, uretprobes and USDT probes of v (n specs)
+ * tracefs uprobe events, opened as tracepoints (spec->type, config,
+ * dyn_event: see event.h), after removing the probes of luaprof runs that
+ * are gone: each whose strings the kernel is to copy (spec->fetch,
+ * fetch_argv: fetch arguments at fetch_off), and with inherited (events
+ * that follow the targets' new threads and processes) every one, since
+ * the kernel re-reads a uprobe PMU event's path from the forking
+ * process's memory when it copies the event at a fork (perf_uprobe_init),
+ * where it is not: the fork fails with EFAULT.  One that tracefs refuses
+ * stays a PMU uprobe, without its fetch arguments (fetch cleared: one
+ * LP_WARN line, none for the library wrappers' probes, whose caller says
+ * it once) and, inherited, with no_inherit set (the caller says it).
+ * Returns 0, or the -errno of the first refused. */
+int lp_evdyn_place(struct lp_event_spec *v, size_t n, bool inherited);
 /* Removes the tracefs probes lp_evdyn_place made for v, once their events
  * are closed (one LP_WARN line for one that will not go). */
 void lp_evdyn_remove(struct lp_event_spec *v, size_t n);

@@ -550,6 +550,30 @@ static int setup_drain(struct lp_live *lv, size_t bound)
 	return rc;
 }
 
+/* One line for the probes tracefs would not take (rc: its first refusal),
+ * which follow only the threads they were opened on (evdyn.c), once they
+ * opened. */
+static void warn_not_inherited(const struct lp_event_spec *v, size_t n, int rc)
+{
+	size_t first = 0, count = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].no_inherit && !count++)
+			first = i;
+	if (!count)
+		return;
+	bool one = count == 1;
+	char more[48] = "";
+	if (!one)
+		snprintf(more, sizeof more, " and %zu other probe%s", count - 1, count > 2 ? "s" : "");
+	lp_log(LP_WARN, "'%s'%s follow%s only the threads %s opened on, not the threads and "
+	       "processes they start: tracefs's uprobe_events refused %s (%s), and the kernel "
+	       "fails a fork that copies a uprobe PMU event (EFAULT); %s", v[first].name, more,
+	       one ? "s" : "", one ? "it was" : "they were", one ? "it" : "them",
+	       rc == -EINVAL ? "a path with a space" : strerror(-rc),
+	       rc == -EINVAL ? "probe through a path without one (a symlink), or on every CPU (-a)"
+			     : "run as root with tracefs mounted, or probe every CPU (-a)");
+}
+
 static int live_setup(struct lp_live *lv, const struct lp_live_opts *o, char *err, size_t errsz)
 {
 	struct lp_sampling s = o->sampling;
@@ -571,7 +595,8 @@ static int live_setup(struct lp_live *lv, const struct lp_live_opts *o, char *er
 	}
 	lv->has_cmd = o->argv != NULL;
 	lv->cmd = o->argv ? o->argv[0] : NULL;
-	lp_evdyn_place(o->events, o->nr_events);        /* before their attrs are made */
+	/* before their attrs are made */
+	int placed = lp_evdyn_place(o->events, o->nr_events, s.inherit);
 	lv->placed = o->events;
 	lv->nr_placed = o->nr_events;
 	if ((rc = lp_evlist_init(&lv->el, o->events, o->nr_events, &s)) ||
@@ -581,6 +606,7 @@ static int live_setup(struct lp_live *lv, const struct lp_live_opts *o, char *er
 	}
 	if ((rc = open_targets(lv, o, err, errsz)))
 		return rc;
+	warn_not_inherited(o->events, o->nr_events, placed);
 	if (!lv->el.nr_fds) {
 		snprintf(err, errsz, "nothing to profile: every target has exited");
 		return -ESRCH;

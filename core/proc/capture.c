@@ -208,3 +208,9 @@ int lp_sample_stack_str(const struct lp_sample *s, uint64_t addr, size_t max, co
 	*len = nul ? (size_t)(nul - at) : max;
 	return 0;
 }
+
+bool lp_capture_exec_event(const char *event)
+{
+	return !strcmp(event, "sched:sched_process_exec") ||
+	       !strcmp(event, "syscalls:sys_exit_execve") || !strcmp(event, "syscalls:sys_exit_execveat");
+}

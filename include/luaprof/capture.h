@@ -129,4 +129,12 @@ int lp_capture_decode(const void *rec, size_t len, struct lp_capture *out);
 int lp_sample_stack_str(const struct lp_sample *s, uint64_t addr, size_t max, const char **str,
 			size_t *len);
 
+/* Whether the tracepoint named event ("SYSTEM:NAME") is an exec's whose
+ * samples give the arguments (s.args.argv): sched:sched_process_exec
+ * (the new program's), syscalls:sys_exit_execve and sys_exit_execveat
+ * (the new program's, or a failed exec's).  Their strings, kept, are
+ * libc's execve copying its argv, the sample's stack copy and the drain
+ * thread's read of /proc/PID/cmdline (capture_plan.cmdline). */
+bool lp_capture_exec_event(const char *event);
+
 #endif

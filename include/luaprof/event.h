@@ -114,6 +114,14 @@ struct lp_event_spec {
 	 * LP_FETCH_ARGV pointers at argv_ptr_off, their strings at argv_off */
 	uint8_t fetch_argv;
 	uint16_t argv_ptr_off[16], argv_off[16];
+	/* a probe of a run whose events are inherited that tracefs would not
+	 * take (evdyn.c): opened through the uprobe PMU without inherit, on
+	 * the threads the run opens it on only */
+	bool no_inherit;
+	/* a probe placed in tracefs (dyn_event): the uprobe PMU's type and
+	 * config it had, which a recording declares (lp_event_file_attr) */
+	uint32_t pmu_type;
+	uint64_t pmu_config;
 };
 
 /* The most elements of an array of strings a probe copies (bpftrace's
@@ -232,6 +240,16 @@ struct lp_sampling {
  * refuses.  Never fails. */
 void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s,
 		   struct perf_event_attr *attr);
+
+/* The attr a recording declares for spec, opened with opened: opened,
+ * but for a probe that is a tracefs event without fetch arguments (its
+ * samples those of the uprobe PMU's event: evdyn.c), which is declared
+ * as the PMU's event of the same file offset, as before tracefs took it,
+ * so that perf report and perf script show it as such (by symbol, not
+ * as a tracepoint whose format is gone with the run).  Returns whether
+ * *out was made (else the recording declares opened). */
+bool lp_event_file_attr(const struct lp_event_spec *spec, const struct perf_event_attr *opened,
+			struct perf_event_attr *out);
 
 /* The user registers perf samples for --call-graph dwarf on x86_64: all
  * but the segment registers DS, ES, FS and GS (perf's PERF_REGS_MASK). */

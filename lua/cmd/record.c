@@ -150,11 +150,12 @@ static int tracing_data(const char *path, const struct lp_event_spec *events, si
 			void **data, size_t *len)
 {
 	const char **names = calloc(nr_events + 1, sizeof *names);
+	struct perf_event_attr none = { 0 }, pmu;  /* a probe declared as the PMU's: none */
 	size_t n = 0;
 	int rc = names ? 0 : -ENOMEM;
 	*data = NULL;
 	for (size_t i = 0; names && i < nr_events; i++)
-		if (events[i].type == PERF_TYPE_TRACEPOINT)
+		if (events[i].type == PERF_TYPE_TRACEPOINT && !lp_event_file_attr(&events[i], &none, &pmu))
 			names[n++] = events[i].dyn_event ? events[i].dyn_event : events[i].name;
 	if (!rc && n)
 		rc = lp_tdata_build(names, n, data, len);
@@ -289,6 +290,9 @@ struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
 	for (size_t i = 0; i < nr_events; i++) {
 		size_t n = lp_live_ids(lv, i, ids, sizeof ids / sizeof ids[0]);
 		const struct perf_event_attr *a = lp_live_attr(lv, i);
+		struct perf_event_attr pmu;
+		if (lp_event_file_attr(&events[i], a, &pmu))
+			a = &pmu;       /* a tracefs probe's samples, declared as the PMU's */
 		if (lp_pd_writer_add_event(rec->w, a, events[i].name, ids, n))
 			set_err(rec, -EIO);
 	}

@@ -347,7 +347,7 @@ static const struct lp_capture_item *record_item(struct lp_run *run, struct lp_c
 	return NULL;
 }
 
-void lp_strings_push_argv(lua_State *L, struct lp_run *run)
+void lp_strings_push_argv(lua_State *L, struct lp_run *run, bool failed)
 {
 	const struct lp_sample *s = &run->view.rec->u.sample;
 	const struct lp_capture_item *it;
@@ -358,16 +358,18 @@ void lp_strings_push_argv(lua_State *L, struct lp_run *run)
 		push_cmdline(L, it->data, it->len);
 		return;
 	}
-	if (argv_from_stack(L, s)) {
+	/* a failed exec's process runs on in its old program: its stack and
+	 * its command line are that program's */
+	if (!failed && argv_from_stack(L, s)) {
 		run->strings.read[LP_STR_STACK]++;
 		return;
 	}
-	if ((it = record_item(run, &c, LP_CAPTURE_CMDLINE, &gone))) {
+	if (!failed && (it = record_item(run, &c, LP_CAPTURE_CMDLINE, &gone))) {
 		run->strings.read[LP_STR_PROMPT]++;
 		push_cmdline(L, it->data, it->len);
 		return;
 	}
-	ssize_t n = run->live.on && !gone ? read_cmdline(run, (pid_t)s->pid) : -ESRCH;
+	ssize_t n = run->live.on && !gone && !failed ? read_cmdline(run, (pid_t)s->pid) : -ESRCH;
 	if (n > 0) {
 		run->strings.read[LP_STR_LATE]++;
 		push_cmdline(L, run->strings.buf, (size_t)n);

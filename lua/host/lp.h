@@ -556,8 +556,9 @@ int lp_l_read_string(lua_State *L);
  * lp_strings_record keeps a capture record (capture.h) for its sample;
  * lp_strings_push pushes the string at addr as the sample in the view saw
  * it (at most max bytes), or nil and a reason (and counts it missed);
- * lp_strings_push_argv pushes the new program's arguments of an exec
- * sample (a Lua array), or nil; lp_strings_push_info pushes on_end's
+ * lp_strings_push_argv pushes the arguments of an exec sample (a Lua
+ * array: the new program's, or with failed those a failed exec was given),
+ * or nil; lp_strings_push_info pushes on_end's
  * info.strings; lp_strings_report says, in one line on stderr, how many
  * strings could not be read; lp_strings_free frees what the run kept;
  * lp_strings_setup applies luaprof.setup's strings (the value on top) to
@@ -566,7 +567,7 @@ int lp_l_read_string(lua_State *L);
 struct lp_cli;
 int lp_strings_record(struct lp_run *run, const struct lp_record *rec);
 int lp_strings_push(lua_State *L, struct lp_run *run, uint64_t addr, size_t max);
-void lp_strings_push_argv(lua_State *L, struct lp_run *run);
+void lp_strings_push_argv(lua_State *L, struct lp_run *run, bool failed);
 void lp_strings_push_info(lua_State *L, struct lp_run *run);
 void lp_strings_report(struct lp_run *run);
 void lp_strings_free(struct lp_run *run);

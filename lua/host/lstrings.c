@@ -18,9 +18,11 @@
  *                          come from the stack copy or a file only);
  *   other tracepoints      a list names pointer fields, read so too; true
  *                          keeps nothing (their pointers are the kernel's);
- *   sched:sched_process_exec  args.argv: the stack copy (the new program's
- *                          arguments top its stack) and /proc/PID/cmdline
- *                          read by the drain thread;
+ *   sched:sched_process_exec, syscalls:sys_exit_execve, sys_exit_execveat
+ *                          args.argv: libc's execve copying its argv, the
+ *                          stack copy (the new program's arguments top its
+ *                          stack) and /proc/PID/cmdline read by the drain
+ *                          thread;
  *   uprobes                true: the six argument registers' strings; a
  *                          list names arguments 1 to 6 (s.args[N]);
  *   uretprobes             true or { "retval" }: the returned string;
@@ -94,7 +96,7 @@ static bool pointer_field(const struct lp_tp_field *f)
 static void tracepoint(lua_State *L, struct lp_event_spec *e, bool all)
 {
 	bool sys_enter = !strncmp(e->name, "syscalls:sys_enter_", 19);
-	bool exec = !strcmp(e->name, "sched:sched_process_exec");
+	bool exec = lp_capture_exec_event(e->name);
 	/* execve's process replaces its memory: a late read there reads the
 	 * new program's, so its strings come from the stack copy or a file */
 	bool prompt = strcmp(e->name, "syscalls:sys_enter_execve") &&

@@ -31,6 +31,7 @@
  * reads as nil).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,7 @@
 
 #include "lfields.h"
 #include "lp.h"
+#include "luaprof/event.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/trace.h"
 
@@ -52,7 +54,9 @@ struct lp_tpview {
 	uint16_t *hot;          /* fields decoded into the table before each sample */
 	size_t nr_hot;
 	bool filled;            /* the table holds a sample's hot fields */
-	bool has_argv;          /* sched:sched_process_exec: args.argv (lcapture.c) */
+	bool has_argv;          /* args.argv (lcapture.c): sched:sched_process_exec,
+				 * syscalls:sys_exit_execve and sys_exit_execveat */
+	int ret;                /* the field ret of those, or -1 */
 	bool argv_set;          /* the table holds this sample's argv */
 };
 
@@ -207,7 +211,11 @@ static int l_fields_index(lua_State *L)
 	const char *key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
 	int i = find(tv->fmt, key);
 	if (i < 0 && tv->has_argv && key && !strcmp(key, "argv")) {
-		lp_strings_push_argv(L, run);   /* the new program's arguments */
+		uint64_t ret = 0;
+		if (tv->ret >= 0 && lp_tp_read_int(&tv->fmt->fields[tv->ret], s->raw, s->raw_size, &ret))
+			ret = 0;
+		/* a failed exec's arguments, or the new program's */
+		lp_strings_push_argv(L, run, (int64_t)ret < 0);
 		lua_pushvalue(L, 2);
 		lua_pushvalue(L, -2);
 		lua_rawset(L, 1);
@@ -321,8 +329,10 @@ struct lp_tpview *lp_trace_view_new(lua_State *L, struct lp_run *run,
 		return NULL;
 	}
 	tv->fmt = fmt;
-	tv->has_argv = fmt->system && fmt->name && !strcmp(fmt->system, "sched") &&
-		       !strcmp(fmt->name, "sched_process_exec");
+	char event[160];
+	snprintf(event, sizeof event, "%s:%s", fmt->system ? fmt->system : "", fmt->name ? fmt->name : "");
+	tv->has_argv = lp_capture_exec_event(event);
+	tv->ret = tv->has_argv ? find(fmt, "ret") : -1;
 	lua_createtable(L, (int)fmt->nr_fields, 0);     /* the names */
 	for (size_t i = 0; i < fmt->nr_fields; i++) {
 		lua_pushstring(L, fmt->fields[i].name);
@@ -418,7 +428,10 @@ void lp_trace_push_fields(lua_State *L, struct lp_run *run)
 void lp_trace_push_raw(lua_State *L, struct lp_run *run)
 {
 	const struct lp_sample *s = &run->view.rec->u.sample;
-	if (s->raw)
+	const struct lp_event_spec *e = run->view.spec;
+	/* a probe made a tracefs event (evdyn.c) has the kernel's record of
+	 * it: not a tracepoint's, and not there when the probe is the PMU's */
+	if (s->raw && !(e && e->probe))
 		lua_pushlstring(L, s->raw, s->raw_size);
 	else
 		lua_pushnil(L);
