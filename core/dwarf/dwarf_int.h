@@ -21,6 +21,13 @@ int lp_dwarf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modna
 int lp_dwarf_no_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
 		    char **file_name, Elf **elfp);
 
+struct lp_dso;
+
+/* Has mod's separate debug file looked for from where d is (lp_dso_origin:
+ * beside the object, not beside a cached copy of it): the module's
+ * userdata, which lp_dwarf_find_debuginfo reads.  d must outlive mod. */
+void lp_dwarf_set_origin(Dwfl_Module *mod, const struct lp_dso *d);
+
 /* Fills cb with the two callbacks above and offline section addresses. */
 void lp_dwarf_callbacks(Dwfl_Callbacks *cb);
 

@@ -98,6 +98,7 @@ static void obj_open(struct lp_srclines *sl, struct obj *o, const struct lp_dso 
 		return;
 	dwfl_report_begin(o->dwfl);
 	o->mod = dwfl_report_elf(o->dwfl, path, path, -1, 0, true);
+	lp_dwarf_set_origin(o->mod, d);
 	dwfl_report_end(o->dwfl, NULL, NULL);
 	if (!o->mod) {
 		dwfl_end(o->dwfl);

@@ -259,6 +259,7 @@ static void report_object(struct session *st, const struct lp_map *m, const stru
 						    bias, true) : NULL;
 	if (!mod && fd >= 0)
 		close(fd);
+	lp_dwarf_set_origin(mod, d);
 	if (!mod)               /* a placeholder: unwinding stops here, untried again */
 		dwfl_report_module(st->dwfl, name, m->start, m->end);
 	dwfl_report_end(st->dwfl, NULL, NULL);

@@ -100,6 +100,14 @@ struct lp_dso *lp_dso_open_recorded(const char *path, struct lp_bid_want *w)
 		d = local;
 		local = NULL;
 	}
+	char rooted[PATH_MAX];
+	if (d && !vdso && lp_map_path_is_file(path) && lp_symfs_path(path, rooted, sizeof rooted) &&
+	    strcmp(rooted, lp_dso_path(d)) && lp_dso_set_origin(d, rooted)) {
+		lp_dso_free(d);
+		lp_dso_free(local);
+		errno = ENOMEM;
+		return NULL;
+	}
 	if (d) {
 		cached_debug(d, w);
 		return d;

@@ -33,6 +33,7 @@ struct seg {
 
 struct lp_dso {
 	char *path;
+	char *origin;           /* where the object is, when read from a copy */
 	uint8_t build_id[BUILD_ID_MAX];
 	size_t build_id_size;
 	struct seg *segs;
@@ -215,8 +216,21 @@ void lp_dso_load_debug_file(struct lp_dso *d, const char *path)
 static bool load_debug_syms(struct lp_dso *d, Elf *runtime)
 {
 	char path[PATH_MAX];
-	return lp_debug_file_find(d->path, runtime, d->build_id, d->build_id_size, path,
+	return lp_debug_file_find(lp_dso_origin(d), runtime, d->build_id, d->build_id_size, path,
 				  sizeof path) && debug_file_syms(d, path, runtime);
+}
+
+int lp_dso_set_origin(struct lp_dso *d, const char *path)
+{
+	int fd;
+	Elf *e;
+	if (!(d->origin = strdup(path)))
+		return -ENOMEM;
+	if (!d->full_symtab && !lp_elf_open(d->path, 0, &fd, &e)) {
+		load_debug_syms(d, e);
+		lp_elf_close(fd, e);
+	}
+	return 0;
 }
 
 /* Adds the functions of the object's MiniDebugInfo (which .dynsym lacks);
@@ -395,6 +409,7 @@ void lp_dso_free(struct lp_dso *d)
 		return;
 	lp_symtab_free(d->syms);
 	free(d->segs);
+	free(d->origin);
 	free(d->path);
 	free(d);
 }
@@ -402,6 +417,11 @@ void lp_dso_free(struct lp_dso *d)
 const char *lp_dso_path(const struct lp_dso *d)
 {
 	return d->path;
+}
+
+const char *lp_dso_origin(const struct lp_dso *d)
+{
+	return d->origin ? d->origin : d->path;
 }
 
 size_t lp_dso_build_id(const struct lp_dso *d, const uint8_t **id)

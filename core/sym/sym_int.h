@@ -217,6 +217,14 @@ bool lp_dso_has_symtab(const struct lp_dso *d);
  * had. */
 void lp_dso_load_debug_file(struct lp_dso *d, const char *path);
 
+/* For a dso read from a copy (perf's build-id cache): path is where the
+ * object is on this machine (under the symfs directory), from which its
+ * .gnu_debuglink file is looked for, as perf's DSO_BINARY_TYPE__DEBUGLINK
+ * does from the object's own name; symbols are taken from the debug file
+ * found when d has no .symtab, and path is kept (lp_dso_origin).  0, or
+ * -ENOMEM (d unchanged). */
+int lp_dso_set_origin(struct lp_dso *d, const char *path);
+
 /* ---- separate debug files (debugfile.c) ---- */
 
 /* The CRC-32 .gnu_debuglink uses (zlib's), continuing crc over n bytes. */
