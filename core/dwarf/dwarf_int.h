@@ -31,6 +31,25 @@ void lp_dwarf_set_origin(Dwfl_Module *mod, const struct lp_dso *d);
 /* Fills cb with the two callbacks above and offline section addresses. */
 void lp_dwarf_callbacks(Dwfl_Callbacks *cb);
 
+/* ---- units by their address ranges (cuspan.c) ---- */
+
+struct lp_cuspans;
+
+/* An index of dw's compilation units by their address ranges (the unit's
+ * own, else its functions'), for DWARF that .debug_aranges does not
+ * cover.  NULL on ENOMEM; lp_cuspans_free() frees it. */
+struct lp_cuspans *lp_cuspans_new(Dwarf *dw);
+void lp_cuspans_free(struct lp_cuspans *c);
+
+/* The same for the subprograms of one unit (found through namespaces,
+ * modules and types, where dwarf_getscopes does not look): find gives the
+ * subprogram's DIE. */
+struct lp_cuspans *lp_fnspans_new(Dwarf_Die *cu);
+
+/* The DIE of dw (a unit, or a subprogram) holding pc (a DWARF address)
+ * into *cu; false when none does (c may be NULL: none). */
+bool lp_cuspans_find(const struct lp_cuspans *c, Dwarf *dw, Dwarf_Addr pc, Dwarf_Die *cu);
+
 /* ---- the unwinder's fast path (ustep.c) ---- */
 
 /* The CFI rule at one pc, reduced to rip, rsp and rbp. */

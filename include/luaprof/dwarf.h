@@ -78,4 +78,13 @@ void lp_srclines_free(struct lp_srclines *sl);
 int lp_srclines_get(struct lp_srclines *sl, const struct lp_dso *d, uint64_t vaddr,
 		    const struct lp_srcframe **frames);
 
+/* Whether the DWARF of object d (its own, or its debug file's) has a line
+ * table (.debug_line), which perf asks addr2line about; false without
+ * DWARF.  Opens the object's DWARF as lp_srclines_get() does. */
+bool lp_srclines_has_lines(struct lp_srclines *sl, const struct lp_dso *d);
+
+/* s interned in the cache's strings: equal text, equal pointer; valid
+ * until lp_srclines_free().  NULL on ENOMEM. */
+const char *lp_srclines_intern(struct lp_srclines *sl, const char *s);
+
 #endif

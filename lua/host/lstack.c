@@ -221,15 +221,20 @@ static size_t walk(struct lp_run *run)
 	return n;
 }
 
+struct lp_srclines *lp_stack_lines(struct lp_run *run)
+{
+	if (!run->stack.lines)
+		run->stack.lines = lp_srclines_new();
+	return run->stack.lines;
+}
+
 /* The source frames of a resolved frame (see lp_srclines_get): none for
  * kernel frames and objects without DWARF.  ret: f->vaddr is a return
  * address, looked up at the call before it. */
 static int srcframes(struct lp_run *run, const struct lp_frame *f, bool ret,
 		     const struct lp_srcframe **sf)
 {
-	if (f->kernel || !f->obj || (ret && !f->vaddr))
-		return 0;
-	if (!run->stack.lines && !(run->stack.lines = lp_srclines_new()))
+	if (f->kernel || !f->obj || (ret && !f->vaddr) || !lp_stack_lines(run))
 		return 0;
 	int n = lp_srclines_get(run->stack.lines, f->obj, f->vaddr - ret, sf);
 	return n > 0 ? n : 0;

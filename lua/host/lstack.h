@@ -29,6 +29,10 @@ struct lp_srcframe;
  * Borrowed until the next sample. */
 int lp_stack_srcframes(struct lp_run *run, size_t i, const struct lp_srcframe **sf);
 
+/* The run's cache of source lines (core/dwarf/srcline.c), made on first
+ * use; NULL when out of memory. */
+struct lp_srclines *lp_stack_lines(struct lp_run *run);
+
 /* The source frames of the sampled frame (lp_stack_leaf), as
  * lp_stack_srcframes: sf[0] is where s.file and s.line come from. */
 int lp_stack_leaf_srcframes(struct lp_run *run, const struct lp_srcframe **sf);

@@ -2,8 +2,9 @@
 # .gnu_debuglink; the program itself stripped of .symtab), recorded by perf
 # and by luaprof with --call-graph dwarf: the replay names every frame
 # where perf does (top, top --children, script with its inlined frames,
-# folded stacks: lib_real.sh's real_compare), though perf record cached the
-# stripped program in the build-id cache, where no debug file is beside it.
+# folded stacks: lib_real.sh's real_compare; srcline rows: real_srcline),
+# though perf record cached the stripped program in the build-id cache,
+# where no debug file is beside it.
 # The same with HOME unset (no cache: the program read where it is), and
 # with the debug file in .debug/ beside the program.
 . "$(dirname "$0")/lib.sh"
@@ -20,6 +21,7 @@ readelf -S p | grep -q '\.symtab' && fail "objcopy --strip-unneeded left p a .sy
 perf record -q --call-graph dwarf -F 499 -o perf.data -- ./p 300 >/dev/null 2>perr ||
 	fail "perf record failed: $(head -2 perr)"
 real_compare perf.data
+real_srcline perf.data
 grep -q "chain_b" perf.script.perf || fail "perf names no chain_b frame: nothing was compared"
 grep -Eq '^\s+[0-9a-f]+ 0x[0-9a-f]+ \(|\[unknown\] \(.*/p\)' perf.script.lp &&
 	fail "luaprof left frames of p unnamed"
