@@ -91,7 +91,10 @@ void lp_stepcache_free(struct lp_stepcache *c);
 /* The cached rule at pc, or NULL. */
 const struct lp_step *lp_stepcache_find(const struct lp_stepcache *c, uint64_t pc);
 
-/* The rule at pc of mod, read (lp_step_rule) and cached. */
-const struct lp_step *lp_stepcache_put(struct lp_stepcache *c, Dwfl_Module *mod, uint64_t pc);
+/* The rule at pc of mod, read (lp_step_rule) and cached; with nocfi, the
+ * rule where the CFI does not cover pc, whatever it says (perf's libunwind
+ * finds none in mod). */
+const struct lp_step *lp_stepcache_put(struct lp_stepcache *c, Dwfl_Module *mod, uint64_t pc,
+				       bool nocfi);
 
 #endif

@@ -116,10 +116,14 @@ const struct lp_step *lp_stepcache_find(const struct lp_stepcache *c, uint64_t p
 	return e->mod && e->pc == pc ? &e->step : NULL;
 }
 
-const struct lp_step *lp_stepcache_put(struct lp_stepcache *c, Dwfl_Module *mod, uint64_t pc)
+const struct lp_step *lp_stepcache_put(struct lp_stepcache *c, Dwfl_Module *mod, uint64_t pc,
+				       bool nocfi)
 {
 	struct lp_stepent *e = slot(c, pc);
-	lp_step_rule(mod, pc, &e->step);
+	if (nocfi)
+		e->step = (struct lp_step){ .simple = true, .nocfi = true };
+	else
+		lp_step_rule(mod, pc, &e->step);
 	e->mod = mod;
 	e->pc = pc;
 	return &e->step;

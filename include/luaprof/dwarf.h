@@ -33,6 +33,12 @@ void lp_unwinder_free(struct lp_unwinder *u);
  * a non-empty stack copy. */
 bool lp_unwind_possible(const struct lp_sample *s);
 
+/* on: unwind every object with its CFI, also where perf's libunwind finds
+ * none (the libraries of a process exec'd by one recorded, whose parent's
+ * copies stay in its maps and misplace their CFI for perf); off (the
+ * default): leave those frames as perf does.  For every unwinder. */
+void lp_unwind_set_true_stacks(bool on);
+
 /* Unwinds the user stack of s, a sample of process proc (NULL: nothing to
  * unwind with), into ips (at most max): the sampled user pc first,
  * then each caller's return address.  A caller's call instruction is at
