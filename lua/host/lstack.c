@@ -16,6 +16,7 @@
  * cost).  Names come from the resolver, which caches per object, so
  * nothing here allocates except the Lua values it returns.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -226,6 +227,17 @@ struct lp_srclines *lp_stack_lines(struct lp_run *run)
 	if (!run->stack.lines)
 		run->stack.lines = lp_srclines_new();
 	return run->stack.lines;
+}
+
+const char *lp_stack_unnamed(struct lp_run *run, const struct lp_frame *f)
+{
+	char b[24];
+	uint64_t a = f->fileoff && !f->kernel ? f->fileoff : f->ip;
+	if (a)
+		snprintf(b, sizeof b, "0x%016" PRIx64, a);
+	else
+		snprintf(b, sizeof b, "%016x", 0);
+	return lp_stack_lines(run) ? lp_srclines_intern(run->stack.lines, b) : NULL;
 }
 
 /* The source frames of a resolved frame (see lp_srclines_get): none for

@@ -33,6 +33,12 @@ int lp_stack_srcframes(struct lp_run *run, size_t i, const struct lp_srcframe **
  * use; NULL when out of memory. */
 struct lp_srclines *lp_stack_lines(struct lp_run *run);
 
+/* perf report's name for frame f when it has no symbol: its offset in the
+ * file mapped there (else its address) as 0x%016x ("0000000000000000" for
+ * 0), interned for the run (equal names, equal pointers); NULL when out
+ * of memory. */
+const char *lp_stack_unnamed(struct lp_run *run, const struct lp_frame *f);
+
 /* The source frames of the sampled frame (lp_stack_leaf), as
  * lp_stack_srcframes: sf[0] is where s.file and s.line come from. */
 int lp_stack_leaf_srcframes(struct lp_run *run, const struct lp_srcframe **sf);
