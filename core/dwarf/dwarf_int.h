@@ -50,6 +50,19 @@ struct lp_cuspans *lp_fnspans_new(Dwarf_Die *cu);
  * into *cu; false when none does (c may be NULL: none). */
 bool lp_cuspans_find(const struct lp_cuspans *c, Dwarf *dw, Dwarf_Addr pc, Dwarf_Die *cu);
 
+/* ---- addr2line's file from the ELF symbols (symfile.c) ---- */
+
+struct lp_symfiles;
+
+/* The functions of e's .symtab with the file binutils gives each (e must
+ * outlive it); an empty one without .symtab.  NULL on ENOMEM. */
+struct lp_symfiles *lp_symfiles_new(Elf *e);
+void lp_symfiles_free(struct lp_symfiles *s);
+
+/* Whether addr2line finds a function symbol for vaddr (s may be NULL:
+ * none); *file gets the file it names with it, NULL for none ("??"). */
+bool lp_symfiles_find(const struct lp_symfiles *s, uint64_t vaddr, const char **file);
+
 /* ---- the unwinder's fast path (ustep.c) ---- */
 
 /* The CFI rule at one pc, reduced to rip, rsp and rbp. */

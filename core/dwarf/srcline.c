@@ -12,7 +12,11 @@
  * keyed by dso pointer, and each object's results in a table of its own
  * keyed by address (integer keys: a lookup makes no call), their frames
  * into one array and their strings into an interned string table, all
- * kept until lp_srclines_free().
+ * kept until lp_srclines_free().  Where libdw and binutils' addr2line
+ * (which perf runs) disagree, addr2line's answer is given: units without
+ * .debug_aranges (cuspan.c), functions in namespaces (Rust), ranges it
+ * cannot read (rnglistx), the file of a DWARF 5 sequence's first rows
+ * (binutils_file), the file of an address without a line (symfile.c).
  */
 #include <dwarf.h>
 #include <errno.h>
@@ -42,6 +46,10 @@ struct obj {                    /* an object's DWARF session */
 	bool spans_read;
 	struct lp_htab *fns;        /* unit offset -> its functions (lp_cuspans *) */
 	int8_t has_lines;           /* -1: not known yet, else bool */
+	struct lp_htab *seq_cus;    /* unit offsets whose rows are in `initial` */
+	struct lp_htab *initial;    /* Dwarf_Line * -> 1: before a file change */
+	struct lp_symfiles *symfiles;   /* addr2line's files from ELF symbols */
+	bool symfiles_read;
 };
 
 struct lp_srclines {
@@ -66,6 +74,9 @@ static void obj_free(struct obj *o)
 	for (size_t it = 0; o->fns && (e = lp_htab_next(o->fns, &it));)
 		lp_cuspans_free((struct lp_cuspans *)(uintptr_t)e->val);
 	lp_htab_free(o->fns);
+	lp_htab_free(o->seq_cus);
+	lp_htab_free(o->initial);
+	lp_symfiles_free(o->symfiles);
 	free(o);
 }
 
@@ -121,7 +132,9 @@ static struct obj *obj_new(struct lp_srclines *sl, const struct lp_dso *d)
 	struct obj *o = calloc(1, sizeof *o);
 	if (o && (!(o->addrs = lp_htab_new(NULL, NULL, NULL)) ||
 		  !(o->named = lp_htab_new(NULL, NULL, NULL)) ||
-		  !(o->fns = lp_htab_new(NULL, NULL, NULL)))) {
+		  !(o->fns = lp_htab_new(NULL, NULL, NULL)) ||
+		  !(o->seq_cus = lp_htab_new(NULL, NULL, NULL)) ||
+		  !(o->initial = lp_htab_new(NULL, NULL, NULL)))) {
 		obj_free(o);
 		return NULL;
 	}
@@ -353,12 +366,68 @@ static void asm_alias(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn)
 		}
 }
 
+/* Files the rows of unit cu that come before the first change of file in
+ * their sequence (file 1, as DWARF starts it) in o->initial; false on
+ * ENOMEM. */
+static bool file_initial_rows(struct obj *o, Dwarf_Die *cu)
+{
+	Dwarf_Lines *lines;
+	size_t n;
+	bool changed = false, end;
+	if (dwarf_getsrclines(cu, &lines, &n))
+		return true;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Files *files;
+		size_t idx;
+		if (!l || dwarf_line_file(l, &files, &idx))
+			continue;
+		changed = changed || idx != 1;
+		if (!changed && !lp_htab_add(o->initial, (uintptr_t)l, NULL))
+			return false;
+		if (!dwarf_lineendsequence(l, &end) && end)
+			changed = false;
+	}
+	return true;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* The file binutils (2.40, perf's addr2line) names for line l of unit cu,
+ * where DWARF names file: in a DWARF 5 unit, the rows of a sequence before
+ * its first change of file are in the file table's entry 0 to it (the
+ * unit's own file), not in entry 1.  gcc makes the two the same file;
+ * Debian's ld.so and libc have a header as entry 1 (ld.so's handle_amd,
+ * dl-cacheinfo.h to DWARF, dl-get-cpu-features.c to addr2line).  NULL
+ * only on ENOMEM. */
+static const char *binutils_file(struct obj *o, Dwarf_Die *cu, Dwarf_Line *l, const char *file)
+{
+	Dwarf_Files *files;
+	size_t idx;
+	Dwarf_Half version = 0;
+	const char *f0;
+	if (!l || !file || dwarf_line_file(l, &files, &idx) || idx != 1 ||
+	    dwarf_cu_info(cu->cu, &version, NULL, NULL, NULL, NULL, NULL, NULL) || version < 5 ||
+	    !(f0 = dwarf_filesrc(files, 0, NULL, NULL)) || !strcmp(base_name(f0), base_name(file)))
+		return file;
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	if (!lp_htab_find_int(o->seq_cus, off)) {
+		if (!lp_htab_add(o->seq_cus, off, NULL) || !file_initial_rows(o, cu))
+			return NULL;
+	}
+	return lp_htab_find_int(o->initial, (uintptr_t)l) ? f0 : file;
+}
+
 /* The unit holding vaddr, and its line, where .debug_aranges does not
  * place it (libdw finds units through that section only): from the units'
- * own ranges (cuspan.c), as addr2line finds them.  NULL when none holds
- * it. */
+ * own ranges (cuspan.c), as addr2line finds them, and the line's row
+ * (*dl).  NULL when none holds it. */
 static Dwarf_Die *unit_by_ranges(struct obj *o, uint64_t vaddr, Dwarf_Die *buf,
-				 Dwarf_Addr *bias, const char **file, int *line)
+				 Dwarf_Addr *bias, const char **file, int *line, Dwarf_Line **dl)
 {
 	Dwarf *dw = dwfl_module_getdwarf(o->mod, bias);
 	if (!dw)
@@ -373,6 +442,7 @@ static Dwarf_Die *unit_by_ranges(struct obj *o, uint64_t vaddr, Dwarf_Die *buf,
 	*file = ln ? dwarf_linesrc(ln, NULL, NULL) : NULL;
 	if (!ln || dwarf_lineno(ln, line))
 		*line = 0;
+	*dl = ln;
 	return buf;
 }
 
@@ -457,8 +527,12 @@ static int lookup(struct lp_srclines *sl, struct obj *o, uint64_t vaddr)
 	Dwfl_Line *ln = cu ? dwfl_module_getsrc(mod, vaddr) : NULL;
 	int line = 0;
 	const char *file = ln ? dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL) : NULL;
+	Dwarf_Addr lbias;
+	Dwarf_Line *dl = ln ? dwfl_dwarf_line(ln, &lbias) : NULL;
 	if (!cu)
-		cu = unit_by_ranges(o, vaddr, &cubuf, &bias, &file, &line);
+		cu = unit_by_ranges(o, vaddr, &cubuf, &bias, &file, &line, &dl);
+	if (cu && file && !(file = binutils_file(o, cu, dl, file)))
+		return -ENOMEM;
 	int n = cu ? dwarf_getscopes(cu, vaddr - bias, &scopes) : 0, rc = 0, at_i = 0;
 	bool physical = cu && !has_function(scopes, n);
 	if (physical) {
@@ -548,6 +622,22 @@ bool lp_srclines_has_lines(struct lp_srclines *sl, const struct lp_dso *d)
 			}
 	}
 	return o->has_lines;
+}
+
+bool lp_srclines_symfile(struct lp_srclines *sl, const struct lp_dso *d, uint64_t vaddr,
+			 const char **file)
+{
+	struct obj *o = obj_get(sl, d);
+	Dwarf_Addr bias;
+	*file = NULL;
+	if (!o || !o->dwfl)
+		return false;
+	if (!o->symfiles_read) {
+		Dwarf *dw = dwfl_module_getdwarf(o->mod, &bias);
+		o->symfiles_read = true;
+		o->symfiles = lp_symfiles_new(dw ? dwarf_getelf(dw) : NULL);
+	}
+	return lp_symfiles_find(o->symfiles, vaddr, file);
 }
 
 const char *lp_srclines_intern(struct lp_srclines *sl, const char *s)

@@ -89,6 +89,14 @@ int lp_srclines_get(struct lp_srclines *sl, const struct lp_dso *d, uint64_t vad
  * DWARF.  Opens the object's DWARF as lp_srclines_get() does. */
 bool lp_srclines_has_lines(struct lp_srclines *sl, const struct lp_dso *d);
 
+/* Where DWARF gives vaddr of object d no line: whether binutils'
+ * addr2line (perf's) finds its function among the ELF symbols of d's
+ * DWARF file, and *file the file it names then (an STT_FILE symbol's
+ * name, "" possibly; NULL: none, "??"): addr2line prints FILE:?, else
+ * ??:0, which perf takes for no answer.  False without DWARF. */
+bool lp_srclines_symfile(struct lp_srclines *sl, const struct lp_dso *d, uint64_t vaddr,
+			 const char **file);
+
 /* s interned in the cache's strings: equal text, equal pointer; valid
  * until lp_srclines_free().  NULL on ENOMEM. */
 const char *lp_srclines_intern(struct lp_srclines *sl, const char *s);

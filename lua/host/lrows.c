@@ -20,9 +20,6 @@
  * inlined functions of DWARF-unwound stacks.
  */
 #include <errno.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,7 +30,6 @@
 #include "lstack.h"
 #include "luaprof/dwarf.h"
 #include "luaprof/rows.h"
-#include "luaprof/sym.h"
 
 #define REPORT_MT "luaprof.Report"
 
@@ -142,36 +138,6 @@ static bool frames_room(struct lp_report_reg *g, size_t n)
 	return true;
 }
 
-/* The srcline cell perf report gives frame f (its ELF address vaddr) where
- * addr2line names no file (perf 6.1's __get_srcline, as --sort srcline
- * calls it): "??:0" when the object has a line table and the address a
- * symbol (addr2line finds the function by its symbol, no file: "??:?"),
- * else the symbol and the offset in it, "clear_page_erms+7", or without
- * one the object's base name and the address, "sort[9b69]"; the kernel
- * and objects that are no files ([vdso], perf maps) always so.  NULL
- * (the cell is "??:0") where the frame has a file, or no object. */
-static const char *srcline_of(struct lp_run *run, const struct lp_frame *f, uint64_t vaddr,
-			      bool has_file)
-{
-	struct lp_srclines *sl = lp_stack_lines(run);
-	char b[PATH_MAX + 48];
-	if (has_file || !sl || !f->dso)
-		return NULL;
-	bool file = !f->kernel && f->obj && f->dso[0] == '/' && strncmp(f->dso, "/tmp/perf-", 10);
-	if (file && f->sym && lp_srclines_has_lines(sl, f->obj))
-		return NULL;
-	if (f->sym) {
-		char *brief = f->mangled ? lp_demangle_name(f->mangled, false) : NULL;
-		snprintf(b, sizeof b, "%s+%" PRIu64, brief ? brief : f->sym, f->symoff);
-		free(brief);
-	} else {
-		const char *base = strrchr(f->dso, '/');
-		snprintf(b, sizeof b, "%s[%" PRIx64 "]", base && !f->kernel ? base + 1 : f->dso,
-			 f->obj ? vaddr : f->ip);
-	}
-	return lp_srclines_intern(sl, b);
-}
-
 /* The current sample's stack as s.stack has it, into g->frames; how many,
  * or -1 when out of memory.  Source lines only when a row needs them. */
 static long stack_of(struct lp_run *run, struct lp_report_reg *g, bool srcline)
@@ -202,7 +168,8 @@ static long stack_of(struct lp_run *run, struct lp_report_reg *g, bool srcline)
 			x->line = sf[ns - 1].line;
 		}
 		if (srcline)
-			x->srcline = srcline_of(run, f, f->vaddr - x->caller, x->file);
+			x->srcline = lp_stack_srcline(run, f, f->vaddr - x->caller, x->file, x->line,
+							true);
 	}
 	return (long)k;
 }
@@ -223,7 +190,8 @@ static int add_sample(struct lp_run *run, struct lp_report_reg *g)
 			leaf.file = sf[0].file;
 			leaf.line = sf[0].line;
 		}
-		leaf.srcline = srcline_of(run, lp_stack_leaf(run), lp_stack_leaf(run)->vaddr, leaf.file);
+		leaf.srcline = lp_stack_srcline(run, lp_stack_leaf(run), lp_stack_leaf(run)->vaddr,
+					       leaf.file, leaf.line, true);
 	}
 	struct lp_thread *t = lp_view_thread(run);
 	struct lp_rows_sample s = { .period = smp->period, .pid = (int32_t)smp->pid,

@@ -17,6 +17,7 @@
  * nothing here allocates except the Lua values it returns.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -227,6 +228,41 @@ struct lp_srclines *lp_stack_lines(struct lp_run *run)
 	if (!run->stack.lines)
 		run->stack.lines = lp_srclines_new();
 	return run->stack.lines;
+}
+
+/* path's last component (perf's basename: "" for "dir/"). */
+static const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+const char *lp_stack_srcline(struct lp_run *run, const struct lp_frame *f, uint64_t vaddr,
+			     const char *file, uint32_t line, bool with_sym)
+{
+	struct lp_srclines *sl = lp_stack_lines(run);
+	char b[PATH_MAX + 48];
+	if (!sl)
+		return NULL;
+	if (!f->dso)
+		return lp_srclines_intern(sl, "??:0");
+	bool named = !f->kernel && f->obj && f->dso[0] == '/' && strncmp(f->dso, "/tmp/perf-", 10);
+	if (named && file) {
+		snprintf(b, sizeof b, "%s:%" PRIu32, base_of(file), line);
+	} else if (named && lp_srclines_has_lines(sl, f->obj) &&
+		   lp_srclines_symfile(sl, f->obj, vaddr, &file)) {
+		/* addr2line found the function by its symbol: "FILE:?" */
+		snprintf(b, sizeof b, "%s:0", file ? base_of(file) : "??");
+	} else if (with_sym && f->sym) {
+		char *brief = f->mangled ? lp_demangle_name(f->mangled, false) : NULL;
+		snprintf(b, sizeof b, "%s+%" PRIu64, brief ? brief : f->sym, f->symoff);
+		free(brief);
+	} else {
+		const char *base = strrchr(f->dso, '/');
+		snprintf(b, sizeof b, "%s[%" PRIx64 "]", base && !f->kernel ? base + 1 : f->dso,
+			 f->obj ? vaddr : f->ip);
+	}
+	return lp_srclines_intern(sl, b);
 }
 
 const char *lp_stack_unnamed(struct lp_run *run, const struct lp_frame *f)
