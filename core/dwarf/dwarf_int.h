@@ -73,6 +73,8 @@ struct lp_step {
 	bool cfa_rbp;           /* CFA = rbp + cfa_off (else rsp + cfa_off) */
 	bool rbp_saved;         /* rbp saved at CFA + rbp_off (else unchanged) */
 	int64_t cfa_off, ra_off, rbp_off;   /* return address at CFA + ra_off */
+	int ra_reg;             /* >= 0: the return address is in this DWARF
+				 * register (known at the sampled frame only) */
 };
 
 /* The rule at pc (an address of the module, as libdwfl places it) from

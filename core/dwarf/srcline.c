@@ -45,7 +45,6 @@ struct obj {                    /* an object's DWARF session */
 	struct lp_cuspans *spans;   /* units by their ranges, once needed */
 	bool spans_read;
 	struct lp_htab *fns;        /* unit offset -> its functions (lp_cuspans *) */
-	int8_t has_lines;           /* -1: not known yet, else bool */
 	struct lp_htab *seq_cus;    /* unit offsets whose rows are in `initial` */
 	struct lp_htab *initial;    /* Dwarf_Line * -> 1: before a file change */
 	struct lp_symfiles *symfiles;   /* addr2line's files from ELF symbols */
@@ -138,10 +137,8 @@ static struct obj *obj_new(struct lp_srclines *sl, const struct lp_dso *d)
 		obj_free(o);
 		return NULL;
 	}
-	if (o) {
-		o->has_lines = -1;
+	if (o)
 		obj_open(sl, o, d);
-	}
 	return o;
 }
 
@@ -601,29 +598,6 @@ int lp_srclines_get(struct lp_srclines *sl, const struct lp_dso *d, uint64_t vad
 	return (int)nr;
 }
 
-bool lp_srclines_has_lines(struct lp_srclines *sl, const struct lp_dso *d)
-{
-	struct obj *o = obj_get(sl, d);
-	Dwarf_Addr bias;
-	if (!o || !o->dwfl)
-		return false;
-	if (o->has_lines < 0) {
-		Dwarf *dw = dwfl_module_getdwarf(o->mod, &bias);
-		Elf *e = dw ? dwarf_getelf(dw) : NULL;
-		size_t shstrndx;
-		Elf_Scn *scn = NULL;
-		o->has_lines = 0;
-		if (e && !elf_getshdrstrndx(e, &shstrndx))
-			while (!o->has_lines && (scn = elf_nextscn(e, scn))) {
-				GElf_Shdr sh;
-				const char *name = gelf_getshdr(scn, &sh) ?
-						   elf_strptr(e, shstrndx, sh.sh_name) : NULL;
-				o->has_lines = name && !strcmp(name, ".debug_line");
-			}
-	}
-	return o->has_lines;
-}
-
 bool lp_srclines_symfile(struct lp_srclines *sl, const struct lp_dso *d, uint64_t vaddr,
 			 const char **file)
 {
@@ -633,9 +607,11 @@ bool lp_srclines_symfile(struct lp_srclines *sl, const struct lp_dso *d, uint64_
 	if (!o || !o->dwfl)
 		return false;
 	if (!o->symfiles_read) {
+		/* the file perf asks addr2line about: its symbols' (the
+		 * separate debug file, if any), else the object's own */
 		Dwarf *dw = dwfl_module_getdwarf(o->mod, &bias);
 		o->symfiles_read = true;
-		o->symfiles = lp_symfiles_new(dw ? dwarf_getelf(dw) : NULL);
+		o->symfiles = lp_symfiles_new(dw ? dwarf_getelf(dw) : dwfl_module_getelf(o->mod, &bias));
 	}
 	return lp_symfiles_find(o->symfiles, vaddr, file);
 }

@@ -3,7 +3,8 @@
  * line of DWARF holds, from the ELF symbols, as perf's srcline shows it.
  *
  * addr2line (binutils 2.40, which perf runs) falls back to the symbol
- * table when DWARF gives no line (_bfd_elf_find_function): the function
+ * table (.symtab, else .dynsym) when DWARF gives no line, or when there is
+ * no DWARF at all (_bfd_elf_find_function): the function
  * is the symbol (FUNC, IFUNC or NOTYPE) of the address's section with the
  * highest value not above it, the last of equal ones in the table; its
  * file is the name of the last STT_FILE symbol before it in the table
@@ -44,13 +45,17 @@ static int by_place(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* The .symtab section of e and its header, or NULL. */
+/* The symbol table of e addr2line reads, and its header: .symtab when it
+ * has symbols, else .dynsym (slurp_symtab); NULL when there is none. */
 static Elf_Scn *symtab_of(Elf *e, GElf_Shdr *sh)
 {
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(e, scn)))
-		if (gelf_getshdr(scn, sh) && sh->sh_type == SHT_SYMTAB)
-			return scn;
+	for (int pass = 0; pass < 2; pass++) {
+		Elf_Scn *scn = NULL;
+		while ((scn = elf_nextscn(e, scn)))
+			if (gelf_getshdr(scn, sh) && sh->sh_entsize && sh->sh_size > sh->sh_entsize &&
+			    sh->sh_type == (pass ? SHT_DYNSYM : SHT_SYMTAB))
+				return scn;
+	}
 	return NULL;
 }
 

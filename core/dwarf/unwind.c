@@ -194,6 +194,15 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 	return dwfl_thread_state_registers(thread, 0, 17, regs);
 }
 
+/* The sampled value of DWARF register reg (0-15), false when not sampled. */
+static bool dwarf_reg(const struct lp_sample *s, int reg, uint64_t *val)
+{
+	static const unsigned perf_of[16] = { PR_AX, PR_DX, PR_CX, PR_BX, PR_SI, PR_DI, PR_BP, PR_SP,
+					      PR_R8, PR_R8 + 1, PR_R8 + 2, PR_R8 + 3, PR_R8 + 4,
+					      PR_R8 + 5, PR_R8 + 6, PR_R8 + 7 };
+	return reg >= 0 && reg < 16 && perf_reg(s, perf_of[reg], val);
+}
+
 static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.next_thread = next_thread,
 	.get_thread = get_thread,
@@ -444,8 +453,12 @@ static bool fast_unwind(struct lp_unwinder *u, uint64_t pc)
 		if (r->outermost || (r->cfa_rbp && !bp_known))
 			return true;
 		uint64_t cfa = (r->cfa_rbp ? bp : sp) + (uint64_t)r->cfa_off;
-		if (!stack_word(u, cfa + (uint64_t)r->ra_off, &ra))
+		if (r->ra_reg >= 0) {   /* only the sampled frame's registers are known */
+			if (u->n > 1 || !dwarf_reg(u->s, r->ra_reg, &ra))
+				return false;
+		} else if (!stack_word(u, cfa + (uint64_t)r->ra_off, &ra)) {
 			return true;
+		}
 		if (r->rbp_saved)
 			bp_known = stack_word(u, cfa + (uint64_t)r->rbp_off, &bp);
 		sp = cfa;
