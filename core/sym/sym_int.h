@@ -217,6 +217,13 @@ bool lp_dso_has_symtab(const struct lp_dso *d);
  * had. */
 void lp_dso_load_debug_file(struct lp_dso *d, const char *path);
 
+/* The data object (STT_OBJECT symbol) of d holding vaddr, or NULL: perf
+ * keeps objects in its symbol tables with functions, and names a frame at
+ * such an address after it (a guessed return address in .bss).  Read on
+ * the first call, from the file d's symbols came from (.symtab, else
+ * .dynsym); valid until lp_dso_free. */
+const struct lp_sym *lp_dso_find_object(struct lp_dso *d, uint64_t vaddr);
+
 /* For a dso read from a copy (perf's build-id cache): path is where the
  * object is on this machine (under the symfs directory), from which its
  * .gnu_debuglink file is looked for, as perf's DSO_BINARY_TYPE__DEBUGLINK

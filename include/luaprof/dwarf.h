@@ -84,16 +84,12 @@ void lp_srclines_free(struct lp_srclines *sl);
 int lp_srclines_get(struct lp_srclines *sl, const struct lp_dso *d, uint64_t vaddr,
 		    const struct lp_srcframe **frames);
 
-/* Whether the DWARF of object d (its own, or its debug file's) has a line
- * table (.debug_line), which perf asks addr2line about; false without
- * DWARF.  Opens the object's DWARF as lp_srclines_get() does. */
-bool lp_srclines_has_lines(struct lp_srclines *sl, const struct lp_dso *d);
-
-/* Where DWARF gives vaddr of object d no line: whether binutils'
- * addr2line (perf's) finds its function among the ELF symbols of d's
- * DWARF file, and *file the file it names then (an STT_FILE symbol's
- * name, "" possibly; NULL: none, "??"): addr2line prints FILE:?, else
- * ??:0, which perf takes for no answer.  False without DWARF. */
+/* Where DWARF gives vaddr of object d no line (or d has no DWARF):
+ * whether binutils' addr2line (perf's) finds its function among the ELF
+ * symbols (.symtab, else .dynsym) of d's debug file, else of d, and
+ * *file the file it names then (an STT_FILE symbol's name, "" possibly;
+ * NULL: none, "??"): addr2line prints FILE:?, else ??:0, which perf takes
+ * for no answer.  False when d's file cannot be read. */
 bool lp_srclines_symfile(struct lp_srclines *sl, const struct lp_dso *d, uint64_t vaddr,
 			 const char **file);
 

@@ -223,6 +223,7 @@ struct lp_frame {
 	const char *dso;        /* NULL when unknown */
 	uint64_t symoff;        /* ip - symbol start */
 	bool kernel;
+	bool object;            /* sym is a data object's (perf report: NAME+0xOFF) */
 	const struct lp_dso *obj;       /* the object file ip was looked up in */
 	uint64_t vaddr;                 /* ip as an ELF address of obj */
 	uint64_t fileoff;               /* a user ip's offset in the file mapped there

@@ -249,8 +249,7 @@ const char *lp_stack_srcline(struct lp_run *run, const struct lp_frame *f, uint6
 	bool named = !f->kernel && f->obj && f->dso[0] == '/' && strncmp(f->dso, "/tmp/perf-", 10);
 	if (named && file) {
 		snprintf(b, sizeof b, "%s:%" PRIu32, base_of(file), line);
-	} else if (named && lp_srclines_has_lines(sl, f->obj) &&
-		   lp_srclines_symfile(sl, f->obj, vaddr, &file)) {
+	} else if (named && lp_srclines_symfile(sl, f->obj, vaddr, &file)) {
 		/* addr2line found the function by its symbol: "FILE:?" */
 		snprintf(b, sizeof b, "%s:0", file ? base_of(file) : "??");
 	} else if (with_sym && f->sym) {

@@ -39,8 +39,8 @@ struct lp_srclines *lp_stack_lines(struct lp_run *run);
  * as perf 6.1's __get_srcline with show_addr (report's srcline key,
  * script's srcline field) prints it: FILE:LINE (the file's base name);
  * "FILE:0" or "??:0" where addr2line finds the function by an ELF symbol
- * but no line (an object with a line table; FILE an STT_FILE symbol's,
- * lp_srclines_symfile); else with_sym and a symbol: SYM+OFF (decimal;
+ * but no line (FILE an STT_FILE symbol's, lp_srclines_symfile); else
+ * with_sym and a symbol: SYM+OFF (decimal;
  * the kernel, [vdso] and perf maps always), or OBJECT[ADDR] (the object's
  * base name, vaddr in hex); "??:0" for a frame in no object.  Interned
  * for the run (equal text, equal pointer); NULL when out of memory. */
