@@ -11,7 +11,7 @@ command -v perf >/dev/null || skip "perf is not installed: nothing to compare wi
 command -v strip >/dev/null || skip "strip is not installed: no stripped program"
 cd "$TMP"
 cc -O2 -o chain "$ROOT/tests/progs/chain.c" && strip --strip-all chain || fail "cannot build a stripped chain"
-perf record -q -F 999 -o perf.data -- ./chain 200 >/dev/null 2>perr || fail "perf record failed: $(head -2 perr)"
+perf record -q -F 999 -o perf.data -- ./chain 60 >/dev/null 2>perr || fail "perf record failed: $(head -2 perr)"
 perf report -i perf.data --stdio --no-children --sort sym -n -q -g none 2>/dev/null |
 	awk '$3 ~ /^\[[k.]\]$/ {n = $2; $1 = $2 = $3 = ""; sub(/^ +/, ""); print n, $0}' | sort > theirs
 total=$(awk '{n += $1} END {print n + 0}' theirs)
