@@ -11,6 +11,9 @@
  * completed from a separate debug file of that build-id when it has only
  * .dynsym.  A separate debug file alone is not used as the object: its
  * segments have lost their file offsets, which samples are mapped through.
+ * A copy from the cache keeps the object's own place (lp_dso_set_origin):
+ * its .gnu_debuglink file is looked for beside the object, not the copy,
+ * as perf's DSO_BINARY_TYPE__DEBUGLINK does from the dso's name.
  *
  * For the kernel, the kallsyms copy perf record cached (a plain file: much
  * faster to read than /proc/kallsyms, which the kernel formats as it is

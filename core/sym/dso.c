@@ -8,7 +8,9 @@
  * what lookups need.  Symbols are the defined, named STT_FUNC and
  * STT_GNU_IFUNC entries of .symtab; without one, of the separate debug
  * file's .symtab (looked for before .dynsym is read, which it would
- * replace), else of .dynsym; C++ names stay mangled.  The table is reserved
+ * replace), else of .dynsym; C++ names stay mangled.  Data objects
+ * (STT_OBJECT), which perf keeps with the functions, are read only when
+ * an address no function holds is looked up (lp_dso_find_object).  The table is reserved
  * once for the section's symbol count.  PLT stubs are added as perf 6.1
  * names them (plt.c), from the object and the ELF its symbols came from.
  */

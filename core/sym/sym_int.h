@@ -396,8 +396,9 @@ size_t lp_bidtab_count(struct lp_bidtab *t);
  * file that has that build-id, in perf's order: perf's build-id cache, then
  * the object on this machine (path, or this process's vDSO for "[vdso]",
  * opened as lp_dsos_open_local does).  Symbols come from the file's
- * .symtab, else from a separate debug file of the build-id
- * (/usr/lib/debug/.build-id/, then the cache's "debug").  When no file has
+ * .symtab, else from a separate debug file: its debuglink file beside
+ * path (a copy from the cache keeps path as its origin), then of the
+ * build-id (/usr/lib/debug/.build-id/, then the cache's "debug").  When no file has
  * it, returns NULL (errno ENOENT or ENOMEM) and, the first time for w,
  * logs one LP_WARN line naming the object and both build-ids. */
 struct lp_dso *lp_dso_open_recorded(const char *path, struct lp_bid_want *w);
