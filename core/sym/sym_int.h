@@ -217,6 +217,21 @@ bool lp_dso_has_symtab(const struct lp_dso *d);
  * had. */
 void lp_dso_load_debug_file(struct lp_dso *d, const char *path);
 
+/* The data object (STT_OBJECT symbol) of d holding vaddr, or NULL: perf
+ * keeps objects in its symbol tables with functions, and names a frame at
+ * such an address after it (a guessed return address in .bss).  Read on
+ * the first call, from the file d's symbols came from (.symtab, else
+ * .dynsym); valid until lp_dso_free. */
+const struct lp_sym *lp_dso_find_object(struct lp_dso *d, uint64_t vaddr);
+
+/* For a dso read from a copy (perf's build-id cache): path is where the
+ * object is on this machine (under the symfs directory), from which its
+ * .gnu_debuglink file is looked for, as perf's DSO_BINARY_TYPE__DEBUGLINK
+ * does from the object's own name; symbols are taken from the debug file
+ * found when d has no .symtab, and path is kept (lp_dso_origin).  0, or
+ * -ENOMEM (d unchanged). */
+int lp_dso_set_origin(struct lp_dso *d, const char *path);
+
 /* ---- separate debug files (debugfile.c) ---- */
 
 /* The CRC-32 .gnu_debuglink uses (zlib's), continuing crc over n bytes. */
@@ -381,8 +396,9 @@ size_t lp_bidtab_count(struct lp_bidtab *t);
  * file that has that build-id, in perf's order: perf's build-id cache, then
  * the object on this machine (path, or this process's vDSO for "[vdso]",
  * opened as lp_dsos_open_local does).  Symbols come from the file's
- * .symtab, else from a separate debug file of the build-id
- * (/usr/lib/debug/.build-id/, then the cache's "debug").  When no file has
+ * .symtab, else from a separate debug file: its debuglink file beside
+ * path (a copy from the cache keeps path as its origin), then of the
+ * build-id (/usr/lib/debug/.build-id/, then the cache's "debug").  When no file has
  * it, returns NULL (errno ENOENT or ENOMEM) and, the first time for w,
  * logs one LP_WARN line naming the object and both build-ids. */
 struct lp_dso *lp_dso_open_recorded(const char *path, struct lp_bid_want *w);

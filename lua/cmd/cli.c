@@ -89,6 +89,8 @@ static const char usage[] =
 "                                0: no limit)\n"
 "      --symfs DIR               look for object and debug files under DIR\n"
 "      --no-debuginfod           never ask debuginfod servers (DEBUGINFOD_URLS)\n"
+"      --true-stacks             unwind dwarf stacks through every object's CFI,\n"
+"                                also where perf's libunwind finds none\n"
 "  -h, --help                    this help\n"
 "  -v, --version                 print the version\n"
 "\n"
@@ -96,7 +98,7 @@ static const char usage[] =
 "255 when luaprof itself fails (bad usage, script error, cannot profile).\n";
 
 enum { OPT_SYMFS = 256, OPT_NO_DEBUGINFOD, OPT_FILTER, OPT_NO_BUILDID_CACHE, OPT_SCRIPT_TIMEOUT,
-       OPT_SCRIPT_MEMORY, OPT_SWITCH_EVENTS, OPT_QUEUE_SIZE, OPT_ALL_CGROUPS };
+       OPT_SCRIPT_MEMORY, OPT_SWITCH_EVENTS, OPT_QUEUE_SIZE, OPT_ALL_CGROUPS, OPT_TRUE_STACKS };
 
 static const struct option longopts[] = {
 	{ "program", required_argument, NULL, 'x' },
@@ -118,6 +120,7 @@ static const struct option longopts[] = {
 	{ "no-buildid-cache", no_argument, NULL, OPT_NO_BUILDID_CACHE },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
+	{ "true-stacks", no_argument, NULL, OPT_TRUE_STACKS },
 	{ "script-timeout", required_argument, NULL, OPT_SCRIPT_TIMEOUT },
 	{ "script-memory", required_argument, NULL, OPT_SCRIPT_MEMORY },
 	{ "queue-size", required_argument, NULL, OPT_QUEUE_SIZE },
@@ -348,6 +351,7 @@ static int option(struct lp_cli *cli, int c, char *val)
 		return 0;
 	case OPT_SYMFS: cli->symfs = val; return 0;
 	case OPT_NO_DEBUGINFOD: cli->no_debuginfod = true; return 0;
+	case OPT_TRUE_STACKS: cli->true_stacks = true; return 0;
 	case 'o': cli->output = val; return 0;
 	case OPT_NO_BUILDID_CACHE: cli->no_buildid_cache = true; return 0;
 	case 'h': fputs(usage, stdout); return 1;

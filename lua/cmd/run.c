@@ -268,7 +268,9 @@ static int aggregate(struct lp_run *run, const struct lp_evinfo *ei, const struc
 		run->view.rec = rec;
 		run->view.event = event;
 		run->view.sample_type = ei->sample_type;
-		names.sym = lp_stack_leaf(run)->sym;
+		const struct lp_frame *leaf = lp_stack_leaf(run);
+		/* nameless: perf report's name, not left out */
+		names.sym = leaf->sym ? leaf->sym : lp_stack_unnamed(run, leaf);
 		lp_sample_invalidate(run->vm.L, run);
 	}
 	if (lp_agg_add(ei->agg, s, &names) < 0) {

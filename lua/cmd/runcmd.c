@@ -15,6 +15,7 @@
 #include "record.h"
 #include "lp.h"
 #include "lscript.h"
+#include "luaprof/dwarf.h"
 #include "luaprof/luaprof.h"
 #include "replay.h"
 
@@ -108,6 +109,7 @@ int lp_run_main(int argc, char **argv)
 	}
 	lp_log_set_hook(lp_cmd_log, NULL);
 	lp_sym_set_debuginfod(!cli.no_debuginfod);
+	lp_unwind_set_true_stacks(cli.true_stacks);
 	if (cli.symfs && set_symfs(cli.symfs)) {
 		lp_cli_free(&cli);
 		return LP_EXIT_FAILURE;

@@ -148,6 +148,13 @@ local function stack_text(kernel, x, n)
   return #out > 1 and table.concat(out) or ""
 end
 
+-- sym: the sample's function, or without one its address as perf report
+-- names it (the offset in its file), so that count(sym) is its count
+local function sym_of(smp)
+  local a = smp.offset or smp.ip
+  return smp.sym or (a == 0 and "0000000000000000" or string.format("0x%016x", a))
+end
+
 local builtins = {
   s = function() return cur end,
   comm = function() return cur.comm end,
@@ -155,7 +162,7 @@ local builtins = {
   tid = function() return cur.tid end,
   cpu = function() return cur.cpu end,
   nsecs = function() return cur.time end,
-  sym = function() return cur.sym end,
+  sym = function() return sym_of(cur) end,
   event = function() return cur.event end,
   args = function() return fields_of(cur) end,
   retval = function() return cur.retval end,
@@ -210,8 +217,8 @@ if MODE.explain then io.stderr:write(PLAN.explain(plan)) end
 -- messages read "-x:LINE: ..."), with the sample's names it uses as
 -- locals read once a call (not through the environment's __index)
 
-local B = { stack = stack_text }
-local LOCAL_OF = { ustack = "_B.stack(false, s)", kstack = "_B.stack(true, s)" }
+local B = { stack = stack_text, sym = sym_of }
+local LOCAL_OF = { ustack = "_B.stack(false, s)", kstack = "_B.stack(true, s)", sym = "_B.sym(s)" }
 
 local function newlines(from, to)
   return select(2, prog_text:sub(from, to):gsub("\n", "\n"))
