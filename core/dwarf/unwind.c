@@ -156,11 +156,16 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 	return true;
 }
 
-/* One word of the stack copy into *val; false outside it. */
+static bool true_stacks;        /* lp_unwind_set_true_stacks */
+
+/* One word of the stack copy into *val; false outside it.  The copy's
+ * last word counts as outside, as perf's unwinder has it (its access_mem
+ * takes addr + 8 >= end as out of range), unless --true-stacks: a walk
+ * whose next return address lies there stops where perf's does. */
 static bool stack_word(const struct lp_unwinder *u, uint64_t addr, uint64_t *val)
 {
-	uint64_t size = u->s->user_stack_dyn_size;
-	if (addr < u->sp || addr - u->sp > size - 8)
+	uint64_t size = u->s->user_stack_dyn_size, room = true_stacks ? 8 : 16;
+	if (addr < u->sp || size < room || addr - u->sp > size - room)
 		return false;
 	memcpy(val, (const char *)u->s->user_stack + (addr - u->sp), sizeof *val);
 	return true;
@@ -239,8 +244,6 @@ static int reported_as(const struct session *st, const char *path, uint64_t bias
 			how = st->mods[i].bias == bias ? 1 : 2;
 	return how;
 }
-
-static bool true_stacks;        /* lp_unwind_set_true_stacks */
 
 void lp_unwind_set_true_stacks(bool on)
 {
