@@ -17,7 +17,7 @@
 
 #include "dwarf/dwarf_int.h"
 #include "luaprof/sym.h"
-#include "sym/sym_int.h"
+#include "sym/sym_core.h"
 
 int lp_dwarf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			    Dwarf_Addr base, const char *file_name, const char *debuglink_file,

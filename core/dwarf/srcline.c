@@ -29,7 +29,7 @@
 #include "dwarf/dwarf_int.h"
 #include "luaprof/dwarf.h"
 #include "luaprof/sym.h"
-#include "sym/sym_int.h"
+#include "sym/sym_core.h"
 #include "util/grow.h"
 #include "util/htab.h"
 #include "util/strtab.h"

@@ -45,7 +45,7 @@
 #include "luaprof/proc.h"
 #include "luaprof/record.h"
 #include "luaprof/sym.h"
-#include "sym/sym_int.h"
+#include "sym/sym_core.h"
 #include "util/bits.h"
 #include "util/grow.h"
 

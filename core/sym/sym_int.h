@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "luaprof/sym.h"
+#include "sym/sym_core.h"
 
 /* A name arena: strings copied into large chunks, freed all at once.  One
  * allocation per chunk (LP_NAMES_CHUNK bytes unless .chunk says otherwise)
@@ -198,12 +199,6 @@ struct lp_kernel *lp_kernel_load_cached(const char *path, const char *dir, bool 
  * _stext and _etext in address order (kernel.c).  A static string. */
 const char *lp_kernel_flaw(const struct lp_kernel *k);
 
-/* The size of the ELF image at image as its headers describe it: the
- * largest of the section header table end, the program header table end
- * and every segment's file end.  0 when image is not a native 64-bit ELF
- * header.  Only the ELF, program headers are read (they must be mapped). */
-size_t lp_dso_mem_size(const void *image);
-
 /* The symbol table of a dso (borrowed). */
 const struct lp_symtab *lp_dso_symtab(const struct lp_dso *d);
 
@@ -242,16 +237,6 @@ uint32_t lp_debuglink_crc(uint32_t crc, const void *data, size_t n);
  * (n bytes) and the CRC into *crc.  0, or -EINVAL for a malformed section
  * or a name that does not fit. */
 int lp_debuglink_parse(const void *data, size_t size, char *name, size_t n, uint32_t *crc);
-
-/* Finds the separate debug file of the object at path (its ELF e, its
- * build-id id of n bytes; either may be missing) in gdb's and perf's order:
- * its .gnu_debuglink file (its directory, then .debug/ there, then
- * /usr/lib/debug + its directory; the CRC must match), then
- * /usr/lib/debug/.build-id/NN/REST.debug, then perf's build-id cache
- * (debug), all but the last rooted in the symfs directory.  Writes the
- * file's name into buf (size bytes); false when there is none. */
-bool lp_debug_file_find(const char *path, struct Elf *e, const uint8_t *id, size_t n,
-			char *buf, size_t size);
 
 /* path rooted in the symfs directory (lp_sym_set_symfs), into buf; false
  * when it does not fit. */
@@ -320,12 +305,6 @@ const struct lp_sym *lp_perfmap_find(struct lp_perfmaps *pm, uint32_t pid, uint6
 
 /* Whether name looks mangled: C++ and Rust legacy "_Z...", Rust v0 "_R...". */
 bool lp_is_mangled(const char *name);
-
-/* The demangled form of a C++ or Rust name (NAME@plt stubs too), with its
- * parameters, or without them when it demangles only so; malloc'd (the
- * caller frees it); NULL when name is not mangled, does not demangle, or
- * memory ran out. */
-char *lp_demangle(const char *name);
 
 /* ---- build-ids (buildid.c) ---- */
 
