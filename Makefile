@@ -142,6 +142,29 @@ $(BUILD)/gen/auditnames.h: $(BUILD)/gen/syscalls.h core/trace/gen_auditnames.py
 $(BUILD)/core/trace/syscalls.o: $(BUILD)/gen/syscalls.h $(BUILD)/gen/errnos.h $(BUILD)/gen/auditnames.h
 $(BUILD)/core/trace/syscalls.o: CFLAGS_ALL += -I$(BUILD)/gen
 
+# Named kernel constants (core/trace/consts.c): the signals of
+# <asm/signal.h> by number, but for SIGIOT and SIGUNUSED (SIGABRT's and
+# SIGSYS's numbers again) and SIGSTKSZ (no signal); and the open flags as
+# the kernel takes them, <asm/fcntl.h>'s O_ names but the aliases of
+# another name (O_NDELAY), each as an entry the compiler evaluates (O_SYNC
+# and O_TMPFILE are expressions of others).
+$(BUILD)/gen/signals.h: Makefile
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)echo '#include <asm/signal.h>' | $(CC) -E -dM -x c - | \
+	  sed -n 's/^#define \(SIG[A-Z0-9]*\) \([0-9][0-9]*\)$$/{ "\1", \2 },/p' | \
+	  grep -v -e '"SIGIOT"' -e '"SIGUNUSED"' -e '"SIGSTKSZ"' | sort -t, -k2 -n > $@.tmp
+	@test -s $@.tmp || { echo "luaprof: nothing found in <asm/signal.h>: install linux-libc-dev"; rm -f $@.tmp; exit 1; }
+	@mv $@.tmp $@
+$(BUILD)/gen/oflags.h: Makefile
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)echo '#include <asm/fcntl.h>' | $(CC) -E -dM -x c - | \
+	  sed -n 's/^#define \(O_[A-Z_]*\) [0-9(].*$$/{ "\1", \1 },/p' | sort > $@.tmp
+	@test -s $@.tmp || { echo "luaprof: nothing found in <asm/fcntl.h>: install linux-libc-dev"; rm -f $@.tmp; exit 1; }
+	@mv $@.tmp $@
+
+$(BUILD)/core/trace/consts.o: $(BUILD)/gen/signals.h $(BUILD)/gen/oflags.h $(BUILD)/gen/errnos.h
+$(BUILD)/core/trace/consts.o: CFLAGS_ALL += -I$(BUILD)/gen
+
 # Unit tests and fuzz targets are compiled by the rule above (their
 # objects under $(BUILD)/tests/, with their dependency files), then linked.
 $(UNIT_BIN): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)

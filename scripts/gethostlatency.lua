@@ -6,16 +6,9 @@
 --   luaprof run gethostlatency -- curl -s example.com
 --
 -- A uprobe at each function's entry (the name, its first argument) and a
--- uretprobe at its return, paired per thread.  The name is in the caller's
--- memory: it is read when the entry's sample is handled (host_of below), a
--- moment after the call, where bpftrace reads it in the probe at the
--- return: a process gone by then has an empty name.  The capture of
--- strings at the event will give every one.  The probes are on every CPU
--- (all_cpus), the run's own processes kept with luaprof.is_target: a uprobe
--- opened for a process is inherited by the threads and processes it
--- makes, and the kernel reads the probe's path again in the new task, at
--- an address of luaprof's, which fails: fork and pthread_create would
--- return EFAULT.
+-- uretprobe at its return, paired per thread.  The kernel copies the name
+-- at the entry (strings), however soon the process exits; bpftrace reads
+-- it in its probe at the return.
 
 local opt = luaprof.options{
   description = "getaddrinfo, gethostbyname calls: name and latency (uprobes) (bpftrace's gethostlatency)",
@@ -25,24 +18,26 @@ up.]],
   { "lib", "string", "libc", "the object with the functions (a libc elsewhere: its path)" },
 }
 local funcs = { "getaddrinfo", "gethostbyname", "gethostbyname2" }
-local events = {}
+local events, strings = {}, {}
 for _, f in ipairs(funcs) do
   local ok, path, found = pcall(luaprof.functions, opt.lib, f)
   if not ok then luaprof.usage_error(path) end
   if found[1] ~= f then luaprof.usage_error(string.format("no function %s in %s", f, path)) end
   events[#events + 1] = "uprobe:" .. path .. ":" .. f
   events[#events + 1] = "uretprobe:" .. path .. ":" .. f
+  strings["uprobe:" .. path .. ":" .. f] = { 1 }
 end
-luaprof.setup{ events = events, all_cpus = true }
+luaprof.setup{ events = events, strings = strings }
 
 local bpftools = require "bpftools"
 bpftools.snoop()
 local calls = {}                        -- tid -> { time, name } of the lookup it is in
 
--- The name looked up (the first argument), read from the caller's memory
--- now; nil when it cannot be read.
+-- The name looked up (the first argument), as the call was given it; nil
+-- when it could not be had (counted, and said at the end).  (A recording
+-- may lack the registers: no name.)
 local function host_of(s)
-  return s.args and s.args[1] and luaprof.read_string(s.pid, s.args[1])
+  return s.args and s.args[1] and (s:str(s.args[1]))
 end
 
 function on_start()
@@ -50,7 +45,6 @@ function on_start()
 end
 
 function on_sample(s)
-  if not luaprof.is_target(s.pid) then return end
   if s.event:find("^uprobe:") then
     calls[s.tid] = { s.time, host_of(s) or "" }
     return

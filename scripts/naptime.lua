@@ -9,10 +9,13 @@
 -- that make the system call itself (or a libc that still does).  Calls
 -- asking for no time at all are left out, as bpftrace's tool does.
 --
--- The time asked for is in the caller's memory (rqtp points to it): it is
--- read from /proc/PID/mem when the sample is handled (sleep_of below), a
--- moment after the call, where bpftrace reads it in the kernel as the
--- call enters: a process gone by then has "-" for it.  The parent (PPID,
+-- The time asked for is in the caller's memory (rqtp points to it), kept
+-- as the call saw it (strings: the sample's copy of the stack, the file
+-- of a constant, the process as the sample is drained), however soon the
+-- process exits ("-" when it could not be had).  bpftrace reads it in its
+-- probe, which cannot fault a page in: a sleep whose timespec lies in a
+-- page the process has not touched yet reads as zero, and its predicate
+-- drops the call.  The parent (PPID,
 -- PCOMM) is the one each process was forked by, seen as it forked (or
 -- read from /proc for processes older than the run): bpftrace reads the
 -- task's real parent, which is init (or a subreaper) once the first
@@ -24,18 +27,25 @@ luaprof.options{
 command, the caller's pid and command, and the sleep asked for in
 seconds.]],
 }
-luaprof.setup{ events = { "syscalls:sys_enter_nanosleep" } }
+luaprof.setup{ events = { "syscalls:sys_enter_nanosleep" },
+               strings = { ["syscalls:sys_enter_nanosleep"] = { "rqtp" } } }
 
 local bpftools = require "bpftools"
 bpftools.snoop()
 local parent, comm = {}, {}             -- pid -> its parent's pid, its command, as the records give them
 
--- The sleep asked for: seconds and nanoseconds of the timespec at rqtp,
--- read from the process's memory now (nil when it cannot be read).
+-- The sleep asked for: seconds and nanoseconds of the timespec at rqtp as
+-- the call saw it, read a byte at a time with s:str (at most one byte
+-- each: a NUL reads as ""); nil when it could not be had (counted, and
+-- said at the end).
 local function sleep_of(s)
-  local b = bpftools.read_mem(s.pid, s.args.rqtp, 16)
-  if not b then return nil end
-  return string.unpack("<i8i8", b)
+  local b = {}
+  for i = 0, 15 do
+    local c = s:str(s.args.rqtp + i, 1)
+    if not c then return nil end
+    b[i + 1] = c == "" and "\0" or c
+  end
+  return string.unpack("<i8i8", table.concat(b))
 end
 
 function on_start()

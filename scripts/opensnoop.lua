@@ -4,15 +4,12 @@
 --   luaprof run opensnoop -a                    (every process, until Ctrl-C)
 --   luaprof run opensnoop --failed -- ./prog    (prog's opens that failed)
 --
--- From syscalls:sys_enter_open and sys_enter_openat (the path's address)
--- and their sys_exit_* (the result), paired per thread.  The path is in
--- the caller's memory: it is read when the entry is handled (path_of
--- below), a moment after the call, where bpftrace reads it in the probe
--- itself.  So a process gone by then has an empty path (the capture of
--- strings at the event will give every one); but a path whose page the
--- process had not touched yet is read (the read faults it in), where
--- bpftrace's str() cannot fault and prints "" for it, and a path longer
--- than bpftrace's 63 characters is printed whole.
+-- From syscalls:sys_enter_open and sys_enter_openat (the path) and their
+-- sys_exit_* (the result), paired per thread.  The path is kept as the
+-- call saw it (strings: copied by the kernel at libc's open64 or
+-- openat64, else from the stack copy, the file of a literal or the
+-- process as the sample is drained), however soon the process exits; a
+-- path longer than bpftrace's 63 characters is printed whole.
 
 local opt = luaprof.options{
   description = "open and openat calls: pid, command, fd, error, path (bpftrace's opensnoop)",
@@ -23,17 +20,20 @@ directory, or to the directory fd of openat, when not absolute).]],
   { "failed", "boolean", false, "only the calls that failed" },
   { "comm", "string", nil, "only the calls of this command name" },
 }
-luaprof.setup{ events = { "syscalls:sys_enter_open", "syscalls:sys_enter_openat", "syscalls:sys_exit_open",
-                          "syscalls:sys_exit_openat" } }
+luaprof.setup{
+  events = { "syscalls:sys_enter_open", "syscalls:sys_enter_openat", "syscalls:sys_exit_open",
+             "syscalls:sys_exit_openat" },
+  strings = { ["syscalls:sys_enter_open"] = { "filename" }, ["syscalls:sys_enter_openat"] = { "filename" } },
+}
 
 local bpftools = require "bpftools"
 bpftools.snoop()
 local paths = {}                        -- tid -> the path of the call it is in ("" unread)
 
--- The path the call was given, read from the caller's memory now (as
--- bpftrace's str(), a moment later); nil when it cannot be read.
+-- The path the call was given, as the call saw it; nil when it could not
+-- be had (counted, and said at the end).
 local function path_of(s)
-  return luaprof.read_string(s.pid, s.args.filename)
+  return (s:str(s.args.filename))
 end
 
 function on_start()

@@ -29,7 +29,7 @@ histogram each, --comm for the threads of one command name only.]],
 luaprof.setup{ events = { "sched:sched_wakeup", "sched:sched_wakeup_new", "sched:sched_switch" }, all_cpus = true }
 
 local bpftools = require "bpftools"
-local sched = require "sched"
+local TASK_RUNNING, TASK_REPORT_MAX = luaprof.const.TASK_RUNNING, luaprof.const.TASK_REPORT_MAX
 local div = opt.unit == "us" and 1000 or 1000000
 local queued = {}                       -- tid -> { time, key } since it is runnable
 local pid_of = {}                       -- tid -> its process, from the fork records
@@ -82,7 +82,7 @@ on_event["sched:sched_wakeup_new"] = woken
 on_event["sched:sched_switch"] = function(s)
   local f = s.args
   local st = f.prev_state
-  if st == 0 or st & sched.TASK_REPORT_MAX ~= 0 then enqueue(f.prev_pid, f.prev_comm, s.time) end
+  if st == TASK_RUNNING or st & TASK_REPORT_MAX ~= 0 then enqueue(f.prev_pid, f.prev_comm, s.time) end
   running(f.next_pid, s.time)
 end
 

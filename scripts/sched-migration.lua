@@ -151,9 +151,20 @@ on_event["sched:sched_migrate_task"] = function(s)
   ts.event_cpus[#ts.event_cpus + 1] = f.dest_cpu
 end
 
+-- Kernels before 4.x had sched_wakeup's success; later ones always
+-- succeed.  A field the format lacks is an error to read: whether it has
+-- it is asked once per event (pairs gives every field).
+local has_success = {}
+
 local function wake_up(s, kind)
   local f = s.args
-  if f.success == 0 then return end     -- kernels before 4.x had success; later ones always succeed
+  local known = has_success[s.event]
+  if known == nil then
+    known = false
+    for name in pairs(f) do known = known or name == "success" end
+    has_success[s.event] = known
+  end
+  if known and f.success == 0 then return end
   local ts = slice_at(s.time)
   local old = rq_of(ts.prev, f.target_cpu)
   local new = rq_migrate_in(old, f.pid, { kind, f.pid })

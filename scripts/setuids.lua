@@ -7,11 +7,13 @@
 --
 -- From the calls' syscalls:sys_enter_* (the uids asked for) and
 -- sys_exit_* (the result) tracepoints, paired per thread.  The caller's
--- uid (UID) is not in the tracepoints: it is read from /proc/PID/status
--- when the call's entry is handled, a moment after it happened (uid_of
--- below), so a call that changed the real uid may show the new one, and a
--- process gone by then shows -1.  bpftrace reads it in the kernel at the
--- call's entry.
+-- real uid (UID), which bpftrace reads in the kernel at the call's entry,
+-- is not in the tracepoints: it is the one this run saw the process's
+-- earlier calls leave (a successful setresuid's ruid; a successful setuid
+-- made with real uid 0, root's, which sets them all), else its parent's
+-- at the fork, else s.uid (luaprof reads it from /proc the first time it
+-- is asked for: a process that changed its uid before its first call
+-- shown here shows the new one).
 
 luaprof.options{
   description = "setuid, setfsuid, setresuid calls: caller's uid, uids asked for, result (bpftrace's setuids)",
@@ -28,11 +30,22 @@ local bpftools = require "bpftools"
 bpftools.snoop()
 local int = bpftools.int
 local calls = {}                        -- tid -> { uid =, args = } of the call it is in
+local ruid = {}                         -- pid -> its real uid, as the run saw it change
 
--- The caller's real uid when the call entered: read now from /proc, while
--- the call's entry is handled (-1 when the process is gone).
+-- The caller's real uid when the call entered: as its calls left it, else
+-- as luaprof has it (-1 when it cannot).
 local function uid_of(s)
-  return bpftools.uid(s.pid) or -1
+  local uid = ruid[s.pid] or s.uid or -1
+  ruid[s.pid] = uid
+  return uid
+end
+
+function on_fork(t)
+  if t.pid == t.tid then ruid[t.pid] = ruid[t.ppid] end
+end
+
+function on_exit(t)
+  if t.pid == t.tid then ruid[t.pid] = nil end
 end
 
 function on_start()
@@ -62,8 +75,13 @@ local function leave(s, name)
   local c = calls[s.tid]
   if not c then return end
   calls[s.tid] = nil
-  local a = c.args
-  a[#a + 1] = s.args.ret
+  local a, ret = c.args, s.args.ret
+  if ret == 0 and name == "setresuid" and a[1] ~= -1 then
+    ruid[s.pid] = a[1]
+  elseif ret == 0 and name == "setuid" and c.uid == 0 then
+    ruid[s.pid] = a[1]
+  end
+  a[#a + 1] = ret
   print(string.format("%-8s %-6d %-16s %-6d " .. formats[name], bpftools.time(), s.pid, s.comm, c.uid,
                       table.unpack(a)))
 end

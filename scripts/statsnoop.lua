@@ -9,9 +9,8 @@
 -- sys_exit_* (the result), paired per thread.  bpftrace's tool follows
 -- statfs, statx, newstat and newlstat; this one newfstatat too, which is
 -- what glibc's stat(), lstat() and fstatat() make since glibc 2.33, so
--- that a program's stats are seen whatever its libc.  The path is read
--- from the caller's memory when the entry is handled (path_of below), as
--- opensnoop's: see there.
+-- that a program's stats are seen whatever its libc.  The path is kept as
+-- the call saw it (strings), as opensnoop's: see there.
 
 local opt = luaprof.options{
   description = "stat, lstat, statx, statfs, newfstatat calls: pid, command, error, path (bpftrace's statsnoop)",
@@ -31,22 +30,23 @@ for _, call in ipairs(opt.calls) do
   end
   calls[call] = fields[call]
 end
-local events = {}
-for call in pairs(calls) do
+local events, strings = {}, {}
+for call, field in pairs(calls) do
   events[#events + 1] = "syscalls:sys_enter_" .. call
   events[#events + 1] = "syscalls:sys_exit_" .. call
+  strings["syscalls:sys_enter_" .. call] = { field }
 end
 table.sort(events)
-luaprof.setup{ events = events }
+luaprof.setup{ events = events, strings = strings }
 
 local bpftools = require "bpftools"
 bpftools.snoop()
 local paths = {}                        -- tid -> the path of the call it is in ("" unread)
 
--- The path the call was given, read from the caller's memory now (as
--- bpftrace's str(), a moment later); nil when it cannot be read.
+-- The path the call was given, as the call saw it; nil when it could not
+-- be had (counted, and said at the end).
 local function path_of(s, field)
-  return luaprof.read_string(s.pid, s.args[field])
+  return (s:str(s.args[field]))
 end
 
 function on_start()

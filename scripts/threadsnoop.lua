@@ -11,12 +11,6 @@
 -- function (its third argument) is named as the process mapped it when it
 -- made the call (luaprof.frame): bpftrace names it when it prints, and
 -- only while the process lives (an address in hexadecimal after that).
---
--- The probe is on every CPU (all_cpus), the run's own processes kept with
--- luaprof.is_target: a uprobe opened for a process is inherited by the
--- threads and children it makes, and the kernel then reads the probe's
--- path again, at an address of luaprof's, in the new task, which fails:
--- pthread_create and fork would return EFAULT.
 
 local opt = luaprof.options{
   description = "threads created with pthread_create and their start functions (bpftrace's threadsnoop)",
@@ -36,7 +30,7 @@ if not lib then
   luaprof.usage_error(opt.lib and ("no function pthread_create in " .. opt.lib)
                       or "neither libc nor libpthread has pthread_create: give --lib=OBJECT")
 end
-luaprof.setup{ events = { "uprobe:" .. lib .. ":pthread_create" }, all_cpus = true }
+luaprof.setup{ events = { "uprobe:" .. lib .. ":pthread_create" } }
 
 local bpftools = require "bpftools"
 bpftools.snoop()
@@ -46,7 +40,6 @@ function on_start()
 end
 
 function on_sample(s)
-  if not luaprof.is_target(s.pid) then return end
   -- (a recording may lack the registers: no argument, no name)
   local start = s.args and s.args[3]
   local name = start and (luaprof.frame(s.pid, start).sym or string.format("0x%x", start))

@@ -15,10 +15,17 @@ With --sources ROOT, an object whose source file (ROOT/core/x/y.c for
 BUILD/core/x/y.o) no longer exists is left out, and counted: a build
 directory keeps the objects of files since moved or removed.
 
-Exit status: 0 no circle, 1 circles (printed), 2 no objects or nm failed.
-BUILD_DIR defaults to $BUILD, else build.
+With --layers TABLE (tests/layers.txt), each folder's uses of other
+folders (from the objects' symbols, and from the sources' #include "X/Y.h"
+of a header in core/X, with --sources) must be listed in TABLE, and no
+file includes another folder's private header (NAME_int.h): each use that
+is not is printed, and the exit status is 1.
+
+Exit status: 0 no circle, 1 circles or uses the layers forbid (printed),
+2 no objects or nm failed.  BUILD_DIR defaults to $BUILD, else build.
 """
 import os
+import re
 import subprocess
 import sys
 from collections import deque
@@ -159,6 +166,68 @@ def report(graph, comps, verbose):
                     print(f"    {a} -> {b}: {' '.join(graph[a][b])}")
 
 
+def read_layers(path):
+    """{folder: set of folders it may use} from TABLE's "folder: uses..."
+    lines ('#' starts a comment)."""
+    table = {}
+    for line in open(path):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        folder, _, uses = line.partition(":")
+        table[folder.strip()] = set(uses.split())
+    return table
+
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([\w/.-]+)"')
+
+
+def header_uses(root, files):
+    """{file: {(folder of the header, header)}} for each source's #include
+    of a header under ROOT/core (a folder's own headers aside)."""
+    uses = {}
+    for name in files:
+        own = os.path.dirname(name)
+        try:
+            lines = open(os.path.join(root, name), errors="replace").readlines()
+        except OSError:
+            continue
+        for line in lines:
+            m = INCLUDE.match(line)
+            if not m or not os.path.exists(os.path.join(root, "core", m.group(1))):
+                continue
+            folder = "core/" + os.path.dirname(m.group(1))
+            if folder != own:
+                uses.setdefault(name, set()).add((folder, m.group(1)))
+    return uses
+
+
+def check_layers(graph, table, headers):
+    """The uses TABLE does not allow, printed; their count."""
+    bad = {}
+    for a, edges in graph.items():
+        fa = os.path.dirname(a)
+        for b, syms in edges.items():
+            fb = os.path.dirname(b)
+            if fa != fb and fb not in table.get(fa, ()):
+                bad.setdefault((fa, fb), []).append(f"{a} -> {b} ({short(syms)})")
+    private = []
+    for a, incs in headers.items():
+        fa = os.path.dirname(a)
+        for fb, h in sorted(incs):
+            if fb not in table.get(fa, ()):
+                bad.setdefault((fa, fb), []).append(f"{a} includes {h}")
+            if h.endswith("_int.h"):
+                private.append(f"{a} includes {h}, private to {fb}")
+    for (fa, fb), why in sorted(bad.items()):
+        print(f"layers: {fa} uses {fb}, which tests/layers.txt does not allow:")
+        for w in why[:5]:
+            print(f"    {w}")
+    for p in private:
+        print(f"layers: {p} (give what it needs a header of its own)")
+    return len(bad) + len(private)
+
+
 def main(argv):
     verbose = "-v" in argv[1:]
     args = [a for a in argv[1:] if a != "-v"]
@@ -169,6 +238,14 @@ def main(argv):
             print("circles: --sources needs the source tree's root")
             return 2
         sources = args[i + 1]
+        del args[i:i + 2]
+    layers = None
+    if "--layers" in args:
+        i = args.index("--layers")
+        if i + 1 >= len(args):
+            print("circles: --layers needs the table's path")
+            return 2
+        layers = read_layers(args[i + 1])
         del args[i:i + 2]
     build = args[0] if args else os.environ.get("BUILD", "build")
     objs = objects(build)
@@ -190,7 +267,12 @@ def main(argv):
     for comp in comps:
         print(f"circle: {' '.join(comp)}")
     print(f"{len(comps)} circles among {len(objs)} objects")
-    return 1 if comps else 0
+    forbidden = 0
+    if layers is not None:
+        headers = header_uses(sources, sorted(graph)) if sources else {}
+        forbidden = check_layers(graph, layers, headers)
+        print(f"{forbidden} uses the layers forbid")
+    return 1 if comps or forbidden else 0
 
 
 if __name__ == "__main__":

@@ -11,7 +11,10 @@
 #          print on Debian), node and xz (real programs the tests profile:
 #          tests/e2e/real_*), tmux (a terminal for luaprof top's test,
 #          live_top), bpftrace (the side-by-side tests of the scripts
-#          that port its tools, tests/e2e/bt_*), and the playwright-core
+#          that port its tools, tests/e2e/bt_*), Debian's rustc and clang
+#          (programs whose frames are compared with perf's:
+#          tests/e2e/rust_inline, dwarf_noaranges; a rustc of rustup's
+#          does not count), and the playwright-core
 #          driver (npm, into $BUILD/npm).  A test
 #          whose tool cannot be installed skips, saying which; so does this.
 #   fuzz   clang with libFuzzer (make fuzz): fails when missing and not
@@ -50,7 +53,7 @@ build_deps() {
 # alone).
 test_tools="chromium:chromium go:golang-go luacheck:lua-check jsonschema:python3-jsonschema
 sdt:systemtap-sdt-dev node:nodejs npm:npm strace:strace audit:python3-audit xz:xz-utils
-tmux:tmux bpftrace:bpftrace"
+tmux:tmux bpftrace:bpftrace rustc:rustc clang:clang"
 test_deps() {
 	local t c p missing=
 	for t in $test_tools; do
@@ -58,6 +61,7 @@ test_deps() {
 		case $c in
 		jsonschema|audit) /usr/bin/python3 -c "import $c" 2>/dev/null || missing="$missing $p" ;;
 		sdt) echo '#include <sys/sdt.h>' | $CC -E -x c - >/dev/null 2>&1 || missing="$missing $p" ;;
+		rustc) [ -x /usr/bin/rustc ] || missing="$missing $p" ;;
 		*) have "$c" || missing="$missing $p" ;;
 		esac
 	done

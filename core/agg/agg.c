@@ -1,12 +1,13 @@
 /*
- * agg.c - the aggregation engine (include/luaprof/agg.h): a spec's
- * operands read from each sample in C, the key made into bytes in a
- * scratch buffer and looked up in an lp_hmap whose value slot holds the
- * count, sum, min or max; histograms keep LP_AGG_BUCKETS counts per entry
- * in an array beside the map, indexed by the entry's number.
+ * agg.c - the aggregation engine's sample reader (include/luaprof/agg.h):
+ * a spec's operands read from each sample in C, the key made into bytes
+ * in a scratch buffer (the map's layout) and folded into its map
+ * (aggmap.c), which Lua and other aggregations may feed too.
  *
- * The hot path (lp_agg_add) allocates only when a key is new (the map and
- * the bucket array grow) or longer than any before (the scratch buffer).
+ * The hot path (lp_agg_add) allocates only when a key is new (the map
+ * grows) or longer than any before (the scratch buffer).  The previous
+ * key's entry and the sym cache's hold entry numbers, which stay valid
+ * until the map is cleared (its generation changes).
  *
  * A lone sym key (count(sym)) skips the key's bytes for the names seen
  * before: the resolver's names live as long as it does and one pointer is
@@ -20,8 +21,8 @@
 
 #include <linux/perf_event.h>
 
+#include "agg/aggmap_int.h"
 #include "luaprof/agg.h"
-#include "luaprof/hmap.h"
 #include "luaprof/record.h"
 #include "luaprof/trace.h"
 
@@ -41,16 +42,13 @@ struct reader {
 struct lp_agg {
 	struct lp_agg_spec spec;
 	bool bound;
-	bool kinds_set;                 /* key_is_str holds the first bind's kinds */
 	bool fixed;                     /* no string key: a key is nr_keys words */
 	struct reader rk[LP_AGG_MAX_KEYS], rv, rf;      /* keys, value, filter */
 	bool key_is_str[LP_AGG_MAX_KEYS];
 	uint64_t last_k[LP_AGG_MAX_KEYS];       /* fixed: the previous sample's key */
-	uint64_t *last_slot;            /* its entry's value slot (valid until the
-					 * next lp_hmap_find that adds) */
-	struct lp_hmap *map;
-	uint64_t *buckets;              /* HIST: LP_AGG_BUCKETS per entry */
-	size_t cap_buckets;             /* entries the array has room for */
+	struct lp_aggmap *map;
+	bool own_map;
+	uint64_t gen;                   /* the map's generation the entry numbers are of */
 	uint8_t *scratch;               /* the key being built */
 	size_t cap_scratch;
 	uint8_t *last;                  /* the previous sample's key (same capacity) */
@@ -67,9 +65,10 @@ static bool operand_ok(const struct lp_agg_operand *o, bool integer)
 	return o->src != LP_AGG_FIELD || (o->field[0] && memchr(o->field, '\0', sizeof o->field));
 }
 
-static bool spec_ok(const struct lp_agg_spec *s)
+static bool spec_ok(const struct lp_agg_spec *s, const struct lp_aggmap *map)
 {
-	if (s->op >= LP_AGG_NR_OPS || s->nr_keys > LP_AGG_MAX_KEYS || s->cmp >= LP_AGG_NR_CMPS)
+	if (s->op >= LP_AGG_NR_OPS || s->nr_keys > LP_AGG_MAX_KEYS || s->cmp >= LP_AGG_NR_CMPS ||
+	    (map ? lp_aggmap_op(map) != s->op : s->op == LP_AGG_LHIST))
 		return false;
 	for (unsigned i = 0; i < s->nr_keys; i++)
 		if (!operand_ok(&s->keys[i], false))
@@ -79,9 +78,9 @@ static bool spec_ok(const struct lp_agg_spec *s)
 	return !s->has_filter || operand_ok(&s->filter, true);
 }
 
-struct lp_agg *lp_agg_new(const struct lp_agg_spec *spec)
+struct lp_agg *lp_agg_new(const struct lp_agg_spec *spec, struct lp_aggmap *map)
 {
-	if (!spec_ok(spec)) {
+	if (!spec_ok(spec, map)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -90,7 +89,8 @@ struct lp_agg *lp_agg_new(const struct lp_agg_spec *spec)
 		return NULL;
 	a->spec = *spec;
 	a->cap_scratch = 256;
-	a->map = lp_hmap_new();
+	a->own_map = !map;
+	a->map = map ? map : lp_aggmap_new(spec->op, NULL);
 	a->scratch = malloc(a->cap_scratch);
 	a->last = malloc(a->cap_scratch);
 	a->last_idx = -1;
@@ -102,12 +102,17 @@ struct lp_agg *lp_agg_new(const struct lp_agg_spec *spec)
 	return a;
 }
 
+struct lp_aggmap *lp_agg_map(const struct lp_agg *a)
+{
+	return a->map;
+}
+
 void lp_agg_free(struct lp_agg *a)
 {
 	if (!a)
 		return;
-	lp_hmap_free(a->map);
-	free(a->buckets);
+	if (a->own_map)
+		lp_aggmap_free(a->map);
 	free(a->scratch);
 	free(a->last);
 	free(a);
@@ -194,14 +199,14 @@ int lp_agg_bind(struct lp_agg *a, const struct lp_tp_format *fmt, uint64_t sampl
 		bad = &s->value;
 	if (!rc && s->has_filter && (rc = bind_operand(&s->filter, fmt, sample_type, true, &ff, &dummy)))
 		bad = &s->filter;
-	for (unsigned i = 0; i < s->nr_keys && !rc && a->kinds_set; i++)
-		if (str[i] != a->key_is_str[i]) {
-			rc = -EINVAL;   /* the entries' keys would not decode */
-			bad = &s->keys[i];
-		}
+	unsigned j = 0;
+	if (!rc && lp_aggmap_shape(a->map, s->nr_keys, str, &j)) {
+		rc = -EINVAL;           /* the map's keys would not decode */
+		bad = j < s->nr_keys ? &s->keys[j] : s->nr_keys ? &s->keys[0] : NULL;
+	}
 	if (rc) {
 		if (what)
-			*what = operand_name(bad);
+			*what = bad ? operand_name(bad) : "the keys";
 		return rc;
 	}
 	a->fixed = true;
@@ -212,7 +217,7 @@ int lp_agg_bind(struct lp_agg *a, const struct lp_tp_format *fmt, uint64_t sampl
 	a->rv = make_reader(&s->value, vf);
 	a->rf = make_reader(&s->filter, ff);
 	memcpy(a->key_is_str, str, sizeof str);
-	a->kinds_set = a->bound = true;
+	a->bound = true;
 	a->last_idx = -1;
 	a->sym_only = s->nr_keys == 1 && s->keys[0].src == LP_AGG_SYM;
 	forget_syms(a);
@@ -331,43 +336,6 @@ static bool compare(int64_t v, uint8_t cmp, int64_t c)
 	}
 }
 
-/* A new HIST entry i: zeroed buckets; false when out of memory. */
-static bool hist_grow(struct lp_agg *a, size_t i)
-{
-	if (i < a->cap_buckets)
-		return true;
-	size_t cap = a->cap_buckets ? a->cap_buckets * 2 : 64;
-	uint64_t *b = realloc(a->buckets, cap * LP_AGG_BUCKETS * sizeof *b);
-	if (!b)
-		return false;
-	a->buckets = b;
-	a->cap_buckets = cap;
-	return true;
-}
-
-/* Folds v into entry i, whose value slot is slot (added: it is new). */
-static int update(struct lp_agg *a, uint64_t *slot, size_t i, bool added, int64_t v)
-{
-	int64_t cur = (int64_t)*slot;
-	switch (a->spec.op) {
-	case LP_AGG_COUNT: cur = (int64_t)((uint64_t)cur + 1); break;
-	case LP_AGG_SUM: cur = (int64_t)((uint64_t)cur + (uint64_t)v); break;
-	case LP_AGG_MIN: cur = added || v < cur ? v : cur; break;
-	case LP_AGG_MAX: cur = added || v > cur ? v : cur; break;
-	default:
-		if (added) {
-			if (!hist_grow(a, i))
-				return -ENOMEM;
-			memset(a->buckets + i * LP_AGG_BUCKETS, 0, LP_AGG_BUCKETS * sizeof *a->buckets);
-		}
-		a->buckets[i * LP_AGG_BUCKETS + lp_agg_bucket(v)]++;
-		cur = (int64_t)((uint64_t)cur + 1);
-		break;
-	}
-	*slot = (uint64_t)cur;
-	return 0;
-}
-
 /* Whether the n bytes at p and q are the same: keys are short (a few
  * 8-byte integers), too short for a call of memcmp to pay. */
 static inline bool same_key(const uint8_t *p, const uint8_t *q, size_t n)
@@ -403,6 +371,18 @@ static inline bool fixed_key(const struct lp_agg *a, const struct lp_sample *s, 
 	return true;
 }
 
+/* The entry numbers a keeps (the previous key's, the sym cache's) are of
+ * its map before a clear: forgotten when it was cleared since. */
+static inline void check_gen(struct lp_agg *a)
+{
+	uint64_t gen = a->map->gen;
+	if (gen != a->gen) {
+		a->gen = gen;
+		a->last_idx = -1;
+		forget_syms(a);
+	}
+}
+
 int lp_agg_add(struct lp_agg *a, const struct lp_sample *s, const struct lp_agg_names *names)
 {
 	int64_t v = 0, f;
@@ -413,6 +393,7 @@ int lp_agg_add(struct lp_agg *a, const struct lp_sample *s, const struct lp_agg_
 		return 1;
 	if (a->spec.op != LP_AGG_COUNT && !rd(&a->rv, s, &v))
 		return 1;
+	check_gen(a);
 	/* runs of one key are common (a thread's switches, a loop's reads):
 	 * the previous key is found again without hashing */
 	if (a->fixed) {
@@ -420,83 +401,43 @@ int lp_agg_add(struct lp_agg *a, const struct lp_sample *s, const struct lp_agg_
 		if (!fixed_key(a, s, k))
 			return 1;
 		len = 8 * (size_t)a->spec.nr_keys;
-		if (a->last_idx >= 0 && same_words(k, a->last_k, a->spec.nr_keys))
-			return update(a, a->last_slot, (size_t)a->last_idx, false, v);
+		if (a->last_idx >= 0 && same_words(k, a->last_k, a->spec.nr_keys)) {
+			aggmap_fold(a->map, (size_t)a->last_idx, false, v);
+			return 0;
+		}
 		memcpy(a->scratch, k, len);     /* scratch holds 256 bytes at least */
 		memcpy(a->last_k, k, len);
 	} else {
 		if (a->sym_only && names && names->sym) {
 			size_t h = sym_slot(names->sym);
 			if (a->sym_cache[h].name == names->sym) {
-				size_t i = (size_t)a->sym_cache[h].idx;
-				return update(a, lp_hmap_value(a->map, i), i, false, v);
+				aggmap_fold(a->map, (size_t)a->sym_cache[h].idx, false, v);
+				return 0;
 			}
 		}
 		long n = make_key(a, s, names);
 		if (n <= 0)
 			return n < 0 ? (int)n : 1;
 		len = (size_t)n - 1;
-		if (a->last_idx >= 0 && len == a->last_len && same_key(a->scratch, a->last, len))
-			return update(a, a->last_slot, (size_t)a->last_idx, false, v);
+		if (a->last_idx >= 0 && len == a->last_len && same_key(a->scratch, a->last, len)) {
+			aggmap_fold(a->map, (size_t)a->last_idx, false, v);
+			return 0;
+		}
 		memcpy(a->last, a->scratch, len);
 		a->last_len = len;
 	}
 	bool added = false;
-	int64_t i = lp_hmap_find(a->map, a->scratch, len, lp_hash(a->scratch, len), true, &added);
+	int64_t i = aggmap_find(a->map, a->scratch, len, &added);
 	if (i < 0) {
 		a->last_idx = -1;
 		return -ENOMEM;
 	}
 	a->last_idx = i;
-	a->last_slot = lp_hmap_value(a->map, (size_t)i);
-	int rc = update(a, a->last_slot, (size_t)i, added, v);
-	if (rc)
-		a->last_idx = -1;
-	else if (a->sym_only) {
+	aggmap_fold(a->map, (size_t)i, added, v);
+	if (a->sym_only) {
 		size_t h = sym_slot(names->sym);
 		a->sym_cache[h].name = names->sym;
 		a->sym_cache[h].idx = i;
 	}
-	return rc;
-}
-
-size_t lp_agg_count(const struct lp_agg *a)
-{
-	return lp_hmap_count(a->map);
-}
-
-bool lp_agg_key(const struct lp_agg *a, size_t i, unsigned j, const char **str, int64_t *num)
-{
-	size_t len;
-	const uint8_t *p = lp_hmap_key(a->map, i, &len);
-	for (unsigned k = 0; k < j; k++)
-		p += a->key_is_str[k] ? strlen((const char *)p) + 1 : 8;
-	if (a->key_is_str[j]) {
-		*str = (const char *)p;
-		return true;
-	}
-	memcpy(num, p, 8);
-	return false;
-}
-
-int64_t lp_agg_value(const struct lp_agg *a, size_t i)
-{
-	return (int64_t)*lp_hmap_value(a->map, i);
-}
-
-const uint64_t *lp_agg_hist(const struct lp_agg *a, size_t i)
-{
-	return a->spec.op == LP_AGG_HIST ? a->buckets + i * LP_AGG_BUCKETS : NULL;
-}
-
-const struct lp_agg_spec *lp_agg_spec(const struct lp_agg *a)
-{
-	return &a->spec;
-}
-
-void lp_agg_clear(struct lp_agg *a)
-{
-	lp_hmap_clear(a->map);
-	a->last_idx = -1;
-	forget_syms(a);
+	return 0;
 }

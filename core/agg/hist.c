@@ -1,9 +1,10 @@
 /*
  * hist.c - the engine's histograms (include/luaprof/agg.h): the one
- * power-of-two bucket function and the one bpftrace-format printer, for
- * luaprof.hist (lua/host/lhist.c) and the one-liners' hist() (core/agg
- * through lua/host/lagg.c).
+ * power-of-two bucket function, the one linear one, and the one
+ * bpftrace-format printer, for luaprof.hist (lua/host/lhist.c) and the
+ * one-liners' hist() and lhist() (core/agg's maps, aggmap.c).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,4 +91,55 @@ char *lp_hist_text(const uint64_t *counts, size_t nr, lp_hist_label_fn *label, v
 	}
 	*len = n;
 	return text;
+}
+
+int lp_lhist_init(struct lp_lhist *l, int64_t min, int64_t max, int64_t step, size_t max_buckets)
+{
+	if (max <= min || step <= 0)
+		return -EINVAL;
+	uint64_t range = (uint64_t)max - (uint64_t)min;
+	uint64_t n = range / (uint64_t)step + (range % (uint64_t)step != 0);
+	if (n > max_buckets)
+		return -E2BIG;
+	*l = (struct lp_lhist){ .min = min, .max = max, .step = step, .nr = (size_t)n + 2 };
+	return 0;
+}
+
+size_t lp_lhist_bucket(const struct lp_lhist *l, int64_t v)
+{
+	if (v < l->min)
+		return 0;
+	if (v >= l->max)
+		return l->nr - 1;
+	return 1 + (size_t)(((uint64_t)v - (uint64_t)l->min) / (uint64_t)l->step);
+}
+
+/* A linear edge: lp_hist_edge's, with a sign. */
+static void signed_edge(char *out, size_t size, int64_t v)
+{
+	if (v >= 0) {
+		lp_hist_edge(out, size, (uint64_t)v);
+	} else if (size > 1) {
+		out[0] = '-';
+		lp_hist_edge(out + 1, size - 1, -(uint64_t)v);
+	}
+}
+
+void lp_lhist_label(size_t i, char *out, size_t size, void *ctx)
+{
+	const struct lp_lhist *l = ctx;
+	char lo[24], hi[24];
+	if (i == 0) {
+		signed_edge(hi, sizeof hi, l->min);
+		snprintf(out, size, "(..., %s)", hi);
+	} else if (i >= l->nr - 1) {
+		signed_edge(lo, sizeof lo, l->max);
+		snprintf(out, size, "[%s, ...)", lo);
+	} else {
+		int64_t a = (int64_t)((uint64_t)l->min + (uint64_t)(i - 1) * (uint64_t)l->step);
+		int64_t b = (uint64_t)l->max - (uint64_t)a > (uint64_t)l->step ? a + l->step : l->max;
+		signed_edge(lo, sizeof lo, a);
+		signed_edge(hi, sizeof hi, b);
+		snprintf(out, size, "[%s, %s)", lo, hi);
+	}
 }

@@ -395,7 +395,9 @@ static void put_cell(struct lp_rows *r, struct text *t, enum lp_rows_key k, cons
 		put_int(t, x->s->pid);
 		break;
 	default:
-		if (!f->file)
+		if (f->srcline)
+			puts_(t, f->srcline);
+		else if (!f->file)
 			puts_(t, "??:0");
 		else {
 			const char *s = strrchr(f->file, '/');
@@ -600,8 +602,8 @@ static void make_fkey(const struct lp_rows *r, const struct src *x, struct fkey 
 	k->mangled = x->mangled;
 	k->dso = x->f->dso;
 	if (r->with[LP_ROWS_SRCLINE]) {
-		k->file = x->f->file;
-		k->line = x->f->line;
+		k->file = x->f->srcline ? x->f->srcline : x->f->file;
+		k->line = x->f->srcline ? UINT32_MAX : x->f->line;
 	}
 	k->within = x->within;
 	k->addr = x->sym ? x->start : x->addr;

@@ -5,6 +5,9 @@
  * build-id directory, perf's build-id cache, under --symfs), then from
  * debuginfod servers when the user allows them (DEBUGINFOD_URLS set, no
  * --no-debuginfod), through libdwfl's standard lookup, which asks them.
+ * A module's debuglink is followed from where its object is
+ * (lp_dso_origin, kept as the module's userdata), not from the copy in
+ * perf's build-id cache it may be read from.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -14,7 +17,7 @@
 
 #include "dwarf/dwarf_int.h"
 #include "luaprof/sym.h"
-#include "sym/sym_int.h"
+#include "sym/sym_core.h"
 
 int lp_dwarf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			    Dwarf_Addr base, const char *file_name, const char *debuglink_file,
@@ -25,7 +28,8 @@ int lp_dwarf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modna
 	GElf_Addr id_vaddr, bias;
 	int n = dwfl_module_build_id(mod, &id, &id_vaddr);
 	Elf *e = dwfl_module_getelf(mod, &bias);
-	if (lp_debug_file_find(file_name, e, id, n > 0 ? (size_t)n : 0, path, sizeof path)) {
+	const char *origin = userdata && *userdata ? *userdata : file_name;
+	if (lp_debug_file_find(origin, e, id, n > 0 ? (size_t)n : 0, path, sizeof path)) {
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0 && (*debuginfo_file_name = strdup(path)))
 			return fd;
@@ -44,6 +48,13 @@ int lp_dwarf_no_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	(void)mod; (void)userdata; (void)name; (void)base; (void)file_name;
 	*elfp = NULL;
 	return -1;
+}
+
+void lp_dwarf_set_origin(Dwfl_Module *mod, const struct lp_dso *d)
+{
+	void **ud = NULL;
+	if (mod && d && dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL) && ud)
+		*ud = (void *)(uintptr_t)lp_dso_origin(d);
 }
 
 void lp_dwarf_callbacks(Dwfl_Callbacks *cb)

@@ -20,7 +20,10 @@
  * Most samples never reach libdwfl's walk: the CFI rules of each pc,
  * reduced to rip/rsp/rbp and cached (ustep.c), are applied directly, and
  * only a sample with a frame whose rule is not that simple is unwound by
- * libdwfl.  Where no CFI covers a pc, that walk does what perf's libunwind
+ * libdwfl.  An object whose CFI perf's libunwind misplaces (a lower copy
+ * of its file in the process's maps, left by the image it exec'd from:
+ * perf_misplaced) has every pc taken as one no CFI covers, as perf does,
+ * unless --true-stacks (lp_unwind_set_true_stacks).  Where no CFI covers a pc, that walk does what perf's libunwind
  * does (guess_step; docs/perf-differences.md), not libdwfl's fallback.  LUAPROF_UNWIND_SLOW in the environment turns that off, to
  * compare the two.
  */
@@ -42,7 +45,7 @@
 #include "luaprof/proc.h"
 #include "luaprof/record.h"
 #include "luaprof/sym.h"
-#include "sym/sym_int.h"
+#include "sym/sym_core.h"
 #include "util/bits.h"
 #include "util/grow.h"
 
@@ -55,6 +58,8 @@ enum { PR_AX, PR_BX, PR_CX, PR_DX, PR_SI, PR_DI, PR_BP, PR_SP, PR_IP, PR_R8 = 16
 struct reported {               /* an object reported to a session */
 	const char *path;       /* the map's (interned) path */
 	uint64_t start, end, bias;
+	Dwfl_Module *mod;
+	bool misplaced;         /* perf's libunwind finds none of its CFI */
 };
 
 struct session {
@@ -151,11 +156,16 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 	return true;
 }
 
-/* One word of the stack copy into *val; false outside it. */
+static bool true_stacks;        /* lp_unwind_set_true_stacks */
+
+/* One word of the stack copy into *val; false outside it.  The copy's
+ * last word counts as outside, as perf's unwinder has it (its access_mem
+ * takes addr + 8 >= end as out of range), unless --true-stacks: a walk
+ * whose next return address lies there stops where perf's does. */
 static bool stack_word(const struct lp_unwinder *u, uint64_t addr, uint64_t *val)
 {
-	uint64_t size = u->s->user_stack_dyn_size;
-	if (addr < u->sp || addr - u->sp > size - 8)
+	uint64_t size = u->s->user_stack_dyn_size, room = true_stacks ? 8 : 16;
+	if (addr < u->sp || size < room || addr - u->sp > size - room)
 		return false;
 	memcpy(val, (const char *)u->s->user_stack + (addr - u->sp), sizeof *val);
 	return true;
@@ -187,6 +197,15 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 		regs[i] = v;    /* a register not sampled reads 0, as in perf */
 	}
 	return dwfl_thread_state_registers(thread, 0, 17, regs);
+}
+
+/* The sampled value of DWARF register reg (0-15), false when not sampled. */
+static bool dwarf_reg(const struct lp_sample *s, int reg, uint64_t *val)
+{
+	static const unsigned perf_of[16] = { PR_AX, PR_DX, PR_CX, PR_BX, PR_SI, PR_DI, PR_BP, PR_SP,
+					      PR_R8, PR_R8 + 1, PR_R8 + 2, PR_R8 + 3, PR_R8 + 4,
+					      PR_R8 + 5, PR_R8 + 6, PR_R8 + 7 };
+	return reg >= 0 && reg < 16 && perf_reg(s, perf_of[reg], val);
 }
 
 static const Dwfl_Thread_Callbacks thread_callbacks = {
@@ -226,6 +245,36 @@ static int reported_as(const struct session *st, const char *path, uint64_t bias
 	return how;
 }
 
+void lp_unwind_set_true_stacks(bool on)
+{
+	true_stacks = on;
+}
+
+/* Whether perf's libunwind finds no CFI in the object mapped at path whose
+ * lowest address is low: it places an object's .eh_frame_hdr from the
+ * lowest of the process's maps of that file (read_unwind_spec_eh_frame:
+ * base_addr), and a process keeps the maps of the image it exec'd from
+ * (perf's model and luaprof's, apply_comm): in a child a shell or make
+ * started, the parent's copy of libc or ld.so, mapped lower, misplaces
+ * the table, no rule is found for any pc, and libunwind guesses a
+ * frame-pointer step (guess_step).  Unless --true-stacks. */
+static bool perf_misplaced(const struct lp_proc *p, const char *path, uint64_t low)
+{
+	for (uint32_t i = 0; !true_stacks && i < p->nr_maps && p->maps[i].start < low; i++)
+		if (p->maps[i].path == path)
+			return true;
+	return false;
+}
+
+/* The reported object of module mod, or NULL. */
+static const struct reported *reported_mod(const struct session *st, const Dwfl_Module *mod)
+{
+	for (size_t i = 0; mod && i < st->nr_mods; i++)
+		if (st->mods[i].mod == mod)
+			return &st->mods[i];
+	return NULL;
+}
+
 /* Reports to st the object of the map m (its file d) containing pc.
  * libdwfl takes a file reported again under the same name and address
  * range (an ET_EXEC file's range is its own, whatever the bias) with
@@ -259,11 +308,17 @@ static void report_object(struct session *st, const struct lp_map *m, const stru
 						    bias, true) : NULL;
 	if (!mod && fd >= 0)
 		close(fd);
+	lp_dwarf_set_origin(mod, d);
 	if (!mod)               /* a placeholder: unwinding stops here, untried again */
 		dwfl_report_module(st->dwfl, name, m->start, m->end);
 	dwfl_report_end(st->dwfl, NULL, NULL);
+	/* where libdwfl put it: an ET_EXEC file only ever at its own addresses */
+	Dwarf_Addr low = 0;
+	bool misplaced = mod && dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL) &&
+			 perf_misplaced(st->proc, m->path, low & ~0xfffull);
 	if (!lp_grow(&st->mods, &st->cap_mods, st->nr_mods, sizeof *st->mods, 16, MAX_MODULES))
-		st->mods[st->nr_mods++] = (struct reported){ m->path, m->start, m->end, bias };
+		st->mods[st->nr_mods++] = (struct reported){ m->path, m->start, m->end, bias, mod,
+							     misplaced };
 }
 
 /* Makes sure the object containing pc is reported, if it has a map. */
@@ -388,7 +443,8 @@ static bool fast_unwind(struct lp_unwinder *u, uint64_t pc)
 			Dwfl_Module *mod = dwfl_addrmodule(st->dwfl, look);
 			if (!mod)
 				return true;    /* as libunwind: no object, no step */
-			r = lp_stepcache_put(st->steps, mod, look);
+			const struct reported *o = reported_mod(st, mod);
+			r = lp_stepcache_put(st->steps, mod, look, o && o->misplaced);
 		}
 		if (!r->simple)
 			return false;
@@ -400,8 +456,12 @@ static bool fast_unwind(struct lp_unwinder *u, uint64_t pc)
 		if (r->outermost || (r->cfa_rbp && !bp_known))
 			return true;
 		uint64_t cfa = (r->cfa_rbp ? bp : sp) + (uint64_t)r->cfa_off;
-		if (!stack_word(u, cfa + (uint64_t)r->ra_off, &ra))
+		if (r->ra_reg >= 0) {   /* only the sampled frame's registers are known */
+			if (u->n > 1 || !dwarf_reg(u->s, r->ra_reg, &ra))
+				return false;
+		} else if (!stack_word(u, cfa + (uint64_t)r->ra_off, &ra)) {
 			return true;
+		}
 		if (r->rbp_saved)
 			bp_known = stack_word(u, cfa + (uint64_t)r->rbp_off, &bp);
 		sp = cfa;

@@ -22,28 +22,31 @@
 
 enum { DW_RSP = 7, DW_RBP = 6, DW_RA = 16 };
 
-/* A saved register's rule: true when it is "at CFA + *off" (memory),
- * with *same set when it is "same value". */
-static bool saved_at(Dwarf_Frame *fr, int reg, int64_t *off, bool *same)
+enum rule { R_OTHER, R_SAME, R_UNDEF, R_AT, R_REG };
+
+/* A saved register's rule: R_AT "at CFA + *off" (memory), R_REG "in
+ * register *off", R_SAME, R_UNDEF, or R_OTHER (an expression). */
+static enum rule saved_at(Dwarf_Frame *fr, int reg, int64_t *off)
 {
 	Dwarf_Op mem[3], *ops = NULL;
 	size_t n = 0;
-	*same = false;
 	if (dwarf_frame_register(fr, reg, mem, &ops, &n))
-		return false;
-	if (n == 0) {           /* same value (ops NULL) or undefined (ops set) */
-		*same = ops == NULL;
-		return false;
-	}
+		return R_OTHER;
+	if (n == 0)             /* same value (ops NULL) or undefined (ops set) */
+		return ops ? R_UNDEF : R_SAME;
 	if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_plus_uconst) {
 		*off = (int64_t)ops[1].number;
-		return true;
+		return R_AT;
 	}
 	if (n == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
 		*off = 0;
-		return true;
+		return R_AT;
 	}
-	return false;
+	if (n == 1 && ops[0].atom == DW_OP_regx && ops[0].number < DW_RA) {
+		*off = (int64_t)ops[0].number;
+		return R_REG;
+	}
+	return R_OTHER;
 }
 
 /* Reduces the frame state fr to a step; false when it is not simple. */
@@ -51,7 +54,7 @@ static bool reduce(Dwarf_Frame *fr, struct lp_step *st)
 {
 	Dwarf_Op *ops;
 	size_t n;
-	bool signal = false, same;
+	bool signal = false;
 	int64_t off;
 	Dwarf_Addr start, end;
 	if (dwarf_frame_info(fr, &start, &end, &signal) != DW_RA || signal ||
@@ -60,16 +63,18 @@ static bool reduce(Dwarf_Frame *fr, struct lp_step *st)
 		return false;
 	st->cfa_rbp = ops[0].number == DW_RBP;
 	st->cfa_off = (int64_t)ops[0].number2;
-	if (saved_at(fr, DW_RA, &off, &same))
-		st->ra_off = off;
-	else if (!same)
-		st->outermost = true;   /* the return address is undefined */
-	else
-		return false;
-	if (saved_at(fr, DW_RBP, &off, &same))
-		st->rbp_saved = true, st->rbp_off = off;
-	else if (!same)
-		return false;           /* rbp undefined: not followed here */
+	st->ra_reg = -1;
+	switch (saved_at(fr, DW_RA, &off)) {
+	case R_AT: st->ra_off = off; break;
+	case R_REG: st->ra_reg = (int)off; break;   /* vfork: popped into rdi */
+	case R_UNDEF: st->outermost = true; break;  /* the return address is undefined */
+	default: return false;
+	}
+	switch (saved_at(fr, DW_RBP, &off)) {
+	case R_AT: st->rbp_saved = true, st->rbp_off = off; break;
+	case R_SAME: break;
+	default: return false;  /* rbp undefined, or elsewhere: not followed here */
+	}
 	return true;
 }
 
@@ -79,6 +84,7 @@ bool lp_step_rule(Dwfl_Module *mod, uint64_t pc, struct lp_step *st)
 	Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
 	Dwarf_Frame *fr = NULL;
 	memset(st, 0, sizeof *st);
+	st->ra_reg = -1;
 	if (!cfi) {             /* perf's libunwind stops where it finds none */
 		st->outermost = st->simple = true;
 		return false;
@@ -116,10 +122,14 @@ const struct lp_step *lp_stepcache_find(const struct lp_stepcache *c, uint64_t p
 	return e->mod && e->pc == pc ? &e->step : NULL;
 }
 
-const struct lp_step *lp_stepcache_put(struct lp_stepcache *c, Dwfl_Module *mod, uint64_t pc)
+const struct lp_step *lp_stepcache_put(struct lp_stepcache *c, Dwfl_Module *mod, uint64_t pc,
+				       bool nocfi)
 {
 	struct lp_stepent *e = slot(c, pc);
-	lp_step_rule(mod, pc, &e->step);
+	if (nocfi)
+		e->step = (struct lp_step){ .simple = true, .nocfi = true, .ra_reg = -1 };
+	else
+		lp_step_rule(mod, pc, &e->step);
 	e->mod = mod;
 	e->pc = pc;
 	return &e->step;

@@ -2,7 +2,7 @@
  * drain.c - the thread that empties the rings into memory (see drain.h).
  */
 #include <errno.h>
-#include <signal.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,7 +12,9 @@
 #include <sys/syscall.h>
 
 #include "live/drain.h"
+#include "luaprof/capture.h"
 #include "luaprof/luaprof.h"
+#include "luaprof/thread.h"
 
 #define IDLE_MS 50      /* a pass at least this often: the consumer's clock */
 #define DRAIN_NICE -10
@@ -71,6 +73,18 @@ static size_t drain_one(struct lp_drain *d, size_t i, uint64_t *samples)
 		return 0;
 	}
 	while ((h = lp_ring_next(r, &err))) {
+		if (d->capture && h->type == PERF_RECORD_SAMPLE) {
+			bool drop = false;
+			if (stage_reserve(s, LP_CAPTURE_ROOM + h->size)) {
+				d->error = -ENOMEM;
+				break;
+			}
+			size_t n = d->capture(d->capture_ctx, h, s->buf + s->len, LP_CAPTURE_ROOM, &drop);
+			s->len += n;
+			moved += n;
+			if (drop)
+				continue;
+		}
 		memcpy(s->buf + s->len, h, h->size);
 		s->len += h->size;
 		moved += h->size;
@@ -117,13 +131,28 @@ static void set_full(struct lp_drain *d)
 		       "the script catches up", d->bound >> 10);
 }
 
+/* While capturing, the thread wakes at every sample (to read its strings
+ * before a short-lived process is gone), but the consumer, which holds
+ * records back for the merge's slack anyway, is told at most every
+ * SIGNAL_NS: a wake-up of it per sample cost a quarter of a traced open's
+ * time (tests/bench, strings). */
+#define SIGNAL_NS 2000000ull
+
 static void *drain_main(void *arg)
 {
 	struct lp_drain *d = arg;
+	uint64_t signaled = 0;
+	bool pending = false;           /* staged records the consumer was not told of */
 	/* ahead of the script and the workload for the CPU, where allowed
 	 * (root): the thread works little but must run soon after a wake-up,
-	 * before the rings fill; otherwise its nice value stays as it is */
+	 * before the rings fill; otherwise its nice value stays as it is.
+	 * Capturing strings, it runs as a real-time thread (SCHED_FIFO, the
+	 * lowest priority): a process's strings are read as soon as its
+	 * sample is written, not after the time slice of whatever runs. */
 	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), DRAIN_NICE))
+		errno = 0;
+	struct sched_param sp = { .sched_priority = 1 };
+	if (d->capture && pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
 		errno = 0;
 	while (!__atomic_load_n(&d->quit, __ATOMIC_ACQUIRE)) {
 		bool full = __atomic_load_n(&d->held, __ATOMIC_RELAXED) >= d->bound;
@@ -132,7 +161,7 @@ static void *drain_main(void *arg)
 		else
 			__atomic_store_n(&d->full, 0, __ATOMIC_RELAXED);
 		/* past the bound only the control fd: the rings stay readable */
-		int n = poll(d->pfds, full ? 1 : d->nr_pfds, IDLE_MS);
+		int n = poll(d->pfds, full ? 1 : d->nr_pfds, pending ? (int)(SIGNAL_NS / 1000000) : IDLE_MS);
 		if (n > 0 && (d->pfds[0].revents & POLLIN))
 			empty_fd(d->ctl);
 		if (__atomic_load_n(&d->quit, __ATOMIC_ACQUIRE))
@@ -140,8 +169,13 @@ static void *drain_main(void *arg)
 		bool kicked = __atomic_exchange_n(&d->kicked, 0, __ATOMIC_ACQ_REL);
 		if (full && !kicked)
 			continue;
-		if ((pass(d) || kicked) && !d->error)
+		pending |= pass(d);
+		uint64_t now = d->capture ? now_ns() : 0;
+		if ((pending || kicked) && !d->error && (kicked || !d->capture || now - signaled >= SIGNAL_NS)) {
 			signal_fd(d->data);
+			signaled = now;
+			pending = false;
+		}
 		if (d->error) {
 			signal_fd(d->data);
 			break;
@@ -173,13 +207,9 @@ int lp_drain_init(struct lp_drain *d, struct lp_ring **rings, const int *fds, si
 
 int lp_drain_start(struct lp_drain *d)
 {
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(&d->thread, NULL, drain_main, d);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = lp_thread_start(&d->thread, drain_main, d);
 	if (rc)
-		return -rc;
+		return rc;
 	d->running = true;
 	return 0;
 }

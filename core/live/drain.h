@@ -44,6 +44,14 @@ struct lp_drain {
 	int ctl;                        /* eventfd: consumer -> thread (kick, room, quit) */
 	int data;                       /* eventfd: thread -> consumer (records staged) */
 	size_t bound;                   /* bytes */
+	/* Called on the thread for every sample as it is staged: writes the
+	 * record that goes just before it (capture.h) into out, room bytes,
+	 * and returns its size (0: none), or sets *drop when the sample is
+	 * the thread's alone (capcall.c) and is not staged.  NULL: nothing
+	 * is added.  Set before lp_drain_start. */
+	size_t (*capture)(void *ctx, const struct perf_event_header *h, void *out, size_t room,
+			  bool *drop);
+	void *capture_ctx;
 	pthread_t thread;
 	bool running;
 	pthread_mutex_t mu;

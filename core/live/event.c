@@ -113,7 +113,8 @@ void lp_event_spec_free(struct lp_event_spec *spec)
 	free(spec->filter);
 	free(spec->probe_str);
 	free(spec->usdt);
-	spec->name = spec->filter = spec->probe_str = NULL;
+	free(spec->dyn_event);
+	spec->name = spec->filter = spec->probe_str = spec->dyn_event = NULL;
 	spec->usdt = NULL;
 }
 
@@ -189,6 +190,10 @@ static void event_extras(const struct lp_event_spec *spec, struct perf_event_att
 		if (spec->stack_user > a->sample_stack_user)
 			a->sample_stack_user = spec->stack_user;
 	}
+	/* strings read by the drain thread: it wakes at every sample, so
+	 * that it reads them while the process still runs */
+	if (spec->capture.nr_ptrs || spec->capture.cmdline)
+		a->wakeup_events = 1;
 	if (!spec->group)
 		return;
 	a->sample_type |= PERF_SAMPLE_READ;
@@ -211,18 +216,32 @@ static void event_base(const struct lp_event_spec *spec, const struct lp_samplin
 	a->size = sizeof *a;
 	a->type = spec->type;
 	a->config = spec->config;
-	/* a uprobe's file, a kprobe's function: the kernel reads the string */
-	bool str = spec->probe_str && spec->probe != LP_PROBE_WATCH;
+	/* a uprobe's file, a kprobe's function: the kernel reads the string
+	 * (a tracefs event, evdyn.c, has none) */
+	bool str = spec->probe_str && spec->probe != LP_PROBE_WATCH && !spec->dyn_event;
 	a->config1 = str ? (uint64_t)(uintptr_t)spec->probe_str : spec->config1;
-	a->config2 = spec->config2;
+	a->config2 = spec->dyn_event ? 0 : spec->config2;
 	a->bp_type = spec->bp_type;
 	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	a->disabled = 1;
-	a->inherit = s->inherit;
+	a->inherit = s->inherit && !spec->no_inherit;
 	a->enable_on_exec = s->enable_on_exec;
 	a->exclude_user = spec->exclude_user;
 	a->exclude_kernel = spec->exclude_kernel;
 	a->exclude_hv = spec->exclude_hv;
+}
+
+bool lp_event_file_attr(const struct lp_event_spec *spec, const struct perf_event_attr *opened,
+			struct perf_event_attr *out)
+{
+	if (!spec->dyn_event || !spec->pmu_type || spec->fetch || spec->fetch_argv)
+		return false;
+	*out = *opened;
+	out->type = spec->pmu_type;
+	out->config = spec->pmu_config;
+	out->config1 = 0;
+	out->config2 = spec->config2;   /* the file offset */
+	return true;
 }
 
 /* Counting only, as perf stat: no samples, no records, the group read
@@ -274,6 +293,10 @@ void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s
 	a->clockid = CLOCK_MONOTONIC;
 	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = s->tracking;
 	a->context_switch = s->tracking && s->switch_events;
+	if (s->all_cgroups) {   /* the cgroup of each sample, the paths of new ones */
+		a->sample_type |= PERF_SAMPLE_CGROUP;
+		a->cgroup = s->tracking;
+	}
 	event_extras(spec, a);
 	/* the samples the kernel could not write, counted per event: with
 	 * them a run learns the losses no LOST record reported (a ring still

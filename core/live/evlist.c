@@ -175,7 +175,7 @@ static int open_one(struct lp_evlist *el, size_t e, pid_t tid, size_t c, int gro
 		    char *err, size_t errsz)
 {
 	struct lp_sampling s = el->sampling;
-	s.tracking = (e == 0) && !el->counting;
+	s.tracking = (e == 0) && !el->counting && !el->no_tracking;
 	int fd = lp_event_open_group(&el->events[e], &s, tid, el->cpus[c], group_fd, &el->fallbacks);
 	if (fd == -EMFILE && raise_nofile())
 		fd = lp_event_open_group(&el->events[e], &s, tid, el->cpus[c], group_fd,

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "luaprof/event.h"
+#include "luaprof/record.h"
 
 struct lp_ring;
 
@@ -39,6 +40,7 @@ struct lp_evlist {
 	unsigned fallbacks;             /* LP_FALLBACK_* applied */
 	struct perf_event_attr *attrs;  /* the attr each event was opened with */
 	bool counting;                  /* sampling.count_only */
+	bool no_tracking;               /* no event tracks (a second list: capcall.c) */
 	bool *unsupported;              /* per event: left out (counting only) */
 };
 
@@ -87,5 +89,55 @@ uint64_t lp_evlist_lost(const struct lp_evlist *el);
 int lp_evlist_event_of(const struct lp_evlist *el, uint64_t id);
 
 void lp_evlist_close(struct lp_evlist *el);
+
+/* evdyn.c: makes uprobes, uretprobes and USDT probes of v (n specs)
+ * tracefs uprobe events, opened as tracepoints (spec->type, config,
+ * dyn_event: see event.h), after removing the probes of luaprof runs that
+ * are gone: each whose strings the kernel is to copy (spec->fetch,
+ * fetch_argv: fetch arguments at fetch_off), and with inherited (events
+ * that follow the targets' new threads and processes) every one, since
+ * the kernel re-reads a uprobe PMU event's path from the forking
+ * process's memory when it copies the event at a fork (perf_uprobe_init),
+ * where it is not: the fork fails with EFAULT.  One that tracefs refuses
+ * stays a PMU uprobe, without its fetch arguments (fetch cleared: one
+ * LP_WARN line, none for the library wrappers' probes, whose caller says
+ * it once) and, inherited, with no_inherit set (the caller says it).
+ * Returns 0, or the -errno of the first refused. */
+int lp_evdyn_place(struct lp_event_spec *v, size_t n, bool inherited);
+/* Removes the tracefs probes lp_evdyn_place made for v, once their events
+ * are closed (one LP_WARN line for one that will not go). */
+void lp_evdyn_remove(struct lp_event_spec *v, size_t n);
+
+/* capcall.c: the probes on library wrappers that copy the strings of the
+ * system calls a run keeps (see there).  Their samples go into the run's
+ * rings, where the drain thread makes each a call record instead
+ * (lp_capcall_take): they are never handed out. */
+struct lp_capcall {
+	struct lp_evlist el;            /* the probes (no rings of their own) */
+	struct lp_event_spec *specs;    /* owned */
+	size_t nr;
+	struct lp_format *fmts;         /* each probe's samples' layout */
+	char *argv;                     /* the drain thread's scratch */
+	bool on;                        /* there are probes */
+};
+
+/* Makes the probes for the system call tracepoints of events (n) that keep
+ * strings (and for sched:sched_process_exec's arguments, execve's),
+ * placed through tracefs (those it refuses left out), and their list over
+ * the CPUs, sampling as s.  0, or -errno (out of memory). */
+int lp_capcall_init(struct lp_capcall *cc, const struct lp_event_spec *events, size_t n,
+		    const struct lp_sampling *s);
+/* Opens the probes for task tid (-1: every task), as lp_evlist_open_task. */
+int lp_capcall_open_task(struct lp_capcall *cc, pid_t tid, char *err, size_t errsz);
+/* Sends the probes' samples into main's rings, once mapped.  0 or -errno. */
+int lp_capcall_redirect(struct lp_capcall *cc, const struct lp_evlist *main);
+void lp_capcall_enable(struct lp_capcall *cc, int on);
+/* On the drain thread: *mine when h (a sample, its id read with fmt) is
+ * one of the probes'; its call record is then written into out (room
+ * bytes) and its size returned (0: nothing was copied). */
+size_t lp_capcall_take(struct lp_capcall *cc, const struct perf_event_header *h,
+		       const struct lp_format *fmt, void *out, size_t room, bool *mine);
+/* Closes the probes, removes them from tracefs, frees everything. */
+void lp_capcall_close(struct lp_capcall *cc);
 
 #endif

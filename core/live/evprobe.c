@@ -15,7 +15,9 @@
  *
  * PATH is a file, a program on $PATH or a library name (probe.h).  Each
  * hit is one sample (period 1, as tracepoints) unless the run sets -F or
- * -c.  The event keeps the name it was given.
+ * -c.  The event keeps the name it was given.  A run whose events are
+ * inherited opens its uprobes as tracefs events instead (evdyn.c: the
+ * kernel cannot copy a PMU uprobe to a new thread).
  */
 #include <errno.h>
 #include <elf.h>

@@ -12,9 +12,9 @@
  * clock is read before the rings are drained, and records older than that
  * instant minus a slack are safe, since the kernel writes a record soon
  * after stamping it: within microseconds on bare metal, but a vCPU the
- * host stops between the two can take milliseconds (2 ms was too little:
- * docs/performance.md, "Measured choices in the code"), so the slack is
- * 20 ms.  At the end everything is flushed.
+ * host stops between the two can take milliseconds (a slack of 2 ms let
+ * records out of order: docs/performance.md, "Measured choices in the
+ * code"), so the slack is 20 ms.  At the end everything is flushed.
  * Timestamps are CLOCK_MONOTONIC (use_clockid), the clock read here.
  *
  * A sampling run drains the rings on a thread of its own (drain.c) into
@@ -49,6 +49,7 @@
 #include "live/drain.h"
 #include "live/evlist.h"
 #include "live/tqueue.h"
+#include "luaprof/capture.h"
 #include "luaprof/live.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/probe.h"
@@ -89,6 +90,9 @@ struct lp_live {
 	struct lp_stage spare;          /* the buffer swapped for a stage */
 	uint64_t drain_bad;             /* the thread's malformed rings counted so far */
 	struct lp_live_stats stats;
+	struct lp_event_spec *placed;   /* the events with tracefs probes (evdyn.c) */
+	size_t nr_placed;
+	struct lp_capcall calls;        /* library calls' strings (capcall.c) */
 };
 
 static uint64_t now_ns(void)
@@ -105,6 +109,10 @@ static uint64_t now_ns(void)
 static uint64_t record_time(struct lp_live *lv, const struct perf_event_header *h)
 {
 	uint64_t t;
+	if (h->type == LP_RECORD_CAPTURE && h->size >= 16) {
+		memcpy(&t, (const uint8_t *)h + 8, sizeof t);  /* its sample's time */
+		return t;
+	}
 	if (lp_record_peek_time(h, h->size, &lv->fmt, &t)) {
 		lv->stats.bad_records++;
 		return UINT64_MAX;      /* dropped by the caller */
@@ -264,10 +272,18 @@ static void until(uint64_t t, int *timeout)
 static void wait_for_data(struct lp_live *lv)
 {
 	int timeout = POLL_MS;
+	struct lp_tqueue *q = earliest(lv);
 	until(lv->deadline, &timeout);
 	until(lv->alarm ? lv->alarm + SAFE_SLACK_NS : 0, &timeout);
-	/* an alarm due, or nothing to hand out past the bound: a pass now */
-	if (lv->threaded && ((lv->alarm && !timeout) || lp_drain_full(&lv->drain))) {
+	/* a record held back for the slack goes out once past it, not at the
+	 * next poll's end: the drain thread, which took it at once (it wakes
+	 * at every sample while capturing strings), has no later pass to say
+	 * so until asked */
+	until(q ? lp_tqueue_time(q) + SAFE_SLACK_NS : 0, &timeout);
+	bool due = (lv->alarm || q) && !timeout;
+	/* an alarm or a held record due, or nothing to hand out past the
+	 * bound: a pass now */
+	if (lv->threaded && (due || lp_drain_full(&lv->drain))) {
 		lp_drain_kick(&lv->drain);
 		timeout = POLL_MS;
 	}
@@ -378,6 +394,7 @@ int lp_live_next(struct lp_live *lv, struct lp_record *rec, int *event)
 		if (end) {
 			lv->ending = true;
 			lp_evlist_enable(&lv->el, 0);
+			lp_capcall_enable(&lv->calls, 0);
 			lp_drain_stop(&lv->drain);
 		} else {
 			wait_for_data(lv);
@@ -410,6 +427,13 @@ void lp_live_stop(struct lp_live *lv)
 
 /* ------------------------------------------------------------- setup */
 
+/* The run's events, and the library calls' probes, for task tid. */
+static int open_task(struct lp_live *lv, pid_t tid, char *err, size_t errsz)
+{
+	int rc = lp_evlist_open_task(&lv->el, tid, err, errsz);
+	return rc ? rc : lp_capcall_open_task(&lv->calls, tid, err, errsz);
+}
+
 static int open_pid_threads(struct lp_live *lv, pid_t pid, char *err, size_t errsz)
 {
 	char path[64];
@@ -423,7 +447,7 @@ static int open_pid_threads(struct lp_live *lv, pid_t pid, char *err, size_t err
 	int rc = 0;
 	while (!rc && (de = readdir(d)))
 		if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
-			rc = lp_evlist_open_task(&lv->el, (pid_t)atoi(de->d_name), err, errsz);
+			rc = open_task(lv, (pid_t)atoi(de->d_name), err, errsz);
 	closedir(d);
 	return rc;
 }
@@ -434,7 +458,7 @@ static int open_targets(struct lp_live *lv, const struct lp_live_opts *o, char *
 {
 	int rc;
 	if (o->system_wide || o->argv) {
-		rc = lp_evlist_open_task(&lv->el, o->system_wide ? -1 : lv->wl.pid, err, errsz);
+		rc = open_task(lv, o->system_wide ? -1 : lv->wl.pid, err, errsz);
 		if (rc || !o->nr_pids)
 			return rc;
 	}
@@ -482,6 +506,29 @@ size_t lp_live_default_queue(void)
 	return q > SIZE_MAX ? SIZE_MAX : (size_t)q;
 }
 
+/* On the drain thread, for each sample as it is staged: the strings its
+ * event's capture plan reads from the process, now, while a short-lived
+ * process still runs (capture.h), as a record that goes before it.  A
+ * library call's probe's sample becomes a call record instead, and is not
+ * staged (capcall.c). */
+static size_t capture_sample(void *ctx, const struct perf_event_header *h, void *out, size_t room,
+			     bool *drop)
+{
+	struct lp_live *lv = ctx;
+	struct lp_record r;
+	uint64_t id;
+	int e;
+	size_t n = lp_capcall_take(&lv->calls, h, &lv->fmt, out, room, drop);
+	if (*drop)
+		return n;
+	if (lp_record_peek_id(h, h->size, &lv->fmt, &id) || (e = lp_evlist_event_of(&lv->el, id)) < 0)
+		return 0;
+	const struct lp_capture_plan *plan = &lv->el.events[e].capture;
+	if ((!plan->nr_ptrs && !plan->cmdline) || lp_record_parse(h, h->size, &lv->fmts[e], &r))
+		return 0;
+	return lp_capture_build(plan, &r.u.sample, out, room);
+}
+
 /* The drain thread's state over the rings (not started yet). */
 static int setup_drain(struct lp_live *lv, size_t bound)
 {
@@ -495,7 +542,36 @@ static int setup_drain(struct lp_live *lv, size_t bound)
 	int rc = lp_drain_init(&lv->drain, lv->el.rings, fds, n, lv->stats.queue_bytes);
 	free(fds);
 	lv->threaded = !rc;
+	for (size_t e = 0; e < lv->el.nr_events; e++)
+		if (lv->el.events[e].capture.nr_ptrs || lv->el.events[e].capture.cmdline || lv->calls.on) {
+			lv->drain.capture = capture_sample;
+			lv->drain.capture_ctx = lv;
+		}
 	return rc;
+}
+
+/* One line for the probes tracefs would not take (rc: its first refusal),
+ * which follow only the threads they were opened on (evdyn.c), once they
+ * opened. */
+static void warn_not_inherited(const struct lp_event_spec *v, size_t n, int rc)
+{
+	size_t first = 0, count = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].no_inherit && !count++)
+			first = i;
+	if (!count)
+		return;
+	bool one = count == 1;
+	char more[48] = "";
+	if (!one)
+		snprintf(more, sizeof more, " and %zu other probe%s", count - 1, count > 2 ? "s" : "");
+	lp_log(LP_WARN, "'%s'%s follow%s only the threads %s opened on, not the threads and "
+	       "processes they start: tracefs's uprobe_events refused %s (%s), and the kernel "
+	       "fails a fork that copies a uprobe PMU event (EFAULT); %s", v[first].name, more,
+	       one ? "s" : "", one ? "it was" : "they were", one ? "it" : "them",
+	       rc == -EINVAL ? "a path with a space" : strerror(-rc),
+	       rc == -EINVAL ? "probe through a path without one (a symlink), or on every CPU (-a)"
+			     : "run as root with tracefs mounted, or probe every CPU (-a)");
 }
 
 static int live_setup(struct lp_live *lv, const struct lp_live_opts *o, char *err, size_t errsz)
@@ -519,18 +595,29 @@ static int live_setup(struct lp_live *lv, const struct lp_live_opts *o, char *er
 	}
 	lv->has_cmd = o->argv != NULL;
 	lv->cmd = o->argv ? o->argv[0] : NULL;
-	if ((rc = lp_evlist_init(&lv->el, o->events, o->nr_events, &s))) {
+	/* before their attrs are made */
+	int placed = lp_evdyn_place(o->events, o->nr_events, s.inherit);
+	lv->placed = o->events;
+	lv->nr_placed = o->nr_events;
+	if ((rc = lp_evlist_init(&lv->el, o->events, o->nr_events, &s)) ||
+	    (!s.count_only && (rc = lp_capcall_init(&lv->calls, o->events, o->nr_events, &s)))) {
 		snprintf(err, errsz, "cannot list the online CPUs: %s", strerror(-rc));
 		return rc;
 	}
 	if ((rc = open_targets(lv, o, err, errsz)))
 		return rc;
+	warn_not_inherited(o->events, o->nr_events, placed);
 	if (!lv->el.nr_fds) {
 		snprintf(err, errsz, "nothing to profile: every target has exited");
 		return -ESRCH;
 	}
 	if ((rc = lp_evlist_mmap(&lv->el, o->mmap_pages, o->mmap_pages_exact, err, errsz)))
 		return rc;
+	if ((rc = lp_capcall_redirect(&lv->calls, &lv->el))) {
+		snprintf(err, errsz, "cannot send the library calls' probes into the rings: %s",
+			 strerror(-rc));
+		return rc;
+	}
 	lp_format_from_attr(&lv->fmt, &lv->el.attrs[0]);
 	if (!(lv->fmts = calloc(o->nr_events, sizeof *lv->fmts)))
 		return -ENOMEM;
@@ -611,6 +698,8 @@ int lp_live_start(struct lp_live *lv, char *err, size_t errsz)
 	}
 	if (!lv->el.sampling.enable_on_exec)
 		lp_evlist_enable(&lv->el, 1);
+	if (!lv->el.sampling.enable_on_exec)
+		lp_capcall_enable(&lv->calls, 1);
 	if (!lv->has_cmd)
 		return 0;
 	rc = lp_workload_start(&lv->wl);
@@ -717,7 +806,9 @@ void lp_live_close(struct lp_live *lv)
 	free(lv->spare.buf);
 	for (size_t c = 0; lv->q && c < lv->el.nr_cpus; c++)
 		lp_tqueue_free(&lv->q[c]);
+	lp_capcall_close(&lv->calls);
 	lp_evlist_close(&lv->el);
+	lp_evdyn_remove(lv->placed, lv->nr_placed);     /* once their fds are closed */
 	lp_workload_close(&lv->wl);
 	for (size_t i = 0; i < lv->nr_targets; i++)
 		if (lv->target_fds[i] >= 0)

@@ -31,11 +31,11 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "perfdata/perfdata_int.h"
+#include "luaprof/thread.h"
 
 #define AHEAD_BATCHES 8
 #define AHEAD_RECORDS 512                       /* records per batch */
@@ -226,16 +226,12 @@ int lp_perfdata_read_ahead(struct lp_perfdata *pd)
 	a->done = pd->src.pos;
 	pd->ahead = a;
 	pd->barrier = ahead_barrier;
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(&a->thread, NULL, ahead_main, pd);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = lp_thread_start(&a->thread, ahead_main, pd);
 	if (rc) {
 		pd->ahead = NULL;
 		pd->barrier = NULL;
 		ahead_free(a);
-		return -rc;
+		return rc;
 	}
 	return 0;
 }

@@ -113,6 +113,18 @@ int lp_elf_symbol(const char *path, const char *name, struct lp_elf_sym *out)
 	return rc;
 }
 
+int lp_elf_file_offset(const char *path, uint64_t vaddr, uint64_t *off)
+{
+	int fd;
+	Elf *e;
+	int rc = lp_elf_open(path, 0, &fd, &e);
+	if (rc)
+		return rc;
+	rc = lp_elf_vaddr_offset(e, vaddr, off) ? 0 : -ENOENT;
+	lp_elf_close(fd, e);
+	return rc;
+}
+
 /* Calls fn for each defined function of one symbol table whose name (its
  * @VER cut) matches glob and is not in seen yet; adds it to seen.
  * Returns 0, fn's non-zero result, or -ENOMEM. */

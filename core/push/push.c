@@ -20,7 +20,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +29,7 @@
 #include <unistd.h>
 
 #include "luaprof/push.h"
+#include "luaprof/thread.h"
 #include "luaprof/url.h"
 #include "push/curlsym.h"
 
@@ -329,13 +329,9 @@ static int curl_setup(struct lp_push *p)
 /* Starts the sender with every signal blocked: they are the main thread's. */
 static int start(struct lp_push *p)
 {
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int rc = pthread_create(&p->thread, NULL, sender, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = lp_thread_start(&p->thread, sender, p);
 	if (rc)
-		return -rc;
+		return rc;
 	p->started = true;
 	return 0;
 }

@@ -462,6 +462,11 @@ static int parse_lost_samples(struct cursor *c, struct lp_record *r)
 	return take_u64(c, &r->u.lost_samples);
 }
 
+static int parse_cgroup(struct cursor *c, struct lp_record *r)
+{
+	return take_u64(c, &r->u.cgroup.id) || take_string(c, &r->u.cgroup.path) ? -EPROTO : 0;
+}
+
 static const body_fn body_decoders[] = {
 	[PERF_RECORD_MMAP] = parse_mmap,
 	[PERF_RECORD_LOST] = parse_lost,
@@ -474,6 +479,7 @@ static const body_fn body_decoders[] = {
 	[PERF_RECORD_LOST_SAMPLES] = parse_lost_samples,
 	[PERF_RECORD_SWITCH] = parse_switch,
 	[PERF_RECORD_SWITCH_CPU_WIDE] = parse_switch,
+	[PERF_RECORD_CGROUP] = parse_cgroup,
 };
 
 /* The decoder of a non-sample type, NULL for types decoded as opaque. */
@@ -726,6 +732,9 @@ void lp_record_rebase(struct lp_record *r, const void *to)
 		break;
 	case PERF_RECORD_COMM:
 		r->u.comm.comm = moved(r->u.comm.comm, from, n, to);
+		break;
+	case PERF_RECORD_CGROUP:
+		r->u.cgroup.path = moved(r->u.cgroup.path, from, n, to);
 		break;
 	default:
 		break;

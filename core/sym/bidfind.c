@@ -11,6 +11,9 @@
  * completed from a separate debug file of that build-id when it has only
  * .dynsym.  A separate debug file alone is not used as the object: its
  * segments have lost their file offsets, which samples are mapped through.
+ * A copy from the cache keeps the object's own place (lp_dso_set_origin):
+ * its .gnu_debuglink file is looked for beside the object, not the copy,
+ * as perf's DSO_BINARY_TYPE__DEBUGLINK does from the dso's name.
  *
  * For the kernel, the kallsyms copy perf record cached (a plain file: much
  * faster to read than /proc/kallsyms, which the kernel formats as it is
@@ -99,6 +102,14 @@ struct lp_dso *lp_dso_open_recorded(const char *path, struct lp_bid_want *w)
 	if (!d && (local = lp_dsos_open_local(path)) && matches(local, w)) {
 		d = local;
 		local = NULL;
+	}
+	char rooted[PATH_MAX];
+	if (d && !vdso && lp_map_path_is_file(path) && lp_symfs_path(path, rooted, sizeof rooted) &&
+	    strcmp(rooted, lp_dso_path(d)) && lp_dso_set_origin(d, rooted)) {
+		lp_dso_free(d);
+		lp_dso_free(local);
+		errno = ENOMEM;
+		return NULL;
 	}
 	if (d) {
 		cached_debug(d, w);

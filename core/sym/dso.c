@@ -8,7 +8,9 @@
  * what lookups need.  Symbols are the defined, named STT_FUNC and
  * STT_GNU_IFUNC entries of .symtab; without one, of the separate debug
  * file's .symtab (looked for before .dynsym is read, which it would
- * replace), else of .dynsym; C++ names stay mangled.  The table is reserved
+ * replace), else of .dynsym; C++ names stay mangled.  Data objects
+ * (STT_OBJECT), which perf keeps with the functions, are read only when
+ * an address no function holds is looked up (lp_dso_find_object).  The table is reserved
  * once for the section's symbol count.  PLT stubs are added as perf 6.1
  * names them (plt.c), from the object and the ELF its symbols came from.
  */
@@ -33,12 +35,16 @@ struct seg {
 
 struct lp_dso {
 	char *path;
+	char *origin;           /* where the object is, when read from a copy */
 	uint8_t build_id[BUILD_ID_MAX];
 	size_t build_id_size;
 	struct seg *segs;
 	size_t nr_segs;
 	struct lp_symtab *syms;
 	bool full_symtab;       /* symbols came from a .symtab */
+	char *symsrc;           /* the debug file they came from; NULL: the object */
+	struct lp_symtab *objs; /* data objects, read on first need */
+	bool objs_read;
 };
 
 /* Takes the first GNU build-id note in data.  True when found. */
@@ -196,6 +202,8 @@ static bool debug_file_syms(struct lp_dso *d, const char *path, Elf *runtime)
 		} else {
 			lp_symtab_free(keep);
 			d->full_symtab = replaced = true;
+			free(d->symsrc);
+			d->symsrc = strdup(path);       /* NULL: objects from d itself */
 		}
 	} else {
 		d->syms = keep;
@@ -215,8 +223,21 @@ void lp_dso_load_debug_file(struct lp_dso *d, const char *path)
 static bool load_debug_syms(struct lp_dso *d, Elf *runtime)
 {
 	char path[PATH_MAX];
-	return lp_debug_file_find(d->path, runtime, d->build_id, d->build_id_size, path,
+	return lp_debug_file_find(lp_dso_origin(d), runtime, d->build_id, d->build_id_size, path,
 				  sizeof path) && debug_file_syms(d, path, runtime);
+}
+
+int lp_dso_set_origin(struct lp_dso *d, const char *path)
+{
+	int fd;
+	Elf *e;
+	if (!(d->origin = strdup(path)))
+		return -ENOMEM;
+	if (!d->full_symtab && !lp_elf_open(d->path, 0, &fd, &e)) {
+		load_debug_syms(d, e);
+		lp_elf_close(fd, e);
+	}
+	return 0;
 }
 
 /* Adds the functions of the object's MiniDebugInfo (which .dynsym lacks);
@@ -394,7 +415,10 @@ void lp_dso_free(struct lp_dso *d)
 	if (!d)
 		return;
 	lp_symtab_free(d->syms);
+	lp_symtab_free(d->objs);
+	free(d->symsrc);
 	free(d->segs);
+	free(d->origin);
 	free(d->path);
 	free(d);
 }
@@ -402,6 +426,11 @@ void lp_dso_free(struct lp_dso *d)
 const char *lp_dso_path(const struct lp_dso *d)
 {
 	return d->path;
+}
+
+const char *lp_dso_origin(const struct lp_dso *d)
+{
+	return d->origin ? d->origin : d->path;
 }
 
 size_t lp_dso_build_id(const struct lp_dso *d, const uint8_t **id)
@@ -430,6 +459,54 @@ int lp_dso_file_to_vaddr(const struct lp_dso *d, uint64_t off, uint64_t *vaddr)
 const struct lp_sym *lp_dso_find(const struct lp_dso *d, uint64_t vaddr)
 {
 	return lp_symtab_find_sized(d->syms, vaddr);
+}
+
+/* Adds the data objects (STT_OBJECT, named, in an allocated section) of
+ * the symbol table scn of e to t; 0 or -ENOMEM. */
+static int read_objects(struct lp_symtab *t, Elf *e, Elf_Scn *scn)
+{
+	GElf_Shdr sh, ssh;
+	Elf_Data *data = gelf_getshdr(scn, &sh) ? elf_getdata(scn, NULL) : NULL;
+	size_t n = data && sh.sh_entsize ? data->d_size / sh.sh_entsize : 0;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym sym;
+		Elf_Scn *sec;
+		const char *name;
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		if (GELF_ST_TYPE(sym.st_info) != STT_OBJECT || !sym.st_name ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE ||
+		    !(sec = elf_getscn(e, sym.st_shndx)) || !gelf_getshdr(sec, &ssh) ||
+		    !(ssh.sh_flags & SHF_ALLOC) || !(name = elf_strptr(e, sh.sh_link, sym.st_name)))
+			continue;
+		if (lp_symtab_add_ex(t, name, sym.st_value, sym.st_size,
+				     bind_prio(GELF_ST_BIND(sym.st_info))))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+const struct lp_sym *lp_dso_find_object(struct lp_dso *d, uint64_t vaddr)
+{
+	if (!d->objs_read) {
+		int fd;
+		Elf *e;
+		d->objs_read = true;
+		if (d->path[0] == '[' || lp_elf_open(d->symsrc ? d->symsrc : d->path, 0, &fd, &e))
+			return NULL;
+		Elf_Scn *scn = find_symtab(e), *dyn = NULL;
+		GElf_Shdr sh;
+		while (!scn && (dyn = elf_nextscn(e, dyn)))
+			if (gelf_getshdr(dyn, &sh) && sh.sh_type == SHT_DYNSYM)
+				scn = dyn;
+		if (scn && (d->objs = lp_symtab_new()) &&
+		    (read_objects(d->objs, e, scn) || lp_symtab_finish(d->objs))) {
+			lp_symtab_free(d->objs);
+			d->objs = NULL;
+		}
+		lp_elf_close(fd, e);
+	}
+	return d->objs ? lp_symtab_find_sized(d->objs, vaddr) : NULL;
 }
 
 const struct lp_symtab *lp_dso_symtab(const struct lp_dso *d)

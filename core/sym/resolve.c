@@ -62,7 +62,7 @@ struct fcache_ent {
 	const struct lp_proc *proc;     /* NULL for kernel and unknown-process frames */
 	uint64_t ip;
 	uint32_t pid, gen;
-	bool valid, kernel;
+	bool valid, kernel, object;
 	const char *sym, *dso, *mangled;
 	uint64_t symoff;
 	const struct lp_dso *obj;
@@ -277,6 +277,15 @@ static bool jit_map(const struct lp_map *m)
 		     !strncmp(p, "/anon_hugepage", 14) || !strncmp(p, "[anon:", 6));
 }
 
+/* Whether perf places addresses of m as they are, not as offsets in a
+ * file (its map__new gives "no dso" memory identity__map_ip): the stack,
+ * the heap, SysV shared memory (and anonymous memory: jit_map). */
+static bool identity_map(const struct lp_map *m)
+{
+	const char *p = m->path;
+	return p && (!strncmp(p, "[stack", 6) || !strncmp(p, "/SYSV", 5) || !strcmp(p, "[heap]"));
+}
+
 /* A JIT frame: named from the process's perf map, which is its dso.
  * Returns 1 when unnamed (the map may name it later: not to be cached),
  * else 0 or -ENOMEM. */
@@ -304,13 +313,15 @@ static int resolve_file(struct lp_resolver *r, const struct lp_proc *proc, const
 	if (map_object(r, m, proc->pid))
 		return -ENOMEM;
 	out->dso = r->last.name;
-	out->fileoff = ip - m->start + m->pgoff;
-	const struct lp_dso *d = r->last.dso;
+	out->fileoff = identity_map(m) ? 0 : ip - m->start + m->pgoff;
+	struct lp_dso *d = r->last.dso;
 	if (!d || lp_dso_file_to_vaddr(d, ip - m->start + m->pgoff, &vaddr))
 		return 0;
 	out->obj = d;
 	out->vaddr = vaddr;
 	const struct lp_sym *s = lp_dso_find(d, vaddr);
+	if (!s)         /* perf's symbols hold data objects too */
+		out->object = (s = lp_dso_find_object(d, vaddr)) != NULL;
 	if (s) {
 		set_name(r, s->name, out);
 		out->symoff = vaddr - s->start;
@@ -399,6 +410,7 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 		out->obj = e->obj;
 		out->vaddr = e->vaddr;
 		out->fileoff = e->fileoff;
+		out->object = e->object;
 		return 0;
 	}
 	r->misses++;
@@ -409,7 +421,8 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 				  .valid = true, .kernel = kernel, .sym = out->sym,
 				  .dso = out->dso, .symoff = out->symoff, .obj = out->obj,
 				  .mangled = out->mangled,
-				  .vaddr = out->vaddr, .fileoff = out->fileoff };
+				  .vaddr = out->vaddr, .fileoff = out->fileoff,
+				  .object = out->object };
 	return 0;
 }
 

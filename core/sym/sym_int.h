@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "luaprof/sym.h"
+#include "sym/sym_core.h"
 
 /* A name arena: strings copied into large chunks, freed all at once.  One
  * allocation per chunk (LP_NAMES_CHUNK bytes unless .chunk says otherwise)
@@ -205,12 +206,6 @@ struct lp_kernel *lp_kernel_load_cached(const char *path, const char *dir, bool 
  * _stext and _etext in address order (kernel.c).  A static string. */
 const char *lp_kernel_flaw(const struct lp_kernel *k);
 
-/* The size of the ELF image at image as its headers describe it: the
- * largest of the section header table end, the program header table end
- * and every segment's file end.  0 when image is not a native 64-bit ELF
- * header.  Only the ELF, program headers are read (they must be mapped). */
-size_t lp_dso_mem_size(const void *image);
-
 /* The symbol table of a dso (borrowed). */
 const struct lp_symtab *lp_dso_symtab(const struct lp_dso *d);
 
@@ -224,6 +219,21 @@ bool lp_dso_has_symtab(const struct lp_dso *d);
  * had. */
 void lp_dso_load_debug_file(struct lp_dso *d, const char *path);
 
+/* The data object (STT_OBJECT symbol) of d holding vaddr, or NULL: perf
+ * keeps objects in its symbol tables with functions, and names a frame at
+ * such an address after it (a guessed return address in .bss).  Read on
+ * the first call, from the file d's symbols came from (.symtab, else
+ * .dynsym); valid until lp_dso_free. */
+const struct lp_sym *lp_dso_find_object(struct lp_dso *d, uint64_t vaddr);
+
+/* For a dso read from a copy (perf's build-id cache): path is where the
+ * object is on this machine (under the symfs directory), from which its
+ * .gnu_debuglink file is looked for, as perf's DSO_BINARY_TYPE__DEBUGLINK
+ * does from the object's own name; symbols are taken from the debug file
+ * found when d has no .symtab, and path is kept (lp_dso_origin).  0, or
+ * -ENOMEM (d unchanged). */
+int lp_dso_set_origin(struct lp_dso *d, const char *path);
+
 /* ---- separate debug files (debugfile.c) ---- */
 
 /* The CRC-32 .gnu_debuglink uses (zlib's), continuing crc over n bytes. */
@@ -234,16 +244,6 @@ uint32_t lp_debuglink_crc(uint32_t crc, const void *data, size_t n);
  * (n bytes) and the CRC into *crc.  0, or -EINVAL for a malformed section
  * or a name that does not fit. */
 int lp_debuglink_parse(const void *data, size_t size, char *name, size_t n, uint32_t *crc);
-
-/* Finds the separate debug file of the object at path (its ELF e, its
- * build-id id of n bytes; either may be missing) in gdb's and perf's order:
- * its .gnu_debuglink file (its directory, then .debug/ there, then
- * /usr/lib/debug + its directory; the CRC must match), then
- * /usr/lib/debug/.build-id/NN/REST.debug, then perf's build-id cache
- * (debug), all but the last rooted in the symfs directory.  Writes the
- * file's name into buf (size bytes); false when there is none. */
-bool lp_debug_file_find(const char *path, struct Elf *e, const uint8_t *id, size_t n,
-			char *buf, size_t size);
 
 /* path rooted in the symfs directory (lp_sym_set_symfs), into buf; false
  * when it does not fit. */
@@ -312,12 +312,6 @@ const struct lp_sym *lp_perfmap_find(struct lp_perfmaps *pm, uint32_t pid, uint6
 
 /* Whether name looks mangled: C++ and Rust legacy "_Z...", Rust v0 "_R...". */
 bool lp_is_mangled(const char *name);
-
-/* The demangled form of a C++ or Rust name (NAME@plt stubs too), with its
- * parameters, or without them when it demangles only so; malloc'd (the
- * caller frees it); NULL when name is not mangled, does not demangle, or
- * memory ran out. */
-char *lp_demangle(const char *name);
 
 /* ---- build-ids (buildid.c) ---- */
 
@@ -388,8 +382,9 @@ size_t lp_bidtab_count(struct lp_bidtab *t);
  * file that has that build-id, in perf's order: perf's build-id cache, then
  * the object on this machine (path, or this process's vDSO for "[vdso]",
  * opened as lp_dsos_open_local does).  Symbols come from the file's
- * .symtab, else from a separate debug file of the build-id
- * (/usr/lib/debug/.build-id/, then the cache's "debug").  When no file has
+ * .symtab, else from a separate debug file: its debuglink file beside
+ * path (a copy from the cache keeps path as its origin), then of the
+ * build-id (/usr/lib/debug/.build-id/, then the cache's "debug").  When no file has
  * it, returns NULL (errno ENOENT or ENOMEM) and, the first time for w,
  * logs one LP_WARN line naming the object and both build-ids. */
 struct lp_dso *lp_dso_open_recorded(const char *path, struct lp_bid_want *w);

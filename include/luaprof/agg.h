@@ -13,14 +13,16 @@
  *   @[k1, k2] = count()        op COUNT, keys k1, k2
  *   @[k] = sum(v), min, max    op SUM / MIN / MAX, value v
  *   @[k] = hist(v)             op HIST: bpftrace's power-of-two buckets
+ *   avg(v), stats(v), lhist(v, min, max, step)     AVG, STATS, LHIST
  *
- * optionally only for the samples where `filter CMP constant` holds.
+ * optionally only for the samples where `filter CMP constant` holds, into
+ * a map (aggmap.h) that other aggregations and Lua may feed too.
  * Values are 64-bit signed integers (a tracepoint field as its format
  * says, sign-extended when signed), summed with wrap-around, exactly as
  * the same one-liner computes them in Lua.
  *
- * Keys are stored as bytes in an lp_hmap (8 bytes per integer, a string
- * and its NUL), so a sample costs one hash and one lookup; memory is
+ * Keys are made as bytes (8 bytes per integer, a string and its NUL), the
+ * map's layout, so a sample costs one hash and one lookup; memory is
  * taken only when a key is seen for the first time (and the map grows).
  */
 #ifndef LUAPROF_AGG_H
@@ -34,7 +36,11 @@
 #define LP_AGG_BUCKETS 65       /* see lp_agg_bucket */
 #define LP_AGG_FIELD_MAX 64     /* a field name's bytes, NUL included */
 
-enum lp_agg_op { LP_AGG_COUNT, LP_AGG_SUM, LP_AGG_MIN, LP_AGG_MAX, LP_AGG_HIST, LP_AGG_NR_OPS };
+enum lp_agg_op {
+	LP_AGG_COUNT, LP_AGG_SUM, LP_AGG_MIN, LP_AGG_MAX, LP_AGG_HIST,
+	LP_AGG_AVG, LP_AGG_STATS, LP_AGG_LHIST,         /* the count and sum; linear buckets */
+	LP_AGG_NR_OPS
+};
 
 /* Where an operand's value comes from. */
 enum lp_agg_src {
@@ -55,10 +61,10 @@ struct lp_agg_operand {
 };
 
 struct lp_agg_spec {
-	uint8_t op;                     /* enum lp_agg_op */
+	uint8_t op;                     /* enum lp_agg_op: its map's */
 	uint8_t nr_keys;                /* 0 to LP_AGG_MAX_KEYS */
 	struct lp_agg_operand keys[LP_AGG_MAX_KEYS];
-	struct lp_agg_operand value;    /* SUM, MIN, MAX, HIST: an integer */
+	struct lp_agg_operand value;    /* every op but COUNT: an integer */
 	bool has_filter;                /* count only where filter cmp filter_const */
 	struct lp_agg_operand filter;   /* an integer */
 	uint8_t cmp;                    /* enum lp_agg_cmp */
@@ -66,16 +72,24 @@ struct lp_agg_spec {
 };
 
 struct lp_agg;
+struct lp_aggmap;
 struct lp_sample;
 struct lp_tp_format;
 
-/* A new, unbound aggregation of spec (copied).  NULL with errno EINVAL
- * when the spec is malformed (an op, source or comparison out of range,
- * too many keys, a field name that is empty or not NUL-terminated, COMM
- * or SYM as the value or filter), ENOMEM. */
-struct lp_agg *lp_agg_new(const struct lp_agg_spec *spec);
+/* A new, unbound aggregation of spec (copied) into map (aggmap.h: the
+ * caller's, which must outlive it, of spec's op; NULL: a map of its own,
+ * not for LHIST).  Several may feed one map, and Lua too (lagg.c).  NULL
+ * with errno EINVAL when the spec is malformed (an op, source or
+ * comparison out of range, too many keys, a field name that is empty or
+ * not NUL-terminated, COMM or SYM as the value or filter) or its op is
+ * not map's, ENOMEM. */
+struct lp_agg *lp_agg_new(const struct lp_agg_spec *spec, struct lp_aggmap *map);
 
+/* Frees a (and its own map, not the caller's). */
 void lp_agg_free(struct lp_agg *a);
+
+/* The map a adds to. */
+struct lp_aggmap *lp_agg_map(const struct lp_agg *a);
 
 /* Binds a to an event whose samples carry sample_type (PERF_SAMPLE_*
  * bits) and, for a tracepoint, have format fmt (NULL otherwise): resolves
@@ -83,9 +97,11 @@ void lp_agg_free(struct lp_agg *a);
  * NULL), -EINVAL when a field cannot be an operand there (a value or filter
  * that is not an integer, a key that is neither integer nor string), or
  * when the samples lack what an operand needs (TID for pid/tid/comm, CPU
- * for cpu, IP for sym, RAW for fields); *what (when not NULL) then names the operand
- * ("prev_state", "cpu").  May be called again for another event with the
- * same layout; it keeps the entries. */
+ * for cpu, IP for sym, RAW for fields), or when the keys are not of the
+ * map's shape (lp_aggmap_shape: a string where the map has an integer;
+ * the map takes the keys' shape when it has none); *what (when not NULL)
+ * then names the operand ("prev_state", "cpu").  May be called again for
+ * another event with the same layout; it keeps the entries. */
 int lp_agg_bind(struct lp_agg *a, const struct lp_tp_format *fmt, uint64_t sample_type,
 		const char **what);
 
@@ -109,27 +125,6 @@ bool lp_agg_wants(const struct lp_agg *a, enum lp_agg_src src);
  * outside the sample's data, no comm, no symbol), -ENOMEM.  Allocates
  * only for a key seen for the first time.  a must be bound. */
 int lp_agg_add(struct lp_agg *a, const struct lp_sample *s, const struct lp_agg_names *names);
-
-/* The number of distinct keys, numbered 0.. in the order first seen. */
-size_t lp_agg_count(const struct lp_agg *a);
-
-/* Key j of entry i: returns true with a string in *str (NUL-terminated,
- * valid until lp_agg_clear/free), or false with an integer in *num. */
-bool lp_agg_key(const struct lp_agg *a, size_t i, unsigned j, const char **str, int64_t *num);
-
-/* The op's result for entry i: the count, sum, min or max (HIST: the
- * number of values). */
-int64_t lp_agg_value(const struct lp_agg *a, size_t i);
-
-/* HIST: entry i's LP_AGG_BUCKETS counts (see lp_agg_bucket); NULL for
- * other ops. */
-const uint64_t *lp_agg_hist(const struct lp_agg *a, size_t i);
-
-/* The spec a was made from. */
-const struct lp_agg_spec *lp_agg_spec(const struct lp_agg *a);
-
-/* Forgets every entry (an interval's print-and-clear), keeping memory. */
-void lp_agg_clear(struct lp_agg *a);
 
 /* --- histograms (core/agg/hist.c): the one bucket function and the one
  * printer, for luaprof.hist and the one-liners' hist() alike. */
@@ -161,5 +156,26 @@ typedef void lp_hist_label_fn(size_t i, char *out, size_t size, void *ctx);
  * memory. */
 char *lp_hist_text(const uint64_t *counts, size_t nr, lp_hist_label_fn *label, void *ctx,
 		   size_t *len);
+
+/* Linear buckets, bpftrace's lhist(v, min, max, step) and
+ * luaprof.hist{ min =, max =, step = }: (..., min), [min, min + step),
+ * ..., the last one cut at max when step does not divide max - min, and
+ * [max, ...).  nr counts them all. */
+struct lp_lhist {
+	int64_t min, max, step;
+	size_t nr;
+};
+
+/* Fills *l for min, max, step: 0, or -EINVAL when max <= min or step <= 0,
+ * -E2BIG past max_buckets buckets between min and max. */
+int lp_lhist_init(struct lp_lhist *l, int64_t min, int64_t max, int64_t step, size_t max_buckets);
+
+/* The bucket of v: 0 below min, nr - 1 from max on. */
+size_t lp_lhist_bucket(const struct lp_lhist *l, int64_t v);
+
+/* Bucket i's label as bpftrace prints lhist's: "(..., 0)", "[0, 10)",
+ * "[1K, 2K)", "[100, ...)" (edges as lp_hist_edge writes them, a
+ * negative one with its sign); an lp_hist_label_fn with ctx l. */
+void lp_lhist_label(size_t i, char *out, size_t size, void *l);
 
 #endif

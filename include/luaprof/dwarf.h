@@ -33,6 +33,12 @@ void lp_unwinder_free(struct lp_unwinder *u);
  * a non-empty stack copy. */
 bool lp_unwind_possible(const struct lp_sample *s);
 
+/* on: unwind every object with its CFI, also where perf's libunwind finds
+ * none (the libraries of a process exec'd by one recorded, whose parent's
+ * copies stay in its maps and misplace their CFI for perf); off (the
+ * default): leave those frames as perf does.  For every unwinder. */
+void lp_unwind_set_true_stacks(bool on);
+
 /* Unwinds the user stack of s, a sample of process proc (NULL: nothing to
  * unwind with), into ips (at most max): the sampled user pc first,
  * then each caller's return address.  A caller's call instruction is at
@@ -77,5 +83,18 @@ void lp_srclines_free(struct lp_srclines *sl);
  * -ENOMEM. */
 int lp_srclines_get(struct lp_srclines *sl, const struct lp_dso *d, uint64_t vaddr,
 		    const struct lp_srcframe **frames);
+
+/* Where DWARF gives vaddr of object d no line (or d has no DWARF):
+ * whether binutils' addr2line (perf's) finds its function among the ELF
+ * symbols (.symtab, else .dynsym) of d's debug file, else of d, and
+ * *file the file it names then (an STT_FILE symbol's name, "" possibly;
+ * NULL: none, "??"): addr2line prints FILE:?, else ??:0, which perf takes
+ * for no answer.  False when d's file cannot be read. */
+bool lp_srclines_symfile(struct lp_srclines *sl, const struct lp_dso *d, uint64_t vaddr,
+			 const char **file);
+
+/* s interned in the cache's strings: equal text, equal pointer; valid
+ * until lp_srclines_free().  NULL on ENOMEM. */
+const char *lp_srclines_intern(struct lp_srclines *sl, const char *s);
 
 #endif

@@ -28,6 +28,8 @@
 #include <sys/types.h>
 #include <linux/perf_event.h>
 
+#include "luaprof/capture.h"
+
 /* How an event's rate is chosen (see lp_event_attr). */
 enum lp_event_rate {
 	LP_RATE_RUN = 0,        /* the run's -F or -c */
@@ -89,7 +91,45 @@ struct lp_event_spec {
 				 * (with dwarf_stack: DWARF) */
 	uint64_t sample_type;   /* PERF_SAMPLE_* bits it adds (RAW: tracepoints) */
 	char *filter;           /* owned, or NULL: the ftrace filter (tracepoints) */
+	/* Strings kept for s:str (capture.h), as the script's luaprof.setup
+	 * strings asks: the pointer fields the drain thread reads from the
+	 * live process as it takes each sample from its ring (an event with
+	 * any wakes the thread at every sample: wakeup_events 1); the stack
+	 * copy is stack_user, with the stack pointer in regs_user. */
+	struct lp_capture_plan capture;
+	/* Probes whose string arguments the kernel copies (fetch arguments of
+	 * a tracefs uprobe, evdyn.c): bit i (0-5) s.args[i + 1], bit 6 the
+	 * return value.  Opened, the probe is that tracefs event (type
+	 * PERF_TYPE_TRACEPOINT, its raw data holding the strings at fetch_off,
+	 * __data_loc fields) and dyn_event its "GROUP/NAME". */
+	uint8_t fetch;
+	uint16_t fetch_off[7];
+	char *dyn_event;        /* owned, or NULL */
+	/* a library wrapper's probe that copies a system call's strings
+	 * (capcall.c): it fetches each argument's value too, at fetch_addr */
+	bool call_capture;
+	uint16_t fetch_addr[6];
+	/* ... and with fetch_argv (1 to 6), the NULL-terminated array of
+	 * strings that argument points at (execve's argv): its first
+	 * LP_FETCH_ARGV pointers at argv_ptr_off, their strings at argv_off */
+	uint8_t fetch_argv;
+	uint16_t argv_ptr_off[16], argv_off[16];
+	/* a probe of a run whose events are inherited that tracefs would not
+	 * take (evdyn.c): opened through the uprobe PMU without inherit, on
+	 * the threads the run opens it on only */
+	bool no_inherit;
+	/* a probe placed in tracefs (dyn_event): the uprobe PMU's type and
+	 * config it had, which a recording declares (lp_event_file_attr) */
+	uint32_t pmu_type;
+	uint64_t pmu_config;
 };
+
+/* The most elements of an array of strings a probe copies (bpftrace's
+ * join() takes 16 too). */
+#define LP_FETCH_ARGV 16
+
+/* lp_event_spec.fetch's bit of the return value. */
+#define LP_FETCH_RETVAL (1u << 6)
 
 /* Parses one event name of the fixed table ("cycles", "cs:u",
  * "cpu-clock:k") into out, which then owns its name (lp_event_spec_free).
@@ -178,6 +218,8 @@ struct lp_sampling {
 	bool tracking;          /* emit MMAP2/COMM/FORK/EXIT (first event only) */
 	bool switch_events;     /* with tracking: SWITCH records too (perf's
 				 * --switch-events: context_switch) */
+	bool all_cgroups;       /* PERF_SAMPLE_CGROUP, and with tracking CGROUP
+				 * records (perf's --all-cgroups) */
 	bool count_only;        /* count, never sample (luaprof stat) */
 	bool read_lost;         /* PERF_FORMAT_LOST on sampling events but a
 				 * group's (lp_evlist_init sets it when the
@@ -198,6 +240,16 @@ struct lp_sampling {
  * refuses.  Never fails. */
 void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s,
 		   struct perf_event_attr *attr);
+
+/* The attr a recording declares for spec, opened with opened: opened,
+ * but for a probe that is a tracefs event without fetch arguments (its
+ * samples those of the uprobe PMU's event: evdyn.c), which is declared
+ * as the PMU's event of the same file offset, as before tracefs took it,
+ * so that perf report and perf script show it as such (by symbol, not
+ * as a tracepoint whose format is gone with the run).  Returns whether
+ * *out was made (else the recording declares opened). */
+bool lp_event_file_attr(const struct lp_event_spec *spec, const struct perf_event_attr *opened,
+			struct perf_event_attr *out);
 
 /* The user registers perf samples for --call-graph dwarf on x86_64: all
  * but the segment registers DS, ES, FS and GS (perf's PERF_REGS_MASK). */

@@ -108,6 +108,13 @@ struct lp_elf_sym {
  * open. */
 int lp_elf_symbol(const char *path, const char *name, struct lp_elf_sym *out);
 
+/* The file offset of virtual address vaddr in path, through the PT_LOAD
+ * segment whose file bytes hold it (vaddr - p_vaddr + p_offset): what a
+ * uprobe takes for a symbol found in a separate debug file, whose own
+ * segments hold no bytes.  Returns 0, -ENOENT (in no segment's bytes),
+ * -ENOEXEC or -errno of open. */
+int lp_elf_file_offset(const char *path, uint64_t vaddr, uint64_t *off);
+
 /* Calls fn(name, arg) once for each function (STT_FUNC, defined: never an
  * IFUNC, which uprobes refuse) of path's .symtab and .dynsym whose name,
  * without its @VERSION, matches the fnmatch glob, in table order.  Stops

@@ -152,4 +152,26 @@ int lp_procs_each(struct lp_procs *ps, int (*fn)(struct lp_thread *t, void *arg)
  * or a NULL address.  A system call per 256 bytes or page. */
 int lp_proc_read_str(pid_t pid, uint64_t addr, char *buf, size_t size, size_t *len);
 
+/* Strings of read-only file mappings (filestr.c): a string literal of a
+ * process, read from the object's file, exact whether or not the process
+ * still runs (see capture.h).  Holds a few open files. */
+struct lp_filestr;
+
+/* An empty reader, or NULL with errno.  Free with lp_filestr_free. */
+struct lp_filestr *lp_filestr_new(void);
+/* Closes its files and frees it.  Accepts NULL. */
+void lp_filestr_free(struct lp_filestr *fs);
+
+/* The NUL-terminated string at addr in process p (pid: its id, for
+ * /proc/PID/root while it lives; 0 when unknown) when addr lies in a
+ * never-written segment (a PT_LOAD without PF_W) of an object p maps,
+ * found from the maps of p the model holds (each object's load bias):
+ * read from the file into buf (size bytes, at least 2), at most size - 1
+ * bytes, NUL-terminated.  Returns 0 with *len, -ENOENT when addr is in no
+ * such segment, -ERANGE when the string does not end within it, -EIO, or
+ * -EINVAL.  The file must be the one mapped (same inode); a pread per
+ * call, and the program headers of an object read once. */
+int lp_filestr_read(struct lp_filestr *fs, const struct lp_proc *p, pid_t pid, uint64_t addr,
+		    char *buf, size_t size, size_t *len);
+
 #endif

@@ -116,6 +116,11 @@ struct lp_task {                /* FORK and EXIT */
 struct lp_lost { uint64_t id, lost; };
 struct lp_throttle { uint64_t time, id, stream_id; };
 
+struct lp_cgroup {              /* CGROUP (attr.cgroup): a cgroup's id and path */
+	uint64_t id;            /* what PERF_SAMPLE_CGROUP samples carry */
+	const char *path;       /* NUL-terminated inside the record: "/user.slice/..." */
+};
+
 struct lp_switch {              /* SWITCH and SWITCH_CPU_WIDE (context_switch) */
 	bool out;               /* PERF_RECORD_MISC_SWITCH_OUT: the task leaves */
 	bool preempt;           /* ... while runnable (SWITCH_OUT_PREEMPT) */
@@ -138,6 +143,7 @@ struct lp_record {
 		struct lp_lost lost;
 		struct lp_throttle throttle;
 		struct lp_switch sw;
+		struct lp_cgroup cgroup;
 		uint64_t lost_samples;  /* PERF_RECORD_LOST_SAMPLES */
 	} u;
 };

@@ -62,6 +62,8 @@ struct lp_rows_frame {
 	const char *dso;        /* the object's path; NULL: unknown */
 	const char *file;       /* srcline: the function's source file; NULL: unknown */
 	uint32_t line;          /* and line (0: unknown) */
+	const char *srcline;    /* srcline: the cell itself, when set (interned:
+				 * equal text, equal pointer), else file:line */
 	bool kernel;
 	bool caller;            /* an unwound caller (unnamed: shown at ip - 1) */
 	bool inlined;           /* a function inlined at the next frame's address */

@@ -92,6 +92,11 @@ void lp_dso_free(struct lp_dso *d);
 
 const char *lp_dso_path(const struct lp_dso *d);
 
+/* Where the object is on this machine (under --symfs): its path, or for a
+ * dso read from a copy (perf's build-id cache) the object's own place,
+ * where its separate debug file is looked for beside it (borrowed). */
+const char *lp_dso_origin(const struct lp_dso *d);
+
 /* Build-id bytes (borrowed, valid until lp_dso_free) and their count; 0 when
  * the object has none. */
 size_t lp_dso_build_id(const struct lp_dso *d, const uint8_t **id);
@@ -218,6 +223,7 @@ struct lp_frame {
 	const char *dso;        /* NULL when unknown */
 	uint64_t symoff;        /* ip - symbol start */
 	bool kernel;
+	bool object;            /* sym is a data object's (perf report: NAME+0xOFF) */
 	const struct lp_dso *obj;       /* the object file ip was looked up in */
 	uint64_t vaddr;                 /* ip as an ELF address of obj */
 	uint64_t fileoff;               /* a user ip's offset in the file mapped there
@@ -248,7 +254,7 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 
 /* Reads the kernel's symbols now, not at the first kernel address: a live
  * run does it before its events start, since reading /proc/kallsyms takes
- * 50-100 ms, in which a busy machine's samples fill the rings unread.
+ * long enough for a busy machine's samples to fill the rings unread.
  * Does nothing when they were read (or tried) before.  Returns 0 (a file
  * that cannot be read is logged once, as at the first address), or
  * -ENOMEM. */

@@ -162,4 +162,42 @@ long lp_syscall_nr(const char *name);
  * <errno.h> when luaprof was built, or NULL when it has none. */
 const char *lp_errno_name(int nr);
 
+/* ---- named constants (consts.c) -------------------------------------- */
+
+/* The name of signal nr ("SIGKILL" for 9), from this system's
+ * <asm/signal.h> when luaprof was built, or NULL. */
+const char *lp_signal_name(int nr);
+
+/* The open flags as names joined by '|' ("O_RDONLY|O_CLOEXEC"), the
+ * access mode first, flags of several bits (O_SYNC, O_TMPFILE) before
+ * those they include, bits without a name as one hex number at the end;
+ * from <asm/fcntl.h>, the kernel's values.  Writes at most size bytes,
+ * NUL-terminated, into buf and returns the length the whole needs. */
+size_t lp_open_flags_str(unsigned long long flags, char *buf, size_t size);
+
+/* What a task's state (sched_switch's prev_state) is made of: one letter
+ * per bit, and the bit above them that marks a task preempted while it
+ * could run ("R+"). */
+#define LP_TASK_STATES_MAX 16
+struct lp_task_states {
+	size_t nr;
+	unsigned long long preempted;
+	struct { unsigned long long bit; char letter; } flag[LP_TASK_STATES_MAX];
+};
+
+/* This kernel's task states, from sched_switch's format in tracefs (its
+ * print fmt), else Linux 4.14's and later (S D T t X Z P I, 0x100).
+ * Never fails. */
+void lp_task_states_load(struct lp_task_states *ts);
+
+/* The state as the kernel's format prints it: "R", "R+" (preempted),
+ * "S", "D", ..., several joined by '|' (unknown bits in hex).  Writes as
+ * lp_open_flags_str does. */
+size_t lp_task_state_str(const struct lp_task_states *ts, unsigned long long state, char *buf,
+			 size_t size);
+
+/* Constant i of all those named (error numbers, signals, open flags), in
+ * no particular order: its name and *value; NULL past the last. */
+const char *lp_const_at(size_t i, long long *value);
+
 #endif

@@ -5,6 +5,10 @@
  * be compared field by field.  The attrs are those of `luaprof run -e
  * EVENTS -- CMD` with the default rate (4000 Hz): inherited, enabled at
  * the command's exec, the first event carrying the MMAP/COMM/TASK records.
+ * A probe is shown as the uprobe PMU's event, which such a run opens only
+ * where tracefs refuses the probe (and then without inherit): it places
+ * the others as tracefs uprobe events (core/live/evdyn.c), of the same
+ * attr but for type, config (the event's id) and config1.
  */
 #include <stdio.h>
 #include <string.h>

@@ -69,6 +69,8 @@ static const char usage[] =
 "                                sixteenth of the RAM)\n"
 "      --switch-events           record context switches (PERF_RECORD_SWITCH,\n"
 "                                on_switch; a script with on_switch gets them)\n"
+"      --all-cgroups             record each sample's cgroup (s.cgroup, and the\n"
+"                                paths of cgroups made meanwhile)\n"
 "  -i, --input FILE              run the script over a perf.data recording\n"
 "                                (- reads a pipe-mode stream from stdin)\n"
 "  -o, --output FILE             keep a perf.data recording of the run in a regular\n"
@@ -87,6 +89,8 @@ static const char usage[] =
 "                                0: no limit)\n"
 "      --symfs DIR               look for object and debug files under DIR\n"
 "      --no-debuginfod           never ask debuginfod servers (DEBUGINFOD_URLS)\n"
+"      --true-stacks             unwind dwarf stacks through every object's CFI,\n"
+"                                also where perf's libunwind finds none\n"
 "  -h, --help                    this help\n"
 "  -v, --version                 print the version\n"
 "\n"
@@ -94,7 +98,7 @@ static const char usage[] =
 "255 when luaprof itself fails (bad usage, script error, cannot profile).\n";
 
 enum { OPT_SYMFS = 256, OPT_NO_DEBUGINFOD, OPT_FILTER, OPT_NO_BUILDID_CACHE, OPT_SCRIPT_TIMEOUT,
-       OPT_SCRIPT_MEMORY, OPT_SWITCH_EVENTS, OPT_QUEUE_SIZE };
+       OPT_SCRIPT_MEMORY, OPT_SWITCH_EVENTS, OPT_QUEUE_SIZE, OPT_ALL_CGROUPS, OPT_TRUE_STACKS };
 
 static const struct option longopts[] = {
 	{ "program", required_argument, NULL, 'x' },
@@ -108,6 +112,7 @@ static const struct option longopts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "switch-events", no_argument, NULL, OPT_SWITCH_EVENTS },
+	{ "all-cgroups", no_argument, NULL, OPT_ALL_CGROUPS },
 	{ "arg", required_argument, NULL, 'A' },
 	{ "interval", required_argument, NULL, 'I' },
 	{ "input", required_argument, NULL, 'i' },
@@ -115,6 +120,7 @@ static const struct option longopts[] = {
 	{ "no-buildid-cache", no_argument, NULL, OPT_NO_BUILDID_CACHE },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
+	{ "true-stacks", no_argument, NULL, OPT_TRUE_STACKS },
 	{ "script-timeout", required_argument, NULL, OPT_SCRIPT_TIMEOUT },
 	{ "script-memory", required_argument, NULL, OPT_SCRIPT_MEMORY },
 	{ "queue-size", required_argument, NULL, OPT_QUEUE_SIZE },
@@ -334,6 +340,7 @@ static int option(struct lp_cli *cli, int c, char *val)
 	case 'm': return parse_pages(cli, val);
 	case OPT_QUEUE_SIZE: return parse_queue(cli, val);
 	case OPT_SWITCH_EVENTS: cli->sampling.switch_events = true; return 0;
+	case OPT_ALL_CGROUPS: cli->sampling.all_cgroups = true; return 0;
 	case 'A': return add_arg(cli, val);
 	case 'I': return parse_interval(cli, val);
 	case 'i': cli->input = val; return 0;
@@ -344,6 +351,7 @@ static int option(struct lp_cli *cli, int c, char *val)
 		return 0;
 	case OPT_SYMFS: cli->symfs = val; return 0;
 	case OPT_NO_DEBUGINFOD: cli->no_debuginfod = true; return 0;
+	case OPT_TRUE_STACKS: cli->true_stacks = true; return 0;
 	case 'o': cli->output = val; return 0;
 	case OPT_NO_BUILDID_CACHE: cli->no_buildid_cache = true; return 0;
 	case 'h': fputs(usage, stdout); return 1;

@@ -76,8 +76,8 @@ static const struct lp_tp_format *source_event_format(void *ctx, int idx)
 	const struct lp_tp_format *found;
 	struct lp_tp_format *f;
 	char sys[256];
-	if ((size_t)idx >= ls->cli->events.n || e->type != PERF_TYPE_TRACEPOINT)
-		return NULL;
+	if ((size_t)idx >= ls->cli->events.n || e->type != PERF_TYPE_TRACEPOINT || e->probe)
+		return NULL;    /* a probe made a tracefs event (evdyn.c) has s.args of its own */
 	if ((found = lp_tp_set_find(ls->formats, e->config)))
 		return found;
 	const char *colon = strchr(e->name, ':');
@@ -378,14 +378,15 @@ static void report_silent_watchpoints(struct lp_live *lv, const struct lp_cli *c
 	free(c);
 }
 
-/* Warns of on_event keys that name none of the run's events. */
+/* Warns of on_event keys that name none of the run's events, or stops
+ * the run (run->failed) when one was meant for an event no hook takes. */
 static void check_handlers(struct lp_run *run, const struct lp_cli *cli)
 {
 	const char **names = calloc(cli->events.n + 1, sizeof *names);
 	for (size_t i = 0; names && i < cli->events.n; i++)
 		names[i] = cli->events.v[i].name;
-	if (names)
-		lp_run_check_handlers(run, names, cli->events.n);
+	if (names && lp_run_check_handlers(run, names, cli->events.n))
+		run->failed = true;
 	free(names);
 }
 
@@ -628,7 +629,8 @@ static int live_loop(struct live_run *lr)
 	struct lp_cli *cli = lr->cli;
 	lr->looped = true;
 	check_handlers(run, cli);
-	call_on_start(run, cli, lr->lv);
+	if (!run->failed)
+		call_on_start(run, cli, lr->lv);
 	run->interval.set_alarm = source_alarm;
 	run->interval.alarm_ctx = lr->lv;
 	int rc = live_go(lr);
@@ -668,7 +670,7 @@ static int live_report(struct live_run *lr, int rc, int status)
 	set_backlog(run, lr->lv);
 	if (lr->cli->sampling.count_only && lr->t1 > run->interval.last_time)
 		run->interval.last_time = lr->t1;
-	if (rc == 0)
+	if (rc == 0 || (run->hook_error && !xerr))
 		lp_run_end(run, lr->t1 - lr->t0, status >= 0 ? exit_code(status) : -1);
 	return rc;
 }

@@ -40,6 +40,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "luaprof/capture.h"
 #include "luaprof/hits.h"
 #include "luaprof/perfdata.h"
 #include "luaprof/sym.h"
@@ -149,12 +150,13 @@ static int tracing_data(const char *path, const struct lp_event_spec *events, si
 			void **data, size_t *len)
 {
 	const char **names = calloc(nr_events + 1, sizeof *names);
+	struct perf_event_attr none = { 0 }, pmu;  /* a probe declared as the PMU's: none */
 	size_t n = 0;
 	int rc = names ? 0 : -ENOMEM;
 	*data = NULL;
 	for (size_t i = 0; names && i < nr_events; i++)
-		if (events[i].type == PERF_TYPE_TRACEPOINT)
-			names[n++] = events[i].name;
+		if (events[i].type == PERF_TYPE_TRACEPOINT && !lp_event_file_attr(&events[i], &none, &pmu))
+			names[n++] = events[i].dyn_event ? events[i].dyn_event : events[i].name;
 	if (!rc && n)
 		rc = lp_tdata_build(names, n, data, len);
 	free(names);
@@ -288,6 +290,9 @@ struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
 	for (size_t i = 0; i < nr_events; i++) {
 		size_t n = lp_live_ids(lv, i, ids, sizeof ids / sizeof ids[0]);
 		const struct perf_event_attr *a = lp_live_attr(lv, i);
+		struct perf_event_attr pmu;
+		if (lp_event_file_attr(&events[i], a, &pmu))
+			a = &pmu;       /* a tracefs probe's samples, declared as the PMU's */
 		if (lp_pd_writer_add_event(rec->w, a, events[i].name, ids, n))
 			set_err(rec, -EIO);
 	}
@@ -313,8 +318,9 @@ static int tee_next(void *ctx, struct lp_record *r, int *event)
 {
 	struct lp_recording *rec = ctx;
 	int rc = rec->inner.next(rec->inner.ctx, r, event);
-	if (rc != 1)
-		return rc;      /* the end, an error, an alarm or input (no record) */
+	if (rc != 1 || r->type == LP_RECORD_CAPTURE)
+		return rc;      /* the end, an error, an alarm or input (no record),
+				 * or luaprof's own capture, which perf would refuse */
 	if (!rec->err)
 		set_err(rec, lp_pd_writer_write(rec->w, r->data));
 	if (r->type == PERF_RECORD_SAMPLE) {

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -315,11 +316,10 @@ static bool lua_per_sample(const struct lp_run *run)
  * the input is a file (a stream is read here).  Without the thread the
  * records are the same, read here.  Where no Lua runs per sample (a
  * one-liner that counts in C, run->aggs.only; a script of on_end alone)
- * the thread would only add its copies and hand-overs, across cores: 0.08 s
- * of CPU against 0.15 s for 0.52M sched_switch samples
- * (docs/performance.md).  When the answer cannot depend on the records'
- * order (lp_agg_order_free), they come in file order, unsorted: 11% less
- * CPU on the same recording.  Called after on_start, before the first
+ * the thread would only add its copies and hand-overs, across cores
+ * (docs/performance.md, "Measured choices in the code").  When the answer
+ * cannot depend on the records' order (lp_agg_order_free), they come in
+ * file order, unsorted, which saves the sort.  Called after on_start, before the first
  * record. */
 static void read_ahead(struct lp_run *run, struct lp_perfdata *pd)
 {
@@ -335,6 +335,22 @@ static void read_ahead(struct lp_run *run, struct lp_perfdata *pd)
 	if (err && err != -ESPIPE)
 		fprintf(stderr, "luaprof: cannot read the recording on a thread (%s): reading it "
 			"between the script's calls\n", strerror(-err));
+}
+
+/* The script's on_event keys against the recording's events, when its
+ * header lists them (a stream's may come later): 0, or -1 after the line
+ * (lp_run_check_handlers). */
+static int check_handlers(struct lp_run *run, struct lp_perfdata *pd)
+{
+	size_t n = lp_perfdata_nr_events(pd);
+	const char **names = n ? calloc(n, sizeof *names) : NULL;
+	int rc = 0;
+	for (size_t i = 0; names && i < n; i++)
+		names[i] = lp_perfdata_event(pd, i)->name;
+	if (names)
+		rc = lp_run_check_handlers(run, names, n);
+	free(names);
+	return rc;
 }
 
 static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
@@ -368,6 +384,10 @@ static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 				 .event_name = replay_event_name,
 				 .event_format = replay_event_format,
 				 .sample_type = replay_sample_type };
+	if (!run->aggs.on && check_handlers(run, rs.pd)) {      /* -x checks in on_start */
+		lp_perfdata_close(rs.pd);
+		return LP_EXIT_FAILURE;
+	}
 	if (run->vm.ref[LP_HOOK_START] != LUA_NOREF) {
 		push_info(run->vm.L, &rs, file);
 		run->aggs.start_src = &src;     /* a one-liner checks its names */
@@ -383,7 +403,7 @@ static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 		fprintf(stderr, "luaprof: %s (on_end sees the %llu samples read before it)\n",
 			rc == -ENOMEM && !*lp_perfdata_error(rs.pd) ? "out of memory" :
 			lp_perfdata_error(rs.pd), (unsigned long long)run->stats.samples);
-	if (!run->failed)
+	if (!run->failed || run->hook_error)
 		lp_run_end(run, rs.last_time - rs.first_time, -1);
 	lp_perfdata_close(rs.pd);
 	if (rc || run->failed)

@@ -32,6 +32,7 @@
 #include "lstack.h"
 #include "run.h"
 #include "luaprof/agg.h"
+#include "luaprof/capture.h"
 #include "luaprof/event.h"
 #include "luaprof/luaprof.h"
 
@@ -181,6 +182,7 @@ static const struct lp_fieldset interval_fields =
 
 static const char *const end_names[] = {
 	"samples", "lost", "duration", "status", "user_time", "sys_time", "values", "backlog",
+	"strings", "error",
 };
 static const struct lp_fieldset end_fields = LP_FIELDSET("info", "on_end's info", end_names);
 
@@ -266,7 +268,9 @@ static int aggregate(struct lp_run *run, const struct lp_evinfo *ei, const struc
 		run->view.rec = rec;
 		run->view.event = event;
 		run->view.sample_type = ei->sample_type;
-		names.sym = lp_stack_leaf(run)->sym;
+		const struct lp_frame *leaf = lp_stack_leaf(run);
+		/* nameless: perf report's name, not left out */
+		names.sym = leaf->sym ? leaf->sym : lp_stack_unnamed(run, leaf);
 		lp_sample_invalidate(run->vm.L, run);
 	}
 	if (lp_agg_add(ei->agg, s, &names) < 0) {
@@ -345,15 +349,38 @@ int lp_run_task_hook(struct lp_run *run, const struct lp_record *rec)
 	return lp_vm_call(run, h, 1);
 }
 
-void lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t nr)
+/* Whether on_event (on the top) has a handler for the event called name
+ * (or its name without modifiers). */
+static bool handled_by(lua_State *L, const char *name)
+{
+	char buf[256];
+	const char *bare = strip_modifiers(name, buf, sizeof buf);
+	bool found = lua_getfield(L, -1, name) == LUA_TFUNCTION;
+	lua_pop(L, 1);
+	if (!found && bare) {
+		found = lua_getfield(L, -1, bare) == LUA_TFUNCTION;
+		lua_pop(L, 1);
+	}
+	return found;
+}
+
+int lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t nr)
 {
 	lua_State *L = run->vm.L;
+	int rc = 0;
 	if (!L)
-		return;
+		return 0;
 	if (lua_getglobal(L, "on_event") != LUA_TTABLE) {
 		lua_pop(L, 1);
-		return;
+		return 0;
 	}
+	/* the events whose samples go to no hook: a key close to one of them
+	 * was meant for it */
+	const char **orphans = calloc(nr ? nr : 1, sizeof *orphans);
+	size_t no = 0;
+	for (size_t i = 0; orphans && i < nr && run->vm.ref[LP_HOOK_SAMPLE] == LUA_NOREF; i++)
+		if (!handled_by(L, names[i]))
+			orphans[no++] = names[i];
 	for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
 		const char *key = lua_tostring(L, -2);
 		bool found = false;
@@ -362,12 +389,28 @@ void lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t 
 			const char *bare = strip_modifiers(names[i], buf, sizeof buf);
 			found = !strcmp(key, names[i]) || (bare && !strcmp(key, bare));
 		}
-		if (key && !found)
-			fprintf(stderr, "luaprof: on_event[\"%s\"] names no event of this run, so it "
-				"is never called (add it with -e or luaprof.setup{events=...})\n",
-				LP_SHOW(key));
+		if (!key || found)
+			continue;
+		const char *orphan = orphans ? lp_closest(key, orphans, no) : NULL;
+		const char *meant = orphan ? orphan : lp_closest(key, names, nr);
+		char hint[300] = "";
+		if (meant)
+			snprintf(hint, sizeof hint, " (did you mean '%s'?)", LP_SHOW(meant));
+		if (orphan) {
+			fprintf(stderr, "luaprof: on_event[\"%s\"] names no event of this run%s, and no "
+				"hook takes the samples of %s: name the event as the run does\n",
+				LP_SHOW(key), hint, LP_SHOW(orphan));
+			rc = -1;
+			lua_pop(L, 2);
+			break;
+		}
+		fprintf(stderr, "luaprof: on_event[\"%s\"] names no event of this run%s, so it "
+			"is never called (add it with -e or luaprof.setup{events=...})\n",
+			LP_SHOW(key), hint);
 	}
+	free(orphans);
 	lua_pop(L, 1);
+	return rc;
 }
 
 uint64_t lp_run_lost(const struct lp_run *run)
@@ -415,12 +458,14 @@ void lp_run_end(struct lp_run *run, uint64_t duration, int status)
 	 * counting run the time since it (its counts) */
 	bool rest = run->interval.count_only ? run->interval.last_time > run->interval.prev : run->interval.samples;
 	if (run->interval.ns && rest && run->interval.next && !run->failed &&
-	    tick(run, run->interval.last_time, true, counted))
+	    tick(run, run->interval.last_time, true, counted) && !run->error)
 		return;
 	if (run->vm.L)
 		lp_trace_leave(run);
-	if (run->vm.ref[LP_HOOK_END] == LUA_NOREF)
+	if (run->vm.ref[LP_HOOK_END] == LUA_NOREF) {
+		lp_strings_report(run);
 		return;
+	}
 	lua_State *L = run->vm.L;
 	lua_createtable(L, 0, 8);
 	lua_pushinteger(L, (lua_Integer)run->stats.samples);
@@ -434,8 +479,19 @@ void lp_run_end(struct lp_run *run, uint64_t duration, int status)
 		lua_setfield(L, -2, "status");
 	}
 	end_extras(run, counted);
+	lp_strings_push_info(L, run);
+	lua_setfield(L, -2, "strings");
+	if (run->error) {               /* what stopped the run: see lp_run_loop */
+		lua_pushstring(L, run->error);
+		lua_setfield(L, -2, "error");
+		/* room to report what was gathered when it was the memory that
+		 * ran out (the data is still held) */
+		if (run->vm.guard.limit && run->vm.guard.limit_hit)
+			run->vm.guard.limit += run->vm.guard.limit / 8;
+	}
 	lp_fields_set_strict(L, &end_fields);
 	lp_vm_call(run, LP_HOOK_END, 1);
+	lp_strings_report(run);         /* after what on_end printed */
 }
 
 /* Handles one record; 0 or -1. */
@@ -456,8 +512,15 @@ static int handle(struct lp_run *run, const struct lp_record *rec, int event)
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		return rec->has_sid ? lp_switch_call(run, rec, event) : 0;
+	case LP_RECORD_CAPTURE:         /* the strings of the sample after it */
+		if (run->vm.L && lp_strings_record(run, rec)) {
+			fprintf(stderr, "luaprof: out of memory\n");
+			return -1;
+		}
+		return 0;
 	default:
-		if (lp_procs_apply(run->procs, rec) || lp_targets_fork(run, rec)) {
+		if (lp_procs_apply(run->procs, rec) || lp_targets_fork(run, rec) ||
+		    (run->vm.L && lp_idents_record(run, rec))) {
 			fprintf(stderr, "luaprof: out of memory tracking processes\n");
 			return -1;
 		}
@@ -531,8 +594,9 @@ static int loop(struct lp_run *run, const struct lp_source *src)
 }
 
 /* The loop as a Lua C function, so that it runs under one lua_pcall and a
- * sample's handler is a plain lua_call: the pcall's setjmp and bookkeeping
- * for every sample were 5% of a replay's script thread.  Its arguments are
+ * sample's handler is a plain lua_call: no setjmp and bookkeeping of a
+ * pcall for every sample (docs/performance.md, "Measured choices in the
+ * code").  Its arguments are
  * copies of the base stack's fixed slots, at the same indices, so the
  * fixed slots mean the same inside it (every hook's pcall finds the
  * message handler at LP_SLOT_MSGH), then the loop's own; it returns the
@@ -581,6 +645,12 @@ int lp_run_loop(struct lp_run *run, const struct lp_source *src)
 {
 	run->src = src;
 	int rc = run->vm.L ? protected_loop(run, src) : loop(run, src);
+	/* a hook's error stops the run, and what was gathered is kept: on_end
+	 * runs (info.error), the exit status stays 255 (issue 32) */
+	if (rc < 0 && run->failed && run->error) {
+		run->hook_error = true;
+		src->stop(src->ctx);
+	}
 	if (run->watched >= 0 && src->watch)
 		src->watch(src->ctx, -1);
 	run->watched = -1;

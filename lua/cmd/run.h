@@ -20,8 +20,10 @@ uint64_t lp_run_lost(const struct lp_run *run);
 /* run.c: calls on_end, if the script has one, with { samples, lost,
  * duration (ns), status (only when status >= 0: the command's exit status,
  * 128+N for signal N), user_time and sys_time (ns, when known), counts (live
- * runs: name -> { value, raw, enabled, running, supported }, the totals) }.
- * With an interval, the last on_interval (info.last) comes first. */
+ * runs: name -> { value, raw, enabled, running, supported }, the totals),
+ * error (the line of the hook error that stopped the run, if one did) }.
+ * With an interval, the last on_interval (info.last) comes first (not
+ * after an error). */
 void lp_run_end(struct lp_run *run, uint64_t duration, int status);
 
 /* run.c: counting runs (nothing sampled): the intervals of on_interval
@@ -32,7 +34,9 @@ void lp_run_set_origin(struct lp_run *run, uint64_t t);
 /* run.c: feeds every record of src to the model and the script: samples
  * to their event's handler (on_event[NAME], else on_sample), COMM, FORK
  * and EXIT to on_comm, on_fork and on_exit, in the source's (time) order.
- * Returns 0, or -1 after a script error (already reported). */
+ * Returns 0, or -1 after a script error (already reported): a hook's
+ * error (run->error) stops src and sets run->hook_error, and the caller
+ * still ends the run with lp_run_end, whose on_end gets info.error. */
 int lp_run_loop(struct lp_run *run, const struct lp_source *src);
 
 /* run.c: calls on_comm, on_fork or on_exit (when the script has it) for a
@@ -41,7 +45,11 @@ int lp_run_loop(struct lp_run *run, const struct lp_source *src);
 int lp_run_task_hook(struct lp_run *run, const struct lp_record *rec);
 
 /* run.c: one line on stderr for each key of the script's on_event that
- * names none of the nr events (live runs, whose events are known at start). */
-void lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t nr);
+ * names none of the nr events (known at start: live runs, and replays of a
+ * file): a warning, or an error (-1) when the key is close to the name of
+ * an event whose samples go to no hook at all (no on_sample, no on_event
+ * entry for it): the key was meant for it ("did you mean").  Returns 0 or
+ * -1. */
+int lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t nr);
 
 #endif

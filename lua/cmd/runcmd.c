@@ -15,6 +15,7 @@
 #include "record.h"
 #include "lp.h"
 #include "lscript.h"
+#include "luaprof/dwarf.h"
 #include "luaprof/luaprof.h"
 #include "replay.h"
 
@@ -55,7 +56,8 @@ static int prepare_script(struct lp_run *run, struct lp_cli *cli, char *path, si
 }
 
 /* What the script's hooks settle: on_interval needs an interval, and an
- * interval needs on_interval; on_switch asks for the switch records. */
+ * interval needs on_interval (lp_hooks_check_run: when it is the only
+ * hook that sees the run); on_switch asks for the switch records. */
 static int check_hooks(struct lp_run *run, struct lp_cli *cli)
 {
 	if (run->vm.ref[LP_HOOK_SWITCH] != LUA_NOREF)
@@ -66,6 +68,9 @@ static int check_hooks(struct lp_run *run, struct lp_cli *cli)
 			"luaprof.setup{interval=MS}) needs one\n", LP_SHOW(cli->script));
 		return -1;
 	}
+	if (cli->script && !cli->program &&
+	    lp_hooks_check_run(run, run->interval.ns != 0, cli->output != NULL))
+		return -1;
 	return 0;
 }
 
@@ -104,6 +109,7 @@ int lp_run_main(int argc, char **argv)
 	}
 	lp_log_set_hook(lp_cmd_log, NULL);
 	lp_sym_set_debuginfod(!cli.no_debuginfod);
+	lp_unwind_set_true_stacks(cli.true_stacks);
 	if (cli.symfs && set_symfs(cli.symfs)) {
 		lp_cli_free(&cli);
 		return LP_EXIT_FAILURE;

@@ -18,17 +18,15 @@
 --                             the syscalls tracepoints give as a 64-bit
 --                             unsigned field, as bpftrace prints it with %d
 --   bpftools.proc(pid, file)  /proc/PID/FILE's text, or nil (a process gone)
---   bpftools.ppid(pid), bpftools.comm(pid), bpftools.uid(pid)   from /proc
---   bpftools.read_mem(pid, addr, n)  n bytes of the live process's memory
---                             at addr (/proc/PID/mem), or nil
---   bpftools.read_u64(pid, addr)     a 64-bit word of it, or nil
+--   bpftools.ppid(pid), bpftools.comm(pid)   from /proc
 --   bpftools.disk_name(dev)   a block device's name ("vda") from the
 --                             kernel's dev_t (major << 20 | minor), or
 --                             "MAJOR:MINOR" when /sys does not know it
 --
--- What reads a process's memory or /proc does so when the sample is
--- handled, as bpftrace's str() does in its probe, but later: the values
--- are those of the process then, and nil once it has exited.
+-- What reads /proc does so when the sample is handled, later than
+-- bpftrace reads the kernel's task in its probe: the values are those of
+-- the process then, and nil once it has exited.  A process's strings are
+-- read with s:str, as its event saw them (docs/scripting.md, Strings).
 
 local M = {}
 
@@ -84,28 +82,6 @@ end
 function M.comm(pid)
   local c = M.proc(pid, "comm")
   return c and c:gsub("\n$", "")
-end
-
--- The real uid, as bpftrace's uid builtin (the first of the Uid: line).
-function M.uid(pid)
-  local st = M.proc(pid, "status")
-  return st and tonumber(st:match("\nUid:%s+(%d+)"))
-end
-
-function M.read_mem(pid, addr, n)
-  if not addr or addr <= 0 then return nil end
-  local f = io.open(string.format("/proc/%d/mem", pid), "rb")
-  if not f then return nil end
-  local ok = f:seek("set", addr)
-  local data = ok and f:read(n)
-  f:close()
-  if data and #data == n then return data end
-  return nil
-end
-
-function M.read_u64(pid, addr)
-  local b = M.read_mem(pid, addr, 8)
-  return b and string.unpack("<i8", b)
 end
 
 local disks = {}

@@ -285,7 +285,8 @@ function Parser:unexpected(what)
   raise(tok.pos, what .. " expected near " .. shown(tok))
 end
 
-local AGG_OPS = { count = true, sum = true, min = true, max = true, avg = true, hist = true }
+local AGG_OPS = { count = true, sum = true, min = true, max = true, avg = true, hist = true, stats = true,
+                  lhist = true }
 
 -- A statement of bpftrace's map syntax, "@NAME[KEYS] = AGG(ARGS)":
 -- raises the error, with luaprof's spelling as the fix when it has one.

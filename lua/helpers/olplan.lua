@@ -6,17 +6,24 @@
 --   plan.clauses[i] = { n =, kind = "event" | "begin" | "end" | "interval",
 --     events = { { text =, spec =, match =, kind =, facts = }, ... },
 --     interval_ms =, cond =, body =, locals = { NAME, ... },
---     aggs = { { op =, map =, pos =, args = }, ... },
---     way = "C" | "Lua", why = TEXT, agg = SPEC (agg.new's, the C way) }
+--     aggs = { { op =, map =, pos =, args =, lhist = { MIN, MAX, STEP } }, ... },
+--     edits = { { from =, to =, text = }, ... } (ustack(N): _B.stack(false, s, N)),
+--     way = "C" | "Lua", why = TEXT, agg = SPEC (agg.new's, the C way,
+--     with map = the map's name and lhist) }
 --   plan.events     the events to sample (luaprof.setup's), in order
 --   plan.call_graph whether a clause names ustack or kstack
+--   plan.strings    { [-e item] = true } for each event of a clause that
+--                   calls str(): luaprof.setup's strings, which keeps the
+--                   strings of those events at the event
 --   plan.tick_ms    the interval clauses' (or -I's) period, or nil
 --   plan.map_name   function name -> map name ("@", or "@count", ...)
 --
 -- and checks, on the trees, every name before the first sample: each
 -- global name against the sample's, the helpers', Lua's and the
 -- program's own; each args.NAME against its events' fields (or a
--- probe's arguments); each aggregation's arguments against its shape.
+-- probe's arguments); each aggregation's arguments against its shape,
+-- and each map's calls against each other (one function, one shape of
+-- key, as bpftrace's maps); each ustack(N) and kstack(N).
 -- A mistake raises olparse's error { pos =, msg = } at its place.
 --
 -- ctx: { describe = function(EV, fields) (agg.describe: nil when
@@ -45,11 +52,16 @@ M.SAMPLE_FIELD = { comm = "comm", pid = "pid", tid = "tid", cpu = "cpu", nsecs =
 
 -- The functions and tables of every clause.
 local HELPERS = { t = true, count = true, sum = true, min = true, max = true, avg = true, hist = true,
-                  str = true, printf = true, exit = true }
+                  stats = true, lhist = true, str = true, printf = true, exit = true }
 M.HELPERS = HELPERS
 
-local AGG_OPS = { count = true, sum = true, min = true, max = true, avg = true, hist = true }
+local AGG_OPS = { count = true, sum = true, min = true, max = true, avg = true, hist = true, stats = true,
+                  lhist = true }
 M.AGG_OPS = AGG_OPS
+
+M.MAX_KEYS = 32         -- a map's key parts at most (core/agg's LP_AGGMAP_MAX_KEYS)
+M.LHIST_MAX = 1000      -- lhist's buckets at most, as bpftrace's
+M.STACK_MAX = 1024      -- ustack(N)'s frames at most, as bpftrace's
 
 -- bpftrace's names that luaprof spells otherwise, or lacks.
 local BPFTRACE = {
@@ -64,8 +76,6 @@ local BPFTRACE = {
   rand = "bpftrace's rand is math.random() here",
   cpid = "luaprof has no cpid: the command's pid is on_start's info.pid",
   ncpus = "luaprof has no ncpus",
-  lhist = "luaprof has hist(v, k...) only (powers of two), no lhist",
-  stats = "luaprof has no stats(): count(k...), sum(v, k...) and avg(v, k...) make its three",
   delete = "luaprof's maps have no delete(): -I prints and clears them",
   clear = "luaprof's maps have no clear(): -I prints and clears them",
   zero = "luaprof's maps have no zero(): -I prints and clears them",
@@ -356,8 +366,9 @@ local function aggregations(tree, free)
         table.remove(a.args, 1)
       end
       if a.op ~= "count" then a.value = a.args[1] end
+      if a.op == "lhist" then a.params = { a.args[2], a.args[3], a.args[4] } end
       a.keys = {}
-      for i = a.op == "count" and 1 or 2, #a.args do a.keys[#a.keys + 1] = a.args[i] end
+      for i = a.op == "count" and 1 or a.op == "lhist" and 5 or 2, #a.args do a.keys[#a.keys + 1] = a.args[i] end
       out[#out + 1] = a
     end
   end)
@@ -451,12 +462,17 @@ local function check_args_index(c, index, facts)
   end
 end
 
+-- The functions whose value is a string (or nil).
+local STRING_FNS = { ustack = true, kstack = true, str = true, tostring = true }
+
 -- The kind of value e is known to have ("string", "integer", ...), or nil.
 local function known_type(e, free, facts)
   e = unparen(e)
   if e.tag == "String" then return "string" end
-  if e.tag == "Number" then return "number" end
+  if e.tag == "Number" then return math.type(e.value) == "integer" and "integer" or "number" end
+  if integer_of(e) then return "integer" end
   if e.tag == "Name" and free[e] and SAMPLE[e.name] then return SAMPLE[e.name] end
+  if e.tag == "Call" and e.fn.tag == "Name" and free[e.fn] and STRING_FNS[e.fn.name] then return "string" end
   if e.tag == "Index" and facts then
     local o = unparen(e.obj)
     if o.tag == "Name" and o.name == "args" and free[o] and e.key.tag == "String" and not facts.unknown then
@@ -467,13 +483,43 @@ local function known_type(e, free, facts)
   return nil
 end
 
+-- Checks lhist's min, max and step (a.params): integers written out, as
+-- bpftrace's, min below max, step at least 1, at most LHIST_MAX buckets;
+-- sets a.lhist = { MIN, MAX, STEP }.
+local function check_lhist(src, a)
+  local eg = "lhist(v, min, max, step, k...), e.g. lhist(args.ret, 0, 1000, 100)"
+  local vals = {}
+  for i, what in ipairs({ "min", "max", "step" }) do
+    local e = a.params[i]
+    if not e then raise(a.pos, "lhist() needs a value, min, max and step: " .. eg) end
+    vals[i] = integer_of(e)
+    if not vals[i] then
+      raise(e.pos, string.format("lhist's %s %s is not an integer written out (as bpftrace's): %s", what,
+                                 text_of(src, e), eg))
+    end
+  end
+  local min, max, step = vals[1], vals[2], vals[3]
+  if min >= max then
+    raise(a.params[1].pos, string.format("lhist's min %d is not below its max %d", min, max))
+  end
+  if step < 1 then raise(a.params[3].pos, string.format("lhist's step %d is not 1 or more", step)) end
+  local range = max - min
+  if range < 0 or (range + step - 1) // step > M.LHIST_MAX then
+    raise(a.pos, string.format("lhist(v, %d, %d, %d) has more than %d buckets (bpftrace's limit): a larger "
+                               .. "step makes fewer", min, max, step, M.LHIST_MAX))
+  end
+  a.lhist = { min, max, step }
+end
+
 -- Checks an aggregation call's arguments against its shape.
 local function check_agg(src, a, free, facts)
   local op = a.op
   if op ~= "count" then
     if not a.value then
-      local eg = op == "hist" and "hist(args.ret)" or op .. "(args.ret, comm)"
-      raise(a.pos, string.format("%s() needs a value: %s(v, k...), e.g. %s", op, op, eg))
+      local eg = op == "lhist" and "lhist(v, min, max, step, k...), e.g. lhist(args.ret, 0, 1000, 100)" or
+                 string.format("%s(v, k...), e.g. %s", op,
+                               (op == "hist" or op == "stats") and op .. "(args.ret)" or op .. "(args.ret, comm)")
+      raise(a.pos, string.format("%s() needs a value: %s", op, eg))
     end
     local ty = known_type(a.value, free, facts)
     if ty and ty ~= "integer" and ty ~= "number" then
@@ -483,6 +529,49 @@ local function check_agg(src, a, free, facts)
                                        ty == "string" and "; count(" .. shownv .. ") counts by it" or ""))
     end
   end
+  if op == "lhist" then check_lhist(src, a) end
+  if #a.keys > M.MAX_KEYS then
+    raise(a.keys[M.MAX_KEYS + 1].pos, string.format("%s() takes %d keys at most, not %d", op, M.MAX_KEYS, #a.keys))
+  end
+end
+
+-- bpftrace's stack modes, ustack(perf).
+local STACK_MODES = { perf = true, bpftrace = true, raw = true }
+
+-- Checks the ustack(N) and kstack(N) calls of clause c (N, the frames
+-- kept: an integer written out, as bpftrace's, 1 to STACK_MAX; none: all
+-- of them) and makes each an edit of the clause's text: a call of the
+-- front end's _B.stack(KERNEL, s, N).
+local function check_stacks(src, c)
+  local function visit(n)
+    if n.tag == "Call" and n.fn.tag == "Name" and c.free[n.fn] and (n.fn.name == "ustack" or n.fn.name == "kstack") then
+      local name = n.fn.name
+      local eg = string.format("%s(5) keeps the first 5 frames", name)
+      local mode = n.args[1] and n.args[1].tag == "Name" and STACK_MODES[n.args[1].name]
+      if #n.args > 1 or mode then
+        raise(n.pos, string.format("%s(N) takes the number of frames alone (luaprof prints stacks as bpftrace's "
+                                   .. "default mode): %s", name, eg))
+      end
+      local k
+      if n.args[1] then
+        k = integer_of(n.args[1])
+        if not k then
+          raise(n.args[1].pos, string.format("%s's frames %s are not an integer written out (as bpftrace's): %s",
+                                             name, text_of(src, n.args[1]), eg))
+        end
+        if k < 1 or k > M.STACK_MAX then
+          raise(n.args[1].pos, string.format("%s's frames are 1 to %d, not %d", name, M.STACK_MAX, k))
+        end
+      end
+      c.stack_fns[n.fn] = true
+      c.edits[#c.edits + 1] = { from = n.pos, to = n.epos,
+                                text = string.format("_B.stack(%s, s%s)", tostring(name == "kstack"),
+                                                     k and ", " .. k or "") }
+    end
+  end
+  if c.cond then P.walk(c.cond, visit) end
+  P.walk(c.body, visit)
+  table.sort(c.edits, function(x, y) return x.from < y.from end)
 end
 
 ---------------------------------------------------------------------------
@@ -510,7 +599,6 @@ local function why_not_c(c, plan, ctx, free, src)
     return "its body is not one aggregation call"
   end
   local op = call.fn.name
-  if op == "avg" then return "avg() is computed in Lua" end
   if plan.assigned[op] then return "the program assigns " .. op end
   local a = c.aggs[1]
   local keys = {}
@@ -522,7 +610,7 @@ local function why_not_c(c, plan, ctx, free, src)
     keys[#keys + 1] = o
   end
   if #keys > 4 then return #keys .. " keys (C takes 4)" end
-  local spec = { event = e.match, op = op, keys = keys, map = a.name }
+  local spec = { event = e.match, op = op, keys = keys, map = a.map, lhist = a.lhist }
   if op ~= "count" then
     local v = c_operand(a.value, free)
     if not v then
@@ -555,6 +643,7 @@ end
 -- args against its events, aggregations against their shape.
 local function check_clause(plan, c, ctx, src, with_facts)
   local facts = args_facts(c)
+  if c.kind == "event" then check_stacks(src, c) end
   for _, r in ipairs(c.refs) do
     if not r.write then
       local name = r.name
@@ -585,6 +674,104 @@ local function check_clause(plan, c, ctx, src, with_facts)
   for _, a in ipairs(c.aggs) do check_agg(src, a, c.free, with_facts and facts or nil) end
 end
 
+-- Whether e may be several values (a call or ..., the last argument):
+-- not a call of the functions of one string.
+local function multi(e, free)
+  if e.tag == "Call" and e.fn.tag == "Name" and free[e.fn] and STRING_FNS[e.fn.name] then return false end
+  return e.tag == "Call" or e.tag == "Invoke" or e.tag == "Vararg"
+end
+
+-- The kind of a key: "string", "integer" (a number written out without
+-- a fraction is one), or nil when not known before the run.
+local function key_kind(e, free, facts)
+  local ty = known_type(e, free, facts)
+  if ty == "string" or ty == "integer" then return ty end
+  return nil
+end
+
+-- A map name for the call a that is not in used: its last
+-- named key's last name, plural ("args.fd": "@fds"), else its function's.
+local function free_name(src, a, used)
+  local base
+  for i = #a.keys, 1, -1 do
+    local k = unparen(a.keys[i])
+    base = k.tag ~= "String" and k.tag ~= "Number" and text_of(src, k):match("([%a_][%w_]*)[^%w_]*$")
+    if base then break end
+  end
+  base = base and (base:sub(-1) == "s" and base or base .. "s") or a.op
+  local name, i = "@" .. base, 1
+  while used[name] do
+    i = i + 1
+    name = "@" .. base .. i
+  end
+  return name
+end
+
+-- The call a with its map named name: the fix to show.
+local function named_call(src, a, name)
+  local parts = { string.format("%q", name) }
+  for _, x in ipairs(a.args) do parts[#parts + 1] = text_of(src, x) end
+  return a.op .. "(" .. table.concat(parts, ", ") .. ")"
+end
+
+-- Checks that each map's calls agree, as bpftrace's maps must: one
+-- function (and lhist's one min, max and step), one number of keys, one
+-- kind (integer or string) per key where known.  Sets each a.map.
+local function check_maps(plan, src)
+  local maps, used = {}, {}
+  for _, c in ipairs(plan.clauses) do
+    for _, a in ipairs(c.aggs) do
+      a.map = a.name or plan.map_name[a.op]
+      used[a.map] = true
+    end
+  end
+  local function at(a)
+    local l, col = P.where(src, a.pos)
+    return string.format("%d:%d", l, col)
+  end
+  for _, c in ipairs(plan.clauses) do
+    local facts = args_facts(c)
+    for _, a in ipairs(c.aggs) do
+      local name = a.map
+      local m = maps[name]
+      if not m then
+        m = { first = a, kinds = {} }   -- kinds[i] = { kind, the call that set it }
+        maps[name] = m
+      end
+      local p = m.first
+      if p.op ~= a.op then
+        raise(a.pos, string.format("%s holds %s() (at %s): it cannot take %s() too", name, p.op, at(p), a.op))
+      end
+      if a.lhist and p.lhist and (a.lhist[1] ~= p.lhist[1] or a.lhist[2] ~= p.lhist[2] or a.lhist[3] ~= p.lhist[3]) then
+        raise(a.pos, string.format("%s holds lhist(v, %d, %d, %d) (at %s): it cannot take lhist(v, %d, %d, %d) too",
+                                   name, p.lhist[1], p.lhist[2], p.lhist[3], at(p), table.unpack(a.lhist)))
+      end
+      local nkeys = not (#a.keys > 0 and multi(a.keys[#a.keys], c.free)) and #a.keys or nil
+      if nkeys and m.nkeys and nkeys ~= m.nkeys.n then
+        local q = m.nkeys.a
+        local wide = nkeys > m.nkeys.n and a or q
+        raise(a.pos, string.format("%s is keyed by %d value%s at %s (%s) and by %d here: a map keeps one shape of key, "
+                                   .. "as bpftrace's; name the maps apart: %s", name, m.nkeys.n,
+                                   m.nkeys.n == 1 and "" or "s", at(q), text_of(src, q.call), nkeys,
+                                   named_call(src, wide, free_name(src, wide, used))))
+      end
+      m.nkeys = m.nkeys or nkeys and { n = nkeys, a = a }
+      for i, k in ipairs(a.keys) do
+        local kind = not (i == #a.keys and multi(k, c.free)) and key_kind(k, c.free, facts) or nil
+        local had = m.kinds[i]
+        if kind and had and had.kind ~= kind then
+          raise(k.pos, string.format("%s's key %d is a%s %s here (%s) and a%s %s at %s (%s): a map's keys keep their "
+                                     .. "kinds, as bpftrace's; name the maps apart: %s", name, i,
+                                     kind == "integer" and "n" or "", kind, text_of(src, k),
+                                     had.kind == "integer" and "n" or "", had.kind, at(had.a),
+                                     text_of(src, had.a.keys[i]), named_call(src, a, free_name(src, a, used))))
+        end
+        m.kinds[i] = had or kind and { kind = kind, a = a }
+      end
+    end
+  end
+end
+
 -- The names c reads that no local binds, with the set of their nodes.
 local function resolve(c)
   c.refs = {}
@@ -594,6 +781,8 @@ local function resolve(c)
   for _, r in ipairs(P.free_names(c.body)) do c.refs[#c.refs + 1] = r end
   c.free = {}
   c.uses = {}
+  c.edits = {}
+  c.stack_fns = {}      -- the Name nodes of ustack(N) and kstack(N) calls
   for _, r in ipairs(c.refs) do
     c.free[r.node] = true
     c.uses[r.name] = c.uses[r.name] or r
@@ -633,7 +822,7 @@ end
 -- The plan of the parsed program prog (olparse.program's).
 function M.plan(prog, ctx)
   local src = prog.src
-  local plan = { clauses = {}, events = {}, assigned = {}, call_graph = false, src = src }
+  local plan = { clauses = {}, events = {}, assigned = {}, call_graph = false, strings = {}, src = src }
   local seen_spec = {}
   for _, pc in ipairs(prog.clauses) do
     local c = { n = pc.n, pos = pc.pos, cond = pc.cond, body = pc.body, open = pc.open, close = pc.close,
@@ -666,6 +855,9 @@ function M.plan(prog, ctx)
   for _, c in ipairs(plan.clauses) do
     for _, r in ipairs(c.refs) do
       if (r.name == "ustack" or r.name == "kstack") and c.kind == "event" then plan.call_graph = true end
+      if r.name == "str" and not r.write and c.kind == "event" then
+        for _, e in ipairs(c.events) do plan.strings[e.spec] = true end
+      end
     end
     if c.kind == "event" then
       for _, e in ipairs(c.events) do
@@ -678,20 +870,13 @@ function M.plan(prog, ctx)
     end
   end
   for _, c in ipairs(plan.clauses) do check_clause(plan, c, ctx, src, ctx.describe ~= nil) end
-  -- the maps: a named map holds one function's results
-  local named = {}
+  -- the maps: one function's results each (under its own name when the
+  -- program calls several), keyed by one shape
   local ops = {}
   for _, c in ipairs(plan.clauses) do
     for _, a in ipairs(c.aggs) do
-      if a.name then
-        local prev = named[a.name]
-        if prev and prev.op ~= a.op then
-          local l, col = P.where(src, prev.pos)
-          raise(a.pos, string.format("%s holds %s() (at %d:%d): it cannot take %s() too", a.name, prev.op, l, col,
-                                     a.op))
-        end
-        named[a.name] = named[a.name] or a
-      elseif a.call.args[1] == nil or a.call.args[1].tag ~= "String" or a.call.args[1].value:byte(1) ~= 64 then
+      if not a.name and (a.call.args[1] == nil or a.call.args[1].tag ~= "String" or
+                         a.call.args[1].value:byte(1) ~= 64) then
         ops[a.op] = true
       end
     end
@@ -700,15 +885,13 @@ function M.plan(prog, ctx)
   for _ in pairs(ops) do n = n + 1 end
   plan.map_name = {}
   for op in pairs(AGG_OPS) do plan.map_name[op] = n <= 1 and "@" or "@" .. op end
+  check_maps(plan, src)
   -- C or Lua
   local ticks = {}
   for _, c in ipairs(plan.clauses) do
     if c.kind == "event" then
       local why, spec = why_not_c(c, plan, ctx, c.free, src)
       c.way, c.why, c.agg = spec and "C" or "Lua", why, spec
-      if spec then
-        c.aggs[1].map = spec.map or plan.map_name[spec.op]
-      end
     elseif c.kind == "interval" then
       ticks[#ticks + 1] = c.interval_ms
     end
@@ -716,7 +899,7 @@ function M.plan(prog, ctx)
     if c.kind == "event" then
       local seen = {}
       for _, r in ipairs(c.refs) do
-        if SAMPLE[r.name] and r.name ~= "s" and not seen[r.name] then
+        if SAMPLE[r.name] and r.name ~= "s" and not seen[r.name] and not c.stack_fns[r.node] then
           seen[r.name] = true
           c.locals[#c.locals + 1] = r.name
         end
@@ -818,6 +1001,7 @@ function M.check_recording(plan, rec, warn)
       end
     end
   end
+  check_maps(plan, plan.src)    -- with the kinds of the recording's fields
 end
 
 ---------------------------------------------------------------------------
@@ -878,7 +1062,7 @@ function M.explain(plan)
         for i, k in ipairs(a.keys) do ks[i] = src:sub(k.pos, k.epos) end
         parts[#parts + 1] = "keys " .. table.concat(ks, ", ")
       end
-      add("    aggregation: %s() into %s%s", a.op, a.name or plan.map_name[a.op],
+      add("    aggregation: %s() into %s%s", a.op, a.map or a.name or plan.map_name[a.op],
           #parts > 0 and " (" .. table.concat(parts, "; ") .. ")" or "")
     end
     if c.kind == "event" then
@@ -886,6 +1070,7 @@ function M.explain(plan)
         local ops = { c.agg.op .. "(" .. table.concat((function()
           local t = {}
           if c.agg.value then t[#t + 1] = describe_operand(c.agg.value) end
+          for _, x in ipairs(c.agg.lhist or {}) do t[#t + 1] = tostring(x) end
           for _, k in ipairs(c.agg.keys) do t[#t + 1] = describe_operand(k) end
           return t
         end)(), ", ") .. ")" }

@@ -24,21 +24,27 @@
 --   comm pid tid cpu nsecs sym args retval ustack kstack event   the sample's
 --   t                       a table of your own, kept across samples
 --   count(k...)  sum(v, k...)  min(v, k...)  max(v, k...)  avg(v, k...)
---   hist(v, k...)           aggregate by the keys k..., printed at the end
+--   stats(v, k...)  hist(v, k...)  lhist(v, min, max, step, k...)
+--                           aggregate by the keys k..., printed at the end
 --                           (or every -I interval, then cleared) as
 --                           bpftrace prints its maps; a first argument
 --                           "@name" names the map
---   str(ptr [, max])        the string at ptr in the sample's live process
+--   ustack(n), kstack(n)    the stack's first n frames
+--   str(ptr [, max])        the string at ptr as the sample's event saw it
+--                           (s:str; the clause's events keep their strings)
 --                           (nil replaying: the recording has the pointer only)
 --   printf(fmt, ...)        io.write(string.format(fmt, ...))
 --   exit()                  end the run (luaprof.exit)
 --
--- A clause the plan sends to C (one count/sum/min/max/hist call of
--- sample fields, alone on its event: olplan's why_not_c) is evaluated in
--- lagg.c (core/agg): no Lua call per sample.  Both ways give the same
--- numbers; LUAPROF_ONELINER=lua in the environment turns the C way off
--- (the tests compare the two), and LUAPROF_ONELINER=explain prints the
--- plan on stderr (both: LUAPROF_ONELINER=lua,explain).
+-- The maps are core/agg's (lagg.c's agg.maps): the program's count(...)
+-- and the others are C functions adding to them, and one C printer
+-- prints them.  A clause the plan sends to C (one aggregation call of
+-- sample fields, alone on its event: olplan's why_not_c) is evaluated
+-- in lagg.c (core/agg): no Lua call per sample, into the same map.  Both
+-- ways give the same numbers; LUAPROF_ONELINER=lua in the environment
+-- turns the C way off (the tests compare the two), and
+-- LUAPROF_ONELINER=explain prints the plan on stderr (both:
+-- LUAPROF_ONELINER=lua,explain).
 
 -- luacheck: globals _ONELINER_AGG
 local prog_text = table.remove(arg, 1) or ""
@@ -110,193 +116,10 @@ local function warn(pos, msg)
 end
 
 ---------------------------------------------------------------------------
--- maps: name -> { op =, root = (the tree of entries), list = { { keys =, value =, hist =, n = }, ... } }
+-- maps: core/agg's, by name (laggmap.c)
 
-local maps, map_names = {}, {}
-local map_name = {}             -- function -> the map it aggregates into unnamed
-
--- A map's entries hang from a tree of tables, one level per key (so that
--- finding an entry makes no string or table), and are listed in m.list.
-local function find_entry(m, keys, n, create)
-  local node = m.root
-  for i = 1, n - 1 do
-    local k = keys[i]
-    local nxt = node[k]
-    if not nxt then
-      if not create then return nil end
-      nxt = {}
-      node[k] = nxt
-    end
-    node = nxt
-  end
-  local k = keys[n] == nil and true or keys[n]        -- no key: one entry
-  local e = node[k]
-  if not e and create then
-    e = { keys = { table.unpack(keys, 1, n) }, value = 0, n = 0, new = true }
-    node[k] = e
-    m.list[#m.list + 1] = e
-  end
-  return e
-end
-
--- The map of function op: name ("@reads") when the call gives one, else
--- the function's (map_name).  A map holds one function's results.
-local function get_map(op, name)
-  name = name or map_name[op]
-  local m = maps[name]
-  if not m then
-    m = { op = op, root = {}, list = {} }
-    maps[name] = m
-    map_names[#map_names + 1] = name
-  elseif m.op ~= op then
-    error(name .. " holds " .. m.op .. "(): it cannot take " .. op .. "() too", 3)
-  end
-  return m
-end
-
--- The bucket of integer v (nil when v is no integer: 1.5, 0/0).
-local bucket = AGG and AGG.bucket or function(v)
-  v = math.tointeger(v)
-  if not v then return nil end
-  if v < 0 then return 0 elseif v == 0 then return 1 end
-  local b = 2
-  while v > 1 do v = v >> 1; b = b + 1 end
-  return b
-end
-
--- Folds value v into the entry of keys (n of them) of map m.
-local function fold(m, v, keys, n)
-  for i = 1, n do
-    if keys[i] == nil then return end   -- a missing key: left out, as in C
-  end
-  local e = find_entry(m, keys, n, true)
-  local op = m.op
-  if e.new then
-    e.new = nil
-    if op == "hist" then e.hist = {} end
-    if op == "min" or op == "max" then e.value = v end
-  end
-  if op == "count" then e.value = e.value + 1
-  elseif op == "sum" then e.value = e.value + v
-  elseif op == "min" then if v < e.value then e.value = v end
-  elseif op == "max" then if v > e.value then e.value = v end
-  elseif op == "avg" then e.value = e.value + v; e.n = e.n + 1
-  else
-    local b = bucket(v)
-    if not b then       -- level 3: fold, add (tail-called by hist), the program
-      error(string.format("hist's value %s is not an integer", tostring(v)), 3)
-    end
-    e.hist[b] = (e.hist[b] or 0) + 1
-    e.value = e.value + 1
-  end
-end
-
--- Entries a C aggregation (lagg.c) made, merged into map m.
-local function merge_c(m, agg)
-  for _, ce in ipairs(agg:entries()) do
-    local e = find_entry(m, ce.keys, #ce.keys, true)
-    if e.new then
-      e.new, e.value, e.hist = nil, ce.value, ce.hist
-    elseif m.op == "count" or m.op == "sum" then e.value = e.value + ce.value
-    elseif m.op == "min" then e.value = math.min(e.value, ce.value)
-    elseif m.op == "max" then e.value = math.max(e.value, ce.value)
-    else
-      e.value = e.value + ce.value
-      for b, c in pairs(ce.hist) do e.hist[b] = (e.hist[b] or 0) + c end
-    end
-  end
-  agg:clear()
-end
-
----------------------------------------------------------------------------
--- printing, as bpftrace prints its maps
-
-local function key_text(keys)
-  if #keys == 0 then return "" end
-  local parts = {}
-  for i, k in ipairs(keys) do parts[i] = tostring(k) end
-  return "[" .. table.concat(parts, ", ") .. "]"
-end
-
-local function sort_key(e)
-  local parts = {}
-  for i, k in ipairs(e.keys) do parts[i] = tostring(k) end
-  return table.concat(parts, "\0")
-end
-
-local SUFFIX = { [0] = "", "K", "M", "G", "T", "P", "E" }
-
-local function power(e)         -- 2^e as bpftrace labels it: 512, 1K, 2M
-  return tostring(1 << (e % 10)) .. SUFFIX[e // 10]
-end
-
-local function bucket_label(b)
-  if b == 0 then return "(..., 0)" end
-  if b == 1 then return "[0]" end
-  if b == 2 then return "[1]" end
-  return "[" .. power(b - 2) .. ", " .. power(b - 1) .. ")"
-end
-
-local function print_hist(h)
-  local lo, hi, max = math.huge, -1, 0
-  for b, c in pairs(h) do
-    if c > 0 then
-      if b < lo then lo = b end
-      if b > hi then hi = b end
-      if c > max then max = c end
-    end
-  end
-  for b = lo, hi do
-    local c = h[b] or 0
-    local w = max > 0 and c * 52 // max or 0
-    io.write(string.format("%-16s%8d |%s%s|\n", bucket_label(b), c, string.rep("@", w),
-                           string.rep(" ", 52 - w)))
-  end
-end
-
-local function print_map(name, m)
-  local list = {}
-  for _, e in ipairs(m.list) do
-    e.sk = sort_key(e)
-    if m.op == "avg" then
-      -- C's division, as bpftrace's: toward zero
-      local q = e.n > 0 and e.value // e.n or 0
-      if q < 0 and q * e.n ~= e.value then q = q + 1 end
-      e.shown = q
-    else
-      e.shown = e.value
-    end
-    list[#list + 1] = e
-  end
-  table.sort(list, function(a, b)
-    if a.shown ~= b.shown then return a.shown < b.shown end
-    return a.sk < b.sk
-  end)
-  for _, e in ipairs(list) do
-    if m.op == "hist" then
-      io.write(name, key_text(e.keys), ": \n")
-      print_hist(e.hist)
-      io.write("\n")
-    else
-      io.write(name, key_text(e.keys), ": ", tostring(e.shown), "\n")
-    end
-  end
-end
-
--- Prints every map (after a blank line when blank and one holds
--- anything) and clears it.
-local function print_tables(blank)
-  table.sort(map_names)
-  local any = false
-  for _, name in ipairs(map_names) do
-    if #maps[name].list > 0 then any = true end
-  end
-  if any and blank then io.write("\n") end
-  for _, name in ipairs(map_names) do
-    print_map(name, maps[name])
-    maps[name].root, maps[name].list = {}, {}
-  end
-end
+if not AGG then fail("-x: oneliner.lua runs as luaprof -x's program, not as a script") end
+local MAPS = AGG.maps()
 
 ---------------------------------------------------------------------------
 -- the environment of the program's Lua
@@ -309,15 +132,27 @@ local function fields_of(x)
   return x.args
 end
 
-local function stack_text(kernel, x)
+-- The user's or the kernel's stack of sample x as bpftrace prints a
+-- stack: a line "    sym+off" per frame after a newline, the first n
+-- frames only when n is given ("" when there is none).
+local function stack_text(kernel, x, n)
   local out = { "\n" }
+  n = n or math.huge
   for _, f in ipairs((x or cur).stack or {}) do
+    if #out > n then break end
     if (f.kernel and true or false) == kernel then
       out[#out + 1] = "    " .. (f.sym and (f.sym .. "+" .. (f.symoff or 0)) or
                                 string.format("0x%x", f.ip)) .. "\n"
     end
   end
-  return table.concat(out)
+  return #out > 1 and table.concat(out) or ""
+end
+
+-- sym: the sample's function, or without one its address as perf report
+-- names it (the offset in its file), so that count(sym) is its count
+local function sym_of(smp)
+  local a = smp.offset or smp.ip
+  return smp.sym or (a == 0 and "0000000000000000" or string.format("0x%016x", a))
 end
 
 local builtins = {
@@ -327,7 +162,7 @@ local builtins = {
   tid = function() return cur.tid end,
   cpu = function() return cur.cpu end,
   nsecs = function() return cur.time end,
-  sym = function() return cur.sym end,
+  sym = function() return sym_of(cur) end,
   event = function() return cur.event end,
   args = function() return fields_of(cur) end,
   retval = function() return cur.retval end,
@@ -354,57 +189,7 @@ end
 function env.str(ptr, max)
   if not cur then error("str() reads the sample's process: use it in an event's clause", 2) end
   if ptr == nil then return nil end
-  return luaprof.read_string(cur.pid, ptr, max)
-end
-
-local AGG_OPS = { count = true, sum = true, min = true, max = true, avg = true, hist = true }
-local keybuf = {}
-
-local function add(m, op, n, ...)
-  if op == "count" then
-    -- an entry of one or two keys seen before: counted here, without
-    -- fold's walk (the common case: counting by comm, by sym)
-    local a, b = ...
-    if n == 1 and a ~= nil then
-      local e = m.root[a]
-      if e then e.value = e.value + 1; return end
-    elseif n == 2 and a ~= nil and b ~= nil then
-      local node = m.root[a]
-      local e = node and node[b]
-      if e then e.value = e.value + 1; return end
-    end
-    keybuf[1], keybuf[2], keybuf[3] = ...
-    for i = 4, n do keybuf[i] = select(i, ...) end
-    fold(m, 1, keybuf, n)
-  else
-    local v, a, b, c = ...
-    if v == nil then return end       -- a missing value: left out, as in C
-    keybuf[1], keybuf[2], keybuf[3] = a, b, c
-    for i = 5, n do keybuf[i - 1] = select(i, ...) end
-    fold(m, v, keybuf, n - 1)
-  end
-end
-
--- Whether a first argument x names a map ("@reads"), remembered per
--- value: count(comm) then costs one table read, not two C calls (type and
--- byte: 500 ns a call became 280).  The values are a map's first keys, so
--- this holds no more of them than the maps do.
-local NAMES = setmetatable({}, { __index = function(t, x)
-  local v = type(x) == "string" and x:byte(1) == 64
-  if x == x then t[x] = v end         -- NaN is no key
-  return v
-end })
-
-for op in pairs(AGG_OPS) do
-  local m
-  env[op] = function(...)
-    local a = ...
-    if a ~= nil and NAMES[a] then     -- count("@reads", comm): a map of its own
-      return add(get_map(op, a), op, select("#", ...) - 1, select(2, ...))
-    end
-    m = m or get_map(op)
-    return add(m, op, select("#", ...), ...)
-  end
+  return (cur:str(ptr, max))        -- the string alone, not the reason of a nil
 end
 
 ---------------------------------------------------------------------------
@@ -421,7 +206,9 @@ do
   ok, plan = pcall(PLAN.plan, prog, ctx)
   if not ok then report(plan) end
 end
-for op, name in pairs(plan.map_name) do map_name[op] = name end
+-- the program's count(...), sum(...), ...: each adds to its map (a first
+-- argument "@x" names one), in C
+for op in pairs(PLAN.AGG_OPS) do env[op] = MAPS:adder(op, plan.map_name[op]) end
 if MODE.explain then io.stderr:write(PLAN.explain(plan)) end
 
 ---------------------------------------------------------------------------
@@ -430,11 +217,27 @@ if MODE.explain then io.stderr:write(PLAN.explain(plan)) end
 -- messages read "-x:LINE: ..."), with the sample's names it uses as
 -- locals read once a call (not through the environment's __index)
 
-local B = { stack = stack_text }
-local LOCAL_OF = { ustack = "_B.stack(false, s)", kstack = "_B.stack(true, s)" }
+local B = { stack = stack_text, sym = sym_of }
+local LOCAL_OF = { ustack = "_B.stack(false, s)", kstack = "_B.stack(true, s)", sym = "_B.sym(s)" }
 
 local function newlines(from, to)
   return select(2, prog_text:sub(from, to):gsub("\n", "\n"))
+end
+
+-- The program's bytes from..to with the plan's rewrites of clause c in
+-- them (c.edits: ustack(N) is _B.stack(false, s, N)), each as many
+-- lines long as what it replaces.
+local function source(c, from, to)
+  local out, at = {}, from
+  for _, e in ipairs(c.edits) do
+    if e.from >= from and e.to <= to then
+      out[#out + 1] = prog_text:sub(at, e.from - 1)
+      out[#out + 1] = e.text .. string.rep("\n", newlines(e.from, e.to))
+      at = e.to + 1
+    end
+  end
+  out[#out + 1] = prog_text:sub(at, to)
+  return table.concat(out)
 end
 
 local function compile(c)
@@ -448,11 +251,11 @@ local function compile(c)
   local at = 1                          -- the program's byte the chunk's line is at
   if c.cond then
     parts[#parts + 1] = string.rep("\n", newlines(at, c.cond.pos))
-    parts[#parts + 1] = "if " .. prog_text:sub(c.cond.pos, c.cond.epos) .. " then "
+    parts[#parts + 1] = "if " .. source(c, c.cond.pos, c.cond.epos) .. " then "
     at = c.cond.epos
   end
   parts[#parts + 1] = string.rep("\n", newlines(at, c.open))
-  parts[#parts + 1] = prog_text:sub(c.open + 1, c.close - 1)
+  parts[#parts + 1] = source(c, c.open + 1, c.close - 1)
   parts[#parts + 1] = c.cond and "\nend end" or "\nend"
   local f, err = load(table.concat(parts), "=-x", "t", env)
   if not f then fail(err) end
@@ -470,17 +273,22 @@ end
 ---------------------------------------------------------------------------
 -- the C aggregations
 
-local c_aggs = {}       -- { agg =, map =, clause = } of the clauses evaluated in C
+-- each into its map, the one the program's Lua adds to
+local c_aggs = {}       -- { agg =, clause = } of the clauses evaluated in C
 for _, c in ipairs(handlers) do
   if c.way == "C" then
-    c_aggs[#c_aggs + 1] = { agg = AGG.new(c.agg), map = get_map(c.agg.op, c.agg.map), clause = c }
+    local spec = {}
+    for k, v in pairs(c.agg) do spec[k] = v end
+    spec.map = MAPS:map(c.agg.map, c.agg.op, table.unpack(c.agg.lhist or {}))
+    c_aggs[#c_aggs + 1] = { agg = AGG.new(spec), clause = c }
   end
 end
 if #handlers > 0 and #c_aggs == #handlers then AGG.only() end
 
-local print_maps = function(blank)
-  for _, ca in ipairs(c_aggs) do merge_c(ca.map, ca.agg) end
-  print_tables(blank)
+-- Every map, as bpftrace prints them (after a blank line when blank and
+-- one holds anything), then cleared.
+local function print_maps(blank)
+  io.write(MAPS:text(blank))
 end
 
 ---------------------------------------------------------------------------
@@ -490,6 +298,9 @@ end
 -- cycles, which a VM lacks)
 local setup = { events = #plan.events > 0 and plan.events or { "cpu-clock" } }
 if plan.call_graph then setup.call_graph = true end
+-- the strings of the events whose clauses call str(), kept at the event
+-- (replaying, the recording has what it has)
+if next(plan.strings) and not CLI.input then setup.strings = plan.strings end
 if plan.tick_ms and not CLI.interval then setup.interval = plan.tick_ms end
 do
   local ok, err = pcall(luaprof.setup, setup)

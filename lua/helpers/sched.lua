@@ -39,29 +39,21 @@
 
 local M = {}
 
--- prev_state's bits, as the kernel's sched_switch format prints them
--- (TASK_REPORT; the bit above them marks a preempted, still runnable task).
-local letters = { "S", "D", "T", "t", "X", "Z", "P", "I" }
+-- prev_state's letters, as this kernel's sched_switch format prints them
+-- (luaprof.task_state); TASK_REPORT_MAX is the bit above them that marks a
+-- preempted, still runnable task.
 local words = { S = "sleeping", D = "uninterruptible", T = "stopped", t = "traced",
                 X = "dead", Z = "zombie", P = "parked", I = "idle" }
-M.TASK_REPORT_MAX = 0x100
+M.TASK_REPORT_MAX = luaprof.const.TASK_REPORT_MAX
 
 local state_of, name_of = {}, {}        -- caches: a run sees few distinct values
 
 function M.state(st)
   local l = state_of[st]
-  if l then return l end
-  local bits = st & (M.TASK_REPORT_MAX - 1)
-  if bits == 0 then
-    l = st & M.TASK_REPORT_MAX ~= 0 and "R+" or "R"
-  else
-    local out = {}
-    for i, c in ipairs(letters) do
-      if bits & (1 << (i - 1)) ~= 0 then out[#out + 1] = c end
-    end
-    l = table.concat(out, "|")
+  if not l then
+    l = luaprof.task_state(st)
+    state_of[st] = l
   end
-  state_of[st] = l
   return l
 end
 

@@ -32,8 +32,9 @@
  * raised again wherever the call's code runs on (a coroutine's resumer,
  * code behind a pcall that caught it) until the call has unwound.
  * The error goes through lua_pcall's traceback handler like any script
- * error, so the run stops, luaprof exits 255, and no further hook (on_end
- * included) is called.
+ * error, so the run stops and luaprof exits 255; as after any error in a
+ * hook of the run, on_end is called then, with info.error (run.c), and
+ * guarded as any call.
  *
  * Some code no hook reaches: a __gc finalizer (Lua turns debug hooks off
  * while one runs, and lua_close runs the last ones), a C function that does
@@ -57,6 +58,7 @@
 #include <lauxlib.h>
 
 #include "lp.h"
+#include "luaprof/thread.h"
 
 #define GRACE_NS 1000000000ull          /* a signalled hook's time to return */
 #define HOOK_COUNT 1000                 /* VM instructions between checks, once armed */
@@ -413,14 +415,9 @@ int lp_guard_start(struct lp_guard *g, uint64_t timeout_ns)
 	pthread_cond_init(&g->cv, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&g->mu, NULL);
-	/* The thread takes no signal meant for the process. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int rc = pthread_create(&g->thread, NULL, watchdog, g);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = lp_thread_start(&g->thread, watchdog, g);
 	if (rc)
-		return -rc;
+		return rc;
 	g->watching = true;
 	return 0;
 }

@@ -4,17 +4,19 @@
  * hands it over as the global _ONELINER_AGG, which the front end takes
  * and clears.  It is no public module.
  *
- *   local a = agg.new{ event = "sched:sched_switch", op = "count",
+ *   local a = agg.new{ event = "sched:sched_switch", map = M,  -- maps:map's
  *                      keys = { "comm", "field:prev_state" },
- *                      value = "field:ret",                 -- sum, min, max, hist
+ *                      value = "field:ret",                 -- all but count
  *                      filter = { "field:ret", ">", 0 } }   -- optional
- *   a:entries()  -> { { keys = { k1, ... }, value = v, hist = { [bucket] = n } }, ... }
  *   a:active()   -> whether the run fed it samples in C (it bound to its event)
- *   a:clear()
  *   agg.only()   -- every clause taking samples is one of these (replay.c)
+ *   agg.maps()   -- the maps, which these and the program's Lua add to
+ *                   and print (laggmap.c)
  *   agg.cli(), agg.describe(EV), agg.recording()   -- the run's events (lxevents.c)
- *   agg.bucket(v), agg.hist_text({ [bucket] = n })  -- core/agg's histogram
- *                   buckets and bpftrace text, luaprof.hist's too
+ *
+ * An aggregation adds to its map M (its op is the map's): the same map
+ * the clauses run in Lua add to, so C's entries and Lua's are one map,
+ * printed once.
  *
  * Operands are "pid", "tid", "cpu", "comm", "sym" or "field:NAME".  The run feeds
  * an aggregation every sample of its event (matched by name at the
@@ -31,6 +33,7 @@
 
 #include "lp.h"
 #include "luaprof/agg.h"
+#include "luaprof/aggmap.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/record.h"
 
@@ -42,7 +45,6 @@ struct lp_agg_reg {
 	bool active;
 };
 
-static const char *const ops[] = { "count", "sum", "min", "max", "hist", NULL };
 static const char *const cmps[] = { "==", "~=", "<", "<=", ">", ">=", NULL };
 static const char *const srcs[] = { "pid", "tid", "cpu", "comm", "sym", NULL };
 
@@ -66,11 +68,9 @@ static int get(lua_State *L, const char *key)
 	return lua_getfield(L, 1, key);
 }
 
-static void read_spec(lua_State *L, struct lp_agg_spec *spec)
+static void read_spec(lua_State *L, struct lp_agg_spec *spec, const struct lp_aggmap *map)
 {
-	luaL_checktype(L, 1, LUA_TTABLE);
-	get(L, "op");
-	spec->op = (uint8_t)luaL_checkoption(L, 2, NULL, ops);
+	spec->op = (uint8_t)lp_aggmap_op(map);
 	if (get(L, "keys") == LUA_TTABLE) {
 		lua_Integer n = luaL_len(L, 2);
 		luaL_argcheck(L, n <= LP_AGG_MAX_KEYS, 1, "too many keys");
@@ -106,14 +106,20 @@ static int l_new(lua_State *L)
 {
 	struct lp_agg_spec spec;
 	memset(&spec, 0, sizeof spec);
-	read_spec(L, &spec);
+	luaL_checktype(L, 1, LUA_TTABLE);
+	get(L, "map");
+	struct lp_aggmap *map = lp_l_checkaggmap(L, 2);
+	read_spec(L, &spec, map);
 	get(L, "event");
 	const char *event = luaL_checkstring(L, 2);
+	lua_getfield(L, 1, "map");      /* 3 */
 	struct lp_run *run = lp_get_run(L);
-	struct lp_agg_reg *r = lua_newuserdatauv(L, sizeof *r, 0);
+	struct lp_agg_reg *r = lua_newuserdatauv(L, sizeof *r, 1);
 	memset(r, 0, sizeof *r);
 	luaL_setmetatable(L, LP_AGG_MT);
-	r->agg = lp_agg_new(&spec);
+	lua_pushvalue(L, 3);
+	lua_setiuservalue(L, -2, 1);    /* the map lives as long as this */
+	r->agg = lp_agg_new(&spec, map);
 	r->event = strdup(event);
 	if (!r->agg || !r->event)
 		return luaL_error(L, "cannot make the aggregation: %s", strerror(errno));
@@ -127,57 +133,10 @@ static int l_new(lua_State *L)
 	return 1;
 }
 
-static void push_key(lua_State *L, const struct lp_agg *a, size_t i, unsigned j)
-{
-	const char *s;
-	int64_t n;
-	if (lp_agg_key(a, i, j, &s, &n))
-		lua_pushstring(L, s);
-	else
-		lua_pushinteger(L, (lua_Integer)n);
-}
-
-static int l_entries(lua_State *L)
-{
-	struct lp_agg_reg *r = check(L);
-	const struct lp_agg_spec *spec = lp_agg_spec(r->agg);
-	size_t n = r->active ? lp_agg_count(r->agg) : 0;
-	lua_createtable(L, (int)n, 0);
-	for (size_t i = 0; i < n; i++) {
-		lua_createtable(L, 0, 3);
-		lua_createtable(L, spec->nr_keys, 0);
-		for (unsigned j = 0; j < spec->nr_keys; j++) {
-			push_key(L, r->agg, i, j);
-			lua_rawseti(L, -2, j + 1);
-		}
-		lua_setfield(L, -2, "keys");
-		lua_pushinteger(L, (lua_Integer)lp_agg_value(r->agg, i));
-		lua_setfield(L, -2, "value");
-		const uint64_t *b = lp_agg_hist(r->agg, i);
-		if (b) {
-			lua_createtable(L, 0, 8);
-			for (unsigned k = 0; k < LP_AGG_BUCKETS; k++)
-				if (b[k]) {
-					lua_pushinteger(L, (lua_Integer)b[k]);
-					lua_rawseti(L, -2, k);
-				}
-			lua_setfield(L, -2, "hist");
-		}
-		lua_rawseti(L, -2, (lua_Integer)i + 1);
-	}
-	return 1;
-}
-
 static int l_active(lua_State *L)
 {
 	lua_pushboolean(L, check(L)->active);
 	return 1;
-}
-
-static int l_clear(lua_State *L)
-{
-	lp_agg_clear(check(L)->agg);
-	return 0;
 }
 
 static int l_gc(lua_State *L)
@@ -205,45 +164,10 @@ static int l_only(lua_State *L)
 	return 0;
 }
 
-/* agg.hist_text(h): the histogram h ({ [bucket] = count }, buckets as
- * agg.bucket numbers them) as bpftrace prints it, by core/agg's printer,
- * the one luaprof.hist prints with. */
-static int l_hist_text(lua_State *L)
-{
-	uint64_t counts[LP_AGG_BUCKETS] = { 0 };
-	luaL_checktype(L, 1, LUA_TTABLE);
-	for (lua_Integer b = 0; b < LP_AGG_BUCKETS; b++) {
-		lua_Integer c = (lua_geti(L, 1, b), luaL_optinteger(L, -1, 0));
-		counts[b] = c > 0 ? (uint64_t)c : 0;
-		lua_pop(L, 1);
-	}
-	size_t n;
-	char *text = lp_hist_text(counts, LP_AGG_BUCKETS, NULL, NULL, &n);
-	if (!text)
-		return luaL_error(L, "out of memory");
-	lua_pushlstring(L, text, n);
-	free(text);
-	return 1;
-}
-
-/* The bucket of v, for the Lua path's histograms: the same numbers; nil
- * when v is no integer (1.5, 0/0), which the front end says at the
- * program's line. */
-static int l_bucket(lua_State *L)
-{
-	int ok;
-	lua_Integer v = lua_tointegerx(L, 1, &ok);
-	if (ok)
-		lua_pushinteger(L, lp_agg_bucket(v));
-	else
-		lua_pushnil(L);
-	return 1;
-}
-
 void lp_agg_open(lua_State *L)
 {
 	static const luaL_Reg meths[] = {
-		{ "entries", l_entries }, { "active", l_active }, { "clear", l_clear }, { NULL, NULL },
+		{ "active", l_active }, { NULL, NULL },
 	};
 	luaL_newmetatable(L, LP_AGG_MT);
 	luaL_newlib(L, meths);
@@ -252,11 +176,11 @@ void lp_agg_open(lua_State *L)
 	lua_setfield(L, -2, "__gc");
 	lua_pop(L, 1);
 	static const luaL_Reg funcs[] = {
-		{ "new", l_new }, { "only", l_only }, { "bucket", l_bucket },
-		{ "hist_text", l_hist_text }, { NULL, NULL },
+		{ "new", l_new }, { "only", l_only }, { NULL, NULL },
 	};
 	luaL_newlib(L, funcs);
 	lp_xevents_register(L);
+	lp_aggmap_register(L);
 	lua_setglobal(L, "_ONELINER_AGG");
 }
 

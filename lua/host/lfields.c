@@ -6,6 +6,7 @@
  * code: a field that is present is a plain read (tables) or its binding's
  * own switch (the views of lsample.c and lswitch.c).
  */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,4 +71,53 @@ void lp_fields_set_strict(lua_State *L, const struct lp_fieldset *fs)
 		lua_rawsetp(L, LUA_REGISTRYINDEX, fs);
 	}
 	lua_setmetatable(L, -2);
+}
+
+#define NAME_MAX_LEN 64         /* longer names are not compared */
+
+/* The Damerau-Levenshtein distance (an adjacent swap costs one) of a and
+ * b, case aside; both at most NAME_MAX_LEN bytes. */
+static size_t distance(const char *a, size_t la, const char *b, size_t lb)
+{
+	size_t d[NAME_MAX_LEN + 1][NAME_MAX_LEN + 1];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		int ai = tolower((unsigned char)a[i - 1]);
+		for (size_t j = 1; j <= lb; j++) {
+			int bj = tolower((unsigned char)b[j - 1]);
+			size_t v = d[i - 1][j - 1] + (ai != bj);
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && ai == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == bj && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	}
+	return d[la][lb];
+}
+
+const char *lp_closest(const char *name, const char *const *names, size_t n)
+{
+	size_t la = strlen(name), limit = la / 3 > 1 ? la / 3 : 1, best_d = 0;
+	const char *best = NULL;
+	if (la > NAME_MAX_LEN)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t lb = names[i] ? strlen(names[i]) : 0;
+		if (!lb || lb > NAME_MAX_LEN || (la > lb + limit) || (lb > la + limit))
+			continue;
+		size_t d = distance(name, la, names[i], lb);
+		if (d <= limit && d < lb &&
+		    (!best || d < best_d || (d == best_d && strcmp(names[i], best) < 0))) {
+			best = names[i];
+			best_d = d;
+		}
+	}
+	return best;
 }

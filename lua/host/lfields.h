@@ -34,4 +34,12 @@ int lp_fields_error(lua_State *L, const struct lp_fieldset *fs, int key_idx);
  * missing key is lp_fields_error's error.  Costs a registry lookup. */
 void lp_fields_set_strict(lua_State *L, const struct lp_fieldset *fs);
 
+/* The name among names[0..n-1] closest to name, when one is close enough
+ * to be what was meant, else NULL: the Damerau-Levenshtein distance of
+ * the two, case aside, at most a third of name's length (at least 1) and
+ * less than the candidate's length, the smallest such (the first in
+ * alphabetical order on a tie), as the one-liners' "did you mean"
+ * (olplan.lua's closest).  A NULL entry of names is skipped. */
+const char *lp_closest(const char *name, const char *const *names, size_t n);
+
 #endif

@@ -40,7 +40,7 @@
 
 struct hist {
 	bool linear;
-	int64_t min_v, max_v, step;     /* linear only */
+	struct lp_lhist lh;             /* linear only: core/agg's buckets */
 	size_t nr;                      /* buckets */
 	uint64_t count;
 	double sum, lo, hi;             /* statistics of the values added */
@@ -64,11 +64,11 @@ static struct hist *new_hist(lua_State *L, size_t nr)
 static size_t bucket_of(const struct hist *h, double v)
 {
 	if (h->linear) {
-		if (v < (double)h->min_v)
+		if (v < (double)h->lh.min)
 			return 0;
-		if (v >= (double)h->max_v)
+		if (v >= (double)h->lh.max)
 			return h->nr - 1;
-		return 1 + (size_t)((int64_t)floor(v - (double)h->min_v) / h->step);
+		return lp_lhist_bucket(&h->lh, (int64_t)floor(v));     /* the one-liners' lhist */
 	}
 	if (v < 0)
 		return 0;
@@ -88,10 +88,10 @@ static void bounds(const struct hist *h, size_t i, double *lo, double *hi, bool 
 	if (h->linear) {
 		/* the last bucket starts at max, where the one before it was
 		 * cut short when step does not divide max - min */
-		*lo = !i ? -(double)INFINITY : *open_hi ? (double)h->max_v :
-		      (double)(h->min_v + (int64_t)(i - 1) * h->step);
-		*hi = *open_hi ? (double)INFINITY : i ? fmin(*lo + (double)h->step, (double)h->max_v)
-					       : (double)h->min_v;
+		*lo = !i ? -(double)INFINITY : *open_hi ? (double)h->lh.max :
+		      (double)(h->lh.min + (int64_t)(i - 1) * h->lh.step);
+		*hi = *open_hi ? (double)INFINITY : i ? fmin(*lo + (double)h->lh.step, (double)h->lh.max)
+					       : (double)h->lh.min;
 		return;
 	}
 	*lo = i == 0 ? -(double)INFINITY : i == 1 ? 0 : ldexp(1, (int)i - 2);
@@ -234,41 +234,14 @@ static int l_buckets(lua_State *L)
 
 /* ---------------------------------------------------------- printing */
 
-/* A linear bucket's edge. */
-static void edge(char *out, size_t size, double v)
-{
-	snprintf(out, size, "%.0f", v);
-}
-
-/* Bucket i's label (lp_hist_label_fn): core/agg's for power-of-two
- * buckets, bpftrace's lhist ranges for linear ones. */
-static void label(size_t i, char *out, size_t size, void *ctx)
-{
-	const struct hist *h = ctx;
-	double lo, hi;
-	bool olo, ohi;
-	char a[32], b[32];
-	if (!h->linear) {
-		lp_hist_pow2_label((unsigned)i, out, size);
-		return;
-	}
-	bounds(h, i, &lo, &hi, &olo, &ohi);
-	edge(a, sizeof a, lo);
-	edge(b, sizeof b, hi);
-	if (olo)
-		snprintf(out, size, "(..., %s)", b);
-	else if (ohi)
-		snprintf(out, size, "[%s, ...)", a);
-	else
-		snprintf(out, size, "[%s, %s)", a, b);
-}
-
-/* bpftrace's text (core/agg's printer, as the one-liners' hist()). */
+/* bpftrace's text (core/agg's printer and labels, as the one-liners'
+ * hist() and lhist()). */
 static int l_tostring(lua_State *L)
 {
 	struct hist *h = check_hist(L);
 	size_t n;
-	char *text = lp_hist_text(h->b, h->nr, label, h, &n);
+	char *text = h->linear ? lp_hist_text(h->b, h->nr, lp_lhist_label, &h->lh, &n) :
+				 lp_hist_text(h->b, h->nr, NULL, NULL, &n);
 	if (!text)
 		return luaL_error(L, "out of memory");
 	lua_pushlstring(L, text, n);
@@ -318,14 +291,12 @@ static int l_hist(lua_State *L)
 		luaL_error(L, "luaprof.hist{min=, max=, step=}: max must be larger than min");
 	if (step <= 0)
 		luaL_error(L, "luaprof.hist{min=, max=, step=}: step must be positive");
-	lua_Integer n = (max - min + step - 1) / step;
-	if (n > MAX_LINEAR)
+	struct lp_lhist lh;
+	if (lp_lhist_init(&lh, min, max, step, MAX_LINEAR))
 		luaL_error(L, "luaprof.hist{min=, max=, step=}: too many buckets (at most 100000)");
-	struct hist *h = new_hist(L, (size_t)n + 2);
+	struct hist *h = new_hist(L, lh.nr);
 	h->linear = true;
-	h->min_v = min;
-	h->max_v = max;
-	h->step = step;
+	h->lh = lh;
 	return 1;
 }
 

@@ -22,6 +22,8 @@
  *                        an address of a process the run follows (lstack.c)
  *   luaprof.is_target(id) whether the run follows process (or thread) id
  *                        (ltarget.c)
+ *   luaprof.signal_name(nr), .open_flags(flags), .task_state(state),
+ *   luaprof.const.NAME   the kernel's named constants (lconst.c)
  *   luaprof.map, .hist, .json, ...  the report writers' library (lib.c)
  */
 #include <limits.h>
@@ -104,6 +106,7 @@ int luaopen_luaprof(lua_State *L)
 		lua_pushlstring(L, exe, (size_t)n);
 		lua_setfield(L, -2, "executable");
 	}
+	lp_const_open(L);
 	lp_lib_open(L);
 	lua_pushvalue(L, -1);
 	lua_setglobal(L, "luaprof");

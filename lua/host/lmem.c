@@ -1,30 +1,41 @@
 /*
- * lmem.c - luaprof.read_string(pid, addr [, max]): the string at addr in
- * the memory of live process pid, read when the call is made (bpftrace's
- * str()).  A tracepoint's pointer (syscalls:sys_enter_openat's filename)
- * is read so while its sample is handled: the calling thread is then
- * still in the system call, so the string is the one it passed.
+ * lmem.c - luaprof.read_string(s or pid, addr [, max]): bpftrace's str().
  *
- * A replay has the pointer only (the process is long gone, or is another
- * process now): there read_string returns nil, as it does when the memory
- * cannot be read (a bad pointer, an exited process).
+ * With the sample s (or, while a sample of process pid is being handled,
+ * that pid) it is s:str(addr, max): the string at addr as the sample's
+ * event saw it, from what the run kept at the event (lcapture.c: the
+ * kernel's copy, the stack copy, the drain thread's prompt read, a file's
+ * literal) or else the live process now; one that cannot be read is nil
+ * and counted, said at the end of the run.  With any other pid, or
+ * outside a sample, it reads the live process pid when the call is made.
+ * A replay has no process to read: only what the recording kept (stack
+ * copies, files).
  */
 #include <stdint.h>
 
 #include <lauxlib.h>
 
 #include "lp.h"
+#include "luaprof/capture.h"
 #include "luaprof/proc.h"
 
-#define DEFAULT_MAX 4096        /* PATH_MAX: a path is read whole */
 #define LIMIT (1u << 20)
 
 int lp_l_read_string(lua_State *L)
 {
-	lua_Integer pid = luaL_checkinteger(L, 1), addr = luaL_checkinteger(L, 2);
-	lua_Integer max = luaL_optinteger(L, 3, DEFAULT_MAX);
-	luaL_argcheck(L, max >= 1 && max <= LIMIT, 3, "max must be from 1 to 1048576 bytes");
 	struct lp_run *run = lp_get_run(L);
+	bool sample = luaL_testudata(L, 1, LP_SAMPLE_MT) != NULL;
+	lua_Integer pid = sample ? 0 : luaL_checkinteger(L, 1), addr = luaL_checkinteger(L, 2);
+	lua_Integer max = luaL_optinteger(L, 3, LP_CAPTURE_STR_MAX);
+	luaL_argcheck(L, max >= 1 && max <= LIMIT, 3, "max must be from 1 to 1048576 bytes");
+	if (sample && !run->view.rec)
+		return luaL_error(L, "sample used outside on_sample: read its strings while on_sample "
+				     "runs");
+	if (sample || (run->view.rec && pid == (int32_t)run->view.rec->u.sample.pid)) {
+		int n = lp_strings_push(L, run, (uint64_t)addr, (size_t)max);
+		lua_pop(L, n - 1);      /* the string or nil: s:str adds the reason */
+		return 1;
+	}
 	if (!run->live.on || pid <= 0 || pid > INT32_MAX) {
 		lua_pushnil(L);
 		return 1;

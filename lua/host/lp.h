@@ -25,7 +25,7 @@
 
 /* Fixed slots of the Lua state's base stack (not of a C function's), set
  * by lp_vm_open: the message handler, and for the per-sample call the
- * on_sample function (or nil), the view, and the table of each event's
+ * on_sample function (or nil), the view's cache (lsample.c), and the table of each event's
  * handler: event index + 2 -> the function its samples go to (on_event's
  * or on_sample), or false; index 1 is for samples of no known event. */
 #define LP_SLOT_MSGH 1
@@ -82,22 +82,30 @@ struct lp_evinfo {
 	bool agg_comm, agg_sym;         /* which want each sample's comm, sym */
 };
 
-/* The switch record view (lswitch.c): one per run, made at the first
- * switch record, pointed at the current one only while on_switch runs. */
+struct lp_run;
+
+/* The switch record view (lswitch.c): a light userdata of its own per
+ * call (lp_view_next), pointed at the current record only while on_switch
+ * runs. */
 struct lp_switch_view {
-	int ref;                        /* the Switch userdata, LUA_NOREF until made */
-	const void *ud;                 /* its block */
+	int ref;                        /* its field names, LUA_NOREF until made */
+	const void *ud;                 /* the current call's view */
+	/* its __index and __tostring, which the Sample's (every light
+	 * userdata's) hand a switch view to; set with its first view */
+	int (*index)(lua_State *L, struct lp_run *run);
+	int (*tostring)(lua_State *L, struct lp_run *run);
 	const struct lp_record *rec;    /* NULL outside on_switch */
 	bool has_cpu;                   /* the record's event samples CPU */
 };
 
-/* The sample view: one per run, pointed at the current sample only while
- * on_sample runs.  Lazily computed fields are cached here, keyed by gen. */
+/* The sample view: a light userdata of its own per call (lp_view_next),
+ * pointed at the current sample only while its handler runs.  Lazily
+ * computed fields are cached here for the call. */
 #define LP_VIEW_KEYS 16
 #define LP_VIEW_NAMES 1024
 
 struct lp_view {
-	const void *ud;                 /* the Sample userdata's block */
+	const void *ud;                 /* the current call's view: any other is expired */
 	const struct lp_record *rec;    /* NULL outside on_sample */
 	int event;
 	uint64_t sample_type;           /* the event's PERF_SAMPLE_* bits */
@@ -109,6 +117,7 @@ struct lp_view {
 	uint64_t nr_addrs;
 	bool unwound;                   /* addrs holds a DWARF-unwound user stack */
 	uint32_t cached;                /* bit set of uservalue slots filled */
+	uint32_t noted;                 /* lsample.c: fields said once to be missing */
 	/* lsample.c: the field names read, by their Lua strings' addresses,
 	 * and the resolver's names whose Lua strings are cached */
 	struct lp_view_key { const char *key; int field; } keys[LP_VIEW_KEYS];
@@ -145,12 +154,15 @@ struct lp_cli;
 
 /* The script's hooks: global functions it may define, found once its top
  * level has run, as Lua's ltm.c keeps its metamethods (an enum and a table
- * of names in the same order, vm.c's hook_names). */
+ * of names in the same order, lhooks.c's lp_hook_names). */
 enum lp_hook {
 	LP_HOOK_START, LP_HOOK_SAMPLE, LP_HOOK_END, LP_HOOK_INTERVAL,
 	LP_HOOK_COMM, LP_HOOK_FORK, LP_HOOK_EXIT, LP_HOOK_SWITCH, LP_HOOK_KEY,
 	LP_HOOK_N
 };
+
+/* lhooks.c: the hooks' global names, in enum lp_hook's order. */
+extern const char *const lp_hook_names[LP_HOOK_N];
 
 /* vm.c: the Lua state and what of it the run keeps. */
 struct lp_run_vm {
@@ -160,12 +172,10 @@ struct lp_run_vm {
 	bool started;                   /* the script's top level has run */
 	int ref[LP_HOOK_N];             /* the hooks in the registry, or LUA_NOREF
 					 * (lp_run_init sets them so) */
-	int ref_view;                   /* the Sample userdata */
-	int ref_view_index;             /* its __index table while s.args is in it */
-	int ref_view_get;               /* else its __index, that table's own (lsample.c
-					 * makes both, ltrace.c switches them) */
-	const void *view_index;         /* that table's address */
-	struct lp_tpview *tp_shown;     /* ltrace.c: the s.args in that table */
+	int ref_view;                   /* lsample.c: the userdata holding the fields
+					 * cached in a call (never handed to Lua) */
+	uintptr_t view_gen;             /* views handed out so far (lp_view_next) */
+	struct lp_tpview *tp_shown;     /* ltrace.c: the s.args shown */
 	struct lp_guard guard;
 	size_t memory;                  /* --script-memory in bytes, 0: no limit */
 	uint64_t timeout;               /* --script-timeout in ns, 0: none */
@@ -261,6 +271,34 @@ struct lp_run_reports {
 	size_t n;
 };
 
+/* lcapture.c: the strings a script reads from samples (s:str, args.argv):
+ * the drain thread's capture records of the samples about to be handled,
+ * by tid (a record comes just before its sample), the reader of files'
+ * literals, and what was read from where. */
+#define LP_CAPTURE_SLOTS 256
+enum lp_str_from {
+	LP_STR_KERNEL, LP_STR_STACK, LP_STR_PROMPT, LP_STR_FILE, LP_STR_LATE, LP_STR_N
+};
+struct lp_capslot {
+	uint32_t tid;
+	uint64_t time;
+	void *rec;              /* a copy of the capture record (malloc'd) */
+	size_t len, cap;
+};
+struct lp_filestr;
+struct lp_run_strings {
+	struct lp_capslot slot[LP_CAPTURE_SLOTS];
+	struct lp_capslot call[LP_CAPTURE_SLOTS];       /* each thread's latest library
+							 * call's strings (capcall.c) */
+	struct lp_filestr *files;       /* made on first use */
+	uint64_t read[LP_STR_N];        /* strings read, by where from */
+	uint64_t missed;                /* strings asked for and not read */
+	struct { char *event; uint64_t n; } missed_by[8];      /* the first events' */
+	bool declared;                  /* luaprof.setup strings was given */
+	char *buf;                      /* scratch for a string read */
+	size_t bufcap;
+};
+
 /* One run of a script: its parts by concern, and what the loop shares. */
 struct lp_run {
 	struct lp_run_vm vm;
@@ -285,6 +323,10 @@ struct lp_run {
 					 * ends, the command is left to finish */
 	bool output_failed;             /* writing stdout failed otherwise (reported) */
 	bool failed;                    /* a hook raised an error */
+	char *error;                    /* vm.c: the first hook error's line, for
+					 * on_end's info.error (malloc'd) */
+	bool hook_error;                /* run.c: a hook's error stopped the loop: on_end
+					 * still runs, with info.error */
 	int watched;                    /* the fd the source watches for keys, -1: none */
 	volatile sig_atomic_t interrupted;      /* a signal stopped the run (replays) */
 	int end_signal;                 /* the exit status is 128+end_signal, for the
@@ -292,6 +334,8 @@ struct lp_run {
 	struct lp_run_stack stack;
 	struct lp_run_aggs aggs;
 	struct lp_run_reports reports;
+	struct lp_run_strings strings;
+	struct lp_idents *idents;       /* lids.c, made on first use */
 };
 
 /* ltext.c: makes every way into Lua code of the state (the base library's
@@ -387,6 +431,19 @@ static inline struct lp_thread *lp_view_thread(struct lp_run *run)
 	return v->thread;
 }
 
+/* The views handed to hooks (s, t of on_switch) are light userdata, one
+ * value per call, never used again: a view kept past its call is told
+ * from the current one by its value, with no allocation per call.  The
+ * low two bits say what it was (struct pointers, the other light userdata
+ * a script may reach, have them clear): a sample given to on_sample or to
+ * an on_event handler, or a switch record; the rest counts the calls. */
+enum { LP_VIEW_SAMPLE = 1, LP_VIEW_SWITCH = 2, LP_VIEW_EVENT = 3, LP_VIEW_TAG = 3 };
+
+static inline const void *lp_view_next(struct lp_run *run, unsigned tag)
+{
+	return (const void *)((++run->vm.view_gen << 2) | tag);
+}
+
 /* lstack.c: frees what symbolizing stacks keeps for the run. */
 void lp_stack_free(struct lp_run *run);
 
@@ -476,6 +533,12 @@ void lp_agg_regs_free(struct lp_run *run);
 /* lxevents.c: adds agg.cli, agg.describe and agg.recording to the table on
  * the top of the stack (lp_agg_open's). */
 void lp_xevents_register(lua_State *L);
+/* laggmap.c: adds agg.maps, the one-liners' maps (core/agg), to that
+ * table; lp_l_checkaggmap is the map of the userdata at idx (an error
+ * when it is none). */
+struct lp_aggmap;
+void lp_aggmap_register(lua_State *L);
+struct lp_aggmap *lp_l_checkaggmap(lua_State *L, int idx);
 /* lagg.c: whether the run's answer is the same in any order of its
  * records: every sample goes to a C aggregation (aggs.only) keyed by what
  * the sample itself holds (not comm or sym, which depend on the process
@@ -487,11 +550,47 @@ bool lp_agg_order_free(const struct lp_run *run);
 /* lstack.c: luaprof.frame(pid, addr [, kernel]). */
 int lp_l_frame(lua_State *L);
 
-/* lmem.c: luaprof.read_string(pid, addr [, max]). */
+/* lids.c: s.uid, s.gid, s.cgroup, s.cgroup_path of the sample in the
+ * view (see lids.c): lp_idents_push pushes one (or nil);
+ * lp_idents_record learns from FORK, exec COMM and CGROUP records (0 or
+ * -ENOMEM); lp_idents_free frees what the run kept. */
+struct lp_idents;
+enum lp_ident { LP_IDENT_UID, LP_IDENT_GID, LP_IDENT_CGROUP, LP_IDENT_CGROUP_PATH };
+void lp_idents_push(lua_State *L, struct lp_run *run, enum lp_ident which);
+int lp_idents_record(struct lp_run *run, const struct lp_record *rec);
+void lp_idents_free(struct lp_run *run);
+
+/* lmem.c: luaprof.read_string(pid or s, addr [, max]). */
 int lp_l_read_string(lua_State *L);
+
+/* lcapture.c: the strings of samples (see lcapture.c).
+ * lp_strings_record keeps a capture record (capture.h) for its sample;
+ * lp_strings_push pushes the string at addr as the sample in the view saw
+ * it (at most max bytes), or nil and a reason (and counts it missed);
+ * lp_strings_push_argv pushes the arguments of an exec sample (a Lua
+ * array: the new program's, or with failed those a failed exec was given),
+ * or nil; lp_strings_push_info pushes on_end's
+ * info.strings; lp_strings_report says, in one line on stderr, how many
+ * strings could not be read; lp_strings_free frees what the run kept;
+ * lp_strings_setup applies luaprof.setup's strings (the value on top) to
+ * the command line's events (raises a Lua error for a bad value);
+ * lp_strings_method is s.str, the method s:str(addr [, max]). */
+struct lp_cli;
+int lp_strings_record(struct lp_run *run, const struct lp_record *rec);
+int lp_strings_push(lua_State *L, struct lp_run *run, uint64_t addr, size_t max);
+void lp_strings_push_argv(lua_State *L, struct lp_run *run, bool failed);
+void lp_strings_push_info(lua_State *L, struct lp_run *run);
+void lp_strings_report(struct lp_run *run);
+void lp_strings_free(struct lp_run *run);
+void lp_strings_setup(lua_State *L, struct lp_cli *cli);
+int lp_strings_method(lua_State *L);
 
 /* lluaprof.c */
 int luaopen_luaprof(lua_State *L);
+
+/* lconst.c: adds signal_name, open_flags, task_state and const to the
+ * module table on top of the stack. */
+void lp_const_open(lua_State *L);
 
 /* lpaux.c: the run a Lua state belongs to (from its registry). */
 struct lp_run *lp_get_run(lua_State *L);
@@ -509,10 +608,23 @@ int lp_usage_error(lua_State *L);
  * declares none.  Returns 0, 1 (stop, exit 0), or -1 (after a message). */
 int lp_options_check(struct lp_run *run);
 
+/* lhooks.c: the script's hooks, checked before the first sample.
+ * lp_hooks_check, once the top level has run: a global close to a hook's
+ * name that is none (on_samples), a hook declared local; 0, or -1 after
+ * one line naming the place.  lp_hooks_check_run, once the command line
+ * and luaprof.setup are settled (interval: one is set; recording: -o):
+ * on_interval as the only hook that sees the run, with no interval (-1
+ * after one line); a script with no hook at all is said in one line (0);
+ * else 0. */
+int lp_hooks_check(struct lp_run *run);
+int lp_hooks_check_run(struct lp_run *run, bool interval, bool recording);
+
 /* lswitch.c: calls on_switch (when the script has one) with the view of
  * rec, a SWITCH or SWITCH_CPU_WIDE record of event's stream (whose
  * sample_type says whether it carries the CPU); the view expires when the
- * call returns.  0, or -1 when the call failed (reported). */
+ * call returns.  0, or -1 when the call failed (reported).  The view
+ * shares the light userdata's metatable with the sample's (lsample.c),
+ * which hands it to switch_view.index and .tostring. */
 int lp_switch_call(struct lp_run *run, const struct lp_record *rec, int event);
 
 #endif

@@ -20,6 +20,12 @@
  *   perfscript.frame(s)   " %16x SYM+0xOFF (DSO)": the sampled frame, as
  *                         perf prints it on the header line without a chain
  *                         (the absolute address).
+ *   perfscript.chain(s, fields), perfscript.frame(s, fields)
+ *                         the same with what perf script -F prints after
+ *                         each address: fields = { sym =, symoff =, dso =,
+ *                         srcline = } (booleans; symoff only with sym), the
+ *                         source line as "\n  FILE:LINE" after the object
+ *                         (lp_stack_srcline), " (inlined)" last.
  *
  * The text depends only on the stack, so it is cached per stack as s.folded
  * is (lfold.c): a stack seen before costs a hash and a comparison.
@@ -72,26 +78,63 @@ static const char *perf_name(const struct lp_frame *f, char **buf)
 	return *buf ? *buf : f->sym;
 }
 
-/* One line: "\t%16x NAME+0xOFF (DSO)", or "(inlined)" in place of the
- * object; "[unknown]" for no name (then no offset). */
-static void add_line(luaL_Buffer *b, uint64_t addr, const char *name, uint64_t off,
-		     const char *dso, bool inlined)
+/* What a frame's line shows besides its address: perf script's -F sym,
+ * symoff, dso, srcline (its print_ip_opts). */
+struct shown {
+	bool sym, symoff, dso, srcline;
+};
+
+static const struct shown perf_default = { true, true, true, false };
+
+/* The text after the address: " NAME+0xOFF (DSO)", " (inlined)" in place
+ * of the object, "[unknown]" for no name (then no offset), and "\n  "
+ * and the source line before " (inlined)", as sample__fprintf_callchain
+ * prints them for what *o shows. */
+static void add_rest(luaL_Buffer *b, const struct shown *o, const char *name, uint64_t off,
+		     const char *dso, bool inlined, const char *srcline)
 {
-	char text[48];
-	snprintf(text, sizeof text, "\t%16" PRIx64 " ", addr);
+	char text[32];
+	if (o->sym) {
+		luaL_addchar(b, ' ');
+		luaL_addstring(b, name ? name : "[unknown]");
+		if (name && o->symoff) {
+			snprintf(text, sizeof text, "+0x%" PRIx64, off);
+			luaL_addstring(b, text);
+		}
+	}
+	if (o->dso && !inlined) {
+		luaL_addstring(b, " (");
+		luaL_addstring(b, dso ? dso : "[unknown]");
+		luaL_addchar(b, ')');
+	}
+	if (o->srcline && srcline) {
+		luaL_addstring(b, "\n  ");
+		luaL_addstring(b, srcline);
+	}
+	if (inlined)
+		luaL_addstring(b, " (inlined)");
+}
+
+/* One line of a chain: "\t%16x" and the rest. */
+static void add_line(luaL_Buffer *b, const struct shown *o, uint64_t addr, const char *name,
+		     uint64_t off, const char *dso, bool inlined, const char *srcline)
+{
+	char text[24];
+	snprintf(text, sizeof text, "\t%16" PRIx64, addr);
 	luaL_addstring(b, text);
-	luaL_addstring(b, name ? name : "[unknown]");
-	if (name) {
-		snprintf(text, sizeof text, "+0x%" PRIx64, off);
-		luaL_addstring(b, text);
-	}
-	if (inlined) {
-		luaL_addstring(b, " (inlined)\n");
-		return;
-	}
-	luaL_addstring(b, " (");
-	luaL_addstring(b, dso ? dso : "[unknown]");
-	luaL_addstring(b, ")\n");
+	add_rest(b, o, name, off, dso, inlined, srcline);
+	luaL_addchar(b, '\n');
+}
+
+/* The source line perf script's srcline field prints for frame f (vaddr:
+ * where it is looked up): NULL where it prints none (no object). */
+static const char *frame_srcline(struct lp_run *run, const struct lp_frame *f, bool ret,
+				 const struct lp_srcframe *sf, int ns)
+{
+	if (!f->dso)
+		return NULL;
+	return lp_stack_srcline(run, f, f->vaddr - ret, ns > 0 ? sf[0].file : NULL,
+				ns > 0 ? sf[0].line : 0, false);
 }
 
 /* Frame i of the stack (run->stack.frames), as perf script prints it.
@@ -104,7 +147,7 @@ static void add_line(luaL_Buffer *b, uint64_t addr, const char *name, uint64_t o
  * function, or the DWARF name of a symbol that has several) a line marked
  * "(inlined)", and the frame has no line of its own.  On a callchain
  * (frame pointers) perf adds no inlined frames, nor does this. */
-static void add_frame_lines(luaL_Buffer *b, struct lp_run *run, size_t i)
+static void add_frame_lines(luaL_Buffer *b, struct lp_run *run, size_t i, const struct shown *o)
 {
 	const struct lp_frame *f = &run->stack.frames[i];
 	uint64_t addr = f->kernel || !f->fileoff ? f->ip : f->fileoff, off = f->symoff;
@@ -113,13 +156,20 @@ static void add_frame_lines(luaL_Buffer *b, struct lp_run *run, size_t i)
 	const char *name = perf_name(f, &buf);
 	if (run->stack.frame_caller[i])
 		addr--, off--;
-	int ns = run->view.unwound && name && !f->kernel ? lp_stack_srcframes(run, i, &sf) : 0;
-	for (int j = 0; j < ns; j++) {
+	bool inl = run->view.unwound && name && !f->kernel;
+	int ns = inl || (o->srcline && !f->kernel) ? lp_stack_srcframes(run, i, &sf) : 0;
+	const char *src = o->srcline ? frame_srcline(run, f, run->stack.frame_ret[i], sf, ns) : NULL;
+	for (int j = 0; inl && j < ns; j++) {
 		const char *own = sf[j].name ? sf[j].name : j + 1 < ns ? "??" : name;
-		add_line(b, addr, own, off, f->dso, strcmp(own, name) != 0);
+		/* each of append_inlines' lines has its addr2line record's line:
+		 * the innermost's at the address, the others' at their calls */
+		if (o->srcline && j)
+			src = lp_stack_srcline(run, f, f->vaddr - run->stack.frame_ret[i], sf[j].file,
+					       sf[j].line, false);
+		add_line(b, o, addr, own, off, f->dso, strcmp(own, name) != 0, src);
 	}
-	if (!ns)
-		add_line(b, addr, name, off, f->dso, false);
+	if (!inl || !ns)
+		add_line(b, o, addr, name, off, f->dso, false, src);
 	free(buf);
 }
 
@@ -139,12 +189,33 @@ static size_t printed_frames(const struct lp_run *run, size_t n, size_t max)
 	return n;
 }
 
+/* The fields table at idx ({ sym =, symoff =, dso =, srcline = }
+ * booleans) into *o; perf script's default when it is absent.  False when
+ * it is the default. */
+static bool read_shown(lua_State *L, int idx, struct shown *o)
+{
+	*o = perf_default;
+	if (lua_isnoneornil(L, idx))
+		return false;
+	luaL_checktype(L, idx, LUA_TTABLE);
+	static const char *const keys[] = { "sym", "symoff", "dso", "srcline" };
+	bool *v[] = { &o->sym, &o->symoff, &o->dso, &o->srcline };
+	for (int i = 0; i < 4; i++) {
+		lua_getfield(L, idx, keys[i]);
+		*v[i] = lua_toboolean(L, -1);
+		lua_pop(L, 1);
+	}
+	return true;
+}
+
 static int l_chain(lua_State *L)
 {
 	struct lp_run *run = check_sample(L);
 	struct lp_fold_stack st;
-	bool keyed = lp_stack_fold_key(run, LP_FOLD_PERF_TEXT, &st);
-	if (lp_fold_get(L, run, LP_FOLD_PERF_TEXT, keyed ? &st : NULL))
+	struct shown o;
+	bool chosen = read_shown(L, 2, &o), keyed = !chosen &&
+					      lp_stack_fold_key(run, LP_FOLD_PERF_TEXT, &st);
+	if (!chosen && lp_fold_get(L, run, LP_FOLD_PERF_TEXT, keyed ? &st : NULL))
 		return 1;
 	size_t n = lp_stack_frames(run);
 	/* perf discards a corrupt chain whole: no line under the header */
@@ -152,9 +223,10 @@ static int l_chain(lua_State *L)
 	luaL_Buffer b;
 	luaL_buffinit(L, &b);
 	for (size_t i = 0; i < n; i++)
-		add_frame_lines(&b, run, i);
+		add_frame_lines(&b, run, i, &o);
 	luaL_pushresult(&b);
-	lp_fold_put(L, run, LP_FOLD_PERF_TEXT);
+	if (!chosen)
+		lp_fold_put(L, run, LP_FOLD_PERF_TEXT);
 	return 1;
 }
 
@@ -162,21 +234,21 @@ static int l_frame(lua_State *L)
 {
 	struct lp_run *run = check_sample(L);
 	const struct lp_frame *f = lp_stack_leaf(run);
+	struct shown o;
+	read_shown(L, 2, &o);
 	char *buf, text[24];
-	const char *name = perf_name(f, &buf);
+	const char *name = perf_name(f, &buf), *src = NULL;
+	const struct lp_srcframe *sf = NULL;
+	if (o.srcline) {
+		int ns = f->kernel ? 0 : lp_stack_leaf_srcframes(run, &sf);
+		src = frame_srcline(run, f, false, sf, ns);
+	}
 	luaL_Buffer b;
 	luaL_buffinit(L, &b);
-	snprintf(text, sizeof text, " %16" PRIx64 " ", run->view.rec->u.sample.ip);
+	snprintf(text, sizeof text, " %16" PRIx64, run->view.rec->u.sample.ip);
 	luaL_addstring(&b, text);
-	luaL_addstring(&b, name ? name : "[unknown]");
-	if (name) {
-		snprintf(text, sizeof text, "+0x%" PRIx64, f->symoff);
-		luaL_addstring(&b, text);
-	}
+	add_rest(&b, &o, name, f->symoff, f->dso, false, src);
 	free(buf);
-	luaL_addstring(&b, " (");
-	luaL_addstring(&b, f->dso ? f->dso : "[unknown]");
-	luaL_addchar(&b, ')');
 	luaL_pushresult(&b);
 	return 1;
 }

@@ -20,6 +20,8 @@
  * inlined functions of DWARF-unwound stacks.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,10 +109,22 @@ static struct lp_rows *table_of(struct lp_report_reg *g, int event, const char *
 	return g->by_event[e] = r;
 }
 
-static struct lp_rows_frame row_frame(const struct lp_frame *f)
+/* perf report's name for a data object's frame: NAME+0xOFF (its
+ * _hist_entry__sym_snprintf for STT_OBJECT; an unwound caller's at its
+ * return address - 1), interned for the run. */
+static const char *object_name(struct lp_run *run, const struct lp_frame *f, bool caller)
+{
+	struct lp_srclines *sl = lp_stack_lines(run);
+	char b[512];
+	snprintf(b, sizeof b, "%s+0x%" PRIx64, f->sym, f->symoff - caller);
+	return sl ? lp_srclines_intern(sl, b) : f->sym;
+}
+
+static struct lp_rows_frame row_frame(struct lp_run *run, const struct lp_frame *f, bool caller)
 {
 	return (struct lp_rows_frame){
-		.sym = f->sym, .mangled = f->mangled, .dso = f->dso, .kernel = f->kernel,
+		.sym = f->object && f->sym ? object_name(run, f, caller) : f->sym,
+		.mangled = f->object ? NULL : f->mangled, .dso = f->dso, .kernel = f->kernel,
 		.ip = f->ip, .offset = f->fileoff && !f->kernel ? f->fileoff : 0,
 		.symoff = f->symoff,
 	};
@@ -153,7 +167,7 @@ static long stack_of(struct lp_run *run, struct lp_report_reg *g, bool srcline)
 			return -1;
 		for (int j = 0; unwound && j < ns - 1; j++) {
 			struct lp_rows_frame *x = &g->frames[k++];
-			*x = row_frame(f);
+			*x = row_frame(run, f, false);
 			x->sym = sf[j].func;
 			x->mangled = sf[j].mangled;
 			x->symoff = 0;
@@ -162,12 +176,15 @@ static long stack_of(struct lp_run *run, struct lp_report_reg *g, bool srcline)
 			x->line = sf[j].line;
 		}
 		struct lp_rows_frame *x = &g->frames[k++];
-		*x = row_frame(f);
+		*x = row_frame(run, f, run->stack.frame_caller[i]);
 		x->caller = run->stack.frame_caller[i];
 		if (ns) {
 			x->file = sf[ns - 1].file;
 			x->line = sf[ns - 1].line;
 		}
+		if (srcline)
+			x->srcline = lp_stack_srcline(run, f, f->vaddr - x->caller, x->file, x->line,
+							true);
 	}
 	return (long)k;
 }
@@ -181,13 +198,15 @@ static int add_sample(struct lp_run *run, struct lp_report_reg *g)
 	if (!r)
 		return -1;
 	bool srcline = with(g, LP_ROWS_SRCLINE);
-	struct lp_rows_frame leaf = row_frame(lp_stack_leaf(run));
+	struct lp_rows_frame leaf = row_frame(run, lp_stack_leaf(run), false);
 	if (srcline) {
 		const struct lp_srcframe *sf;
 		if (lp_stack_leaf_srcframes(run, &sf) > 0) {
 			leaf.file = sf[0].file;
 			leaf.line = sf[0].line;
 		}
+		leaf.srcline = lp_stack_srcline(run, lp_stack_leaf(run), lp_stack_leaf(run)->vaddr,
+					       leaf.file, leaf.line, true);
 	}
 	struct lp_thread *t = lp_view_thread(run);
 	struct lp_rows_sample s = { .period = smp->period, .pid = (int32_t)smp->pid,
@@ -266,7 +285,7 @@ static int l_add(lua_State *L)
 	struct lp_report_reg *g = check(L);
 	struct lp_run *run = lp_get_run(L);
 	luaL_argcheck(L, !g->feed_all, 1, "this report is fed every sample (feed = \"all\")");
-	luaL_argcheck(L, run->view.rec && luaL_testudata(L, 2, LP_SAMPLE_MT), 2,
+	luaL_argcheck(L, run->view.rec && lua_touserdata(L, 2) == run->view.ud, 2,
 		      "the sample being handled");
 	if (add_sample(run, g))
 		return luaL_error(L, "out of memory");

@@ -1,14 +1,18 @@
 /*
  * lsample.c - "luaprof.Sample": the view of one sample handed to on_sample.
  *
- * There is exactly one Sample userdata per run.  It points at the current
- * record only while on_sample runs; reading it at any other time raises an
- * error.  Its __index computes every field when read (l_index), but while
- * a tracepoint's samples are handled it is a table holding s.args
- * (ltrace.c's show_fields switches it: reading s.args is then a table
- * read, no call into C), whose own __index is l_index; going through that
- * table for every other field cost 6% of a replay counting s.sym, so it
- * is there only while s.args is.  The name is mapped to a small integer
+ * Each call gets a view of its own with no allocation: a light userdata
+ * whose value is new (lp_view_next), the metatable being the one of all
+ * light userdata in the state, set here.  It points at the current record
+ * only while its handler runs; a view kept past its call is told from the
+ * current one by its value, and reading it then, in a later call or
+ * another hook, raises an error in every call (issue 32: a kept s used to
+ * show the current sample).  The switch record view of on_switch is one
+ * too (lswitch.c), told apart by its value's tag.  Its __index computes
+ * every field when read (l_index), s.args included (a registry read: the
+ * Sample's __index used to be a table holding s.args while a
+ * tracepoint's samples were handled, which a kept view would have read
+ * too).  The name is mapped to a small integer
  * through an upvalue table (one hash lookup; the names read before are
  * found by their Lua strings' addresses, which the table's keys keep
  * alive and Lua's interning makes one per name), and fields that cost
@@ -19,11 +23,17 @@
  * their Lua strings kept by the name's address (the resolver's names live
  * as long as it does, one pointer one name): a hit is an array read, where
  * lua_pushstring compares the whole name with the string Lua keeps for
- * that address (its strcmp was 3% of a replay counting s.sym); s.args
+ * that address (a strcmp per frame name: docs/performance.md, "Measured
+ * choices in the code"); s.args
  * is a tracepoint's table of its own (ltrace.c) or a probe's arguments
  * (lprobe.c, as s.retval and s.values).  Reading a name that is none of these is an error naming
  * the valid ones (lfields.c); a field this sample has no value for is nil.
+ * A field the event's samples do not carry (s.cpu without PERF_SAMPLE_CPU,
+ * perf record without -a), nil, and s.stack without a call chain, the
+ * sampled frame alone, are said once on stderr at their first read, with
+ * the script's line (notice_missing).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include <lauxlib.h>
@@ -37,33 +47,69 @@ enum field {
 	F_EVENT = 1, F_PID, F_TID, F_CPU, F_COMM, F_TIME, F_PERIOD, F_IP,
 	F_SYM, F_DSO, F_SYMOFF, F_KERNEL, F_STACK, F_FOLDED, F_ADDR, F_ID,
 	F_RAW, F_FILE, F_LINE, F_HAS_CALLCHAIN,
-	F_ARGS, F_RETVAL, F_VALUES, F_MANGLED, F_OFFSET,
+	F_ARGS, F_RETVAL, F_VALUES, F_MANGLED, F_OFFSET, F_STR,
+	F_UID, F_GID, F_PROCESS_COMM, F_CGROUP, F_CGROUP_PATH,
 };
 
 static const char *const field_names[] = {
 	"event", "pid", "tid", "cpu", "comm", "time", "period", "ip",
 	"sym", "dso", "symoff", "kernel", "stack", "folded", "addr", "id",
 	"raw", "file", "line", "has_callchain",
-	"args", "retval", "values", "mangled", "offset",
+	"args", "retval", "values", "mangled", "offset", "str",
+	"uid", "gid", "process_comm", "cgroup", "cgroup_path",
 };
 
 #define NR_FIELDS (sizeof field_names / sizeof field_names[0])
 
 static const struct lp_fieldset sample_fields = LP_FIELDSET("s", "a sample", field_names);
 
-/* The run, from l_index's second upvalue; argument 1 must be the view's
- * __index table (l_index is that table's __index), which one pointer
- * comparison checks. */
-static struct lp_run *check_view(lua_State *L)
+/* The tag of the view at index 1 (LP_VIEW_*), or 0 when it is no view
+ * (another light userdata). */
+static unsigned view_tag(lua_State *L)
 {
-	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(2));
-	const void *self = lua_topointer(L, 1);
-	if (self != run->vm.view_index && self != run->view.ud)
-		luaL_typeerror(L, 1, LP_SAMPLE_MT);
-	if (!run->view.rec)
-		luaL_error(L, "sample used outside on_sample: copy the fields you need "
-			      "into your own table while on_sample runs");
-	return run;
+	return lua_type(L, 1) == LUA_TLIGHTUSERDATA ? (uintptr_t)lua_touserdata(L, 1) & LP_VIEW_TAG
+						    : 0;
+}
+
+/* Argument 1 is not the current sample's view: a switch record's (its
+ * own __index), or an expired view (an error, saying whose). */
+static int not_current(lua_State *L, struct lp_run *run)
+{
+	unsigned tag = view_tag(L);
+	if (tag == LP_VIEW_SWITCH && run->switch_view.index)
+		return run->switch_view.index(L, run);
+	if (tag == LP_VIEW_SAMPLE || tag == LP_VIEW_EVENT)
+		return luaL_error(L, "this sample's view expired when its %s returned: copy the "
+				     "fields you need (local x = s.sym)",
+				  tag == LP_VIEW_SAMPLE ? "on_sample" : "on_event handler");
+	return luaL_typeerror(L, 1, LP_SAMPLE_MT);
+}
+
+/* Says once (per field, per run) that field f of the current sample is
+ * missing from its event's samples: why, and the script's line. */
+static void notice_missing(lua_State *L, struct lp_run *run, enum field f, const char *why)
+{
+	if (run->view.noted & (1u << f))
+		return;
+	run->view.noted |= 1u << f;
+	const char *event = run->src->event_name(run->src->ctx, run->view.event);
+	luaL_where(L, 1);
+	fprintf(stderr, "luaprof: %ss.%s %s: the samples of %s carry %s\n", lua_tostring(L, -1),
+		field_names[f - 1], f == F_STACK || f == F_FOLDED ? "holds the sampled frame alone" :
+		"is nil", event ? LP_SHOW(event) : "this event", why);
+	lua_pop(L, 1);
+}
+
+/* Pushes v when the event's samples carry bit, else nil, said once. */
+static void push_carried(lua_State *L, struct lp_run *run, enum field f, uint64_t bit,
+			 lua_Integer v, const char *why)
+{
+	if (run->view.sample_type & bit) {
+		lua_pushinteger(L, v);
+		return;
+	}
+	lua_pushnil(L);
+	notice_missing(L, run, f, why);
 }
 
 static void push_comm(lua_State *L, struct lp_run *run)
@@ -72,13 +118,24 @@ static void push_comm(lua_State *L, struct lp_run *run)
 	t ? (void)lua_pushstring(L, t->comm) : lua_pushnil(L);
 }
 
+/* The process's name: its main thread's (that thread's comm follows the
+ * process's execs; a thread's own name, s.comm, may differ). */
+static void push_process_comm(lua_State *L, struct lp_run *run)
+{
+	const struct lp_thread *t = lp_procs_find(run->procs, run->view.rec->u.sample.pid);
+	if (t && t->pid == run->view.rec->u.sample.pid)
+		lua_pushstring(L, t->comm);
+	else
+		push_comm(L, run);      /* the main thread is not known: the thread's */
+}
+
 static void push_event(lua_State *L, struct lp_run *run)
 {
 	const char *name = run->src->event_name(run->src->ctx, run->view.event);
 	name ? (void)lua_pushstring(L, name) : lua_pushnil(L);
 }
 
-/* A cached Lua value in user value slot `slot` of the view (l_index's
+/* A cached Lua value in user value slot `slot` of the cache (l_index's
  * third upvalue), or build it with fn. */
 static void push_cached(lua_State *L, struct lp_run *run, int slot,
 			void (*fn)(lua_State *L, struct lp_run *run))
@@ -152,44 +209,55 @@ static int field_of(lua_State *L, struct lp_run *run)
 	return f;
 }
 
+#define NO_TID "no pid or tid"
+#define NO_CHAIN "no call chain (sample with -g, or luaprof.setup{call_graph = true})"
+
 static int l_index(lua_State *L)
 {
-	struct lp_run *run = check_view(L);
+	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(2));
+	if (lua_touserdata(L, 1) != run->view.ud || !run->view.rec)
+		return not_current(L, run);
 	const struct lp_sample *s = &run->view.rec->u.sample;
 	int f = field_of(L, run);
 	switch (f) {
 	case F_EVENT: push_event(L, run); break;
-	case F_PID: lua_pushinteger(L, (int32_t)s->pid); break;   /* -1 as perf prints it */
-	case F_TID: lua_pushinteger(L, (int32_t)s->tid); break;
-	case F_CPU:     /* nil when the samples do not carry it, as perf's per-thread ones */
-		if (run->view.sample_type & PERF_SAMPLE_CPU)
-			lua_pushinteger(L, s->cpu);
-		else
-			lua_pushnil(L);
+	/* -1 as perf prints it */
+	case F_PID: push_carried(L, run, F_PID, PERF_SAMPLE_TID, (int32_t)s->pid, NO_TID); break;
+	case F_TID: push_carried(L, run, F_TID, PERF_SAMPLE_TID, (int32_t)s->tid, NO_TID); break;
+	case F_CPU:     /* as perf's per-thread recordings */
+		push_carried(L, run, F_CPU, PERF_SAMPLE_CPU, s->cpu,
+			     "no CPU (perf record without -a leaves it out)");
 		break;
 	case F_COMM: push_comm(L, run); break;
-	case F_TIME: lua_pushinteger(L, (lua_Integer)s->time); break;
+	case F_TIME:
+		push_carried(L, run, F_TIME, PERF_SAMPLE_TIME, (lua_Integer)s->time, "no time");
+		break;
 	case F_PERIOD: lua_pushinteger(L, (lua_Integer)s->period); break;
-	case F_IP: lua_pushinteger(L, (lua_Integer)s->ip); break;
-	case F_ADDR:    /* nil when the samples do not carry an address */
-		if (run->view.sample_type & PERF_SAMPLE_ADDR)
-			lua_pushinteger(L, (lua_Integer)s->addr);
-		else
-			lua_pushnil(L);
+	case F_IP:
+		push_carried(L, run, F_IP, PERF_SAMPLE_IP, (lua_Integer)s->ip, "no address");
+		break;
+	case F_ADDR:    /* watchpoints' (mem:), perf record -d's */
+		push_carried(L, run, F_ADDR, PERF_SAMPLE_ADDR, (lua_Integer)s->addr,
+			     "no data address (watchpoints, mem:, and perf record -d have one)");
 		break;
 	case F_ID: lua_pushinteger(L, (lua_Integer)s->id); break;
 	case F_SYM: case F_DSO: case F_SYMOFF: case F_KERNEL: case F_MANGLED: case F_OFFSET:
 		push_frame_field(L, run, (enum field)f);
 		break;
-	case F_STACK: push_cached(L, run, 1, lp_stack_push); break;
-	case F_FOLDED: push_cached(L, run, 2, lp_stack_push_folded); break;
+	case F_STACK:
+	case F_FOLDED:
+		if (!(run->view.sample_type & PERF_SAMPLE_CALLCHAIN))
+			notice_missing(L, run, (enum field)f, NO_CHAIN);
+		push_cached(L, run, f == F_STACK ? 1 : 2,
+			    f == F_STACK ? lp_stack_push : lp_stack_push_folded);
+		break;
 	case F_RAW: push_cached(L, run, 3, lp_trace_push_raw); break;
 	case F_FILE: lp_stack_push_leaf_source(L, run, false); break;
 	case F_LINE: lp_stack_push_leaf_source(L, run, true); break;
 	case F_HAS_CALLCHAIN:
 		lua_pushboolean(L, (run->view.sample_type & PERF_SAMPLE_CALLCHAIN) != 0);
 		break;
-	case F_ARGS:    /* a tracepoint's fields (when not in __index's table) or a probe's */
+	case F_ARGS:    /* a tracepoint's fields or a probe's */
 		if (run->vm.tp_shown)
 			lp_trace_push_fields(L, run);
 		else
@@ -197,6 +265,12 @@ static int l_index(lua_State *L)
 		break;
 	case F_RETVAL: lp_probe_push_retval(L, run); break;
 	case F_VALUES: push_cached(L, run, 5, lp_probe_push_values); break;
+	case F_STR: lua_pushcfunction(L, lp_strings_method); break;    /* s:str(addr [, max]) */
+	case F_UID: lp_idents_push(L, run, LP_IDENT_UID); break;
+	case F_GID: lp_idents_push(L, run, LP_IDENT_GID); break;
+	case F_PROCESS_COMM: push_process_comm(L, run); break;
+	case F_CGROUP: lp_idents_push(L, run, LP_IDENT_CGROUP); break;
+	case F_CGROUP_PATH: lp_idents_push(L, run, LP_IDENT_CGROUP_PATH); break;
 	default: return lp_fields_error(L, &sample_fields, 2);  /* a typo: s.symm */
 	}
 	return 1;
@@ -204,14 +278,22 @@ static int l_index(lua_State *L)
 
 static int l_newindex(lua_State *L)
 {
+	if (view_tag(L) == LP_VIEW_SWITCH)
+		return luaL_error(L, "a switch record is read-only (copy its fields into a table "
+				     "of your own)");
 	return luaL_error(L, "sample fields are read-only (field '%s')",
 			  LP_SHOW(luaL_checkstring(L, 2)));
 }
 
 static int l_tostring(lua_State *L)
 {
-	struct lp_run *run = *(struct lp_run **)luaL_checkudata(L, 1, LP_SAMPLE_MT);
-	if (!run->view.rec)
+	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(1));
+	unsigned tag = view_tag(L);
+	if (tag == LP_VIEW_SWITCH && run->switch_view.tostring)
+		return run->switch_view.tostring(L, run);
+	if (!tag)
+		lua_pushfstring(L, "userdata: %p", lua_touserdata(L, 1));
+	else if (lua_touserdata(L, 1) != run->view.ud || !run->view.rec)
 		lua_pushliteral(L, "luaprof.Sample (expired)");
 	else
 		lua_pushfstring(L, "luaprof.Sample (tid %d, time %I)", (int)run->view.rec->u.sample.tid,
@@ -221,34 +303,26 @@ static int l_tostring(lua_State *L)
 
 void lp_sample_open(lua_State *L, struct lp_run *run)
 {
-	struct lp_run **ud = lua_newuserdatauv(L, sizeof *ud, 5);
-	*ud = run;
-	run->view.ud = ud;
+	lua_newuserdatauv(L, 1, 5);             /* the fields cached in a call */
+	lua_pushlightuserdata(L, NULL);         /* its metatable is every light userdata's */
 	luaL_newmetatable(L, LP_SAMPLE_MT);
-	lua_createtable(L, 0, 1);               /* __index: s.args, then l_index */
-	run->vm.view_index = lua_topointer(L, -1);
-	lua_createtable(L, 0, 1);
 	lua_createtable(L, 0, NR_FIELDS);
 	for (size_t i = 0; i < NR_FIELDS; i++) {
 		lua_pushinteger(L, (lua_Integer)i + 1);
 		lua_setfield(L, -2, field_names[i]);
 	}
 	lua_pushlightuserdata(L, run);
-	lua_pushvalue(L, -6);                   /* the view */
+	lua_pushvalue(L, -5);                   /* the cache */
 	lua_createtable(L, LP_VIEW_NAMES, 0);   /* the names' strings */
 	lua_pushcclosure(L, l_index, 4);
-	lua_pushvalue(L, -1);
-	run->vm.ref_view_get = luaL_ref(L, LUA_REGISTRYINDEX);
-	lua_setfield(L, -2, "__index");
-	lua_setmetatable(L, -2);
-	run->vm.ref_view_index = luaL_ref(L, LUA_REGISTRYINDEX);
-	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref_view_get);       /* no s.args yet */
 	lua_setfield(L, -2, "__index");
 	lua_pushcfunction(L, l_newindex);
 	lua_setfield(L, -2, "__newindex");
-	lua_pushcfunction(L, l_tostring);
+	lua_pushlightuserdata(L, run);
+	lua_pushcclosure(L, l_tostring, 1);
 	lua_setfield(L, -2, "__tostring");
 	lua_setmetatable(L, -2);
+	lua_pop(L, 1);
 	run->vm.ref_view = luaL_ref(L, LUA_REGISTRYINDEX);
 }
 

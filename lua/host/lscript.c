@@ -5,10 +5,12 @@
  * PREFIX/share/luaprof/lua (the public modules) and
  * PREFIX/share/luaprof/helpers (the shipped scripts' own modules); a
  * checkout has ./luaprof, ./scripts, ./lua/lib and ./lua/helpers.  Both are found from the running binary (/proc/self/exe), so
- * no environment variable is needed.  The current directory is never
- * searched: a script there is named ./NAME, and require never looks there,
- * so that a root user is not made to run files someone left in a
- * directory.
+ * no environment variable is needed.  The current directory is not
+ * searched: a bare NAME.lua that is a file there is that file, named by
+ * the user as `lua NAME.lua` takes it (issue 32), and a bare name without
+ * .lua (top) is only ever looked for in the directories below, so that a
+ * root user is not made to run a top.lua someone left in a directory;
+ * require never looks there.
  *
  * Trust: a bare NAME runs code found in directories the caller did not
  * name, often as root (sudo -E, or HOME left at another user's home).  So
@@ -223,9 +225,17 @@ static bool try_dir(const char *dir, bool own, const char *name, char *out, size
 	return is_file(out) && (own || lp_script_file_trusted(out));
 }
 
+/* Whether arg is a bare NAME.lua naming a regular file in the current
+ * directory: the user named that file, as `lua NAME.lua` does. */
+static bool local_file(const char *arg)
+{
+	size_t n = strlen(arg);
+	return n > 4 && !strcmp(arg + n - 4, ".lua") && is_file(arg);
+}
+
 int lp_script_find(const char *arg, char *out, size_t size, char *err, size_t errsz)
 {
-	if (strchr(arg, '/')) {
+	if (strchr(arg, '/') || local_file(arg)) {
 		if ((size_t)snprintf(out, size, "%s", arg) < size)
 			return 0;
 		snprintf(err, errsz, "cannot open the script %s: %s", LP_SHOW(arg),
@@ -243,10 +253,27 @@ int lp_script_find(const char *arg, char *out, size_t size, char *err, size_t er
 		}
 	}
 	free(d);
-	snprintf(err, errsz, "no script '%s' in $LUAPROF_PATH, ~/.local/share/luaprof/scripts or "
-		 "luaprof's scripts (see 'luaprof list scripts'); a file in the current "
-		 "directory is run as ./%s", LP_SHOW(arg), LP_SHOW(arg));
+	size_t n = strlen(arg);
+	if (n > 4 && !strcmp(arg + n - 4, ".lua"))
+		snprintf(err, errsz, "no script '%s' in the current directory, $LUAPROF_PATH, "
+			 "~/.local/share/luaprof/scripts or luaprof's scripts (see 'luaprof list "
+			 "scripts')", LP_SHOW(arg));
+	else
+		snprintf(err, errsz, "no script '%s' in $LUAPROF_PATH, ~/.local/share/luaprof/scripts "
+			 "or luaprof's scripts (see 'luaprof list scripts'); a file in the current "
+			 "directory is run as ./%s", LP_SHOW(arg), LP_SHOW(arg));
 	return -1;
+}
+
+bool lp_script_is_shipped(const char *script)
+{
+	char dir[PATH_MAX], *slash;
+	if (!realpath(script, dir))
+		return false;
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	return shipped(dir);
 }
 
 /* ------------------------------------------------------------ require */

@@ -12,10 +12,11 @@
 #include <lua.h>
 
 /* Resolves a script argument to a file: a name with a '/' is a path, as
- * given; a bare name (NAME or NAME.lua) is looked for in $LUAPROF_PATH
- * (colon-separated), ~/.local/share/luaprof/scripts, the installed
- * scripts directory, then the checkout's scripts/ (when luaprof runs from
- * a checkout) - never in the current directory.  A directory or file that
+ * given, and so is a bare NAME.lua that is a file in the current
+ * directory; another bare name (NAME or NAME.lua) is looked for in
+ * $LUAPROF_PATH (colon-separated), ~/.local/share/luaprof/scripts, the
+ * installed scripts directory, then the checkout's scripts/ (when luaprof
+ * runs from a checkout) - never in the current directory.  A directory or file that
  * another user could have put there is skipped, with one line on stderr
  * (see lp_script_dirs, lp_script_file_trusted).  Returns 0 with the path
  * in out, or -1 after writing one line (no "luaprof: " prefix) into err. */
@@ -37,6 +38,10 @@ const char *lp_script_helperdir(void);
  * current directory ("./?.lua"); package.cpath likewise.  The environment
  * (LUA_PATH, LUA_CPATH) is not read.  Call after luaL_openlibs. */
 void lp_script_set_path(lua_State *L, const char *script);
+
+/* Whether the script at path is one of luaprof's own (it lies in the
+ * shipped scripts directory). */
+bool lp_script_is_shipped(const char *script);
 
 /* Whether the script at path may be run when found by its bare name: it
  * belongs to luaprof's effective user or root, and neither group nor

@@ -133,6 +133,16 @@ static void set_switch_events(lua_State *L, struct lp_cli *cli)
 	cli->sampling.switch_events |= lua_toboolean(L, -1);
 }
 
+/* all_cgroups = true: each sample's cgroup (--all-cgroups): s.cgroup
+ * from the sample rather than from /proc, and the paths of the cgroups
+ * made during the run from the kernel. */
+static void set_all_cgroups(lua_State *L, struct lp_cli *cli)
+{
+	if (lua_type(L, -1) != LUA_TBOOLEAN)
+		luaL_error(L, "luaprof.setup: all_cgroups must be true or false");
+	cli->sampling.all_cgroups |= lua_toboolean(L, -1);
+}
+
 /* Milliseconds, as -I takes them: 1 to a day. */
 static void set_interval(lua_State *L, struct lp_cli *cli)
 {
@@ -201,6 +211,8 @@ static const struct {
 	{ "all_cpus", set_all_cpus, true },
 	{ "counting", set_counting, true },
 	{ "switch_events", set_switch_events, true },
+	{ "all_cgroups", set_all_cgroups, true },
+	{ "strings", lp_strings_setup, true },           /* lstrings.c; after events */
 	{ "interval", set_interval, false },
 };
 

@@ -16,6 +16,8 @@
  * cost).  Names come from the resolver, which caches per object, so
  * nothing here allocates except the Lua values it returns.
  */
+#include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -221,15 +223,65 @@ static size_t walk(struct lp_run *run)
 	return n;
 }
 
+struct lp_srclines *lp_stack_lines(struct lp_run *run)
+{
+	if (!run->stack.lines)
+		run->stack.lines = lp_srclines_new();
+	return run->stack.lines;
+}
+
+/* path's last component (perf's basename: "" for "dir/"). */
+static const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+const char *lp_stack_srcline(struct lp_run *run, const struct lp_frame *f, uint64_t vaddr,
+			     const char *file, uint32_t line, bool with_sym)
+{
+	struct lp_srclines *sl = lp_stack_lines(run);
+	char b[PATH_MAX + 48];
+	if (!sl)
+		return NULL;
+	if (!f->dso)
+		return lp_srclines_intern(sl, "??:0");
+	bool named = !f->kernel && f->obj && f->dso[0] == '/' && strncmp(f->dso, "/tmp/perf-", 10);
+	if (named && file) {
+		snprintf(b, sizeof b, "%s:%" PRIu32, base_of(file), line);
+	} else if (named && lp_srclines_symfile(sl, f->obj, vaddr, &file)) {
+		/* addr2line found the function by its symbol: "FILE:?" */
+		snprintf(b, sizeof b, "%s:0", file ? base_of(file) : "??");
+	} else if (with_sym && f->sym) {
+		char *brief = f->mangled ? lp_demangle_name(f->mangled, false) : NULL;
+		snprintf(b, sizeof b, "%s+%" PRIu64, brief ? brief : f->sym, f->symoff);
+		free(brief);
+	} else {
+		const char *base = strrchr(f->dso, '/');
+		snprintf(b, sizeof b, "%s[%" PRIx64 "]", base && !f->kernel ? base + 1 : f->dso,
+			 f->obj ? vaddr : f->ip);
+	}
+	return lp_srclines_intern(sl, b);
+}
+
+const char *lp_stack_unnamed(struct lp_run *run, const struct lp_frame *f)
+{
+	char b[24];
+	uint64_t a = f->fileoff && !f->kernel ? f->fileoff : f->ip;
+	if (a)
+		snprintf(b, sizeof b, "0x%016" PRIx64, a);
+	else
+		snprintf(b, sizeof b, "%016x", 0);
+	return lp_stack_lines(run) ? lp_srclines_intern(run->stack.lines, b) : NULL;
+}
+
 /* The source frames of a resolved frame (see lp_srclines_get): none for
  * kernel frames and objects without DWARF.  ret: f->vaddr is a return
  * address, looked up at the call before it. */
 static int srcframes(struct lp_run *run, const struct lp_frame *f, bool ret,
 		     const struct lp_srcframe **sf)
 {
-	if (f->kernel || !f->obj || (ret && !f->vaddr))
-		return 0;
-	if (!run->stack.lines && !(run->stack.lines = lp_srclines_new()))
+	if (f->kernel || !f->obj || (ret && !f->vaddr) || !lp_stack_lines(run))
 		return 0;
 	int n = lp_srclines_get(run->stack.lines, f->obj, f->vaddr - ret, sf);
 	return n > 0 ? n : 0;

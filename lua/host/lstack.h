@@ -6,6 +6,7 @@
 #define LP_LSTACK_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <lua.h>
 
@@ -28,6 +29,29 @@ struct lp_srcframe;
  * then its own function's file and line; how many (0: no DWARF for it).
  * Borrowed until the next sample. */
 int lp_stack_srcframes(struct lp_run *run, size_t i, const struct lp_srcframe **sf);
+
+/* The run's cache of source lines (core/dwarf/srcline.c), made on first
+ * use; NULL when out of memory. */
+struct lp_srclines *lp_stack_lines(struct lp_run *run);
+
+/* The source line perf gives frame f, whose ELF address is vaddr and whose
+ * innermost function's file and line are file, line (file NULL: none),
+ * as perf 6.1's __get_srcline with show_addr (report's srcline key,
+ * script's srcline field) prints it: FILE:LINE (the file's base name);
+ * "FILE:0" or "??:0" where addr2line finds the function by an ELF symbol
+ * but no line (FILE an STT_FILE symbol's, lp_srclines_symfile); else
+ * with_sym and a symbol: SYM+OFF (decimal;
+ * the kernel, [vdso] and perf maps always), or OBJECT[ADDR] (the object's
+ * base name, vaddr in hex); "??:0" for a frame in no object.  Interned
+ * for the run (equal text, equal pointer); NULL when out of memory. */
+const char *lp_stack_srcline(struct lp_run *run, const struct lp_frame *f, uint64_t vaddr,
+			     const char *file, uint32_t line, bool with_sym);
+
+/* perf report's name for frame f when it has no symbol: its offset in the
+ * file mapped there (else its address) as 0x%016x ("0000000000000000" for
+ * 0), interned for the run (equal names, equal pointers); NULL when out
+ * of memory. */
+const char *lp_stack_unnamed(struct lp_run *run, const struct lp_frame *f);
 
 /* The source frames of the sampled frame (lp_stack_leaf), as
  * lp_stack_srcframes: sf[0] is where s.file and s.line come from. */

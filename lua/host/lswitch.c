@@ -3,18 +3,19 @@
  * (PERF_RECORD_SWITCH, SWITCH_CPU_WIDE) handed to on_switch.
  *
  * Switches come by the ten thousand a second system-wide, so, as for
- * samples, there is one Switch userdata per run, no table per record: it
- * points at the current record only while on_switch runs (reading it
- * later raises an error), and each field is computed when read, its name
- * mapped to a small integer through an upvalue table (one hash lookup);
- * another name is an error naming the valid ones (lfields.c).
+ * samples, no table is made per record: each call gets a light userdata
+ * of its own value (lp_view_next, tagged LP_VIEW_SWITCH), which shares
+ * the Sample's metatable (lsample.c hands a switch view to switch_index,
+ * registered in run->switch_view); it points at the current record only while on_switch
+ * runs (a view kept and read later, in any later call, raises an error),
+ * and each field is computed when read, its name mapped to a small
+ * integer through a table (one hash lookup); another name is an error
+ * naming the valid ones (lfields.c).
  */
 #include <lauxlib.h>
 
 #include "lfields.h"
 #include "lp.h"
-
-#define LP_SWITCH_MT "luaprof.Switch"
 
 enum field {
 	F_PID = 1, F_TID, F_TIME, F_CPU, F_OUT, F_PREEMPT,
@@ -31,32 +32,33 @@ static const char *const field_names[] = {
 static const struct lp_fieldset switch_fields =
 	LP_FIELDSET("t", "a switch record (on_switch)", field_names);
 
-/* The run, from l_index's second upvalue, once argument 1 is its view. */
-static struct lp_run *check_view(lua_State *L)
-{
-	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(2));
-	if (lua_touserdata(L, 1) != run->switch_view.ud)
-		luaL_typeerror(L, 1, LP_SWITCH_MT);
-	if (!run->switch_view.rec)
-		luaL_error(L, "switch record used outside on_switch: copy the fields you need "
-			      "into your own table while on_switch runs");
-	return run;
-}
-
 /* Pushes v, or nil when !has. */
 static void push_opt(lua_State *L, bool has, lua_Integer v)
 {
 	has ? lua_pushinteger(L, v) : lua_pushnil(L);
 }
 
-static int l_index(lua_State *L)
+/* The field named by the key at index 2 (0: none), through the table of
+ * names made at the run's first switch record. */
+static int field_of(lua_State *L, struct lp_run *run)
 {
-	struct lp_run *run = check_view(L);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, run->switch_view.ref);
+	lua_pushvalue(L, 2);
+	lua_rawget(L, -2);
+	int f = (int)lua_tointeger(L, -1);
+	lua_pop(L, 2);
+	return f;
+}
+
+/* __index of a switch view (argument 1), from the Sample's. */
+static int switch_index(lua_State *L, struct lp_run *run)
+{
+	if (lua_touserdata(L, 1) != run->switch_view.ud || !run->switch_view.rec)
+		return luaL_error(L, "this switch record's view expired when its on_switch "
+				     "returned: copy the fields you need (local x = t.tid)");
 	const struct lp_record *r = run->switch_view.rec;
 	const struct lp_switch *sw = &r->u.sw;
-	lua_pushvalue(L, 2);
-	lua_rawget(L, lua_upvalueindex(1));
-	switch ((enum field)lua_tointeger(L, -1)) {
+	switch ((enum field)field_of(L, run)) {
 	case F_PID: lua_pushinteger(L, (int32_t)r->sid.pid); break;   /* -1 as perf prints it */
 	case F_TID: lua_pushinteger(L, (int32_t)r->sid.tid); break;
 	case F_TIME: lua_pushinteger(L, (lua_Integer)r->sid.time); break;
@@ -72,17 +74,10 @@ static int l_index(lua_State *L)
 	return 1;
 }
 
-static int l_newindex(lua_State *L)
+static int switch_tostring(lua_State *L, struct lp_run *run)
 {
-	return luaL_error(L, "a switch record is read-only (copy its fields into a table of "
-			     "your own)");
-}
-
-static int l_tostring(lua_State *L)
-{
-	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(1));
 	const struct lp_record *r = run->switch_view.rec;
-	if (!r)
+	if (!r || lua_touserdata(L, 1) != run->switch_view.ud)
 		lua_pushliteral(L, "luaprof.Switch (expired)");
 	else
 		lua_pushfstring(L, "luaprof.Switch (tid %d %s, time %I)", (int)r->sid.tid,
@@ -90,31 +85,19 @@ static int l_tostring(lua_State *L)
 	return 1;
 }
 
-/* The view, made at the run's first switch record, in the registry. */
-static void push_view(lua_State *L, struct lp_run *run)
+/* The table of field names, made at the run's first switch record. */
+static void make_names(lua_State *L, struct lp_run *run)
 {
-	if (run->switch_view.ref != LUA_NOREF) {
-		lua_rawgeti(L, LUA_REGISTRYINDEX, run->switch_view.ref);
+	if (run->switch_view.ref != LUA_NOREF)
 		return;
-	}
-	run->switch_view.ud = lua_newuserdatauv(L, 1, 0);
-	luaL_newmetatable(L, LP_SWITCH_MT);
 	lua_createtable(L, 0, NR_FIELDS);
 	for (size_t i = 0; i < NR_FIELDS; i++) {
 		lua_pushinteger(L, (lua_Integer)i + 1);
 		lua_setfield(L, -2, field_names[i]);
 	}
-	lua_pushlightuserdata(L, run);
-	lua_pushcclosure(L, l_index, 2);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_newindex);
-	lua_setfield(L, -2, "__newindex");
-	lua_pushlightuserdata(L, run);
-	lua_pushcclosure(L, l_tostring, 1);
-	lua_setfield(L, -2, "__tostring");
-	lua_setmetatable(L, -2);
-	lua_pushvalue(L, -1);
 	run->switch_view.ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	run->switch_view.index = switch_index;
+	run->switch_view.tostring = switch_tostring;
 }
 
 int lp_switch_call(struct lp_run *run, const struct lp_record *rec, int event)
@@ -124,7 +107,9 @@ int lp_switch_call(struct lp_run *run, const struct lp_record *rec, int event)
 	lua_State *L = run->vm.L;
 	uint64_t st = event >= 0 && run->src->sample_type ?
 		      run->src->sample_type(run->src->ctx, event) : 0;
-	push_view(L, run);
+	make_names(L, run);
+	run->switch_view.ud = lp_view_next(run, LP_VIEW_SWITCH);
+	lua_pushlightuserdata(L, (void *)(uintptr_t)run->switch_view.ud);
 	run->switch_view.rec = rec;
 	run->switch_view.has_cpu = st & PERF_SAMPLE_CPU;
 	int rc = lp_vm_call(run, LP_HOOK_SWITCH, 1);

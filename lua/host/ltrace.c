@@ -31,12 +31,15 @@
  * reads as nil).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <lauxlib.h>
 
+#include "lfields.h"
 #include "lp.h"
+#include "luaprof/event.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/trace.h"
 
@@ -51,6 +54,10 @@ struct lp_tpview {
 	uint16_t *hot;          /* fields decoded into the table before each sample */
 	size_t nr_hot;
 	bool filled;            /* the table holds a sample's hot fields */
+	bool has_argv;          /* args.argv (lcapture.c): sched:sched_process_exec,
+				 * syscalls:sys_exit_execve and sys_exit_execveat */
+	int ret;                /* the field ret of those, or -1 */
+	bool argv_set;          /* the table holds this sample's argv */
 };
 
 static void push_array(lua_State *L, const struct lp_tp_field *f, const uint8_t *p, size_t len)
@@ -128,6 +135,12 @@ static bool push_hot(lua_State *L, const struct lp_tpview *tv, size_t i,
  * may be gone with the source at the end, is not read then). */
 static void fill(lua_State *L, struct lp_tpview *tv, const struct lp_sample *s)
 {
+	if (tv->argv_set) {     /* made when read, for its sample only */
+		lua_pushliteral(L, "argv");
+		lua_pushnil(L);
+		lua_rawset(L, LP_SLOT_FIELDS);
+		tv->argv_set = false;
+	}
 	for (size_t j = 0; j < tv->nr_hot; j++) {
 		lua_rawgeti(L, LP_SLOT_FKEYS, (lua_Integer)tv->hot[j] + 1);
 		if (!s || !push_hot(L, tv, tv->hot[j], s))
@@ -137,15 +150,80 @@ static void fill(lua_State *L, struct lp_tpview *tv, const struct lp_sample *s)
 	tv->filled = s != NULL;
 }
 
+#define MAX_LISTED 64     /* fields an error lists */
+
+/* Raises the error of s.args.KEY (KEY at index 2) that is no field of tv's
+ * tracepoint, as s.KEY's: the closest name, then every field. */
+static int no_field(lua_State *L, const struct lp_tpview *tv)
+{
+	const struct lp_tp_format *fmt = tv->fmt;
+	const char *names[MAX_LISTED];
+	size_t n = 0;
+	for (size_t i = 0; i < fmt->nr_fields && n < MAX_LISTED; i++)
+		if (!fmt->fields[i].common)
+			names[n++] = fmt->fields[i].name;
+	const char *key = luaL_tolstring(L, 2, NULL);
+	const char *meant = lua_type(L, 2) == LUA_TSTRING ? lp_closest(key, names, n) : NULL;
+	luaL_Buffer b;
+	luaL_buffinit(L, &b);
+	luaL_where(L, 1);
+	luaL_addvalue(&b);
+	if (lua_type(L, 2) == LUA_TSTRING)
+		lua_pushfstring(L, "s.args.%s: %s:%s has no field '%s'", LP_SHOW(key), fmt->system,
+				fmt->name, LP_SHOW(key));
+	else
+		lua_pushfstring(L, "s.args[%s]: a tracepoint's fields are named (s.args.%s): %s:%s "
+				"has no field %s", LP_SHOW(key), n ? names[0] : "NAME", fmt->system,
+				fmt->name, LP_SHOW(key));
+	luaL_addvalue(&b);
+	if (meant) {
+		lua_pushfstring(L, " (did you mean '%s'?)", meant);
+		luaL_addvalue(&b);
+	}
+	luaL_addstring(&b, n ? "; its fields are: " : "; it has no fields");
+	for (size_t i = 0; i < n; i++) {
+		luaL_addstring(&b, names[i]);
+		luaL_addstring(&b, i + 1 < n ? ", " : "");
+	}
+	luaL_pushresult(&b);
+	return lua_error(L);
+}
+
+/* Whether the format has a field called name, common ones included. */
+static bool known(const struct lp_tp_format *fmt, const char *name)
+{
+	for (size_t i = 0; name && i < fmt->nr_fields; i++)
+		if (!strcmp(fmt->fields[i].name, name))
+			return true;
+	return false;
+}
+
 /* __index: a field read for the first time in this call.  It is decoded,
  * kept in the table for the rest of the call, and decoded before each
- * sample from now on. */
+ * sample from now on.  A name the format does not have is an error, as
+ * s's are (lfields.c); a common_* field, left out, and one whose data is
+ * not inside the sample, read as nil. */
 static int l_fields_index(lua_State *L)
 {
 	struct lp_run *run;
 	struct lp_tpview *tv = check_shown(L, &run);
 	const struct lp_sample *s = &run->view.rec->u.sample;
-	int i = lua_type(L, 2) == LUA_TSTRING ? find(tv->fmt, lua_tostring(L, 2)) : -1;
+	const char *key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+	int i = find(tv->fmt, key);
+	if (i < 0 && tv->has_argv && key && !strcmp(key, "argv")) {
+		uint64_t ret = 0;
+		if (tv->ret >= 0 && lp_tp_read_int(&tv->fmt->fields[tv->ret], s->raw, s->raw_size, &ret))
+			ret = 0;
+		/* a failed exec's arguments, or the new program's */
+		lp_strings_push_argv(L, run, (int64_t)ret < 0);
+		lua_pushvalue(L, 2);
+		lua_pushvalue(L, -2);
+		lua_rawset(L, 1);
+		tv->argv_set = tv->filled = true;
+		return 1;
+	}
+	if (i < 0 && !known(tv->fmt, key))
+		return no_field(L, tv);
 	if (i < 0 || !push_field(L, &tv->fmt->fields[i], s->raw, s->raw_size)) {
 		lua_pushnil(L);
 		return 1;
@@ -225,24 +303,6 @@ static void set_method(lua_State *L, struct lp_tpview *tv, struct lp_run *run,
 	lua_setfield(L, -2, name);
 }
 
-/* Sets s.args, for the samples handled from now on, to the value at
- * stack index idx: a field of the Sample's __index table (lsample.c),
- * which is the Sample's __index while s.args is not nil; the field
- * function is, otherwise. */
-static void show_fields(lua_State *L, struct lp_run *run, int idx)
-{
-	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref_view_index);
-	lua_pushliteral(L, "args");
-	lua_pushvalue(L, idx);
-	lua_rawset(L, -3);
-	lua_pop(L, 1);
-	luaL_getmetatable(L, LP_SAMPLE_MT);
-	lua_rawgeti(L, LUA_REGISTRYINDEX, lua_isnil(L, idx) ? run->vm.ref_view_get :
-			run->vm.ref_view_index);
-	lua_setfield(L, -2, "__index");
-	lua_pop(L, 1);
-}
-
 /* The metatable of an event's table, for the table on top. */
 static void fields_meta(lua_State *L, struct lp_run *run, struct lp_tpview *tv)
 {
@@ -269,6 +329,10 @@ struct lp_tpview *lp_trace_view_new(lua_State *L, struct lp_run *run,
 		return NULL;
 	}
 	tv->fmt = fmt;
+	char event[160];
+	snprintf(event, sizeof event, "%s:%s", fmt->system ? fmt->system : "", fmt->name ? fmt->name : "");
+	tv->has_argv = lp_capture_exec_event(event);
+	tv->ret = tv->has_argv ? find(fmt, "ret") : -1;
 	lua_createtable(L, (int)fmt->nr_fields, 0);     /* the names */
 	for (size_t i = 0; i < fmt->nr_fields; i++) {
 		lua_pushstring(L, fmt->fields[i].name);
@@ -300,7 +364,6 @@ void lp_trace_leave(struct lp_run *run)
 	lua_replace(L, LP_SLOT_FIELDS);
 	lua_pushnil(L);
 	lua_replace(L, LP_SLOT_FKEYS);
-	show_fields(L, run, LP_SLOT_FIELDS);
 	run->vm.tp_shown = NULL;
 }
 
@@ -317,8 +380,8 @@ void lp_trace_unwound(struct lp_run *run)
 	lp_trace_leave(run);
 }
 
-/* Makes tv the s.args shown: its table and names in their slots, and
- * s.args. */
+/* Makes tv the s.args shown (lp_trace_push_fields): its table and names
+ * in their slots. */
 static void show(struct lp_run *run, struct lp_tpview *tv)
 {
 	lua_State *L = run->vm.L;
@@ -327,7 +390,6 @@ static void show(struct lp_run *run, struct lp_tpview *tv)
 	lua_replace(L, LP_SLOT_FIELDS);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, tv->ref_k);
 	lua_replace(L, LP_SLOT_FKEYS);
-	show_fields(L, run, LP_SLOT_FIELDS);
 	run->vm.tp_shown = tv;
 }
 
@@ -351,7 +413,7 @@ void lp_trace_enter(struct lp_run *run, struct lp_tpview *tv)
 	}
 	if (tv != run->vm.tp_shown)
 		show(run, tv);
-	if (tv->nr_hot)
+	if (tv->nr_hot || tv->argv_set)
 		fill(run->vm.L, tv, fill_room(run) ? s : NULL);
 }
 
@@ -366,7 +428,10 @@ void lp_trace_push_fields(lua_State *L, struct lp_run *run)
 void lp_trace_push_raw(lua_State *L, struct lp_run *run)
 {
 	const struct lp_sample *s = &run->view.rec->u.sample;
-	if (s->raw)
+	const struct lp_event_spec *e = run->view.spec;
+	/* a probe made a tracefs event (evdyn.c) has the kernel's record of
+	 * it: not a tracepoint's, and not there when the probe is the PMU's */
+	if (s->raw && !(e && e->probe))
 		lua_pushlstring(L, s->raw, s->raw_size);
 	else
 		lua_pushnil(L);

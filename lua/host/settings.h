@@ -47,6 +47,7 @@ struct lp_cli {
 	uint64_t interval_ns;           /* -I: on_interval's period; 0 unset */
 	const char *symfs;              /* --symfs DIR */
 	bool no_debuginfod;             /* --no-debuginfod */
+	bool true_stacks;               /* --true-stacks */
 	int argc;                       /* luaprof's own command line */
 	char **all_argv;
 	/* whether name (n bytes) is one of the command line's own long

@@ -2,8 +2,9 @@
  * vm.c - the Lua state: creating it, loading the user's script, and calling
  * its hooks under lua_pcall with a traceback message handler kept at a fixed
  * stack slot (LP_SLOT_MSGH), so a hook call costs a rawgeti and a pcall; the
- * per-sample call finds its event's handler and the view at fixed slots
- * too, and costs two stack copies (a rawgeti for an on_event handler) and,
+ * per-sample call finds its event's handler at a fixed slot too, and costs
+ * a stack copy (a rawgeti for an on_event handler), the push of a new view
+ * (a light userdata: lsample.c) and,
  * inside run.c's protected loop, a plain lua_call.  Every call is
  * bracketed by the runaway guard (guard.c), which costs two stores when
  * nothing goes wrong.
@@ -75,12 +76,6 @@ static int msgh(lua_State *L)
 		lua_pushlstring(L, t, n - tail);
 	return 1;
 }
-
-/* The hooks' global names, in enum lp_hook's order. */
-static const char *const hook_names[LP_HOOK_N] = {
-	"on_start", "on_sample", "on_end", "on_interval",
-	"on_comm", "on_fork", "on_exit", "on_switch", "on_key",
-};
 
 void lp_run_init(struct lp_run *run)
 {
@@ -225,6 +220,10 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	lua_setfield(L, -2, "exit");
 	lua_pop(L, 1);
 	lp_script_set_path(L, script);
+	/* luaprof's own scripts read s.cpu and the like knowing they may be
+	 * nil, and a one-liner's compiler says it at start: no notes */
+	if (run->aggs.on || lp_script_is_shipped(script))
+		run->view.noted = ~0u;
 	lua_pushcfunction(L, msgh);             /* stays at LP_SLOT_MSGH */
 	lua_pushlightuserdata(L, run);
 	lua_setfield(L, LUA_REGISTRYINDEX, "luaprof.run");
@@ -263,21 +262,46 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	int rc = lp_options_check(run);
 	if (rc)
 		return rc;
+	if (run->opt.mode == LP_MODE_RUN && !run->aggs.on && lp_hooks_check(run))
+		return -1;
 	for (int h = 0; h < LP_HOOK_N; h++)
-		run->vm.ref[h] = hook_ref(L, hook_names[h]);
+		run->vm.ref[h] = hook_ref(L, lp_hook_names[h]);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref[LP_HOOK_SAMPLE]);  /* LP_SLOT_ON_SAMPLE */
-	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref_view);       /* LP_SLOT_VIEW */
+	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref_view);       /* LP_SLOT_VIEW: its cache */
 	lua_newtable(L);                                        /* LP_SLOT_HANDLERS */
 	lua_pushnil(L);                                         /* LP_SLOT_FIELDS */
 	lua_pushnil(L);                                         /* LP_SLOT_FKEYS */
 	return 0;
 }
 
+/* Keeps the first error's line for on_end's info.error: what
+ * lp_guard_explain says, without the traceback. */
+static void keep_error(struct lp_run *run, int status, const char *msg)
+{
+	const struct lp_guard *g = &run->vm.guard;
+	char line[512];
+	if (run->error)
+		return;
+	if (status == LUA_ERRMEM && g->limit_hit)
+		snprintf(line, sizeof line, "%s: out of memory: the script's Lua data reached the "
+			 "--script-memory limit of %zu MB", g->hook, g->limit >> 20);
+	else if (status == LUA_ERRMEM)
+		snprintf(line, sizeof line, "%s: out of memory", g->hook);
+	else {
+		const char *end = msg ? strstr(msg, "\nstack traceback:") : NULL;
+		snprintf(line, sizeof line, "%.*s", end ? (int)(end - msg) : (int)sizeof line,
+			 msg ? msg : "(error object is not a string)");
+	}
+	run->error = strdup(line);
+}
+
 /* Reports the error lua_pcall left (status) on top of the stack and pops
  * it; always -1. */
 static int call_failed(struct lp_run *run, int status)
 {
-	lp_guard_explain(&run->vm.guard, status, lua_tostring(run->vm.L, -1));
+	const char *msg = lua_tostring(run->vm.L, -1);
+	lp_guard_explain(&run->vm.guard, status, msg);
+	keep_error(run, status, msg);
 	lua_pop(run->vm.L, 1);
 	run->failed = true;
 	return -1;
@@ -331,7 +355,7 @@ int lp_vm_call(struct lp_run *run, enum lp_hook h, int nargs)
 	lp_trace_leave(run);            /* no s.args outside its sample's call */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref[h]);
 	lua_insert(L, -1 - nargs);
-	lp_guard_enter(&run->vm.guard, hook_names[h]);
+	lp_guard_enter(&run->vm.guard, lp_hook_names[h]);
 	int status = lua_pcall(L, nargs, 0, LP_SLOT_MSGH);
 	lp_guard_leave(&run->vm.guard);
 	return call_done(run, status);
@@ -344,7 +368,8 @@ int lp_vm_call_handler(struct lp_run *run, int idx, const char *name, bool on_sa
 		lua_pushvalue(L, LP_SLOT_ON_SAMPLE);
 	else
 		lua_rawgeti(L, LP_SLOT_HANDLERS, idx);
-	lua_pushvalue(L, LP_SLOT_VIEW);
+	run->view.ud = lp_view_next(run, on_sample ? LP_VIEW_SAMPLE : LP_VIEW_EVENT);
+	lua_pushlightuserdata(L, (void *)(uintptr_t)run->view.ud);
 	lp_guard_enter(&run->vm.guard, name);
 	lua_call(L, 1, 0);     /* an error unwinds run.c's protected loop */
 	lp_guard_leave(&run->vm.guard);
@@ -368,6 +393,8 @@ void lp_vm_close(struct lp_run *run)
 		lp_guard_close(&run->vm.guard, run->vm.L);
 	lp_guard_stop(&run->vm.guard);
 	run->vm.L = NULL;
+	free(run->error);
+	run->error = NULL;
 	lp_agg_regs_free(run);
 	lp_reports_free(run);
 	lp_fold_free(run);
@@ -376,4 +403,6 @@ void lp_vm_close(struct lp_run *run)
 	free(run->evinfo);
 	run->evinfo = NULL;
 	lp_stack_free(run);
+	lp_strings_free(run);
+	lp_idents_free(run);
 }

@@ -12,6 +12,7 @@
 # each event).  TOOLWORK_BUSY keeps every CPU off its idle task: this
 # kernel records no perf tracepoint hit while one CPU's idle task runs (a
 # completion interrupting it), for perf as for luaprof, where BPF sees it.
+# test: alone
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib_bt.sh"
 need_bpftrace

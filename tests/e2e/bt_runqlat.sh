@@ -20,6 +20,7 @@
 # keeps every CPU off its idle task: this kernel records no perf
 # tracepoint hit while one CPU's idle task runs (a timer's wake-up
 # interrupting it, its switch out), for perf as for luaprof.
+# test: alone
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib_bt.sh"
 need_bpftrace

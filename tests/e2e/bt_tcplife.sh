@@ -15,6 +15,7 @@
 # idle task: this kernel records no perf tracepoint hit while one CPU's
 # idle task runs (a state change in a softirq interrupting it), for perf
 # as for luaprof.
+# test: alone
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib_bt.sh"
 need_bpftrace

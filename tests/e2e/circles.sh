@@ -1,7 +1,8 @@
 # No circle between source files: no object of core/ or lua/ (found at any
 # depth under $BUILD) uses, directly or through others, a file that uses it
-# (tests/circles.py, from the objects' nm symbols); and core/ includes no
-# Lua header.  The checker is tested first on objects made here: a pair of
+# (tests/circles.py, from the objects' nm symbols); no folder uses one the
+# layer table (tests/layers.txt) does not list for it; and core/ includes
+# no Lua header.  The checker is tested first on objects made here: a pair of
 # files calling each other must fail with both named, a one-way pair pass.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "no python3"
@@ -41,6 +42,30 @@ pair "$TMP/oneway" 0
 python3 "$CHECK" "$TMP/oneway" > "$TMP/oneway.out"; rc=$?
 [ $rc = 0 ] || { cat "$TMP/oneway.out"; fail "circles.py: exit $rc on a one-way pair, not 0"; }
 
-python3 "$CHECK" --sources "$ROOT" "$BUILD"; rc=$?
-[ $rc = 0 ] || fail "circles between source files (above), or no objects under $BUILD"
+# The layers (tests/layers.txt): a folder uses only the folders listed
+# for it, and no file includes another folder's private header.  Checked
+# first on a copy of the tree's objects with one use added that the table
+# forbids: core/format calling a function of core/live (a printer reaching
+# into the live run), and a core/dwarf file including sym_int.h.
+mkdir -p "$TMP/inject/core/format" "$TMP/inject/core/live" "$TMP/inject/src/core/dwarf"
+printf 'int lp_live_injected(void);\nint fmt_injected(void);\nint fmt_injected(void) { return lp_live_injected(); }\n' > "$TMP/inject/src/f.c"
+printf 'int lp_live_injected(void);\nint lp_live_injected(void) { return 1; }\n' > "$TMP/inject/src/l.c"
+${CC:-cc} -c -o "$TMP/inject/core/format/injected.o" "$TMP/inject/src/f.c" &&
+	${CC:-cc} -c -o "$TMP/inject/core/live/injected.o" "$TMP/inject/src/l.c" ||
+	fail "cannot compile the layer check's test objects"
+python3 "$CHECK" --layers "$ROOT/tests/layers.txt" "$TMP/inject" > "$TMP/inject.out"; rc=$?
+[ $rc = 1 ] || { cat "$TMP/inject.out"; fail "circles.py --layers: exit $rc on core/format calling core/live, not 1"; }
+grep -q '^layers: core/format uses core/live, which tests/layers.txt does not allow:$' "$TMP/inject.out" &&
+	grep -q 'core/format/injected.c -> core/live/injected.c (lp_live_injected)' "$TMP/inject.out" ||
+	{ cat "$TMP/inject.out"; fail "circles.py --layers: the use core/format -> core/live not named"; }
+mkdir -p "$TMP/inject/src/core/dwarf"
+printf '#include "sym/sym_int.h"\n' > "$TMP/inject/src/core/dwarf/injected.c"
+mkdir -p "$TMP/inject/src/core/sym" && : > "$TMP/inject/src/core/sym/sym_int.h"
+mkdir -p "$TMP/inject/core/dwarf" && cp "$TMP/inject/core/live/injected.o" "$TMP/inject/core/dwarf/injected.o"
+python3 "$CHECK" --sources "$TMP/inject/src" --layers "$ROOT/tests/layers.txt" "$TMP/inject" > "$TMP/private.out"
+grep -q '^layers: core/dwarf/injected.c includes sym/sym_int.h, private to core/sym' "$TMP/private.out" ||
+	{ cat "$TMP/private.out"; fail "circles.py --layers: a private header included from another folder not named"; }
+
+python3 "$CHECK" --sources "$ROOT" --layers "$ROOT/tests/layers.txt" "$BUILD"; rc=$?
+[ $rc = 0 ] || fail "circles between source files, or uses the layers forbid (above), or no objects under $BUILD"
 exit 0

@@ -1,7 +1,8 @@
 # C++ and Rust names are demangled (parameters included, as c++filt
 # prints them), the raw name kept as frame.mangled; perf's names (which
 # leave the parameters out) are the same names.  Rust: legacy and v0
-# mangling (skipped with the reason when rustc is absent).
+# mangling (skipped with the reason when rustc is absent); a Rust name is
+# c++filt's without its hash (legacy ::h..., v0's crate [...]), as perf's.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 cd "$TMP"
@@ -42,6 +43,11 @@ for v in legacy v0; do
 	expect_status 0 "$LUAPROF" run "$CHECKS/names2.lua" --call-graph dwarf -F 999 -- ./rust_$v 3000
 	raw=$([ $v = v0 ] && echo '_RNv[A-Za-z0-9_]+9spin_here' || echo '_ZN8rustwork9spin_here17h[0-9a-f]{16}E')
 	most "Rust $v" "^[0-9]+ rustwork::spin_here \| $raw \| (<)?rustwork::inner::Thing(>)?::work$"
+	if command -v c++filt >/dev/null; then
+		m=$(grep -Eo -- "$raw" "$TMP/out" | head -1)
+		f=$(echo "$m" | c++filt | sed -E 's/::h[0-9a-f]{16}$//; s/\[[0-9a-f]+\]//g')
+		[ "$f" = rustwork::spin_here ] || fail "Rust $v: c++filt prints $m as '$(echo "$m" | c++filt)', not rustwork::spin_here and a hash"
+	fi
 	if command -v perf >/dev/null; then
 		perf_names ./rust_$v 600 | grep -qx 'rustwork::spin_here' || fail "perf names the Rust ($v) function otherwise"
 	fi

@@ -218,6 +218,7 @@ scenario() {
 	0) SC_PASSED=$((SC_PASSED + 1)); echo "ok   $name" ;;
 	77) SC_SKIPPED=$((SC_SKIPPED + 1)); echo "skip $name: $(printf '%s\n' "$out" | tail -1)" ;;
 	*) SC_FAILED=$((SC_FAILED + 1)); echo "FAIL $name (exit $rc)"
+	   [ -n "$out" ] || out="(nothing printed: the case's last command returned $rc)"
 	   printf '%s\n' "$out" | tail -15 | sed 's/^/    /' ;;
 	esac
 	return 0

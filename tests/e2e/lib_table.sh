@@ -16,6 +16,8 @@
 #   ran      it ran
 #   noend    on_end did not run (the scripts print "on_end ..." there)
 #   end      on_end ran
+#   enderr   on_end ran and its info.error said what stopped the run (a
+#            hook's error keeps what was gathered: issue 32)
 #   nofile   no out.data was created (nor out.data.old)
 #   perfok   out.data is read by perf report without a complaint
 #   short    no line on stderr is over 400 characters (a long value is
@@ -49,7 +51,7 @@ NOTICES="no hardware 'cycles' event|kernel samples not allowed"
 FOLLOWUPS='^stack traceback:|^	|cut after its last whole record'
 
 # ---- the scripts --------------------------------------------------------
-ON_END='function on_end(i) print(string.format("on_end samples=%d status=%s", i.samples, tostring(i.status))) end'
+ON_END='function on_end(i) print(string.format("on_end samples=%d status=%s error=%s", i.samples, tostring(i.status), tostring(rawget(i, "error")))) end'
 script() { printf '%s\n' "$2" > "$S/$1.lua"; }
 script count "local n = 0
 function on_sample(s) n = n + 1 end
@@ -152,7 +154,7 @@ require_cwd() {
 	need_root "the rule is for root" || return 77
 	echo 'error("loaded evil.lua from the current directory")' > evil.lua
 	echo 'not an object' > evil.so
-	printf 'for _, m in ipairs{"evil"} do print((pcall(require, m)) and "loaded" or "refused") end\n' \
+	printf 'for _, m in ipairs{"evil"} do print((pcall(require, m)) and "loaded" or "refused") end\nfunction on_end() end\n' \
 		> "$S/req.lua"
 	LUA_PATH='./?.lua' LUA_CPATH='./?.so' "$LP" run "$S/req.lua" -- true > req.out || return
 	cat req.out
@@ -393,6 +395,9 @@ check() {
 	ran) [ -e ran ] || { row_fail "the command did not run"; return 1; } ;;
 	noend) ! grep -q '^on_end' out || { row_fail "on_end ran"; return 1; } ;;
 	end) grep -q '^on_end' out || { row_fail "on_end did not run"; return 1; } ;;
+	enderr)
+		grep -q '^on_end .* error=.' out && ! grep -q '^on_end .* error=nil$' out ||
+			{ row_fail "on_end did not run with info.error: $(grep '^on_end' out | head -1)"; return 1; } ;;
 	nofile) [ ! -e out.data ] && [ ! -e out.data.old ] || { row_fail "out.data was left"; return 1; } ;;
 	perfok)
 		[ -s out.data ] || { row_fail "no out.data"; return 1; }

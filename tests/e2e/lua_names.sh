@@ -12,12 +12,12 @@
 need_perf_events
 cd "$TMP"
 
-sample_fields="addr, args, comm, cpu, dso, event, file, folded, has_callchain, id, ip, kernel, line, mangled, offset, period, pid, raw, retval, stack, sym, symoff, tid, time, values"
+sample_fields="addr, args, cgroup, cgroup_path, comm, cpu, dso, event, file, folded, gid, has_callchain, id, ip, kernel, line, mangled, offset, period, pid, process_comm, raw, retval, stack, str, sym, symoff, tid, time, uid, values"
 start_fields="all_cpus, arch, build_ids, cmdline, command, events, file, freq, hostname, nr_cpus, os_release, perf_version, period, pid, pids"
 expected() {
 	cat <<EOT
 on_comm: t.ppid: no such field of a comm record (on_comm); fields are: comm, exec, pid, tid, time; nil true
-on_end: info.samples_: no such field of on_end's info; fields are: backlog, duration, lost, samples, status, sys_time, user_time, values; nil true
+on_end: info.samples_: no such field of on_end's info; fields are: backlog, duration, error, lost, samples, status, strings, sys_time, user_time, values; nil true
 on_exit: t.exec: no such field of an exit record (on_exit); fields are: pid, ppid, ptid, tid, time; nil true
 on_fork: t.comm: no such field of a fork record (on_fork); fields are: pid, ppid, ptid, tid, time; nil true
 on_interval: info.elapse: no such field of on_interval's info; fields are: delta, elapsed, last, lost, samples, time, values; nil true
@@ -54,7 +54,7 @@ end
 os.exit(0)
 EOT
 expect_status 0 "$LUAPROF" run ./mods.lua -i /dev/null
-fields="calltree, demangle, errno_name, executable, exit, flamegraph, fmt, folded, frame, functions, hist, is_target, json, map, options, perfscript, pprof, push, read_string, report, setup, shown, speedscope, stacks, stat, syscall_name, syscall_nr, term, url, usage_error, version, write_file"
+fields="calltree, const, demangle, errno_name, executable, exit, flamegraph, fmt, folded, frame, functions, hist, is_target, json, map, open_flags, options, perfscript, pprof, push, read_string, report, setup, shown, signal_name, speedscope, stacks, stat, syscall_name, syscall_nr, task_state, term, url, usage_error, version, write_file"
 cat > want.txt <<EOT
 chunk:1: luaprof.mapp: no such field of luaprof; its fields are: $fields
 chunk:1: require "luaprof.nope": no such module; luaprof's modules are: $modules

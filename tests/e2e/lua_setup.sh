@@ -25,7 +25,7 @@ expect_status 255 "$LUAPROF" run "$TMP/bad1.lua" -- "$PROGS/faults" 1
 expect_grep "bad1.lua:1: luaprof.setup: unknown key 'bogus' \(known: events, " "$TMP/err"
 # The names issue 22 settled: the old ones are unknown keys, the error
 # listing the valid ones (no aliases).
-known="events, freq, period, call_graph, filter, all_cpus, counting, switch_events, interval"
+known="events, freq, period, call_graph, filter, all_cpus, counting, switch_events, all_cgroups, strings, interval"
 for old in count system_wide count_only; do     # api-rename: keep
 	printf 'luaprof.setup{ %s = 1 }\n' "$old" > "$TMP/old.lua"
 	expect_status 255 "$LUAPROF" run "$TMP/old.lua" -- true

@@ -1,6 +1,6 @@
 # The man page (docs/luaprof.1) names everything a user can type or
 # define: every option --help lists, every command, every hook the VM
-# calls (lua/host/vm.c's hook_names, and on_event), every key of
+# calls (lua/host/lhooks.c's lp_hook_names, and on_event), every key of
 # luaprof.setup (lua/host/lsetup.c's keys) and every shipped script
 # (luaprof list scripts).  Each list comes from where luaprof itself takes
 # it, so a new option, hook, key or script fails this test until the page
@@ -17,7 +17,7 @@ cd "$TMP"
 	grep -oE -- '^  -[a-zA-Z],' help.txt | tr -d ' ,'
 	printf '%s\n' 'luaprof run' 'luaprof record' 'luaprof stat' 'luaprof top' \
 		'luaprof list scripts' 'luaprof list --fields' 'luaprof -x'
-	sed -n '/hook_names\[LP_HOOK_N\] = {/,/};/p' "$ROOT/lua/host/vm.c" | grep -oE '"on_[a-z_]+"' | tr -d '"'
+	sed -n '/hook_names\[LP_HOOK_N\] = {/,/};/p' "$ROOT/lua/host/lhooks.c" | grep -oE '"on_[a-z_]+"' | tr -d '"'
 	echo on_event
 	grep -oE '\{ "[a-z_]+", set_[a-z_]+,' "$ROOT/lua/host/lsetup.c" | sed -E 's/\{ "([a-z_]+)".*/\1=/'
 	"$LUAPROF" list scripts | sed -n 's/^  \([^ ]*\) .*/script \1/p'

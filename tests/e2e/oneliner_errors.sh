@@ -10,8 +10,13 @@
 # (the CPU, perf record without -a) is an error when the answer would
 # be empty.  Errors raised while the program runs, inside luaprof's own
 # Lua, name the program's line.  Each of these printed nothing and
-# exited 0, or named oneliner.lua's line, before.  The table's rules
-# are in lib_table.sh.
+# exited 0, or named oneliner.lua's line, before.  A map keeps one shape
+# of key, as bpftrace's: two clauses feeding one map keys of different
+# numbers or kinds is an error before the first sample (it crashed at the
+# end, in oneliner.lua's merge of C's entries, before), or, known only
+# while it runs, at the program's line.  lhist(), stats() and ustack(N)
+# are checked as the other aggregations are.  The table's rules are in
+# lib_table.sh.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_table.sh"
 
@@ -54,6 +59,14 @@ row 'sum() without a value'   255 "-x:1:13: sum\(\) needs a value" norun -- X 'c
 row 'sum of a string'         255 "-x:1:17: sum's value comm is a string: sum takes numbers; count\(comm\) counts by it" norun -- X 'cpu-clock { sum(comm) }' -- "$MARK" 50
 row 'sum of a literal'        255 "-x:1:17: sum's value \"x\" is a string" norun -- X 'cpu-clock { sum("x") }' -- "$MARK" 50
 row 'a map of two functions'  255 "-x:1:35: @m holds count\(\) \(at 1:13\): it cannot take sum\(\) too" norun -- X 'cpu-clock { count("@m") } BEGIN { sum("@m", 1) }' -- "$MARK" 50
+row 'a map of two key shapes' 255 "-x:1:80: @ is keyed by 2 values at 1:28 \(count\(comm, args\.fd\)\) and by 1 here: a map keeps one shape of key, as bpftrace's; name the maps apart: count\(\"@fds\", comm, args\.fd\)" - -- tracefs_row X 'syscalls:sys_enter_close { count(comm, args.fd) } syscalls:sys_enter_getppid { count(comm) }' -- "$PROGS/sysmix" 10 2 0
+row 'a map of two key kinds'  255 "-x:1:47: @'s key 1 is an integer here \(pid\) and a string at 1:13 \(comm\): a map's keys keep their kinds, as bpftrace's; name the maps apart: count\(\"@pids\", pid\)" norun -- X 'cpu-clock { count(comm) } cpu-clock:u { count(pid) }' -- "$MARK" 50
+row 'lhist() of 3 arguments'  255 "-x:1:13: lhist\(\) needs a value, min, max and step: lhist\(v, min, max, step, k\.\.\.\), e\.g\. lhist\(args\.ret, 0, 1000, 100\)" norun -- X 'cpu-clock { lhist(pid, 0, 100) }' -- "$MARK" 50
+row "lhist's step not a literal" 255 "-x:1:32: lhist's step s is not an integer written out \(as bpftrace's\)" norun -- X 'cpu-clock { lhist(pid, 0, 100, s) }' -- "$MARK" 50
+row "lhist's min past its max" 255 "-x:1:24: lhist's min 100 is not below its max 0" norun -- X 'cpu-clock { lhist(pid, 100, 0, 10) }' -- "$MARK" 50
+row 'stats() of a string'     255 "-x:1:19: stats's value comm is a string: stats takes numbers" norun -- X 'cpu-clock { stats(comm) }' -- "$MARK" 50
+row 'ustack(0)'               255 "-x:1:26: ustack's frames are 1 to 1024, not 0" norun -- X 'cpu-clock { count(ustack(0)) }' -- "$MARK" 50
+row "ustack's mode"           255 "-x:1:19: ustack\(N\) takes the number of frames alone \(luaprof prints stacks as bpftrace's default mode\)" norun -- X 'cpu-clock { count(ustack(perf, 3)) }' -- "$MARK" 50
 row 'a line and column'       255 "-x:3:9: unknown name 'pidd' \(did you mean 'pid'\?\)" norun -- X $'BEGIN { t.n = 0 }\ncpu-clock {\n  count(pidd)\n}' -- "$MARK" 50
 
 # ---- bpftrace's spellings ------------------------------------------------
@@ -77,7 +90,11 @@ row 'event not recorded'      255 "-x:1:1: the recording has no event 'sched:sch
 # ---- errors while the program runs, at the program's line -----------------
 row 'hist of NaN'             255 "-x:2: hist's value -?nan is not an integer" norun -- X $'BEGIN {\n  hist(0/0)\n}' -- "$MARK" 50
 row 'hist of 1.5'             255 "-x:1: hist's value 1\.5 is not an integer" norun -- X 'BEGIN { hist(1.5) }' -- "$MARK" 50
-row 'sum of a string, known late' 255 "-x:3: attempt to (add|perform arithmetic on) " norun -- X $'BEGIN {\n  local c = "x"\n  sum(c)\n}' -- "$MARK" 50
+row 'sum of a string, known late' 255 "-x:3: sum's value \"x\" is a string: it must be an integer" norun -- X $'BEGIN {\n  local c = "x"\n  sum(c)\n}' -- "$MARK" 50
 row 'm.add for m:add'         255 "-x:1: attempt to index a number value \(local 'self'\)" norun -- X 'BEGIN { local m = luaprof.map(); m.add(3) }' -- "$MARK" 50
 row 'a map of two, known late' 255 "-x:1: @m holds count\(\): it cannot take sum\(\) too" norun -- X 'BEGIN { local m = "@m"; count(m); sum(m, 1) }' -- "$MARK" 50
+row 'a key kind, known late'  255 "-x:2: @'s key 1 is an integer, this count\(\) gives a string \(\"x\"\): a map's keys keep their kinds \(name the maps apart: count\(\"@other\", \.\.\.\)\)" norun -- X $'BEGIN { local k = 1; count(k)\n  k = "x"; count(k) }' -- "$MARK" 50
+row 'a key shape, known late' 255 "-x:1: @ is keyed by 1 value, this count\(\) by 2: a map keeps one shape of key" norun -- X 'BEGIN { local t = { 1 }; count(table.unpack(t)); t[2] = 2; count(table.unpack(t)) }' -- "$MARK" 50
+row 'a float key'             255 "-x:1: count's key 1\.5 is not an integer or a string \(bpftrace's keys are\)" norun -- X 'BEGIN { count(3 / 2) }' -- "$MARK" 50
+row "lhist's buckets, known late" 255 "-x:1: @ holds lhist\(v, 0, 10, 1\): it cannot take lhist\(v, 0, 20, 1\) too" norun -- X 'BEGIN { local h = lhist; h(1, 0, 10, 1); h(1, 0, 20, 1) }' -- "$MARK" 50
 table_done

@@ -5,12 +5,18 @@
 #   path read by str(); the read sizes' buckets, R each; the 10 calls of
 #   nap timed through a uprobe pair, the 4R+1 reads through the syscall
 #   pair), and equal to bpftrace's answer on the same workload when
-#   bpftrace runs here;
+#   bpftrace runs here (for its own command alone, once exec'd: pid ==
+#   cpid and comm; other tests run openread beside this one);
+# - lhist() and stats() of the read sizes, and the stacks of nap's calls
+#   by ustack(N) (their frames' names aside: bpftrace names none after
+#   the command is gone), equal bpftrace's;
 # - over a recording, the short forms evaluated in C give the same output
 #   as the same one-liners through Lua (LUAPROF_ONELINER=lua), and the
 #   counts by prev_state and next_pid equal perf script's; the counts by
-#   function (sym, also in C) equal perf report --sort sym's;
-# - replaying, str() is nil (the recording has the pointer only);
+#   function (sym, also in C) equal perf report --sort sym's; a map fed by
+#   a clause in C and one in Lua is one map;
+# - replaying, str() is nil (the recording has the pointer only) but for
+#   a string literal, read from its file;
 # - a malformed program is one line and exit 255.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
@@ -18,9 +24,12 @@ need_tracefs
 cd "$TMP"
 R=20
 # a copy at a short path: bpftrace's str() cuts strings at 64 bytes
-# (BPFTRACE_STRLEN), and a checkout's path may be longer
-cp "$PROGS/openread" "$TMP/openread" || fail "cannot copy openread"
-OR=$TMP/openread
+# (BPFTRACE_STRLEN), and a checkout's path may be longer; under a name of
+# its own, since bpftrace sees the whole machine and other tests run
+# openread too
+N=or$$
+cp "$PROGS/openread" "$TMP/$N" || fail "cannot copy openread"
+OR=$TMP/$N
 X() { "$LUAPROF" -x "$@"; }
 
 # bpftrace's answer for the workload's thread, when bpftrace can run here:
@@ -40,26 +49,26 @@ ours() { grep -v '^$' "$TMP/out" > ours; }
 
 # files opened, by thread name, with their paths
 expect_status 0 X 'syscalls:sys_enter_openat { printf("%s %s\n", comm, str(args.filename)) }' -- "$OR" "$R"
-[ "$(grep -cx "openread $OR" "$TMP/out")" = "$R" ] ||
-	{ cat "$TMP/out"; fail "not $R lines 'openread $OR': str() did not read the path"; }
-if bt 'tracepoint:syscalls:sys_enter_openat /comm == "openread"/ { printf("%s %s\n", comm, str(args->filename)); }'; then
-	grep '^openread ' "$TMP/out" > ours
+[ "$(grep -cx "$N $OR" "$TMP/out")" = "$R" ] ||
+	{ cat "$TMP/out"; fail "not $R lines '$N $OR': str() did not read the path"; }
+if bt 'tracepoint:syscalls:sys_enter_openat /pid == cpid && comm == "'$N'"/ { printf("%s %s\n", comm, str(args->filename)); }'; then
+	grep "^$N " "$TMP/out" > ours
 	diff bt ours || fail "files opened: ours differ from bpftrace's"
 fi
 
 # system calls by thread name
 expect_status 0 X 'raw_syscalls:sys_enter { count(comm) }' -- "$OR" "$R"
-expect_grep '^@\[openread\]: [0-9]+$' "$TMP/out"
-if bt 'tracepoint:raw_syscalls:sys_enter /comm == "openread"/ { @[comm] = count(); }'; then
+expect_grep "^@\\[$N\\]: [0-9]+\$" "$TMP/out"
+if bt 'tracepoint:raw_syscalls:sys_enter /pid == cpid && comm == "'$N'"/ { @[comm] = count(); }'; then
 	ours
 	diff bt ours || fail "system calls by thread name: ours differ from bpftrace's"
 fi
 
 # bytes read by thread name: R rounds of 6197 bytes, and the loader's
 expect_status 0 X 'syscalls:sys_exit_read /args.ret~=0/ { sum(args.ret, comm) }' -- "$OR" "$R"
-awk -v min=$((R * 6197)) '/^@\[openread\]: / {f = $2 >= min} END {exit !f}' "$TMP/out" ||
-	{ cat "$TMP/out"; fail "bytes read: @[openread] is below $R x 6197"; }
-if bt 'tracepoint:syscalls:sys_exit_read /args->ret && comm == "openread"/ { @[comm] = sum(args->ret); }'; then
+awk -v min=$((R * 6197)) -v n="@[$N]:" '$1 == n {f = $2 >= min} END {exit !f}' "$TMP/out" ||
+	{ cat "$TMP/out"; fail "bytes read: @[$N] is below $R x 6197"; }
+if bt 'tracepoint:syscalls:sys_exit_read /args->ret && pid == cpid && comm == "'$N'"/ { @[comm] = sum(args->ret); }'; then
 	ours
 	diff bt ours || fail "bytes read by thread name: ours differ from bpftrace's"
 fi
@@ -69,9 +78,21 @@ expect_status 0 X 'syscalls:sys_exit_read { hist(args.ret, comm) }' -- "$OR" "$R
 for b in '\[1\]' '\[64, 128\)' '\[1K, 2K\)' '\[4K, 8K\)'; do
 	expect_grep "^$b +$R \|@+ *\|$" "$TMP/out"
 done
-if bt 'tracepoint:syscalls:sys_exit_read /comm == "openread"/ { @[comm] = hist(args->ret); }'; then
+if bt 'tracepoint:syscalls:sys_exit_read /pid == cpid && comm == "'$N'"/ { @[comm] = hist(args->ret); }'; then
 	ours
 	diff bt ours || fail "read sizes: ours differ from bpftrace's"
+fi
+
+# read sizes in linear buckets and their count, average, total (the
+# command's own reads for bpftrace too: others may run openread now)
+expect_status 0 X 'syscalls:sys_exit_read { stats(args.ret, comm) lhist("@l", args.ret, 0, 5120, 1024) }' -- "$OR" "$R"
+expect_grep "^@\\[$N\\]: count $((4 * R + 1)), average [0-9]+, total [0-9]+\$" "$TMP/out"
+for b in '\[1K, 2K\) +20' '\[4K, 5K\) +20' '\[2K, 3K\) +0'; do
+	expect_grep "^$b \|@* *\|$" "$TMP/out"
+done
+if bt 'tracepoint:syscalls:sys_exit_read /pid == cpid && comm == "'$N'"/ { @[comm] = stats(args->ret); @l = lhist(args->ret, 0, 5120, 1024); }'; then
+	ours
+	diff bt ours || fail "lhist and stats: ours differ from bpftrace's"
 fi
 
 # system calls per second (-I prints and clears the maps)
@@ -107,7 +128,7 @@ fi
 
 # timing with the syscall tracepoints' enter/exit pair: the 4R+1 reads
 expect_status 0 X 'syscalls:sys_enter_read { t[tid] = nsecs } syscalls:sys_exit_read /t[tid]/ { hist(nsecs - t[tid], comm); t[tid] = nil }' -- "$OR" "$R"
-awk -v want=$((4 * R + 1)) '/^@\[openread\]: $/ {h = 1; next} /^$/ {h = 0} h {sub(/ \|.*/, ""); n += $NF}
+awk -v want=$((4 * R + 1)) -v name="@[$N]:" '$0 == name " " {h = 1; next} /^$/ {h = 0} h {sub(/ \|.*/, ""); n += $NF}
 	END {exit n != want}' "$TMP/out" || { cat "$TMP/out"; fail "syscall timing: not $((4 * R + 1)) reads"; }
 
 # timing with a uprobe pair: calls' 10 naps of 2 ms
@@ -116,6 +137,19 @@ if [ -r /sys/bus/event_source/devices/uprobe/type ]; then
 	expect_status 0 X "uprobe:$C:nap { t[tid] = nsecs } uretprobe:$C:nap /t[tid]/ { hist(nsecs - t[tid]) }" -- "$C" 10 2
 	awk '/^\[/ {sub(/ \|.*/, ""); n += $NF; if ($1 ~ /^\[[0-9]+[KM],/) t += $NF} END {exit !(n == 10 && t == 10)}' \
 		"$TMP/out" || { cat "$TMP/out"; fail "uprobe timing: not 10 naps of at least 1K ns"; }
+	# the stacks of nap's calls, two frames and one (with the command's
+	# name): bpftrace's, but for the frames' names
+	expect_status 0 X "uprobe:$C:nap { count(ustack(2)) count('@k', ustack(1), comm) }" -- "$C" 10 2
+	printf '\n@[\n    nap+0\n    main+[0-9]+\n\]: 10\n@k\[\n    nap\+0\n, calls\]: 10\n' > want
+	[ "$(grep -c . "$TMP/out")" = 7 ] && grep -Eq '^    main\+[0-9]+$' "$TMP/out" &&
+		printf '\n@[\n    nap+0\n' | cmp -s - <(head -3 "$TMP/out") ||
+		{ cat "$TMP/out"; fail "ustack(2), ustack(1): not the 10 calls' nap+0 and its caller"; }
+	if [ -n "$have_bpftrace" ]; then
+		timeout 60 bpftrace -e "uprobe:$C:nap { @[ustack(2)] = count(); @k[ustack(1), comm] = count(); }" -c "$C 10 2" \
+			2>/dev/null | grep -v '^Attaching' | grep -v '^$' | sed -E 's/^    .*/    F/' > bt
+		grep -v '^$' "$TMP/out" | sed -E 's/^    .*/    F/' > ours
+		diff bt ours || fail "ustack(N): ours differ from bpftrace's"
+	fi
 else
 	echo "note: this kernel has no uprobe PMU: the uprobe timing is not run"
 fi
@@ -128,7 +162,10 @@ for prog in 'sched:sched_switch { count(args.prev_state, args.next_pid) }' \
 	'sched:sched_switch /args.prev_state == 1/ { hist(args.next_prio, args.prev_comm) }' \
 	'sched:sched_switch { sum(args.prev_pid, pid, tid) } syscalls:sys_exit_read { max(args.ret) }' \
 	'syscalls:sys_exit_read /args.ret >= 1/ { min(args.ret, comm) }' \
-	'sched:sched_switch { count("@sw", args.next_pid) } syscalls:sys_exit_read { hist("@bytes", args.ret) }'; do
+	'sched:sched_switch { count("@sw", args.next_pid) } syscalls:sys_exit_read { hist("@bytes", args.ret) }' \
+	'sched:sched_switch { lhist(args.prev_prio, 100, 140, 3, args.prev_comm) }' \
+	'syscalls:sys_exit_read { stats(args.ret, comm) } sched:sched_switch /args.prev_state == 1/ { avg(args.next_pid, cpu) }' \
+	'sched:sched_switch { count("@n", comm) } syscalls:sys_exit_read /args.ret > 0/ { count("@n", comm) }'; do
 	LUAPROF_ONELINER=explain expect_status 0 X "$prog" -i rec.data
 	mv "$TMP/out" c.out
 	grep -q 'evaluated in C' "$TMP/err" || { cat "$TMP/err"; fail "$prog: not evaluated in C"; }
@@ -137,6 +174,14 @@ for prog in 'sched:sched_switch { count(args.prev_state, args.next_pid) }' \
 	[ -s c.out ] || fail "$prog: no output"
 	diff c.out "$TMP/out" || fail "$prog: C and Lua differ"
 done
+# one map fed in C and in Lua: the same as in Lua alone
+prog='sched:sched_switch { count("@n", comm) } syscalls:sys_exit_read { if args.ret > 0 then count("@n", comm) end }'
+LUAPROF_ONELINER=explain expect_status 0 X "$prog" -i rec.data
+mv "$TMP/out" c.out
+grep -q 'clause 1: evaluated in C' "$TMP/err" || { cat "$TMP/err"; fail "$prog: clause 1 not evaluated in C"; }
+LUAPROF_ONELINER=lua expect_status 0 X "$prog" -i rec.data
+grep -q '^@n\[pingpong\]: [0-9]' c.out || { cat c.out; fail "$prog: no @n[pingpong]"; }
+diff c.out "$TMP/out" || fail "$prog: C and Lua into one map differ from Lua alone"
 X 'sched:sched_switch { count(args.prev_state, args.next_pid) }' -i rec.data | grep -v '^$' | sort > ours
 perf script -i rec.data -F event,trace 2>/dev/null | awk '$1 == "sched:sched_switch:" {
 	for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "prev_state") s = kv[2]; if (kv[1] == "next_pid") p = kv[2] }
@@ -165,22 +210,27 @@ diff perf ours || fail "counts by function differ from perf report --sort sym's"
 
 # a glob clause takes the samples of an event a short form names too: both
 # clauses see every sample (so neither is evaluated in C)
-LUAPROF_ONELINER=explain expect_status 0 X 'sched:sched_switch { count() } sched:* { count(event) }' -i rec.data
+LUAPROF_ONELINER=explain expect_status 0 X 'sched:sched_switch { count() } sched:* { count("@ev", event) }' -i rec.data
 n=$(perf script -i rec.data -F event 2>/dev/null | grep -c 'sched:sched_switch')
 expect_grep "^@: $n\$" "$TMP/out"
-expect_grep "^@\[sched:sched_switch\]: $n\$" "$TMP/out"
+expect_grep "^@ev\[sched:sched_switch\]: $n\$" "$TMP/out"
 grep -q 'evaluated in C' "$TMP/err" && fail "a short form shared its event with a glob clause yet ran in C"
 
-# replaying, str() has no process to read: nil
+# replaying, str() has no process to read: only a string literal, from
+# its object's file (ld.so's /etc/ld.so.cache), else nil, which the end's
+# line counts
 perf record -q -e syscalls:sys_enter_openat -o open.data -- "$OR" 2 >/dev/null 2>&1 || fail "perf record failed"
 expect_status 0 X 'syscalls:sys_enter_openat { print(comm, str(args.filename)) }' -i open.data
-[ "$(grep -c '^openread	nil$' "$TMP/out")" -ge 2 ] || { cat "$TMP/out"; fail "replaying, str() is not nil"; }
-grep -v '^openread	nil$' "$TMP/out" | grep -q . && { cat "$TMP/out"; fail "replaying, str() read something"; }
+[ "$(grep -c "^$N	nil\$" "$TMP/out")" -ge 2 ] || { cat "$TMP/out"; fail "replaying, str() is not nil"; }
+grep -v -e "^$N	nil\$" -e "^$N	/etc/ld.so.cache\$" "$TMP/out" | grep -q . &&
+	{ cat "$TMP/out"; fail "replaying, str() read what the recording cannot hold"; }
+expect_grep '^luaprof: [0-9]+ of [0-9]+ strings could not be read \(syscalls:sys_enter_openat [0-9]+\): a recording' "$TMP/err"
 
 # the aggregations' arithmetic, from BEGIN: avg divides toward zero (as
-# bpftrace's), min/max, a named map, maps sorted by name then value
-expect_status 0 X 'BEGIN { avg(-7); avg(-8); avg(3); avg(4); avg(-5, "y"); avg(-4, "y"); exit() }'
-printf '\n@[y]: -4\n@: -2\n' | diff - "$TMP/out" || fail "avg"
+# bpftrace's; its maps end with a blank line, as bpftrace's), min/max, a
+# named map, maps sorted by name then value
+expect_status 0 X 'BEGIN { avg(-7); avg(-8); avg(3); avg(4); avg("@y", -5, "y"); avg("@y", -4, "y"); exit() }'
+printf '\n@: -2\n\n@y[y]: -4\n\n' | diff - "$TMP/out" || fail "avg"
 expect_status 0 X 'BEGIN { min("@lo", 5, "a"); min("@lo", -2, "a"); max("@hi", 5); max("@hi", 9); sum("@s", 2, 1, "k"); exit() }'
 printf '\n@hi: 9\n@lo[a]: -2\n@s[1, k]: 2\n' | diff - "$TMP/out" || fail "min, max, sum of named maps"
 

@@ -76,7 +76,7 @@ expect_status 0 "$LUAPROF" run ./setup.lua -o setup.data -- "$PROGS/sleeper" 3 5
 # the view is valid only during its call, and read-only
 printf 'local kept\nfunction on_switch(t) kept = t end\nfunction on_end() print(kept.tid) end\n' > kept.lua
 expect_status 255 "$LUAPROF" run ./kept.lua -- "$PROGS/sleeper" 1 5
-grep -q "switch record used outside on_switch" "$TMP/err" || { cat "$TMP/err"; fail "a switch record kept past its call was read"; }
+grep -q "this switch record's view expired when its on_switch returned" "$TMP/err" || { cat "$TMP/err"; fail "a switch record kept past its call was read"; }
 printf 'function on_switch(t) t.tid = 1 end\n' > write.lua
 expect_status 255 "$LUAPROF" run ./write.lua -- "$PROGS/sleeper" 1 5
 grep -q "a switch record is read-only" "$TMP/err" || { cat "$TMP/err"; fail "a switch record was written to"; }

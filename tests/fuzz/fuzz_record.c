@@ -88,6 +88,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case PERF_RECORD_COMM:
 			touch(rec.u.comm.comm, strlen(rec.u.comm.comm));
 			break;
+		case PERF_RECORD_CGROUP:
+			touch(rec.u.cgroup.path, strlen(rec.u.cgroup.path));
+			break;
 		}
 	}
 	free(buf);

@@ -3,7 +3,10 @@
  * on any bytes taken as an object file: the input is written to a file (a
  * memfd, memfile.h), opened as an object (lp_dso_open), and each of its
  * symbols' first addresses (at most 64) is looked up, as a sample in it
- * would be.
+ * would be: its source frames (units found without .debug_aranges,
+ * functions in namespaces, the DWARF 5 file rule), addr2line's file from
+ * the ELF symbols (lp_srclines_symfile), and the data object just past it
+ * (lp_dso_find_object).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +38,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (int k = 0; k < n; k++)
 				sink += (f[k].func ? strlen(f[k].func) : 0) +
 					(f[k].file ? strlen(f[k].file) : 0) + f[k].line;
+			const char *file;
+			uint64_t at = lp_symtab_at(t, i)->start;
+			if (lp_srclines_symfile(sl, d, at, &file) && file)
+				sink += strlen(file);
+			const struct lp_sym *o = lp_dso_find_object(d, at + 1);
+			sink += o ? strlen(o->name) : 0;
 		}
 	}
 	lp_srclines_free(sl);

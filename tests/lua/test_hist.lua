@@ -100,6 +100,16 @@ T.case("hist{min=, max=, step=}: a last bucket cut at max", function()
   T.eq(tostring(l), row("[20, 25)", 1, 52) .. row("[25, ...)", 1, 52))
 end)
 
+T.case("hist{min=, max=, step=}: bpftrace's K and M in the labels, as the one-liners' lhist()", function()
+  local l = luaprof.hist{ min = 0, max = 4096, step = 1024 }
+  l:add(1500)
+  l:add(5000)
+  T.eq(tostring(l), row("[1K, 2K)", 1, 52) .. row("[2K, 3K)", 0, 0) .. row("[3K, 4K)", 0, 0) .. row("[4K, ...)", 1, 52))
+  local m = luaprof.hist{ min = -2048, max = 1 << 20, step = 1 << 19 }
+  m:add(-3000)
+  T.eq(tostring(m), row("(..., -2K)", 1, 52))
+end)
+
 T.case("hist{min=, max=, step=}: errors", function()
   local E = "luaprof.hist{min=, max=, step=}: "
   T.error(E .. "max must be larger than min", function() luaprof.hist{ min = 10, max = 0, step = 1 } end)

@@ -213,6 +213,77 @@ T.case("aggregations: their shape", function()
   T.eq(err_of("cpu-clock { count() hist(pid) sum(1, comm) min('@lo', tid) }"), "no error")
   T.eq(err_of('cpu-clock { count("@m") } BEGIN { sum("@m", 1) }'),
        "1:35: @m holds count() (at 1:13): it cannot take sum() too")
+  -- stats and lhist, as bpftrace's
+  T.eq(err_of("cpu-clock { stats() }"), "1:13: stats() needs a value: stats(v, k...), e.g. stats(args.ret)")
+  T.eq(err_of("cpu-clock { stats(comm) }"), "1:19: stats's value comm is a string: stats takes numbers; " ..
+                                            "count(comm) counts by it")
+  T.eq(err_of("cpu-clock { lhist() }"), "1:13: lhist() needs a value: lhist(v, min, max, step, k...), e.g. " ..
+                                        "lhist(args.ret, 0, 1000, 100)")
+  T.eq(err_of("cpu-clock { lhist(pid, 0, 10) }"), "1:13: lhist() needs a value, min, max and step: " ..
+                                                  "lhist(v, min, max, step, k...), e.g. lhist(args.ret, 0, 1000, 100)")
+  T.eq(err_of("cpu-clock { local m = 9; lhist(pid, 0, m, 1) }"), "1:40: lhist's max m is not an integer written " ..
+       "out (as bpftrace's): lhist(v, min, max, step, k...), e.g. lhist(args.ret, 0, 1000, 100)")
+  T.eq(err_of("cpu-clock { lhist(pid, 0, 1.5, 1) }"), "1:27: lhist's max 1.5 is not an integer written out (as " ..
+       "bpftrace's): lhist(v, min, max, step, k...), e.g. lhist(args.ret, 0, 1000, 100)")
+  T.eq(err_of("cpu-clock { lhist(pid, 10, 0, 1) }"), "1:24: lhist's min 10 is not below its max 0")
+  T.eq(err_of("cpu-clock { lhist(pid, 0, 10, 0) }"), "1:31: lhist's step 0 is not 1 or more")
+  T.eq(err_of("cpu-clock { lhist(pid, 0, 100000, 1) }"), "1:13: lhist(v, 0, 100000, 1) has more than 1000 " ..
+       "buckets (bpftrace's limit): a larger step makes fewer")
+  T.eq(err_of("cpu-clock { lhist(pid, -10, 990, 1, comm) stats(pid, comm) }"), "no error")
+  T.eq(plan("cpu-clock { lhist(pid, -10, 990, 1, comm) }").clauses[1].aggs[1].lhist, { -10, 990, 1 })
+  T.eq(err_of("cpu-clock { lhist(pid, 0, 10, 1) } BEGIN { lhist(1, 0, 20, 1) }"),
+       "1:44: @ holds lhist(v, 0, 10, 1) (at 1:13): it cannot take lhist(v, 0, 20, 1) too")
+  local many = {}
+  for i = 1, 33 do many[i] = tostring(i) end
+  T.eq(err_of("cpu-clock { count(" .. table.concat(many, ", ") .. ") }"):match("^[^:]*:[^:]*: (.*)"),
+       "count() takes 32 keys at most, not 33")
+end)
+
+T.case("a map's calls agree: one shape of key, as bpftrace's", function()
+  -- the number of keys: the call with more of them named apart
+  T.eq(err_of("syscalls:sys_exit_read { count(comm, args.ret) } sched:sched_switch { count(comm) }"),
+       "1:71: @ is keyed by 2 values at 1:26 (count(comm, args.ret)) and by 1 here: a map keeps one shape of key, " ..
+       "as bpftrace's; name the maps apart: count(\"@rets\", comm, args.ret)")
+  T.eq(err_of("cpu-clock { count() } BEGIN { count('@x') count(1) }"),
+       "1:43: @ is keyed by 0 values at 1:13 (count()) and by 1 here: a map keeps one shape of key, as " ..
+       "bpftrace's; name the maps apart: count(\"@count\", 1)")
+  -- the kinds of keys, where known: strings and integers
+  T.eq(err_of("cpu-clock { count(comm, pid) } BEGIN { count(3, 4) }"),
+       "1:46: @'s key 1 is an integer here (3) and a string at 1:13 (comm): a map's keys keep their kinds, as " ..
+       "bpftrace's; name the maps apart: count(\"@count\", 3, 4)")
+  T.eq(err_of("sched:sched_switch { sum('@b', 1, args.prev_comm) } cpu-clock { sum('@b', 2, tid) }"),
+       "1:78: @b's key 1 is an integer here (tid) and a string at 1:22 (args.prev_comm): a map's keys keep their " ..
+       "kinds, as bpftrace's; name the maps apart: sum(\"@tids\", 2, tid)")
+  -- a kind learnt from a later call; unknown kinds and counts pass
+  T.eq(err_of("cpu-clock { local x; count(x, 1) count(comm, 2) count(3, 4) }"):match("^1:55: @'s key 1 is an " ..
+       "integer here %(3%) and a string at 1:34 %(comm%)") ~= nil, true)
+  T.eq(err_of("cpu-clock { local t = {}; count(table.unpack(t)) count(comm, pid) }"), "no error")
+  T.eq(err_of("cpu-clock { local t = {}; count(pid, table.unpack(t)) count(comm, pid) }"):match("key 1 is a string"),
+       "key 1 is a string")
+  T.eq(err_of("cpu-clock { count(str(pid)) count(ustack(2)) count(tostring(cpu)) }"), "no error")
+  T.eq(err_of("cpu-clock { count(ustack(2)) count(pid) }"):match("key 1 is an integer here %(pid%)") ~= nil, true)
+  -- named maps apart: no error
+  T.eq(err_of("cpu-clock { count('@a', comm) count('@b', comm, pid) count('@c', pid) }"), "no error")
+end)
+
+T.case("ustack(N) and kstack(N): the frames kept", function()
+  local c = plan("cpu-clock { count(ustack(3), kstack(1)) } cpu-clock /ustack ~= ''/ { count('@k', kstack) }")
+    .clauses
+  T.eq(c[1].edits, { { from = 19, to = 27, text = "_B.stack(false, s, 3)" },
+                     { from = 30, to = 38, text = "_B.stack(true, s, 1)" } })
+  T.eq(c[1].locals, {}, "a call reads no stack text of its own")
+  T.eq(c[2].edits, {})
+  T.eq(c[2].locals, { "ustack", "kstack" })
+  T.eq(plan("cpu-clock { count(ustack()) }").clauses[1].edits[1].text, "_B.stack(false, s)")
+  T.eq(plan("cpu-clock { count(ustack(5)) }").call_graph, true)
+  T.eq(err_of("cpu-clock { count(ustack(0)) }"), "1:26: ustack's frames are 1 to 1024, not 0")
+  T.eq(err_of("cpu-clock { count(kstack(2000)) }"), "1:26: kstack's frames are 1 to 1024, not 2000")
+  T.eq(err_of("cpu-clock { local n = 3; count(ustack(n)) }"), "1:39: ustack's frames n are not an integer written " ..
+       "out (as bpftrace's): ustack(5) keeps the first 5 frames")
+  T.eq(err_of("cpu-clock { count(ustack(perf, 3)) }"), "1:19: ustack(N) takes the number of frames alone (luaprof " ..
+       "prints stacks as bpftrace's default mode): ustack(5) keeps the first 5 frames")
+  T.eq(err_of("BEGIN { print(ustack(3)) }"), "1:15: ustack is a sample's: BEGIN has no sample (use it in an " ..
+       "event's clause)")
 end)
 
 T.case("map names are decided on the tree", function()
@@ -233,12 +304,16 @@ T.case("C or Lua, and why", function()
   T.eq(ways("syscalls:sys_exit_read /args.ret ~= -1/ { hist('@r', args['ret']) }"), "C")
   T.eq(ways("sched:sched_switch { count(comm) }", { lua = true }), "Lua: LUAPROF_ONELINER=lua")
   T.eq(ways("sched:sched_switch { count(comm) }", { no_c = true }), "Lua: no C aggregation here")
-  T.eq(ways("sched:sched_switch { avg(pid) }"), "Lua: avg() is computed in Lua")
+  T.eq(ways("sched:sched_switch { avg(pid) }"), "C")
+  T.eq(ways("sched:sched_switch { stats(args.prev_pid, comm) }"), "C")
+  T.eq(ways("sched:sched_switch { lhist(args.prev_pid, 0, 100, 10, comm) }"), "C")
+  T.eq(ways("sched:sched_switch { count(ustack(2)) }"), "Lua: its key ustack(2) is not comm, pid, tid, cpu, sym " ..
+                                                        "or args.NAME")
   T.eq(ways("sched:* { count(comm) }"), "Lua: its event is a glob")
-  T.eq(ways("sched:sched_switch { count(comm) } sched:* { count() }"),
+  T.eq(ways("sched:sched_switch { count(comm) } sched:* { count('@n') }"),
        "Lua: clause 2 (sched:*) takes its samples too | Lua: its event is a glob")
   T.eq(ways("sched:sched_switch,sched:sched_wakeup { count(comm) }"), "Lua: it has 2 events")
-  T.eq(ways("sched:sched_switch { count(comm) count(pid) }"), "Lua: its body is not one aggregation call")
+  T.eq(ways("sched:sched_switch { count(comm) count('@p', pid) }"), "Lua: its body is not one aggregation call")
   T.eq(ways("sched:sched_switch { print(comm) }"), "Lua: its body is not one aggregation call")
   T.eq(ways("sched:sched_switch { count(event) }"), "Lua: its key event is not comm, pid, tid, cpu, sym or args.NAME")
   T.eq(ways("sched:sched_switch { count(pid % 2) }"), "Lua: its key pid % 2 is not comm, pid, tid, cpu, sym or " ..
@@ -252,10 +327,13 @@ T.case("C or Lua, and why", function()
   local p = plan("syscalls:sys_exit_read /args.ret > -2/ { hist('@r', args.ret, comm) }")
   T.eq(p.clauses[1].agg, { event = "syscalls:sys_exit_read", op = "hist", keys = { "comm" }, value = "field:ret",
                            map = "@r", filter = { "field:ret", ">", -2 } })
+  p = plan("syscalls:sys_exit_read { lhist(args.ret, 0, 4096, 512) }")
+  T.eq(p.clauses[1].agg, { event = "syscalls:sys_exit_read", op = "lhist", keys = {}, value = "field:ret",
+                           map = "@", lhist = { 0, 4096, 512 } })
 end)
 
 T.case("the plan: events, locals, call graph, ticks", function()
-  local p = plan("sched:sched_switch { t[tid] = nsecs } cpu-clock { count(ustack) } cpu-clock { count() } " ..
+  local p = plan("sched:sched_switch { t[tid] = nsecs } cpu-clock { count(ustack) } cpu-clock { count('@n') } " ..
                  "interval:ms:300 { } interval:s:1 { }")
   T.eq(p.events, { "sched:sched_switch", "cpu-clock" })
   T.eq(p.clauses[1].locals, { "nsecs", "tid" })

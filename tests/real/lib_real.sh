@@ -286,6 +286,21 @@ PY
 	echo "children: equal once inlined std::map/std::_Rb_tree names are one$([ -s "$3" ] && echo " and rows of one name summed (perf's alias entries)")"
 }
 
+# real_srcline FILE: luaprof's top --sort=srcline,dso rows of FILE against
+# perf report --no-children --sort srcline,dso -n, row for row.  A
+# difference is added to REAL_DIFFS.
+real_srcline() {
+	local f=$1 b
+	b=$TMP/$(basename "$f" .data)
+	perf report -i "$f" --stdio --no-children --sort srcline,dso -n -g none 2>/dev/null | real_rows \
+		> "$b.srcline.perf"
+	[ -s "$b.srcline.perf" ] || fail "perf report --sort srcline printed no rows for $f"
+	expect_status 0 "$LUAPROF" run top --sort=srcline,dso --limit=1000000 -i "$f"
+	real_rows < "$TMP/out" > "$b.srcline.lp"
+	diff "$b.srcline.perf" "$b.srcline.lp" > "$b.srcline.diff" || real_differs srcline "$f" "$b.srcline.diff"
+	echo "$(basename "$f"): $(wc -l < "$b.srcline.perf") srcline rows"
+}
+
 # real_verdict: fails naming every comparison that differed.
 real_verdict() {
 	[ -z "$REAL_DIFFS" ] || fail "differs from perf:$REAL_DIFFS"

@@ -8,6 +8,7 @@
 #include <linux/perf_event.h>
 
 #include "luaprof/agg.h"
+#include "luaprof/aggmap.h"
 #include "luaprof/record.h"
 #include "luaprof/trace.h"
 #include "test.h"
@@ -59,13 +60,40 @@ static struct lp_agg_operand field(const char *name)
 	return o;
 }
 
+/* The entries of a's map (aggmap.h). */
+static size_t agg_count(const struct lp_agg *a)
+{
+	return lp_aggmap_count(lp_agg_map(a));
+}
+
+static bool agg_key(const struct lp_agg *a, size_t i, unsigned j, const char **str, int64_t *num)
+{
+	return lp_aggmap_key(lp_agg_map(a), i, j, str, num);
+}
+
+static int64_t agg_value(const struct lp_agg *a, size_t i)
+{
+	return lp_aggmap_value(lp_agg_map(a), i);
+}
+
+static const uint64_t *agg_hist(const struct lp_agg *a, size_t i)
+{
+	size_t nr;
+	return lp_aggmap_buckets(lp_agg_map(a), i, &nr);
+}
+
+static void agg_clear(struct lp_agg *a)
+{
+	lp_aggmap_clear(lp_agg_map(a));
+}
+
 /* The entry whose keys are (k0, k1) integers, or -1. */
 static long find2(const struct lp_agg *a, int64_t k0, int64_t k1)
 {
-	for (size_t i = 0; i < lp_agg_count(a); i++) {
+	for (size_t i = 0; i < agg_count(a); i++) {
 		int64_t v0, v1;
 		const char *s;
-		if (!lp_agg_key(a, i, 0, &s, &v0) && !lp_agg_key(a, i, 1, &s, &v1) && v0 == k0 && v1 == k1)
+		if (!agg_key(a, i, 0, &s, &v0) && !agg_key(a, i, 1, &s, &v1) && v0 == k0 && v1 == k1)
 			return (long)i;
 	}
 	return -1;
@@ -76,7 +104,7 @@ static void counts_by_two_fields(void)
 	struct lp_tp_format *f = format();
 	struct lp_agg_spec spec = { .op = LP_AGG_COUNT, .nr_keys = 2,
 				    .keys = { field("prev_state"), field("next_pid") } };
-	struct lp_agg *a = lp_agg_new(&spec);
+	struct lp_agg *a = lp_agg_new(&spec, NULL);
 	TEST_TRUE(a != NULL);
 	TEST_EQ(lp_agg_bind(a, f, ST, NULL), 0);
 	TEST_TRUE(!lp_agg_wants(a, LP_AGG_COMM));
@@ -85,14 +113,14 @@ static void counts_by_two_fields(void)
 		struct lp_sample s = sample(&r, 5, "a", i % 2, i < 7 ? 100 : -3);
 		TEST_EQ(lp_agg_add(a, &s, NULL), 0);
 	}
-	TEST_EQ(lp_agg_count(a), 4);
-	TEST_EQ(lp_agg_value(a, (size_t)find2(a, 0, 100)), 4);
-	TEST_EQ(lp_agg_value(a, (size_t)find2(a, 1, 100)), 3);
-	TEST_EQ(lp_agg_value(a, (size_t)find2(a, 1, -3)), 2);
-	TEST_EQ(lp_agg_value(a, (size_t)find2(a, 0, -3)), 1);
-	TEST_TRUE(lp_agg_hist(a, 0) == NULL);
-	lp_agg_clear(a);
-	TEST_EQ(lp_agg_count(a), 0);
+	TEST_EQ(agg_count(a), 4);
+	TEST_EQ(agg_value(a, (size_t)find2(a, 0, 100)), 4);
+	TEST_EQ(agg_value(a, (size_t)find2(a, 1, 100)), 3);
+	TEST_EQ(agg_value(a, (size_t)find2(a, 1, -3)), 2);
+	TEST_EQ(agg_value(a, (size_t)find2(a, 0, -3)), 1);
+	TEST_TRUE(agg_hist(a, 0) == NULL);
+	agg_clear(a);
+	TEST_EQ(agg_count(a), 0);
 	lp_agg_free(a);
 	lp_tp_format_free(f);
 }
@@ -103,7 +131,7 @@ static void sums_by_comm_and_string_field(void)
 	struct lp_agg_spec spec = { .op = LP_AGG_SUM, .nr_keys = 3,
 				    .keys = { { .src = LP_AGG_COMM }, field("prev_comm"), { .src = LP_AGG_PID } },
 				    .value = field("prev_state") };
-	struct lp_agg *a = lp_agg_new(&spec);
+	struct lp_agg *a = lp_agg_new(&spec, NULL);
 	TEST_EQ(lp_agg_bind(a, f, ST, NULL), 0);
 	TEST_TRUE(lp_agg_wants(a, LP_AGG_COMM));
 	struct rawsw r;
@@ -114,16 +142,16 @@ static void sums_by_comm_and_string_field(void)
 	TEST_EQ(lp_agg_add(a, &s, &cmd), 0);
 	TEST_EQ(lp_agg_add(a, &s, &none), 1);  /* no comm: left out */
 	TEST_EQ(lp_agg_add(a, &s, NULL), 1);
-	TEST_EQ(lp_agg_count(a), 1);
+	TEST_EQ(agg_count(a), 1);
 	const char *str;
 	int64_t n;
-	TEST_TRUE(lp_agg_key(a, 0, 0, &str, &n));
+	TEST_TRUE(agg_key(a, 0, 0, &str, &n));
 	TEST_STREQ(str, "cmd");
-	TEST_TRUE(lp_agg_key(a, 0, 1, &str, &n));
+	TEST_TRUE(agg_key(a, 0, 1, &str, &n));
 	TEST_STREQ(str, "longer-than-fift");
-	TEST_TRUE(!lp_agg_key(a, 0, 2, &str, &n));
+	TEST_TRUE(!agg_key(a, 0, 2, &str, &n));
 	TEST_EQ(n, 7);
-	TEST_EQ(lp_agg_value(a, 0), 38);
+	TEST_EQ(agg_value(a, 0), 38);
 	lp_agg_free(a);
 	lp_tp_format_free(f);
 }
@@ -135,26 +163,26 @@ static void min_max_and_wrap(void)
 	int64_t want[] = { -9, INT64_MAX };
 	for (int op = LP_AGG_MIN; op <= LP_AGG_MAX; op++) {
 		struct lp_agg_spec spec = { .op = (uint8_t)op, .value = field("prev_state") };
-		struct lp_agg *a = lp_agg_new(&spec);
+		struct lp_agg *a = lp_agg_new(&spec, NULL);
 		TEST_EQ(lp_agg_bind(a, f, ST, NULL), 0);
 		struct rawsw r;
 		for (int i = 0; i < 4; i++) {
 			struct lp_sample s = sample(&r, 1, "x", vals[i], 0);
 			TEST_EQ(lp_agg_add(a, &s, NULL), 0);
 		}
-		TEST_EQ(lp_agg_count(a), 1);
-		TEST_EQ(lp_agg_value(a, 0), want[op - LP_AGG_MIN]);
+		TEST_EQ(agg_count(a), 1);
+		TEST_EQ(agg_value(a, 0), want[op - LP_AGG_MIN]);
 		lp_agg_free(a);
 	}
 	struct lp_agg_spec spec = { .op = LP_AGG_SUM, .value = field("prev_state") };
-	struct lp_agg *a = lp_agg_new(&spec);
+	struct lp_agg *a = lp_agg_new(&spec, NULL);
 	TEST_EQ(lp_agg_bind(a, f, ST, NULL), 0);
 	struct rawsw r;
 	struct lp_sample s = sample(&r, 1, "x", INT64_MAX, 0);
 	lp_agg_add(a, &s, NULL);
 	s = sample(&r, 1, "x", 2, 0);
 	lp_agg_add(a, &s, NULL);
-	TEST_EQ(lp_agg_value(a, 0), INT64_MIN + 1);    /* wraps, as Lua's integers */
+	TEST_EQ(agg_value(a, 0), INT64_MIN + 1);    /* wraps, as Lua's integers */
 	lp_agg_free(a);
 	lp_tp_format_free(f);
 }
@@ -175,7 +203,7 @@ static void hist_buckets_and_filter(void)
 	struct lp_agg_spec spec = { .op = LP_AGG_HIST, .nr_keys = 1, .keys = { { .src = LP_AGG_CPU } },
 				    .value = field("prev_state"), .has_filter = true,
 				    .filter = field("next_pid"), .cmp = LP_AGG_GE, .filter_const = 10 };
-	struct lp_agg *a = lp_agg_new(&spec);
+	struct lp_agg *a = lp_agg_new(&spec, NULL);
 	TEST_EQ(lp_agg_bind(a, f, ST, NULL), 0);
 	struct rawsw r;
 	int64_t vals[] = { 0, 1, 5, 6, 7, 1000, -1 };
@@ -185,9 +213,9 @@ static void hist_buckets_and_filter(void)
 	}
 	struct lp_sample s = sample(&r, 1, "x", 5, 9);
 	TEST_EQ(lp_agg_add(a, &s, NULL), 1);   /* filtered out */
-	TEST_EQ(lp_agg_count(a), 1);
-	TEST_EQ(lp_agg_value(a, 0), 7);
-	const uint64_t *b = lp_agg_hist(a, 0);
+	TEST_EQ(agg_count(a), 1);
+	TEST_EQ(agg_value(a, 0), 7);
+	const uint64_t *b = agg_hist(a, 0);
 	TEST_EQ(b[0], 1);
 	TEST_EQ(b[1], 1);
 	TEST_EQ(b[2], 1);
@@ -201,13 +229,13 @@ static void outside_data_left_out(void)
 {
 	struct lp_tp_format *f = format();
 	struct lp_agg_spec spec = { .op = LP_AGG_COUNT, .nr_keys = 1, .keys = { field("next_pid") } };
-	struct lp_agg *a = lp_agg_new(&spec);
+	struct lp_agg *a = lp_agg_new(&spec, NULL);
 	TEST_EQ(lp_agg_bind(a, f, ST, NULL), 0);
 	struct rawsw r;
 	struct lp_sample s = sample(&r, 1, "x", 0, 1);
 	s.raw_size = 40;        /* next_pid lies at 56 */
 	TEST_EQ(lp_agg_add(a, &s, NULL), 1);
-	TEST_EQ(lp_agg_count(a), 0);
+	TEST_EQ(agg_count(a), 0);
 	lp_agg_free(a);
 	lp_tp_format_free(f);
 }
@@ -217,42 +245,42 @@ static void binding_errors(void)
 	struct lp_tp_format *f = format();
 	const char *what = NULL;
 	struct lp_agg_spec spec = { .op = LP_AGG_COUNT, .nr_keys = 1, .keys = { field("nope") } };
-	struct lp_agg *a = lp_agg_new(&spec);
+	struct lp_agg *a = lp_agg_new(&spec, NULL);
 	TEST_EQ(lp_agg_bind(a, f, ST, &what), -ENOENT);
 	TEST_STREQ(what, "nope");
 	TEST_EQ(lp_agg_bind(a, NULL, ST, &what), -ENOENT);
 	lp_agg_free(a);
 	spec.keys[0] = field("common_pid");     /* s.args leaves it out */
-	a = lp_agg_new(&spec);
+	a = lp_agg_new(&spec, NULL);
 	TEST_EQ(lp_agg_bind(a, f, ST, &what), -ENOENT);
 	lp_agg_free(a);
 	spec.keys[0] = field("args");           /* an array is no key */
-	a = lp_agg_new(&spec);
+	a = lp_agg_new(&spec, NULL);
 	TEST_EQ(lp_agg_bind(a, f, ST, &what), -EINVAL);
 	TEST_STREQ(what, "args");
 	lp_agg_free(a);
 	spec = (struct lp_agg_spec){ .op = LP_AGG_SUM, .value = field("prev_comm") };
-	a = lp_agg_new(&spec);
+	a = lp_agg_new(&spec, NULL);
 	TEST_EQ(lp_agg_bind(a, f, ST, &what), -EINVAL);        /* a string is no value */
 	lp_agg_free(a);
 	spec = (struct lp_agg_spec){ .op = LP_AGG_COUNT, .nr_keys = 1, .keys = { { .src = LP_AGG_CPU } } };
-	a = lp_agg_new(&spec);
+	a = lp_agg_new(&spec, NULL);
 	TEST_EQ(lp_agg_bind(a, f, PERF_SAMPLE_TID | PERF_SAMPLE_RAW, &what), -EINVAL);
 	TEST_STREQ(what, "cpu");
 	lp_agg_free(a);
 	/* malformed specs */
 	spec = (struct lp_agg_spec){ .op = LP_AGG_NR_OPS };
-	TEST_TRUE(!lp_agg_new(&spec) && errno == EINVAL);
+	TEST_TRUE(!lp_agg_new(&spec, NULL) && errno == EINVAL);
 	spec = (struct lp_agg_spec){ .op = LP_AGG_COUNT, .nr_keys = LP_AGG_MAX_KEYS + 1 };
-	TEST_TRUE(!lp_agg_new(&spec));
+	TEST_TRUE(!lp_agg_new(&spec, NULL));
 	spec = (struct lp_agg_spec){ .op = LP_AGG_SUM, .value = { .src = LP_AGG_COMM } };
-	TEST_TRUE(!lp_agg_new(&spec));
+	TEST_TRUE(!lp_agg_new(&spec, NULL));
 	spec = (struct lp_agg_spec){ .op = LP_AGG_MAX, .value = { .src = LP_AGG_SYM } };
-	TEST_TRUE(!lp_agg_new(&spec));
+	TEST_TRUE(!lp_agg_new(&spec, NULL));
 	spec = (struct lp_agg_spec){ .op = LP_AGG_COUNT, .nr_keys = 1, .keys = { { .src = LP_AGG_FIELD } } };
-	TEST_TRUE(!lp_agg_new(&spec));
+	TEST_TRUE(!lp_agg_new(&spec, NULL));
 	memset(spec.keys[0].field, 'x', sizeof spec.keys[0].field);   /* no NUL */
-	TEST_TRUE(!lp_agg_new(&spec));
+	TEST_TRUE(!lp_agg_new(&spec, NULL));
 	lp_tp_format_free(f);
 }
 
@@ -264,7 +292,7 @@ static void counts_by_sym(void)
 	struct lp_tp_format *f = format();
 	struct lp_agg_spec spec = { .op = LP_AGG_COUNT, .nr_keys = 2,
 				    .keys = { { .src = LP_AGG_SYM }, { .src = LP_AGG_PID } } };
-	struct lp_agg *a = lp_agg_new(&spec);
+	struct lp_agg *a = lp_agg_new(&spec, NULL);
 	TEST_EQ(lp_agg_bind(a, NULL, PERF_SAMPLE_TID, NULL), -EINVAL);        /* no IP */
 	TEST_EQ(lp_agg_bind(a, NULL, PERF_SAMPLE_IP | PERF_SAMPLE_TID, NULL), 0);
 	TEST_TRUE(lp_agg_wants(a, LP_AGG_SYM));
@@ -277,23 +305,23 @@ static void counts_by_sym(void)
 		TEST_EQ(lp_agg_add(a, &s, &hot), 0);
 	TEST_EQ(lp_agg_add(a, &s, &warm), 0);
 	TEST_EQ(lp_agg_add(a, &s, &none), 1);
-	TEST_EQ(lp_agg_count(a), 2);
+	TEST_EQ(agg_count(a), 2);
 	const char *str;
 	int64_t n;
-	TEST_TRUE(lp_agg_key(a, 0, 0, &str, &n));
+	TEST_TRUE(agg_key(a, 0, 0, &str, &n));
 	TEST_STREQ(str, "hot_leaf");
-	TEST_EQ(lp_agg_value(a, 0), 3);
-	TEST_TRUE(lp_agg_key(a, 1, 0, &str, &n));
+	TEST_EQ(agg_value(a, 0), 3);
+	TEST_TRUE(agg_key(a, 1, 0, &str, &n));
 	TEST_STREQ(str, "warm_leaf");
-	TEST_TRUE(!lp_agg_key(a, 1, 1, &str, &n));
+	TEST_TRUE(!agg_key(a, 1, 1, &str, &n));
 	TEST_EQ(n, 7);
-	TEST_EQ(lp_agg_value(a, 1), 1);
+	TEST_EQ(agg_value(a, 1), 1);
 	lp_agg_free(a);
 
 	/* one sym key: names known by their address after the first time;
 	 * another pointer to the same name is the same entry */
 	spec.nr_keys = 1;
-	a = lp_agg_new(&spec);
+	a = lp_agg_new(&spec, NULL);
 	TEST_EQ(lp_agg_bind(a, NULL, PERF_SAMPLE_IP | PERF_SAMPLE_TID, NULL), 0);
 	char copy[] = "hot_leaf";
 	const struct lp_agg_names other = { .sym = copy };
@@ -302,18 +330,18 @@ static void counts_by_sym(void)
 		TEST_EQ(lp_agg_add(a, &s, &other), 0);
 		TEST_EQ(lp_agg_add(a, &s, &warm), 0);
 	}
-	TEST_EQ(lp_agg_count(a), 2);
-	TEST_EQ(lp_agg_value(a, 0), 10);
-	TEST_EQ(lp_agg_value(a, 1), 5);
-	lp_agg_clear(a);                /* the cache forgets the entries too */
+	TEST_EQ(agg_count(a), 2);
+	TEST_EQ(agg_value(a, 0), 10);
+	TEST_EQ(agg_value(a, 1), 5);
+	agg_clear(a);                /* the cache forgets the entries too */
 	TEST_EQ(lp_agg_add(a, &s, &warm), 0);
 	TEST_EQ(lp_agg_add(a, &s, &hot), 0);
 	TEST_EQ(lp_agg_add(a, &s, &hot), 0);
-	TEST_EQ(lp_agg_count(a), 2);
-	TEST_TRUE(lp_agg_key(a, 0, 0, &str, &n));
+	TEST_EQ(agg_count(a), 2);
+	TEST_TRUE(agg_key(a, 0, 0, &str, &n));
 	TEST_STREQ(str, "warm_leaf");
-	TEST_EQ(lp_agg_value(a, 0), 1);
-	TEST_EQ(lp_agg_value(a, 1), 2);
+	TEST_EQ(agg_value(a, 0), 1);
+	TEST_EQ(agg_value(a, 1), 2);
 	lp_agg_free(a);
 	lp_tp_format_free(f);
 }
@@ -323,7 +351,7 @@ static void many_keys(void)
 	struct lp_tp_format *f = format();
 	struct lp_agg_spec spec = { .op = LP_AGG_HIST, .nr_keys = 1, .keys = { field("next_pid") },
 				    .value = field("prev_state") };
-	struct lp_agg *a = lp_agg_new(&spec);
+	struct lp_agg *a = lp_agg_new(&spec, NULL);
 	TEST_EQ(lp_agg_bind(a, f, ST, NULL), 0);
 	struct rawsw r;
 	for (int round = 0; round < 3; round++)
@@ -331,14 +359,14 @@ static void many_keys(void)
 			struct lp_sample s = sample(&r, 1, "x", i, i);
 			TEST_EQ(lp_agg_add(a, &s, NULL), 0);
 		}
-	TEST_EQ(lp_agg_count(a), 20000);
+	TEST_EQ(agg_count(a), 20000);
 	for (size_t i = 0; i < 20000; i += 777) {
 		const char *str;
 		int64_t k;
-		TEST_TRUE(!lp_agg_key(a, i, 0, &str, &k));
+		TEST_TRUE(!agg_key(a, i, 0, &str, &k));
 		TEST_EQ(k, (int64_t)i);
-		TEST_EQ(lp_agg_value(a, i), 3);
-		TEST_EQ(lp_agg_hist(a, i)[lp_agg_bucket((int64_t)i)], 3);
+		TEST_EQ(agg_value(a, i), 3);
+		TEST_EQ(agg_hist(a, i)[lp_agg_bucket((int64_t)i)], 3);
 	}
 	lp_agg_free(a);
 	lp_tp_format_free(f);

@@ -633,7 +633,9 @@ static void corrupted_file_is_refused(void)
 		return;
 	}
 	TEST_EQ(our_rows(cpath(CORRUPTED), &o, err, sizeof err), -EPROTO);
-	TEST_TRUE(strstr(err, CORRUPTED) != NULL);
+	/* the path's end (a long checkout's path is shortened in the middle,
+	 * lp_show, keeping its last 24 bytes) */
+	TEST_TRUE(strstr(err, CORRUPTED + sizeof CORRUPTED - 21) != NULL);
 	TEST_TRUE(strstr(err, "offset 49104") != NULL);
 	TEST_TRUE(strstr(err, "size 0") != NULL);
 	rows_free(&o);

@@ -29,9 +29,9 @@ function on_sample(s)
   assert(math.type(s.period) == "integer" and s.period > 0)
   local ok0, err0 = pcall(function() return s.nonexistent end)
   assert(not ok0 and err0:find("api.lua:%d+: s.nonexistent: no such field of a sample; fields are: " ..
-    "addr, args, comm, cpu, dso, event, file, folded, has_callchain, id, ip, kernel, line, mangled, " ..
-    "offset, period, " ..
-    "pid, raw, retval, stack, sym, symoff, tid, time, values$"), err0)
+    "addr, args, cgroup, cgroup_path, comm, cpu, dso, event, file, folded, gid, has_callchain, id, ip, " ..
+    "kernel, line, mangled, offset, period, " ..
+    "pid, process_comm, raw, retval, stack, str, sym, symoff, tid, time, uid, values$"), err0)
   assert(s.retval == nil, "a known field with no value is nil")
   local ok, err = pcall(function() s.pid = 1 end)
   assert(not ok and err:match("read%-only"))
@@ -42,6 +42,6 @@ function on_end(info)
   assert(math.type(info.duration) == "integer" and info.duration > 50e6)
   local ok, err = pcall(function() return info.sample end)
   assert(not ok and err:find("info.sample: no such field of on_end's info; fields are: " ..
-    "backlog, duration, lost, samples, status, sys_time, user_time, values$"), err)
+    "backlog, duration, error, lost, samples, status, strings, sys_time, user_time, values$"), err)
   print("api ok " .. n)
 end

@@ -4,4 +4,4 @@ local function check()
   if n == 50 then error("deliberate failure at sample " .. n) end
 end
 function on_sample() check() end
-function on_end() print("on_end must not run after an error") end
+function on_end(i) print("on_end after " .. i.samples .. " samples: " .. tostring(i.error)) end
