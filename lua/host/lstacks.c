@@ -39,6 +39,7 @@
 #include "lstack.h"
 #include "luaprof/dwarf.h"
 #include "luaprof/hmap.h"
+#include "luaprof/luaprof.h"
 #include "luaprof/stacks.h"
 
 #define STACKS_MT "luaprof.Stacks"
@@ -82,7 +83,7 @@ struct lstacks {
 	uint32_t *local;                /* run-wide name id -> id in st + 1 */
 	size_t nr_local;
 	struct lp_buf name;
-	struct lp_buf text;             /* the texts lp_stacks_udata_each gave */
+	struct lp_buf text;             /* the texts stacks_udata_each gave */
 	struct root_slot roots[ROOT_SLOTS];
 	/* timeline */
 	struct lp_hmap *line_of;        /* tid or pid -> its line (the entry's number) */
@@ -667,7 +668,9 @@ static int each_stack(void *ctx, uint32_t node, const char *text, size_t len, ui
 	return c->fn(c->ctx, text, len, (double)count) ? -EINVAL : 0;
 }
 
-bool lp_stacks_udata_each(lua_State *L, int idx, lp_stacks_fn fn, void *ctx, const char *what)
+/* lp_stacks_each of the luaprof.stacks at idx; false when idx holds no
+ * luaprof.stacks (nothing done). */
+static bool stacks_udata_each(lua_State *L, int idx, lp_stacks_fn fn, void *ctx, const char *what)
 {
 	struct lstacks *x = luaL_testudata(L, idx, STACKS_MT);
 	if (!x)
@@ -682,6 +685,41 @@ bool lp_stacks_udata_each(lua_State *L, int idx, lp_stacks_fn fn, void *ctx, con
 	if (lp_stacks_sorted(x->st, LP_STACKS_ROOT, each_stack, &c, &x->text))
 		luaL_error(L, "%s: out of memory", what);
 	return true;
+}
+
+static void each_pair(lua_State *L, int idx, lp_stacks_fn fn, void *ctx, const char *what)
+{
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		if (lua_type(L, -2) == LUA_TSTRING) {
+			size_t n;
+			const char *k = lua_tolstring(L, -2, &n);
+			if (lua_type(L, -1) != LUA_TNUMBER)
+				luaL_error(L, "%s: the count of '%s' is a %s, not a number", what,
+					   LP_SHOW(k), luaL_typename(L, -1));
+			if (fn(ctx, k, n, lua_tonumber(L, -1)))
+				luaL_error(L, "%s: cannot use the stack '%s' (out of memory, or a "
+					      "negative count)", what, LP_SHOW(k));
+		}
+		lua_pop(L, 1);
+	}
+}
+
+void lp_stacks_each(lua_State *L, int idx, lp_stacks_fn fn, void *ctx, const char *what)
+{
+	idx = lua_absindex(L, idx);
+	if (stacks_udata_each(L, idx, fn, ctx, what))
+		return;
+	if (!lua_istable(L, idx))
+		luaL_error(L, "%s: expected a luaprof.map or a table of stack -> count, not %s", what,
+			   luaL_typename(L, idx));
+	int top = lua_gettop(L);
+	/* a luaprof.map keeps its scalar keys in .counts */
+	if (lua_getmetatable(L, idx) && lua_getfield(L, idx, "counts") == LUA_TTABLE)
+		each_pair(L, lua_gettop(L), fn, ctx, what);
+	else
+		each_pair(L, idx, fn, ctx, what);
+	lua_settop(L, top);
 }
 
 int luaopen_luaprof_stacks(lua_State *L)
