@@ -138,32 +138,47 @@ static int rel_sym(Elf_Data *rel, bool rela, size_t i, uint32_t *sym)
 	return -1;
 }
 
+/* Where perf 6.1 puts the stubs of e: the first at *first, nr of them, each
+ * of *size bytes, and the relocations naming them (rel, its type in *rsh)
+ * and the dynamic symbols (dyn, its header in *dsh).  False when e lacks
+ * what perf needs: no stubs. */
+static bool stub_layout(Elf *e, uint64_t *first, uint64_t *size, size_t *nr, Elf_Data **rel,
+			GElf_Shdr *rsh, Elf_Data **dyn, GElf_Shdr *dsh)
+{
+	GElf_Ehdr eh;
+	GElf_Shdr psh;
+	uint64_t head, ent;
+	Elf_Scn *rscn, *dscn = lp_elf_section(e, ".dynsym", LP_ELF_ANY_TYPE, dsh);
+
+	if (!gelf_getehdr(e, &eh) || !dscn || dsh->sh_type != SHT_DYNSYM)
+		return false;
+	size_t dynidx = elf_ndxscn(dscn);
+	rscn = lp_elf_section(e, ".rela.plt", LP_ELF_ANY_TYPE, rsh);
+	if (!rscn)
+		rscn = lp_elf_section(e, ".rel.plt", LP_ELF_ANY_TYPE, rsh);
+	if (!rscn || rsh->sh_link != dynidx || !rsh->sh_entsize ||
+	    (rsh->sh_type != SHT_RELA && rsh->sh_type != SHT_REL) ||
+	    !lp_elf_section(e, ".plt", LP_ELF_ANY_TYPE, &psh))
+		return false;
+	*rel = elf_getdata(rscn, NULL);
+	*dyn = elf_getdata(dscn, NULL);
+	plt_sizes(&eh, &psh, &head, &ent);
+	*nr = rsh->sh_size / rsh->sh_entsize;
+	*first = psh.sh_addr + head;
+	*size = ent;
+	return *rel && *dyn && ent && *nr && *nr <= (1u << 20);
+}
+
 /* The stubs perf 6.1 synthesizes for e; none (0) when e lacks what it
  * needs.  -ENOMEM. */
 static int read_stubs(Elf *e, struct stubs *out)
 {
-	GElf_Ehdr eh;
-	GElf_Shdr rsh, psh, dsh;
-	size_t dynidx = 0, nrel;
-	uint64_t head, ent;
-	Elf_Scn *rscn, *dscn = lp_elf_section(e, ".dynsym", LP_ELF_ANY_TYPE, &dsh);
+	GElf_Shdr rsh, dsh;
 	Elf_Data *rel, *dyn;
+	uint64_t first, ent;
+	size_t nrel;
 
-	if (!gelf_getehdr(e, &eh) || !dscn || dsh.sh_type != SHT_DYNSYM)
-		return 0;
-	dynidx = elf_ndxscn(dscn);
-	rscn = lp_elf_section(e, ".rela.plt", LP_ELF_ANY_TYPE, &rsh);
-	if (!rscn)
-		rscn = lp_elf_section(e, ".rel.plt", LP_ELF_ANY_TYPE, &rsh);
-	if (!rscn || rsh.sh_link != dynidx || !rsh.sh_entsize ||
-	    (rsh.sh_type != SHT_RELA && rsh.sh_type != SHT_REL) ||
-	    !lp_elf_section(e, ".plt", LP_ELF_ANY_TYPE, &psh))
-		return 0;
-	rel = elf_getdata(rscn, NULL);
-	dyn = elf_getdata(dscn, NULL);
-	plt_sizes(&eh, &psh, &head, &ent);
-	nrel = rsh.sh_size / rsh.sh_entsize;
-	if (!rel || !dyn || !ent || nrel > (1u << 20))
+	if (!stub_layout(e, &first, &ent, &nrel, &rel, &rsh, &dyn, &dsh))
 		return 0;
 	out->v = calloc(nrel, sizeof *out->v);
 	if (!out->v)
@@ -175,7 +190,7 @@ static int read_stubs(Elf *e, struct stubs *out)
 
 		if (rel_sym(rel, rsh.sh_type == SHT_RELA, i, &sym))
 			break;
-		s->addr = psh.sh_addr + head + i * ent;
+		s->addr = first + i * ent;
 		s->name = stub_name(e, dyn, dsh.sh_link, sym);
 		if (!s->name)
 			return -ENOMEM;
@@ -411,6 +426,74 @@ static int add_found(struct lp_symtab *t, struct lp_ptree *tree, struct stubs *s
 		    lp_symtab_add_late(t, st->v[i].name, st->v[i].addr, st->size))
 			return -ENOMEM;
 	return add_holes(t, tree, st, first_stub);
+}
+
+/* perf's end for a sizeless symbol with nothing after it. */
+static uint64_t page_after(uint64_t start)
+{
+	return start > UINT64_MAX - 8192 ? UINT64_MAX : ((start + 4095) & ~(uint64_t)4095) + 4096;
+}
+
+/* The hull of the stubs [lo, hi) and of every symbol of perf's table that
+ * can overlap them once its end is fixed: the last start at or before lo
+ * (a sizeless symbol there reaches past lo), sized symbols crossing the
+ * stubs, and up to the first start at or after hi (where any sizeless
+ * symbol before it ends).  Holes and stubs lie within it. */
+static void perf_hull(Elf *e, uint64_t lo, uint64_t hi, uint64_t *from, uint64_t *to, size_t *nr)
+{
+	GElf_Shdr sh;
+	size_t shstrndx, esz = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
+	Elf_Scn *scn = perf_symtab(e, &sh);
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	uint8_t known[KNOWN_SECTIONS] = { 0 };
+	uint64_t before = lo, after = UINT64_MAX, last = 0;
+	bool any_before = false;
+
+	*from = lo, *to = hi, *nr = 0;
+	if (!data || !esz || elf_getshdrstrndx(e, &shstrndx))
+		return;
+	for (size_t i = 0; i < data->d_size / esz; i++) {
+		GElf_Sym s;
+
+		if (!gelf_getsym(data, (int)i, &s))
+			break;
+		if (!perf_keeps(e, shstrndx, &s, known))
+			continue;
+		uint64_t a = s.st_value, b = a + s.st_size < a ? UINT64_MAX : a + s.st_size;
+		(*nr)++;
+		last = a > last ? a : last;
+		if (a <= lo && (!any_before || a > before))
+			before = a, any_before = true;
+		if (a >= hi && a < after)
+			after = a;
+		if (s.st_size && a < hi && b > lo) {
+			*from = a < *from ? a : *from;
+			*to = b > *to ? b : *to;
+		}
+	}
+	if (any_before && before < *from)
+		*from = before;
+	if (after == UINT64_MAX)
+		after = page_after(last > hi ? last : hi);
+	if (after > *to)
+		*to = after;
+}
+
+int lp_plt_span(Elf *runtime, Elf *symsrc, uint64_t *lo, uint64_t *hi)
+{
+	GElf_Shdr rsh, dsh;
+	Elf_Data *rel, *dyn;
+	uint64_t first, ent;
+	size_t nrel, nsyms;
+
+	*lo = *hi = 0;
+	if (!stub_layout(runtime, &first, &ent, &nrel, &rel, &rsh, &dyn, &dsh) ||
+	    nrel > (UINT64_MAX - first) / ent)
+		return 0;
+	perf_hull(symsrc, first, first + nrel * ent, lo, hi, &nsyms);
+	if (!nsyms)             /* perf adds no stubs to an object without symbols */
+		*lo = *hi = 0;
+	return 0;
 }
 
 int lp_plt_add(struct lp_symtab *t, Elf *runtime, Elf *symsrc)
