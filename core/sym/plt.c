@@ -270,6 +270,13 @@ static int load_symbols(struct lp_ptree *t, struct metas *meta, Elf *e, size_t *
 		return 0;
 	meta->e = e;
 	meta->strtab = sh.sh_link;
+	/* room for every symbol at once: no array copied as it grows */
+	size_t max = data->d_size / esz;
+	if (max && max < INT32_MAX && !t->n) {
+		if (!(t->n = malloc(max * sizeof *t->n)) || !(meta->v = malloc(max * sizeof *meta->v)))
+			return -ENOMEM;
+		t->cap = cap = max;
+	}
 	for (size_t i = 0; i < data->d_size / esz; i++) {
 		GElf_Sym s;
 		int32_t node;
