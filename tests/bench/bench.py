@@ -1238,9 +1238,12 @@ def main():
         if ONLY is None or name in ONLY:
             fn()
     print("bench: %.0f s" % (time.time() - t0))
+    commit = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"],
+                            capture_output=True, text=True).stdout.strip()
     with open(os.path.join(ROOT, "tests", "bench", "results.jsonl"), "a") as f:
         for r in RESULTS:
             r["quick"] = QUICK
+            r["commit"] = commit        # tests/bench/doctable.py names it under its table
             f.write(json.dumps(r) + "\n")
 
 
