@@ -45,7 +45,7 @@
 
 struct stub {
 	uint64_t addr;
-	char *name;
+	uint32_t sym;           /* its dynamic symbol, named when the stub is added */
 	int32_t node;
 };
 
@@ -53,6 +53,9 @@ struct stubs {
 	struct stub *v;
 	size_t nr;
 	uint64_t size;          /* of each stub */
+	Elf *e;                 /* where the names are: */
+	Elf_Data *dyn;          /* .dynsym */
+	size_t strndx;          /* its string table */
 };
 
 /* What perf's choose_best_symbol looks at, per tree node: the name is
@@ -76,8 +79,6 @@ static const char *meta_name(const struct metas *m, const struct meta *x)
 
 static void stubs_free(struct stubs *s)
 {
-	for (size_t i = 0; i < s->nr; i++)
-		free(s->v[i].name);
 	free(s->v);
 	s->v = NULL;
 	s->nr = 0;
@@ -106,17 +107,15 @@ static void plt_sizes(const GElf_Ehdr *eh, const GElf_Shdr *plt, uint64_t *head,
 	}
 }
 
-/* "NAME@plt" for dynamic symbol idx; "" for a bad index, as symbol 0. */
-static char *stub_name(Elf *e, Elf_Data *dynsym, size_t strndx, uint32_t idx)
+/* "NAME@plt" for stub s of st, in out (PLT_NAME_MAX bytes); "@plt" for a
+ * bad index, as symbol 0. */
+static const char *stub_name(const struct stubs *st, const struct stub *s, char *out)
 {
 	GElf_Sym sym;
 	const char *n = NULL;
-	char *out = malloc(PLT_NAME_MAX);
 
-	if (!out)
-		return NULL;
-	if (gelf_getsym(dynsym, (int)idx, &sym))
-		n = elf_strptr(e, strndx, sym.st_name);
+	if (gelf_getsym(st->dyn, (int)s->sym, &sym))
+		n = elf_strptr(st->e, st->strndx, sym.st_name);
 	snprintf(out, PLT_NAME_MAX, "%s@plt", n ? n : "");
 	return out;
 }
@@ -184,6 +183,9 @@ static int read_stubs(Elf *e, struct stubs *out)
 	if (!out->v)
 		return -ENOMEM;
 	out->size = ent;
+	out->e = e;
+	out->dyn = dyn;
+	out->strndx = dsh.sh_link;
 	for (size_t i = 0; i < nrel; i++) {
 		uint32_t sym = 0;
 		struct stub *s = &out->v[out->nr];
@@ -191,9 +193,7 @@ static int read_stubs(Elf *e, struct stubs *out)
 		if (rel_sym(rel, rsh.sh_type == SHT_RELA, i, &sym))
 			break;
 		s->addr = first + i * ent;
-		s->name = stub_name(e, dyn, dsh.sh_link, sym);
-		if (!s->name)
-			return -ENOMEM;
+		s->sym = sym;
 		out->nr++;
 	}
 	return 0;
@@ -428,9 +428,10 @@ static int add_found(struct lp_symtab *t, struct lp_ptree *tree, struct stubs *s
 			return n;
 		st->v[i].node = n;
 	}
+	char name[PLT_NAME_MAX];
 	for (size_t i = 0; i < st->nr; i++)
 		if (lp_ptree_find(tree, st->v[i].addr) == st->v[i].node &&
-		    lp_symtab_add_late(t, st->v[i].name, st->v[i].addr, st->size))
+		    lp_symtab_add_late(t, stub_name(st, &st->v[i], name), st->v[i].addr, st->size))
 			return -ENOMEM;
 	return add_holes(t, tree, st, first_stub);
 }
