@@ -13,10 +13,10 @@
  * an address no function holds is looked up (lp_dso_find_object).  The table is reserved
  * once for the section's symbol count.  PLT stubs are added as perf 6.1
  * names them (plt.c), from the object and the ELF its symbols came from;
- * naming them replays perf's loading of every symbol into its tree (a
- * fifth of a replay's time on a build's recording), so for an object read
- * from a file it is put off until a lookup falls where the stubs can
- * change its answer (lp_plt_span), which most objects never see.
+ * naming them replays perf's loading of every symbol into its tree, so
+ * for an object read from a file it is put off until a lookup falls
+ * where the stubs can change its answer (lp_plt_span), which most
+ * objects never see (docs/performance.md, "Measured choices").
  */
 #include <errno.h>
 #include <limits.h>
