@@ -12,9 +12,9 @@
  * clock is read before the rings are drained, and records older than that
  * instant minus a slack are safe, since the kernel writes a record soon
  * after stamping it: within microseconds on bare metal, but a vCPU the
- * host stops between the two can take milliseconds (2 ms was too little:
- * docs/performance.md, "Measured choices in the code"), so the slack is
- * 20 ms.  At the end everything is flushed.
+ * host stops between the two can take milliseconds (a slack of 2 ms let
+ * records out of order: docs/performance.md, "Measured choices in the
+ * code"), so the slack is 20 ms.  At the end everything is flushed.
  * Timestamps are CLOCK_MONOTONIC (use_clockid), the clock read here.
  *
  * A sampling run drains the rings on a thread of its own (drain.c) into

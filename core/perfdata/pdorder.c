@@ -245,8 +245,8 @@ static size_t run_end(const struct pd_oe *v, size_t lo, size_t n)
 /* Stable natural merge sort of v[0, n) using tmp (n entries): each pass
  * merges neighbouring ascending runs, until one is left.  A round's records
  * arrive as one ascending run per CPU ring, so one pass or two sort them,
- * where a bottom-up sort from single records took log2(n) passes (the
- * sort was 12% of a sched_switch replay's CPU time). */
+ * where a bottom-up sort from single records took log2(n) passes
+ * (docs/performance.md, "Measured choices in the code"). */
 static void sort_stable(struct pd_oe *v, size_t n, struct pd_oe *tmp)
 {
 	struct pd_oe *src = v, *dst = tmp;

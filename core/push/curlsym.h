@@ -3,8 +3,8 @@
  *
  * Linking libcurl costs every run of luaprof its load and the constructors
  * of what it pulls in (TLS, Kerberos, LDAP: 28 libraries), though only a
- * pushing run (pprof --push) uses it: `luaprof --version` took 6.3 ms of
- * CPU and 11.5 ms of wall time linked, 1.1 ms and 1.7 ms without.  So
+ * pushing run (pprof --push) uses it: linked, it took most of a start's
+ * time (docs/performance.md, "Measured choices in the code").  So
  * libcurl is opened with dlopen at the first lp_push_new, and called
  * through this table; the build still needs its headers.
  */

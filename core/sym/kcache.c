@@ -4,11 +4,11 @@
  * text again.
  *
  * Why: a recording's kallsyms copy (perf's build-id cache) has 100-200k
- * lines.  Parsing them took 8 ms here, and the table and names, 6.6 MB of
- * fresh memory, as long again in this VM (the kernel zeroing the pages):
- * about 16 ms, a tenth of a replay of a 540k-sample recording.  A cached
- * table costs one mapping, the entries' copy (names stay in the page
- * cache), and its checks.
+ * lines, whose parse, and the fresh memory its table and names take, cost
+ * a replay naming kernel frames more than most of its work
+ * (docs/performance.md, "Measured choices in the code").  A cached table
+ * costs one mapping, the entries' copy (names stay in the page cache),
+ * and its checks.
  *
  * Where: DIR/kallsyms/HASH, DIR being $XDG_CACHE_HOME/luaprof, else
  * $HOME/.cache/luaprof, HASH the kallsyms file's path's lp_hash in hex.  A file of the cache belongs to one kallsyms file, named by its

@@ -4,8 +4,9 @@
  * lp_popcount() is __builtin_popcountll where the compiler has the popcnt
  * instruction to hand (-mpopcnt, -march=native), else the same count in a
  * few arithmetic instructions, inline: the builtin without the instruction
- * is a call into libgcc's table-driven __popcountdi2, which was 3% of a
- * replay that counts register masks and sample_type bits for every record.
+ * is a call into libgcc's table-driven __popcountdi2, a call for every
+ * record a replay decodes (docs/performance.md, "Measured choices in the
+ * code").
  */
 #ifndef LP_BITS_H
 #define LP_BITS_H

@@ -58,8 +58,8 @@
  * argument (with a small environment), but past a gap of pages the
  * program never touched half the time, where the kernel's copy stops:
  * libc's wrappers' probes copy those (capcall.c).  Each sample carries the
- * whole copy: 16 KiB cost about 15 us per traced open on the test machine
- * (measured with tests/bench's strings workload). */
+ * whole copy, so its size is a cost per traced event (docs/performance.md,
+ * "Measured choices in the code"). */
 #define LP_CAPTURE_STACK 8192u
 
 /* What an item holds. */

@@ -254,7 +254,7 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 
 /* Reads the kernel's symbols now, not at the first kernel address: a live
  * run does it before its events start, since reading /proc/kallsyms takes
- * 50-100 ms, in which a busy machine's samples fill the rings unread.
+ * long enough for a busy machine's samples to fill the rings unread.
  * Does nothing when they were read (or tried) before.  Returns 0 (a file
  * that cannot be read is logged once, as at the first address), or
  * -ENOMEM. */

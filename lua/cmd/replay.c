@@ -316,11 +316,10 @@ static bool lua_per_sample(const struct lp_run *run)
  * the input is a file (a stream is read here).  Without the thread the
  * records are the same, read here.  Where no Lua runs per sample (a
  * one-liner that counts in C, run->aggs.only; a script of on_end alone)
- * the thread would only add its copies and hand-overs, across cores: 0.08 s
- * of CPU against 0.15 s for 0.52M sched_switch samples
- * (docs/performance.md).  When the answer cannot depend on the records'
- * order (lp_agg_order_free), they come in file order, unsorted: 11% less
- * CPU on the same recording.  Called after on_start, before the first
+ * the thread would only add its copies and hand-overs, across cores
+ * (docs/performance.md, "Measured choices in the code").  When the answer
+ * cannot depend on the records' order (lp_agg_order_free), they come in
+ * file order, unsorted, which saves the sort.  Called after on_start, before the first
  * record. */
 static void read_ahead(struct lp_run *run, struct lp_perfdata *pd)
 {

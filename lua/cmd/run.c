@@ -594,8 +594,9 @@ static int loop(struct lp_run *run, const struct lp_source *src)
 }
 
 /* The loop as a Lua C function, so that it runs under one lua_pcall and a
- * sample's handler is a plain lua_call: the pcall's setjmp and bookkeeping
- * for every sample were 5% of a replay's script thread.  Its arguments are
+ * sample's handler is a plain lua_call: no setjmp and bookkeeping of a
+ * pcall for every sample (docs/performance.md, "Measured choices in the
+ * code").  Its arguments are
  * copies of the base stack's fixed slots, at the same indices, so the
  * fixed slots mean the same inside it (every hook's pcall finds the
  * message handler at LP_SLOT_MSGH), then the loop's own; it returns the

@@ -23,7 +23,8 @@
  * their Lua strings kept by the name's address (the resolver's names live
  * as long as it does, one pointer one name): a hit is an array read, where
  * lua_pushstring compares the whole name with the string Lua keeps for
- * that address (its strcmp was 3% of a replay counting s.sym); s.args
+ * that address (a strcmp per frame name: docs/performance.md, "Measured
+ * choices in the code"); s.args
  * is a tracepoint's table of its own (ltrace.c) or a probe's arguments
  * (lprobe.c, as s.retval and s.values).  Reading a name that is none of these is an error naming
  * the valid ones (lfields.c); a field this sample has no value for is nil.
