@@ -62,7 +62,7 @@ system_wide() {
 
 # perf record's files: per task (its records carry no CPU) and system-wide
 perf_record() {
-	local mode=$1 a= f=tid,time
+	local mode=$1 a='' f=tid,time
 	[ $mode = all ] && a=-a f=tid,cpu,time
 	perf record -q --switch-events $a -o perf-$mode.data -- "$PROGS/sleeper" 5 10 2> perf.err ||
 		fail "perf record --switch-events $a failed: $(head -3 perf.err)"
