@@ -105,7 +105,7 @@ static const struct lp_evinfo *event_info(struct lp_run *run, int event)
 		  run->src->event_format(run->src->ctx, event) : NULL;
 	ei->sample_type = event >= 0 && run->src->sample_type ?
 			  run->src->sample_type(run->src->ctx, event) : ~(uint64_t)0;
-	if (ei->fmt && ei->handled && !(ei->tp = lp_trace_view_new(L, run, ei->fmt)))
+	if (ei->fmt && ei->handled && !(ei->tp = lp_trace_view_new(L, ei->fmt)))
 		return NULL;
 	if (ei->handled && run->aggs.n) {
 		char buf[256];

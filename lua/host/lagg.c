@@ -1,8 +1,9 @@
 /*
  * lagg.c - the one-liners' aggregations in C (core/agg) for their front
  * end (lua/helpers/oneliner.lua), which alone sees this table: luaprof -x
- * hands it over as the global _ONELINER_AGG, which the front end takes
- * and clears.  It is no public module.
+ * hands it to the front end's main chunk as its argument (local AGG =
+ * ...; vm.c), so no global, module or registry field shows it to the
+ * program's code.  It is no public module.
  *
  *   local a = agg.new{ event = "sched:sched_switch", map = M,  -- maps:map's
  *                      keys = { "comm", "field:prev_state" },
@@ -31,13 +32,13 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "lp.h"
 #include "luaprof/agg.h"
 #include "luaprof/aggmap.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/record.h"
 
-#define LP_AGG_MT "luaprof.OnelinerAgg"
 
 struct lp_agg_reg {
 	struct lp_agg *agg;
@@ -96,9 +97,11 @@ static void read_spec(lua_State *L, struct lp_agg_spec *spec, const struct lp_ag
 	}
 }
 
+static const struct lp_class agg_class;
+
 static struct lp_agg_reg *check(lua_State *L)
 {
-	return luaL_checkudata(L, 1, LP_AGG_MT);
+	return lp_class_check(L, 1, &agg_class);
 }
 
 /* agg.new{...}: registered with the run for its event. */
@@ -114,9 +117,7 @@ static int l_new(lua_State *L)
 	const char *event = luaL_checkstring(L, 2);
 	lua_getfield(L, 1, "map");      /* 3 */
 	struct lp_run *run = lp_get_run(L);
-	struct lp_agg_reg *r = lua_newuserdatauv(L, sizeof *r, 1);
-	memset(r, 0, sizeof *r);
-	luaL_setmetatable(L, LP_AGG_MT);
+	struct lp_agg_reg *r = lp_class_alloc(L, &agg_class, sizeof *r, 1);
 	lua_pushvalue(L, 3);
 	lua_setiuservalue(L, -2, 1);    /* the map lives as long as this */
 	r->agg = lp_agg_new(&spec, map);
@@ -164,24 +165,21 @@ static int l_only(lua_State *L)
 	return 0;
 }
 
+static const luaL_Reg agg_meths[] = { { "active", l_active }, { NULL, NULL } };
+static const luaL_Reg agg_meta[] = { { "__gc", l_gc }, { NULL, NULL } };
+static const struct lp_class agg_class = {
+	.name = LP_CLASS_NAME("oneliner", "Aggregation"), .methods = agg_meths, .meta = agg_meta,
+};
+
 void lp_agg_open(lua_State *L)
 {
-	static const luaL_Reg meths[] = {
-		{ "active", l_active }, { NULL, NULL },
-	};
-	luaL_newmetatable(L, LP_AGG_MT);
-	luaL_newlib(L, meths);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pop(L, 1);
 	static const luaL_Reg funcs[] = {
 		{ "new", l_new }, { "only", l_only }, { NULL, NULL },
 	};
+	lp_class_new(L, &agg_class, 0);
 	luaL_newlib(L, funcs);
 	lp_xevents_register(L);
 	lp_aggmap_register(L);
-	lua_setglobal(L, "_ONELINER_AGG");
 }
 
 /* The aggregation for the event called name (or its bare name, without

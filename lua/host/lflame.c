@@ -12,11 +12,11 @@
  */
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "linit.h"
 #include "lpaux.h"
 #include "luaprof/flame.h"
 
-#define FLAME_BOX "luaprof.flamegraph.box"
 
 struct box {
 	struct lp_flame *f;
@@ -31,11 +31,19 @@ static void free_box(struct box *b)
 	lp_buf_free(&b->out);
 }
 
+static const struct lp_class box_class;
+
 static int box_gc(lua_State *L)
 {
-	free_box(luaL_checkudata(L, 1, FLAME_BOX));
+	free_box(lp_class_check_any(L, 1, &box_class));
 	return 0;
 }
+
+/* A graph being built, freed by __gc should an error cut it. */
+static const luaL_Reg box_meta[] = { { "__gc", box_gc }, { NULL, NULL } };
+static const struct lp_class box_class = {
+	.name = LP_CLASS_NAME("flamegraph", "Buffer"), .meta = box_meta,
+};
 
 static int add_count(void *ctx, const char *k, size_t n, double count)
 {
@@ -69,9 +77,7 @@ static double opt_number(lua_State *L, int opts, const char *key, double min, do
  * box left on the stack. */
 static struct box *build(lua_State *L, int idx)
 {
-	struct box *b = lua_newuserdatauv(L, sizeof *b, 0);
-	*b = (struct box){ 0 };
-	luaL_setmetatable(L, FLAME_BOX);
+	struct box *b = lp_class_alloc(L, &box_class, sizeof *b, 0);
 	if (!(b->f = lp_flame_new()))
 		luaL_error(L, "out of memory");
 	struct lp_flame_opts o = { 0 };
@@ -122,10 +128,7 @@ static const luaL_Reg funcs[] = {
 
 int luaopen_luaprof_flamegraph(lua_State *L)
 {
-	luaL_newmetatable(L, FLAME_BOX);
-	lua_pushcfunction(L, box_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pop(L, 1);
+	lp_class_new(L, &box_class, 0);
 	luaL_newlib(L, funcs);
 	return 1;
 }

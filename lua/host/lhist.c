@@ -29,12 +29,12 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "linit.h"
 #include "lpaux.h"
 #include "luaprof/agg.h"
 #include "luaprof/luaprof.h"
 
-#define HIST_MT "luaprof.Hist"
 #define POW2_BUCKETS LP_HIST_POW2_BUCKETS     /* (..,0) [0] [1] [2,4) ... [2^63, ...) */
 #define MAX_LINEAR 100000
 
@@ -47,17 +47,17 @@ struct hist {
 	uint64_t b[];
 };
 
+static const struct lp_class hist_class;
+
 static struct hist *check_hist(lua_State *L)
 {
-	return luaL_checkudata(L, 1, HIST_MT);
+	return lp_class_check(L, 1, &hist_class);
 }
 
 static struct hist *new_hist(lua_State *L, size_t nr)
 {
-	struct hist *h = lua_newuserdatauv(L, sizeof *h + nr * sizeof h->b[0], 0);
-	memset(h, 0, sizeof *h + nr * sizeof h->b[0]);
+	struct hist *h = lp_class_alloc(L, &hist_class, sizeof *h + nr * sizeof h->b[0], 0);
 	h->nr = nr;
-	luaL_setmetatable(L, HIST_MT);
 	return h;
 }
 
@@ -306,22 +306,15 @@ static const luaL_Reg methods[] = {
 	{ "buckets", l_buckets }, { "print", l_print }, { NULL, NULL },
 };
 
-static void open_mt(lua_State *L)
-{
-	if (!luaL_newmetatable(L, HIST_MT)) {
-		lua_pop(L, 1);
-		return;
-	}
-	luaL_newlib(L, methods);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_tostring);
-	lua_setfield(L, -2, "__tostring");
-	lua_pop(L, 1);
-}
+static const luaL_Reg meta[] = { { "__tostring", l_tostring }, { NULL, NULL } };
+
+static const struct lp_class hist_class = {
+	.name = LP_CLASS_NAME("hist", "Hist"), .methods = methods, .meta = meta,
+};
 
 int luaopen_luaprof_hist(lua_State *L)
 {
-	open_mt(L);
+	lp_class_new(L, &hist_class, 0);
 	lua_pushcfunction(L, l_hist);
 	return 1;
 }

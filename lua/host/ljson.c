@@ -21,12 +21,12 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "linit.h"
 #include "lpaux.h"
 #include "luaprof/buf.h"
 
-#define BOX_MT "luaprof.json.buffer"
-#define ARRAY_MT "luaprof.json.array"
+#define ARRAY_MT LP_CLASS_NAME("json", "Array")
 #define MAX_DEPTH 200
 
 struct enc {
@@ -213,11 +213,22 @@ static void value(struct enc *e, int idx, int depth)
 		luaL_error(L, "json.encode: out of memory");
 }
 
+static const struct lp_class buffer_class;
+
 static int box_gc(lua_State *L)
 {
-	lp_buf_free(luaL_checkudata(L, 1, BOX_MT));
+	lp_buf_free(lp_class_check_any(L, 1, &buffer_class));
 	return 0;
 }
+
+/* The encoder's output, freed by __gc should an error cut the encoding. */
+static const luaL_Reg buffer_meta[] = { { "__gc", box_gc }, { NULL, NULL } };
+static const struct lp_class buffer_class = {
+	.name = LP_CLASS_NAME("json", "Buffer"), .meta = buffer_meta,
+};
+
+/* json.array's tables: a mark, no method. */
+static const struct lp_class array_class = { .name = ARRAY_MT };
 
 static int l_encode(lua_State *L)
 {
@@ -231,9 +242,7 @@ static int l_encode(lua_State *L)
 		lua_pop(L, 2);
 	}
 	lua_settop(L, 1);
-	e.b = lua_newuserdatauv(L, sizeof *e.b, 0);
-	*e.b = (struct lp_buf){ 0 };
-	luaL_setmetatable(L, BOX_MT);
+	e.b = lp_class_alloc(L, &buffer_class, sizeof *e.b, 0);
 	lua_newtable(L);
 	e.seen = lua_gettop(L);
 	value(&e, 1, 0);
@@ -258,12 +267,8 @@ static const luaL_Reg funcs[] = {
 
 int luaopen_luaprof_json(lua_State *L)
 {
-	luaL_newmetatable(L, BOX_MT);
-	lua_pushcfunction(L, box_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pop(L, 1);
-	luaL_newmetatable(L, ARRAY_MT);
-	lua_pop(L, 1);
+	lp_class_new(L, &buffer_class, 0);
+	lp_class_new(L, &array_class, 0);
 	luaL_newlib(L, funcs);
 	lua_pushlightuserdata(L, NULL);
 	lua_setfield(L, -2, "null");

@@ -19,7 +19,7 @@
 #include "luaprof/sym.h"
 
 #define LP_EXIT_FAILURE 255     /* luaprof's own failures */
-#define LP_SAMPLE_MT "luaprof.Sample"
+#define LP_SAMPLE_MT "luaprof.view.Sample"   /* every light userdata's metatable */
 #define LP_MAX_STACK 512        /* frames kept per sample */
 #define LP_SCRIPT_MEMORY_DEFAULT 1024   /* MB, or a quarter of the RAM when less */
 
@@ -430,7 +430,8 @@ static inline struct lp_thread *lp_view_thread(struct lp_run *run)
  * low two bits say what it was (struct pointers, the other light userdata
  * a script may reach, have them clear): a sample given to on_sample or to
  * an on_event handler, or a switch record; the rest counts the calls. */
-enum { LP_VIEW_SAMPLE = 1, LP_VIEW_SWITCH = 2, LP_VIEW_EVENT = 3, LP_VIEW_TAG = 3 };
+enum { LP_VIEW_SAMPLE = 1, LP_VIEW_SWITCH = 2, LP_VIEW_EVENT = 3, LP_VIEW_TAG = 3,
+       LP_VIEW_ARGS = 4 /* no tag: s.args, a table of its event's (ltrace.c) */ };
 
 static inline const void *lp_view_next(struct lp_run *run, unsigned tag)
 {
@@ -444,6 +445,18 @@ void lp_stack_free(struct lp_run *run);
 void lp_sample_open(lua_State *L, struct lp_run *run);
 void lp_sample_invalidate(lua_State *L, struct lp_run *run);
 
+/* lsample.c: the one check of the views a hook is given (s, t of
+ * on_switch, s.args), which expire when the call returns.
+ * lp_view_expired raises the error for a view of kind (LP_VIEW_*) used
+ * after its call: as argument arg of the function called ("bad argument
+ * #2 to 'add' (this sample's view expired when its on_sample returned:
+ * ...)"), or at the script's line when arg is 0 (a field read).
+ * lp_view_check returns the run when the value at idx is the sample view
+ * of the call running now; else it raises that error for an expired
+ * sample view, a type error for any other value. */
+int lp_view_expired(lua_State *L, unsigned kind, int arg);
+struct lp_run *lp_view_check(lua_State *L, int idx);
+
 /* ltrace.c: s.args, the fields of a tracepoint sample (see ltrace.c),
  * and s.raw (its raw data as a string, or nil); luaprof.syscall_name and
  * syscall_nr.  lp_trace_view_new makes the s.args of the event whose
@@ -453,8 +466,7 @@ void lp_sample_invalidate(lua_State *L, struct lp_run *run);
  * ends it, before anything else of the script runs (both with the Lua
  * stack at its base: they use LP_SLOT_FIELDS).  lp_trace_push_fields
  * pushes the s.args being shown, or nil. */
-struct lp_tpview *lp_trace_view_new(lua_State *L, struct lp_run *run,
-				    const struct lp_tp_format *fmt);
+struct lp_tpview *lp_trace_view_new(lua_State *L, const struct lp_tp_format *fmt);
 void lp_trace_view_free(struct lp_tpview *tv);
 void lp_trace_enter(struct lp_run *run, struct lp_tpview *tv);
 void lp_trace_leave(struct lp_run *run);
@@ -509,8 +521,9 @@ void lp_term_input_closed(void);
 int lp_report_feed(struct lp_run *run);
 void lp_reports_free(struct lp_run *run);
 
-/* lagg.c: lp_agg_open sets the global _ONELINER_AGG, the one-liner front
- * end's aggregations in C (see lagg.c); lp_agg_for_event is the one for
+/* lagg.c: lp_agg_open pushes the table of the one-liner front end's
+ * aggregations in C (see lagg.c), which vm.c hands to its main chunk as
+ * its argument; lp_agg_for_event is the one for
  * the event called name (or bare, its name without modifiers) bound to
  * fmt and sample_type, or NULL (then its handler takes the samples);
  * lp_agg_regs_free forgets them, after the Lua state is closed. */
@@ -581,8 +594,22 @@ int luaopen_luaprof(lua_State *L);
  * module table on top of the stack. */
 void lp_const_open(lua_State *L);
 
-/* lpaux.c: the run a Lua state belongs to (from its registry). */
-struct lp_run *lp_get_run(lua_State *L);
+/* The one way a binding reaches the run its Lua state belongs to: the
+ * pointer in the state's extra space (LUA_EXTRASPACE), set by
+ * lp_set_run as the state is made (lp_guard_newstate: NULL until
+ * lp_vm_open sets the run) and copied by Lua into every coroutine's; a
+ * pointer read, where a registry field costs a hash lookup. */
+_Static_assert(LUA_EXTRASPACE >= sizeof(void *), "the run is kept in LUA_EXTRASPACE");
+
+static inline struct lp_run *lp_get_run(lua_State *L)
+{
+	return *(struct lp_run **)lua_getextraspace(L);
+}
+
+static inline void lp_set_run(lua_State *L, struct lp_run *run)
+{
+	*(struct lp_run **)lua_getextraspace(L) = run;
+}
 
 /* lsetup.c: luaprof.setup{...}, the lua_CFunction. */
 int lp_setup(lua_State *L);

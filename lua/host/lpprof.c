@@ -31,6 +31,7 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "linit.h"
 #include "lpaux.h"
 #include "lp.h"
@@ -39,7 +40,6 @@
 #include "luaprof/hmap.h"
 #include "luaprof/pprof.h"
 
-#define PPROF_MT "luaprof.Pprof"
 #define MAX_FRAMES LP_MAX_STACK
 
 enum { L_PID = 1, L_TID = 2, L_COMM = 4, L_CPU = 8 };
@@ -55,12 +55,11 @@ struct lpprof {
 	uint64_t ids[MAX_FRAMES];
 };
 
+static const struct lp_class profile_class;
+
 static struct lpprof *check(lua_State *L)
 {
-	struct lpprof *w = luaL_checkudata(L, 1, PPROF_MT);
-	if (!w->p)
-		luaL_error(L, "pprof profile used after it was closed");
-	return w;
+	return lp_class_check(L, 1, &profile_class);
 }
 
 static void nomem(lua_State *L, int rc)
@@ -173,9 +172,7 @@ static void values_arg(lua_State *L, int idx, struct lpprof *w, int64_t *v)
 static int l_add(lua_State *L)
 {
 	struct lpprof *w = check(L);
-	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(1));
-	if (lua_touserdata(L, 2) != run->view.ud || !run->view.rec)
-		return luaL_argerror(L, 2, "the sample on_sample was given, during that call");
+	struct lp_run *run = lp_view_check(L, 2);
 	int64_t values[LP_PPROF_MAX_VALUES] = { 1, (int64_t)run->view.rec->u.sample.period };
 	w->period_sum += run->view.rec->u.sample.period;
 	w->period_n++;
@@ -288,7 +285,7 @@ static int l_write(lua_State *L)
 
 static int l_gc(lua_State *L)
 {
-	struct lpprof *w = luaL_checkudata(L, 1, PPROF_MT);
+	struct lpprof *w = lp_class_check_any(L, 1, &profile_class);
 	lp_pprof_free(w->p);
 	lp_hmap_free(w->locs);
 	w->p = NULL;
@@ -361,9 +358,7 @@ static void labels(lua_State *L, struct lpprof *w, int opts)
 
 static int l_new(lua_State *L)
 {
-	struct lpprof *w = lua_newuserdatauv(L, sizeof *w, 0);
-	memset(w, 0, sizeof *w);
-	luaL_setmetatable(L, PPROF_MT);
+	struct lpprof *w = lp_class_alloc(L, &profile_class, sizeof *w, 0);
 	if (!(w->p = lp_pprof_new()) || !(w->locs = lp_hmap_new()))
 		return luaL_error(L, "pprof: out of memory");
 	struct timespec ts;
@@ -388,16 +383,16 @@ static const luaL_Reg methods[] = {
 	{ "write", l_write }, { NULL, NULL },
 };
 
+static const luaL_Reg meta[] = { { "__gc", l_gc }, { NULL, NULL } };
+
+static const struct lp_class profile_class = {
+	.name = LP_CLASS_NAME("pprof", "Profile"), .methods = methods, .meta = meta,
+	.closable = true,
+};
+
 int luaopen_luaprof_pprof(lua_State *L)
 {
-	luaL_newmetatable(L, PPROF_MT);
-	lua_newtable(L);
-	lua_pushlightuserdata(L, lp_get_run(L));
-	luaL_setfuncs(L, methods, 1);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pop(L, 1);
+	lp_class_new(L, &profile_class, 0);
 	lua_pushcfunction(L, l_new);    /* the module is the constructor */
 	return 1;
 }

@@ -42,22 +42,21 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "linit.h"
 #include "lp.h"
 #include "luaprof/push.h"
 #include "luaprof/url.h"
 
-#define PUSH_MT "luaprof.Push"
-
 struct lpush {
 	struct lp_push *p;
 };
 
+static const struct lp_class sender_class;
+
 static struct lp_push *check(lua_State *L)
 {
-	struct lpush *u = luaL_checkudata(L, 1, PUSH_MT);
-	if (!u->p)
-		luaL_error(L, "push: the sender was closed");
+	struct lpush *u = lp_class_check(L, 1, &sender_class);
 	return u->p;
 }
 
@@ -163,7 +162,7 @@ static int l_flush(lua_State *L)
 
 static int l_close(lua_State *L)
 {
-	struct lpush *u = luaL_checkudata(L, 1, PUSH_MT);
+	struct lpush *u = lp_class_check_any(L, 1, &sender_class);
 	lp_push_free(u->p);
 	u->p = NULL;
 	return 0;
@@ -203,9 +202,7 @@ static int l_new(lua_State *L)
 		o.retry_ns = opt_seconds(L, "retry");
 		o.retry_max_ns = opt_seconds(L, "retry_max");
 	}
-	struct lpush *u = lua_newuserdatauv(L, sizeof *u, 0);
-	u->p = NULL;
-	luaL_setmetatable(L, PUSH_MT);
+	struct lpush *u = lp_class_alloc(L, &sender_class, sizeof *u, 0);
 	if (!(u->p = lp_push_new(&o)))
 		return errno == ELIBACC ?
 		       luaL_error(L, "push: libcurl (libcurl.so.4) cannot be opened: install "
@@ -219,16 +216,16 @@ static const luaL_Reg methods[] = {
 	{ "flush", l_flush }, { "close", l_close }, { NULL, NULL },
 };
 
+static const luaL_Reg meta[] = { { "__gc", l_close }, { "__close", l_close }, { NULL, NULL } };
+
+static const struct lp_class sender_class = {
+	.name = LP_CLASS_NAME("push", "Sender"), .methods = methods, .meta = meta,
+	.closable = true,
+};
+
 int luaopen_luaprof_push(lua_State *L)
 {
-	luaL_newmetatable(L, PUSH_MT);
-	luaL_newlib(L, methods);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_close);
-	lua_setfield(L, -2, "__gc");
-	lua_pushcfunction(L, l_close);
-	lua_setfield(L, -2, "__close");
-	lua_pop(L, 1);
+	lp_class_new(L, &sender_class, 0);
 	lua_pushcfunction(L, l_new);    /* the module is the constructor */
 	return 1;
 }

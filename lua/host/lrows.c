@@ -27,13 +27,12 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "linit.h"
 #include "lp.h"
 #include "lstack.h"
 #include "luaprof/dwarf.h"
 #include "luaprof/rows.h"
-
-#define REPORT_MT "luaprof.Report"
 
 struct lp_report_reg {
 	struct lp_rows_spec spec;
@@ -51,9 +50,11 @@ static const char *const keys[] = { "sym", "dso", "comm", "pid", "tid", "process
 static const char *const demangles[] = { "short", "full", "none", NULL };
 static const char *const feeds[] = { "all", "script", NULL };
 
+static const struct lp_class report_class;
+
 static struct lp_report_reg *check(lua_State *L)
 {
-	return luaL_checkudata(L, 1, REPORT_MT);
+	return lp_class_check(L, 1, &report_class);
 }
 
 static void reg_free(struct lp_report_reg *g)
@@ -278,9 +279,8 @@ static int l_new(lua_State *L)
 	if (!v)
 		return luaL_error(L, "out of memory");
 	run->reports.v = v;
-	struct lp_report_reg *g = lua_newuserdatauv(L, sizeof *g, 0);
+	struct lp_report_reg *g = lp_class_alloc(L, &report_class, sizeof *g, 0);
 	*g = spec;
-	luaL_setmetatable(L, REPORT_MT);
 	v[run->reports.n++] = g;
 	lua_pushvalue(L, -1);   /* kept alive for the run by the registry */
 	luaL_ref(L, LUA_REGISTRYINDEX);
@@ -291,10 +291,8 @@ static int l_new(lua_State *L)
 static int l_add(lua_State *L)
 {
 	struct lp_report_reg *g = check(L);
-	struct lp_run *run = lp_get_run(L);
 	luaL_argcheck(L, !g->feed_all, 1, "this report is fed every sample (feed = \"all\")");
-	luaL_argcheck(L, run->view.rec && lua_touserdata(L, 2) == run->view.ud, 2,
-		      "the sample being handled");
+	struct lp_run *run = lp_view_check(L, 2);
 	if (add_sample(run, g))
 		return luaL_error(L, "out of memory");
 	return 0;
@@ -418,18 +416,18 @@ void lp_reports_free(struct lp_run *run)
 	run->reports.n = 0;
 }
 
+static const luaL_Reg methods[] = {
+	{ "add", l_add }, { "events", l_events }, { "rows", l_rows }, { "comm", l_comm },
+	{ NULL, NULL },
+};
+static const luaL_Reg meta[] = { { "__gc", l_gc }, { NULL, NULL } };
+static const struct lp_class report_class = {
+	.name = LP_CLASS_NAME("report", "Report"), .methods = methods, .meta = meta,
+};
+
 int luaopen_luaprof_report(lua_State *L)
 {
-	static const luaL_Reg methods[] = {
-		{ "add", l_add }, { "events", l_events }, { "rows", l_rows }, { "comm", l_comm },
-		{ NULL, NULL },
-	};
-	luaL_newmetatable(L, REPORT_MT);
-	luaL_newlib(L, methods);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pop(L, 1);
+	lp_class_new(L, &report_class, 0);
 	lua_pushcfunction(L, l_new);    /* the module is the constructor */
 	return 1;
 }
