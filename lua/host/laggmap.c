@@ -380,7 +380,7 @@ static const luaL_Reg map_meths[] = {
 static const luaL_Reg map_meta[] = { { "__gc", l_gc }, { "__len", l_len }, { NULL, NULL } };
 static const struct lp_class map_class = {
 	.name = LP_CLASS_NAME("oneliner", "Map"), .methods = map_meths, .meta = map_meta,
-	.closable = true,
+	.closable = true, .handle = offsetof(struct map, m),
 };
 
 static const luaL_Reg maps_meths[] = {

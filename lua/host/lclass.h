@@ -21,9 +21,10 @@ struct lp_class {
 	const char *name;               /* LP_CLASS_NAME(...) */
 	const luaL_Reg *methods;        /* the __index table, or NULL for none */
 	const luaL_Reg *meta;           /* __gc, __close, __tostring, __len ...; or NULL */
-	/* the object's first member is a pointer that its close (or __gc)
-	 * sets to NULL: lp_class_check refuses it then */
+	/* the object holds a pointer, at offset handle (offsetof), that its
+	 * close (or __gc) sets to NULL: lp_class_check refuses it then */
 	bool closable;
+	size_t handle;
 };
 
 /* Makes the metatable of c in the registry (once per state: a second call
@@ -48,5 +49,27 @@ void *lp_class_check_any(lua_State *L, int idx, const struct lp_class *c);
 
 /* The object of c at idx, or NULL for any other value (closed or not). */
 void *lp_class_test(lua_State *L, int idx, const struct lp_class *c);
+
+/* The one way a binding says an argument is wrong: luaL_argerror with a
+ * formatted message (lua_pushfstring's formats), which names the
+ * function and the user's argument ("bad argument #1 to 'setup' (freq
+ * must be a positive integer)"; for a method, "calling 'add' on bad
+ * self" when arg is 1).  Does not return. */
+int lp_argerror(lua_State *L, int arg, const char *fmt, ...);
+
+/* Checks of a value inside a table argument (an option, an element): the
+ * value at idx, named key ("period", "labels[2]") in the message, is
+ * part of argument arg, whose position the error gives ("bad argument #1
+ * to 'pprof' (labels: table expected, got number)"), where luaL_check*
+ * on a stack slot would name a position the user never wrote.
+ * lp_checkfield_type checks its type is t; _string, _integer and
+ * _number return it as such; _option returns its index in list (def
+ * when the value is nil; def NULL: required), as luaL_checkoption. */
+void lp_checkfield_type(lua_State *L, int idx, int arg, const char *key, int t);
+const char *lp_checkfield_string(lua_State *L, int idx, int arg, const char *key);
+lua_Integer lp_checkfield_integer(lua_State *L, int idx, int arg, const char *key);
+lua_Number lp_checkfield_number(lua_State *L, int idx, int arg, const char *key);
+int lp_checkfield_option(lua_State *L, int idx, int arg, const char *key, const char *def,
+			 const char *const list[]);
 
 #endif

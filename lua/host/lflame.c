@@ -58,7 +58,7 @@ static int add_base(void *ctx, const char *k, size_t n, double count)
 static const char *opt_string(lua_State *L, int opts, const char *key)
 {
 	lua_getfield(L, opts, key);
-	const char *s = lua_isnil(L, -1) ? NULL : luaL_checkstring(L, -1);
+	const char *s = lua_isnil(L, -1) ? NULL : lp_checkfield_string(L, -1, opts, key);
 	lua_pop(L, 1);          /* opts keeps the string alive */
 	return s;
 }
@@ -66,10 +66,10 @@ static const char *opt_string(lua_State *L, int opts, const char *key)
 static double opt_number(lua_State *L, int opts, const char *key, double min, double max)
 {
 	lua_getfield(L, opts, key);
-	double v = luaL_optnumber(L, -1, 0);
+	double v = lua_isnil(L, -1) ? 0 : lp_checkfield_number(L, -1, opts, key);
 	lua_pop(L, 1);
 	if (v != 0 && (v < min || v > max))
-		luaL_error(L, "flamegraph: %s must be between %g and %g", key, min, max);
+		lp_argerror(L, opts, "%s must be between %f and %f", key, min, max);
 	return v;
 }
 

@@ -265,7 +265,7 @@ static lua_Integer linear_key(lua_State *L, const char *key)
 	lua_getfield(L, 1, key);
 	lua_Integer v = lua_tointegerx(L, -1, &ok);
 	if (!ok)
-		luaL_error(L, "luaprof.hist{min=, max=, step=}: %s must be an integer", key);
+		lp_argerror(L, 1, "%s must be an integer", key);
 	lua_pop(L, 1);
 	return v;
 }
@@ -282,18 +282,18 @@ static int l_hist(lua_State *L)
 	for (lua_pushnil(L); lua_next(L, 1); lua_pop(L, 1)) {
 		const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
 		if (strcmp(k, "min") && strcmp(k, "max") && strcmp(k, "step"))
-			luaL_error(L, "luaprof.hist{...}: unknown key '%s' (known: min, max, step)",
-				   LP_SHOW(luaL_tolstring(L, -2, NULL)));
+			lp_argerror(L, 1, "unknown key '%s' (known: min, max, step)",
+				    LP_SHOW(luaL_tolstring(L, -2, NULL)));
 	}
 	lua_Integer min = linear_key(L, "min"), max = linear_key(L, "max");
 	lua_Integer step = linear_key(L, "step");
 	if (max <= min)
-		luaL_error(L, "luaprof.hist{min=, max=, step=}: max must be larger than min");
+		lp_argerror(L, 1, "max must be larger than min");
 	if (step <= 0)
-		luaL_error(L, "luaprof.hist{min=, max=, step=}: step must be positive");
+		lp_argerror(L, 1, "step must be positive");
 	struct lp_lhist lh;
 	if (lp_lhist_init(&lh, min, max, step, MAX_LINEAR))
-		luaL_error(L, "luaprof.hist{min=, max=, step=}: too many buckets (at most 100000)");
+		lp_argerror(L, 1, "too many buckets (at most 100000)");
 	struct hist *h = new_hist(L, lh.nr);
 	h->linear = true;
 	h->lh = lh;

@@ -56,7 +56,7 @@ static void number(struct enc *e, int idx)
 	}
 	double d = lua_tonumber(e->L, idx);
 	if (!isfinite(d))
-		luaL_error(e->L, "json.encode: NaN and infinities cannot be written in JSON");
+		lp_argerror(e->L, 1, "NaN and infinities cannot be written in JSON");
 	lp_json_double(e->b, d);
 }
 
@@ -112,11 +112,11 @@ static int keys_of(struct enc *e, int idx)
 		else if (lua_isinteger(L, -1))
 			lua_pushfstring(L, "%I", (LUAI_UACINT)lua_tointeger(L, -1));
 		else
-			luaL_error(L, "json.encode: an object key must be a string or an integer, "
+			lp_argerror(L, 1, "an object key must be a string or an integer, "
 				      "not %s", luaL_typename(L, -1));
 		lua_pushvalue(L, -1);
 		if (lua_rawget(L, -4) != LUA_TNIL)
-			luaL_error(L, "json.encode: keys %s and \"%s\" are the same in JSON",
+			lp_argerror(L, 1, "keys %s and \"%s\" are the same in JSON",
 				   lua_tostring(L, -2), lua_tostring(L, -2));
 		lua_pop(L, 1);
 		lua_pushvalue(L, -1);
@@ -163,13 +163,13 @@ static void table(struct enc *e, int idx, int depth)
 {
 	lua_State *L = e->L;
 	if (depth >= MAX_DEPTH)
-		luaL_error(L, "json.encode: nested deeper than %d tables", MAX_DEPTH);
+		lp_argerror(L, 1, "nested deeper than %d tables", MAX_DEPTH);
 	/* each level keeps a few slots (the table, its key names) below the
 	 * next: a C function is given only LUA_MINSTACK of them */
 	luaL_checkstack(L, 16, "json.encode: nested too deep");
 	lua_pushvalue(L, idx);
 	if (lua_rawget(L, e->seen) != LUA_TNIL)
-		luaL_error(L, "json.encode: a table contains itself");
+		lp_argerror(L, 1, "a table contains itself");
 	lua_pop(L, 1);
 	lua_pushvalue(L, idx);
 	lua_pushboolean(L, 1);
@@ -207,7 +207,7 @@ static void value(struct enc *e, int idx, int depth)
 		}
 		/* fall through */
 	default:
-		luaL_error(L, "json.encode: cannot encode a %s", luaL_typename(L, idx));
+		lp_argerror(L, 1, "cannot encode a %s", luaL_typename(L, idx));
 	}
 	if (e->b->err)
 		luaL_error(L, "json.encode: out of memory");
@@ -237,7 +237,7 @@ static int l_encode(lua_State *L)
 	if (lua_istable(L, 2)) {
 		e.sort_keys = lua_getfield(L, 2, "sort_keys") != LUA_TNIL && lua_toboolean(L, -1);
 		lua_getfield(L, 2, "indent");
-		e.indent = (int)luaL_optinteger(L, -1, 0);
+		e.indent = lua_isnil(L, -1) ? 0 : (int)lp_checkfield_integer(L, -1, 2, "indent");
 		luaL_argcheck(L, e.indent >= 0 && e.indent <= 16, 2, "indent is 0 to 16");
 		lua_pop(L, 2);
 	}

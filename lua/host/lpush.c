@@ -136,12 +136,14 @@ static int l_stats(lua_State *L)
 	return 1;
 }
 
-/* A number of seconds at index idx (default def) as ns; 0 stays 0. */
-static uint64_t seconds_ns(lua_State *L, int idx, double def, const char *what)
+/* A number of seconds at index idx (none or nil: def) as ns, 0 staying
+ * 0; anything else an error of argument arg, saying what. */
+static uint64_t seconds_ns(lua_State *L, int idx, int arg, double def, const char *what)
 {
-	double s = luaL_optnumber(L, idx, def);
-	if (!(s >= 0 && s <= 86400 * 365))
-		luaL_error(L, "push: %s must be a number of seconds, 0 or more", what);
+	int ok = 1;
+	double s = lua_isnoneornil(L, idx) ? def : lua_tonumberx(L, idx, &ok);
+	if (!ok || !(s >= 0 && s <= 86400 * 365))
+		lp_argerror(L, arg, "%s must be a number of seconds, 0 or more", what);
 	return (uint64_t)llround(s * 1e9);
 }
 
@@ -151,7 +153,7 @@ static uint64_t seconds_ns(lua_State *L, int idx, double def, const char *what)
 static int l_flush(lua_State *L)
 {
 	struct lp_push *p = check(L);
-	uint64_t wait = seconds_ns(L, 2, 0, "flush's wait");
+	uint64_t wait = seconds_ns(L, 2, 2, 0, "the wait");
 	int rc = lp_push_flush(p, wait, &lp_get_run(L)->vm.guard.signals);
 	lua_pushboolean(L, rc == 0);
 	if (!rc)
@@ -172,7 +174,7 @@ static int l_close(lua_State *L)
 static uint64_t opt_seconds(lua_State *L, const char *name)
 {
 	lua_getfield(L, 1, name);
-	uint64_t v = lua_isnil(L, -1) ? 0 : seconds_ns(L, -1, 0, name);
+	uint64_t v = seconds_ns(L, -1, 1, 0, name);
 	lua_pop(L, 1);
 	return v;
 }
@@ -185,7 +187,7 @@ static lua_Integer opt_count(lua_State *L, const char *name, lua_Integer max)
 		int ok;
 		v = lua_tointegerx(L, -1, &ok);
 		if (!ok || v < 1 || v > max)
-			luaL_error(L, "luaprof.push: %s must be an integer from 1 to %d", name, (int)max);
+			lp_argerror(L, 1, "%s must be an integer from 1 to %d", name, (int)max);
 	}
 	lua_pop(L, 1);
 	return v;
@@ -220,7 +222,7 @@ static const luaL_Reg meta[] = { { "__gc", l_close }, { "__close", l_close }, { 
 
 static const struct lp_class sender_class = {
 	.name = LP_CLASS_NAME("push", "Sender"), .methods = methods, .meta = meta,
-	.closable = true,
+	.closable = true, .handle = offsetof(struct lpush, p),
 };
 
 int luaopen_luaprof_push(lua_State *L)

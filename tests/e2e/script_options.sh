@@ -63,10 +63,10 @@ expect_status 255 "$LUAPROF" run "$TMP/dir1/plain.lua" --x=1 -- true
 expect_grep "unknown option '--x=1': the script declares no options" "$TMP/err"
 printf 'luaprof.options{ description = "d", { "output", "string", "a", "h" } }\n' > "$TMP/dir1/reserved.lua"
 expect_status 255 "$LUAPROF" run "$TMP/dir1/reserved.lua" -- true
-expect_grep "reserved.lua:1: luaprof.options: option 1: --output is luaprof's own option" "$TMP/err"
+expect_grep "reserved.lua:1: bad argument #1 to 'options' \(option 1: --output is luaprof's own option" "$TMP/err"
 printf 'luaprof.options{ description = "d", { "n", "integer", "x", "h" } }\n' > "$TMP/dir1/badspec.lua"
 expect_status 255 "$LUAPROF" run "$TMP/dir1/badspec.lua" -- true
-expect_grep "badspec.lua:1: luaprof.options: option 1: the default does not have the option's type" "$TMP/err"
+expect_grep "badspec.lua:1: bad argument #1 to 'options' \(option 1: the default does not have the option's type" "$TMP/err"
 # luaprof's long options stay luaprof's after the script: --duration here.
 expect_status 0 "$LUAPROF" run "$TMP/dir1/opts.lua" --limit=1 --duration 0.2 -- "$PROGS/spin" 5
 # Bare names: LUAPROF_PATH first, then ~/.local/share/luaprof/scripts, then

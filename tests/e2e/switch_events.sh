@@ -82,5 +82,5 @@ expect_status 255 "$LUAPROF" run ./write.lua -- "$PROGS/sleeper" 1 5
 grep -q "a switch record is read-only" "$TMP/err" || { cat "$TMP/err"; fail "a switch record was written to"; }
 printf 'luaprof.setup{ switch_events = 1 }\n' > bad.lua
 expect_status 255 "$LUAPROF" run ./bad.lua -- true
-grep -q "luaprof.setup: switch_events must be true or false" "$TMP/err" || { cat "$TMP/err"; fail "no message for a bad switch_events"; }
+grep -q "bad argument #1 to 'setup' (switch_events must be true or false)" "$TMP/err" || { cat "$TMP/err"; fail "no message for a bad switch_events"; }
 exit 0
