@@ -55,7 +55,7 @@ static void operand(lua_State *L, int idx, struct lp_agg_operand *o)
 	if (!strncmp(s, "field:", 6)) {
 		o->src = LP_AGG_FIELD;
 		if (strlen(s + 6) >= sizeof o->field)
-			luaL_error(L, "field name too long: %s", LP_SHOW(s + 6));
+			lp_argerror(L, 1, "field name too long: %s", LP_SHOW(s + 6));
 		strcpy(o->field, s + 6);
 		return;
 	}

@@ -69,7 +69,8 @@ static double opt_number(lua_State *L, int opts, const char *key, double min, do
 	double v = lua_isnil(L, -1) ? 0 : lp_checkfield_number(L, -1, opts, key);
 	lua_pop(L, 1);
 	if (v != 0 && (v < min || v > max))
-		lp_argerror(L, opts, "%s must be between %f and %f", key, min, max);
+		lp_argerror(L, opts, "%s must be between %I and %I", key, (lua_Integer)min,
+			    (lua_Integer)max);
 	return v;
 }
 

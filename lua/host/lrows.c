@@ -241,19 +241,19 @@ static void read_spec(lua_State *L, struct lp_report_reg *g)
 	g->spec.nr_keys = 1;
 	g->spec.keys[0] = LP_ROWS_SYM;
 	if (lua_getfield(L, 1, "sort") != LUA_TNIL) {
-		luaL_checktype(L, -1, LUA_TTABLE);
+		lp_checkfield_type(L, -1, 1, "sort", LUA_TTABLE);
 		lua_Integer n = luaL_len(L, -1);
 		if (n < 1 || n > LP_ROWS_MAX_KEYS)
-			luaL_error(L, "luaprof.report: sort= takes 1 to %d keys", LP_ROWS_MAX_KEYS);
+			lp_argerror(L, 1, "sort= takes 1 to %d keys", LP_ROWS_MAX_KEYS);
 		g->spec.nr_keys = (uint8_t)n;
 		for (lua_Integer i = 1; i <= n; i++) {
 			lua_geti(L, -1, i);
-			g->spec.keys[i - 1] = (uint8_t)luaL_checkoption(L, -1, NULL, keys);
+			g->spec.keys[i - 1] = (uint8_t)lp_checkfield_option(L, -1, 1, "sort", NULL, keys);
 			lua_pop(L, 1);
 			for (lua_Integer j = 1; j < i; j++)
 				if (g->spec.keys[j - 1] == g->spec.keys[i - 1])
-					luaL_error(L, "luaprof.report: sort= has %s twice",
-						   keys[g->spec.keys[i - 1]]);
+					lp_argerror(L, 1, "sort= has %s twice",
+						    keys[g->spec.keys[i - 1]]);
 		}
 	}
 	lua_pop(L, 1);
@@ -261,10 +261,10 @@ static void read_spec(lua_State *L, struct lp_report_reg *g)
 	g->spec.children = lua_toboolean(L, -1);
 	lua_pop(L, 1);
 	lua_getfield(L, 1, "demangle");
-	g->spec.demangle = (uint8_t)luaL_checkoption(L, -1, "short", demangles);
+	g->spec.demangle = (uint8_t)lp_checkfield_option(L, -1, 1, "demangle", "short", demangles);
 	lua_pop(L, 1);
 	lua_getfield(L, 1, "feed");
-	g->feed_all = luaL_checkoption(L, -1, "all", feeds) == 0;
+	g->feed_all = lp_checkfield_option(L, -1, 1, "feed", "all", feeds) == 0;
 	lua_pop(L, 1);
 }
 
@@ -350,9 +350,9 @@ static int l_rows(lua_State *L)
 	if (sorted) {
 		luaL_checktype(L, 3, LUA_TTABLE);
 		lua_getfield(L, 3, "order");
-		children = luaL_checkoption(L, -1, "self", orders) == 1;
-		lua_getfield(L, 3, "limit");
-		limit = luaL_optinteger(L, -1, LUA_MAXINTEGER);
+		children = lp_checkfield_option(L, -1, 3, "order", "self", orders) == 1;
+		if (lua_getfield(L, 3, "limit") != LUA_TNIL)
+			limit = lp_checkfield_integer(L, -1, 3, "limit");
 		luaL_argcheck(L, limit >= 0, 3, "limit= must not be negative");
 		lua_pop(L, 2);
 	}
