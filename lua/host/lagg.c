@@ -126,7 +126,7 @@ static int l_new(lua_State *L)
 		return luaL_error(L, "cannot make the aggregation: %s", strerror(errno));
 	struct lp_agg_reg **v = realloc(run->aggs.v, (run->aggs.n + 1) * sizeof *v);
 	if (!v)
-		return luaL_error(L, "out of memory");
+		return lp_nomem(L);
 	run->aggs.v = v;
 	v[run->aggs.n++] = r;
 	lua_pushvalue(L, -1);   /* kept alive for the run by the registry */

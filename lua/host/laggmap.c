@@ -161,7 +161,7 @@ static int shape_error(lua_State *L, int idx, int op, int rc, unsigned bad, int 
 	const char *name = map_name(L, idx);
 	struct lp_aggmap *m = lp_l_checkaggmap(L, idx);
 	if (rc == -ENOMEM)
-		return luaL_error(L, "out of memory");
+		return lp_nomem(L);
 	if (rc == -E2BIG)
 		return luaL_error(L, "%s() takes %d keys at most, not %d", ops[op], LP_AGGMAP_MAX_KEYS, (int)nr);
 	if (rc == -ERANGE)
@@ -309,7 +309,7 @@ static int l_text(lua_State *L)
 	}
 	if (out.err) {
 		lp_buf_free(&out);
-		return luaL_error(L, "out of memory");
+		return lp_nomem(L);
 	}
 	lua_pushlstring(L, out.p ? out.p : "", out.len);
 	lp_buf_free(&out);
@@ -347,7 +347,7 @@ static int l_map_text(lua_State *L)
 	struct lp_buf out = { 0 };
 	if (lp_aggmap_text(m, map_name(L, 1), &out)) {
 		lp_buf_free(&out);
-		return luaL_error(L, "out of memory");
+		return lp_nomem(L);
 	}
 	lua_pushlstring(L, out.p ? out.p : "", out.len);
 	lp_buf_free(&out);

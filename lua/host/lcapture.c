@@ -31,6 +31,7 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "lp.h"
 #include "luaprof/capture.h"
 #include "luaprof/event.h"
@@ -240,7 +241,7 @@ int lp_strings_push(lua_State *L, struct lp_run *run, uint64_t addr, size_t max)
 		return found(L, run, from, str, len, max);
 	char *buf = scratch(&run->strings, max + 1);
 	if (!buf)
-		return luaL_error(L, "out of memory");
+		return lp_nomem(L);
 	if (from_file(run, addr, buf, max + 1, &len))
 		return found(L, run, LP_STR_FILE, buf, len, max);
 	/* late: unless the drain thread found the process gone (its pid may

@@ -119,3 +119,8 @@ int lp_checkfield_option(lua_State *L, int idx, int arg, const char *key, const 
 			return i;
 	return lp_argerror(L, arg, "%s: invalid option '%s'", key, name);
 }
+
+int lp_nomem(lua_State *L)
+{
+	return luaL_error(L, "out of memory");
+}

@@ -57,6 +57,10 @@ void *lp_class_test(lua_State *L, int idx, const struct lp_class *c);
  * self" when arg is 1).  Does not return. */
 int lp_argerror(lua_State *L, int arg, const char *fmt, ...);
 
+/* The one error of a binding whose own allocation (outside Lua's) failed:
+ * "out of memory", with the script's line.  Does not return. */
+int lp_nomem(lua_State *L);
+
 /* Checks of a value inside a table argument (an option, an element): the
  * value at idx, named key ("period", "labels[2]") in the message, is
  * part of argument arg, whose position the error gives ("bad argument #1

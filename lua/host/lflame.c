@@ -80,7 +80,7 @@ static struct box *build(lua_State *L, int idx)
 {
 	struct box *b = lp_class_alloc(L, &box_class, sizeof *b, 0);
 	if (!(b->f = lp_flame_new()))
-		luaL_error(L, "out of memory");
+		lp_nomem(L);
 	struct lp_flame_opts o = { 0 };
 	int opts = idx + 1;
 	if (!lua_isnoneornil(L, opts)) {
@@ -100,7 +100,7 @@ static struct box *build(lua_State *L, int idx)
 	}
 	lp_stacks_each(L, idx, add_count, b->f, "flamegraph");
 	if (lp_flame_svg(b->f, &o, &b->out))
-		luaL_error(L, "flamegraph: out of memory");
+		lp_nomem(L);
 	return b;
 }
 

@@ -243,7 +243,7 @@ static int l_tostring(lua_State *L)
 	char *text = h->linear ? lp_hist_text(h->b, h->nr, lp_lhist_label, &h->lh, &n) :
 				 lp_hist_text(h->b, h->nr, NULL, NULL, &n);
 	if (!text)
-		return luaL_error(L, "out of memory");
+		return lp_nomem(L);
 	lua_pushlstring(L, text, n);
 	free(text);
 	return 1;

@@ -210,7 +210,7 @@ static void value(struct enc *e, int idx, int depth)
 		lp_argerror(L, 1, "cannot encode a %s", luaL_typename(L, idx));
 	}
 	if (e->b->err)
-		luaL_error(L, "json.encode: out of memory");
+		lp_nomem(L);
 }
 
 static const struct lp_class buffer_class;

@@ -65,7 +65,7 @@ static struct lpprof *check(lua_State *L)
 static void nomem(lua_State *L, int rc)
 {
 	if (rc)
-		luaL_error(L, "pprof: out of memory");
+		lp_nomem(L);
 }
 
 /* The mapping id of the object holding ip in the sample's process (or the
@@ -126,14 +126,14 @@ static uint64_t location_of(lua_State *L, struct lpprof *w, struct lp_run *run, 
 	bool added = false;
 	int64_t e = lp_hmap_find(w->locs, key, sizeof key, lp_hash(key, sizeof key), true, &added);
 	if (e < 0)
-		luaL_error(L, "pprof: out of memory");
+		lp_nomem(L);
 	uint64_t *v = lp_hmap_value(w->locs, (size_t)e);
 	if (added) {
 		struct lp_pprof_line lines[16];
 		size_t n = lines_of(run, i, lines, 16);
 		*v = lp_pprof_location(w->p, mapping, key[1], lines, n);
 		if (!*v)
-			luaL_error(L, "pprof: out of memory");
+			lp_nomem(L);
 	}
 	return *v;
 }
@@ -202,7 +202,7 @@ static uint64_t table_location(lua_State *L, struct lpprof *w, int idx)
 	uint64_t id = lp_pprof_location(w->p, 0, ip, &line, line.function ? 1 : 0);
 	lua_pop(L, 4);
 	if (!id)
-		luaL_error(L, "pprof: out of memory");
+		lp_nomem(L);
 	return id;
 }
 
@@ -366,7 +366,7 @@ static int l_new(lua_State *L)
 	lua_settop(L, 1);       /* luaprof.pprof(): the profile is not argument 1 */
 	struct lpprof *w = lp_class_alloc(L, &profile_class, sizeof *w, 0);
 	if (!(w->p = lp_pprof_new()) || !(w->locs = lp_hmap_new()))
-		return luaL_error(L, "pprof: out of memory");
+		return lp_nomem(L);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	w->time0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;

@@ -74,12 +74,12 @@ static int l_post(lua_State *L)
 	int bad = lp_url_parse(url, &u, why, sizeof why);
 	lp_url_free(&u);
 	if (bad == -ENOMEM)
-		return luaL_error(L, "push: out of memory");
+		return lp_nomem(L);
 	if (bad)
 		return luaL_argerror(L, 2, lua_pushfstring(L, "a URL libcurl takes (%s)", why));
 	int rc = lp_push_post(p, url, ct, body, len);
 	if (rc == -ENOMEM)
-		return luaL_error(L, "push: out of memory");
+		return lp_nomem(L);
 	lua_pushboolean(L, rc == 0);
 	return 1;
 }

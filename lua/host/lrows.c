@@ -277,7 +277,7 @@ static int l_new(lua_State *L)
 	read_spec(L, &spec);
 	struct lp_report_reg **v = realloc(run->reports.v, (run->reports.n + 1) * sizeof *v);
 	if (!v)
-		return luaL_error(L, "out of memory");
+		return lp_nomem(L);
 	run->reports.v = v;
 	struct lp_report_reg *g = lp_class_alloc(L, &report_class, sizeof *g, 0);
 	*g = spec;
@@ -294,7 +294,7 @@ static int l_add(lua_State *L)
 	luaL_argcheck(L, !g->feed_all, 1, "this report is fed every sample (feed = \"all\")");
 	struct lp_run *run = lp_view_check(L, 2);
 	if (add_sample(run, g))
-		return luaL_error(L, "out of memory");
+		return lp_nomem(L);
 	return 0;
 }
 
@@ -369,7 +369,7 @@ static int l_rows(lua_State *L)
 	if (sorted) {
 		long k = lp_rows_sort(r, children, (size_t)limit, &order);
 		if (k < 0)
-			return luaL_error(L, "out of memory");
+			return lp_nomem(L);
 		n = (size_t)k;
 	}
 	lua_createtable(L, (int)n, 2);

@@ -168,7 +168,7 @@ static void filter_events(lua_State *L, struct lp_cli *cli, const char *pattern,
 			continue;
 		matched++;
 		if (!e->filter && lp_cli_add_filter(e, expr))
-			luaL_error(L, "luaprof.setup: out of memory");
+			lp_nomem(L);
 	}
 	if (!matched && !cli->user_events)
 		lp_argerror(L, 1, "filter%s%s%s names none of the tracepoints in events",

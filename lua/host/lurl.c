@@ -46,7 +46,7 @@ static int l_parse(lua_State *L)
 	if (rc == -ELIBACC)
 		return no_curl(L);
 	if (rc == -ENOMEM)
-		return luaL_error(L, "url: out of memory");
+		return lp_nomem(L);
 	if (rc) {
 		lua_pushnil(L);
 		lua_pushstring(L, err);
@@ -86,7 +86,7 @@ static int l_build(lua_State *L)
 	if (!s && errno == ELIBACC)
 		return no_curl(L);
 	if (!s)
-		return errno == ENOMEM ? luaL_error(L, "url.build: out of memory") :
+		return errno == ENOMEM ? lp_nomem(L) :
 		       lp_argerror(L, 1, "%s", err);
 	lua_pushstring(L, s);
 	free(s);
@@ -104,7 +104,7 @@ static int l_shown(lua_State *L)
 	}
 	char *big = malloc(n + 1);
 	if (!big)
-		return luaL_error(L, "url: out of memory");
+		return lp_nomem(L);
 	lp_url_shown(s, big, n + 1);
 	lua_pushlstring(L, big, n);
 	free(big);
