@@ -478,7 +478,7 @@ static void skip_rest(struct lp_run *run, const struct lp_source *src, bool reco
 		fprintf(stderr, "luaprof: a second signal: the %llu samples still queued for the "
 				"script were skipped (on_end sees the %llu it got%s)\n",
 			(unsigned long long)skipped,
-			(unsigned long long)run->stats.samples,
+			(unsigned long long)run->loop->stats.samples,
 			recording ? "; the recording has them all" : "");
 }
 
@@ -631,8 +631,8 @@ static int live_loop(struct live_run *lr)
 	check_handlers(run, cli);
 	if (!run->failed)
 		call_on_start(run, cli, lr->lv);
-	run->interval.set_alarm = source_alarm;
-	run->interval.alarm_ctx = lr->lv;
+	run->loop->interval.set_alarm = source_alarm;
+	run->loop->interval.alarm_ctx = lr->lv;
 	int rc = live_go(lr);
 	if (rc == 0 && lr->started) {
 		struct live_src ctx;
@@ -668,9 +668,9 @@ static int live_report(struct live_run *lr, int rc, int status)
 		report_silent_watchpoints(lr->lv, lr->cli);
 	set_usage(run, lr->lv);
 	set_backlog(run, lr->lv);
-	if (lr->cli->sampling.count_only && lr->t1 > run->interval.last_time)
-		run->interval.last_time = lr->t1;
-	if (rc == 0 || (run->hook_error && !xerr))
+	if (lr->cli->sampling.count_only && lr->t1 > run->loop->interval.last_time)
+		run->loop->interval.last_time = lr->t1;
+	if (rc == 0 || (run->loop->hook_error && !xerr))
 		lp_run_end(run, lr->t1 - lr->t0, status >= 0 ? exit_code(status) : -1);
 	return rc;
 }
@@ -702,8 +702,8 @@ static int live_finish(struct live_run *lr, int rc)
 		return LP_EXIT_FAILURE;
 	if (status >= 0)
 		return exit_code(status);
-	run->end_signal = lp_cmd_signal_first();
-	return run->end_signal ? 128 + run->end_signal : 0;
+	run->loop->end_signal = lp_cmd_signal_first();
+	return run->loop->end_signal ? 128 + run->loop->end_signal : 0;
 }
 
 int lp_run_live(struct lp_run *run, struct lp_cli *cli)

@@ -207,12 +207,12 @@ void lp_agg_regs_free(struct lp_run *run)
 	run->aggs.n = 0;
 }
 
-bool lp_agg_order_free(const struct lp_run *run)
+bool lp_agg_order_free(const struct lp_run *run, bool timed_calls)
 {
 	static const enum lp_hook timed[] = {   /* on_interval runs only with interval.ns */
 		LP_HOOK_COMM, LP_HOOK_FORK, LP_HOOK_EXIT, LP_HOOK_SWITCH, LP_HOOK_KEY,
 	};
-	if (!run->aggs.only || run->interval.ns)
+	if (!run->aggs.only || timed_calls)
 		return false;
 	for (size_t i = 0; i < sizeof timed / sizeof timed[0]; i++)
 		if (run->vm.ref[timed[i]] != LUA_NOREF)

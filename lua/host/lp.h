@@ -65,22 +65,7 @@ struct lp_source {
 	int (*next_ref)(void *ctx, const struct lp_record **rec, int *event);
 };
 
-/* What the loop knows of each event (run->evinfo[event + 1]), settled at
- * the event's first sample. */
 struct lp_tpview;
-
-struct lp_evinfo {
-	bool ready;
-	bool handled;                   /* a handler takes its samples */
-	const char *hook;               /* which: "on_event" or "on_sample" */
-	bool on_sample;                 /* the handler is on_sample (LP_SLOT_ON_SAMPLE) */
-	const struct lp_tp_format *fmt; /* s.args */
-	struct lp_tpview *tp;           /* ltrace.c: s.args of a handled event with fmt */
-	uint64_t sample_type;           /* what its samples carry (PERF_SAMPLE_*) */
-	struct lp_agg *agg;             /* lagg.c: a one-liner's C aggregation takes
-					 * its samples instead of the handler */
-	bool agg_comm, agg_sym;         /* which want each sample's comm, sym */
-};
 
 struct lp_run;
 
@@ -151,6 +136,7 @@ struct lp_guard {
 };
 
 struct lp_cli;
+struct lp_loop;
 
 /* The script's hooks: global functions it may define, found once its top
  * level has run, as Lua's ltm.c keeps its metamethods (an enum and a table
@@ -191,26 +177,6 @@ struct lp_run_opt {
 	int stopped;                    /* luaprof.options stopped the top level: 1 --help or a
 					 * listing (exit 0), 2 a bad option (reported, exit 255) */
 	char *description;              /* LP_MODE_DESCRIBE: what luaprof.options said (malloc) */
-};
-
-/* run.c: on_interval. */
-struct lp_run_interval {
-	uint64_t ns;                    /* the period; 0: none */
-	uint64_t next, prev;            /* the next boundary; the previous call's time */
-	uint64_t first;                 /* the first timed record's time */
-	uint64_t last_time;             /* the latest record time */
-	uint64_t samples;               /* samples since the previous call */
-	bool count_only;                /* nothing is sampled: intervals run from
-					   lp_run_set_origin, not the first record */
-	void (*set_alarm)(void *ctx, uint64_t t);       /* live runs: lp_live_set_alarm */
-	void *alarm_ctx;
-};
-
-/* What the run counted, for on_end. */
-struct lp_run_stats {
-	uint64_t samples;               /* delivered to on_sample */
-	uint64_t lost;                  /* LOST records and the kernel's LOST_SAMPLES */
-	uint64_t lost_summary;          /* perf record's end-of-run LOST_SAMPLES */
 };
 
 /* Live runs: the events as opened (s.args, s.retval, s.values), whose
@@ -298,15 +264,14 @@ struct lp_run {
 	struct lp_run_opt opt;
 	struct lp_cli *cli;             /* the command line, for luaprof.setup; NULL replaying */
 	const struct lp_source *src;    /* while the loop runs */
-	struct lp_evinfo *evinfo;       /* per event + 1, grown as events appear */
-	size_t nr_evinfo;
 	struct lp_view view;
 	struct lp_switch_view switch_view;
 	struct lp_procs *procs;
 	struct lp_resolver *resolver;
 	struct lp_hmap *targets;        /* ltarget.c: the pids followed; NULL: all */
-	struct lp_run_stats stats;
-	struct lp_run_interval interval;
+	struct lp_loop *loop;           /* lua/cmd/run.h: the driver loop's own state
+					 * (NULL when no loop runs); the host never
+					 * reads it */
 	struct lp_run_live live;
 	volatile sig_atomic_t exit_requested;   /* luaprof.exit(), the output closed, or a
 						 * second signal: the loop ends */
@@ -318,12 +283,6 @@ struct lp_run {
 	bool failed;                    /* a hook raised an error */
 	char *error;                    /* vm.c: the first hook error's line, for
 					 * on_end's info.error (malloc'd) */
-	bool hook_error;                /* run.c: a hook's error stopped the loop: on_end
-					 * still runs, with info.error */
-	int watched;                    /* the fd the source watches for keys, -1: none */
-	volatile sig_atomic_t interrupted;      /* a signal stopped the run (replays) */
-	int end_signal;                 /* the exit status is 128+end_signal, for the
-					 * signal that ended the run: luaprof dies of it */
 	struct lp_run_stack stack;
 	struct lp_run_aggs aggs;
 	struct lp_run_reports reports;
@@ -445,7 +404,7 @@ void lp_stack_free(struct lp_run *run);
 void lp_sample_open(lua_State *L, struct lp_run *run);
 void lp_sample_invalidate(lua_State *L, struct lp_run *run);
 
-/* lsample.c: the one check of the views a hook is given (s, t of
+/* lview.c: the one check of the views a hook is given (s, t of
  * on_switch, s.args), which expire when the call returns.
  * lp_view_expired raises the error for a view of kind (LP_VIEW_*) used
  * after its call: as argument arg of the function called ("bad argument
@@ -456,6 +415,9 @@ void lp_sample_invalidate(lua_State *L, struct lp_run *run);
  * sample view, a type error for any other value. */
 int lp_view_expired(lua_State *L, unsigned kind, int arg);
 struct lp_run *lp_view_check(lua_State *L, int idx);
+/* lview.c: the tag of the view at idx (LP_VIEW_*), or 0 when it is no
+ * view (another light userdata, or no light userdata). */
+unsigned lp_view_tag(lua_State *L, int idx);
 
 /* ltrace.c: s.args, the fields of a tracepoint sample (see ltrace.c),
  * and s.raw (its raw data as a string, or nil); luaprof.syscall_name and
@@ -544,10 +506,10 @@ struct lp_aggmap *lp_l_checkaggmap(lua_State *L, int idx);
 /* lagg.c: whether the run's answer is the same in any order of its
  * records: every sample goes to a C aggregation (aggs.only) keyed by what
  * the sample itself holds (not comm or sym, which depend on the process
- * records before it), and no hook sees time pass (on_interval) or the
- * process records.  A replay then reads in file order
- * (lp_perfdata_unordered). */
-bool lp_agg_order_free(const struct lp_run *run);
+ * records before it), and no hook sees time pass (timed_calls: the loop
+ * calls on_interval) or the process records.  A replay then reads in
+ * file order (lp_perfdata_unordered). */
+bool lp_agg_order_free(const struct lp_run *run, bool timed_calls);
 
 /* lstack.c: luaprof.frame(pid, addr [, kernel]). */
 int lp_l_frame(lua_State *L);

@@ -64,50 +64,11 @@ static const char *const field_names[] = {
 
 static const struct lp_fieldset sample_fields = LP_FIELDSET("s", "a sample", field_names);
 
-/* The tag of the view at idx (LP_VIEW_*), or 0 when it is no view
- * (another light userdata). */
-static unsigned view_tag(lua_State *L, int idx)
-{
-	return lua_type(L, idx) == LUA_TLIGHTUSERDATA ?
-	       (uintptr_t)lua_touserdata(L, idx) & LP_VIEW_TAG : 0;
-}
-
-/* What a view used after its call says, by its kind. */
-static const char *const expired_msg[] = {
-	[LP_VIEW_SAMPLE] = "this sample's view expired when its on_sample returned: copy the "
-			   "fields you need (local x = s.sym)",
-	[LP_VIEW_EVENT] = "this sample's view expired when its on_event handler returned: copy "
-			  "the fields you need (local x = s.sym)",
-	[LP_VIEW_SWITCH] = "this switch record's view expired when its on_switch returned: copy "
-			   "the fields you need (local x = t.tid)",
-	[LP_VIEW_ARGS] = "s.args used outside on_sample: copy the fields you need into your own "
-			 "table while on_sample runs",
-};
-
-int lp_view_expired(lua_State *L, unsigned kind, int arg)
-{
-	const char *msg = expired_msg[kind <= LP_VIEW_ARGS && kind ? kind : LP_VIEW_SAMPLE];
-	return arg ? luaL_argerror(L, arg, msg) : luaL_error(L, "%s", msg);
-}
-
-struct lp_run *lp_view_check(lua_State *L, int idx)
-{
-	struct lp_run *run = lp_get_run(L);
-	const void *ud = lua_touserdata(L, idx);
-	if (ud && ud == run->view.ud && run->view.rec)
-		return run;
-	unsigned tag = view_tag(L, idx);
-	if (tag == LP_VIEW_SAMPLE || tag == LP_VIEW_EVENT)
-		lp_view_expired(L, tag, idx);
-	luaL_typeerror(L, idx, LP_SAMPLE_MT);
-	return NULL;
-}
-
 /* Argument 1 is not the current sample's view: a switch record's (its
  * own __index), or an expired view (an error, saying whose). */
 static int not_current(lua_State *L, struct lp_run *run)
 {
-	unsigned tag = view_tag(L, 1);
+	unsigned tag = lp_view_tag(L, 1);
 	if (tag == LP_VIEW_SWITCH && run->switch_view.index)
 		return run->switch_view.index(L, run);
 	if (tag == LP_VIEW_SAMPLE || tag == LP_VIEW_EVENT)
@@ -308,7 +269,7 @@ static int l_index(lua_State *L)
 
 static int l_newindex(lua_State *L)
 {
-	if (view_tag(L, 1) == LP_VIEW_SWITCH)
+	if (lp_view_tag(L, 1) == LP_VIEW_SWITCH)
 		return luaL_error(L, "a switch record is read-only (copy its fields into a table "
 				     "of your own)");
 	return luaL_error(L, "sample fields are read-only (field '%s')",
@@ -318,7 +279,7 @@ static int l_newindex(lua_State *L)
 static int l_tostring(lua_State *L)
 {
 	struct lp_run *run = lp_get_run(L);
-	unsigned tag = view_tag(L, 1);
+	unsigned tag = lp_view_tag(L, 1);
 	if (tag == LP_VIEW_SWITCH && run->switch_view.tostring)
 		return run->switch_view.tostring(L, run);
 	if (!tag)

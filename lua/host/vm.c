@@ -80,7 +80,7 @@ static int msgh(lua_State *L)
 void lp_run_init(struct lp_run *run)
 {
 	*run = (struct lp_run){ .switch_view.ref = LUA_NOREF, .live.user_ns = -1,
-				.live.sys_ns = -1, .watched = -1 };
+				.live.sys_ns = -1 };
 	for (int h = 0; h < LP_HOOK_N; h++)
 		run->vm.ref[h] = LUA_NOREF;
 }
@@ -459,10 +459,6 @@ void lp_vm_close(struct lp_run *run)
 	lp_agg_regs_free(run);
 	lp_reports_free(run);
 	lp_fold_free(run);
-	for (size_t i = 0; i < run->nr_evinfo; i++)
-		lp_trace_view_free(run->evinfo[i].tp);
-	free(run->evinfo);
-	run->evinfo = NULL;
 	lp_stack_free(run);
 	lp_strings_free(run);
 	lp_idents_free(run);
