@@ -131,14 +131,14 @@ static int setup_counts(struct lp_run *run, struct lp_live *lv, const struct lp_
 	run->live.specs = cli->events.v;
 	run->live.nr_specs = cli->events.n;
 	run->live.on = true;
-	run->live.counts_now = calloc(cli->events.n, sizeof *run->live.counts_now);
-	run->live.counts_prev = calloc(cli->events.n, sizeof *run->live.counts_prev);
-	if (!run->live.counts_now || !run->live.counts_prev) {
+	run->loop->live.counts_now = calloc(cli->events.n, sizeof *run->loop->live.counts_now);
+	run->loop->live.counts_prev = calloc(cli->events.n, sizeof *run->loop->live.counts_prev);
+	if (!run->loop->live.counts_now || !run->loop->live.counts_prev) {
 		fprintf(stderr, "luaprof: out of memory\n");
 		return -1;
 	}
-	run->live.read_counts = source_counts;
-	run->live.counts_ctx = lv;
+	run->loop->live.read_counts = source_counts;
+	run->loop->live.counts_ctx = lv;
 	return 0;
 }
 
@@ -149,17 +149,17 @@ static void set_usage(struct lp_run *run, const struct lp_live *lv)
 	const struct rusage *ru = lp_live_usage(lv);
 	if (!ru)
 		return;
-	run->live.user_ns = (int64_t)ru->ru_utime.tv_sec * 1000000000 + ru->ru_utime.tv_usec * 1000;
-	run->live.sys_ns = (int64_t)ru->ru_stime.tv_sec * 1000000000 + ru->ru_stime.tv_usec * 1000;
+	run->loop->live.user_ns = (int64_t)ru->ru_utime.tv_sec * 1000000000 + ru->ru_utime.tv_usec * 1000;
+	run->loop->live.sys_ns = (int64_t)ru->ru_stime.tv_sec * 1000000000 + ru->ru_stime.tv_usec * 1000;
 }
 
 /* How far the script fell behind, for on_end's info.backlog. */
 static void set_backlog(struct lp_run *run, const struct lp_live *lv)
 {
 	const struct lp_live_stats *st = lp_live_stats(lv);
-	run->live.has_backlog = true;
-	run->live.max_backlog = st->max_backlog;
-	run->live.max_lag_ns = st->max_lag_ns;
+	run->loop->live.has_backlog = true;
+	run->loop->live.max_backlog = st->max_backlog;
+	run->loop->live.max_lag_ns = st->max_lag_ns;
 }
 
 

@@ -152,7 +152,7 @@ static void add_count(lua_State *L, const char *name, const struct lp_count *c)
 /* Reads the counts now (once per call of on_interval or on_end). */
 static bool read_counts(struct lp_run *run)
 {
-	return run->live.read_counts && !run->live.read_counts(run->live.counts_ctx, run->live.counts_now);
+	return run->loop->live.read_counts && !run->loop->live.read_counts(run->loop->live.counts_ctx, run->loop->live.counts_now);
 }
 
 /* Sets info.values: the counter values since the previous call (delta) or the
@@ -162,16 +162,16 @@ static void push_counts(struct lp_run *run, bool delta)
 	lua_State *L = run->vm.L;
 	lua_createtable(L, 0, (int)run->live.nr_specs);
 	for (size_t i = 0; i < run->live.nr_specs; i++) {
-		struct lp_count c = run->live.counts_now[i];
+		struct lp_count c = run->loop->live.counts_now[i];
 		if (delta) {
-			c.value -= run->live.counts_prev[i].value;
-			c.enabled -= run->live.counts_prev[i].enabled;
-			c.running -= run->live.counts_prev[i].running;
+			c.value -= run->loop->live.counts_prev[i].value;
+			c.enabled -= run->loop->live.counts_prev[i].enabled;
+			c.running -= run->loop->live.counts_prev[i].running;
 		}
 		add_count(L, run->live.specs[i].name, &c);
 	}
 	lua_setfield(L, -2, "values");
-	memcpy(run->live.counts_prev, run->live.counts_now, run->live.nr_specs * sizeof *run->live.counts_now);
+	memcpy(run->loop->live.counts_prev, run->loop->live.counts_now, run->live.nr_specs * sizeof *run->loop->live.counts_now);
 }
 
 static const char *const interval_names[] = {
@@ -416,7 +416,7 @@ int lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t n
 void lp_loop_init(struct lp_run *run, struct lp_loop *loop)
 {
 	lp_run_init(run);
-	*loop = (struct lp_loop){ .watched = -1 };
+	*loop = (struct lp_loop){ .watched = -1, .live.user_ns = -1, .live.sys_ns = -1 };
 	run->loop = loop;
 }
 
@@ -447,19 +447,19 @@ void lp_run_set_origin(struct lp_run *run, uint64_t t)
 static void end_extras(struct lp_run *run, bool counted)
 {
 	lua_State *L = run->vm.L;
-	if (run->live.user_ns >= 0 && run->live.sys_ns >= 0) {
-		lua_pushinteger(L, run->live.user_ns);
+	if (run->loop->live.user_ns >= 0 && run->loop->live.sys_ns >= 0) {
+		lua_pushinteger(L, run->loop->live.user_ns);
 		lua_setfield(L, -2, "user_time");
-		lua_pushinteger(L, run->live.sys_ns);
+		lua_pushinteger(L, run->loop->live.sys_ns);
 		lua_setfield(L, -2, "sys_time");
 	}
 	if (counted)
 		push_counts(run, false);
-	if (run->live.has_backlog) {    /* as the stderr line says it */
+	if (run->loop->live.has_backlog) {    /* as the stderr line says it */
 		lua_createtable(L, 0, 2);
-		lua_pushinteger(L, (lua_Integer)run->live.max_backlog);
+		lua_pushinteger(L, (lua_Integer)run->loop->live.max_backlog);
 		lua_setfield(L, -2, "samples");
-		lua_pushnumber(L, (lua_Number)run->live.max_lag_ns / 1e9);
+		lua_pushnumber(L, (lua_Number)run->loop->live.max_lag_ns / 1e9);
 		lua_setfield(L, -2, "seconds");
 		lua_setfield(L, -2, "backlog");
 	}

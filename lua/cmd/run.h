@@ -43,11 +43,26 @@ struct lp_evinfo {
 	bool agg_comm, agg_sym;         /* which want each sample's comm, sym */
 };
 
+/* A live run's counts for info.values (nr_specs entries; counts_prev
+ * holds them at the previous on_interval), the command's CPU times and
+ * the drain thread's backlog. */
+struct lp_count;
+struct lp_loop_live {
+	int (*read_counts)(void *ctx, struct lp_count *out);
+	void *counts_ctx;
+	struct lp_count *counts_prev, *counts_now;
+	int64_t user_ns, sys_ns;        /* -1: unknown */
+	bool has_backlog;               /* the drain thread's backlog is known */
+	uint64_t max_backlog;           /* most samples waiting for the script */
+	uint64_t max_lag_ns;            /* how old the oldest of them was, at most */
+};
+
 /* The driver loop's own state (run->loop): what the host never reads,
  * beside the loop that owns it. */
 struct lp_loop {
 	struct lp_run_stats stats;
 	struct lp_run_interval interval;
+	struct lp_loop_live live;
 	bool hook_error;                /* a hook's error stopped the loop: on_end
 					 * still runs, with info.error */
 	int watched;                    /* the fd the source watches for keys, -1: none */

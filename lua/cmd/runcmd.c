@@ -146,8 +146,8 @@ int lp_run_main(int argc, char **argv)
 	if (lp_vm_flush(&run))
 		status = LP_EXIT_FAILURE;
 	lp_cmd_signals_run(NULL);
-	free(run.live.counts_now);
-	free(run.live.counts_prev);
+	free(run.loop->live.counts_now);
+	free(run.loop->live.counts_prev);
 	lp_vm_close(&run);
 	lp_loop_free(&loop);
 	lp_targets_free(&run);

@@ -38,7 +38,6 @@
 struct lp_tp_format;
 struct lp_hmap;
 struct lp_event_spec;
-struct lp_count;
 
 /* Where records come from: a live run or a recording. */
 struct lp_source {
@@ -180,20 +179,12 @@ struct lp_run_opt {
 };
 
 /* Live runs: the events as opened (s.args, s.retval, s.values), whose
- * process memory USDT arguments may be read from, their counts for
- * info.values (nr_specs entries; counts_prev holds them at the previous
- * on_interval), and the command's CPU times. */
+ * process memory USDT arguments may be read from (their counts and the
+ * command's CPU times are the loop's: lua/cmd/run.h). */
 struct lp_run_live {
 	bool on;                        /* a live run (not a replay) */
 	const struct lp_event_spec *specs;
 	size_t nr_specs;
-	int (*read_counts)(void *ctx, struct lp_count *out);
-	void *counts_ctx;
-	struct lp_count *counts_prev, *counts_now;
-	int64_t user_ns, sys_ns;        /* -1: unknown */
-	bool has_backlog;               /* the drain thread's backlog is known */
-	uint64_t max_backlog;           /* most samples waiting for the script */
-	uint64_t max_lag_ns;            /* how old the oldest of them was, at most */
 };
 
 /* lstack.c, lfold.c: what symbolizing the current sample's stack uses. */

@@ -79,8 +79,7 @@ static int msgh(lua_State *L)
 
 void lp_run_init(struct lp_run *run)
 {
-	*run = (struct lp_run){ .switch_view.ref = LUA_NOREF, .live.user_ns = -1,
-				.live.sys_ns = -1 };
+	*run = (struct lp_run){ .switch_view.ref = LUA_NOREF };
 	for (int h = 0; h < LP_HOOK_N; h++)
 		run->vm.ref[h] = LUA_NOREF;
 }
