@@ -113,11 +113,11 @@ static int keys_of(struct enc *e, int idx)
 			lua_pushfstring(L, "%I", (LUAI_UACINT)lua_tointeger(L, -1));
 		else
 			lp_argerror(L, 1, "an object key must be a string or an integer, "
-				      "not %s", luaL_typename(L, -1));
+				    "not %s", luaL_typename(L, -1));
 		lua_pushvalue(L, -1);
 		if (lua_rawget(L, -4) != LUA_TNIL)
 			lp_argerror(L, 1, "keys %s and \"%s\" are the same in JSON",
-				   lua_tostring(L, -2), lua_tostring(L, -2));
+				    lua_tostring(L, -2), lua_tostring(L, -2));
 		lua_pop(L, 1);
 		lua_pushvalue(L, -1);
 		lua_rawseti(L, -5, ++n);        /* names[n] = name */

@@ -60,7 +60,7 @@ static void set_events(lua_State *L, struct lp_cli *cli)
 		}
 	} else {
 		lp_argerror(L, 1, "events must be a list of event names or a "
-			      "comma-separated string");
+			    "comma-separated string");
 	}
 	cli->user_events = false;       /* still the script's, not the user's */
 }
@@ -99,7 +99,7 @@ static void set_call_graph(lua_State *L, struct lp_cli *cli)
 		s.callchain |= lua_toboolean(L, -1);
 	else if (lua_type(L, -1) != LUA_TSTRING)
 		lp_argerror(L, 1, "call_graph must be true, false, \"fp\", \"dwarf\" "
-			      "or \"dwarf,SIZE\"");
+			    "or \"dwarf,SIZE\"");
 	else if (lp_cli_call_graph(&s, lua_tostring(L, -1), err, sizeof err))
 		lp_argerror(L, 1, "call_graph: %s", err);
 	if (!cli->call_graph_given)
@@ -151,7 +151,7 @@ static void set_interval(lua_State *L, struct lp_cli *cli)
 	lua_Integer v = lua_tointegerx(L, -1, &ok);
 	if (!ok || v <= 0 || v > 86400000)
 		lp_argerror(L, 1, "interval must be a number of milliseconds from 1 to "
-			      "86400000 (a day), as -I takes");
+			    "86400000 (a day), as -I takes");
 	if (!cli->interval_ns)
 		cli->interval_ns = v * 1000000;        /* milliseconds */
 }
@@ -172,8 +172,8 @@ static void filter_events(lua_State *L, struct lp_cli *cli, const char *pattern,
 	}
 	if (!matched && !cli->user_events)
 		lp_argerror(L, 1, "filter%s%s%s names none of the tracepoints in events",
-			   pattern ? " for '" : "", pattern ? LP_SHOW(pattern) : "",
-			   pattern ? "'" : "");
+			    pattern ? " for '" : "", pattern ? LP_SHOW(pattern) : "",
+			    pattern ? "'" : "");
 }
 
 /* filter = "EXPR" (every tracepoint) or { [EVENT or glob] = "EXPR", ... }.
@@ -187,11 +187,11 @@ static void set_filter(lua_State *L, struct lp_cli *cli)
 	}
 	if (!lua_istable(L, -1))
 		lp_argerror(L, 1, "filter must be a string or a table of event names "
-			      "to filter expressions");
+			    "to filter expressions");
 	for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
 		if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
 			lp_argerror(L, 1, "filter must map event names to expressions "
-				      "such as [\"sched:sched_switch\"] = \"prev_pid == 1\"");
+				    "such as [\"sched:sched_switch\"] = \"prev_pid == 1\"");
 		filter_events(L, cli, lua_tostring(L, -2), lua_tostring(L, -1));
 	}
 }
@@ -237,7 +237,7 @@ static void unknown_key(lua_State *L, const char *name)
 	}
 	luaL_pushresult(&b);
 	lp_argerror(L, 1, "unknown key '%s' (known: %s)", LP_SHOW(name),
-		   lua_tostring(L, -1));
+		    lua_tostring(L, -1));
 }
 
 int lp_setup(lua_State *L)

@@ -127,9 +127,9 @@ static void tracepoint(lua_State *L, struct lp_event_spec *e, bool all)
 		if (!fl || !pointer_field(fl)) {
 			lp_tp_format_free(f);
 			lp_argerror(L, 1, "strings: %s%s%s is not a pointer field of '%s' "
-				   "(its fields: luaprof list --fields %s)", name ? "'" : "entry ",
-				   name ? name : lua_typename(L, lua_type(L, -1)), name ? "'" : "",
-				   e->name, e->name);
+				    "(its fields: luaprof list --fields %s)", name ? "'" : "entry ",
+				    name ? name : lua_typename(L, lua_type(L, -1)), name ? "'" : "",
+				    e->name, e->name);
 		}
 		add_ptr(e, fl, prompt);
 		lua_pop(L, 1);
@@ -156,8 +156,8 @@ static void probe(lua_State *L, struct lp_event_spec *e, bool all)
 			e->fetch |= (uint8_t)(1u << (a - 1));
 		else
 			lp_argerror(L, 1, "strings: '%s' keeps %s", e->name,
-				   ret ? "\"retval\" (the returned string)" :
-				   "arguments 1 to 6 (s.args[N]: { 1 } for the first)");
+				    ret ? "\"retval\" (the returned string)" :
+				    "arguments 1 to 6 (s.args[N]: { 1 } for the first)");
 		lua_pop(L, 1);
 	}
 }
@@ -174,7 +174,7 @@ static void apply(lua_State *L, struct lp_event_spec *e)
 		probe(L, e, all);
 	else if (!all)
 		lp_argerror(L, 1, "strings: '%s' has no string arguments luaprof can keep "
-			   "(tracepoints, uprobes and uretprobes have)", e->name);
+			    "(tracepoints, uprobes and uretprobes have)", e->name);
 }
 
 void lp_strings_setup(lua_State *L, struct lp_cli *cli)
@@ -187,11 +187,11 @@ void lp_strings_setup(lua_State *L, struct lp_cli *cli)
 	}
 	if (!lua_istable(L, -1))
 		lp_argerror(L, 1, "strings must be true or a table of event names (or "
-			      "globs) to true or a list of fields or arguments");
+			    "globs) to true or a list of fields or arguments");
 	for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
 		if (lua_type(L, -2) != LUA_TSTRING || (!lua_istable(L, -1) && !lua_isboolean(L, -1)))
 			lp_argerror(L, 1, "strings must map event names to true or a list "
-				      "such as { \"filename\" } or { 1 }");
+				    "such as { \"filename\" } or { 1 }");
 		const char *pattern = lua_tostring(L, -2);
 		size_t matched = 0;
 		for (size_t i = 0; i < cli->events.n; i++) {
@@ -202,6 +202,6 @@ void lp_strings_setup(lua_State *L, struct lp_cli *cli)
 		}
 		if (!matched && !cli->user_events)
 			lp_argerror(L, 1, "strings for '%s' names none of the events",
-				   pattern);
+				    pattern);
 	}
 }
