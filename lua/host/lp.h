@@ -388,6 +388,13 @@ static inline const void *lp_view_next(struct lp_run *run, unsigned tag)
 	return (const void *)((++run->vm.view_gen << 2) | tag);
 }
 
+/* Whether ud is the sample view of the call running now (the one test;
+ * lp_view_check says why not). */
+static inline bool lp_view_is_current(const struct lp_run *run, const void *ud)
+{
+	return ud == run->view.ud && run->view.rec;
+}
+
 /* lstack.c: frees what symbolizing stacks keeps for the run. */
 void lp_stack_free(struct lp_run *run);
 

@@ -206,7 +206,7 @@ static int field_of(lua_State *L, struct lp_run *run)
 static int l_index(lua_State *L)
 {
 	struct lp_run *run = lp_get_run(L);
-	if (lua_touserdata(L, 1) != run->view.ud || !run->view.rec)
+	if (!lp_view_is_current(run, lua_touserdata(L, 1)))
 		return not_current(L, run);
 	const struct lp_sample *s = &run->view.rec->u.sample;
 	int f = field_of(L, run);
@@ -284,7 +284,7 @@ static int l_tostring(lua_State *L)
 		return run->switch_view.tostring(L, run);
 	if (!tag)
 		lua_pushfstring(L, "userdata: %p", lua_touserdata(L, 1));
-	else if (lua_touserdata(L, 1) != run->view.ud || !run->view.rec)
+	else if (!lp_view_is_current(run, lua_touserdata(L, 1)))
 		lua_pushliteral(L, LP_SAMPLE_MT " (expired)");
 	else
 		lua_pushfstring(L, LP_SAMPLE_MT " (tid %d, time %I)", (int)run->view.rec->u.sample.tid,

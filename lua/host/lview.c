@@ -40,7 +40,7 @@ struct lp_run *lp_view_check(lua_State *L, int idx)
 {
 	struct lp_run *run = lp_get_run(L);
 	const void *ud = lua_touserdata(L, idx);
-	if (ud && ud == run->view.ud && run->view.rec)
+	if (ud && lp_view_is_current(run, ud))
 		return run;
 	unsigned tag = lp_view_tag(L, idx);
 	if (tag == LP_VIEW_SAMPLE || tag == LP_VIEW_EVENT)
