@@ -49,17 +49,18 @@ struct lp_agg_reg {
 static const char *const cmps[] = { "==", "~=", "<", "<=", ">", ">=", NULL };
 static const char *const srcs[] = { "pid", "tid", "cpu", "comm", "sym", NULL };
 
-static void operand(lua_State *L, int idx, struct lp_agg_operand *o)
+/* The operand at idx, named key in agg.new's table (argument 1). */
+static void operand(lua_State *L, int idx, const char *key, struct lp_agg_operand *o)
 {
-	const char *s = luaL_checkstring(L, idx);
+	const char *s = lp_checkfield_string(L, idx, 1, key);
 	if (!strncmp(s, "field:", 6)) {
 		o->src = LP_AGG_FIELD;
 		if (strlen(s + 6) >= sizeof o->field)
-			lp_argerror(L, 1, "field name too long: %s", LP_SHOW(s + 6));
+			lp_argerror(L, 1, "%s: field name too long: %s", key, LP_SHOW(s + 6));
 		strcpy(o->field, s + 6);
 		return;
 	}
-	o->src = (uint8_t)luaL_checkoption(L, idx, NULL, srcs);
+	o->src = (uint8_t)lp_checkfield_option(L, idx, 1, key, NULL, srcs);
 }
 
 /* Reads field key of the table at 1 onto the stack; returns its type. */
@@ -78,22 +79,22 @@ static void read_spec(lua_State *L, struct lp_agg_spec *spec, const struct lp_ag
 		spec->nr_keys = (uint8_t)n;
 		for (lua_Integer i = 1; i <= n; i++) {
 			lua_geti(L, 2, i);
-			operand(L, 3, &spec->keys[i - 1]);
-			lua_pop(L, 1);
+			operand(L, 3, lua_pushfstring(L, "keys[%I]", i), &spec->keys[i - 1]);
+			lua_pop(L, 2);
 		}
 	}
 	if (spec->op != LP_AGG_COUNT) {
 		get(L, "value");
-		operand(L, 2, &spec->value);
+		operand(L, 2, "value", &spec->value);
 	}
 	if (get(L, "filter") == LUA_TTABLE) {
 		spec->has_filter = true;
 		lua_geti(L, 2, 1);
-		operand(L, 3, &spec->filter);
+		operand(L, 3, "filter[1]", &spec->filter);
 		lua_geti(L, 2, 2);
-		spec->cmp = (uint8_t)luaL_checkoption(L, 4, NULL, cmps);
+		spec->cmp = (uint8_t)lp_checkfield_option(L, 4, 1, "filter[2]", NULL, cmps);
 		lua_geti(L, 2, 3);
-		spec->filter_const = luaL_checkinteger(L, 5);
+		spec->filter_const = lp_checkfield_integer(L, 5, 1, "filter[3]");
 	}
 }
 
@@ -114,7 +115,7 @@ static int l_new(lua_State *L)
 	struct lp_aggmap *map = lp_l_checkaggmap(L, 2);
 	read_spec(L, &spec, map);
 	get(L, "event");
-	const char *event = luaL_checkstring(L, 2);
+	const char *event = lp_checkfield_string(L, 2, 1, "event");
 	lua_getfield(L, 1, "map");      /* 3 */
 	struct lp_run *run = lp_get_run(L);
 	struct lp_agg_reg *r = lp_class_alloc(L, &agg_class, sizeof *r, 1);
