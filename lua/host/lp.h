@@ -1,6 +1,8 @@
 /*
- * lp.h - internal to lua/: the state shared by the VM, the bindings, the
- * driver loop and the command line.
+ * lp.h - internal to lua/: the state of a run the host owns (the VM, the
+ * views, the bindings' state) and shares with the driver loop and the
+ * command line; what only the loop reads is in lua/cmd/run.h (struct
+ * lp_loop, run->loop).
  */
 #ifndef LP_LUA_H
 #define LP_LUA_H
