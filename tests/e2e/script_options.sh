@@ -83,10 +83,10 @@ no_options() {
 bad_declaration() {
 	printf 'luaprof.options{ description = "d", { "output", "string", "a", "h" } }\n' > "$TMP/dir1/reserved.lua"
 	expect_status 255 "$LUAPROF" run "$TMP/dir1/reserved.lua" -- true
-	expect_grep "reserved.lua:1: luaprof.options: option 1: --output is luaprof's own option" "$TMP/err"
+	expect_grep "reserved.lua:1: bad argument #1 to 'options' \(option 1: --output is luaprof's own option" "$TMP/err"
 	printf 'luaprof.options{ description = "d", { "n", "integer", "x", "h" } }\n' > "$TMP/dir1/badspec.lua"
 	expect_status 255 "$LUAPROF" run "$TMP/dir1/badspec.lua" -- true
-	expect_grep "badspec.lua:1: luaprof.options: option 1: the default does not have the option's type" "$TMP/err"
+	expect_grep "badspec.lua:1: bad argument #1 to 'options' \(option 1: the default does not have the option's type" "$TMP/err"
 }
 
 # luaprof's long options stay luaprof's after the script: --duration here.

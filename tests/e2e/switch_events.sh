@@ -101,7 +101,7 @@ written() {
 bad_setup() {
 	printf 'luaprof.setup{ switch_events = 1 }\n' > bad.lua
 	expect_status 255 "$LUAPROF" run ./bad.lua -- true
-	grep -q "luaprof.setup: switch_events must be true or false" "$TMP/err" || { cat "$TMP/err"; fail "no message for a bad switch_events"; }
+	grep -q "bad argument #1 to 'setup' (switch_events must be true or false)" "$TMP/err" || { cat "$TMP/err"; fail "no message for a bad switch_events"; }
 }
 
 scenario "live, per task" per_task
