@@ -25,7 +25,7 @@ luaprof.setup{ events = { "block:block_io_start", "block:block_io_done" }, all_c
 local bpftools = require "bpftools"
 local div = opt.unit == "us" and 1000 or 1000000
 local started = {}                      -- "dev:sector" -> start time
-local hists = {}                        -- key -> luaprof.hist
+local hists = bpftools.hists()          -- key ("" for --per=all) -> luaprof.hist
 
 function on_start()
   print("Tracing block device I/O...")
@@ -46,24 +46,10 @@ on_event["block:block_io_done"] = function(s)
   if not t0 then return end
   started[key] = nil
   local hk = opt.per == "disk" and bpftools.disk_name(f.dev) or ""
-  local h = hists[hk]
-  if not h then
-    h = luaprof.hist()
-    hists[hk] = h
-  end
-  h:add((s.time - t0) // div)
+  hists[hk]:add((s.time - t0) // div)
 end
 
 function on_end()
   print()
-  local name = opt.unit == "us" and "usecs" or "msecs"
-  if opt.per == "all" then
-    if hists[""] then
-      print("@" .. name .. ": ")
-      hists[""]:print()
-      print()
-    end
-  else
-    bpftools.print_hists(hists, name)
-  end
+  bpftools.print_hists(hists, opt.unit == "us" and "usecs" or "msecs")
 end

@@ -21,7 +21,7 @@ requests first.]],
 luaprof.setup{ events = { "block:block_rq_issue" } }
 
 local bpftools = require "bpftools"
-local hists = {}                        -- key -> luaprof.hist of sizes
+local hists = bpftools.hists()          -- key -> luaprof.hist of sizes
 
 function on_start()
   print("Tracing block device I/O...")
@@ -30,12 +30,7 @@ end
 function on_sample(s)
   local f = s.args
   local key = opt.per == "comm" and f.comm or opt.per == "pid" and string.format("%s, %d", f.comm, s.pid) or "all"
-  local h = hists[key]
-  if not h then
-    h = luaprof.hist()
-    hists[key] = h
-  end
-  h:add(f.bytes)
+  hists[key]:add(f.bytes)
 end
 
 function on_end()

@@ -33,7 +33,7 @@ local TASK_RUNNING, TASK_REPORT_MAX = luaprof.const.TASK_RUNNING, luaprof.const.
 local div = opt.unit == "us" and 1000 or 1000000
 local queued = {}                       -- tid -> { time, key } since it is runnable
 local pid_of = {}                       -- tid -> its process, from the fork records
-local hists = {}                        -- key -> luaprof.hist
+local hists = bpftools.hists()          -- key ("" for --per=all) -> luaprof.hist
 
 function on_start()
   print("Tracing CPU scheduler...")
@@ -54,12 +54,7 @@ local function running(tid, t)
   local q = queued[tid]
   if not q then return end
   queued[tid] = nil
-  local h = hists[q[2]]
-  if not h then
-    h = luaprof.hist()
-    hists[q[2]] = h
-  end
-  h:add((t - q[1]) // div)
+  hists[q[2]]:add((t - q[1]) // div)
 end
 
 function on_fork(t)
@@ -92,14 +87,5 @@ end
 
 function on_end()
   print()
-  local name = opt.unit == "us" and "usecs" or "msecs"
-  if opt.per == "all" then
-    if hists[""] then
-      print("@" .. name .. ": ")
-      hists[""]:print()
-      print()
-    end
-  else
-    bpftools.print_hists(hists, name)
-  end
+  bpftools.print_hists(hists, opt.unit == "us" and "usecs" or "msecs")
 end

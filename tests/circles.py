@@ -40,11 +40,21 @@ def objects(build):
     return sorted(found)
 
 
-def nm(args, obj):
-    """The symbol names nm ARGS prints for OBJ (its last column)."""
-    out = subprocess.run(["nm"] + args + [obj], check=True, text=True,
+def symbols(objs):
+    """{obj: (defined globals, undefined)} for OBJS, from one run of nm
+    (one per object cost seconds on a busy machine)."""
+    out = subprocess.run(["nm", "-A", "-g", "--format=posix"] + objs,
+                         check=True, text=True,
                          stdout=subprocess.PIPE).stdout
-    return {line.split()[-1] for line in out.splitlines() if line.strip()}
+    syms = {obj: (set(), set()) for obj in objs}
+    for line in out.splitlines():
+        obj, sep, rest = line.rpartition(": ")
+        fields = rest.split()
+        if not sep or obj not in syms or len(fields) < 2:
+            continue
+        defined, undefined = syms[obj]
+        (undefined if fields[1] in ("U", "w", "v") else defined).add(fields[0])
+    return syms
 
 
 def source_name(build, obj):
@@ -56,11 +66,11 @@ def uses_graph(build, objs):
     """{file: {used file: sorted symbols}} over the objects OBJS."""
     defined_in = {}
     undefined = {}
-    for obj in objs:
+    for obj, (defs, undefs) in symbols(objs).items():
         name = source_name(build, obj)
-        for sym in nm(["-g", "--defined-only"], obj):
+        for sym in defs:
             defined_in.setdefault(sym, set()).add(name)
-        undefined[name] = nm(["-u"], obj)
+        undefined[name] = undefs
     graph = {}
     for name, syms in undefined.items():
         edges = graph.setdefault(name, {})

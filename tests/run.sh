@@ -255,11 +255,15 @@ report() {
 }
 
 # The order: the longest first, as last timed; untimed ones first of all.
+# A fresh clone has no times of its own: it takes those of a whole run
+# committed beside this file (tests/test-times), so that its long tests
+# start first too rather than in name order, last in a long tail.
 TIMES=$BUILD/test-times
 declare -A last=()
-if [ -r "$TIMES" ]; then
-	while read -r n ms; do last[$n]=$ms; done < "$TIMES"
-fi
+for f in tests/test-times "$TIMES"; do
+	[ -r "$f" ] || continue
+	while read -r n ms; do last[$n]=$ms; done < "$f"
+done
 pool=() serial=()
 for i in "${!names[@]}"; do
 	[ $tier = check ] && [ "${intier[$i]}" = 0 ] && continue

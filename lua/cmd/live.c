@@ -131,14 +131,14 @@ static int setup_counts(struct lp_run *run, struct lp_live *lv, const struct lp_
 	run->live.specs = cli->events.v;
 	run->live.nr_specs = cli->events.n;
 	run->live.on = true;
-	run->live.counts_now = calloc(cli->events.n, sizeof *run->live.counts_now);
-	run->live.counts_prev = calloc(cli->events.n, sizeof *run->live.counts_prev);
-	if (!run->live.counts_now || !run->live.counts_prev) {
+	run->loop->live.counts_now = calloc(cli->events.n, sizeof *run->loop->live.counts_now);
+	run->loop->live.counts_prev = calloc(cli->events.n, sizeof *run->loop->live.counts_prev);
+	if (!run->loop->live.counts_now || !run->loop->live.counts_prev) {
 		fprintf(stderr, "luaprof: out of memory\n");
 		return -1;
 	}
-	run->live.read_counts = source_counts;
-	run->live.counts_ctx = lv;
+	run->loop->live.read_counts = source_counts;
+	run->loop->live.counts_ctx = lv;
 	return 0;
 }
 
@@ -149,17 +149,17 @@ static void set_usage(struct lp_run *run, const struct lp_live *lv)
 	const struct rusage *ru = lp_live_usage(lv);
 	if (!ru)
 		return;
-	run->live.user_ns = (int64_t)ru->ru_utime.tv_sec * 1000000000 + ru->ru_utime.tv_usec * 1000;
-	run->live.sys_ns = (int64_t)ru->ru_stime.tv_sec * 1000000000 + ru->ru_stime.tv_usec * 1000;
+	run->loop->live.user_ns = (int64_t)ru->ru_utime.tv_sec * 1000000000 + ru->ru_utime.tv_usec * 1000;
+	run->loop->live.sys_ns = (int64_t)ru->ru_stime.tv_sec * 1000000000 + ru->ru_stime.tv_usec * 1000;
 }
 
 /* How far the script fell behind, for on_end's info.backlog. */
 static void set_backlog(struct lp_run *run, const struct lp_live *lv)
 {
 	const struct lp_live_stats *st = lp_live_stats(lv);
-	run->live.has_backlog = true;
-	run->live.max_backlog = st->max_backlog;
-	run->live.max_lag_ns = st->max_lag_ns;
+	run->loop->live.has_backlog = true;
+	run->loop->live.max_backlog = st->max_backlog;
+	run->loop->live.max_lag_ns = st->max_lag_ns;
 }
 
 
@@ -478,7 +478,7 @@ static void skip_rest(struct lp_run *run, const struct lp_source *src, bool reco
 		fprintf(stderr, "luaprof: a second signal: the %llu samples still queued for the "
 				"script were skipped (on_end sees the %llu it got%s)\n",
 			(unsigned long long)skipped,
-			(unsigned long long)run->stats.samples,
+			(unsigned long long)run->loop->stats.samples,
 			recording ? "; the recording has them all" : "");
 }
 
@@ -631,8 +631,8 @@ static int live_loop(struct live_run *lr)
 	check_handlers(run, cli);
 	if (!run->failed)
 		call_on_start(run, cli, lr->lv);
-	run->interval.set_alarm = source_alarm;
-	run->interval.alarm_ctx = lr->lv;
+	run->loop->interval.set_alarm = source_alarm;
+	run->loop->interval.alarm_ctx = lr->lv;
 	int rc = live_go(lr);
 	if (rc == 0 && lr->started) {
 		struct live_src ctx;
@@ -668,9 +668,9 @@ static int live_report(struct live_run *lr, int rc, int status)
 		report_silent_watchpoints(lr->lv, lr->cli);
 	set_usage(run, lr->lv);
 	set_backlog(run, lr->lv);
-	if (lr->cli->sampling.count_only && lr->t1 > run->interval.last_time)
-		run->interval.last_time = lr->t1;
-	if (rc == 0 || (run->hook_error && !xerr))
+	if (lr->cli->sampling.count_only && lr->t1 > run->loop->interval.last_time)
+		run->loop->interval.last_time = lr->t1;
+	if (rc == 0 || (run->loop->hook_error && !xerr))
 		lp_run_end(run, lr->t1 - lr->t0, status >= 0 ? exit_code(status) : -1);
 	return rc;
 }
@@ -702,8 +702,8 @@ static int live_finish(struct live_run *lr, int rc)
 		return LP_EXIT_FAILURE;
 	if (status >= 0)
 		return exit_code(status);
-	run->end_signal = lp_cmd_signal_first();
-	return run->end_signal ? 128 + run->end_signal : 0;
+	run->loop->end_signal = lp_cmd_signal_first();
+	return run->loop->end_signal ? 128 + run->loop->end_signal : 0;
 }
 
 int lp_run_live(struct lp_run *run, struct lp_cli *cli)

@@ -324,7 +324,7 @@ static bool lua_per_sample(const struct lp_run *run)
 static void read_ahead(struct lp_run *run, struct lp_perfdata *pd)
 {
 	cpu_set_t cpus;
-	if (run->aggs.only && lp_agg_order_free(run))
+	if (run->aggs.only && lp_agg_order_free(run, run->loop->interval.ns != 0))
 		lp_perfdata_unordered(pd);
 	if (run->aggs.only || !lua_per_sample(run))
 		return;
@@ -356,17 +356,17 @@ static int check_handlers(struct lp_run *run, struct lp_perfdata *pd)
 static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 {
 	char err[LP_ERRMSG_MAX] = "";
-	struct replay_src rs = { .resolver = run->resolver, .samples = &run->stats.samples,
-				 .interrupted = &run->interrupted };
+	struct replay_src rs = { .resolver = run->resolver, .samples = &run->loop->stats.samples,
+				 .interrupted = &run->loop->interrupted };
 	lp_perfdata_set_stop(input_stop, &rs);  /* until lp_replay returns */
 	/* a named pipe is waited on until a writer comes, or a signal that
 	 * ends the run (another one, say SIGCHLD, has it waited on again),
 	 * or the end of -d */
 	while (!(rs.pd = lp_perfdata_open(file, err, sizeof err)) && errno == EINTR &&
-	       !run->interrupted && !lp_deadline_passed())
+	       !run->loop->interrupted && !lp_deadline_passed())
 		;
-	if (!rs.pd && run->interrupted)
-		return 128 + (run->end_signal = run->interrupted);
+	if (!rs.pd && run->loop->interrupted)
+		return 128 + (run->loop->end_signal = run->loop->interrupted);
 	if (!rs.pd && errno == EINTR)
 		return no_writer(run, file, duration_ns, err);
 	if (!rs.pd) {
@@ -402,14 +402,14 @@ static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 	if (rc < 0 && !run->failed)
 		fprintf(stderr, "luaprof: %s (on_end sees the %llu samples read before it)\n",
 			rc == -ENOMEM && !*lp_perfdata_error(rs.pd) ? "out of memory" :
-			lp_perfdata_error(rs.pd), (unsigned long long)run->stats.samples);
-	if (!run->failed || run->hook_error)
+			lp_perfdata_error(rs.pd), (unsigned long long)run->loop->stats.samples);
+	if (!run->failed || run->loop->hook_error)
 		lp_run_end(run, rs.last_time - rs.first_time, -1);
 	lp_perfdata_close(rs.pd);
 	if (rc || run->failed)
 		return LP_EXIT_FAILURE;
-	run->end_signal = run->interrupted;
-	return run->end_signal ? 128 + run->end_signal : 0;
+	run->loop->end_signal = run->loop->interrupted;
+	return run->loop->end_signal ? 128 + run->loop->end_signal : 0;
 }
 
 int lp_replay(struct lp_run *run, const char *file, uint64_t duration_ns)

@@ -6,7 +6,7 @@
  *
  * An event's handler and tracepoint format are looked up once, at its first
  * sample (events can appear part-way through a pipe-mode replay), and kept
- * in run->evinfo and the handler table at LP_SLOT_HANDLERS.
+ * in run->loop->evinfo and the handler table at LP_SLOT_HANDLERS.
  *
  * on_interval: boundaries lie every interval_ns from the time of the first
  * record that has one, on the samples' clock.  A boundary is passed when a
@@ -75,19 +75,19 @@ static bool push_on_event(lua_State *L, const char *name)
 static const struct lp_evinfo *event_info(struct lp_run *run, int event)
 {
 	size_t i = (size_t)(event + 1);
-	if (i < run->nr_evinfo && run->evinfo[i].ready)
-		return &run->evinfo[i];
-	if (i >= run->nr_evinfo) {
+	if (i < run->loop->nr_evinfo && run->loop->evinfo[i].ready)
+		return &run->loop->evinfo[i];
+	if (i >= run->loop->nr_evinfo) {
 		size_t n = i + 16;
-		struct lp_evinfo *v = realloc(run->evinfo, n * sizeof *v);
+		struct lp_evinfo *v = realloc(run->loop->evinfo, n * sizeof *v);
 		if (!v)
 			return NULL;
-		memset(v + run->nr_evinfo, 0, (n - run->nr_evinfo) * sizeof *v);
-		run->evinfo = v;
-		run->nr_evinfo = n;
+		memset(v + run->loop->nr_evinfo, 0, (n - run->loop->nr_evinfo) * sizeof *v);
+		run->loop->evinfo = v;
+		run->loop->nr_evinfo = n;
 	}
 	lua_State *L = run->vm.L;
-	struct lp_evinfo *ei = &run->evinfo[i];
+	struct lp_evinfo *ei = &run->loop->evinfo[i];
 	const char *name = event >= 0 ? run->src->event_name(run->src->ctx, event) : NULL;
 	ei->hook = "on_event";
 	if (!push_on_event(L, name)) {
@@ -105,7 +105,7 @@ static const struct lp_evinfo *event_info(struct lp_run *run, int event)
 		  run->src->event_format(run->src->ctx, event) : NULL;
 	ei->sample_type = event >= 0 && run->src->sample_type ?
 			  run->src->sample_type(run->src->ctx, event) : ~(uint64_t)0;
-	if (ei->fmt && ei->handled && !(ei->tp = lp_trace_view_new(L, run, ei->fmt)))
+	if (ei->fmt && ei->handled && !(ei->tp = lp_trace_view_new(L, ei->fmt)))
 		return NULL;
 	if (ei->handled && run->aggs.n) {
 		char buf[256];
@@ -152,7 +152,7 @@ static void add_count(lua_State *L, const char *name, const struct lp_count *c)
 /* Reads the counts now (once per call of on_interval or on_end). */
 static bool read_counts(struct lp_run *run)
 {
-	return run->live.read_counts && !run->live.read_counts(run->live.counts_ctx, run->live.counts_now);
+	return run->loop->live.read_counts && !run->loop->live.read_counts(run->loop->live.counts_ctx, run->loop->live.counts_now);
 }
 
 /* Sets info.values: the counter values since the previous call (delta) or the
@@ -162,16 +162,16 @@ static void push_counts(struct lp_run *run, bool delta)
 	lua_State *L = run->vm.L;
 	lua_createtable(L, 0, (int)run->live.nr_specs);
 	for (size_t i = 0; i < run->live.nr_specs; i++) {
-		struct lp_count c = run->live.counts_now[i];
+		struct lp_count c = run->loop->live.counts_now[i];
 		if (delta) {
-			c.value -= run->live.counts_prev[i].value;
-			c.enabled -= run->live.counts_prev[i].enabled;
-			c.running -= run->live.counts_prev[i].running;
+			c.value -= run->loop->live.counts_prev[i].value;
+			c.enabled -= run->loop->live.counts_prev[i].enabled;
+			c.running -= run->loop->live.counts_prev[i].running;
 		}
 		add_count(L, run->live.specs[i].name, &c);
 	}
 	lua_setfield(L, -2, "values");
-	memcpy(run->live.counts_prev, run->live.counts_now, run->live.nr_specs * sizeof *run->live.counts_now);
+	memcpy(run->loop->live.counts_prev, run->loop->live.counts_now, run->live.nr_specs * sizeof *run->loop->live.counts_now);
 }
 
 static const char *const interval_names[] = {
@@ -218,18 +218,18 @@ static int tick(struct lp_run *run, uint64_t t, bool last, bool counted)
 		push_counts(run, true);
 	lua_pushinteger(L, (lua_Integer)t);
 	lua_setfield(L, -2, "time");
-	lua_pushinteger(L, (lua_Integer)(t - run->interval.prev));
+	lua_pushinteger(L, (lua_Integer)(t - run->loop->interval.prev));
 	lua_setfield(L, -2, "delta");
-	lua_pushinteger(L, (lua_Integer)(t - run->interval.first));
+	lua_pushinteger(L, (lua_Integer)(t - run->loop->interval.first));
 	lua_setfield(L, -2, "elapsed");
-	lua_pushinteger(L, (lua_Integer)run->interval.samples);
+	lua_pushinteger(L, (lua_Integer)run->loop->interval.samples);
 	lua_setfield(L, -2, "samples");
 	lua_pushboolean(L, last);
 	lua_setfield(L, -2, "last");
-	lua_pushinteger(L, (lua_Integer)run->stats.lost);
+	lua_pushinteger(L, (lua_Integer)run->loop->stats.lost);
 	lua_setfield(L, -2, "lost");
-	run->interval.prev = t;
-	run->interval.samples = 0;
+	run->loop->interval.prev = t;
+	run->loop->interval.samples = 0;
 	lp_fields_set_strict(L, &interval_fields);
 	if (lp_term_deliver(run))       /* the keys typed first (a replay's only chance) */
 		return lua_pop(L, 1), -1;
@@ -240,15 +240,15 @@ static int tick(struct lp_run *run, uint64_t t, bool last, bool counted)
  * sets the first boundary. */
 static int ticks_until(struct lp_run *run, uint64_t t)
 {
-	if (!run->interval.next) {
-		run->interval.first = run->interval.prev = t;
-		run->interval.next = t + run->interval.ns;
+	if (!run->loop->interval.next) {
+		run->loop->interval.first = run->loop->interval.prev = t;
+		run->loop->interval.next = t + run->loop->interval.ns;
 		return 0;
 	}
-	while (t >= run->interval.next && !run->exit_requested) {
-		if (tick(run, run->interval.next, false, read_counts(run)))
+	while (t >= run->loop->interval.next && !run->exit_requested) {
+		if (tick(run, run->loop->interval.next, false, read_counts(run)))
 			return -1;
-		run->interval.next += run->interval.ns;
+		run->loop->interval.next += run->loop->interval.ns;
 	}
 	return 0;
 }
@@ -282,8 +282,8 @@ static int aggregate(struct lp_run *run, const struct lp_evinfo *ei, const struc
 
 static int deliver(struct lp_run *run, const struct lp_record *rec, int event)
 {
-	run->stats.samples++;
-	run->interval.samples++;
+	run->loop->stats.samples++;
+	run->loop->interval.samples++;
 	if (!run->vm.L)
 		return 0;               /* luaprof record: no script */
 	const struct lp_evinfo *ei = event_info(run, event);
@@ -413,17 +413,33 @@ int lp_run_check_handlers(struct lp_run *run, const char *const *names, size_t n
 	return rc;
 }
 
+void lp_loop_init(struct lp_run *run, struct lp_loop *loop)
+{
+	lp_run_init(run);
+	*loop = (struct lp_loop){ .watched = -1, .live.user_ns = -1, .live.sys_ns = -1 };
+	run->loop = loop;
+}
+
+void lp_loop_free(struct lp_loop *loop)
+{
+	for (size_t i = 0; i < loop->nr_evinfo; i++)
+		lp_trace_view_free(loop->evinfo[i].tp);
+	free(loop->evinfo);
+	loop->evinfo = NULL;
+	loop->nr_evinfo = 0;
+}
+
 uint64_t lp_run_lost(const struct lp_run *run)
 {
-	return run->stats.lost > run->stats.lost_summary ? run->stats.lost : run->stats.lost_summary;
+	return run->loop->stats.lost > run->loop->stats.lost_summary ? run->loop->stats.lost : run->loop->stats.lost_summary;
 }
 
 void lp_run_set_origin(struct lp_run *run, uint64_t t)
 {
-	run->interval.count_only = true;
-	if (run->interval.ns && !run->interval.next) {
-		run->interval.first = run->interval.prev = t;
-		run->interval.next = t + run->interval.ns;
+	run->loop->interval.count_only = true;
+	if (run->loop->interval.ns && !run->loop->interval.next) {
+		run->loop->interval.first = run->loop->interval.prev = t;
+		run->loop->interval.next = t + run->loop->interval.ns;
 	}
 }
 
@@ -431,19 +447,19 @@ void lp_run_set_origin(struct lp_run *run, uint64_t t)
 static void end_extras(struct lp_run *run, bool counted)
 {
 	lua_State *L = run->vm.L;
-	if (run->live.user_ns >= 0 && run->live.sys_ns >= 0) {
-		lua_pushinteger(L, run->live.user_ns);
+	if (run->loop->live.user_ns >= 0 && run->loop->live.sys_ns >= 0) {
+		lua_pushinteger(L, run->loop->live.user_ns);
 		lua_setfield(L, -2, "user_time");
-		lua_pushinteger(L, run->live.sys_ns);
+		lua_pushinteger(L, run->loop->live.sys_ns);
 		lua_setfield(L, -2, "sys_time");
 	}
 	if (counted)
 		push_counts(run, false);
-	if (run->live.has_backlog) {    /* as the stderr line says it */
+	if (run->loop->live.has_backlog) {    /* as the stderr line says it */
 		lua_createtable(L, 0, 2);
-		lua_pushinteger(L, (lua_Integer)run->live.max_backlog);
+		lua_pushinteger(L, (lua_Integer)run->loop->live.max_backlog);
 		lua_setfield(L, -2, "samples");
-		lua_pushnumber(L, (lua_Number)run->live.max_lag_ns / 1e9);
+		lua_pushnumber(L, (lua_Number)run->loop->live.max_lag_ns / 1e9);
 		lua_setfield(L, -2, "seconds");
 		lua_setfield(L, -2, "backlog");
 	}
@@ -456,9 +472,9 @@ void lp_run_end(struct lp_run *run, uint64_t duration, int status)
 	bool counted = read_counts(run);
 	/* the last interval: samples after the last boundary, or for a
 	 * counting run the time since it (its counts) */
-	bool rest = run->interval.count_only ? run->interval.last_time > run->interval.prev : run->interval.samples;
-	if (run->interval.ns && rest && run->interval.next && !run->failed &&
-	    tick(run, run->interval.last_time, true, counted) && !run->error)
+	bool rest = run->loop->interval.count_only ? run->loop->interval.last_time > run->loop->interval.prev : run->loop->interval.samples;
+	if (run->loop->interval.ns && rest && run->loop->interval.next && !run->failed &&
+	    tick(run, run->loop->interval.last_time, true, counted) && !run->error)
 		return;
 	if (run->vm.L)
 		lp_trace_leave(run);
@@ -468,7 +484,7 @@ void lp_run_end(struct lp_run *run, uint64_t duration, int status)
 	}
 	lua_State *L = run->vm.L;
 	lua_createtable(L, 0, 8);
-	lua_pushinteger(L, (lua_Integer)run->stats.samples);
+	lua_pushinteger(L, (lua_Integer)run->loop->stats.samples);
 	lua_setfield(L, -2, "samples");
 	lua_pushinteger(L, (lua_Integer)lp_run_lost(run));
 	lua_setfield(L, -2, "lost");
@@ -501,13 +517,13 @@ static int handle(struct lp_run *run, const struct lp_record *rec, int event)
 	case PERF_RECORD_SAMPLE:
 		return deliver(run, rec, event);
 	case PERF_RECORD_LOST:
-		run->stats.lost += rec->u.lost.lost;
+		run->loop->stats.lost += rec->u.lost.lost;
 		return 0;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (rec->has_sid && !rec->sid.time)
-			run->stats.lost_summary += rec->u.lost_samples;
+			run->loop->stats.lost_summary += rec->u.lost_samples;
 		else
-			run->stats.lost += rec->u.lost_samples;
+			run->loop->stats.lost += rec->u.lost_samples;
 		return 0;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
@@ -532,12 +548,12 @@ static int handle(struct lp_run *run, const struct lp_record *rec, int event)
  * the alarm's); 0 or -1. */
 static int advance(struct lp_run *run, uint64_t t, bool alarm)
 {
-	if (!run->interval.ns || !t)
+	if (!run->loop->interval.ns || !t)
 		return 0;
 	if (ticks_until(run, t))
 		return -1;
 	if (!alarm)
-		run->interval.last_time = t;
+		run->loop->interval.last_time = t;
 	return 0;
 }
 
@@ -546,9 +562,9 @@ static int advance(struct lp_run *run, uint64_t t, bool alarm)
 static void watch_keys(struct lp_run *run, const struct lp_source *src)
 {
 	int fd = run->vm.L ? lp_term_input_fd(run) : -1;
-	if (fd != run->watched && src->watch) {
+	if (fd != run->loop->watched && src->watch) {
 		src->watch(src->ctx, fd);
-		run->watched = fd;
+		run->loop->watched = fd;
 	}
 }
 
@@ -563,8 +579,8 @@ static int loop(struct lp_run *run, const struct lp_source *src)
 	int event, rc;
 	unsigned n = 0;
 	for (;;) {
-		if (run->interval.ns && run->interval.set_alarm)
-			run->interval.set_alarm(run->interval.alarm_ctx, run->interval.next);
+		if (run->loop->interval.ns && run->loop->interval.set_alarm)
+			run->loop->interval.set_alarm(run->loop->interval.alarm_ctx, run->loop->interval.next);
 		watch_keys(run, src);
 		rc = src->next_ref ? src->next_ref(src->ctx, &rec, &event) : src->next(src->ctx, &own, &event);
 		if (rc <= 0)
@@ -579,11 +595,11 @@ static int loop(struct lp_run *run, const struct lp_source *src)
 			continue;
 		}
 		bool alarm = rc == 2;
-		if (advance(run, alarm ? run->interval.next : record_time(rec), alarm))
+		if (advance(run, alarm ? run->loop->interval.next : record_time(rec), alarm))
 			return -1;
 		if (!alarm && handle(run, rec, event))
 			return -1;
-		if (run->watched >= 0 && ++n % KEYS_EVERY == 0 && lp_term_deliver(run))
+		if (run->loop->watched >= 0 && ++n % KEYS_EVERY == 0 && lp_term_deliver(run))
 			return -1;
 		if (run->exit_requested) {
 			src->stop(src->ctx);
@@ -648,12 +664,12 @@ int lp_run_loop(struct lp_run *run, const struct lp_source *src)
 	/* a hook's error stops the run, and what was gathered is kept: on_end
 	 * runs (info.error), the exit status stays 255 (issue 32) */
 	if (rc < 0 && run->failed && run->error) {
-		run->hook_error = true;
+		run->loop->hook_error = true;
 		src->stop(src->ctx);
 	}
-	if (run->watched >= 0 && src->watch)
+	if (run->loop->watched >= 0 && src->watch)
 		src->watch(src->ctx, -1);
-	run->watched = -1;
+	run->loop->watched = -1;
 	lp_term_restore();              /* the records' end ends the live view */
 	return rc;
 }

@@ -18,6 +18,7 @@
 #include "luaprof/dwarf.h"
 #include "luaprof/luaprof.h"
 #include "replay.h"
+#include "run.h"
 
 void lp_cmd_log(enum lp_log_level level, const char *msg, void *ctx)
 {
@@ -62,14 +63,14 @@ static int check_hooks(struct lp_run *run, struct lp_cli *cli)
 {
 	if (run->vm.ref[LP_HOOK_SWITCH] != LUA_NOREF)
 		cli->sampling.switch_events = true;
-	run->interval.ns = cli->interval_ns;
-	if (run->interval.ns && run->vm.ref[LP_HOOK_INTERVAL] == LUA_NOREF && cli->script) {
+	run->loop->interval.ns = cli->interval_ns;
+	if (run->loop->interval.ns && run->vm.ref[LP_HOOK_INTERVAL] == LUA_NOREF && cli->script) {
 		fprintf(stderr, "luaprof: %s has no on_interval function: -I (or "
 			"luaprof.setup{interval=MS}) needs one\n", LP_SHOW(cli->script));
 		return -1;
 	}
 	if (cli->script && !cli->program &&
-	    lp_hooks_check_run(run, run->interval.ns != 0, cli->output != NULL))
+	    lp_hooks_check_run(run, run->loop->interval.ns != 0, cli->output != NULL))
 		return -1;
 	return 0;
 }
@@ -120,7 +121,8 @@ int lp_run_main(int argc, char **argv)
 		return LP_EXIT_FAILURE;
 	}
 	struct lp_run run;
-	lp_run_init(&run);
+	struct lp_loop loop;
+	lp_loop_init(&run, &loop);
 	run.cli = &cli;
 	run.vm.timeout = cli.script_timeout_ns;
 	run.vm.memory = cli.script_memory_mb < 0 ? lp_guard_default_memory() :
@@ -144,14 +146,15 @@ int lp_run_main(int argc, char **argv)
 	if (lp_vm_flush(&run))
 		status = LP_EXIT_FAILURE;
 	lp_cmd_signals_run(NULL);
-	free(run.live.counts_now);
-	free(run.live.counts_prev);
+	free(run.loop->live.counts_now);
+	free(run.loop->live.counts_prev);
 	lp_vm_close(&run);
+	lp_loop_free(&loop);
 	lp_targets_free(&run);
 	lp_resolver_free(run.resolver);
 	lp_procs_free(run.procs);
 	lp_cli_free(&cli);
-	if (run.end_signal && status == 128 + run.end_signal && !run.os_exit)
-		lp_cmd_signals_die(run.end_signal);
+	if (run.loop->end_signal && status == 128 + run.loop->end_signal && !run.os_exit)
+		lp_cmd_signals_die(run.loop->end_signal);
 	return status;
 }

@@ -31,6 +31,7 @@
 
 #include "cmd.h"
 #include "lp.h"
+#include "run.h"
 #include "luaprof/live.h"
 
 static struct lp_live *volatile sig_live;
@@ -85,7 +86,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	lp_guard_signal(sig);           /* a hook that does not return is interrupted */
 	struct lp_run *run = sig_run;
 	if (run) {
-		run->interrupted = sig;         /* a replay stops reading */
+		run->loop->interrupted = sig;         /* a replay stops reading */
 		if (n > 1)
 			run->exit_requested = 1;        /* the queue is skipped */
 	}

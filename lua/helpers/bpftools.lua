@@ -10,9 +10,12 @@
 --   bpftools.elapsed_ms(s)    bpftrace's elapsed / 1e6: milliseconds since
 --                             the first event of the run (bpftrace counts
 --                             from its own start)
+--   bpftools.hists()          a table of luaprof.hist()s by key, each made
+--                             when its key is first read (hists[k]:add(v))
 --   bpftools.print_hists(h, name)  hists (key -> luaprof.hist) printed as
 --                             bpftrace prints a map of hist()s: "@NAME[key]: "
---                             then the buckets, smallest total first
+--                             then the buckets, smallest total first; the
+--                             key "" as bpftrace's one hist: "@NAME: "
 --   bpftools.int(v)           v's low 32 bits as a signed int: a system
 --                             call's int argument (pid_t, uid_t, int), which
 --                             the syscalls tracepoints give as a 64-bit
@@ -44,6 +47,16 @@ function M.elapsed_ms(s)
   return (s.time - first) // 1000000
 end
 
+local function new_hist(t, k)
+  local h = luaprof.hist()
+  rawset(t, k, h)
+  return h
+end
+
+function M.hists()
+  return setmetatable({}, { __index = new_hist })
+end
+
 function M.print_hists(hists, name)
   local keys, totals = {}, {}
   for k, h in pairs(hists) do
@@ -55,7 +68,11 @@ function M.print_hists(hists, name)
     return tostring(a) < tostring(b)
   end)
   for _, k in ipairs(keys) do
-    print(string.format("@%s[%s]: ", name or "", k))
+    if k == "" then
+      print(string.format("@%s: ", name or ""))
+    else
+      print(string.format("@%s[%s]: ", name or "", k))
+    end
     hists[k]:print()
     print()
   end

@@ -46,10 +46,10 @@
 -- LUAPROF_ONELINER=explain prints the plan on stderr (both:
 -- LUAPROF_ONELINER=lua,explain).
 
--- luacheck: globals _ONELINER_AGG
+-- luaprof -x hands the aggregations in C (lagg.c) to this chunk alone,
+-- as its argument: the program's code never sees them.
+local AGG = ...
 local prog_text = table.remove(arg, 1) or ""
-local AGG = _ONELINER_AGG
-_ONELINER_AGG = nil
 -- LUAPROF_ONELINER: "lua", "explain", or both ("lua,explain")
 local MODE = {}
 for w in (os.getenv("LUAPROF_ONELINER") or ""):gmatch("[^,%s]+") do MODE[w] = true end

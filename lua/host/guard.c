@@ -100,6 +100,8 @@ static void *guard_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 lua_State *lp_guard_newstate(struct lp_guard *g, size_t limit)
 {
 	lua_State *L = luaL_newstate();
+	if (L)
+		lp_set_run(L, NULL);    /* lp_vm_open sets it */
 	g->L = L;
 	g->main = pthread_self();
 	if (!L || !limit)

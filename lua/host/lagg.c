@@ -1,8 +1,9 @@
 /*
  * lagg.c - the one-liners' aggregations in C (core/agg) for their front
  * end (lua/helpers/oneliner.lua), which alone sees this table: luaprof -x
- * hands it over as the global _ONELINER_AGG, which the front end takes
- * and clears.  It is no public module.
+ * hands it to the front end's main chunk as its argument (local AGG =
+ * ...; vm.c), so no global, module or registry field shows it to the
+ * program's code.  It is no public module.
  *
  *   local a = agg.new{ event = "sched:sched_switch", map = M,  -- maps:map's
  *                      keys = { "comm", "field:prev_state" },
@@ -31,13 +32,13 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "lp.h"
 #include "luaprof/agg.h"
 #include "luaprof/aggmap.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/record.h"
 
-#define LP_AGG_MT "luaprof.OnelinerAgg"
 
 struct lp_agg_reg {
 	struct lp_agg *agg;
@@ -48,17 +49,18 @@ struct lp_agg_reg {
 static const char *const cmps[] = { "==", "~=", "<", "<=", ">", ">=", NULL };
 static const char *const srcs[] = { "pid", "tid", "cpu", "comm", "sym", NULL };
 
-static void operand(lua_State *L, int idx, struct lp_agg_operand *o)
+/* The operand at idx, named key in agg.new's table (argument 1). */
+static void operand(lua_State *L, int idx, const char *key, struct lp_agg_operand *o)
 {
-	const char *s = luaL_checkstring(L, idx);
+	const char *s = lp_checkfield_string(L, idx, 1, key);
 	if (!strncmp(s, "field:", 6)) {
 		o->src = LP_AGG_FIELD;
 		if (strlen(s + 6) >= sizeof o->field)
-			luaL_error(L, "field name too long: %s", LP_SHOW(s + 6));
+			lp_argerror(L, 1, "%s: field name too long: %s", key, LP_SHOW(s + 6));
 		strcpy(o->field, s + 6);
 		return;
 	}
-	o->src = (uint8_t)luaL_checkoption(L, idx, NULL, srcs);
+	o->src = (uint8_t)lp_checkfield_option(L, idx, 1, key, NULL, srcs);
 }
 
 /* Reads field key of the table at 1 onto the stack; returns its type. */
@@ -77,28 +79,30 @@ static void read_spec(lua_State *L, struct lp_agg_spec *spec, const struct lp_ag
 		spec->nr_keys = (uint8_t)n;
 		for (lua_Integer i = 1; i <= n; i++) {
 			lua_geti(L, 2, i);
-			operand(L, 3, &spec->keys[i - 1]);
-			lua_pop(L, 1);
+			operand(L, 3, lua_pushfstring(L, "keys[%I]", i), &spec->keys[i - 1]);
+			lua_pop(L, 2);
 		}
 	}
 	if (spec->op != LP_AGG_COUNT) {
 		get(L, "value");
-		operand(L, 2, &spec->value);
+		operand(L, 2, "value", &spec->value);
 	}
 	if (get(L, "filter") == LUA_TTABLE) {
 		spec->has_filter = true;
 		lua_geti(L, 2, 1);
-		operand(L, 3, &spec->filter);
+		operand(L, 3, "filter[1]", &spec->filter);
 		lua_geti(L, 2, 2);
-		spec->cmp = (uint8_t)luaL_checkoption(L, 4, NULL, cmps);
+		spec->cmp = (uint8_t)lp_checkfield_option(L, 4, 1, "filter[2]", NULL, cmps);
 		lua_geti(L, 2, 3);
-		spec->filter_const = luaL_checkinteger(L, 5);
+		spec->filter_const = lp_checkfield_integer(L, 5, 1, "filter[3]");
 	}
 }
 
+static const struct lp_class agg_class;
+
 static struct lp_agg_reg *check(lua_State *L)
 {
-	return luaL_checkudata(L, 1, LP_AGG_MT);
+	return lp_class_check(L, 1, &agg_class);
 }
 
 /* agg.new{...}: registered with the run for its event. */
@@ -111,12 +115,10 @@ static int l_new(lua_State *L)
 	struct lp_aggmap *map = lp_l_checkaggmap(L, 2);
 	read_spec(L, &spec, map);
 	get(L, "event");
-	const char *event = luaL_checkstring(L, 2);
+	const char *event = lp_checkfield_string(L, 2, 1, "event");
 	lua_getfield(L, 1, "map");      /* 3 */
 	struct lp_run *run = lp_get_run(L);
-	struct lp_agg_reg *r = lua_newuserdatauv(L, sizeof *r, 1);
-	memset(r, 0, sizeof *r);
-	luaL_setmetatable(L, LP_AGG_MT);
+	struct lp_agg_reg *r = lp_class_alloc(L, &agg_class, sizeof *r, 1);
 	lua_pushvalue(L, 3);
 	lua_setiuservalue(L, -2, 1);    /* the map lives as long as this */
 	r->agg = lp_agg_new(&spec, map);
@@ -125,7 +127,7 @@ static int l_new(lua_State *L)
 		return luaL_error(L, "cannot make the aggregation: %s", strerror(errno));
 	struct lp_agg_reg **v = realloc(run->aggs.v, (run->aggs.n + 1) * sizeof *v);
 	if (!v)
-		return luaL_error(L, "out of memory");
+		return lp_nomem(L);
 	run->aggs.v = v;
 	v[run->aggs.n++] = r;
 	lua_pushvalue(L, -1);   /* kept alive for the run by the registry */
@@ -164,24 +166,21 @@ static int l_only(lua_State *L)
 	return 0;
 }
 
+static const luaL_Reg agg_meths[] = { { "active", l_active }, { NULL, NULL } };
+static const luaL_Reg agg_meta[] = { { "__gc", l_gc }, { NULL, NULL } };
+static const struct lp_class agg_class = {
+	.name = LP_CLASS_NAME("oneliner", "Aggregation"), .methods = agg_meths, .meta = agg_meta,
+};
+
 void lp_agg_open(lua_State *L)
 {
-	static const luaL_Reg meths[] = {
-		{ "active", l_active }, { NULL, NULL },
-	};
-	luaL_newmetatable(L, LP_AGG_MT);
-	luaL_newlib(L, meths);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pop(L, 1);
 	static const luaL_Reg funcs[] = {
 		{ "new", l_new }, { "only", l_only }, { NULL, NULL },
 	};
+	lp_class_new(L, &agg_class, 0);
 	luaL_newlib(L, funcs);
 	lp_xevents_register(L);
 	lp_aggmap_register(L);
-	lua_setglobal(L, "_ONELINER_AGG");
 }
 
 /* The aggregation for the event called name (or its bare name, without
@@ -209,12 +208,12 @@ void lp_agg_regs_free(struct lp_run *run)
 	run->aggs.n = 0;
 }
 
-bool lp_agg_order_free(const struct lp_run *run)
+bool lp_agg_order_free(const struct lp_run *run, bool timed_calls)
 {
 	static const enum lp_hook timed[] = {   /* on_interval runs only with interval.ns */
 		LP_HOOK_COMM, LP_HOOK_FORK, LP_HOOK_EXIT, LP_HOOK_SWITCH, LP_HOOK_KEY,
 	};
-	if (!run->aggs.only || run->interval.ns)
+	if (!run->aggs.only || timed_calls)
 		return false;
 	for (size_t i = 0; i < sizeof timed / sizeof timed[0]; i++)
 		if (run->vm.ref[timed[i]] != LUA_NOREF)

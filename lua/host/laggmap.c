@@ -1,7 +1,7 @@
 /*
  * laggmap.c - the one-liners' maps (core/agg's lp_aggmap) for their front
  * end (lua/helpers/oneliner.lua), through the table luaprof -x hands it
- * (_ONELINER_AGG, lagg.c); no public module.
+ * (the front end's argument, lagg.c); no public module.
  *
  *   local maps = agg.maps()                the run's maps, by name
  *   local m = maps:map(NAME, OP [, MIN, MAX, STEP])
@@ -30,13 +30,12 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "lp.h"
 #include "luaprof/aggmap.h"
 #include "luaprof/buf.h"
 #include "luaprof/luaprof.h"
 
-#define MAP_MT "luaprof.OnelinerMap"
-#define MAPS_MT "luaprof.OnelinerMaps"
 #define LHIST_MAX 1000          /* bpftrace's lhist buckets at most */
 
 static const char *const ops[] = { "count", "sum", "min", "max", "hist", "avg", "stats", "lhist", NULL };
@@ -47,11 +46,11 @@ struct map {
 	struct lp_aggmap *m;
 };
 
+static const struct lp_class map_class, maps_class;
+
 struct lp_aggmap *lp_l_checkaggmap(lua_State *L, int idx)
 {
-	struct map *u = luaL_checkudata(L, idx, MAP_MT);
-	if (!u->m)
-		luaL_error(L, "the map is freed");
+	struct map *u = lp_class_check(L, idx, &map_class);
 	return u->m;
 }
 
@@ -104,9 +103,7 @@ static struct map *get_map(lua_State *L, int t, const char *name, int op, const 
 		return u;
 	}
 	lua_pop(L, 1);
-	struct map *u = lua_newuserdatauv(L, sizeof *u, 1);
-	u->m = NULL;
-	luaL_setmetatable(L, MAP_MT);
+	struct map *u = lp_class_alloc(L, &map_class, sizeof *u, 1);
 	lua_pushstring(L, name);
 	lua_setiuservalue(L, -2, 1);
 	if (!(u->m = lp_aggmap_new((unsigned)op, lh)))
@@ -164,7 +161,7 @@ static int shape_error(lua_State *L, int idx, int op, int rc, unsigned bad, int 
 	const char *name = map_name(L, idx);
 	struct lp_aggmap *m = lp_l_checkaggmap(L, idx);
 	if (rc == -ENOMEM)
-		return luaL_error(L, "out of memory");
+		return lp_nomem(L);
 	if (rc == -E2BIG)
 		return luaL_error(L, "%s() takes %d keys at most, not %d", ops[op], LP_AGGMAP_MAX_KEYS, (int)nr);
 	if (rc == -ERANGE)
@@ -248,7 +245,7 @@ static int l_adder_call(lua_State *L)
 /* maps:adder(op, name) */
 static int l_adder(lua_State *L)
 {
-	luaL_checkudata(L, 1, MAPS_MT);
+	lp_class_check(L, 1, &maps_class);
 	int op = luaL_checkoption(L, 2, NULL, ops);
 	luaL_checkstring(L, 3);
 	lua_getiuservalue(L, 1, 1);
@@ -264,7 +261,7 @@ static int l_adder(lua_State *L)
 /* maps:map(name, op [, min, max, step]) */
 static int l_map(lua_State *L)
 {
-	luaL_checkudata(L, 1, MAPS_MT);
+	lp_class_check(L, 1, &maps_class);
 	const char *name = luaL_checkstring(L, 2);
 	int op = luaL_checkoption(L, 3, NULL, ops);
 	struct lp_lhist lh = { 0 };
@@ -283,7 +280,7 @@ static int by_name(const void *a, const void *b)
 /* maps:text(blank): every map's text, by name; the maps cleared. */
 static int l_text(lua_State *L)
 {
-	luaL_checkudata(L, 1, MAPS_MT);
+	lp_class_check(L, 1, &maps_class);
 	bool blank = lua_toboolean(L, 2);
 	lua_settop(L, 2);
 	lua_getiuservalue(L, 1, 1);             /* 3: name -> map */
@@ -312,7 +309,7 @@ static int l_text(lua_State *L)
 	}
 	if (out.err) {
 		lp_buf_free(&out);
-		return luaL_error(L, "out of memory");
+		return lp_nomem(L);
 	}
 	lua_pushlstring(L, out.p ? out.p : "", out.len);
 	lp_buf_free(&out);
@@ -321,8 +318,7 @@ static int l_text(lua_State *L)
 
 static int l_maps(lua_State *L)
 {
-	lua_newuserdatauv(L, 1, 1);
-	luaL_setmetatable(L, MAPS_MT);
+	lp_class_alloc(L, &maps_class, 1, 1);
 	lua_newtable(L);
 	lua_setiuservalue(L, -2, 1);
 	return 1;
@@ -333,8 +329,8 @@ static int l_maps(lua_State *L)
 /* m:add(v, k...) */
 static int l_add(lua_State *L)
 {
-	struct map *u = luaL_checkudata(L, 1, MAP_MT);
-	int op = (int)lp_aggmap_op(lp_l_checkaggmap(L, 1));
+	struct map *u = lp_class_check(L, 1, &map_class);
+	int op = (int)lp_aggmap_op(u->m);
 	if (op == LP_AGG_LHIST) {
 		if (lua_gettop(L) < 2 || lua_isnil(L, 2))
 			return 0;
@@ -351,7 +347,7 @@ static int l_map_text(lua_State *L)
 	struct lp_buf out = { 0 };
 	if (lp_aggmap_text(m, map_name(L, 1), &out)) {
 		lp_buf_free(&out);
-		return luaL_error(L, "out of memory");
+		return lp_nomem(L);
 	}
 	lua_pushlstring(L, out.p ? out.p : "", out.len);
 	lp_buf_free(&out);
@@ -372,32 +368,32 @@ static int l_len(lua_State *L)
 
 static int l_gc(lua_State *L)
 {
-	struct map *u = luaL_checkudata(L, 1, MAP_MT);
+	struct map *u = lp_class_check_any(L, 1, &map_class);
 	lp_aggmap_free(u->m);
 	u->m = NULL;
 	return 0;
 }
 
+static const luaL_Reg map_meths[] = {
+	{ "add", l_add }, { "text", l_map_text }, { "clear", l_clear }, { NULL, NULL },
+};
+static const luaL_Reg map_meta[] = { { "__gc", l_gc }, { "__len", l_len }, { NULL, NULL } };
+static const struct lp_class map_class = {
+	.name = LP_CLASS_NAME("oneliner", "Map"), .methods = map_meths, .meta = map_meta,
+	.closable = true, .handle = offsetof(struct map, m),
+};
+
+static const luaL_Reg maps_meths[] = {
+	{ "map", l_map }, { "adder", l_adder }, { "text", l_text }, { NULL, NULL },
+};
+static const struct lp_class maps_class = {
+	.name = LP_CLASS_NAME("oneliner", "Maps"), .methods = maps_meths,
+};
+
 void lp_aggmap_register(lua_State *L)
 {
-	static const luaL_Reg map_meths[] = {
-		{ "add", l_add }, { "text", l_map_text }, { "clear", l_clear }, { NULL, NULL },
-	};
-	static const luaL_Reg maps_meths[] = {
-		{ "map", l_map }, { "adder", l_adder }, { "text", l_text }, { NULL, NULL },
-	};
-	luaL_newmetatable(L, MAP_MT);
-	luaL_newlib(L, map_meths);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pushcfunction(L, l_len);
-	lua_setfield(L, -2, "__len");
-	lua_pop(L, 1);
-	luaL_newmetatable(L, MAPS_MT);
-	luaL_newlib(L, maps_meths);
-	lua_setfield(L, -2, "__index");
-	lua_pop(L, 1);
+	lp_class_new(L, &map_class, 0);
+	lp_class_new(L, &maps_class, 0);
 	lua_pushcfunction(L, l_maps);
 	lua_setfield(L, -2, "maps");
 }

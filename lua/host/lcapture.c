@@ -31,6 +31,7 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "lp.h"
 #include "luaprof/capture.h"
 #include "luaprof/event.h"
@@ -240,7 +241,7 @@ int lp_strings_push(lua_State *L, struct lp_run *run, uint64_t addr, size_t max)
 		return found(L, run, from, str, len, max);
 	char *buf = scratch(&run->strings, max + 1);
 	if (!buf)
-		return luaL_error(L, "out of memory");
+		return lp_nomem(L);
 	if (from_file(run, addr, buf, max + 1, &len))
 		return found(L, run, LP_STR_FILE, buf, len, max);
 	/* late: unless the drain thread found the process gone (its pid may
@@ -255,14 +256,10 @@ int lp_strings_push(lua_State *L, struct lp_run *run, uint64_t addr, size_t max)
 /* s:str(addr [, max]): the Sample is argument 1. */
 int lp_strings_method(lua_State *L)
 {
-	struct lp_run *run = lp_get_run(L);
-	luaL_checkudata(L, 1, LP_SAMPLE_MT);
+	struct lp_run *run = lp_view_check(L, 1);
 	lua_Integer addr = luaL_checkinteger(L, 2);
 	lua_Integer max = luaL_optinteger(L, 3, LP_CAPTURE_STR_MAX);
 	luaL_argcheck(L, max >= 1 && max <= (1 << 20), 3, "max must be from 1 to 1048576 bytes");
-	if (!run->view.rec)
-		return luaL_error(L, "sample used outside on_sample: read its strings while on_sample "
-				     "runs");
 	return lp_strings_push(L, run, (uint64_t)addr, (size_t)max);
 }
 

@@ -12,11 +12,11 @@
  */
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "linit.h"
 #include "lpaux.h"
 #include "luaprof/flame.h"
 
-#define FLAME_BOX "luaprof.flamegraph.box"
 
 struct box {
 	struct lp_flame *f;
@@ -31,11 +31,19 @@ static void free_box(struct box *b)
 	lp_buf_free(&b->out);
 }
 
+static const struct lp_class box_class;
+
 static int box_gc(lua_State *L)
 {
-	free_box(luaL_checkudata(L, 1, FLAME_BOX));
+	free_box(lp_class_check_any(L, 1, &box_class));
 	return 0;
 }
+
+/* A graph being built, freed by __gc should an error cut it. */
+static const luaL_Reg box_meta[] = { { "__gc", box_gc }, { NULL, NULL } };
+static const struct lp_class box_class = {
+	.name = LP_CLASS_NAME("flamegraph", "Buffer"), .meta = box_meta,
+};
 
 static int add_count(void *ctx, const char *k, size_t n, double count)
 {
@@ -50,7 +58,7 @@ static int add_base(void *ctx, const char *k, size_t n, double count)
 static const char *opt_string(lua_State *L, int opts, const char *key)
 {
 	lua_getfield(L, opts, key);
-	const char *s = lua_isnil(L, -1) ? NULL : luaL_checkstring(L, -1);
+	const char *s = lua_isnil(L, -1) ? NULL : lp_checkfield_string(L, -1, opts, key);
 	lua_pop(L, 1);          /* opts keeps the string alive */
 	return s;
 }
@@ -58,10 +66,11 @@ static const char *opt_string(lua_State *L, int opts, const char *key)
 static double opt_number(lua_State *L, int opts, const char *key, double min, double max)
 {
 	lua_getfield(L, opts, key);
-	double v = luaL_optnumber(L, -1, 0);
+	double v = lua_isnil(L, -1) ? 0 : lp_checkfield_number(L, -1, opts, key);
 	lua_pop(L, 1);
 	if (v != 0 && (v < min || v > max))
-		luaL_error(L, "flamegraph: %s must be between %g and %g", key, min, max);
+		lp_argerror(L, opts, "%s must be between %I and %I", key, (lua_Integer)min,
+			    (lua_Integer)max);
 	return v;
 }
 
@@ -69,11 +78,9 @@ static double opt_number(lua_State *L, int opts, const char *key, double min, do
  * box left on the stack. */
 static struct box *build(lua_State *L, int idx)
 {
-	struct box *b = lua_newuserdatauv(L, sizeof *b, 0);
-	*b = (struct box){ 0 };
-	luaL_setmetatable(L, FLAME_BOX);
+	struct box *b = lp_class_alloc(L, &box_class, sizeof *b, 0);
 	if (!(b->f = lp_flame_new()))
-		luaL_error(L, "out of memory");
+		lp_nomem(L);
 	struct lp_flame_opts o = { 0 };
 	int opts = idx + 1;
 	if (!lua_isnoneornil(L, opts)) {
@@ -93,7 +100,7 @@ static struct box *build(lua_State *L, int idx)
 	}
 	lp_stacks_each(L, idx, add_count, b->f, "flamegraph");
 	if (lp_flame_svg(b->f, &o, &b->out))
-		luaL_error(L, "flamegraph: out of memory");
+		lp_nomem(L);
 	return b;
 }
 
@@ -122,10 +129,7 @@ static const luaL_Reg funcs[] = {
 
 int luaopen_luaprof_flamegraph(lua_State *L)
 {
-	luaL_newmetatable(L, FLAME_BOX);
-	lua_pushcfunction(L, box_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pop(L, 1);
+	lp_class_new(L, &box_class, 0);
 	luaL_newlib(L, funcs);
 	return 1;
 }

@@ -29,12 +29,12 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "linit.h"
 #include "lpaux.h"
 #include "luaprof/agg.h"
 #include "luaprof/luaprof.h"
 
-#define HIST_MT "luaprof.Hist"
 #define POW2_BUCKETS LP_HIST_POW2_BUCKETS     /* (..,0) [0] [1] [2,4) ... [2^63, ...) */
 #define MAX_LINEAR 100000
 
@@ -47,17 +47,17 @@ struct hist {
 	uint64_t b[];
 };
 
+static const struct lp_class hist_class;
+
 static struct hist *check_hist(lua_State *L)
 {
-	return luaL_checkudata(L, 1, HIST_MT);
+	return lp_class_check(L, 1, &hist_class);
 }
 
 static struct hist *new_hist(lua_State *L, size_t nr)
 {
-	struct hist *h = lua_newuserdatauv(L, sizeof *h + nr * sizeof h->b[0], 0);
-	memset(h, 0, sizeof *h + nr * sizeof h->b[0]);
+	struct hist *h = lp_class_alloc(L, &hist_class, sizeof *h + nr * sizeof h->b[0], 0);
 	h->nr = nr;
-	luaL_setmetatable(L, HIST_MT);
 	return h;
 }
 
@@ -243,7 +243,7 @@ static int l_tostring(lua_State *L)
 	char *text = h->linear ? lp_hist_text(h->b, h->nr, lp_lhist_label, &h->lh, &n) :
 				 lp_hist_text(h->b, h->nr, NULL, NULL, &n);
 	if (!text)
-		return luaL_error(L, "out of memory");
+		return lp_nomem(L);
 	lua_pushlstring(L, text, n);
 	free(text);
 	return 1;
@@ -265,7 +265,7 @@ static lua_Integer linear_key(lua_State *L, const char *key)
 	lua_getfield(L, 1, key);
 	lua_Integer v = lua_tointegerx(L, -1, &ok);
 	if (!ok)
-		luaL_error(L, "luaprof.hist{min=, max=, step=}: %s must be an integer", key);
+		lp_argerror(L, 1, "%s must be an integer", key);
 	lua_pop(L, 1);
 	return v;
 }
@@ -282,18 +282,18 @@ static int l_hist(lua_State *L)
 	for (lua_pushnil(L); lua_next(L, 1); lua_pop(L, 1)) {
 		const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
 		if (strcmp(k, "min") && strcmp(k, "max") && strcmp(k, "step"))
-			luaL_error(L, "luaprof.hist{...}: unknown key '%s' (known: min, max, step)",
-				   LP_SHOW(luaL_tolstring(L, -2, NULL)));
+			lp_argerror(L, 1, "unknown key '%s' (known: min, max, step)",
+				    LP_SHOW(luaL_tolstring(L, -2, NULL)));
 	}
 	lua_Integer min = linear_key(L, "min"), max = linear_key(L, "max");
 	lua_Integer step = linear_key(L, "step");
 	if (max <= min)
-		luaL_error(L, "luaprof.hist{min=, max=, step=}: max must be larger than min");
+		lp_argerror(L, 1, "max must be larger than min");
 	if (step <= 0)
-		luaL_error(L, "luaprof.hist{min=, max=, step=}: step must be positive");
+		lp_argerror(L, 1, "step must be positive");
 	struct lp_lhist lh;
 	if (lp_lhist_init(&lh, min, max, step, MAX_LINEAR))
-		luaL_error(L, "luaprof.hist{min=, max=, step=}: too many buckets (at most 100000)");
+		lp_argerror(L, 1, "too many buckets (at most 100000)");
 	struct hist *h = new_hist(L, lh.nr);
 	h->linear = true;
 	h->lh = lh;
@@ -306,22 +306,15 @@ static const luaL_Reg methods[] = {
 	{ "buckets", l_buckets }, { "print", l_print }, { NULL, NULL },
 };
 
-static void open_mt(lua_State *L)
-{
-	if (!luaL_newmetatable(L, HIST_MT)) {
-		lua_pop(L, 1);
-		return;
-	}
-	luaL_newlib(L, methods);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_tostring);
-	lua_setfield(L, -2, "__tostring");
-	lua_pop(L, 1);
-}
+static const luaL_Reg meta[] = { { "__tostring", l_tostring }, { NULL, NULL } };
+
+static const struct lp_class hist_class = {
+	.name = LP_CLASS_NAME("hist", "Hist"), .methods = methods, .meta = meta,
+};
 
 int luaopen_luaprof_hist(lua_State *L)
 {
-	open_mt(L);
+	lp_class_new(L, &hist_class, 0);
 	lua_pushcfunction(L, l_hist);
 	return 1;
 }

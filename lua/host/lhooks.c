@@ -143,6 +143,7 @@ static bool open_hookpos(lua_State **out)
 	lua_State *L = dir ? luaL_newstate() : NULL;
 	if (!L)
 		return false;
+	lp_set_run(L, NULL);            /* no run: no binding is opened here */
 	luaL_openlibs(L);
 	lua_getglobal(L, "package");
 	lua_pushfstring(L, "%s/?.lua", dir);

@@ -33,6 +33,7 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "lp.h"
 #include "luaprof/hmap.h"
 
@@ -306,7 +307,7 @@ void lp_idents_push(lua_State *L, struct lp_run *run, enum lp_ident which)
 	struct lp_idents *ids = idents(run);
 	struct ident *e;
 	if (!ids)
-		luaL_error(L, "out of memory");
+		lp_nomem(L);
 	bool from_sample = run->view.sample_type & PERF_SAMPLE_CGROUP;
 	switch (which) {
 	case LP_IDENT_UID:

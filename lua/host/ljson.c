@@ -21,12 +21,12 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "linit.h"
 #include "lpaux.h"
 #include "luaprof/buf.h"
 
-#define BOX_MT "luaprof.json.buffer"
-#define ARRAY_MT "luaprof.json.array"
+#define ARRAY_MT LP_CLASS_NAME("json", "Array")
 #define MAX_DEPTH 200
 
 struct enc {
@@ -56,7 +56,7 @@ static void number(struct enc *e, int idx)
 	}
 	double d = lua_tonumber(e->L, idx);
 	if (!isfinite(d))
-		luaL_error(e->L, "json.encode: NaN and infinities cannot be written in JSON");
+		lp_argerror(e->L, 1, "NaN and infinities cannot be written in JSON");
 	lp_json_double(e->b, d);
 }
 
@@ -112,12 +112,12 @@ static int keys_of(struct enc *e, int idx)
 		else if (lua_isinteger(L, -1))
 			lua_pushfstring(L, "%I", (LUAI_UACINT)lua_tointeger(L, -1));
 		else
-			luaL_error(L, "json.encode: an object key must be a string or an integer, "
-				      "not %s", luaL_typename(L, -1));
+			lp_argerror(L, 1, "an object key must be a string or an integer, "
+				    "not %s", luaL_typename(L, -1));
 		lua_pushvalue(L, -1);
 		if (lua_rawget(L, -4) != LUA_TNIL)
-			luaL_error(L, "json.encode: keys %s and \"%s\" are the same in JSON",
-				   lua_tostring(L, -2), lua_tostring(L, -2));
+			lp_argerror(L, 1, "keys %s and \"%s\" are the same in JSON",
+				    lua_tostring(L, -2), lua_tostring(L, -2));
 		lua_pop(L, 1);
 		lua_pushvalue(L, -1);
 		lua_rawseti(L, -5, ++n);        /* names[n] = name */
@@ -163,13 +163,13 @@ static void table(struct enc *e, int idx, int depth)
 {
 	lua_State *L = e->L;
 	if (depth >= MAX_DEPTH)
-		luaL_error(L, "json.encode: nested deeper than %d tables", MAX_DEPTH);
+		lp_argerror(L, 1, "nested deeper than %d tables", MAX_DEPTH);
 	/* each level keeps a few slots (the table, its key names) below the
 	 * next: a C function is given only LUA_MINSTACK of them */
 	luaL_checkstack(L, 16, "json.encode: nested too deep");
 	lua_pushvalue(L, idx);
 	if (lua_rawget(L, e->seen) != LUA_TNIL)
-		luaL_error(L, "json.encode: a table contains itself");
+		lp_argerror(L, 1, "a table contains itself");
 	lua_pop(L, 1);
 	lua_pushvalue(L, idx);
 	lua_pushboolean(L, 1);
@@ -207,17 +207,28 @@ static void value(struct enc *e, int idx, int depth)
 		}
 		/* fall through */
 	default:
-		luaL_error(L, "json.encode: cannot encode a %s", luaL_typename(L, idx));
+		lp_argerror(L, 1, "cannot encode a %s", luaL_typename(L, idx));
 	}
 	if (e->b->err)
-		luaL_error(L, "json.encode: out of memory");
+		lp_nomem(L);
 }
+
+static const struct lp_class buffer_class;
 
 static int box_gc(lua_State *L)
 {
-	lp_buf_free(luaL_checkudata(L, 1, BOX_MT));
+	lp_buf_free(lp_class_check_any(L, 1, &buffer_class));
 	return 0;
 }
+
+/* The encoder's output, freed by __gc should an error cut the encoding. */
+static const luaL_Reg buffer_meta[] = { { "__gc", box_gc }, { NULL, NULL } };
+static const struct lp_class buffer_class = {
+	.name = LP_CLASS_NAME("json", "Buffer"), .meta = buffer_meta,
+};
+
+/* json.array's tables: a mark, no method. */
+static const struct lp_class array_class = { .name = ARRAY_MT };
 
 static int l_encode(lua_State *L)
 {
@@ -226,14 +237,12 @@ static int l_encode(lua_State *L)
 	if (lua_istable(L, 2)) {
 		e.sort_keys = lua_getfield(L, 2, "sort_keys") != LUA_TNIL && lua_toboolean(L, -1);
 		lua_getfield(L, 2, "indent");
-		e.indent = (int)luaL_optinteger(L, -1, 0);
+		e.indent = lua_isnil(L, -1) ? 0 : (int)lp_checkfield_integer(L, -1, 2, "indent");
 		luaL_argcheck(L, e.indent >= 0 && e.indent <= 16, 2, "indent is 0 to 16");
 		lua_pop(L, 2);
 	}
 	lua_settop(L, 1);
-	e.b = lua_newuserdatauv(L, sizeof *e.b, 0);
-	*e.b = (struct lp_buf){ 0 };
-	luaL_setmetatable(L, BOX_MT);
+	e.b = lp_class_alloc(L, &buffer_class, sizeof *e.b, 0);
 	lua_newtable(L);
 	e.seen = lua_gettop(L);
 	value(&e, 1, 0);
@@ -258,12 +267,8 @@ static const luaL_Reg funcs[] = {
 
 int luaopen_luaprof_json(lua_State *L)
 {
-	luaL_newmetatable(L, BOX_MT);
-	lua_pushcfunction(L, box_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pop(L, 1);
-	luaL_newmetatable(L, ARRAY_MT);
-	lua_pop(L, 1);
+	lp_class_new(L, &buffer_class, 0);
+	lp_class_new(L, &array_class, 0);
 	luaL_newlib(L, funcs);
 	lua_pushlightuserdata(L, NULL);
 	lua_setfield(L, -2, "null");

@@ -24,13 +24,12 @@
 int lp_l_read_string(lua_State *L)
 {
 	struct lp_run *run = lp_get_run(L);
-	bool sample = luaL_testudata(L, 1, LP_SAMPLE_MT) != NULL;
+	bool sample = lua_type(L, 1) == LUA_TLIGHTUSERDATA;
+	if (sample)
+		lp_view_check(L, 1);
 	lua_Integer pid = sample ? 0 : luaL_checkinteger(L, 1), addr = luaL_checkinteger(L, 2);
 	lua_Integer max = luaL_optinteger(L, 3, LP_CAPTURE_STR_MAX);
 	luaL_argcheck(L, max >= 1 && max <= LIMIT, 3, "max must be from 1 to 1048576 bytes");
-	if (sample && !run->view.rec)
-		return luaL_error(L, "sample used outside on_sample: read its strings while on_sample "
-				     "runs");
 	if (sample || (run->view.rec && pid == (int32_t)run->view.rec->u.sample.pid)) {
 		int n = lp_strings_push(L, run, (uint64_t)addr, (size_t)max);
 		lua_pop(L, n - 1);      /* the string or nil: s:str adds the reason */

@@ -31,6 +31,7 @@
 #include <lauxlib.h>
 
 #include "settings.h"
+#include "lclass.h"
 #include "lp.h"
 #include "luaprof/buf.h"
 #include "luaprof/luaprof.h"
@@ -134,8 +135,8 @@ static void push_usage(lua_State *L, struct lp_run *run, bool full)
 
 static void bad_spec(lua_State *L, int i, const char *what)
 {
-	luaL_error(L, "luaprof.options: option %d: %s (each option is { name, type, default, "
-		      "help [, choices = {...}] })", i, what);
+	lp_argerror(L, 1, "option %d: %s (each option is { name, type, default, "
+		    "help [, choices = {...}] })", i, what);
 }
 
 static bool value_fits(lua_State *L, int idx, int type)
@@ -210,10 +211,10 @@ static void check_spec(lua_State *L)
 	luaL_checktype(L, 1, LUA_TTABLE);
 	lua_getfield(L, 1, "description");
 	if (!lua_isstring(L, -1) || strchr(lua_tostring(L, -1), '\n'))
-		luaL_error(L, "luaprof.options: description must be a one-line string");
+		lp_argerror(L, 1, "description must be a one-line string");
 	lua_getfield(L, 1, "help");
 	if (!lua_isnil(L, -1) && !lua_isstring(L, -1))
-		luaL_error(L, "luaprof.options: help must be a string");
+		lp_argerror(L, 1, "help must be a string");
 	lua_pop(L, 2);
 	lua_newtable(L);
 	int names = lua_gettop(L);

@@ -1,6 +1,8 @@
 /*
- * lp.h - internal to lua/: the state shared by the VM, the bindings, the
- * driver loop and the command line.
+ * lp.h - internal to lua/: the state of a run the host owns (the VM, the
+ * views, the bindings' state) and shares with the driver loop and the
+ * command line; what only the loop reads is in lua/cmd/run.h (struct
+ * lp_loop, run->loop).
  */
 #ifndef LP_LUA_H
 #define LP_LUA_H
@@ -19,7 +21,7 @@
 #include "luaprof/sym.h"
 
 #define LP_EXIT_FAILURE 255     /* luaprof's own failures */
-#define LP_SAMPLE_MT "luaprof.Sample"
+#define LP_SAMPLE_MT "luaprof.view.Sample"   /* every light userdata's metatable */
 #define LP_MAX_STACK 512        /* frames kept per sample */
 #define LP_SCRIPT_MEMORY_DEFAULT 1024   /* MB, or a quarter of the RAM when less */
 
@@ -38,7 +40,6 @@
 struct lp_tp_format;
 struct lp_hmap;
 struct lp_event_spec;
-struct lp_count;
 
 /* Where records come from: a live run or a recording. */
 struct lp_source {
@@ -65,22 +66,7 @@ struct lp_source {
 	int (*next_ref)(void *ctx, const struct lp_record **rec, int *event);
 };
 
-/* What the loop knows of each event (run->evinfo[event + 1]), settled at
- * the event's first sample. */
 struct lp_tpview;
-
-struct lp_evinfo {
-	bool ready;
-	bool handled;                   /* a handler takes its samples */
-	const char *hook;               /* which: "on_event" or "on_sample" */
-	bool on_sample;                 /* the handler is on_sample (LP_SLOT_ON_SAMPLE) */
-	const struct lp_tp_format *fmt; /* s.args */
-	struct lp_tpview *tp;           /* ltrace.c: s.args of a handled event with fmt */
-	uint64_t sample_type;           /* what its samples carry (PERF_SAMPLE_*) */
-	struct lp_agg *agg;             /* lagg.c: a one-liner's C aggregation takes
-					 * its samples instead of the handler */
-	bool agg_comm, agg_sym;         /* which want each sample's comm, sym */
-};
 
 struct lp_run;
 
@@ -151,6 +137,7 @@ struct lp_guard {
 };
 
 struct lp_cli;
+struct lp_loop;
 
 /* The script's hooks: global functions it may define, found once its top
  * level has run, as Lua's ltm.c keeps its metamethods (an enum and a table
@@ -193,41 +180,13 @@ struct lp_run_opt {
 	char *description;              /* LP_MODE_DESCRIBE: what luaprof.options said (malloc) */
 };
 
-/* run.c: on_interval. */
-struct lp_run_interval {
-	uint64_t ns;                    /* the period; 0: none */
-	uint64_t next, prev;            /* the next boundary; the previous call's time */
-	uint64_t first;                 /* the first timed record's time */
-	uint64_t last_time;             /* the latest record time */
-	uint64_t samples;               /* samples since the previous call */
-	bool count_only;                /* nothing is sampled: intervals run from
-					   lp_run_set_origin, not the first record */
-	void (*set_alarm)(void *ctx, uint64_t t);       /* live runs: lp_live_set_alarm */
-	void *alarm_ctx;
-};
-
-/* What the run counted, for on_end. */
-struct lp_run_stats {
-	uint64_t samples;               /* delivered to on_sample */
-	uint64_t lost;                  /* LOST records and the kernel's LOST_SAMPLES */
-	uint64_t lost_summary;          /* perf record's end-of-run LOST_SAMPLES */
-};
-
 /* Live runs: the events as opened (s.args, s.retval, s.values), whose
- * process memory USDT arguments may be read from, their counts for
- * info.values (nr_specs entries; counts_prev holds them at the previous
- * on_interval), and the command's CPU times. */
+ * process memory USDT arguments may be read from (their counts and the
+ * command's CPU times are the loop's: lua/cmd/run.h). */
 struct lp_run_live {
 	bool on;                        /* a live run (not a replay) */
 	const struct lp_event_spec *specs;
 	size_t nr_specs;
-	int (*read_counts)(void *ctx, struct lp_count *out);
-	void *counts_ctx;
-	struct lp_count *counts_prev, *counts_now;
-	int64_t user_ns, sys_ns;        /* -1: unknown */
-	bool has_backlog;               /* the drain thread's backlog is known */
-	uint64_t max_backlog;           /* most samples waiting for the script */
-	uint64_t max_lag_ns;            /* how old the oldest of them was, at most */
 };
 
 /* lstack.c, lfold.c: what symbolizing the current sample's stack uses. */
@@ -305,15 +264,14 @@ struct lp_run {
 	struct lp_run_opt opt;
 	struct lp_cli *cli;             /* the command line, for luaprof.setup; NULL replaying */
 	const struct lp_source *src;    /* while the loop runs */
-	struct lp_evinfo *evinfo;       /* per event + 1, grown as events appear */
-	size_t nr_evinfo;
 	struct lp_view view;
 	struct lp_switch_view switch_view;
 	struct lp_procs *procs;
 	struct lp_resolver *resolver;
 	struct lp_hmap *targets;        /* ltarget.c: the pids followed; NULL: all */
-	struct lp_run_stats stats;
-	struct lp_run_interval interval;
+	struct lp_loop *loop;           /* lua/cmd/run.h: the driver loop's own state
+					 * (NULL when no loop runs); the host never
+					 * reads it */
 	struct lp_run_live live;
 	volatile sig_atomic_t exit_requested;   /* luaprof.exit(), the output closed, or a
 						 * second signal: the loop ends */
@@ -325,12 +283,6 @@ struct lp_run {
 	bool failed;                    /* a hook raised an error */
 	char *error;                    /* vm.c: the first hook error's line, for
 					 * on_end's info.error (malloc'd) */
-	bool hook_error;                /* run.c: a hook's error stopped the loop: on_end
-					 * still runs, with info.error */
-	int watched;                    /* the fd the source watches for keys, -1: none */
-	volatile sig_atomic_t interrupted;      /* a signal stopped the run (replays) */
-	int end_signal;                 /* the exit status is 128+end_signal, for the
-					 * signal that ended the run: luaprof dies of it */
 	struct lp_run_stack stack;
 	struct lp_run_aggs aggs;
 	struct lp_run_reports reports;
@@ -437,11 +389,19 @@ static inline struct lp_thread *lp_view_thread(struct lp_run *run)
  * low two bits say what it was (struct pointers, the other light userdata
  * a script may reach, have them clear): a sample given to on_sample or to
  * an on_event handler, or a switch record; the rest counts the calls. */
-enum { LP_VIEW_SAMPLE = 1, LP_VIEW_SWITCH = 2, LP_VIEW_EVENT = 3, LP_VIEW_TAG = 3 };
+enum { LP_VIEW_SAMPLE = 1, LP_VIEW_SWITCH = 2, LP_VIEW_EVENT = 3, LP_VIEW_TAG = 3,
+       LP_VIEW_ARGS = 4 /* no tag: s.args, a table of its event's (ltrace.c) */ };
 
 static inline const void *lp_view_next(struct lp_run *run, unsigned tag)
 {
 	return (const void *)((++run->vm.view_gen << 2) | tag);
+}
+
+/* Whether ud is the sample view of the call running now (the one test;
+ * lp_view_check says why not). */
+static inline bool lp_view_is_current(const struct lp_run *run, const void *ud)
+{
+	return ud == run->view.ud && run->view.rec;
 }
 
 /* lstack.c: frees what symbolizing stacks keeps for the run. */
@@ -450,6 +410,21 @@ void lp_stack_free(struct lp_run *run);
 /* lsample.c */
 void lp_sample_open(lua_State *L, struct lp_run *run);
 void lp_sample_invalidate(lua_State *L, struct lp_run *run);
+
+/* lview.c: the one check of the views a hook is given (s, t of
+ * on_switch, s.args), which expire when the call returns.
+ * lp_view_expired raises the error for a view of kind (LP_VIEW_*) used
+ * after its call: as argument arg of the function called ("bad argument
+ * #2 to 'add' (this sample's view expired when its on_sample returned:
+ * ...)"), or at the script's line when arg is 0 (a field read).
+ * lp_view_check returns the run when the value at idx is the sample view
+ * of the call running now; else it raises that error for an expired
+ * sample view, a type error for any other value. */
+int lp_view_expired(lua_State *L, unsigned kind, int arg);
+struct lp_run *lp_view_check(lua_State *L, int idx);
+/* lview.c: the tag of the view at idx (LP_VIEW_*), or 0 when it is no
+ * view (another light userdata, or no light userdata). */
+unsigned lp_view_tag(lua_State *L, int idx);
 
 /* ltrace.c: s.args, the fields of a tracepoint sample (see ltrace.c),
  * and s.raw (its raw data as a string, or nil); luaprof.syscall_name and
@@ -460,8 +435,7 @@ void lp_sample_invalidate(lua_State *L, struct lp_run *run);
  * ends it, before anything else of the script runs (both with the Lua
  * stack at its base: they use LP_SLOT_FIELDS).  lp_trace_push_fields
  * pushes the s.args being shown, or nil. */
-struct lp_tpview *lp_trace_view_new(lua_State *L, struct lp_run *run,
-				    const struct lp_tp_format *fmt);
+struct lp_tpview *lp_trace_view_new(lua_State *L, const struct lp_tp_format *fmt);
 void lp_trace_view_free(struct lp_tpview *tv);
 void lp_trace_enter(struct lp_run *run, struct lp_tpview *tv);
 void lp_trace_leave(struct lp_run *run);
@@ -520,8 +494,9 @@ void lp_feeder_remove(struct lp_run *run, struct lp_feeder *f);
 int lp_report_feed(struct lp_run *run);
 void lp_reports_free(struct lp_run *run);
 
-/* lagg.c: lp_agg_open sets the global _ONELINER_AGG, the one-liner front
- * end's aggregations in C (see lagg.c); lp_agg_for_event is the one for
+/* lagg.c: lp_agg_open pushes the table of the one-liner front end's
+ * aggregations in C (see lagg.c), which vm.c hands to its main chunk as
+ * its argument; lp_agg_for_event is the one for
  * the event called name (or bare, its name without modifiers) bound to
  * fmt and sample_type, or NULL (then its handler takes the samples);
  * lp_agg_regs_free forgets them, after the Lua state is closed. */
@@ -542,10 +517,10 @@ struct lp_aggmap *lp_l_checkaggmap(lua_State *L, int idx);
 /* lagg.c: whether the run's answer is the same in any order of its
  * records: every sample goes to a C aggregation (aggs.only) keyed by what
  * the sample itself holds (not comm or sym, which depend on the process
- * records before it), and no hook sees time pass (on_interval) or the
- * process records.  A replay then reads in file order
- * (lp_perfdata_unordered). */
-bool lp_agg_order_free(const struct lp_run *run);
+ * records before it), and no hook sees time pass (timed_calls: the loop
+ * calls on_interval) or the process records.  A replay then reads in
+ * file order (lp_perfdata_unordered). */
+bool lp_agg_order_free(const struct lp_run *run, bool timed_calls);
 
 /* lstack.c: luaprof.frame(pid, addr [, kernel]). */
 int lp_l_frame(lua_State *L);
@@ -592,8 +567,22 @@ int luaopen_luaprof(lua_State *L);
  * module table on top of the stack. */
 void lp_const_open(lua_State *L);
 
-/* lpaux.c: the run a Lua state belongs to (from its registry). */
-struct lp_run *lp_get_run(lua_State *L);
+/* The one way a binding reaches the run its Lua state belongs to: the
+ * pointer in the state's extra space (LUA_EXTRASPACE), set by
+ * lp_set_run as the state is made (lp_guard_newstate: NULL until
+ * lp_vm_open sets the run) and copied by Lua into every coroutine's; a
+ * pointer read, where a registry field costs a hash lookup. */
+_Static_assert(LUA_EXTRASPACE >= sizeof(void *), "the run is kept in LUA_EXTRASPACE");
+
+static inline struct lp_run *lp_get_run(lua_State *L)
+{
+	return *(struct lp_run **)lua_getextraspace(L);
+}
+
+static inline void lp_set_run(lua_State *L, struct lp_run *run)
+{
+	*(struct lp_run **)lua_getextraspace(L) = run;
+}
 
 /* lsetup.c: luaprof.setup{...}, the lua_CFunction. */
 int lp_setup(lua_State *L);

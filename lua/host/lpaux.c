@@ -1,7 +1,7 @@
 /*
  * lpaux.c - helpers the bindings and the C modules share, as Lua's lauxlib
- * serves its libraries: the run of a Lua state, writing a file whole, and
- * walking a table of stacks (or a luaprof.stacks, which lstacks.c walks).
+ * serves its libraries: writing a file whole (lp_stacks_each, declared in
+ * lpaux.h, is lstacks.c's).  Nothing here calls back into a binding.
  */
 #include <errno.h>
 #include <limits.h>
@@ -16,14 +16,6 @@
 #include "lp.h"
 #include "lpaux.h"
 #include "luaprof/luaprof.h"
-
-struct lp_run *lp_get_run(lua_State *L)
-{
-	lua_getfield(L, LUA_REGISTRYINDEX, "luaprof.run");
-	struct lp_run *run = lua_touserdata(L, -1);
-	lua_pop(L, 1);
-	return run;
-}
 
 /* Writes to what path already is when that is no regular file (/dev/null,
  * /dev/stdout, a FIFO): a temporary file renamed over it would replace a

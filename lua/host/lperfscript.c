@@ -64,10 +64,7 @@ static size_t max_stack(void)
 
 static struct lp_run *check_sample(lua_State *L)
 {
-	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(1));
-	if (lua_touserdata(L, 1) != run->view.ud || !run->view.rec)
-		luaL_argerror(L, 1, "the sample on_sample was given, during that call");
-	return run;
+	return lp_view_check(L, 1);
 }
 
 /* The name perf gives frame f's symbol (demangled without parameters):
@@ -258,8 +255,6 @@ int luaopen_luaprof_perfscript(lua_State *L)
 	static const luaL_Reg funcs[] = {
 		{ "chain", l_chain }, { "frame", l_frame }, { NULL, NULL },
 	};
-	luaL_newlibtable(L, funcs);
-	lua_pushlightuserdata(L, lp_get_run(L));
-	luaL_setfuncs(L, funcs, 1);
+	luaL_newlib(L, funcs);
 	return 1;
 }

@@ -35,6 +35,7 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "linit.h"
 #include "lpaux.h"
 #include "lp.h"
@@ -43,7 +44,6 @@
 #include "luaprof/hmap.h"
 #include "luaprof/pprof.h"
 
-#define PPROF_MT "luaprof.Pprof"
 #define MAX_FRAMES LP_MAX_STACK
 
 enum { L_PID = 1, L_TID = 2, L_COMM = 4, L_CPU = 8 };
@@ -61,18 +61,17 @@ struct lpprof {
 	uint64_t ids[MAX_FRAMES];
 };
 
+static const struct lp_class profile_class;
+
 static struct lpprof *check(lua_State *L)
 {
-	struct lpprof *w = luaL_checkudata(L, 1, PPROF_MT);
-	if (!w->p)
-		luaL_error(L, "pprof profile used after it was closed");
-	return w;
+	return lp_class_check(L, 1, &profile_class);
 }
 
 static void nomem(lua_State *L, int rc)
 {
 	if (rc)
-		luaL_error(L, "pprof: out of memory");
+		lp_nomem(L);
 }
 
 /* The mapping id of the object holding ip in the sample's process (or the
@@ -169,8 +168,8 @@ static void values_arg(lua_State *L, int idx, struct lpprof *w, int64_t *v)
 		int ok;
 		v[i] = (int64_t)lua_tointegerx(L, -1, &ok);
 		if (!ok)
-			luaL_error(L, "pprof: values[%d] must be an integer (one per sample type)",
-				   (int)i + 1);
+			lp_argerror(L, idx, "values[%d] must be an integer (one per sample type)",
+				    (int)i + 1);
 		lua_pop(L, 1);
 	}
 }
@@ -200,11 +199,9 @@ static int feed(struct lp_run *run, struct lp_feeder *f)
 static int l_add(lua_State *L)
 {
 	struct lpprof *w = check(L);
-	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(1));
 	if (w->run)
 		return luaL_error(L, "pprof: this profile is fed every sample (feed = \"all\")");
-	if (lua_touserdata(L, 2) != run->view.ud || !run->view.rec)
-		return luaL_argerror(L, 2, "the sample on_sample was given, during that call");
+	struct lp_run *run = lp_view_check(L, 2);
 	int64_t values[LP_PPROF_MAX_VALUES] = { 1, (int64_t)run->view.rec->u.sample.period };
 	if (!lua_isnoneornil(L, 3))
 		values_arg(L, 3, w, values);
@@ -227,7 +224,7 @@ static uint64_t table_location(lua_State *L, struct lpprof *w, int idx)
 	uint64_t id = lp_pprof_location(w->p, 0, ip, &line, line.function ? 1 : 0);
 	lua_pop(L, 4);
 	if (!id)
-		luaL_error(L, "pprof: out of memory");
+		lp_nomem(L);
 	return id;
 }
 
@@ -239,9 +236,10 @@ static size_t table_labels(lua_State *L, int idx, struct lp_pprof_label *out)
 	luaL_checktype(L, idx, LUA_TTABLE);
 	lua_pushnil(L);
 	while (lua_next(L, idx) && n < LP_PPROF_MAX_LABELS) {
-		out[n].key = luaL_checkstring(L, -2);
+		lp_checkfield_type(L, -2, idx, "a label's name", LUA_TSTRING);  /* no lua_next's key converted */
+		out[n].key = lua_tostring(L, -2);
 		out[n].str = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-		out[n].num = out[n].str ? 0 : luaL_checkinteger(L, -1);
+		out[n].num = out[n].str ? 0 : lp_checkfield_integer(L, -1, idx, out[n].key);
 		n++;
 		lua_pop(L, 1);
 	}
@@ -258,8 +256,10 @@ static int l_add_stack(lua_State *L)
 	luaL_argcheck(L, n <= MAX_FRAMES, 2, "too many frames");
 	for (lua_Integer i = 1; i <= n; i++) {
 		lua_geti(L, 2, i);
-		luaL_checktype(L, -1, LUA_TTABLE);
-		w->ids[i - 1] = table_location(L, w, lua_gettop(L));
+		int f = lua_gettop(L);
+		if (!lua_istable(L, f))
+			lp_checkfield_type(L, f, 2, lua_pushfstring(L, "frame %I", i), LUA_TTABLE);
+		w->ids[i - 1] = table_location(L, w, f);
 		lua_pop(L, 1);
 	}
 	struct lp_pprof_label labels[LP_PPROF_MAX_LABELS];
@@ -296,7 +296,7 @@ static int l_write(lua_State *L)
 	bool gz = true;
 	if (lua_istable(L, 3)) {
 		if (lua_getfield(L, 3, "duration") != LUA_TNIL)
-			lp_pprof_times(w->p, w->time0, (int64_t)luaL_checkinteger(L, -1));
+			lp_pprof_times(w->p, w->time0, (int64_t)lp_checkfield_integer(L, -1, 3, "duration"));
 		lua_pop(L, 1);
 		gz = lua_getfield(L, 3, "gzip") == LUA_TNIL || lua_toboolean(L, -1);
 		lua_pop(L, 1);
@@ -310,7 +310,7 @@ static int l_write(lua_State *L)
 
 static int l_gc(lua_State *L)
 {
-	struct lpprof *w = luaL_checkudata(L, 1, PPROF_MT);
+	struct lpprof *w = lp_class_check_any(L, 1, &profile_class);
 	if (w->run)
 		lp_feeder_remove(w->run, &w->feeder);
 	w->run = NULL;
@@ -330,17 +330,17 @@ static void sample_types(lua_State *L, struct lpprof *w, int opts)
 		lua_pop(L, 1);
 		return;
 	}
-	luaL_checktype(L, -1, LUA_TTABLE);
+	lp_checkfield_type(L, -1, opts, "sample_types", LUA_TTABLE);
 	lua_Integer n = luaL_len(L, -1);
 	if (n < 1 || n > LP_PPROF_MAX_VALUES)
-		luaL_error(L, "pprof.new: sample_types holds 1 to %d {type, unit} pairs",
-			   LP_PPROF_MAX_VALUES);
+		lp_argerror(L, 1, "sample_types holds 1 to %d {type, unit} pairs",
+			    LP_PPROF_MAX_VALUES);
 	for (lua_Integer i = 1; i <= n; i++) {
 		lua_geti(L, -1, i);
 		lua_geti(L, -1, 1);
 		lua_geti(L, -2, 2);
 		if (!lua_isstring(L, -2) || !lua_isstring(L, -1))
-			luaL_error(L, "pprof.new: sample_types[%d] must be {type, unit}", (int)i);
+			lp_argerror(L, 1, "sample_types[%d] must be {type, unit}", (int)i);
 		nomem(L, lp_pprof_sample_type(w->p, lua_tostring(L, -2), lua_tostring(L, -1)));
 		lua_pop(L, 3);
 	}
@@ -351,21 +351,21 @@ static void sample_types(lua_State *L, struct lpprof *w, int opts)
 static void period(lua_State *L, struct lpprof *w, int opts)
 {
 	if (lua_getfield(L, opts, "period") != LUA_TNIL) {
-		luaL_checktype(L, -1, LUA_TTABLE);
+		lp_checkfield_type(L, -1, opts, "period", LUA_TTABLE);
 		lua_geti(L, -1, 1);
 		lua_geti(L, -2, 2);
 		lua_geti(L, -3, 3);
 		w->period_auto = lua_isnil(L, -1);
 		if (!lua_isstring(L, -3) || !lua_isstring(L, -2) ||
 		    (!lua_isinteger(L, -1) && !w->period_auto))
-			luaL_error(L, "pprof.new: period must be {type, unit[, period]}");
+			lp_argerror(L, 1, "period must be {type, unit[, period]}");
 		nomem(L, lp_pprof_period(w->p, lua_tostring(L, -3), lua_tostring(L, -2),
 					 lua_tointeger(L, -1)));
 		lua_pop(L, 3);
 	}
 	lua_pop(L, 1);
 	if (lua_getfield(L, opts, "default") != LUA_TNIL)
-		nomem(L, lp_pprof_default_type(w->p, luaL_checkstring(L, -1)));
+		nomem(L, lp_pprof_default_type(w->p, lp_checkfield_string(L, -1, opts, "default")));
 	lua_pop(L, 1);
 }
 
@@ -374,11 +374,13 @@ static void labels(lua_State *L, struct lpprof *w, int opts)
 	static const char *const names[] = { "pid", "tid", "comm", "cpu", NULL };
 	static const unsigned bits[] = { L_PID, L_TID, L_COMM, L_CPU };
 	if (lua_getfield(L, opts, "labels") != LUA_TNIL) {
-		luaL_checktype(L, -1, LUA_TTABLE);
+		lp_checkfield_type(L, -1, opts, "labels", LUA_TTABLE);
 		for (lua_Integer i = 1; i <= luaL_len(L, -1); i++) {
 			lua_geti(L, -1, i);
-			w->labels |= bits[luaL_checkoption(L, -1, NULL, names)];
-			lua_pop(L, 1);
+			int v = lua_gettop(L);
+			const char *key = lua_pushfstring(L, "labels[%I]", i);
+			w->labels |= bits[lp_checkfield_option(L, v, opts, key, NULL, names)];
+			lua_pop(L, 2);
 		}
 	}
 	lua_pop(L, 1);
@@ -386,11 +388,10 @@ static void labels(lua_State *L, struct lpprof *w, int opts)
 
 static int l_new(lua_State *L)
 {
-	struct lpprof *w = lua_newuserdatauv(L, sizeof *w, 0);
-	memset(w, 0, sizeof *w);
-	luaL_setmetatable(L, PPROF_MT);
+	lua_settop(L, 1);       /* luaprof.pprof(): the profile is not argument 1 */
+	struct lpprof *w = lp_class_alloc(L, &profile_class, sizeof *w, 0);
 	if (!(w->p = lp_pprof_new()) || !(w->locs = lp_hmap_new()))
-		return luaL_error(L, "pprof: out of memory");
+		return lp_nomem(L);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	w->time0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
@@ -402,7 +403,7 @@ static int l_new(lua_State *L)
 		labels(L, w, 1);
 		static const char *const feeds[] = { "all", "script", NULL };
 		lua_getfield(L, 1, "feed");
-		if (luaL_checkoption(L, -1, "script", feeds) == 0) {
+		if (lp_checkfield_option(L, -1, 1, "feed", "script", feeds) == 0) {
 			w->feeder.add = feed;
 			w->run = lp_get_run(L);
 			lp_feeder_add(L, w->run, &w->feeder);
@@ -421,16 +422,16 @@ static const luaL_Reg methods[] = {
 	{ "write", l_write }, { "close", l_gc }, { NULL, NULL },
 };
 
+static const luaL_Reg meta[] = { { "__gc", l_gc }, { NULL, NULL } };
+
+static const struct lp_class profile_class = {
+	.name = LP_CLASS_NAME("pprof", "Profile"), .methods = methods, .meta = meta,
+	.closable = true, .handle = offsetof(struct lpprof, p),
+};
+
 int luaopen_luaprof_pprof(lua_State *L)
 {
-	luaL_newmetatable(L, PPROF_MT);
-	lua_newtable(L);
-	lua_pushlightuserdata(L, lp_get_run(L));
-	luaL_setfuncs(L, methods, 1);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pop(L, 1);
+	lp_class_new(L, &profile_class, 0);
 	lua_pushcfunction(L, l_new);    /* the module is the constructor */
 	return 1;
 }

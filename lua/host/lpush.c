@@ -42,22 +42,21 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "linit.h"
 #include "lp.h"
 #include "luaprof/push.h"
 #include "luaprof/url.h"
 
-#define PUSH_MT "luaprof.Push"
-
 struct lpush {
 	struct lp_push *p;
 };
 
+static const struct lp_class sender_class;
+
 static struct lp_push *check(lua_State *L)
 {
-	struct lpush *u = luaL_checkudata(L, 1, PUSH_MT);
-	if (!u->p)
-		luaL_error(L, "push: the sender was closed");
+	struct lpush *u = lp_class_check(L, 1, &sender_class);
 	return u->p;
 }
 
@@ -75,12 +74,12 @@ static int l_post(lua_State *L)
 	int bad = lp_url_parse(url, &u, why, sizeof why);
 	lp_url_free(&u);
 	if (bad == -ENOMEM)
-		return luaL_error(L, "push: out of memory");
+		return lp_nomem(L);
 	if (bad)
 		return luaL_argerror(L, 2, lua_pushfstring(L, "a URL libcurl takes (%s)", why));
 	int rc = lp_push_post(p, url, ct, body, len);
 	if (rc == -ENOMEM)
-		return luaL_error(L, "push: out of memory");
+		return lp_nomem(L);
 	lua_pushboolean(L, rc == 0);
 	return 1;
 }
@@ -137,12 +136,14 @@ static int l_stats(lua_State *L)
 	return 1;
 }
 
-/* A number of seconds at index idx (default def) as ns; 0 stays 0. */
-static uint64_t seconds_ns(lua_State *L, int idx, double def, const char *what)
+/* A number of seconds at index idx (none or nil: def) as ns, 0 staying
+ * 0; anything else an error of argument arg, saying what. */
+static uint64_t seconds_ns(lua_State *L, int idx, int arg, double def, const char *what)
 {
-	double s = luaL_optnumber(L, idx, def);
-	if (!(s >= 0 && s <= 86400 * 365))
-		luaL_error(L, "push: %s must be a number of seconds, 0 or more", what);
+	int ok = 1;
+	double s = lua_isnoneornil(L, idx) ? def : lua_tonumberx(L, idx, &ok);
+	if (!ok || !(s >= 0 && s <= 86400 * 365))
+		lp_argerror(L, arg, "%s must be a number of seconds, 0 or more", what);
 	return (uint64_t)llround(s * 1e9);
 }
 
@@ -152,7 +153,7 @@ static uint64_t seconds_ns(lua_State *L, int idx, double def, const char *what)
 static int l_flush(lua_State *L)
 {
 	struct lp_push *p = check(L);
-	uint64_t wait = seconds_ns(L, 2, 0, "flush's wait");
+	uint64_t wait = seconds_ns(L, 2, 2, 0, "the wait");
 	int rc = lp_push_flush(p, wait, &lp_get_run(L)->vm.guard.signals);
 	lua_pushboolean(L, rc == 0);
 	if (!rc)
@@ -163,7 +164,7 @@ static int l_flush(lua_State *L)
 
 static int l_close(lua_State *L)
 {
-	struct lpush *u = luaL_checkudata(L, 1, PUSH_MT);
+	struct lpush *u = lp_class_check_any(L, 1, &sender_class);
 	lp_push_free(u->p);
 	u->p = NULL;
 	return 0;
@@ -173,7 +174,7 @@ static int l_close(lua_State *L)
 static uint64_t opt_seconds(lua_State *L, const char *name)
 {
 	lua_getfield(L, 1, name);
-	uint64_t v = lua_isnil(L, -1) ? 0 : seconds_ns(L, -1, 0, name);
+	uint64_t v = seconds_ns(L, -1, 1, 0, name);
 	lua_pop(L, 1);
 	return v;
 }
@@ -186,7 +187,7 @@ static lua_Integer opt_count(lua_State *L, const char *name, lua_Integer max)
 		int ok;
 		v = lua_tointegerx(L, -1, &ok);
 		if (!ok || v < 1 || v > max)
-			luaL_error(L, "luaprof.push: %s must be an integer from 1 to %d", name, (int)max);
+			lp_argerror(L, 1, "%s must be an integer from 1 to %d", name, (int)max);
 	}
 	lua_pop(L, 1);
 	return v;
@@ -203,9 +204,7 @@ static int l_new(lua_State *L)
 		o.retry_ns = opt_seconds(L, "retry");
 		o.retry_max_ns = opt_seconds(L, "retry_max");
 	}
-	struct lpush *u = lua_newuserdatauv(L, sizeof *u, 0);
-	u->p = NULL;
-	luaL_setmetatable(L, PUSH_MT);
+	struct lpush *u = lp_class_alloc(L, &sender_class, sizeof *u, 0);
 	if (!(u->p = lp_push_new(&o)))
 		return errno == ELIBACC ?
 		       luaL_error(L, "push: libcurl (libcurl.so.4) cannot be opened: install "
@@ -219,16 +218,16 @@ static const luaL_Reg methods[] = {
 	{ "flush", l_flush }, { "close", l_close }, { NULL, NULL },
 };
 
+static const luaL_Reg meta[] = { { "__gc", l_close }, { "__close", l_close }, { NULL, NULL } };
+
+static const struct lp_class sender_class = {
+	.name = LP_CLASS_NAME("push", "Sender"), .methods = methods, .meta = meta,
+	.closable = true, .handle = offsetof(struct lpush, p),
+};
+
 int luaopen_luaprof_push(lua_State *L)
 {
-	luaL_newmetatable(L, PUSH_MT);
-	luaL_newlib(L, methods);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_close);
-	lua_setfield(L, -2, "__gc");
-	lua_pushcfunction(L, l_close);
-	lua_setfield(L, -2, "__close");
-	lua_pop(L, 1);
+	lp_class_new(L, &sender_class, 0);
 	lua_pushcfunction(L, l_new);    /* the module is the constructor */
 	return 1;
 }

@@ -27,13 +27,12 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "linit.h"
 #include "lp.h"
 #include "lstack.h"
 #include "luaprof/dwarf.h"
 #include "luaprof/rows.h"
-
-#define REPORT_MT "luaprof.Report"
 
 struct lp_report_reg {
 	struct lp_feeder feeder;        /* first: feed = "all" registers it (lfeed.c) */
@@ -52,9 +51,11 @@ static const char *const keys[] = { "sym", "dso", "comm", "pid", "tid", "process
 static const char *const demangles[] = { "short", "full", "none", NULL };
 static const char *const feeds[] = { "all", "script", NULL };
 
+static const struct lp_class report_class;
+
 static struct lp_report_reg *check(lua_State *L)
 {
-	return luaL_checkudata(L, 1, REPORT_MT);
+	return lp_class_check(L, 1, &report_class);
 }
 
 static void reg_free(struct lp_report_reg *g)
@@ -234,19 +235,19 @@ static void read_spec(lua_State *L, struct lp_report_reg *g)
 	g->spec.nr_keys = 1;
 	g->spec.keys[0] = LP_ROWS_SYM;
 	if (lua_getfield(L, 1, "sort") != LUA_TNIL) {
-		luaL_checktype(L, -1, LUA_TTABLE);
+		lp_checkfield_type(L, -1, 1, "sort", LUA_TTABLE);
 		lua_Integer n = luaL_len(L, -1);
 		if (n < 1 || n > LP_ROWS_MAX_KEYS)
-			luaL_error(L, "luaprof.report: sort= takes 1 to %d keys", LP_ROWS_MAX_KEYS);
+			lp_argerror(L, 1, "sort= takes 1 to %d keys", LP_ROWS_MAX_KEYS);
 		g->spec.nr_keys = (uint8_t)n;
 		for (lua_Integer i = 1; i <= n; i++) {
 			lua_geti(L, -1, i);
-			g->spec.keys[i - 1] = (uint8_t)luaL_checkoption(L, -1, NULL, keys);
+			g->spec.keys[i - 1] = (uint8_t)lp_checkfield_option(L, -1, 1, "sort", NULL, keys);
 			lua_pop(L, 1);
 			for (lua_Integer j = 1; j < i; j++)
 				if (g->spec.keys[j - 1] == g->spec.keys[i - 1])
-					luaL_error(L, "luaprof.report: sort= has %s twice",
-						   keys[g->spec.keys[i - 1]]);
+					lp_argerror(L, 1, "sort= has %s twice",
+						    keys[g->spec.keys[i - 1]]);
 		}
 	}
 	lua_pop(L, 1);
@@ -254,10 +255,10 @@ static void read_spec(lua_State *L, struct lp_report_reg *g)
 	g->spec.children = lua_toboolean(L, -1);
 	lua_pop(L, 1);
 	lua_getfield(L, 1, "demangle");
-	g->spec.demangle = (uint8_t)luaL_checkoption(L, -1, "short", demangles);
+	g->spec.demangle = (uint8_t)lp_checkfield_option(L, -1, 1, "demangle", "short", demangles);
 	lua_pop(L, 1);
 	lua_getfield(L, 1, "feed");
-	g->feed_all = luaL_checkoption(L, -1, "all", feeds) == 0;
+	g->feed_all = lp_checkfield_option(L, -1, 1, "feed", "all", feeds) == 0;
 	lua_pop(L, 1);
 }
 
@@ -269,9 +270,8 @@ static int l_new(lua_State *L)
 	memset(&spec, 0, sizeof spec);
 	read_spec(L, &spec);
 	spec.feeder.add = feed;
-	struct lp_report_reg *g = lua_newuserdatauv(L, sizeof *g, 0);
+	struct lp_report_reg *g = lp_class_alloc(L, &report_class, sizeof *g, 0);
 	*g = spec;
-	luaL_setmetatable(L, REPORT_MT);
 	if (g->feed_all)
 		lp_feeder_add(L, run, &g->feeder);
 	lua_pushvalue(L, -1);   /* kept alive for the run by the registry */
@@ -283,12 +283,10 @@ static int l_new(lua_State *L)
 static int l_add(lua_State *L)
 {
 	struct lp_report_reg *g = check(L);
-	struct lp_run *run = lp_get_run(L);
 	luaL_argcheck(L, !g->feed_all, 1, "this report is fed every sample (feed = \"all\")");
-	luaL_argcheck(L, run->view.rec && lua_touserdata(L, 2) == run->view.ud, 2,
-		      "the sample being handled");
+	struct lp_run *run = lp_view_check(L, 2);
 	if (add_sample(run, g))
-		return luaL_error(L, "out of memory");
+		return lp_nomem(L);
 	return 0;
 }
 
@@ -344,9 +342,9 @@ static int l_rows(lua_State *L)
 	if (sorted) {
 		luaL_checktype(L, 3, LUA_TTABLE);
 		lua_getfield(L, 3, "order");
-		children = luaL_checkoption(L, -1, "self", orders) == 1;
-		lua_getfield(L, 3, "limit");
-		limit = luaL_optinteger(L, -1, LUA_MAXINTEGER);
+		children = lp_checkfield_option(L, -1, 3, "order", "self", orders) == 1;
+		if (lua_getfield(L, 3, "limit") != LUA_TNIL)
+			limit = lp_checkfield_integer(L, -1, 3, "limit");
 		luaL_argcheck(L, limit >= 0, 3, "limit= must not be negative");
 		lua_pop(L, 2);
 	}
@@ -363,7 +361,7 @@ static int l_rows(lua_State *L)
 	if (sorted) {
 		long k = lp_rows_sort(r, children, (size_t)limit, &order);
 		if (k < 0)
-			return luaL_error(L, "out of memory");
+			return lp_nomem(L);
 		n = (size_t)k;
 	}
 	lua_createtable(L, (int)n, 2);
@@ -400,18 +398,18 @@ static int l_gc(lua_State *L)
 	return 0;
 }
 
+static const luaL_Reg methods[] = {
+	{ "add", l_add }, { "events", l_events }, { "rows", l_rows }, { "comm", l_comm },
+	{ NULL, NULL },
+};
+static const luaL_Reg meta[] = { { "__gc", l_gc }, { NULL, NULL } };
+static const struct lp_class report_class = {
+	.name = LP_CLASS_NAME("report", "Report"), .methods = methods, .meta = meta,
+};
+
 int luaopen_luaprof_report(lua_State *L)
 {
-	static const luaL_Reg methods[] = {
-		{ "add", l_add }, { "events", l_events }, { "rows", l_rows }, { "comm", l_comm },
-		{ NULL, NULL },
-	};
-	luaL_newmetatable(L, REPORT_MT);
-	luaL_newlib(L, methods);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pop(L, 1);
+	lp_class_new(L, &report_class, 0);
 	lua_pushcfunction(L, l_new);    /* the module is the constructor */
 	return 1;
 }

@@ -1,5 +1,5 @@
 /*
- * lsample.c - "luaprof.Sample": the view of one sample handed to on_sample.
+ * lsample.c - "luaprof.view.Sample": the view of one sample handed to on_sample.
  *
  * Each call gets a view of its own with no allocation: a light userdata
  * whose value is new (lp_view_next), the metatable being the one of all
@@ -38,6 +38,7 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "lfields.h"
 #include "lp.h"
 #include "lstack.h"
@@ -63,25 +64,15 @@ static const char *const field_names[] = {
 
 static const struct lp_fieldset sample_fields = LP_FIELDSET("s", "a sample", field_names);
 
-/* The tag of the view at index 1 (LP_VIEW_*), or 0 when it is no view
- * (another light userdata). */
-static unsigned view_tag(lua_State *L)
-{
-	return lua_type(L, 1) == LUA_TLIGHTUSERDATA ? (uintptr_t)lua_touserdata(L, 1) & LP_VIEW_TAG
-						    : 0;
-}
-
 /* Argument 1 is not the current sample's view: a switch record's (its
  * own __index), or an expired view (an error, saying whose). */
 static int not_current(lua_State *L, struct lp_run *run)
 {
-	unsigned tag = view_tag(L);
+	unsigned tag = lp_view_tag(L, 1);
 	if (tag == LP_VIEW_SWITCH && run->switch_view.index)
 		return run->switch_view.index(L, run);
 	if (tag == LP_VIEW_SAMPLE || tag == LP_VIEW_EVENT)
-		return luaL_error(L, "this sample's view expired when its %s returned: copy the "
-				     "fields you need (local x = s.sym)",
-				  tag == LP_VIEW_SAMPLE ? "on_sample" : "on_event handler");
+		return lp_view_expired(L, tag, 0);
 	return luaL_typeerror(L, 1, LP_SAMPLE_MT);
 }
 
@@ -141,12 +132,12 @@ static void push_cached(lua_State *L, struct lp_run *run, int slot,
 			void (*fn)(lua_State *L, struct lp_run *run))
 {
 	if (run->view.cached & (1u << slot)) {
-		lua_getiuservalue(L, lua_upvalueindex(3), slot);
+		lua_getiuservalue(L, lua_upvalueindex(2), slot);
 		return;
 	}
 	fn(L, run);
 	lua_pushvalue(L, -1);
-	lua_setiuservalue(L, lua_upvalueindex(3), slot);
+	lua_setiuservalue(L, lua_upvalueindex(2), slot);
 	run->view.cached |= 1u << slot;
 }
 
@@ -166,12 +157,12 @@ static void push_name(lua_State *L, struct lp_run *run, const char *name)
 	}
 	size_t i = name_slot(name);
 	if (run->view.names[i] == name) {
-		lua_rawgeti(L, lua_upvalueindex(4), (lua_Integer)i + 1);
+		lua_rawgeti(L, lua_upvalueindex(3), (lua_Integer)i + 1);
 		return;
 	}
 	lua_pushstring(L, name);
 	lua_pushvalue(L, -1);
-	lua_rawseti(L, lua_upvalueindex(4), (lua_Integer)i + 1);
+	lua_rawseti(L, lua_upvalueindex(3), (lua_Integer)i + 1);
 	run->view.names[i] = name;
 }
 
@@ -214,8 +205,8 @@ static int field_of(lua_State *L, struct lp_run *run)
 
 static int l_index(lua_State *L)
 {
-	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(2));
-	if (lua_touserdata(L, 1) != run->view.ud || !run->view.rec)
+	struct lp_run *run = lp_get_run(L);
+	if (!lp_view_is_current(run, lua_touserdata(L, 1)))
 		return not_current(L, run);
 	const struct lp_sample *s = &run->view.rec->u.sample;
 	int f = field_of(L, run);
@@ -278,7 +269,7 @@ static int l_index(lua_State *L)
 
 static int l_newindex(lua_State *L)
 {
-	if (view_tag(L) == LP_VIEW_SWITCH)
+	if (lp_view_tag(L, 1) == LP_VIEW_SWITCH)
 		return luaL_error(L, "a switch record is read-only (copy its fields into a table "
 				     "of your own)");
 	return luaL_error(L, "sample fields are read-only (field '%s')",
@@ -287,41 +278,43 @@ static int l_newindex(lua_State *L)
 
 static int l_tostring(lua_State *L)
 {
-	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(1));
-	unsigned tag = view_tag(L);
+	struct lp_run *run = lp_get_run(L);
+	unsigned tag = lp_view_tag(L, 1);
 	if (tag == LP_VIEW_SWITCH && run->switch_view.tostring)
 		return run->switch_view.tostring(L, run);
 	if (!tag)
 		lua_pushfstring(L, "userdata: %p", lua_touserdata(L, 1));
-	else if (lua_touserdata(L, 1) != run->view.ud || !run->view.rec)
-		lua_pushliteral(L, "luaprof.Sample (expired)");
+	else if (!lp_view_is_current(run, lua_touserdata(L, 1)))
+		lua_pushliteral(L, LP_SAMPLE_MT " (expired)");
 	else
-		lua_pushfstring(L, "luaprof.Sample (tid %d, time %I)", (int)run->view.rec->u.sample.tid,
+		lua_pushfstring(L, LP_SAMPLE_MT " (tid %d, time %I)", (int)run->view.rec->u.sample.tid,
 				(lua_Integer)run->view.rec->u.sample.time);
 	return 1;
 }
+
+/* Every metamethod's upvalues: 1 the field names -> enum field, 2 the
+ * call's cache (a userdata, its user values), 3 the frame names' Lua
+ * strings. */
+static const luaL_Reg view_meta[] = {
+	{ "__index", l_index }, { "__newindex", l_newindex }, { "__tostring", l_tostring },
+	{ NULL, NULL },
+};
+
+static const struct lp_class view_class = { .name = LP_SAMPLE_MT, .meta = view_meta };
 
 void lp_sample_open(lua_State *L, struct lp_run *run)
 {
 	lua_newuserdatauv(L, 1, 5);             /* the fields cached in a call */
 	lua_pushlightuserdata(L, NULL);         /* its metatable is every light userdata's */
-	luaL_newmetatable(L, LP_SAMPLE_MT);
 	lua_createtable(L, 0, NR_FIELDS);
 	for (size_t i = 0; i < NR_FIELDS; i++) {
 		lua_pushinteger(L, (lua_Integer)i + 1);
 		lua_setfield(L, -2, field_names[i]);
 	}
-	lua_pushlightuserdata(L, run);
-	lua_pushvalue(L, -5);                   /* the cache */
+	lua_pushvalue(L, -3);                   /* the cache */
 	lua_createtable(L, LP_VIEW_NAMES, 0);   /* the names' strings */
-	lua_pushcclosure(L, l_index, 4);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_newindex);
-	lua_setfield(L, -2, "__newindex");
-	lua_pushlightuserdata(L, run);
-	lua_pushcclosure(L, l_tostring, 1);
-	lua_setfield(L, -2, "__tostring");
-	lua_setmetatable(L, -2);
+	lp_class_new(L, &view_class, 3);
+	luaL_setmetatable(L, LP_SAMPLE_MT);
 	lua_pop(L, 1);
 	run->vm.ref_view = luaL_ref(L, LUA_REGISTRYINDEX);
 }

@@ -29,6 +29,7 @@
 #include <lauxlib.h>
 
 #include "settings.h"
+#include "lclass.h"
 #include "lp.h"
 #include "luaprof/luaprof.h"
 
@@ -40,7 +41,7 @@ static void add_event_string(lua_State *L, struct lp_cli *cli, const char *s)
 {
 	char err[LP_ERRMSG_MAX];
 	if (lp_cli_add_events(cli, s, err, sizeof err))
-		luaL_error(L, "luaprof.setup: %s", err);
+		lp_argerror(L, 1, "%s", err);
 }
 
 static void set_events(lua_State *L, struct lp_cli *cli)
@@ -53,13 +54,13 @@ static void set_events(lua_State *L, struct lp_cli *cli)
 		lua_Integer n = luaL_len(L, -1);
 		for (lua_Integer i = 1; i <= n; i++) {
 			if (lua_geti(L, -1, i) != LUA_TSTRING)
-				luaL_error(L, "luaprof.setup: events[%d] is not a string", (int)i);
+				lp_argerror(L, 1, "events[%d] is not a string", (int)i);
 			add_event_string(L, cli, lua_tostring(L, -1));
 			lua_pop(L, 1);
 		}
 	} else {
-		luaL_error(L, "luaprof.setup: events must be a list of event names or a "
-			      "comma-separated string");
+		lp_argerror(L, 1, "events must be a list of event names or a "
+			    "comma-separated string");
 	}
 	cli->user_events = false;       /* still the script's, not the user's */
 }
@@ -69,7 +70,7 @@ static uint64_t positive(lua_State *L, const char *key)
 	int ok;
 	lua_Integer v = lua_tointegerx(L, -1, &ok);
 	if (!ok || v <= 0)
-		luaL_error(L, "luaprof.setup: %s must be a positive integer", key);
+		lp_argerror(L, 1, "%s must be a positive integer", key);
 	return (uint64_t)v;
 }
 
@@ -97,10 +98,10 @@ static void set_call_graph(lua_State *L, struct lp_cli *cli)
 	if (lua_type(L, -1) == LUA_TBOOLEAN)
 		s.callchain |= lua_toboolean(L, -1);
 	else if (lua_type(L, -1) != LUA_TSTRING)
-		luaL_error(L, "luaprof.setup: call_graph must be true, false, \"fp\", \"dwarf\" "
-			      "or \"dwarf,SIZE\"");
+		lp_argerror(L, 1, "call_graph must be true, false, \"fp\", \"dwarf\" "
+			    "or \"dwarf,SIZE\"");
 	else if (lp_cli_call_graph(&s, lua_tostring(L, -1), err, sizeof err))
-		luaL_error(L, "luaprof.setup: call_graph: %s", err);
+		lp_argerror(L, 1, "call_graph: %s", err);
 	if (!cli->call_graph_given)
 		cli->sampling = s;
 }
@@ -111,7 +112,7 @@ static void set_call_graph(lua_State *L, struct lp_cli *cli)
 static void set_all_cpus(lua_State *L, struct lp_cli *cli)
 {
 	if (lua_type(L, -1) != LUA_TBOOLEAN)
-		luaL_error(L, "luaprof.setup: all_cpus must be true or false");
+		lp_argerror(L, 1, "all_cpus must be true or false");
 	cli->script_system_wide = lua_toboolean(L, -1);
 }
 
@@ -120,7 +121,7 @@ static void set_all_cpus(lua_State *L, struct lp_cli *cli)
 static void set_counting(lua_State *L, struct lp_cli *cli)
 {
 	if (lua_type(L, -1) != LUA_TBOOLEAN)
-		luaL_error(L, "luaprof.setup: counting must be true or false");
+		lp_argerror(L, 1, "counting must be true or false");
 	cli->sampling.count_only |= lua_toboolean(L, -1);
 }
 
@@ -129,7 +130,7 @@ static void set_counting(lua_State *L, struct lp_cli *cli)
 static void set_switch_events(lua_State *L, struct lp_cli *cli)
 {
 	if (lua_type(L, -1) != LUA_TBOOLEAN)
-		luaL_error(L, "luaprof.setup: switch_events must be true or false");
+		lp_argerror(L, 1, "switch_events must be true or false");
 	cli->sampling.switch_events |= lua_toboolean(L, -1);
 }
 
@@ -139,7 +140,7 @@ static void set_switch_events(lua_State *L, struct lp_cli *cli)
 static void set_all_cgroups(lua_State *L, struct lp_cli *cli)
 {
 	if (lua_type(L, -1) != LUA_TBOOLEAN)
-		luaL_error(L, "luaprof.setup: all_cgroups must be true or false");
+		lp_argerror(L, 1, "all_cgroups must be true or false");
 	cli->sampling.all_cgroups |= lua_toboolean(L, -1);
 }
 
@@ -149,8 +150,8 @@ static void set_interval(lua_State *L, struct lp_cli *cli)
 	int ok;
 	lua_Integer v = lua_tointegerx(L, -1, &ok);
 	if (!ok || v <= 0 || v > 86400000)
-		luaL_error(L, "luaprof.setup: interval must be a number of milliseconds from 1 to "
-			      "86400000 (a day), as -I takes");
+		lp_argerror(L, 1, "interval must be a number of milliseconds from 1 to "
+			    "86400000 (a day), as -I takes");
 	if (!cli->interval_ns)
 		cli->interval_ns = v * 1000000;        /* milliseconds */
 }
@@ -167,12 +168,12 @@ static void filter_events(lua_State *L, struct lp_cli *cli, const char *pattern,
 			continue;
 		matched++;
 		if (!e->filter && lp_cli_add_filter(e, expr))
-			luaL_error(L, "luaprof.setup: out of memory");
+			lp_nomem(L);
 	}
 	if (!matched && !cli->user_events)
-		luaL_error(L, "luaprof.setup: filter%s%s%s names none of the tracepoints in events",
-			   pattern ? " for '" : "", pattern ? LP_SHOW(pattern) : "",
-			   pattern ? "'" : "");
+		lp_argerror(L, 1, "filter%s%s%s names none of the tracepoints in events",
+			    pattern ? " for '" : "", pattern ? LP_SHOW(pattern) : "",
+			    pattern ? "'" : "");
 }
 
 /* filter = "EXPR" (every tracepoint) or { [EVENT or glob] = "EXPR", ... }.
@@ -185,12 +186,12 @@ static void set_filter(lua_State *L, struct lp_cli *cli)
 		return;
 	}
 	if (!lua_istable(L, -1))
-		luaL_error(L, "luaprof.setup: filter must be a string or a table of event names "
-			      "to filter expressions");
+		lp_argerror(L, 1, "filter must be a string or a table of event names "
+			    "to filter expressions");
 	for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
 		if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
-			luaL_error(L, "luaprof.setup: filter must map event names to expressions "
-				      "such as [\"sched:sched_switch\"] = \"prev_pid == 1\"");
+			lp_argerror(L, 1, "filter must map event names to expressions "
+				    "such as [\"sched:sched_switch\"] = \"prev_pid == 1\"");
 		filter_events(L, cli, lua_tostring(L, -2), lua_tostring(L, -1));
 	}
 }
@@ -235,8 +236,8 @@ static void unknown_key(lua_State *L, const char *name)
 		luaL_addstring(&b, keys[i].name);
 	}
 	luaL_pushresult(&b);
-	luaL_error(L, "luaprof.setup: unknown key '%s' (known: %s)", LP_SHOW(name),
-		   lua_tostring(L, -1));
+	lp_argerror(L, 1, "unknown key '%s' (known: %s)", LP_SHOW(name),
+		    lua_tostring(L, -1));
 }
 
 int lp_setup(lua_State *L)

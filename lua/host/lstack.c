@@ -24,6 +24,7 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "lfold.h"
 #include "lstack.h"
 #include "luaprof/dwarf.h"
@@ -355,7 +356,7 @@ int lp_l_frame(lua_State *L)
 	struct lp_thread *t = pid > 0 && pid <= UINT32_MAX ? lp_procs_find(run->procs, (uint32_t)pid) : NULL;
 	struct lp_frame f;
 	if (lp_resolver_frame(run->resolver, t ? t->proc : NULL, (uint64_t)addr, kernel, &f))
-		return luaL_error(L, "out of memory");
+		return lp_nomem(L);
 	push_frame(L, &f);
 	return 1;
 }

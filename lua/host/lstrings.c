@@ -36,6 +36,7 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "lp.h"
 #include "settings.h"
 #include "luaprof/capture.h"
@@ -125,10 +126,10 @@ static void tracepoint(lua_State *L, struct lp_event_spec *e, bool all)
 		const struct lp_tp_field *fl = name ? lp_tp_field_find(f, name) : NULL;
 		if (!fl || !pointer_field(fl)) {
 			lp_tp_format_free(f);
-			luaL_error(L, "luaprof.setup: strings: %s%s%s is not a pointer field of '%s' "
-				   "(its fields: luaprof list --fields %s)", name ? "'" : "entry ",
-				   name ? name : lua_typename(L, lua_type(L, -1)), name ? "'" : "",
-				   e->name, e->name);
+			lp_argerror(L, 1, "strings: %s%s%s is not a pointer field of '%s' "
+				    "(its fields: luaprof list --fields %s)", name ? "'" : "entry ",
+				    name ? name : lua_typename(L, lua_type(L, -1)), name ? "'" : "",
+				    e->name, e->name);
 		}
 		add_ptr(e, fl, prompt);
 		lua_pop(L, 1);
@@ -154,9 +155,9 @@ static void probe(lua_State *L, struct lp_event_spec *e, bool all)
 		else if (!ret && ok && a >= 1 && a <= 6)
 			e->fetch |= (uint8_t)(1u << (a - 1));
 		else
-			luaL_error(L, "luaprof.setup: strings: '%s' keeps %s", e->name,
-				   ret ? "\"retval\" (the returned string)" :
-				   "arguments 1 to 6 (s.args[N]: { 1 } for the first)");
+			lp_argerror(L, 1, "strings: '%s' keeps %s", e->name,
+				    ret ? "\"retval\" (the returned string)" :
+				    "arguments 1 to 6 (s.args[N]: { 1 } for the first)");
 		lua_pop(L, 1);
 	}
 }
@@ -172,8 +173,8 @@ static void apply(lua_State *L, struct lp_event_spec *e)
 	else if (e->probe == LP_PROBE_UPROBE || e->probe == LP_PROBE_URETPROBE)
 		probe(L, e, all);
 	else if (!all)
-		luaL_error(L, "luaprof.setup: strings: '%s' has no string arguments luaprof can keep "
-			   "(tracepoints, uprobes and uretprobes have)", e->name);
+		lp_argerror(L, 1, "strings: '%s' has no string arguments luaprof can keep "
+			    "(tracepoints, uprobes and uretprobes have)", e->name);
 }
 
 void lp_strings_setup(lua_State *L, struct lp_cli *cli)
@@ -185,12 +186,12 @@ void lp_strings_setup(lua_State *L, struct lp_cli *cli)
 		return;
 	}
 	if (!lua_istable(L, -1))
-		luaL_error(L, "luaprof.setup: strings must be true or a table of event names (or "
-			      "globs) to true or a list of fields or arguments");
+		lp_argerror(L, 1, "strings must be true or a table of event names (or "
+			    "globs) to true or a list of fields or arguments");
 	for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
 		if (lua_type(L, -2) != LUA_TSTRING || (!lua_istable(L, -1) && !lua_isboolean(L, -1)))
-			luaL_error(L, "luaprof.setup: strings must map event names to true or a list "
-				      "such as { \"filename\" } or { 1 }");
+			lp_argerror(L, 1, "strings must map event names to true or a list "
+				    "such as { \"filename\" } or { 1 }");
 		const char *pattern = lua_tostring(L, -2);
 		size_t matched = 0;
 		for (size_t i = 0; i < cli->events.n; i++) {
@@ -200,7 +201,7 @@ void lp_strings_setup(lua_State *L, struct lp_cli *cli)
 			apply(L, &cli->events.v[i]);
 		}
 		if (!matched && !cli->user_events)
-			luaL_error(L, "luaprof.setup: strings for '%s' names none of the events",
-				   pattern);
+			lp_argerror(L, 1, "strings for '%s' names none of the events",
+				    pattern);
 	}
 }

@@ -1,5 +1,5 @@
 /*
- * lswitch.c - "luaprof.Switch": the view of one context switch record
+ * lswitch.c - "luaprof.view.Switch": the view of one context switch record
  * (PERF_RECORD_SWITCH, SWITCH_CPU_WIDE) handed to on_switch.
  *
  * Switches come by the ten thousand a second system-wide, so, as for
@@ -54,8 +54,7 @@ static int field_of(lua_State *L, struct lp_run *run)
 static int switch_index(lua_State *L, struct lp_run *run)
 {
 	if (lua_touserdata(L, 1) != run->switch_view.ud || !run->switch_view.rec)
-		return luaL_error(L, "this switch record's view expired when its on_switch "
-				     "returned: copy the fields you need (local x = t.tid)");
+		return lp_view_expired(L, LP_VIEW_SWITCH, 0);
 	const struct lp_record *r = run->switch_view.rec;
 	const struct lp_switch *sw = &r->u.sw;
 	switch ((enum field)field_of(L, run)) {
@@ -78,9 +77,9 @@ static int switch_tostring(lua_State *L, struct lp_run *run)
 {
 	const struct lp_record *r = run->switch_view.rec;
 	if (!r || lua_touserdata(L, 1) != run->switch_view.ud)
-		lua_pushliteral(L, "luaprof.Switch (expired)");
+		lua_pushliteral(L, "luaprof.view.Switch (expired)");
 	else
-		lua_pushfstring(L, "luaprof.Switch (tid %d %s, time %I)", (int)r->sid.tid,
+		lua_pushfstring(L, "luaprof.view.Switch (tid %d %s, time %I)", (int)r->sid.tid,
 				r->u.sw.out ? "out" : "in", (lua_Integer)r->sid.time);
 	return 1;
 }

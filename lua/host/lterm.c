@@ -43,12 +43,12 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "linit.h"
 #include "lp.h"
 
 #define ENTER_SEQ "\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J"  /* alternate screen, cursor hidden */
 #define LEAVE_SEQ "\x1b[?25h\x1b[?1049l"               /* cursor shown, main screen */
-#define GC_MT "luaprof.term.guard"
 
 static struct {
 	volatile sig_atomic_t on;       /* the terminal is taken */
@@ -239,13 +239,15 @@ static const luaL_Reg funcs[] = {
 
 int luaopen_luaprof_term(lua_State *L)
 {
+	static const luaL_Reg guard_meta[] = { { "__gc", l_gc }, { NULL, NULL } };
+	static const struct lp_class guard_class = {
+		.name = LP_CLASS_NAME("term", "Guard"), .meta = guard_meta,
+	};
 	luaL_newlib(L, funcs);
-	/* a guard whose __gc gives the terminal back when the state closes */
-	lua_newuserdatauv(L, 1, 0);
-	luaL_newmetatable(L, GC_MT);
-	lua_pushcfunction(L, l_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_setmetatable(L, -2);
-	lua_setfield(L, LUA_REGISTRYINDEX, GC_MT ".ud");
+	/* a guard whose __gc gives the terminal back when the state closes,
+	 * kept by the registry under its class's name */
+	lp_class_new(L, &guard_class, 0);
+	lp_class_alloc(L, &guard_class, 1, 0);
+	lua_setfield(L, LUA_REGISTRYINDEX, LP_CLASS_NAME("term", "Guard") ".ud");
 	return 1;
 }

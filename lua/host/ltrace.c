@@ -37,13 +37,14 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "lfields.h"
 #include "lp.h"
 #include "luaprof/event.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/trace.h"
 
-#define LP_FIELDS_MT "luaprof.Fields"
+#define LP_FIELDS_MT LP_CLASS_NAME("view", "Fields")
 #define FILL_HEADROOM (256u << 10)      /* see fill_room */
 
 /* s.args of one tracepoint event. */
@@ -109,15 +110,14 @@ static int find(const struct lp_tp_format *fmt, const char *name)
 	return -1;
 }
 
-/* The view of a metamethod's first two upvalues (the view, the run),
- * checked to be in a call of a sample of its event. */
+/* The view of a metamethod's first upvalue, checked to be in a call of a
+ * sample of its event; *run its run. */
 static struct lp_tpview *check_shown(lua_State *L, struct lp_run **run)
 {
 	struct lp_tpview *tv = lua_touserdata(L, lua_upvalueindex(1));
-	*run = lua_touserdata(L, lua_upvalueindex(2));
+	*run = lp_get_run(L);
 	if (!(*run)->view.rec || (*run)->vm.tp_shown != tv)
-		luaL_error(L, "s.args used outside on_sample: copy the fields you need "
-			      "into your own table while on_sample runs");
+		lp_view_expired(L, LP_VIEW_ARGS, 0);
 	return tv;
 }
 
@@ -268,7 +268,7 @@ static int l_fields_pairs(lua_State *L)
 {
 	struct lp_run *run;
 	check_shown(L, &run);
-	lua_pushvalue(L, lua_upvalueindex(3));  /* l_fields_next */
+	lua_pushvalue(L, lua_upvalueindex(2));  /* l_fields_next */
 	lua_pushvalue(L, 1);
 	lua_pushnil(L);
 	return 3;
@@ -282,46 +282,37 @@ static int l_fields_newindex(lua_State *L)
 static int l_fields_tostring(lua_State *L)
 {
 	struct lp_tpview *tv = lua_touserdata(L, lua_upvalueindex(1));
-	struct lp_run *run = lua_touserdata(L, lua_upvalueindex(2));
+	struct lp_run *run = lp_get_run(L);
 	if (run->view.rec && run->vm.tp_shown == tv)
-		lua_pushfstring(L, "luaprof.Fields (%s:%s)", tv->fmt->system, tv->fmt->name);
+		lua_pushfstring(L, LP_FIELDS_MT " (%s:%s)", tv->fmt->system, tv->fmt->name);
 	else
-		lua_pushliteral(L, "luaprof.Fields (expired)");
+		lua_pushliteral(L, LP_FIELDS_MT " (expired)");
 	return 1;
 }
 
-/* Sets field name of the table on top to fn, with upvalues tv and run
- * (and the value below them, when extra). */
-static void set_method(lua_State *L, struct lp_tpview *tv, struct lp_run *run,
-		       const char *name, lua_CFunction fn, bool extra)
-{
-	lua_pushlightuserdata(L, tv);
-	lua_pushlightuserdata(L, run);
-	if (extra)
-		lua_rotate(L, -3, -1);          /* tv, run, the extra value */
-	lua_pushcclosure(L, fn, extra ? 3 : 2);
-	lua_setfield(L, -2, name);
-}
+/* The metamethods of an event's s.args: upvalue 1 its struct lp_tpview,
+ * 2 the iterator of pairs (l_fields_next, upvalue 1 the same). */
+static const luaL_Reg fields_fns[] = {
+	{ "__index", l_fields_index }, { "__tostring", l_fields_tostring },
+	{ "__newindex", l_fields_newindex }, { "__pairs", l_fields_pairs }, { NULL, NULL },
+};
 
-/* The metatable of an event's table, for the table on top. */
-static void fields_meta(lua_State *L, struct lp_run *run, struct lp_tpview *tv)
+/* The metatable of an event's table, for the table on top: one per event
+ * (its format), so not a class of the registry's (lclass.h), but named
+ * in their style. */
+static void fields_meta(lua_State *L, struct lp_tpview *tv)
 {
 	lua_createtable(L, 0, 6);
-	set_method(L, tv, run, "__index", l_fields_index, false);
-	set_method(L, tv, run, "__tostring", l_fields_tostring, false);
-	lua_pushcfunction(L, l_fields_newindex);
-	lua_setfield(L, -2, "__newindex");
 	lua_pushlightuserdata(L, tv);
-	lua_pushlightuserdata(L, run);
-	lua_pushcclosure(L, l_fields_next, 2);
-	set_method(L, tv, run, "__pairs", l_fields_pairs, true);
+	lua_pushlightuserdata(L, tv);
+	lua_pushcclosure(L, l_fields_next, 1);
+	luaL_setfuncs(L, fields_fns, 2);
 	lua_pushliteral(L, LP_FIELDS_MT);       /* getmetatable gives this, not the table */
 	lua_setfield(L, -2, "__metatable");
 	lua_setmetatable(L, -2);
 }
 
-struct lp_tpview *lp_trace_view_new(lua_State *L, struct lp_run *run,
-				    const struct lp_tp_format *fmt)
+struct lp_tpview *lp_trace_view_new(lua_State *L, const struct lp_tp_format *fmt)
 {
 	struct lp_tpview *tv = calloc(1, sizeof *tv);
 	if (!tv || !(tv->hot = calloc(fmt->nr_fields ? fmt->nr_fields : 1, sizeof *tv->hot))) {
@@ -340,7 +331,7 @@ struct lp_tpview *lp_trace_view_new(lua_State *L, struct lp_run *run,
 	}
 	tv->ref_k = luaL_ref(L, LUA_REGISTRYINDEX);
 	lua_createtable(L, 0, (int)fmt->nr_fields);
-	fields_meta(L, run, tv);
+	fields_meta(L, tv);
 	tv->ref_t = luaL_ref(L, LUA_REGISTRYINDEX);
 	return tv;
 }

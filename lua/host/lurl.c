@@ -27,6 +27,7 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "linit.h"
 #include "luaprof/url.h"
 
@@ -45,7 +46,7 @@ static int l_parse(lua_State *L)
 	if (rc == -ELIBACC)
 		return no_curl(L);
 	if (rc == -ENOMEM)
-		return luaL_error(L, "url: out of memory");
+		return lp_nomem(L);
 	if (rc) {
 		lua_pushnil(L);
 		lua_pushstring(L, err);
@@ -69,8 +70,7 @@ static void get_parts(lua_State *L, struct lp_url *u)
 	for (int i = 0; i < LP_URL_NPARTS; i++) {
 		int t = lua_getfield(L, 1, lp_url_part_names[i]);
 		if (t != LUA_TNIL && t != LUA_TSTRING && t != LUA_TNUMBER)
-			luaL_error(L, "url.build: %s must be a string, not a %s", lp_url_part_names[i],
-				   lua_typename(L, t));
+			lp_checkfield_string(L, -1, 1, lp_url_part_names[i]);
 		u->part[i] = t == LUA_TNIL ? NULL : (char *)(uintptr_t)lua_tostring(L, -1);
 	}
 }
@@ -86,7 +86,8 @@ static int l_build(lua_State *L)
 	if (!s && errno == ELIBACC)
 		return no_curl(L);
 	if (!s)
-		return luaL_error(L, "url.build: %s", errno == ENOMEM ? "out of memory" : err);
+		return errno == ENOMEM ? lp_nomem(L) :
+		       lp_argerror(L, 1, "%s", err);
 	lua_pushstring(L, s);
 	free(s);
 	return 1;
@@ -103,7 +104,7 @@ static int l_shown(lua_State *L)
 	}
 	char *big = malloc(n + 1);
 	if (!big)
-		return luaL_error(L, "url: out of memory");
+		return lp_nomem(L);
 	lp_url_shown(s, big, n + 1);
 	lua_pushlstring(L, big, n);
 	free(big);

@@ -79,8 +79,7 @@ static int msgh(lua_State *L)
 
 void lp_run_init(struct lp_run *run)
 {
-	*run = (struct lp_run){ .switch_view.ref = LUA_NOREF, .live.user_ns = -1,
-				.live.sys_ns = -1, .watched = -1 };
+	*run = (struct lp_run){ .switch_view.ref = LUA_NOREF };
 	for (int h = 0; h < LP_HOOK_N; h++)
 		run->vm.ref[h] = LUA_NOREF;
 }
@@ -120,12 +119,18 @@ static bool exited(struct lp_run *run)
 	return true;
 }
 
-/* The top-level pcall of the script, guarded; 0, 1 when luaprof.options
+/* The top-level pcall of the script (on the stack), guarded; 0, 1 when luaprof.options
  * stopped it on purpose (--help), or -1 after the one line. */
 static int run_main_chunk(struct lp_run *run)
 {
+	/* a one-liner's front end gets its aggregations in C as its argument
+	 * (local AGG = ...): the program's code, which reaches globals and
+	 * require, never sees them */
+	int nargs = run->aggs.on;
+	if (nargs)
+		lp_agg_open(run->vm.L);
 	lp_guard_enter(&run->vm.guard, "the script's top level");
-	int status = lua_pcall(run->vm.L, 0, 0, LP_SLOT_MSGH);
+	int status = lua_pcall(run->vm.L, nargs, 0, LP_SLOT_MSGH);
 	lp_guard_leave(&run->vm.guard);
 	if (status == LUA_OK)
 		return 0;
@@ -200,7 +205,9 @@ static bool bytecode(const char *script)
 	return bin;
 }
 
-int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
+/* A new state for run (under the guard's allocator), which lp_get_run
+ * finds from now on; -1 after the message when out of memory. */
+static int new_state(struct lp_run *run, const char *script)
 {
 	lua_State *L = lp_guard_newstate(&run->vm.guard, run->vm.memory);
 	if (!L) {
@@ -209,7 +216,16 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	}
 	run->vm.L = L;
 	run->vm.script = script;
+	lp_set_run(L, run);
 	lua_gc(L, LUA_GCGEN, 0, 0);
+	return 0;
+}
+
+/* Lua's standard libraries as a script sees them: no LUA_PATH or
+ * LUA_CPATH read, source text only (ltext.c), coroutines under the guard,
+ * os.exit ending the run luaprof's way. */
+static void open_std_libs(lua_State *L)
+{
 	lua_pushboolean(L, 1);          /* LUA_PATH and LUA_CPATH are not read */
 	lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
 	luaL_openlibs(L);
@@ -219,24 +235,34 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	lua_pushcfunction(L, l_os_exit);
 	lua_setfield(L, -2, "exit");
 	lua_pop(L, 1);
-	lp_script_set_path(L, script);
-	/* luaprof's own scripts read s.cpu and the like knowing they may be
-	 * nil, and a one-liner's compiler says it at start: no notes */
+}
+
+/* The script's require path, and whether missing fields are said:
+ * luaprof's own scripts read s.cpu and the like knowing they may be nil,
+ * and a one-liner's compiler says it at start: no notes. */
+static void set_script(struct lp_run *run, const char *script)
+{
+	lp_script_set_path(run->vm.L, script);
 	if (run->aggs.on || lp_script_is_shipped(script))
 		run->view.noted = ~0u;
+}
+
+/* The global luaprof and its modules, arg, and the sample view; the
+ * message handler pushed at LP_SLOT_MSGH. */
+static void open_luaprof(lua_State *L, struct lp_run *run, const char *script, char **args,
+			 int nargs)
+{
 	lua_pushcfunction(L, msgh);             /* stays at LP_SLOT_MSGH */
-	lua_pushlightuserdata(L, run);
-	lua_setfield(L, LUA_REGISTRYINDEX, "luaprof.run");
 	luaL_requiref(L, "luaprof", luaopen_luaprof, 1);
 	lua_pop(L, 1);
-	if (run->aggs.on)
-		lp_agg_open(L);
 	set_args(L, script, args, nargs);
 	lp_sample_open(L, run);
-	if (lp_guard_start(&run->vm.guard, run->vm.timeout)) {
-		fprintf(stderr, "luaprof: cannot start the --script-timeout watchdog thread\n");
-		return -1;
-	}
+}
+
+/* Loads the script's source; -1 after the one line when it cannot. */
+static int load_script(struct lp_run *run, const char *script)
+{
+	lua_State *L = run->vm.L;
 	int status = luaL_loadfilex(L, script, "t");    /* source text only: ltext.c */
 	if (status == LUA_ERRFILE) {
 		/* Lua's "cannot open|read PATH: REASON" quotes the path whole */
@@ -254,16 +280,28 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 			lp_guard_explain(&run->vm.guard, status, lua_tostring(L, -1));
 		return -1;
 	}
-	if ((status = run_main_chunk(run)))
-		return status;
-	run->vm.started = true;
-	if (check_on_event(L))
+	return 0;
+}
+
+/* What the top level left settles: on_event's shape, the options, the
+ * hooks; 0, or as lp_options_check, or -1 after a message. */
+static int check_top_level(struct lp_run *run)
+{
+	if (check_on_event(run->vm.L))
 		return -1;
 	int rc = lp_options_check(run);
 	if (rc)
 		return rc;
 	if (run->opt.mode == LP_MODE_RUN && !run->aggs.on && lp_hooks_check(run))
 		return -1;
+	return 0;
+}
+
+/* The hooks' functions in the registry, and the per-sample call's fixed
+ * slots pushed above LP_SLOT_MSGH. */
+static void set_hooks(struct lp_run *run)
+{
+	lua_State *L = run->vm.L;
 	for (int h = 0; h < LP_HOOK_N; h++)
 		run->vm.ref[h] = hook_ref(L, lp_hook_names[h]);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, run->vm.ref[LP_HOOK_SAMPLE]);  /* LP_SLOT_ON_SAMPLE */
@@ -271,6 +309,28 @@ int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
 	lua_newtable(L);                                        /* LP_SLOT_HANDLERS */
 	lua_pushnil(L);                                         /* LP_SLOT_FIELDS */
 	lua_pushnil(L);                                         /* LP_SLOT_FKEYS */
+}
+
+int lp_vm_open(struct lp_run *run, const char *script, char **args, int nargs)
+{
+	if (new_state(run, script))
+		return -1;
+	open_std_libs(run->vm.L);
+	set_script(run, script);
+	open_luaprof(run->vm.L, run, script, args, nargs);
+	if (lp_guard_start(&run->vm.guard, run->vm.timeout)) {
+		fprintf(stderr, "luaprof: cannot start the --script-timeout watchdog thread\n");
+		return -1;
+	}
+	if (load_script(run, script))
+		return -1;
+	int rc = run_main_chunk(run);
+	if (rc)
+		return rc;
+	run->vm.started = true;
+	if ((rc = check_top_level(run)))
+		return rc;
+	set_hooks(run);
 	return 0;
 }
 
@@ -398,10 +458,6 @@ void lp_vm_close(struct lp_run *run)
 	lp_agg_regs_free(run);
 	lp_reports_free(run);
 	lp_fold_free(run);
-	for (size_t i = 0; i < run->nr_evinfo; i++)
-		lp_trace_view_free(run->evinfo[i].tp);
-	free(run->evinfo);
-	run->evinfo = NULL;
 	lp_stack_free(run);
 	lp_strings_free(run);
 	lp_idents_free(run);

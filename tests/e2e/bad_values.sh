@@ -79,7 +79,7 @@ row 'stack-size=0'            255 "a bad value for term 'stack-size' in 'cpu-clo
 row '--call-graph dwarf,0'    255 "unknown call graph mode 'dwarf,0': .* with SIZE 1 to 65528 bytes of stack" norun -- "$LP" run "$S/count.lua" --call-graph dwarf,0 -- "$MARK" 50
 row '--call-graph dwarf,1'    0   ''                                          ran,end -- "$LP" run "$S/count.lua" --call-graph dwarf,1 -- "$MARK" 0
 row '-I over a day'           255 "-I needs a number of milliseconds from 1 to 86400000 \(a day\), such as 1000 \(got '86400001'\)\$" norun -- "$LP" run "$S/count.lua" -I 86400001 -- "$MARK" 50
-row 'setup interval over a day' 255 "interval\.lua:1: luaprof\.setup: interval must be a number of milliseconds from 1 to 86400000 \(a day\), as -I takes\$" norun -- "$LP" run "$S/interval.lua" -- "$MARK" 50
+row 'setup interval over a day' 255 "interval\.lua:1: bad argument #1 to 'setup' \(interval must be a number of milliseconds from 1 to 86400000 \(a day\), as -I takes\)\$" norun -- "$LP" run "$S/interval.lua" -- "$MARK" 50
 row '--script-timeout 1e-10'  255 "--script-timeout needs a number of seconds from 0 \(no limit\) to 1e9 \(got '1e-10'\)\$" norun -- "$LP" run "$S/count.lua" --script-timeout 1e-10 -- "$MARK" 50
 row '-d 6e-10'                255 "--duration needs a number of seconds from 1e-9 to 1e9 \(got '6e-10'\)\$" norun -- "$LP" run "$S/count.lua" -d 6e-10 -- "$MARK" 50
 row '--script-memory over 1 PiB' 255 "--script-memory needs a number of megabytes from 0 \(no limit\) to 1073741824, such as 512 \(got '1073741825'\)\$" norun -- "$LP" run "$S/count.lua" --script-memory 1073741825 -- "$MARK" 50

@@ -4,6 +4,7 @@
 # layer table (tests/layers.txt) does not list for it; and core/ includes
 # no Lua header.  The checker is tested first on objects made here: a pair of
 # files calling each other must fail with both named, a one-way pair pass.
+# test: check
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "no python3"
 command -v nm >/dev/null || skip "no nm"

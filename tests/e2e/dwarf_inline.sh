@@ -27,10 +27,6 @@ command -v perf >/dev/null || skip "perf is not installed: nothing to compare wi
 command -v g++ >/dev/null || skip "g++ is not installed: no C++ workload"
 cd "$TMP"
 PS=$ROOT/tests/e2e/perfstacks.py
-g++ -O2 -g -o sorter "$ROOT/tests/progs/other/sorter.cc" || fail "cannot build sorter.cc"
-g++ -O2 -g -fno-omit-frame-pointer -o sorter-fp "$ROOT/tests/progs/other/sorter.cc" || fail "cannot build sorter.cc"
-cc -O2 -g -o copier "$ROOT/tests/progs/other/copier.c" || fail "cannot build copier.c"
-cc -O2 -g -fno-omit-frame-pointer -o copier-fp "$ROOT/tests/progs/other/copier.c" || fail "cannot build copier.c"
 
 # record NAME CALLGRAPH PROG ARGS: NAME.data by perf record, its text with
 # and without inlined frames, perf's alias names (NAME.names), its text
@@ -75,30 +71,51 @@ same_folded() {
 	echo "$1: folded as perf script's stacks ($(wc -l < "$1.folded.ours") distinct)"
 }
 
-record sorter dwarf ./sorter 20
-grep -q ' std::__sort<.*(inlined)$' sorter.perf || fail "sorter: perf shows no inlined std::__sort"
-same_script sorter
-# glibc's atol inlined into main has no linkage name in a C++ unit: addr2line,
-# and so perf, name it after its symbol, main (a second main frame), the
-# first time they meet it, atol after: the workload must show one or the other
-n=$(awk '(prev == $0 && / main\+0x/) || / atol\+0x[0-9a-f]+ \(inlined\)$/ {n++} {prev = $0} END {print n + 0}' sorter.perf)
-[ "$n" -ge 5 ] || fail "sorter: perf shows atol inlined into main in only $n frames"
-same_children sorter
-grep -q '^[0-9]* 0 std::__sort<.*> (inlined)$' sorter.rows.ours || fail "sorter: no std::__sort (inlined) row"
+# sorter (C++), --call-graph dwarf
+sorter() {
+	g++ -O2 -g -o sorter "$ROOT/tests/progs/other/sorter.cc" || fail "cannot build sorter.cc"
+	record sorter dwarf ./sorter 20
+	grep -q ' std::__sort<.*(inlined)$' sorter.perf || fail "sorter: perf shows no inlined std::__sort"
+	same_script sorter
+	# glibc's atol inlined into main has no linkage name in a C++ unit: addr2line,
+	# and so perf, name it after its symbol, main (a second main frame), the
+	# first time they meet it, atol after: the workload must show one or the other
+	n=$(awk '(prev == $0 && / main\+0x/) || / atol\+0x[0-9a-f]+ \(inlined\)$/ {n++} {prev = $0} END {print n + 0}' sorter.perf)
+	[ "$n" -ge 5 ] || fail "sorter: perf shows atol inlined into main in only $n frames"
+	same_children sorter
+	grep -q '^[0-9]* 0 std::__sort<.*> (inlined)$' sorter.rows.ours || fail "sorter: no std::__sort (inlined) row"
+}
 
-record copier dwarf ./copier 3000
-grep -q ' fill+0x[0-9a-f]* (inlined)$' copier.perf || fail "copier: perf shows no inlined fill"
-same_script copier
-same_children copier
-same_folded copier
-grep -q ';churn;fill_\[i\] ' copier.folded.ours || fail "copier: no stack ending churn;fill_[i]"
+# copier (C), --call-graph dwarf
+copier() {
+	cc -O2 -g -o copier "$ROOT/tests/progs/other/copier.c" || fail "cannot build copier.c"
+	record copier dwarf ./copier 3000
+	grep -q ' fill+0x[0-9a-f]* (inlined)$' copier.perf || fail "copier: perf shows no inlined fill"
+	same_script copier
+	same_children copier
+	same_folded copier
+	grep -q ';churn;fill_\[i\] ' copier.folded.ours || fail "copier: no stack ending churn;fill_[i]"
+}
 
-record sorter-fp fp ./sorter-fp 20
-grep -q '(inlined)$' sorter-fp.perf && fail "perf shows inlined frames on a frame-pointer recording"
-same_script sorter-fp
-same_children sorter-fp
-record copier-fp fp ./copier-fp 3000
-same_script copier-fp
-same_folded copier-fp
-grep -q ';fill[; ]' copier-fp.folded.ours && fail "copier-fp: an inlined fill in the folded stacks"
-exit 0
+# frame pointers: no inlined frames
+sorter_fp() {
+	g++ -O2 -g -fno-omit-frame-pointer -o sorter-fp "$ROOT/tests/progs/other/sorter.cc" || fail "cannot build sorter.cc"
+	record sorter-fp fp ./sorter-fp 20
+	! grep -q '(inlined)$' sorter-fp.perf || fail "perf shows inlined frames on a frame-pointer recording"
+	same_script sorter-fp
+	same_children sorter-fp
+}
+
+copier_fp() {
+	cc -O2 -g -fno-omit-frame-pointer -o copier-fp "$ROOT/tests/progs/other/copier.c" || fail "cannot build copier.c"
+	record copier-fp fp ./copier-fp 3000
+	same_script copier-fp
+	same_folded copier-fp
+	! grep -q ';fill[; ]' copier-fp.folded.ours || fail "copier-fp: an inlined fill in the folded stacks"
+}
+
+scenario "sorter, dwarf" sorter
+scenario "copier, dwarf" copier
+scenario "sorter, frame pointers" sorter_fp
+scenario "copier, frame pointers" copier_fp
+scenarios_done

@@ -20,29 +20,51 @@ mkdir -p "$TMP/elsewhere"
 cd "$TMP/elsewhere"
 unset LUAPROF_PATH
 export HOME=$TMP/home
-expect_status 0 "$prefix/bin/luaprof" run top --limit=3 -- "$PROGS/spin" 200
-expect_grep '^ +[0-9.]+% +[0-9]+  \[\.\] spin_' "$TMP/out"
+top_by_name() {
+	expect_status 0 "$prefix/bin/luaprof" run top --limit=3 -- "$PROGS/spin" 200
+	expect_grep '^ +[0-9.]+% +[0-9]+  \[\.\] spin_' "$TMP/out"
+}
 # flamegraph needs luaprof.map, a module of the installed library, and the
 # profile helper, which only the shipped scripts find.
-expect_status 0 "$prefix/bin/luaprof" run flamegraph --out=f.svg -- "$PROGS/spin" 100
-grep -q '<svg' f.svg || fail "the installed flamegraph script wrote no SVG"
-expect_status 0 "$prefix/bin/luaprof" list scripts
-expect_grep "^$prefix/share/luaprof/scripts:$" "$TMP/out"
-grep -q "$ROOT/scripts" "$TMP/out" && fail "the installed luaprof lists the checkout's scripts"
-printf 'print(package.path)\n' > p.lua
-expect_status 0 "$prefix/bin/luaprof" run ./p.lua -- true
-expect_grep "$prefix/share/luaprof/lua/\?\.lua" "$TMP/out"
-grep -q "$ROOT" "$TMP/out" && fail "the installed luaprof's require path names the checkout"
-grep -q "helpers" "$TMP/out" && fail "a script of the user's has the shipped scripts' helpers on its require path"
-expect_status 0 "$prefix/bin/luaprof" -x 'cpu-clock { count(comm) }' -- "$PROGS/spin" 100
-expect_grep '^@\[spin\]: [0-9]+$' "$TMP/out"
-if command -v man >/dev/null; then
+flamegraph() {
+	expect_status 0 "$prefix/bin/luaprof" run flamegraph --out=f.svg -- "$PROGS/spin" 100
+	grep -q '<svg' f.svg || fail "the installed flamegraph script wrote no SVG"
+}
+list_scripts() {
+	expect_status 0 "$prefix/bin/luaprof" list scripts
+	expect_grep "^$prefix/share/luaprof/scripts:$" "$TMP/out"
+	! grep -q "$ROOT/scripts" "$TMP/out" || fail "the installed luaprof lists the checkout's scripts"
+}
+require_path() {
+	printf 'print(package.path)\n' > p.lua
+	expect_status 0 "$prefix/bin/luaprof" run ./p.lua -- true
+	expect_grep "$prefix/share/luaprof/lua/\?\.lua" "$TMP/out"
+	! grep -q "$ROOT" "$TMP/out" || fail "the installed luaprof's require path names the checkout"
+	! grep -q "helpers" "$TMP/out" || fail "a script of the user's has the shipped scripts' helpers on its require path"
+}
+oneliner() {
+	expect_status 0 "$prefix/bin/luaprof" -x 'cpu-clock { count(comm) }' -- "$PROGS/spin" 100
+	expect_grep '^@\[spin\]: [0-9]+$' "$TMP/out"
+}
+man_page() {
+	command -v man >/dev/null || skip "man is not installed: the page not shown"
 	MANPATH=$prefix/share/man man -P cat luaprof > man.txt 2>/dev/null
 	grep -q 'luaprof list scripts' man.txt || fail "man luaprof does not show the page"
-fi
-# make uninstall takes back every file make install put there
-cd "$TMP"
-env -u BUILD make -s -C "$ROOT" uninstall PREFIX="$prefix" > "$TMP/make.txt" 2>&1 || { cat "$TMP/make.txt"; fail "make uninstall failed"; }
-left=$(find "$prefix" -type f | head -3)
-[ -z "$left" ] || fail "make uninstall left $left"
-exit 0
+}
+# make uninstall takes back every file make install put there (the last
+# case: the others run the installed copy)
+uninstall() {
+	cd "$TMP"
+	env -u BUILD make -s -C "$ROOT" uninstall PREFIX="$prefix" > "$TMP/make.txt" 2>&1 || { cat "$TMP/make.txt"; fail "make uninstall failed"; }
+	left=$(find "$prefix" -type f | head -3)
+	[ -z "$left" ] || fail "make uninstall left $left"
+}
+
+scenario "a shipped script by its bare name" top_by_name
+scenario "flamegraph: the library and helpers" flamegraph
+scenario "list scripts" list_scripts
+scenario "the require path" require_path
+scenario "a one-liner" oneliner
+scenario "the man page" man_page
+scenario "make uninstall" uninstall
+scenarios_done

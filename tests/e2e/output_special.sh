@@ -65,20 +65,33 @@ check_refusal() {
 		{ cat "$TMP/err"; fail "$what: not one line 'luaprof: $line'"; }
 }
 
-$ROOT_USER && refused full "a character device"
-refused to-full "a character device"
-refused to-null "a character device"
-refused fifo "a FIFO"
-[ -S sock ] && refused sock "a socket"
-refused dir "a directory"
-refused oldfifo.data "" "cannot rename oldfifo.data to oldfifo.data.old, as a new recording keeps the old one: oldfifo.data.old is a FIFO"
-$ROOT_USER && refused oldnode.data "" "cannot rename oldnode.data to oldnode.data.old, as a new recording keeps the old one: oldnode.data.old is a character device"
+need_root() { $ROOT_USER || skip "not root: no device node made (the links to /dev/full and /dev/null stand for them)"; }
+device() { need_root; refused full "a character device"; }
+socket() {
+	[ -S sock ] || skip "no socket made (no python3)"
+	refused sock "a socket"
+}
+old_device() {
+	need_root
+	refused oldnode.data "" "cannot rename oldnode.data to oldnode.data.old, as a new recording keeps the old one: oldnode.data.old is a character device"
+}
 
 # what is allowed still works: a new file, an existing one (kept as .old)
-expect_status 0 "$LUAPROF" record -e cpu-clock -o new.data -- "$PROGS/spin" 50
-[ -s new.data ] || fail "no recording in new.data"
-cp new.data first.data
-expect_status 0 "$LUAPROF" record -e cpu-clock -o new.data -- "$PROGS/spin" 50
-cmp -s first.data new.data.old || fail "the first new.data was not kept as new.data.old"
-$ROOT_USER || echo "(not root: no device node made, the links to /dev/full and /dev/null stand for them)"
-echo "ok: devices, links to them, FIFOs, sockets and directories at -o (or at its .old) refused and left as they were"
+allowed() {
+	expect_status 0 "$LUAPROF" record -e cpu-clock -o new.data -- "$PROGS/spin" 50
+	[ -s new.data ] || fail "no recording in new.data"
+	cp new.data first.data
+	expect_status 0 "$LUAPROF" record -e cpu-clock -o new.data -- "$PROGS/spin" 50
+	cmp -s first.data new.data.old || fail "the first new.data was not kept as new.data.old"
+}
+
+scenario "a device" device
+scenario "a link to /dev/full" refused to-full "a character device"
+scenario "a link to /dev/null" refused to-null "a character device"
+scenario "a FIFO" refused fifo "a FIFO"
+scenario "a socket" socket
+scenario "a directory" refused dir "a directory"
+scenario "a FIFO at FILE.old" refused oldfifo.data "" "cannot rename oldfifo.data to oldfifo.data.old, as a new recording keeps the old one: oldfifo.data.old is a FIFO"
+scenario "a device at FILE.old" old_device
+scenario "a new file, an existing one" allowed
+scenarios_done

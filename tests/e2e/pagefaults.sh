@@ -12,17 +12,21 @@
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 cd "$TMP"
-command -v perf >/dev/null || skip "perf is not installed: nothing to compare with"
-perf record -q -e minor-faults,major-faults -c 1 -o pf.data -- "$PROGS/faults" 8 >/dev/null 2>&1 || fail "perf record failed"
-perf report -i pf.data --stdio --no-children --sort sym,dso -n -g none 2>/dev/null |
-	awk '/^# Samples: .* of event / {ev = $NF} ev == "\047minor-faults\047" && $1 ~ /%$/ && $4 !~ /^0x/ {print $4, $5, $2}' |
-	sort > perf.minor
-expect_status 0 "$LUAPROF" run pagefaults --limit=100000 -i pf.data
-awk '/^# by function/ {t = 1; next} /^# / {t = 0} t && $1 ~ /^[0-9]+$/ && $5 != "[unknown]" {print $5, $6, $2}' "$TMP/out" |
-	sort > ours.minor
-[ "$(wc -l < perf.minor)" -ge 3 ] || fail "perf report shows fewer than three functions"
-diff perf.minor ours.minor || fail "minor faults per function differ from perf report's"
-python3 - "$TMP/out" <<'PY' || fail "the objects' faults are not the sums of their functions'"
+thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
+case $thp in *"[always]"*) lo=16 ;; *) lo=8192 ;; esac
+# From perf's recording: each function's minor faults, and each object's.
+perf_recording() {
+	command -v perf >/dev/null || skip "perf is not installed: nothing to compare with"
+	perf record -q -e minor-faults,major-faults -c 1 -o pf.data -- "$PROGS/faults" 8 >/dev/null 2>&1 || fail "perf record failed"
+	perf report -i pf.data --stdio --no-children --sort sym,dso -n -g none 2>/dev/null |
+		awk '/^# Samples: .* of event / {ev = $NF} ev == "\047minor-faults\047" && $1 ~ /%$/ && $4 !~ /^0x/ {print $4, $5, $2}' |
+		sort > perf.minor
+	expect_status 0 "$LUAPROF" run pagefaults --limit=100000 -i pf.data
+	awk '/^# by function/ {t = 1; next} /^# / {t = 0} t && $1 ~ /^[0-9]+$/ && $5 != "[unknown]" {print $5, $6, $2}' "$TMP/out" |
+		sort > ours.minor
+	[ "$(wc -l < perf.minor)" -ge 3 ] || fail "perf report shows fewer than three functions"
+	diff perf.minor ours.minor || fail "minor faults per function differ from perf report's"
+	python3 - "$TMP/out" <<'PY' || fail "the objects' faults are not the sums of their functions'"
 import re, sys
 funcs, objs, sec = {}, {}, None
 for l in open(sys.argv[1]):
@@ -36,20 +40,37 @@ for l in open(sys.argv[1]):
             objs[f[4]] = int(f[0])
 assert funcs == objs, (funcs, objs)
 PY
-thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
-case $thp in *"[always]"*) lo=16 ;; *) lo=8192 ;; esac
-expect_status 0 "$LUAPROF" run pagefaults -g -- "$PROGS/faults" 8
-awk -v lo="$lo" '$5 == "main" && $6 == "faults" && $2 >= lo && $2 <= 8192 && $3 == 0 {f = 1} END {exit !f}' "$TMP/out" ||
-	{ cat "$TMP/out"; fail "main: not $lo-8192 minor faults and no major one"; }
-grep -qE '^ +[0-9]+  main <- __libc_start_call_main' "$TMP/out" || fail "no stack main <- __libc_start_call_main"
-"$PROGS/faults" 32 &
-pid=$!
-expect_status 0 "$LUAPROF" run pagefaults -p "$pid"
-wait "$pid"
-awk '$5 == "main" && $6 == "faults" && $1 > 0 && $1 <= 32768 {f = 1} END {exit !f}' "$TMP/out" ||
-	{ cat "$TMP/out"; fail "-p: main has no faults or too many"; }
-cp "$PROGS/faults" "flt$$"
-expect_status 0 "$LUAPROF" run pagefaults --limit=100000 -a -- "./flt$$" 8
-awk -v c="flt$$" -v lo="$lo" '$5 == "main" && $6 == c && $2 >= lo {f = 1} END {exit !f}' "$TMP/out" ||
-	fail "-a: our main's faults are missing"
-exit 0
+}
+
+# Live: main's faults, and its stack with -g.
+live() {
+	expect_status 0 "$LUAPROF" run pagefaults -g -- "$PROGS/faults" 8
+	awk -v lo="$lo" '$5 == "main" && $6 == "faults" && $2 >= lo && $2 <= 8192 && $3 == 0 {f = 1} END {exit !f}' "$TMP/out" ||
+		{ cat "$TMP/out"; fail "main: not $lo-8192 minor faults and no major one"; }
+	grep -qE '^ +[0-9]+  main <- __libc_start_call_main' "$TMP/out" || fail "no stack main <- __libc_start_call_main"
+}
+
+# -p, attached to four rounds of 32 MB.
+attached() {
+	"$PROGS/faults" 32 &
+	pid=$!
+	trap 'kill $pid 2>/dev/null' EXIT
+	expect_status 0 "$LUAPROF" run pagefaults -p "$pid"
+	wait "$pid"
+	awk '$5 == "main" && $6 == "faults" && $1 > 0 && $1 <= 32768 {f = 1} END {exit !f}' "$TMP/out" ||
+		{ cat "$TMP/out"; fail "-p: main has no faults or too many"; }
+}
+
+# -a: our program's main has its faults.
+all_cpus() {
+	cp "$PROGS/faults" "flt$$"
+	expect_status 0 "$LUAPROF" run pagefaults --limit=100000 -a -- "./flt$$" 8
+	awk -v c="flt$$" -v lo="$lo" '$5 == "main" && $6 == c && $2 >= lo {f = 1} END {exit !f}' "$TMP/out" ||
+		fail "-a: our main's faults are missing"
+}
+
+scenario "perf's recording, per function and object" perf_recording
+scenario "live, with -g" live
+scenario "-p" attached
+scenario "-a" all_cpus
+scenarios_done

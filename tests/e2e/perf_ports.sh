@@ -83,60 +83,92 @@ same() {
 	[ "$(wc -l < orig.txt)" -ge 5 ] || fail "$port: fewer than 5 lines: $(cat orig.txt)"
 	echo "$port${arg:+ $arg}: the same $(wc -l < orig.txt) lines"
 }
+# the system calls' recording most cases read
 perf record -q -a -e raw_syscalls:sys_enter,raw_syscalls:sys_exit -o sys.data -- \
 	sh -c "'$PROGS/sysmix'; '$PROGS/preadwrite'" >/dev/null 2>&1 ||
 	fail "perf record of raw_syscalls failed"
-for s in syscall-counts syscall-counts-by-pid failed-syscalls-by-pid; do
-	same "$s" sys.data "$PY/$s.py"
-	same "$s" sys.data "$PY/$s.py" preadwrite
-	same "$s" sys.data "$PY/$s.py" sysmix
-done
 # sysmix's 100 close(-1), as many as the recording holds (perf script's
-# own text: perf's recording may lack some; at least half must be there)
-ebadf=$(perf script -i sys.data -F comm,trace 2>/dev/null | grep -c '^ *sysmix .*NR 3 = -9$')
-[ "$ebadf" -ge 50 ] || fail "perf's recording holds only $ebadf of sysmix's 100 failing close calls"
-grep -qE "^ +err = EBADF +$ebadf\$" "$TMP/out" || fail "failed-syscalls-by-pid: not the recording's $ebadf EBADF for sysmix"
-echo "failed-syscalls-by-pid sysmix: $ebadf EBADF, as the recording holds"
-pid=$(awk '/^sysmix \[/ {gsub(/[][]/, "", $2); print $2; exit}' "$TMP/out")
-same syscall-counts-by-pid sys.data "$PY/syscall-counts-by-pid.py" "$pid"
-same failed-syscalls-by-pid sys.data "$PY/failed-syscalls-by-pid.py" "$pid"
+# own text: perf's recording may lack some; at least half must be there);
+# its output (failed-sysmix.txt) names sysmix's pid for the cases after it
+failed_sysmix() {
+	same failed-syscalls-by-pid sys.data "$PY/failed-syscalls-by-pid.py" sysmix
+	cp "$TMP/out" failed-sysmix.txt
+	ebadf=$(perf script -i sys.data -F comm,trace 2>/dev/null | grep -c '^ *sysmix .*NR 3 = -9$')
+	[ "$ebadf" -ge 50 ] || fail "perf's recording holds only $ebadf of sysmix's 100 failing close calls"
+	grep -qE "^ +err = EBADF +$ebadf\$" "$TMP/out" || fail "failed-syscalls-by-pid: not the recording's $ebadf EBADF for sysmix"
+	echo "failed-syscalls-by-pid sysmix: $ebadf EBADF, as the recording holds"
+}
+# by_pid SCRIPT: SCRIPT with sysmix's pid
+by_pid() {
+	[ -s failed-sysmix.txt ] || fail "no failed-sysmix.txt: the failed-syscalls-by-pid sysmix case did not make it"
+	pid=$(awk '/^sysmix \[/ {gsub(/[][]/, "", $2); print $2; exit}' failed-sysmix.txt)
+	same "$1" sys.data "$PY/$1.py" "$pid"
+}
 # the comparison covers the calls audit names otherwise: preadwrite's
 # pread and pwrite under audit's names, its failing pread too
-PYTHONPATH=$TMP/stub perf script -i sys.data -s "$PY/syscall-counts-by-pid.py" preadwrite 2>/dev/null > orig.txt
-for c in pread pwrite; do
-	grep -qE "^  $c +[0-9]+$" orig.txt || { cat orig.txt; fail "syscall-counts-by-pid.py printed no '$c' row for preadwrite"; }
-done
-grep -q 'pread64' orig.txt && fail "perf's script printed the kernel's pread64: not audit's names"
-expect_status 0 "$LUAPROF" run failed-syscalls-by-pid -A preadwrite -i sys.data
-grep -qE '^  syscall: pread +$' "$TMP/out" || { cat "$TMP/out"; fail "failed-syscalls-by-pid: no failing pread for preadwrite"; }
-echo "pread and pwrite: audit's names, as perf's scripts print them"
+audit_names() {
+	PYTHONPATH=$TMP/stub perf script -i sys.data -s "$PY/syscall-counts-by-pid.py" preadwrite 2>/dev/null > orig.txt
+	for c in pread pwrite; do
+		grep -qE "^  $c +[0-9]+$" orig.txt || { cat orig.txt; fail "syscall-counts-by-pid.py printed no '$c' row for preadwrite"; }
+	done
+	grep -q 'pread64' orig.txt && fail "perf's script printed the kernel's pread64: not audit's names"
+	expect_status 0 "$LUAPROF" run failed-syscalls-by-pid -A preadwrite -i sys.data
+	grep -qE '^  syscall: pread +$' "$TMP/out" || { cat "$TMP/out"; fail "failed-syscalls-by-pid: no failing pread for preadwrite"; }
+	echo "pread and pwrite: audit's names, as perf's scripts print them"
+}
 # sctop
-PYTHONPATH=$TMP/stub timeout 20 perf script -i sys.data -s "$PY/sctop.py" > sctop.orig 2>/dev/null
-expect_status 0 "$LUAPROF" run sctop -I 1000000 -i sys.data
-# sctop.py's timer thread prints on the clock: a run cut short by its
-# timeout may print less of the header (once: 5 of its 6 lines), so the
-# lines it did print are compared, at least 4
-n=$(head -6 sctop.orig | wc -l)
-[ "$n" -ge 4 ] || { cat sctop.orig; fail "sctop.py printed $n header lines"; }
-head -"$n" sctop.orig | diff - <(head -"$n" "$TMP/out") || fail "sctop's header differs from sctop.py's"
-PYTHONPATH=$TMP/stub perf script -i sys.data -s "$PY/syscall-counts.py" 2>/dev/null |
-	sed '1d; s/^-\{40\}  -\{11\}$/---------------------------------------- ----------/; s/^---------------------------------------- ----------$/----------------------------------------  ----------/' > counts.txt
-tail -n +2 "$TMP/out" | diff counts.txt - || fail "sctop's block over the whole recording differs from syscall-counts.py's table"
-# the scheduler
-perf record -q -a -e sched:sched_switch,sched:sched_migrate_task,sched:sched_wakeup,sched:sched_wakeup_new \
-	-o sched.data -- sh -c "'$PROGS/pingpong' 1000; '$PROGS/twothreads' 51" >/dev/null 2>&1 ||
-	fail "perf record of the scheduler's events failed"
-same sched-migration sched.data sched-migration.py
-grep -qE '^  cpu [0-9]+: 0 ' "$TMP/out" || fail "sched-migration printed no runqueue"
+sctop() {
+	PYTHONPATH=$TMP/stub timeout 20 perf script -i sys.data -s "$PY/sctop.py" > sctop.orig 2>/dev/null
+	expect_status 0 "$LUAPROF" run sctop -I 1000000 -i sys.data
+	# sctop.py's timer thread prints on the clock: a run cut short by its
+	# timeout may print less of the header (once: 5 of its 6 lines), so the
+	# lines it did print are compared, at least 4
+	n=$(head -6 sctop.orig | wc -l)
+	[ "$n" -ge 4 ] || { cat sctop.orig; fail "sctop.py printed $n header lines"; }
+	head -"$n" sctop.orig | diff - <(head -"$n" "$TMP/out") || fail "sctop's header differs from sctop.py's"
+	PYTHONPATH=$TMP/stub perf script -i sys.data -s "$PY/syscall-counts.py" 2>/dev/null |
+		sed '1d; s/^-\{40\}  -\{11\}$/---------------------------------------- ----------/; s/^---------------------------------------- ----------$/----------------------------------------  ----------/' > counts.txt
+	tail -n +2 "$TMP/out" | diff counts.txt - || fail "sctop's block over the whole recording differs from syscall-counts.py's table"
+}
+# the scheduler: the first case records what the second reads
+sched_migration() {
+	perf record -q -a -e sched:sched_switch,sched:sched_migrate_task,sched:sched_wakeup,sched:sched_wakeup_new \
+		-o sched.data -- sh -c "'$PROGS/pingpong' 1000; '$PROGS/twothreads' 51" >/dev/null 2>&1 ||
+		fail "perf record of the scheduler's events failed"
+	same sched-migration sched.data sched-migration.py
+	grep -qE '^  cpu [0-9]+: 0 ' "$TMP/out" || fail "sched-migration printed no runqueue"
+}
 # wakeup-latency.pl lists the events it does not handle in a hash's order: sorted here
-perf script -i sched.data -s wakeup-latency.pl 2>/dev/null | sort > orig.txt
-expect_status 0 "$LUAPROF" run wakeup-latency -i sched.data
-sort "$TMP/out" | diff orig.txt - || fail "wakeup-latency differs from wakeup-latency.pl"
-grep -qE '^total_wakeups: [1-9]' "$TMP/out" || fail "wakeup-latency counted no wake-up"
-echo "wakeup-latency: the same $(wc -l < orig.txt) lines"
+wakeup_latency() {
+	[ -s sched.data ] || fail "no sched.data: the sched-migration case did not record it"
+	perf script -i sched.data -s wakeup-latency.pl 2>/dev/null | sort > orig.txt
+	expect_status 0 "$LUAPROF" run wakeup-latency -i sched.data
+	sort "$TMP/out" | diff orig.txt - || fail "wakeup-latency differs from wakeup-latency.pl"
+	grep -qE '^total_wakeups: [1-9]' "$TMP/out" || fail "wakeup-latency counted no wake-up"
+	echo "wakeup-latency: the same $(wc -l < orig.txt) lines"
+}
 # event_analyzing_sample
-perf record -q -e cpu-clock,page-faults -F 2000 -o eas.data -- "$PROGS/faults" 8 >/dev/null 2>&1 ||
-	fail "perf record of cpu-clock and page-faults failed"
-same event_analyzing_sample eas.data event_analyzing_sample.py
-grep -qE '^ +faults +[0-9]+ +#+$' "$TMP/out" || fail "event_analyzing_sample: no faults row"
-exit 0
+event_analyzing() {
+	perf record -q -e cpu-clock,page-faults -F 2000 -o eas.data -- "$PROGS/faults" 8 >/dev/null 2>&1 ||
+		fail "perf record of cpu-clock and page-faults failed"
+	same event_analyzing_sample eas.data event_analyzing_sample.py
+	grep -qE '^ +faults +[0-9]+ +#+$' "$TMP/out" || fail "event_analyzing_sample: no faults row"
+}
+
+for s in syscall-counts syscall-counts-by-pid failed-syscalls-by-pid; do
+	scenario "$s" same "$s" sys.data "$PY/$s.py"
+	scenario "$s preadwrite" same "$s" sys.data "$PY/$s.py" preadwrite
+	if [ $s = failed-syscalls-by-pid ]; then
+		scenario "$s sysmix" failed_sysmix
+	else
+		scenario "$s sysmix" same "$s" sys.data "$PY/$s.py" sysmix
+	fi
+done
+scenario "syscall-counts-by-pid PID" by_pid syscall-counts-by-pid
+scenario "failed-syscalls-by-pid PID" by_pid failed-syscalls-by-pid
+scenario "audit's names" audit_names
+scenario "sctop" sctop
+scenario "sched-migration" sched_migration
+scenario "wakeup-latency" wakeup_latency
+scenario "event_analyzing_sample" event_analyzing
+scenarios_done

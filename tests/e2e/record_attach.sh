@@ -60,23 +60,27 @@ named_by_perf() {
 	done
 }
 
-# -p: a process with two named threads, attached for half a second.
+# -p: a process with two named threads, attached for half a second, by
+# the two cases below.
 "$PROGS/twothreads" 4000 & pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$TMP"' EXIT
 for _ in $(seq 50); do      # until both workers have their names
 	grep -qx worker-2 /proc/$pid/task/*/comm 2>/dev/null && break
 	sleep 0.05
 done
-expect_status 0 "$LUAPROF" record -F 2000 -p $pid -o attach.data --duration 0.5
-perf_agrees attach.data
-named_by_perf $pid "$PROGS/twothreads" worker-1 worker-2
+attached() {
+	expect_status 0 "$LUAPROF" record -F 2000 -p $pid -o attach.data --duration 0.5
+	perf_agrees attach.data
+	named_by_perf $pid "$PROGS/twothreads" worker-1 worker-2
+}
 # the live run and the replay of its recording name every sample alike
-expect_status 0 "$LUAPROF" run "$CHECKS/names.lua" -p $pid -o live.data --duration 0.5
-cp "$TMP/out" live.txt
-expect_status 0 "$LUAPROF" run "$CHECKS/names.lua" -i live.data
-diff live.txt "$TMP/out" > diff.txt || { head diff.txt; fail "the replay names samples differently from the live run"; }
-grep -q " worker-1 spin_iters " live.txt || fail "the live run did not name worker-1's samples"
-kill $pid; wait $pid 2>/dev/null
+live_replay() {
+	expect_status 0 "$LUAPROF" run "$CHECKS/names.lua" -p $pid -o live.data --duration 0.5
+	cp "$TMP/out" live.txt
+	expect_status 0 "$LUAPROF" run "$CHECKS/names.lua" -i live.data
+	diff live.txt "$TMP/out" > diff.txt || { head diff.txt; fail "the replay names samples differently from the live run"; }
+	grep -q " worker-1 spin_iters " live.txt || fail "the live run did not name worker-1's samples"
+}
 
 # wait_for_map PID NAME: until PID maps a file named NAME.
 wait_for_map() {
@@ -90,43 +94,75 @@ wait_for_map() {
 # -p of a process that loaded libdlwork.so and spins in its own code: the
 # build-ids are exactly those of the objects hit, the binary's among them
 # (with the build-id readelf reads), the idle library's not.
-"$PROGS/dlopen" "$PROGS/libdlwork.so" idle 4000 & pid=$!
-wait_for_map $pid libdlwork.so
-expect_status 0 "$LUAPROF" record -F 2000 -p $pid -o idle.data --duration 0.5
-kill $pid; wait $pid 2>/dev/null
-perf_agrees idle.data
-build_ids_are_hits idle.data exact
-grep -qx "$(build_id_of "$PROGS/dlopen") $PROGS/dlopen" bids ||
-	{ cat bids; fail "the build-ids of idle.data lack the workload's binary"; }
-! grep -q "libdlwork" bids || { cat bids; fail "idle.data has a build-id for the idle libdlwork.so"; }
+idle_library() {
+	"$PROGS/dlopen" "$PROGS/libdlwork.so" idle 4000 & pid=$!
+	trap 'kill $pid 2>/dev/null' EXIT
+	wait_for_map $pid libdlwork.so
+	expect_status 0 "$LUAPROF" record -F 2000 -p $pid -o idle.data --duration 0.5
+	kill $pid; wait $pid 2>/dev/null
+	perf_agrees idle.data
+	build_ids_are_hits idle.data exact
+	grep -qx "$(build_id_of "$PROGS/dlopen") $PROGS/dlopen" bids ||
+		{ cat bids; fail "the build-ids of idle.data lack the workload's binary"; }
+	! grep -q "libdlwork" bids || { cat bids; fail "idle.data has a build-id for the idle libdlwork.so"; }
+}
 
-# -a: every process, kernel threads too (with FORKs, as perf record -a).
-if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 0 ] && [ "$(id -u)" != 0 ]; then
-	echo "system-wide recording not checked: needs root or kernel.perf_event_paranoid <= 0"
-	exit 0
-fi
-"$PROGS/spin" 4000 & pid=$!
-"$PROGS/dlopen" "$PROGS/libdlwork.so" idle 4000 & idle=$!
-trap 'kill $pid $idle 2>/dev/null; rm -rf "$TMP"' EXIT
-wait_for_map $idle libdlwork.so
-sleep 0.2
-# The window is a command's 0.5 s of CPU (leafs 120), not a wall-clock
-# time: however loaded the machine, the busy processes get their share.
-expect_status 0 "$LUAPROF" record -F 1000 -a -o all.data -- "$PROGS/leafs" 120
-kill $pid $idle; wait $pid $idle 2>/dev/null
-perf_agrees all.data $pid
-named_by_perf $pid "$PROGS/spin" spin
-# Other processes' objects may be gone or rebuilt by now: no "exact".
-build_ids_are_hits all.data
-wants=("$PROGS/spin" "$PROGS/dlopen")
-grep -qxF "[kernel.kallsyms]" "$TMP/sampled" && wants+=("[kernel.kallsyms]")  # when sampled
-for want in "${wants[@]}"; do
-	awk -v w="$want" '$2 == w {ok = 1} END {exit !ok}' bids ||
-		{ cat bids; fail "the build-ids of all.data lack $want"; }
-done
-! grep -q "libdlwork" bids || { cat bids; fail "all.data has a build-id for the idle libdlwork.so"; }
-perf script -i all.data --show-task-events > tasks.txt 2>/dev/null
-grep -qF "PERF_RECORD_FORK($pid:$pid)" tasks.txt || fail "the system-wide recording has no FORK for pid $pid"
-kthread=$(cat /proc/2/comm 2>/dev/null)         # kthreadd, unless in a pid namespace
-[ -z "$kthread" ] || grep -qF "PERF_RECORD_COMM: $kthread:2/2" tasks.txt ||
-	fail "the system-wide recording does not name kernel thread 2 ($kthread)"
+# -a: every process, kernel threads too (with FORKs, as perf record -a);
+# the recording the three cases after it read, with spin's pid in all.pid.
+need_all() {
+	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ] || [ "$(id -u)" = 0 ] ||
+		skip "system-wide recording not checked: needs root or kernel.perf_event_paranoid <= 0"
+}
+system_wide() {
+	need_all
+	"$PROGS/spin" 4000 & pid=$!
+	"$PROGS/dlopen" "$PROGS/libdlwork.so" idle 4000 & idle=$!
+	trap 'kill $pid $idle 2>/dev/null' EXIT
+	wait_for_map $idle libdlwork.so
+	sleep 0.2
+	# The window is a command's 0.5 s of CPU (leafs 120), not a wall-clock
+	# time: however loaded the machine, the busy processes get their share.
+	expect_status 0 "$LUAPROF" record -F 1000 -a -o all.data -- "$PROGS/leafs" 120
+	kill $pid $idle; wait $pid $idle 2>/dev/null
+	echo $pid > all.pid
+}
+need_all_data() {
+	need_all
+	[ -s all.data ] && [ -s all.pid ] || fail "no all.data: the -a case did not record it"
+	pid=$(cat all.pid)
+}
+all_agrees() {
+	need_all_data
+	perf_agrees all.data $pid
+	named_by_perf $pid "$PROGS/spin" spin
+}
+all_build_ids() {
+	need_all_data
+	# Other processes' objects may be gone or rebuilt by now: no "exact".
+	build_ids_are_hits all.data
+	wants=("$PROGS/spin" "$PROGS/dlopen")
+	grep -qxF "[kernel.kallsyms]" "$TMP/sampled" && wants+=("[kernel.kallsyms]")  # when sampled
+	for want in "${wants[@]}"; do
+		awk -v w="$want" '$2 == w {ok = 1} END {exit !ok}' bids ||
+			{ cat bids; fail "the build-ids of all.data lack $want"; }
+	done
+	! grep -q "libdlwork" bids || { cat bids; fail "all.data has a build-id for the idle libdlwork.so"; }
+}
+all_tasks() {
+	need_all_data
+	perf script -i all.data --show-task-events > tasks.txt 2>/dev/null
+	grep -qF "PERF_RECORD_FORK($pid:$pid)" tasks.txt || fail "the system-wide recording has no FORK for pid $pid"
+	kthread=$(cat /proc/2/comm 2>/dev/null)         # kthreadd, unless in a pid namespace
+	[ -z "$kthread" ] || grep -qF "PERF_RECORD_COMM: $kthread:2/2" tasks.txt ||
+		fail "the system-wide recording does not name kernel thread 2 ($kthread)"
+}
+
+scenario "-p: perf reads it, names threads" attached
+scenario "-p: live and replay alike" live_replay
+kill $pid; wait $pid 2>/dev/null
+scenario "-p: the idle library's build-id left out" idle_library
+scenario "-a: recorded" system_wide
+scenario "-a: perf agrees, threads named" all_agrees
+scenario "-a: build-ids of the objects hit" all_build_ids
+scenario "-a: FORK and kernel thread names" all_tasks
+scenarios_done

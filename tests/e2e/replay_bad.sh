@@ -19,7 +19,10 @@ full=$(awk '$1 == "on_end" {print $3}' "$TMP/out")
 perf report -D -i full.data 2>/dev/null |
 	awk '$4 ~ /^PERF_RECORD_SAMPLE/ {gsub(/[\[\]:]/, "", $3); print $2, $3}' |
 	while read -r off size; do echo $((off + size)); done > sample_ends
-[ "$(wc -l < sample_ends)" = "$full" ] || fail "perf report -D lists $(wc -l < sample_ends) samples, luaprof read $full"
+# the whole recording: luaprof reads every sample perf report -D lists
+whole() {
+	[ "$(wc -l < sample_ends)" = "$full" ] || fail "perf report -D lists $(wc -l < sample_ends) samples, luaprof read $full"
+}
 
 # one_error_line CUTFILE: stderr is one line naming the file and an offset
 one_error_line() {
@@ -27,7 +30,9 @@ one_error_line() {
 	expect_grep "^luaprof: $1: offset [0-9]+: " "$TMP/err"
 }
 
-for cut in $((doff + dsize / 4)) $((doff + dsize / 2)) $((doff + dsize * 3 / 4)) $((doff + dsize - 3)); do
+# cut_in_data CUT: full.data cut at byte CUT, inside its data section
+cut_in_data() {
+	local cut=$1
 	head -c "$cut" full.data > cut.data
 	expect_status 255 "$LUAPROF" run "$CHECKS/end_count.lua" -i cut.data
 	one_error_line cut.data
@@ -41,33 +46,54 @@ for cut in $((doff + dsize / 4)) $((doff + dsize / 2)) $((doff + dsize * 3 / 4))
 	[ "$got" -gt 0 ] || fail "cut at $cut: no samples before it"
 	[ "$cut" -gt $((doff + dsize * 3 / 4)) ] || [ "$got" -lt "$full" ] || fail "cut at $cut: all $full samples"
 	expect_grep "on_end sees the $got samples" "$TMP/err"
-done
+}
 
 # the same stream cut short, through stdin in pipe mode
-perf record -q -g -F 2000 -o - -- "$PROGS/leafs" 60 2>/dev/null > pipe.data || fail "perf record -o - failed"
-# Cut 4 bytes into an 8-byte unit: perf 6.1's records are multiples of 8
-# bytes from offset 16 on, so this cut is never between two records (a cut
-# there would read as a clean end of the stream, which pipe mode has no
-# marker for).
-head -c $(( ($(stat -c %s pipe.data) / 2) / 8 * 8 + 4 )) pipe.data > pcut.data
-expect_status 255 "$LUAPROF" run "$CHECKS/end_count.lua" -i - < pcut.data
-one_error_line stdin
-expect_grep "^on_end samples [1-9]" "$TMP/out"
+pipe_mode() {
+	perf record -q -g -F 2000 -o - -- "$PROGS/leafs" 60 2>/dev/null > pipe.data || fail "perf record -o - failed"
+	# Cut 4 bytes into an 8-byte unit: perf 6.1's records are multiples of 8
+	# bytes from offset 16 on, so this cut is never between two records (a cut
+	# there would read as a clean end of the stream, which pipe mode has no
+	# marker for).
+	head -c $(( ($(stat -c %s pipe.data) / 2) / 8 * 8 + 4 )) pipe.data > pcut.data
+	expect_status 255 "$LUAPROF" run "$CHECKS/end_count.lua" -i - < pcut.data
+	one_error_line stdin
+	expect_grep "^on_end samples [1-9]" "$TMP/out"
+}
 
 # before the data: header, attrs; not perf.data; empty
-for cut in 50 $((doff > 130 ? 130 : doff - 8)); do
+early_cut() {
+	local cut=$1
 	head -c "$cut" full.data > early.data
 	expect_status 255 "$LUAPROF" run "$CHECKS/end_count.lua" -i early.data
 	one_error_line early.data
 	[ ! -s "$TMP/out" ] || fail "cut at $cut (before the data): on_end ran: $(cat "$TMP/out")"
-done
-printf 'this is not a recording\n%.0s' 1 2 3 4 5 6 > text.data
-expect_status 255 "$LUAPROF" run "$CHECKS/end_count.lua" -i text.data
-one_error_line text.data
-expect_grep "not a perf.data file" "$TMP/err"
-[ ! -s "$TMP/out" ] || fail "on_end ran on a text file"
-: > empty.data
-expect_status 255 "$LUAPROF" run "$CHECKS/end_count.lua" -i empty.data
-one_error_line empty.data
-expect_grep "empty" "$TMP/err"
-[ ! -s "$TMP/out" ] || fail "on_end ran on an empty file"
+}
+
+not_perf_data() {
+	printf 'this is not a recording\n%.0s' 1 2 3 4 5 6 > text.data
+	expect_status 255 "$LUAPROF" run "$CHECKS/end_count.lua" -i text.data
+	one_error_line text.data
+	expect_grep "not a perf.data file" "$TMP/err"
+	[ ! -s "$TMP/out" ] || fail "on_end ran on a text file"
+}
+
+empty() {
+	: > empty.data
+	expect_status 255 "$LUAPROF" run "$CHECKS/end_count.lua" -i empty.data
+	one_error_line empty.data
+	expect_grep "empty" "$TMP/err"
+	[ ! -s "$TMP/out" ] || fail "on_end ran on an empty file"
+}
+
+scenario "the whole recording" whole
+scenario "cut at 1/4 of the data" cut_in_data $((doff + dsize / 4))
+scenario "cut at 1/2 of the data" cut_in_data $((doff + dsize / 2))
+scenario "cut at 3/4 of the data" cut_in_data $((doff + dsize * 3 / 4))
+scenario "cut 3 bytes before the end" cut_in_data $((doff + dsize - 3))
+scenario "a stream cut short, through stdin" pipe_mode
+scenario "cut in the header" early_cut 50
+scenario "cut in the attrs" early_cut $((doff > 130 ? 130 : doff - 8))
+scenario "not perf.data" not_perf_data
+scenario "an empty file" empty
+scenarios_done

@@ -59,13 +59,20 @@ stalled() {
 	echo "$stream over $how, stopped by $stop: exit $rc, $(grep '^total' stall.out)"
 }
 
-for stream in $streams; do
-	expect_status 0 "$LUAPROF" run count -i "$stream"
+# saved STREAM: the stream's samples saved to a file (saved.out), which
+# the stalled cases of STREAM after it compare with
+saved() {
+	rm -f saved.out
+	expect_status 0 "$LUAPROF" run count -i "$1"
 	cp "$TMP/out" saved.out
-	grep -q '^total: [1-9][0-9]* samples' saved.out || fail "no samples in $stream"
-	stalled "$stream" stdin d 0
-	stalled "$stream" stdin INT 130
-	stalled "$stream" fifo d 0
-	stalled "$stream" fifo TERM 143
+	grep -q '^total: [1-9][0-9]* samples' saved.out || fail "no samples in $1"
+}
+
+for stream in $streams; do
+	scenario "$stream saved" saved "$stream"
+	scenario "$stream over stdin, -d" stalled "$stream" stdin d 0
+	scenario "$stream over stdin, SIGINT" stalled "$stream" stdin INT 130
+	scenario "$stream over a FIFO, -d" stalled "$stream" fifo d 0
+	scenario "$stream over a FIFO, SIGTERM" stalled "$stream" fifo TERM 143
 done
-exit 0
+scenarios_done

@@ -14,20 +14,28 @@ compare() {     # compare FILE [EVENT]: luaprof -i FILE against perf report
 	diff "$TMP/theirs" "$TMP/ours" > "$TMP/diff" || { head -20 "$TMP/diff"; fail "per-function counts differ from perf report on $(basename "$f")"; }
 	[ -s "$TMP/ours" ] || fail "no named samples in $(basename "$f")"
 }
-perf record -q -g -F 2000 -o "$TMP/fp.data" -- "$PROGS/leafs" 100 >/dev/null 2>&1 || fail "perf record -g failed"
-compare "$TMP/fp.data"
-perf record -q -F 2000 -o "$TMP/flat.data" -- "$PROGS/forkexec" "$PROGS/spin" 150 >/dev/null 2>&1 || fail "perf record failed"
-compare "$TMP/flat.data"
-perf record -q -g -F 4000 -o "$TMP/plt.data" -- "$PROGS/pltcalls" 150 >/dev/null 2>&1 || fail "perf record pltcalls failed"
-compare "$TMP/plt.data"
-grep -q '@plt$' "$TMP/theirs" || fail "no NAME@plt samples in the pltcalls recording"
-perf record -q --call-graph dwarf -F 1000 -o "$TMP/dwarf.data" -- "$PROGS/leafs" 40 >/dev/null 2>&1 || fail "perf record --call-graph dwarf failed"
-compare "$TMP/dwarf.data"
-if perf record -q -z -F 2000 -o "$TMP/z.data" -- "$PROGS/leafs" 60 >/dev/null 2>&1; then
+frame_pointers() {
+	perf record -q -g -F 2000 -o "$TMP/fp.data" -- "$PROGS/leafs" 100 >/dev/null 2>&1 || fail "perf record -g failed"
+	compare "$TMP/fp.data"
+}
+flat() {
+	perf record -q -F 2000 -o "$TMP/flat.data" -- "$PROGS/forkexec" "$PROGS/spin" 150 >/dev/null 2>&1 || fail "perf record failed"
+	compare "$TMP/flat.data"
+}
+plt() {
+	perf record -q -g -F 4000 -o "$TMP/plt.data" -- "$PROGS/pltcalls" 150 >/dev/null 2>&1 || fail "perf record pltcalls failed"
+	compare "$TMP/plt.data"
+	grep -q '@plt$' "$TMP/theirs" || fail "no NAME@plt samples in the pltcalls recording"
+}
+dwarf() {
+	perf record -q --call-graph dwarf -F 1000 -o "$TMP/dwarf.data" -- "$PROGS/leafs" 40 >/dev/null 2>&1 || fail "perf record --call-graph dwarf failed"
+	compare "$TMP/dwarf.data"
+}
+compressed() {
+	perf record -q -z -F 2000 -o "$TMP/z.data" -- "$PROGS/leafs" 60 >/dev/null 2>&1 ||
+		skip "this perf cannot write -z (no zstd): compressed recording not checked"
 	compare "$TMP/z.data"
-else
-	echo "this perf cannot write -z (no zstd): compressed recording not checked"
-fi
+}
 # compare_events FILE EVENT...: per event, the sample count equals perf
 # script's and the per-function counts equal that event's perf report table.
 compare_events() {
@@ -45,19 +53,32 @@ compare_events() {
 	"$LUAPROF" run "$CHECKS/evsymcount.lua" -i "$f" 2>"$TMP/err" | grep -v ' \[?\] ' | sum_plt 2 | sort > "$TMP/ours"
 	diff "$TMP/theirs" "$TMP/ours" > "$TMP/diff" || { head -20 "$TMP/diff"; fail "per-event, per-function counts differ from perf report on $(basename "$f")"; }
 }
-perf record -q -e cpu-clock,page-faults -F 2000 -o "$TMP/multi.data" -- "$PROGS/faults" 16 >/dev/null 2>&1 || fail "perf record with two events failed"
-compare_events "$TMP/multi.data" cpu-clock page-faults
+multi() {
+	perf record -q -e cpu-clock,page-faults -F 2000 -o "$TMP/multi.data" -- "$PROGS/faults" 16 >/dev/null 2>&1 || fail "perf record with two events failed"
+	compare_events "$TMP/multi.data" cpu-clock page-faults
+}
 # tracepoints (samples with PERF_SAMPLE_RAW, period 1) next to cpu-clock, with call chains
-if have_tracefs; then
+tracepoints() {
+	have_tracefs || skip "no tracefs, and not root to mount it: tracepoint recording not checked"
 	perf record -q -g -e cpu-clock,sched:sched_switch,syscalls:sys_enter_getppid -o "$TMP/tp.data" \
 		-- "$PROGS/syscalls" 100 >/dev/null 2>"$TMP/perr" ||
 		fail "perf record of tracepoints failed: $(head -1 "$TMP/perr")"
 	compare_events "$TMP/tp.data" cpu-clock syscalls:sys_enter_getppid
-else
-	echo "no tracefs, and not root to mount it: tracepoint recording not checked"
-fi
+}
 # pipe mode, read from stdin
-perf record -q -g -F 2000 -o - -- "$PROGS/leafs" 60 2>/dev/null > "$TMP/pipe.data" || fail "perf record -o - failed"
-"$LUAPROF" run "$CHECKS/symcount.lua" -i - < "$TMP/pipe.data" > "$TMP/pipe" 2>"$TMP/err" || { cat "$TMP/err"; fail "luaprof -i - failed"; }
-perf_symtable -i - < "$TMP/pipe.data" > "$TMP/theirs"
-grep -v ' \[?\] ' "$TMP/pipe" | sum_plt | sort | diff "$TMP/theirs" - || fail "pipe mode: counts differ from perf report"
+pipe() {
+	perf record -q -g -F 2000 -o - -- "$PROGS/leafs" 60 2>/dev/null > "$TMP/pipe.data" || fail "perf record -o - failed"
+	"$LUAPROF" run "$CHECKS/symcount.lua" -i - < "$TMP/pipe.data" > "$TMP/pipe" 2>"$TMP/err" || { cat "$TMP/err"; fail "luaprof -i - failed"; }
+	perf_symtable -i - < "$TMP/pipe.data" > "$TMP/theirs"
+	grep -v ' \[?\] ' "$TMP/pipe" | sum_plt | sort | diff "$TMP/theirs" - || fail "pipe mode: counts differ from perf report"
+}
+
+scenario "frame pointers (-g)" frame_pointers
+scenario "no call graph, fork and exec" flat
+scenario "PLT stubs" plt
+scenario "--call-graph dwarf" dwarf
+scenario "-z" compressed
+scenario "two events" multi
+scenario "tracepoints" tracepoints
+scenario "pipe mode, from stdin" pipe
+scenarios_done

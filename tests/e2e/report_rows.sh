@@ -24,22 +24,25 @@ function on_end()
   end
 end
 EOT
-for mode in self children; do
-  "$LUAPROF" run ./rows.lua -A "$mode" -i fp.data > "$mode.txt" 2> err || fail "rows.lua ($mode) failed: $(cat err)"
-  flag=; [ $mode = children ] && flag=--children
-  "$LUAPROF" run top $flag -i fp.data > top.txt 2> err || fail "top failed: $(cat err)"
-  # top's table, its columns split on runs of two spaces or more
-  n=$(awk 'NR > 2' top.txt | wc -l)
-  [ "$n" -gt 0 ] || fail "top printed no rows: $(cat top.txt)"
-  awk 'NR > 2 { sub(/^ +/, ""); n = split($0, c, /  +/); out = c[1]
-                for (i = 2; i <= n; i++) out = out "\t" c[i]; print out }' top.txt > want.txt
-  awk -F'\t' 'NR > 1 { out = $1 ~ /%/ ? $1 "\t" $2 "\t" $3 "\t" $4 : $2 "\t" $3 "\t" $4; print out }' \
-    "$mode.txt" > got.txt
-  diff want.txt got.txt > d || fail "luaprof.report ($mode) differs from top: $(head -20 d)"
-  head -1 "$mode.txt" | grep -q "	true$" || fail "rows(ev) without order is not every row: $(head -1 "$mode.txt")"
-done
+# rows MODE: rows.lua's rows (self or children) are top's
+rows() {
+	mode=$1
+	"$LUAPROF" run ./rows.lua -A "$mode" -i fp.data > "$mode.txt" 2> err || fail "rows.lua ($mode) failed: $(cat err)"
+	flag=; [ $mode = children ] && flag=--children
+	"$LUAPROF" run top $flag -i fp.data > top.txt 2> err || fail "top failed: $(cat err)"
+	# top's table, its columns split on runs of two spaces or more
+	n=$(awk 'NR > 2' top.txt | wc -l)
+	[ "$n" -gt 0 ] || fail "top printed no rows: $(cat top.txt)"
+	awk 'NR > 2 { sub(/^ +/, ""); n = split($0, c, /  +/); out = c[1]
+	              for (i = 2; i <= n; i++) out = out "\t" c[i]; print out }' top.txt > want.txt
+	awk -F'\t' 'NR > 1 { out = $1 ~ /%/ ? $1 "\t" $2 "\t" $3 "\t" $4 : $2 "\t" $3 "\t" $4; print out }' \
+		"$mode.txt" > got.txt
+	diff want.txt got.txt > d || fail "luaprof.report ($mode) differs from top: $(head -20 d)"
+	head -1 "$mode.txt" | grep -q "	true$" || fail "rows(ev) without order is not every row: $(head -1 "$mode.txt")"
+}
 
-cat > one.lua <<'EOT'
+feed_script() {
+	cat > one.lua <<'EOT'
 local rep = luaprof.report{ feed = "script" }
 local tid, n = nil, 0
 function on_sample(s)
@@ -51,16 +54,30 @@ function on_end()
   print(t.samples == n, n > 0)
 end
 EOT
-"$LUAPROF" run ./one.lua -i fp.data > out.txt 2> err || fail "feed = script failed: $(cat err)"
-[ "$(cat out.txt)" = "true	true" ] || fail "feed = script: $(cat out.txt)"
+	"$LUAPROF" run ./one.lua -i fp.data > out.txt 2> err || fail "feed = script failed: $(cat err)"
+	[ "$(cat out.txt)" = "true	true" ] || fail "feed = script: $(cat out.txt)"
+}
 
-echo 'luaprof.report{ sort = { "sym", "sym" } }' > bad1.lua
-expect_status 255 "$LUAPROF" run ./bad1.lua -i fp.data
-expect_grep "sort= has sym twice" "$TMP/err"
-echo 'luaprof.report{ sort = { "symbol" } }' > bad2.lua
-expect_status 255 "$LUAPROF" run ./bad2.lua -i fp.data
-expect_grep "invalid option 'symbol'" "$TMP/err"
-echo 'local r = luaprof.report{} function on_sample(s) r:add(s) end' > bad3.lua
-expect_status 255 "$LUAPROF" run ./bad3.lua -i fp.data
-expect_grep 'fed every sample' "$TMP/err"
-exit 0
+sort_twice() {
+	echo 'luaprof.report{ sort = { "sym", "sym" } }' > bad1.lua
+	expect_status 255 "$LUAPROF" run ./bad1.lua -i fp.data
+	expect_grep "sort= has sym twice" "$TMP/err"
+}
+sort_unknown() {
+	echo 'luaprof.report{ sort = { "symbol" } }' > bad2.lua
+	expect_status 255 "$LUAPROF" run ./bad2.lua -i fp.data
+	expect_grep "invalid option 'symbol'" "$TMP/err"
+}
+add_fed_all() {
+	echo 'local r = luaprof.report{} function on_sample(s) r:add(s) end' > bad3.lua
+	expect_status 255 "$LUAPROF" run ./bad3.lua -i fp.data
+	expect_grep 'fed every sample' "$TMP/err"
+}
+
+scenario "feed = all: top's rows" rows self
+scenario "feed = all: top --children's rows" rows children
+scenario "feed = script" feed_script
+scenario "sort= with a key twice" sort_twice
+scenario "sort= with an unknown key" sort_unknown
+scenario "rep:add with feed = all" add_fed_all
+scenarios_done

@@ -18,23 +18,28 @@ perf record -q -g -F 999 -o fp.data -- ./copier 3000 >/dev/null 2>&1 || fail "pe
 n=$(python3 "$ROOT/tests/e2e/chainpatch.py" fp.data bad.data 10) || fail "cannot patch fp.data"
 [ "$n" -ge 20 ] || fail "only $n chains made corrupt"
 perf script -i bad.data > perf.txt 2>/dev/null || fail "perf script -i bad.data failed"
-expect_status 0 "$LUAPROF" run script -i bad.data
-cmp perf.txt "$TMP/out" || { diff perf.txt "$TMP/out" | head; fail "script differs from perf script on corrupt chains"; }
-empty=$(awk 'prev ~ /^[^\t]/ && prev != "" && $0 == "" {n++} {prev = $0} END {print n + 0}' perf.txt)
-[ "$empty" = "$n" ] || fail "perf script shows $empty samples without frames, $n chains were made corrupt"
-echo "script: as perf script, $n samples without frames"
-perf report -i bad.data --children --stdio -n --sort sym -g none > report.txt 2>/dev/null || fail "perf report failed"
-expect_status 0 "$LUAPROF" run top --children --limit=100000 -i bad.data
-: > none
-python3 "$PS" children report.txt none > rows.perf
-python3 "$PS" children "$TMP/out" none > rows.ours
-python3 "$PS" near rows.perf rows.ours 0 > rows.diff || { head rows.diff; fail "top --children differs from perf report --children"; }
-echo "top --children: as perf report --children ($(wc -l < rows.ours) rows)"
-python3 "$PS" fold perf.txt | grep ';' > folded.perf
-expect_status 0 "$LUAPROF" run folded -i bad.data
-sort "$TMP/out" > folded.ours
-# ours are perf's stacks, plus the n samples as "copier;LEAF"
-python3 - folded.perf folded.ours "$n" <<'PY' || fail "folded differs from perf's stacks (but for the corrupt chains)"
+script_text() {
+	expect_status 0 "$LUAPROF" run script -i bad.data
+	cmp perf.txt "$TMP/out" || { diff perf.txt "$TMP/out" | head; fail "script differs from perf script on corrupt chains"; }
+	empty=$(awk 'prev ~ /^[^\t]/ && prev != "" && $0 == "" {n++} {prev = $0} END {print n + 0}' perf.txt)
+	[ "$empty" = "$n" ] || fail "perf script shows $empty samples without frames, $n chains were made corrupt"
+	echo "script: as perf script, $n samples without frames"
+}
+top_children() {
+	perf report -i bad.data --children --stdio -n --sort sym -g none > report.txt 2>/dev/null || fail "perf report failed"
+	expect_status 0 "$LUAPROF" run top --children --limit=100000 -i bad.data
+	: > none
+	python3 "$PS" children report.txt none > rows.perf
+	python3 "$PS" children "$TMP/out" none > rows.ours
+	python3 "$PS" near rows.perf rows.ours 0 > rows.diff || { head rows.diff; fail "top --children differs from perf report --children"; }
+	echo "top --children: as perf report --children ($(wc -l < rows.ours) rows)"
+}
+folded() {
+	python3 "$PS" fold perf.txt | grep ';' > folded.perf
+	expect_status 0 "$LUAPROF" run folded -i bad.data
+	sort "$TMP/out" > folded.ours
+	# ours are perf's stacks, plus the n samples as "copier;LEAF"
+	python3 - folded.perf folded.ours "$n" <<'PY' || fail "folded differs from perf's stacks (but for the corrupt chains)"
 import sys
 def read(path):
     rows = {}
@@ -52,7 +57,8 @@ for stack in set(perf) | set(ours):
 if extra != n:
     sys.exit("luaprof has %d one-frame stacks more than perf, not %d" % (extra, n))
 PY
-echo "folded: as perf script's stacks but for the corrupt chains' samples ($n)"
+	echo "folded: as perf script's stacks but for the corrupt chains' samples ($n)"
+}
 
 # A user address in a chain's kernel part (a sample in execve can have
 # one): in none of perf's kernel maps, so "[unknown] ([unknown])" in perf
@@ -60,17 +66,30 @@ echo "folded: as perf script's stacks but for the corrupt chains' samples ($n)"
 # frames by their object).  chainpatch.py puts one into every 5th chain
 # that starts in the kernel, of a recording of dd's one-byte copies (most
 # of its time in system calls); script and folded must be perf's exactly.
-perf record -q -g -F 999 -o sys.data -- dd if=/dev/zero of=/dev/null bs=1 count=400000 >/dev/null 2>&1 ||
-	fail "perf record -g of dd failed"
-u=$(python3 "$ROOT/tests/e2e/chainpatch.py" sys.data user.data 5 user) || fail "cannot patch sys.data"
-[ "$u" -ge 5 ] || fail "only $u chains of dd's recording start with two kernel frames"
-perf script -i user.data > perfu.txt 2>/dev/null || fail "perf script -i user.data failed"
-grep -q '564527cebe00 \[unknown\] (\[unknown\])' perfu.txt || fail "perf script shows no patched frame"
-expect_status 0 "$LUAPROF" run script -i user.data
-cmp perfu.txt "$TMP/out" || { diff perfu.txt "$TMP/out" | head; fail "script differs from perf script on user addresses in kernel chains"; }
-python3 "$PS" fold perfu.txt > foldedu.perf
-expect_status 0 "$LUAPROF" run folded -i user.data
-sort "$TMP/out" > foldedu.ours
-diff foldedu.perf foldedu.ours > foldedu.diff || { head -4 foldedu.diff | cut -c1-300; fail "folded differs from perf's on user addresses in kernel chains"; }
-echo "a user address in the kernel part of $u chains: script and folded as perf's"
-exit 0
+# The first case makes the recording the second reads.
+user_script() {
+	perf record -q -g -F 999 -o sys.data -- dd if=/dev/zero of=/dev/null bs=1 count=400000 >/dev/null 2>&1 ||
+		fail "perf record -g of dd failed"
+	u=$(python3 "$ROOT/tests/e2e/chainpatch.py" sys.data user.data 5 user) || fail "cannot patch sys.data"
+	[ "$u" -ge 5 ] || fail "only $u chains of dd's recording start with two kernel frames"
+	perf script -i user.data > perfu.txt 2>/dev/null || fail "perf script -i user.data failed"
+	grep -q '564527cebe00 \[unknown\] (\[unknown\])' perfu.txt || fail "perf script shows no patched frame"
+	expect_status 0 "$LUAPROF" run script -i user.data
+	cmp perfu.txt "$TMP/out" || { diff perfu.txt "$TMP/out" | head; fail "script differs from perf script on user addresses in kernel chains"; }
+	echo "a user address in the kernel part of $u chains: script as perf's"
+}
+user_folded() {
+	[ -s user.data ] && [ -s perfu.txt ] || fail "no user.data: the script case did not make it"
+	python3 "$PS" fold perfu.txt > foldedu.perf
+	expect_status 0 "$LUAPROF" run folded -i user.data
+	sort "$TMP/out" > foldedu.ours
+	diff foldedu.perf foldedu.ours > foldedu.diff || { head -4 foldedu.diff | cut -c1-300; fail "folded differs from perf's on user addresses in kernel chains"; }
+	echo "a user address in the kernel part of chains: folded as perf's"
+}
+
+scenario "corrupt chains: script" script_text
+scenario "corrupt chains: top --children" top_children
+scenario "corrupt chains: folded" folded
+scenario "a user address in a kernel chain: script" user_script
+scenario "a user address in a kernel chain: folded" user_folded
+scenarios_done

@@ -50,34 +50,39 @@ early() {
 	[ $rc = 143 ] || { cat "$name.out" "$name.err"; fail "$* exited $rc after SIGTERM at $when, expected 143"; }
 }
 
-for when in spawn handler later; do
-	early $when rec.$when record -a -e cpu-clock -F 99 -o rec.$when.data
-	early $when all.$when run count -a -e cpu-clock -F 99
-	early $when allo.$when run count -a -e cpu-clock -F 99 -o allo.$when.data
-	early $when top.$when top -e cpu-clock -F 99 -I 200
-	echo "SIGTERM at $when: record -a, run -a, run -a -o, top: 143"
-done
-# where the handler ran, the run ended as a mid-run one does
-for when in handler later; do
-	expect_grep '^total: [0-9]+ samples' all.$when.out
-	expect_grep '^total: [0-9]+ samples' allo.$when.out
-	# a signal before the events were on stops a run that never started:
-	# no recording, said in one line (as a run that cannot start leaves
-	# -o's file as it was); after, the recording reads back
-	for r in rec allo; do
-		f=$r.$when.data
-		if [ ! -e $f ]; then
-			expect_grep "came before the run started: nothing recorded, $f left as it was" $r.$when.err
-			continue
-		fi
-		"$LUAPROF" run count -i $f > check.out 2> check.err ||
-			{ cat check.err; fail "$f, recorded until an early SIGTERM, does not read back"; }
-	done
-done
+# After the signal, where the handler ran, the run ended as a mid-run one
+# does.  recorded R WHEN: a signal before the events were on stops a run
+# that never started: no recording, said in one line (as a run that
+# cannot start leaves -o's file as it was); after, the recording reads back
+recorded() {
+	local r=$1 when=$2 f=$1.$2.data
+	if [ ! -e $f ]; then
+		expect_grep "came before the run started: nothing recorded, $f left as it was" $r.$when.err
+		return
+	fi
+	"$LUAPROF" run count -i $f > check.out 2> check.err ||
+		{ cat check.err; fail "$f, recorded until an early SIGTERM, does not read back"; }
+}
+rec_case() {
+	early $1 rec.$1 record -a -e cpu-clock -F 99 -o rec.$1.data
+	[ $1 = spawn ] || recorded rec $1
+}
+all_case() {
+	early $1 all.$1 run count -a -e cpu-clock -F 99
+	[ $1 = spawn ] || expect_grep '^total: [0-9]+ samples' all.$1.out
+}
+allo_case() {
+	early $1 allo.$1 run count -a -e cpu-clock -F 99 -o allo.$1.data
+	[ $1 = spawn ] || { expect_grep '^total: [0-9]+ samples' allo.$1.out; recorded allo $1; }
+}
+top_case() {
+	early $1 top.$1 top -e cpu-clock -F 99 -I 200
+}
 
 # Ended by the signal itself, as perf record -a is (a service manager
 # takes that as a clean stop, an exit status of 143 as a failure).
-if command -v python3 >/dev/null; then
+signal_itself() {
+	command -v python3 >/dev/null || skip "no python3: the wait status not checked"
 	python3 - "$LUAPROF" <<'PY' || fail "run -a was not ended by the SIGTERM that stopped it"
 import os, signal, subprocess, sys, time
 p = subprocess.Popen([sys.argv[1], "run", "count", "-a", "-e", "cpu-clock", "-F", "99"],
@@ -94,29 +99,40 @@ out, _ = p.communicate(timeout=10)
 print("run -a, SIGTERM: wait status", p.returncode, "(-15: ended by SIGTERM)")
 sys.exit(0 if p.returncode == -signal.SIGTERM and b"total:" in out else 1)
 PY
-fi
+}
 
 # A command: SIGTERM while on_start runs (the script waits there until the
 # signal was sent).  The command is never started, on_end runs, with no
 # status (the command has none), exit 143.
-cat > status.lua <<'LUA'
+on_start() {
+	cat > status.lua <<'LUA'
 function on_start()
   io.open("in_start", "w"):close()
   while not io.open("go") do end
 end
 function on_end(info) print("on_end samples " .. info.samples .. " status " .. tostring(info.status)) end
 LUA
-"$LUAPROF" run ./status.lua -e cpu-clock -- sh -c 'touch ran; exec "$0" 20000' "$PROGS/spin" \
-	> cmd.out 2> cmd.err & p=$!
-for i in $(seq 400); do [ -e in_start ] && break; sleep 0.05; done
-kill -TERM $p
-touch go
-for i in $(seq 200); do kill -0 $p 2>/dev/null || break; sleep 0.05; done
-kill -0 $p 2>/dev/null && { kill -KILL $p; fail "SIGTERM during on_start: still running after 10 s"; }
-wait $p; rc=$?
-[ $rc = 143 ] || { cat cmd.out cmd.err; fail "SIGTERM during on_start: exit $rc, expected 143"; }
-expect_grep '^on_end samples 0 status nil$' cmd.out
-[ -e ran ] && fail "the command started though SIGTERM came before the run did"
-wait_gone "$PROGS/spin 20000" || fail "the command was left running"
-echo "SIGTERM during on_start, with a command: not run, on_end, 143"
-exit 0
+	"$LUAPROF" run ./status.lua -e cpu-clock -- sh -c 'touch ran; exec "$0" 20000' "$PROGS/spin" \
+		> cmd.out 2> cmd.err & p=$!
+	for i in $(seq 400); do [ -e in_start ] && break; sleep 0.05; done
+	kill -TERM $p
+	touch go
+	for i in $(seq 200); do kill -0 $p 2>/dev/null || break; sleep 0.05; done
+	! kill -0 $p 2>/dev/null || { kill -KILL $p; fail "SIGTERM during on_start: still running after 10 s"; }
+	wait $p; rc=$?
+	[ $rc = 143 ] || { cat cmd.out cmd.err; fail "SIGTERM during on_start: exit $rc, expected 143"; }
+	expect_grep '^on_end samples 0 status nil$' cmd.out
+	! [ -e ran ] || fail "the command started though SIGTERM came before the run did"
+	wait_gone "$PROGS/spin 20000" || fail "the command was left running"
+	echo "SIGTERM during on_start, with a command: not run, on_end, 143"
+}
+
+for when in spawn handler later; do
+	scenario "record -a, SIGTERM at $when" rec_case $when
+	scenario "run -a, SIGTERM at $when" all_case $when
+	scenario "run -a -o, SIGTERM at $when" allo_case $when
+	scenario "top, SIGTERM at $when" top_case $when
+done
+scenario "ended by the signal itself" signal_itself
+scenario "SIGTERM during on_start, with a command" on_start
+scenarios_done

@@ -10,7 +10,6 @@
 # test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
-command -v addr2line >/dev/null || skip "addr2line (binutils) is not installed: nothing to compare with"
 cd "$TMP"
 cp "$ROOT/tests/progs/inlined.c" "$ROOT/tests/progs/chain.c" .
 cc -O2 -g -no-pie -o inlined inlined.c && cc -O2 -g -no-pie -o chain chain.c || fail "cannot build the workloads"
@@ -31,9 +30,6 @@ inlined_run() {
 	[ $((src * 100)) -ge $((n * 95)) ] || fail "$*: $src of $n samples in outer() have s.file:s.line in mix()'s body (lines $body)"
 	echo "outer() ($*): $n samples, $inl with mix() inlined, $src with s.file:s.line in its body"
 }
-inlined_run all --call-graph dwarf
-inlined_run none
-inlined_run none -g
 # check_addr2line BIN DATA: every address's blocks against addr2line's
 check_addr2line() {
 	"$LUAPROF" run "$CHECKS/srclines.lua" -A "$TMP/$1" -i "$2" > ours 2>err || { cat err; fail "luaprof -i $2 failed"; }
@@ -48,7 +44,23 @@ check_addr2line() {
 	diff theirs ours > diff.txt || { head -20 diff.txt; fail "$1: source frames differ from addr2line -f -i"; }
 	echo "$1: $(echo "$addrs" | wc -w) addresses as addr2line -f -i prints them"
 }
-"$LUAPROF" record --call-graph dwarf -F 999 -o inl.data -- ./inlined 200 >/dev/null 2>&1 || fail "luaprof record failed"
-check_addr2line inlined inl.data
-"$LUAPROF" record --call-graph dwarf -F 999 -o chain.data -- ./chain qsort 6 >/dev/null 2>&1 || fail "luaprof record failed"
-check_addr2line chain chain.data
+
+# a recording of each program, every frame as addr2line -f -i names it
+addr2line_inlined() {
+	command -v addr2line >/dev/null || skip "addr2line (binutils) is not installed: nothing to compare with"
+	"$LUAPROF" record --call-graph dwarf -F 999 -o inl.data -- ./inlined 200 >/dev/null 2>&1 || fail "luaprof record failed"
+	check_addr2line inlined inl.data
+}
+
+addr2line_chain() {
+	command -v addr2line >/dev/null || skip "addr2line (binutils) is not installed: nothing to compare with"
+	"$LUAPROF" record --call-graph dwarf -F 999 -o chain.data -- ./chain qsort 6 >/dev/null 2>&1 || fail "luaprof record failed"
+	check_addr2line chain chain.data
+}
+
+scenario "--call-graph dwarf: mix() inlined" inlined_run all --call-graph dwarf
+scenario "no stack copy: no inlined frame" inlined_run none
+scenario "-g: no inlined frame" inlined_run none -g
+scenario "addr2line, inlined" addr2line_inlined
+scenario "addr2line, chain" addr2line_chain
+scenarios_done

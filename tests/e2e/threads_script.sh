@@ -14,18 +14,30 @@
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 cd "$TMP"
+# the live run (its report and recording, which the cases read)
 expect_status 0 "$LUAPROF" run threads -I 200 -o tt.data -- "$PROGS/twothreads" 201
 cp "$TMP/out" live.txt
-expect_status 0 "$LUAPROF" run threads -I 200 -i tt.data
-diff live.txt "$TMP/out" || fail "the replay of the recording prints another report"
-expect_status 0 "$LUAPROF" run count -i tt.data
-awk '$2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ {print $1, $3, $4}' "$TMP/out" | sort > count.rows
-awk '/^# total/ {t = 1; next} t && $2 ~ /^[0-9]+$/ && $4 ~ /%$/ {if (++n > 3) exit; print $1, $2, $3}' live.txt | sort > total.rows
-diff count.rows total.rows || fail "the total per-thread samples differ from count.lua's"
-all=$(awk '/^total:/ {print $2}' "$TMP/out")
-awk -v n="$all" '/^# total/ {t = 1} t && $1 == "twothreads" && $3 == n {f = 1} END {exit !f}' live.txt ||
-	fail "the process row does not hold all $all samples"
-python3 - live.txt <<'PY' || fail "per-interval sums or the workers' shares are wrong"
+
+# the replay of the run's recording prints the same report
+replay() {
+	expect_status 0 "$LUAPROF" run threads -I 200 -i tt.data
+	diff live.txt "$TMP/out" || fail "the replay of the recording prints another report"
+}
+
+# the totals are count.lua's per-thread samples; the process row holds every sample
+totals() {
+	expect_status 0 "$LUAPROF" run count -i tt.data
+	awk '$2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ {print $1, $3, $4}' "$TMP/out" | sort > count.rows
+	awk '/^# total/ {t = 1; next} t && $2 ~ /^[0-9]+$/ && $4 ~ /%$/ {if (++n > 3) exit; print $1, $2, $3}' live.txt | sort > total.rows
+	diff count.rows total.rows || fail "the total per-thread samples differ from count.lua's"
+	all=$(awk '/^total:/ {print $2}' "$TMP/out")
+	awk -v n="$all" '/^# total/ {t = 1} t && $1 == "twothreads" && $3 == n {f = 1} END {exit !f}' live.txt ||
+		fail "the process row does not hold all $all samples"
+}
+
+# each interval's rows add up; worker-2's share of the samples
+intervals() {
+	python3 - live.txt <<'PY' || fail "per-interval sums or the workers' shares are wrong"
 import re, sys
 text = open(sys.argv[1]).read()
 blocks = re.split(r"\n(?=# )", text.strip())
@@ -44,9 +56,25 @@ for b in blocks:
 assert tables >= 3, "%d tables" % tables
 print("threads: %d tables add up; worker-2 %.3f" % (tables, share))
 PY
-gated "$PROGS/twothreads" 301
-attach_gated 0 "$LUAPROF" run threads --no-intervals
-grep -q '^worker-1 ' "$TMP/out" && grep -q '^worker-2 ' "$TMP/out" || { cat "$TMP/out"; fail "-p: the workers are missing"; }
-expect_status 0 "$LUAPROF" run threads --no-intervals -a -- "$PROGS/twothreads" 51
-grep -q '^worker-2 ' "$TMP/out" || { cat "$TMP/out"; fail "-a: worker-2 is missing"; }
-exit 0
+}
+
+# -p, attached before the program runs
+attached() {
+	gated "$PROGS/twothreads" 301
+	trap 'kill $GATE_PID 2>/dev/null' EXIT
+	attach_gated 0 "$LUAPROF" run threads --no-intervals
+	grep -q '^worker-1 ' "$TMP/out" && grep -q '^worker-2 ' "$TMP/out" || { cat "$TMP/out"; fail "-p: the workers are missing"; }
+}
+
+# -a
+all_cpus() {
+	expect_status 0 "$LUAPROF" run threads --no-intervals -a -- "$PROGS/twothreads" 51
+	grep -q '^worker-2 ' "$TMP/out" || { cat "$TMP/out"; fail "-a: worker-2 is missing"; }
+}
+
+scenario "the replay prints the same report" replay
+scenario "the totals are count.lua's" totals
+scenario "intervals add up, worker-2's share" intervals
+scenario "-p" attached
+scenario "-a" all_cpus
+scenarios_done

@@ -21,33 +21,44 @@
 need_perf_events
 command -v perf >/dev/null || skip "perf is not installed: nothing to compare with"
 cd "$TMP"
+# The recording the cases read, and perf report's rows of it.
 perf record -q -g -F 4000 -o d16.data -- "$PROGS/deep16" 300 >/dev/null 2>&1 || fail "perf record failed"
 named() { awk '$1 ~ /%$/' | grep -vE ' (0x[0-9a-f]+|0+|\[unknown\])$' | awk '{$1 = $1; print}'; }
 perf report -i d16.data --stdio --no-children --sort sym -n -g none 2>/dev/null | named > perf.self
 perf report -i d16.data --stdio --children --sort sym -n -g none 2>/dev/null | named > perf.children
 perf report -i d16.data --stdio --no-children --sort comm,dso -n -g none 2>/dev/null | named > perf.commdso
 [ "$(wc -l < perf.self)" -ge 2 ] || fail "perf report printed no rows"
-expect_status 0 "$LUAPROF" run top --limit=100000 -i d16.data
-named < "$TMP/out" > ours.self
-diff perf.self ours.self || fail "top differs from perf report --no-children --sort sym"
-expect_status 0 "$LUAPROF" run top --children --limit=100000 -i d16.data
-named < "$TMP/out" > ours.children
-diff perf.children ours.children || fail "top --children differs from perf report --children"
-expect_status 0 "$LUAPROF" run top --sort=comm,dso --limit=100000 -i d16.data
-named < "$TMP/out" > ours.commdso
-diff perf.commdso ours.commdso || fail "top --sort=comm,dso differs from perf report --sort comm,dso"
+
+top_self() {
+	expect_status 0 "$LUAPROF" run top --limit=100000 -i d16.data
+	named < "$TMP/out" > ours.self
+	diff perf.self ours.self || fail "top differs from perf report --no-children --sort sym"
+}
+top_children() {
+	expect_status 0 "$LUAPROF" run top --children --limit=100000 -i d16.data
+	named < "$TMP/out" > ours.children
+	diff perf.children ours.children || fail "top --children differs from perf report --children"
+}
+top_commdso() {
+	expect_status 0 "$LUAPROF" run top --sort=comm,dso --limit=100000 -i d16.data
+	named < "$TMP/out" > ours.commdso
+	diff perf.commdso ours.commdso || fail "top --sort=comm,dso differs from perf report --sort comm,dso"
+}
 # Without stacks: Children = Self everywhere.
-perf record -q -F 4000 -o flat.data -- "$PROGS/leafs" 100 >/dev/null 2>&1 || fail "perf record failed"
-expect_status 0 "$LUAPROF" run top --children -i flat.data
-awk '$1 ~ /%$/ && $1 != $2 {bad = 1; print} END {exit bad}' "$TMP/out" || fail "Children differs from Self without call stacks"
-grep -q 'leaf_a$' "$TMP/out" || fail "no leaf_a row"
+no_stacks() {
+	perf record -q -F 4000 -o flat.data -- "$PROGS/leafs" 100 >/dev/null 2>&1 || fail "perf record failed"
+	expect_status 0 "$LUAPROF" run top --children -i flat.data
+	awk '$1 ~ /%$/ && $1 != $2 {bad = 1; print} END {exit bad}' "$TMP/out" || fail "Children differs from Self without call stacks"
+	grep -q 'leaf_a$' "$TMP/out" || fail "no leaf_a row"
+}
 
 # callgraph, caller order: each node's count against perf's chains.
-perf report -i d16.data --stdio --no-children --sort sym -g folded,0,caller,function,count 2>/dev/null |
-	awk '$1 ~ /^[0-9]+$/ && NF == 2' > perf.folded
-expect_status 0 "$LUAPROF" run callgraph --min=0 --depth=1000 -i d16.data
-cp "$TMP/out" caller.txt
-python3 - caller.txt perf.folded <<'PY' || fail "callgraph's caller tree differs from perf's call chains"
+caller() {
+	perf report -i d16.data --stdio --no-children --sort sym -g folded,0,caller,function,count 2>/dev/null |
+		awk '$1 ~ /^[0-9]+$/ && NF == 2' > perf.folded
+	expect_status 0 "$LUAPROF" run callgraph --min=0 --depth=1000 -i d16.data
+	cp "$TMP/out" caller.txt
+	python3 - caller.txt perf.folded <<'PY' || fail "callgraph's caller tree differs from perf's call chains"
 import re, sys
 theirs, total = {}, 0
 for line in open(sys.argv[2]):
@@ -76,19 +87,36 @@ hot, warm = ours.get(d16 + ("hot_leaf",), 0), ours.get(d16 + ("warm_leaf",), 0)
 assert 0.55 <= hot / (hot + warm) <= 0.75, "hot_leaf has %d of %d" % (hot, hot + warm)
 print("callgraph: %d paths of at least 1%% as perf; hot_leaf %d, warm_leaf %d" % (checked, hot, warm))
 PY
+}
 # callee order: the first level is each function's self count, as top's.
-expect_status 0 "$LUAPROF" run callgraph --order=callee --min=0 --depth=1 -i d16.data
-awk '$1 ~ /%$/ && $1 + 0 >= 1 && $3 !~ /^\[/ {sub(/_\[k\]$/, "", $3); print $3, $2}' "$TMP/out" | sort > callee.first
-awk '$1 + 0 >= 1 {print $NF, $2}' ours.self | sort > top.first
-[ "$(wc -l < top.first)" -ge 2 ] || fail "top has fewer than two functions of 1%"
-diff top.first callee.first || fail "callgraph --order=callee's leaves differ from top's self counts"
+callee() {
+	[ -s ours.self ] || fail "no ours.self: the top case did not make it"
+	expect_status 0 "$LUAPROF" run callgraph --order=callee --min=0 --depth=1 -i d16.data
+	awk '$1 ~ /%$/ && $1 + 0 >= 1 && $3 !~ /^\[/ {sub(/_\[k\]$/, "", $3); print $3, $2}' "$TMP/out" | sort > callee.first
+	awk '$1 + 0 >= 1 {print $NF, $2}' ours.self | sort > top.first
+	[ "$(wc -l < top.first)" -ge 2 ] || fail "top has fewer than two functions of 1%"
+	diff top.first callee.first || fail "callgraph --order=callee's leaves differ from top's self counts"
+}
 # --per=comm: the command at the root, holding every sample (one command
 # here); the boolean --comm it replaced is refused (issue 22: --comm of
 # sctop and syscall-counts names a command to keep).
-expect_status 0 "$LUAPROF" run callgraph --per=comm --min=0 --depth=1 -i d16.data
-total=$(sed -n "s/^# \([0-9]*\) samples of event.*/\1/p" "$TMP/out" | head -1)
-read -r pct n name < <(awk '$1 ~ /%$/' "$TMP/out" | head -1)
-[ "$name $n $pct" = "deep16 $total 100.00%" ] || fail "callgraph --per=comm: root '$name $n $pct', expected 'deep16 $total 100.00%'"
-expect_status 255 "$LUAPROF" run callgraph --comm -i d16.data
-expect_grep "^luaprof: .*--comm" "$TMP/err"
-exit 0
+per_comm() {
+	expect_status 0 "$LUAPROF" run callgraph --per=comm --min=0 --depth=1 -i d16.data
+	total=$(sed -n "s/^# \([0-9]*\) samples of event.*/\1/p" "$TMP/out" | head -1)
+	read -r pct n name < <(awk '$1 ~ /%$/' "$TMP/out" | head -1)
+	[ "$name $n $pct" = "deep16 $total 100.00%" ] || fail "callgraph --per=comm: root '$name $n $pct', expected 'deep16 $total 100.00%'"
+}
+comm_refused() {
+	expect_status 255 "$LUAPROF" run callgraph --comm -i d16.data
+	expect_grep "^luaprof: .*--comm" "$TMP/err"
+}
+
+scenario "top: perf report --sort sym" top_self
+scenario "top --children" top_children
+scenario "top --sort=comm,dso" top_commdso
+scenario "without stacks: Children = Self" no_stacks
+scenario "callgraph --order=caller" caller
+scenario "callgraph --order=callee" callee
+scenario "callgraph --per=comm" per_comm
+scenario "callgraph --comm refused" comm_refused
+scenarios_done

@@ -14,16 +14,29 @@ one_line() {   # one_line PATTERN: exit 255, one line on stderr matching it, not
 	grep -q ran "$TMP/out" && fail "the script ran despite '$1'"
 	return 0
 }
-expect_status 255 "$LUAPROF" run "$TMP/s.lua" -e sched:no_such_event -- true
-one_line "^luaprof: unknown tracepoint 'sched:no_such_event': no such event in /sys/kernel(/debug)?/tracing/events \(see 'luaprof list sched:\*'\)$"
-expect_status 255 "$LUAPROF" run "$TMP/s.lua" -e 'sched:sched_[wake' -- true
-one_line "^luaprof: bad glob 'sched:sched_\[wake': a '\[' has no closing '\]'$"
-expect_status 255 "$LUAPROF" run "$TMP/s.lua" -e 'nosuchsystem:*' -- true
-one_line "^luaprof: no tracepoint matches 'nosuchsystem:\*'"
-expect_status 255 "$LUAPROF" list --fields sched:no_such_event
-one_line "^luaprof: unknown tracepoint 'sched:no_such_event'"
-[ "$(id -u)" = 0 ] || skip "the rest needs root"
-if command -v unshare >/dev/null; then
+unknown() {
+	expect_status 255 "$LUAPROF" run "$TMP/s.lua" -e sched:no_such_event -- true
+	one_line "^luaprof: unknown tracepoint 'sched:no_such_event': no such event in /sys/kernel(/debug)?/tracing/events \(see 'luaprof list sched:\*'\)$"
+}
+
+bad_glob() {
+	expect_status 255 "$LUAPROF" run "$TMP/s.lua" -e 'sched:sched_[wake' -- true
+	one_line "^luaprof: bad glob 'sched:sched_\[wake': a '\[' has no closing '\]'$"
+}
+
+matching_nothing() {
+	expect_status 255 "$LUAPROF" run "$TMP/s.lua" -e 'nosuchsystem:*' -- true
+	one_line "^luaprof: no tracepoint matches 'nosuchsystem:\*'"
+}
+
+fields_unknown() {
+	expect_status 255 "$LUAPROF" list --fields sched:no_such_event
+	one_line "^luaprof: unknown tracepoint 'sched:no_such_event'"
+}
+
+no_tracefs() {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	command -v unshare >/dev/null || skip "no unshare: tracefs-not-mounted case not run"
 	# tracefs unmounted in a mount namespace of our own: the machine keeps its mount.
 	unshare -m sh -c 'for d in /sys/kernel/tracing /sys/kernel/debug/tracing /sys/kernel/debug; do
 		umount -l "$d" 2>/dev/null; done; exec "$@"' sh \
@@ -35,21 +48,28 @@ if command -v unshare >/dev/null; then
 		umount -l "$d" 2>/dev/null; done; exec "$@"' sh "$LUAPROF" list >"$TMP/out" 2>"$TMP/err" ||
 		fail "luaprof list without tracefs failed"
 	expect_grep '^  cpu-clock ' "$TMP/out"
-	grep -q 'Tracepoint event' "$TMP/out" && fail "tracepoints listed without tracefs"
+	! grep -q 'Tracepoint event' "$TMP/out" || fail "tracepoints listed without tracefs"
 	expect_grep "^luaprof: tracefs is not mounted, so no tracepoints are listed: mount it with 'mount -t tracefs nodev /sys/kernel/tracing'$" "$TMP/err"
 	[ -d /sys/kernel/tracing/events ] || [ -d /sys/kernel/debug/tracing/events ] ||
 		fail "the machine lost its tracefs mount"
-else
-	echo "note: no unshare: tracefs-not-mounted case not run"
-fi
-if command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" = 2 ]; then
+}
+
+unprivileged() {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" = 2 ] ||
+		skip "not root-switchable or kernel.perf_event_paranoid is not 2: unprivileged case not run"
 	cp "$LUAPROF" "$TMP/luaprof"    # luaprof-asan under make check-asan
 	chmod -R a+rX "$TMP"
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$TMP/luaprof" run "$TMP/s.lua" -e sched:sched_switch -- true >"$TMP/out" 2>"$TMP/err"
 	[ $? = 255 ] || { cat "$TMP/err"; fail "a tracepoint as nobody: exit status is not 255"; }
 	one_line "^luaprof: (cannot read tracepoint 'sched:sched_switch' in .*: permission denied \(tracefs is root's: run as root|cannot open event 'sched:sched_switch' on cpu [0-9]+: .*: not allowed; a tracepoint's data needs root)"
-else
-	echo "note: not root-switchable or kernel.perf_event_paranoid is not 2: unprivileged case not run"
-fi
-exit 0
+}
+
+scenario "unknown tracepoint" unknown
+scenario "malformed glob" bad_glob
+scenario "glob matching nothing" matching_nothing
+scenario "list --fields of an unknown tracepoint" fields_unknown
+scenario "tracefs not mounted" no_tracefs
+scenario "a tracepoint as an ordinary user" unprivileged
+scenarios_done

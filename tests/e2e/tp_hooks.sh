@@ -29,18 +29,39 @@ check() {
 		$1 == "exit" && $2 == p {px = NR} END {exit !(e && x > e && px > x)}' "$f" ||
 		fail "exec/exit calls out of order in $f"
 }
-expect_status 0 "$LUAPROF" run "$CHECKS/hooks.lua" -o "$TMP/h.data" -- "$PROGS/forkexec" "$PROGS/spin" 100
-check "$TMP/out"
-cp "$TMP/out" "$TMP/live"
-expect_status 0 "$LUAPROF" run "$CHECKS/hooks.lua" -i "$TMP/h.data"
-check "$TMP/out"
-diff <(grep -v '^start' "$TMP/live") <(grep -v '^start' "$TMP/out") ||
-	fail "the replay made other calls than the live run"
+
+# Live.
+live() {
+	expect_status 0 "$LUAPROF" run "$CHECKS/hooks.lua" -o "$TMP/h.data" -- "$PROGS/forkexec" "$PROGS/spin" 100
+	check "$TMP/out"
+}
+
+# The replay of a run of its own (-o) makes the same calls.
+replay() {
+	expect_status 0 "$LUAPROF" run "$CHECKS/hooks.lua" -o "$TMP/r.data" -- "$PROGS/forkexec" "$PROGS/spin" 100
+	cp "$TMP/out" "$TMP/live"
+	expect_status 0 "$LUAPROF" run "$CHECKS/hooks.lua" -i "$TMP/r.data"
+	check "$TMP/out"
+	diff <(grep -v '^start' "$TMP/live") <(grep -v '^start' "$TMP/out") ||
+		fail "the replay made other calls than the live run"
+}
+
 # An on_event key that names no event of the run is said, once.
-printf 'on_event = { ["sched:nope"] = function() end }\n' > "$TMP/typo.lua"
-expect_status 0 "$LUAPROF" run "$TMP/typo.lua" -e cpu-clock -- true
-expect_grep "on_event\[\"sched:nope\"\] names no event of this run" "$TMP/err"
-printf 'on_event = { ["cpu-clock"] = 42 }\n' > "$TMP/bad.lua"
-expect_status 255 "$LUAPROF" run "$TMP/bad.lua" -e cpu-clock -- true
-expect_grep 'on_event\[cpu-clock\] must be a function' "$TMP/err"
-exit 0
+unknown_key() {
+	printf 'on_event = { ["sched:nope"] = function() end }\n' > "$TMP/typo.lua"
+	expect_status 0 "$LUAPROF" run "$TMP/typo.lua" -e cpu-clock -- true
+	expect_grep "on_event\[\"sched:nope\"\] names no event of this run" "$TMP/err"
+}
+
+# A value that is no function stops the run.
+not_function() {
+	printf 'on_event = { ["cpu-clock"] = 42 }\n' > "$TMP/bad.lua"
+	expect_status 255 "$LUAPROF" run "$TMP/bad.lua" -e cpu-clock -- true
+	expect_grep 'on_event\[cpu-clock\] must be a function' "$TMP/err"
+}
+
+scenario "live" live
+scenario "a replay makes the same calls" replay
+scenario "an on_event key naming no event" unknown_key
+scenario "an on_event value that is no function" not_function
+scenarios_done

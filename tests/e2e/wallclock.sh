@@ -72,27 +72,37 @@ check_row() {
 		found = 1}
 		END {exit !(found && ok)}' "$1" || { cat "$1" "$TMP/err"; fail "$1: the duty row is wrong"; }
 }
-expect_whole 0 "$LUAPROF" run wallclock -o wall.data -- ./"$C" 4 40 360 live.stats
-cp "$TMP/out" live.txt
-check_row live.txt 4 live.stats
-awk -v c="$C" '$1 == c && $5 == "s" && $4 >= 1.6 {f = 1} END {exit !f}' live.txt || fail "wall time below 1.6 s"
-expect_status 0 "$LUAPROF" run wallclock --limit=1000 -i wall.data
-diff <(grep "^$C " live.txt | tr -s " ") <(grep "^$C " "$TMP/out" | tr -s " ") || fail "the replay prints another duty row"
+# live, with the recording the replay reads
+live() {
+	expect_whole 0 "$LUAPROF" run wallclock -o wall.data -- ./"$C" 4 40 360 live.stats
+	cp "$TMP/out" live.txt
+	check_row live.txt 4 live.stats
+	awk -v c="$C" '$1 == c && $5 == "s" && $4 >= 1.6 {f = 1} END {exit !f}' live.txt || fail "wall time below 1.6 s"
+}
+replay() {
+	[ -s wall.data ] && [ -s live.txt ] || fail "no wall.data: the live case did not record it"
+	expect_status 0 "$LUAPROF" run wallclock --limit=1000 -i wall.data
+	diff <(grep "^$C " live.txt | tr -s " ") <(grep "^$C " "$TMP/out" | tr -s " ") || fail "the replay prints another duty row"
+}
 # -p: duty held at a gate until luaprof has attached (lib.sh's gated), so
 # all of its life is seen
-gated ./"$C" 5 40 360 attach.stats
-attach_gated 0 "$LUAPROF" run wallclock
-cp "$TMP/out" attach.txt
-check_row attach.txt 5 attach.stats
-expect_whole 0 "$LUAPROF" run wallclock -a --limit=1000 -- ./"$C" 4 40 360 all.stats
-cp "$TMP/out" all.txt
-check_row all.txt 4 all.stats
-wall=$(awk -v c="$C" '$1 == c {print ($5 == "s" ? $4 : $4 / 1000)}' all.txt)
-ncpu=$(awk '/^# cpu-clock samples per CPU/ {t = 1; next} t && $1 ~ /^[0-9]+$/ {n++} END {print n}' all.txt)
-[ "$ncpu" = "$(nproc)" ] || fail "-a: $ncpu CPUs in the table, $(nproc) online"
-awk -v w="$wall" '/^# cpu-clock samples per CPU/ {t = 1; next} t && $1 ~ /^[0-9]+$/ {
-	if ($2 < 1 || $2 > 1.3 * 4000 * w) bad = 1; print "cpu", $1, $2, "samples, idle", $3}
-	END {exit bad}' all.txt || fail "-a: a CPU without samples, or with more than 4000/s x ${wall} s x 1.3"
+attached() {
+	gated ./"$C" 5 40 360 attach.stats
+	attach_gated 0 "$LUAPROF" run wallclock
+	cp "$TMP/out" attach.txt
+	check_row attach.txt 5 attach.stats
+}
+system_wide() {
+	expect_whole 0 "$LUAPROF" run wallclock -a --limit=1000 -- ./"$C" 4 40 360 all.stats
+	cp "$TMP/out" all.txt
+	check_row all.txt 4 all.stats
+	wall=$(awk -v c="$C" '$1 == c {print ($5 == "s" ? $4 : $4 / 1000)}' all.txt)
+	ncpu=$(awk '/^# cpu-clock samples per CPU/ {t = 1; next} t && $1 ~ /^[0-9]+$/ {n++} END {print n}' all.txt)
+	[ "$ncpu" = "$(nproc)" ] || fail "-a: $ncpu CPUs in the table, $(nproc) online"
+	awk -v w="$wall" '/^# cpu-clock samples per CPU/ {t = 1; next} t && $1 ~ /^[0-9]+$/ {
+		if ($2 < 1 || $2 > 1.3 * 4000 * w) bad = 1; print "cpu", $1, $2, "samples, idle", $3}
+		END {exit bad}' all.txt || fail "-a: a CPU without samples, or with more than 4000/s x ${wall} s x 1.3"
+}
 
 # The contrast: per-process versus system-wide cpu-clock on one busy thread.
 # Per-process, its samples are nearly all in spin_iters; system-wide it gets
@@ -101,14 +111,22 @@ awk -v w="$wall" '/^# cpu-clock samples per CPU/ {t = 1; next} t && $1 ~ /^[0-9]
 # other CPUs' work and idle time.  How much of the idle time is sampled
 # varies (a vCPU in NOHZ idle misses its timer's periods, perf record -a
 # as much), so the busy thread's share is not asserted.
-expect_status 0 "$LUAPROF" run top --limit=3 -- ./"$S" 300
-own=$(awk '$NF == "spin_iters" {sub(/%/, "", $1); print $1}' "$TMP/out")
-own_n=$(sed -n 's/^# \([0-9]*\) samples of event.*/\1/p' "$TMP/out")
-expect_status 0 "$LUAPROF" run top --sort=comm --limit=1000 -a -- ./"$S" 300
-sys=$(awk -v s="$S" '$NF == s {sub(/%/, "", $1); print $1}' "$TMP/out")
-sys_n=$(awk -v s="$S" '$NF == s {print $2}' "$TMP/out")
-idle=$(awk '$NF == "swapper" {sub(/%/, "", $1); print $1}' "$TMP/out")
-echo "per-process: spin_iters ${own}% of the busy thread's ${own_n} samples; system-wide: spin ${sys}% (${sys_n} samples), idle ${idle:-0}% of all samples ($(nproc) CPUs)"
-awk -v o="$own" -v a="$own_n" -v b="$sys_n" 'BEGIN {exit !(o >= 75 && a > 0 && b >= 0.85 * a && b <= 1.15 * a)}' ||
-	fail "per-process spin_iters ${own}% (>= 75 expected); the busy thread's samples: ${own_n} per-process, ${sys_n} system-wide (within 15% expected)"
-exit 0
+contrast() {
+	expect_status 0 "$LUAPROF" run top --limit=3 -- ./"$S" 300
+	own=$(awk '$NF == "spin_iters" {sub(/%/, "", $1); print $1}' "$TMP/out")
+	own_n=$(sed -n 's/^# \([0-9]*\) samples of event.*/\1/p' "$TMP/out")
+	expect_status 0 "$LUAPROF" run top --sort=comm --limit=1000 -a -- ./"$S" 300
+	sys=$(awk -v s="$S" '$NF == s {sub(/%/, "", $1); print $1}' "$TMP/out")
+	sys_n=$(awk -v s="$S" '$NF == s {print $2}' "$TMP/out")
+	idle=$(awk '$NF == "swapper" {sub(/%/, "", $1); print $1}' "$TMP/out")
+	echo "per-process: spin_iters ${own}% of the busy thread's ${own_n} samples; system-wide: spin ${sys}% (${sys_n} samples), idle ${idle:-0}% of all samples ($(nproc) CPUs)"
+	awk -v o="$own" -v a="$own_n" -v b="$sys_n" 'BEGIN {exit !(o >= 75 && a > 0 && b >= 0.85 * a && b <= 1.15 * a)}' ||
+		fail "per-process spin_iters ${own}% (>= 75 expected); the busy thread's samples: ${own_n} per-process, ${sys_n} system-wide (within 15% expected)"
+}
+
+scenario "live" live
+scenario "its recording: the same row" replay
+scenario "-p, gated" attached
+scenario "-a" system_wide
+scenario "per-process against system-wide" contrast
+scenarios_done

@@ -111,13 +111,13 @@ T.case("hist{min=, max=, step=}: bpftrace's K and M in the labels, as the one-li
 end)
 
 T.case("hist{min=, max=, step=}: errors", function()
-  local E = "luaprof.hist{min=, max=, step=}: "
-  T.error(E .. "max must be larger than min", function() luaprof.hist{ min = 10, max = 0, step = 1 } end)
-  T.error(E .. "step must be positive", function() luaprof.hist{ min = 0, max = 10, step = 0 } end)
-  T.error(E .. "too many buckets (at most 100000)", function() luaprof.hist{ min = 0, max = 100001, step = 1 } end)
-  T.error(E .. "min must be an integer", function() luaprof.hist{ min = 0.5, max = 10, step = 1 } end)
-  T.error(E .. "step must be an integer", function() luaprof.hist{ min = 0, max = 10 } end)
-  T.error("luaprof.hist{...}: unknown key 'stp' (known: min, max, step)",
+  local function E(msg) return "bad argument #1 to 'hist' (" .. msg .. ")" end
+  T.error(E "max must be larger than min", function() luaprof.hist{ min = 10, max = 0, step = 1 } end)
+  T.error(E "step must be positive", function() luaprof.hist{ min = 0, max = 10, step = 0 } end)
+  T.error(E "too many buckets (at most 100000)", function() luaprof.hist{ min = 0, max = 100001, step = 1 } end)
+  T.error(E "min must be an integer", function() luaprof.hist{ min = 0.5, max = 10, step = 1 } end)
+  T.error(E "step must be an integer", function() luaprof.hist{ min = 0, max = 10 } end)
+  T.error(E "unknown key 'stp' (known: min, max, step)",
           function() luaprof.hist{ min = 0, max = 10, stp = 1 } end)
 end)
 

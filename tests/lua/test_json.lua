@@ -50,21 +50,22 @@ T.case("json: indent", function()
 end)
 
 T.case("json: errors", function()
-  T.error("json.encode: NaN and infinities cannot be written in JSON", function() enc(0 / 0) end)
-  T.error("json.encode: NaN and infinities cannot be written in JSON", function() enc({ math.huge }) end)
-  T.error("json.encode: cannot encode a function", function() enc({ f = print }) end)
-  T.error("json.encode: an object key must be a string or an integer, not boolean",
-          function() enc({ [true] = 1 }) end)
-  T.error("json.encode: an object key must be a string or an integer, not number",
-          function() enc({ [1.5] = 1 }) end)
-  T.error('json.encode: keys 1 and "1" are the same in JSON',
-          function() enc({ [1] = "a", ["1"] = "b" }, { sort_keys = true }) end)
+  local nan = "bad argument #1 to 'encode' (NaN and infinities cannot be written in JSON)"
+  T.error(nan, function() json.encode(0 / 0) end)
+  T.error(nan, function() json.encode({ math.huge }) end)
+  T.error("bad argument #1 to 'encode' (cannot encode a function)", function() json.encode({ f = print }) end)
+  T.error("bad argument #1 to 'encode' (an object key must be a string or an integer, not boolean)",
+          function() json.encode({ [true] = 1 }) end)
+  T.error("bad argument #1 to 'encode' (an object key must be a string or an integer, not number)",
+          function() json.encode({ [1.5] = 1 }) end)
+  T.error("bad argument #1 to 'encode' (keys 1 and \"1\" are the same in JSON)",
+          function() json.encode({ [1] = "a", ["1"] = "b" }, { sort_keys = true }) end)
   local t = {}
   t.self = t
-  T.error("json.encode: a table contains itself", function() enc(t) end)
+  T.error("bad argument #1 to 'encode' (a table contains itself)", function() json.encode(t) end)
   local deep = {}
   for _ = 1, 201 do deep = { deep } end
-  T.error("json.encode: nested deeper than 200 tables", function() enc(deep) end)
+  T.error("bad argument #1 to 'encode' (nested deeper than 200 tables)", function() json.encode(deep) end)
   T.error("bad argument #2 to 'encode' (indent is 0 to 16)", function() json.encode({}, { indent = 17 }) end)
   T.error("bad argument #1 to 'encode' (value expected)", function() json.encode() end)
 end)

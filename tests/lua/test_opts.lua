@@ -100,9 +100,9 @@ end)
 T.case("options error: a bad declaration", function()
   local _, err, rc = run('luaprof.options{ description = "d", { "n", "float", 1, "h" } }\n', "")
   T.eq(rc, 255)
-  T.eq(err:match("^[^\n]*"), "luaprof: SCRIPT:1: luaprof.options: option 1: the type must be string, " ..
-                             "integer, number, boolean or list (each option is { name, type, default, " ..
-                             "help [, choices = {...}] })")
+  T.eq(err:match("^[^\n]*"), "luaprof: SCRIPT:1: bad argument #1 to 'options' (option 1: the type must " ..
+                             "be string, integer, number, boolean or list (each option is { name, type, " ..
+                             "default, help [, choices = {...}] }))")
 end)
 
 T.case("options error: usage_error at the top level", function()
