@@ -33,6 +33,7 @@
 #include <lauxlib.h>
 
 #include "linit.h"
+#include "lclass.h"
 #include "lfold.h"
 #include "lp.h"
 #include "lpaux.h"
@@ -442,10 +443,9 @@ static int l_add(lua_State *L)
 	if (lua_type(L, 2) != LUA_TSTRING) {
 		luaL_argcheck(L, !x->feed_all, 1, "this luaprof.stacks is fed every sample "
 			      "(feed = \"all\"): add a folded stack");
-		luaL_argcheck(L, run->view.rec && luaL_testudata(L, 2, LP_SAMPLE_MT), 2,
-			      "a folded stack, or the sample being handled");
+		lp_view_check(L, 2);    /* the sample being handled */
 		if (add_sample(run, x))
-			return luaL_error(L, "out of memory");
+			return lp_nomem(L);
 		return 0;
 	}
 	size_t len;
@@ -618,15 +618,15 @@ static void read_opts(lua_State *L, struct lstacks *x)
 		return;
 	luaL_checktype(L, 1, LUA_TTABLE);
 	lua_getfield(L, 1, "per");
-	x->per = (uint8_t)luaL_checkoption(L, -1, "comm", pers);
+	x->per = (uint8_t)lp_checkfield_option(L, -1, 1, "per", "comm", pers);
 	lua_getfield(L, 1, "events");
 	x->by_event = lua_toboolean(L, -1);
 	lua_getfield(L, 1, "weight");
-	x->by_period = luaL_checkoption(L, -1, "samples", weights) == 1;
+	x->by_period = lp_checkfield_option(L, -1, 1, "weight", "samples", weights) == 1;
 	lua_getfield(L, 1, "timeline");
-	x->timeline = (uint8_t)luaL_checkoption(L, -1, "none", timelines);
+	x->timeline = (uint8_t)lp_checkfield_option(L, -1, 1, "timeline", "none", timelines);
 	lua_getfield(L, 1, "feed");
-	x->feed_all = luaL_checkoption(L, -1, "all", feeds) == 0;
+	x->feed_all = lp_checkfield_option(L, -1, 1, "feed", "all", feeds) == 0;
 	lua_pop(L, 5);
 }
 
