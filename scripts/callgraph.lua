@@ -4,9 +4,10 @@
 --
 --   luaprof run callgraph [--order=caller|callee] [--min=PCT] [--per=comm] -- ./prog
 --
--- Stacks are counted by their folded form (s.folded, cached per distinct
--- stack by luaprof), and the tree is built once at the end, so a long
--- recording costs about what counting functions does.
+-- Stacks are counted by their folded form (as s.folded) in C as the run
+-- reads the samples (luaprof.stacks), and the tree is built once at the
+-- end from the distinct stacks, so a long recording costs about what
+-- naming its frames does.
 
 local opt = luaprof.options{
   description = "the caller/callee tree of the hottest paths with percentages (-g implied)",
@@ -24,25 +25,14 @@ _[j], inlined functions in _[i].  One tree per event.]],
 }
 luaprof.setup{ call_graph = true }
 
-local stacks = {}       -- event -> luaprof.map of folded stacks
-
-function on_sample(s)
-  local ev = s.event or "?"
-  local m = stacks[ev]
-  if not m then
-    m = luaprof.map()
-    stacks[ev] = m
-  end
-  m:add(s.folded)
-end
+-- Every sample's stack by its event, counted in C as the run reads it
+-- (no Lua per sample); the tree is built from the distinct stacks.
+local stacks = luaprof.stacks{ events = true }
 
 function on_end()
-  local events = {}
-  for ev in pairs(stacks) do events[#events + 1] = ev end
-  table.sort(events)
-  for i, ev in ipairs(events) do
+  for i, ev in ipairs(stacks:events()) do
     local tree = luaprof.calltree()
-    for folded, n in pairs(stacks[ev]) do
+    for folded, n in stacks:each(ev) do
       tree:add_folded(folded, n, { reverse = opt.order == "callee", comm = opt.per == "comm" })
     end
     if i > 1 then print() end

@@ -4,9 +4,9 @@
 --   luaprof run flamegraph [--out=FILE] [--icicle] [--per=thread] -- ./prog
 --   luaprof run flamegraph -i new.data --diff=old.data     (differential)
 --
--- Stacks are counted by their folded form (s.folded: comm;root;...;leaf),
--- which luaprof caches per distinct stack, so a long recording costs about
--- what counting functions does.  --base or --diff draws a differential
+-- Stacks are counted by their folded form (comm;root;...;leaf, as
+-- s.folded), in C as the run reads the samples (luaprof.stacks), so a
+-- long recording costs about what naming its frames does.  --base or --diff draws a differential
 -- graph: frame widths are this run's, colours the change from the base
 -- profile (red: more of the samples than in the base, blue: fewer).
 
@@ -31,11 +31,10 @@ and --offcpu) or as folded stacks (--base=FILE, from luaprof run folded).
 }
 profile.setup(opt)
 
-local stacks = luaprof.map()
-
-function on_sample(s)
-  stacks:add(profile.folded(s, opt.per))
-end
+-- Every sample's stack, counted in C as the run reads it (no Lua per
+-- sample): its folded form, root named per --per.  With --offcpu the
+-- samples are sched_switch's, whose waits are added at the end instead.
+local stacks = luaprof.stacks{ per = opt.per, feed = opt.offcpu and "script" or "all" }
 
 local waits = luaprof.map()
 on_event, on_switch = profile.offcpu_events(opt, function(_, ns, folded) waits:add(folded, ns) end)
@@ -75,7 +74,8 @@ end
 -- --every: a graph per period, the stacks started afresh after each
 local per = profile.periods(opt, function(path, period)
   write(path, period.samples)
-  stacks, waits = luaprof.map(), luaprof.map()
+  stacks:clear()
+  waits = luaprof.map()
 end)
 if per then
   function on_start(info) per:start(info) end

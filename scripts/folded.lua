@@ -24,11 +24,10 @@ stackcollapse-perf.pl --all annotates them.]],
 }
 profile.setup(opt)
 
-local stacks = luaprof.map()
-
-function on_sample(s)
-  stacks:add(profile.folded(s, opt.per))
-end
+-- Every sample's stack, counted in C as the run reads it (no Lua per
+-- sample): its folded form, root named per --per.  With --offcpu the
+-- samples are sched_switch's, whose waits are added at the end instead.
+local stacks = luaprof.stacks{ per = opt.per, feed = opt.offcpu and "script" or "all" }
 
 local waits = luaprof.map()     -- off-CPU: ns per stack, in microseconds at the end
 on_event, on_switch = profile.offcpu_events(opt, function(_, ns, folded) waits:add(folded, ns) end)
@@ -41,7 +40,8 @@ end
 -- --every: a file per period, the stacks started afresh after each
 local per = profile.periods(opt, function(path)
   write(path)
-  stacks, waits = luaprof.map(), luaprof.map()
+  stacks:clear()
+  waits = luaprof.map()
 end)
 if per then
   function on_start(info) per:start(info) end

@@ -36,13 +36,16 @@ if opt.per ~= "comm" then labels = { "pid", "tid", "comm" } end
 local p, second
 local waits = 0
 
+-- On-CPU samples go to the profile in C as the run reads them (feed =
+-- "all": no Lua per sample); off-CPU waits from Lua.
 local function new()
   if opt.offcpu then
     p = luaprof.pprof{ sample_types = { { "waits", "count" }, { "offcpu", "nanoseconds" } },
                            default = "offcpu" }
   else
     p = luaprof.pprof{ sample_types = { { "samples", "count" }, second },
-                           period = { second[1], second[2] }, default = "samples", labels = labels }
+                           period = { second[1], second[2] }, default = "samples", labels = labels,
+                           feed = "all" }
   end
 end
 
@@ -50,6 +53,7 @@ end
 local per = profile.periods(opt, function(path, period)
   if path then p:write(path, { duration = period.to - period.from }) end
   if server then server:send(p:encode(), period.from, period.to) end
+  p:close()
   new()
 end)
 local wall0
@@ -72,10 +76,6 @@ function on_start(info)
     server:start(info)
     wall0 = os.time() * 1000000000
   end
-end
-
-function on_sample(s)
-  p:add(s)
 end
 
 on_event, on_switch = profile.offcpu_events(opt, function(o, ns, stack)

@@ -20,14 +20,17 @@ profile.setup(opt)
 
 local p, title
 
+-- The samples go to the profile in C as the run reads them (feed = "all":
+-- no Lua per sample); with --offcpu the waits, from Lua.
 local function new()
-  p = luaprof.speedscope{ name = title, per = opt.per,
+  p = luaprof.speedscope{ name = title, per = opt.per, feed = not opt.offcpu and "all" or nil,
                               unit = (opt.weight == "time" or opt.offcpu) and "nanoseconds" or "none" }
 end
 
 -- --every: a file per period, each with a new profile
 local per = profile.periods(opt, function(path)
   p:write(path)
+  p:close()
   new()
 end)
 if per then
@@ -39,10 +42,6 @@ function on_start(info)
          or info.file or "luaprof"
   new()
   if per then per:start(info) end
-end
-
-function on_sample(s)
-  p:add(s)
 end
 
 on_event, on_switch = profile.offcpu_events(opt, function(o, ns, stack)

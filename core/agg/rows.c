@@ -340,13 +340,29 @@ static void puts_(struct text *t, const char *s)
 
 static void put_addr(struct text *t, uint64_t a)
 {
-	char b[24];
-	if (!a)
+	char b[19] = "0x";
+	if (!a) {
 		puts_(t, "0000000000000000");
-	else {
-		snprintf(b, sizeof b, "0x%016" PRIx64, a);
-		puts_(t, b);
+		return;
 	}
+	for (int i = 17; i >= 2; i--, a >>= 4)  /* "0x%016" PRIx64 */
+		b[i] = "0123456789abcdef"[a & 15];
+	b[18] = '\0';
+	puts_(t, b);
+}
+
+/* Appends v in decimal ("%" PRId64). */
+static void put_int(struct text *t, int64_t v)
+{
+	char b[24], *p = b + sizeof b;
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	*--p = '\0';
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	puts_(t, p);
 }
 
 /* Key k's cell of src into t; id: as the row's text id has it (an
@@ -373,12 +389,10 @@ static void put_cell(struct lp_rows *r, struct text *t, enum lp_rows_key k, cons
 	case LP_ROWS_DSO: puts_(t, f->dso ? dso_name(r, f->dso) : "[unknown]"); break;
 	case LP_ROWS_COMM: puts_(t, x->s->comm ? x->s->comm : ""); break;
 	case LP_ROWS_PID: case LP_ROWS_TID:
-		snprintf(b, sizeof b, "%" PRId32, x->s->tid);
-		puts_(t, b);
+		put_int(t, x->s->tid);
 		break;
 	case LP_ROWS_PROCESS:
-		snprintf(b, sizeof b, "%" PRId32, x->s->pid);
-		puts_(t, b);
+		put_int(t, x->s->pid);
 		break;
 	default:
 		if (f->srcline)
@@ -410,11 +424,8 @@ static void text_id(struct lp_rows *r, struct text *t, const struct src *x)
 			if (!r->with[LP_ROWS_DSO] && x->f->dso)
 				puts_(t, x->f->dso);
 			put(t, "", 1);
-			if (x->has_start) {
-				char b[24];
-				snprintf(b, sizeof b, "%" PRId64, (int64_t)x->start);
-				puts_(t, b);
-			}
+			if (x->has_start)
+				put_int(t, (int64_t)x->start);
 		}
 	}
 	if (x->within) {
@@ -941,6 +952,42 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 	return a < b ? -1 : a > b;      /* else in the order made */
 }
 
+/* Moves v[i] down the heap v[0, k) whose top sorts last (row_cmp). */
+static void sift(uint32_t *v, size_t k, size_t i, struct sort_ctx *x)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= k)
+			return;
+		if (c + 1 < k && row_cmp(&v[c + 1], &v[c], x) > 0)
+			c++;
+		if (row_cmp(&v[c], &v[i], x) <= 0)
+			return;
+		uint32_t t = v[c];
+		v[c] = v[i];
+		v[i] = t;
+		i = c;
+	}
+}
+
+/* Puts the k rows of v[0, n) that sort first at its front, in order, the
+ * rest after them in no order: a heap of the best k met, the worst of
+ * them on top, which most rows (of a few samples, under a long table's
+ * top) are compared with once, on their counts alone. */
+static void select_first(uint32_t *v, size_t n, size_t k, struct sort_ctx *x)
+{
+	for (size_t i = k / 2; i-- > 0;)
+		sift(v, k, i, x);
+	for (size_t i = k; i < n; i++)
+		if (row_cmp(&v[i], &v[0], x) < 0) {
+			uint32_t t = v[i];
+			v[i] = v[0];
+			v[0] = t;
+			sift(v, k, 0, x);
+		}
+	qsort_r(v, k, sizeof *v, row_cmp, x);
+}
+
 long lp_rows_sort(struct lp_rows *r, bool children, size_t limit, uint32_t **out)
 {
 	*out = NULL;
@@ -952,7 +999,10 @@ long lp_rows_sort(struct lp_rows *r, bool children, size_t limit, uint32_t **out
 	for (size_t i = 0; i < r->nr_rows; i++)
 		v[i] = (uint32_t)i;
 	struct sort_ctx x = { .r = r, .children = children };
-	qsort_r(v, r->nr_rows, sizeof *v, row_cmp, &x);
+	if (limit && limit < r->nr_rows / 8)
+		select_first(v, r->nr_rows, limit, &x);
+	else
+		qsort_r(v, r->nr_rows, sizeof *v, row_cmp, &x);
 	if (x.oom) {
 		free(v);
 		return -ENOMEM;

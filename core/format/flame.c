@@ -4,8 +4,9 @@
  *
  * The tree: node 0 is the root ("all"); a node's children are found by a
  * hash of (parent, name) and kept in a sibling list, sorted by name before
- * drawing, so the x order is alphabetical and two graphs of the same
- * program line up.  Each node holds its inclusive count and, for a
+ * drawing (frames of one name by their annotation), so the x order is
+ * alphabetical, the same however the stacks came, and two graphs of the
+ * same program line up.  Each node holds its inclusive count and, for a
  * differential graph, the base profile's.  Drawing walks the tree once:
  * a frame's x is its parent's plus the widths of the siblings before it;
  * frames narrower than minwidth are left out with their subtrees.  The
@@ -37,6 +38,7 @@ struct node {
 	uint32_t depth;
 	const char *name;               /* interned, suffix removed */
 	uint32_t name_len;
+	uint32_t full_len;              /* with the suffix, name[0..full_len) */
 	uint8_t kind;
 	double count, base;
 };
@@ -126,6 +128,7 @@ static uint32_t child(struct lp_flame *f, uint32_t parent, const char *s, size_t
 	*c = (struct node){ .parent = parent, .next = p->first, .depth = p->depth + 1,
 			    .name = k + 4, .kind = (uint8_t)kind_of(k + 4, &len) };
 	c->name_len = (uint32_t)len;
+	c->full_len = (uint32_t)n;
 	p->first = (uint32_t)f->nr;
 	if (c->depth > f->max_depth)
 		f->max_depth = c->depth;
@@ -156,13 +159,21 @@ int lp_flame_add(struct lp_flame *f, const char *stack, size_t len, double count
 
 /* ------------------------------------------------------------ layout */
 
+static int bytes_cmp(const char *x, size_t nx, const char *y, size_t ny)
+{
+	int c = memcmp(x, y, nx < ny ? nx : ny);
+	return c ? c : (nx > ny) - (nx < ny);
+}
+
+/* By the name shown, then (frames of one name and another kind: a user
+ * and a kernel [unknown]) by the name with its suffix, so that the order
+ * never depends on the order the stacks came in. */
 static int by_name(const void *a, const void *b, void *arg)
 {
 	const struct node *nodes = arg;
 	const struct node *x = &nodes[*(const uint32_t *)a], *y = &nodes[*(const uint32_t *)b];
-	size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
-	int c = memcmp(x->name, y->name, n);
-	return c ? c : (x->name_len > y->name_len) - (x->name_len < y->name_len);
+	int c = bytes_cmp(x->name, x->name_len, y->name, y->name_len);
+	return c ? c : bytes_cmp(x->name, x->full_len, y->name, y->full_len);
 }
 
 /* Relinks every sibling list in name order. */

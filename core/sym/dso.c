@@ -12,7 +12,11 @@
  * (STT_OBJECT), which perf keeps with the functions, are read only when
  * an address no function holds is looked up (lp_dso_find_object).  The table is reserved
  * once for the section's symbol count.  PLT stubs are added as perf 6.1
- * names them (plt.c), from the object and the ELF its symbols came from.
+ * names them (plt.c), from the object and the ELF its symbols came from;
+ * naming them replays perf's loading of every symbol into its tree, so
+ * for an object read from a file it is put off until a lookup falls
+ * where the stubs can change its answer (lp_plt_span), which most
+ * objects never see (docs/performance.md, "Measured choices").
  */
 #include <errno.h>
 #include <limits.h>
@@ -45,7 +49,47 @@ struct lp_dso {
 	char *symsrc;           /* the debug file they came from; NULL: the object */
 	struct lp_symtab *objs; /* data objects, read on first need */
 	bool objs_read;
+	bool plt_later;         /* the PLT stubs not named yet: lookups in */
+	uint64_t plt_lo, plt_hi;        /* [plt_lo, plt_hi) name them first */
+	uint64_t plt_hull;      /* lp_plt_span's end, which plt_widen widens */
 };
+
+/* After lp_symtab_finish: widens the span the stubs put off can change to
+ * what settling them into d's table again can change: the whole of a
+ * symbol starting in it (an alias a stub or hole replaces), and up to the
+ * next symbol after it (where a sizeless one before it then ends). */
+static void plt_widen(struct lp_dso *d)
+{
+	size_t n = lp_symtab_count(d->syms);
+	uint64_t lo = d->plt_lo, hi = d->plt_hull, to = hi > UINT64_MAX - 8192 ? UINT64_MAX : hi + 8192;
+
+	if (!d->plt_later)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct lp_sym *s = lp_symtab_at(d->syms, i);
+		if (s->start >= hi) {
+			to = s->start;
+			break;
+		}
+		if (s->start >= lo && s->end > to)
+			to = s->end;
+	}
+	d->plt_hi = to > hi ? to : hi;
+}
+
+/* The stubs of runtime, with symbols from symsrc: named now, or, when
+ * later (d read from a file, which can be read again), their span kept
+ * for lp_dso_find. */
+static int plt_stubs(struct lp_dso *d, Elf *runtime, Elf *symsrc, bool later)
+{
+	d->plt_later = false;
+	if (!later)
+		return lp_plt_add(d->syms, runtime, symsrc);
+	lp_plt_span(runtime, symsrc, &d->plt_lo, &d->plt_hull);
+	d->plt_hi = d->plt_hull;
+	d->plt_later = d->plt_lo < d->plt_hull;
+	return 0;
+}
 
 /* Takes the first GNU build-id note in data.  True when found. */
 static bool note_build_id(struct lp_dso *d, Elf_Data *data)
@@ -192,14 +236,18 @@ static bool debug_file_syms(struct lp_dso *d, const char *path, Elf *runtime)
 		return false;
 	Elf_Scn *scn = find_symtab(e);
 	struct lp_symtab *keep = d->syms;
+	bool later = d->plt_later;
+	uint64_t lo = d->plt_lo, hi = d->plt_hi, hull = d->plt_hull;
 	if (scn && (d->syms = lp_symtab_new())) {
 		if (read_syms(d, e, scn) ||
-		    (runtime ? lp_plt_add(d->syms, runtime, e)
-			     : lp_plt_add_file(d->syms, d->path, e)) ||
+		    (runtime ? plt_stubs(d, runtime, e, true)
+			     : (d->plt_later = false, lp_plt_add_file(d->syms, d->path, e))) ||
 		    lp_symtab_finish(d->syms)) {
 			lp_symtab_free(d->syms);
 			d->syms = keep;
+			d->plt_later = later, d->plt_lo = lo, d->plt_hi = hi, d->plt_hull = hull;
 		} else {
+			plt_widen(d);
 			lp_symtab_free(keep);
 			d->full_symtab = replaced = true;
 			free(d->symsrc);
@@ -258,7 +306,8 @@ static int read_minidebug(struct lp_dso *d, Elf *e)
 
 /* Symbols (.symtab, else the debug file's when try_debug, else .dynsym)
  * with the PLT stubs perf names, given the table they came from; and, if
- * the segments had none, the build-id from note sections. */
+ * the segments had none, the build-id from note sections.  try_debug: e
+ * is the file at d->path (stubs may be named later). */
 static int read_scns(struct lp_dso *d, Elf *e, bool try_debug)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
@@ -281,7 +330,7 @@ static int read_scns(struct lp_dso *d, Elf *e, bool try_debug)
 		return -ENOMEM;
 	if (!symtab && try_debug && read_minidebug(d, e))
 		return -ENOMEM;
-	return lp_plt_add(d->syms, e, e);
+	return plt_stubs(d, e, e, try_debug);
 }
 
 /* The dso of an ELF image; try_debug: symbols from a separate debug file
@@ -303,6 +352,7 @@ static struct lp_dso *dso_from_elf(const char *name, Elf *e, bool try_debug)
 	if (!d->path || !d->syms || read_phdrs(d, e) || read_scns(d, e, try_debug) ||
 	    lp_symtab_finish(d->syms))
 		goto nomem;
+	plt_widen(d);
 	return d;
 nomem:
 	lp_dso_free(d);
@@ -456,8 +506,35 @@ int lp_dso_file_to_vaddr(const struct lp_dso *d, uint64_t off, uint64_t *vaddr)
 	return -ENOENT;
 }
 
-const struct lp_sym *lp_dso_find(const struct lp_dso *d, uint64_t vaddr)
+/* Names the stubs put off (plt_stubs): reads the object, and the file its
+ * symbols came from, again and settles the table with them.  Nothing is
+ * added when a file cannot be read or the object is no longer the one
+ * loaded (another build-id). */
+static void plt_now(struct lp_dso *d)
 {
+	int fd, sfd = -1;
+	Elf *e, *se = NULL;
+	struct lp_dso now = { 0 };
+
+	d->plt_later = false;
+	if (lp_elf_open(d->path, 0, &fd, &e))
+		return;
+	read_build_id(&now, e);
+	if (now.build_id_size == d->build_id_size &&
+	    !memcmp(now.build_id, d->build_id, d->build_id_size) &&
+	    (!d->symsrc || !lp_elf_open(d->symsrc, 0, &sfd, &se))) {
+		lp_plt_add(d->syms, e, se ? se : e);    /* ENOMEM: some of them */
+		lp_symtab_finish(d->syms);
+	}
+	if (se)
+		lp_elf_close(sfd, se);
+	lp_elf_close(fd, e);
+}
+
+const struct lp_sym *lp_dso_find(struct lp_dso *d, uint64_t vaddr)
+{
+	if (d->plt_later && vaddr >= d->plt_lo && vaddr < d->plt_hi)
+		plt_now(d);
 	return lp_symtab_find_sized(d->syms, vaddr);
 }
 
@@ -509,8 +586,10 @@ const struct lp_sym *lp_dso_find_object(struct lp_dso *d, uint64_t vaddr)
 	return d->objs ? lp_symtab_find_sized(d->objs, vaddr) : NULL;
 }
 
-const struct lp_symtab *lp_dso_symtab(const struct lp_dso *d)
+const struct lp_symtab *lp_dso_symtab(struct lp_dso *d)
 {
+	if (d->plt_later)
+		plt_now(d);
 	return d->syms;
 }
 

@@ -222,6 +222,12 @@ int lp_kcache_open(const char *dir, const char *path, const struct stat *src,
 	return 0;
 }
 
+void lp_kcache_release(struct lp_kcache *c)
+{
+	if (c->map)
+		(void)madvise(c->map, c->map_len, MADV_DONTNEED);      /* advice */
+}
+
 void lp_kcache_close(struct lp_kcache *c)
 {
 	if (c->map)

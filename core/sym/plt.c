@@ -45,7 +45,7 @@
 
 struct stub {
 	uint64_t addr;
-	char *name;
+	uint32_t sym;           /* its dynamic symbol, named when the stub is added */
 	int32_t node;
 };
 
@@ -53,18 +53,32 @@ struct stubs {
 	struct stub *v;
 	size_t nr;
 	uint64_t size;          /* of each stub */
+	Elf *e;                 /* where the names are: */
+	Elf_Data *dyn;          /* .dynsym */
+	size_t strndx;          /* its string table */
 };
 
-/* What perf's choose_best_symbol looks at, per tree node. */
+/* What perf's choose_best_symbol looks at, per tree node: the name is
+ * looked up (in strtab of e) only for aliases, the few symbols compared. */
 struct meta {
-	const char *name;
+	uint32_t name;          /* st_name */
 	uint8_t bind;
 };
 
+struct metas {
+	struct meta *v;
+	Elf *e;
+	size_t strtab;
+};
+
+static const char *meta_name(const struct metas *m, const struct meta *x)
+{
+	const char *s = elf_strptr(m->e, m->strtab, x->name);
+	return s ? s : "";
+}
+
 static void stubs_free(struct stubs *s)
 {
-	for (size_t i = 0; i < s->nr; i++)
-		free(s->v[i].name);
 	free(s->v);
 	s->v = NULL;
 	s->nr = 0;
@@ -93,17 +107,15 @@ static void plt_sizes(const GElf_Ehdr *eh, const GElf_Shdr *plt, uint64_t *head,
 	}
 }
 
-/* "NAME@plt" for dynamic symbol idx; "" for a bad index, as symbol 0. */
-static char *stub_name(Elf *e, Elf_Data *dynsym, size_t strndx, uint32_t idx)
+/* "NAME@plt" for stub s of st, in out (PLT_NAME_MAX bytes); "@plt" for a
+ * bad index, as symbol 0. */
+static const char *stub_name(const struct stubs *st, const struct stub *s, char *out)
 {
 	GElf_Sym sym;
 	const char *n = NULL;
-	char *out = malloc(PLT_NAME_MAX);
 
-	if (!out)
-		return NULL;
-	if (gelf_getsym(dynsym, (int)idx, &sym))
-		n = elf_strptr(e, strndx, sym.st_name);
+	if (gelf_getsym(st->dyn, (int)s->sym, &sym))
+		n = elf_strptr(st->e, st->strndx, sym.st_name);
 	snprintf(out, PLT_NAME_MAX, "%s@plt", n ? n : "");
 	return out;
 }
@@ -125,47 +137,63 @@ static int rel_sym(Elf_Data *rel, bool rela, size_t i, uint32_t *sym)
 	return -1;
 }
 
+/* Where perf 6.1 puts the stubs of e: the first at *first, nr of them, each
+ * of *size bytes, and the relocations naming them (rel, its type in *rsh)
+ * and the dynamic symbols (dyn, its header in *dsh).  False when e lacks
+ * what perf needs: no stubs. */
+static bool stub_layout(Elf *e, uint64_t *first, uint64_t *size, size_t *nr, Elf_Data **rel,
+			GElf_Shdr *rsh, Elf_Data **dyn, GElf_Shdr *dsh)
+{
+	GElf_Ehdr eh;
+	GElf_Shdr psh;
+	uint64_t head, ent;
+	Elf_Scn *rscn, *dscn = lp_elf_section(e, ".dynsym", LP_ELF_ANY_TYPE, dsh);
+
+	if (!gelf_getehdr(e, &eh) || !dscn || dsh->sh_type != SHT_DYNSYM)
+		return false;
+	size_t dynidx = elf_ndxscn(dscn);
+	rscn = lp_elf_section(e, ".rela.plt", LP_ELF_ANY_TYPE, rsh);
+	if (!rscn)
+		rscn = lp_elf_section(e, ".rel.plt", LP_ELF_ANY_TYPE, rsh);
+	if (!rscn || rsh->sh_link != dynidx || !rsh->sh_entsize ||
+	    (rsh->sh_type != SHT_RELA && rsh->sh_type != SHT_REL) ||
+	    !lp_elf_section(e, ".plt", LP_ELF_ANY_TYPE, &psh))
+		return false;
+	*rel = elf_getdata(rscn, NULL);
+	*dyn = elf_getdata(dscn, NULL);
+	plt_sizes(&eh, &psh, &head, &ent);
+	*nr = rsh->sh_size / rsh->sh_entsize;
+	*first = psh.sh_addr + head;
+	*size = ent;
+	return *rel && *dyn && ent && *nr && *nr <= (1u << 20);
+}
+
 /* The stubs perf 6.1 synthesizes for e; none (0) when e lacks what it
  * needs.  -ENOMEM. */
 static int read_stubs(Elf *e, struct stubs *out)
 {
-	GElf_Ehdr eh;
-	GElf_Shdr rsh, psh, dsh;
-	size_t dynidx = 0, nrel;
-	uint64_t head, ent;
-	Elf_Scn *rscn, *dscn = lp_elf_section(e, ".dynsym", LP_ELF_ANY_TYPE, &dsh);
+	GElf_Shdr rsh, dsh;
 	Elf_Data *rel, *dyn;
+	uint64_t first, ent;
+	size_t nrel;
 
-	if (!gelf_getehdr(e, &eh) || !dscn || dsh.sh_type != SHT_DYNSYM)
-		return 0;
-	dynidx = elf_ndxscn(dscn);
-	rscn = lp_elf_section(e, ".rela.plt", LP_ELF_ANY_TYPE, &rsh);
-	if (!rscn)
-		rscn = lp_elf_section(e, ".rel.plt", LP_ELF_ANY_TYPE, &rsh);
-	if (!rscn || rsh.sh_link != dynidx || !rsh.sh_entsize ||
-	    (rsh.sh_type != SHT_RELA && rsh.sh_type != SHT_REL) ||
-	    !lp_elf_section(e, ".plt", LP_ELF_ANY_TYPE, &psh))
-		return 0;
-	rel = elf_getdata(rscn, NULL);
-	dyn = elf_getdata(dscn, NULL);
-	plt_sizes(&eh, &psh, &head, &ent);
-	nrel = rsh.sh_size / rsh.sh_entsize;
-	if (!rel || !dyn || !ent || nrel > (1u << 20))
+	if (!stub_layout(e, &first, &ent, &nrel, &rel, &rsh, &dyn, &dsh))
 		return 0;
 	out->v = calloc(nrel, sizeof *out->v);
 	if (!out->v)
 		return -ENOMEM;
 	out->size = ent;
+	out->e = e;
+	out->dyn = dyn;
+	out->strndx = dsh.sh_link;
 	for (size_t i = 0; i < nrel; i++) {
 		uint32_t sym = 0;
 		struct stub *s = &out->v[out->nr];
 
 		if (rel_sym(rel, rsh.sh_type == SHT_RELA, i, &sym))
 			break;
-		s->addr = psh.sh_addr + head + i * ent;
-		s->name = stub_name(e, dyn, dsh.sh_link, sym);
-		if (!s->name)
-			return -ENOMEM;
+		s->addr = first + i * ent;
+		s->sym = sym;
 		out->nr++;
 	}
 	return 0;
@@ -176,12 +204,22 @@ static int read_stubs(Elf *e, struct stubs *out)
 /* perf 6.1's dso__load_sym filter: named functions and objects that are
  * defined, and labels (NOTYPE, not hidden or internal, not absolute) in a
  * section whose name contains "text" or "data". */
-static bool perf_keeps(Elf *e, size_t shstrndx, const GElf_Sym *s)
+static bool text_or_data(Elf *e, size_t shstrndx, size_t shndx)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_getscn(e, shndx);
+	const char *sec = scn && gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
+	return sec && (strstr(sec, "text") || strstr(sec, "data"));
+}
+
+/* Per section index, whether its name holds "text" or "data": 0 not
+ * known yet, 1 no, 2 yes (sections past the array are looked up each
+ * time). */
+#define KNOWN_SECTIONS 256
+
+static bool perf_keeps(Elf *e, size_t shstrndx, const GElf_Sym *s, uint8_t *known)
 {
 	unsigned type = GELF_ST_TYPE(s->st_info), vis = GELF_ST_VISIBILITY(s->st_other);
-	GElf_Shdr sh;
-	Elf_Scn *scn;
-	const char *sec;
 
 	if (!s->st_name || s->st_shndx == SHN_UNDEF)
 		return false;
@@ -190,9 +228,11 @@ static bool perf_keeps(Elf *e, size_t shstrndx, const GElf_Sym *s)
 	if (type != STT_NOTYPE || s->st_shndx == SHN_ABS || vis == STV_HIDDEN ||
 	    vis == STV_INTERNAL)
 		return false;
-	scn = elf_getscn(e, s->st_shndx);
-	sec = scn && gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
-	return sec && (strstr(sec, "text") || strstr(sec, "data"));
+	if (s->st_shndx >= KNOWN_SECTIONS)
+		return text_or_data(e, shstrndx, s->st_shndx);
+	if (!known[s->st_shndx])
+		known[s->st_shndx] = text_or_data(e, shstrndx, s->st_shndx) ? 2 : 1;
+	return known[s->st_shndx] == 2;
 }
 
 /* The table perf reads: .symtab, else .dynsym. */
@@ -217,38 +257,45 @@ static Elf_Scn *perf_symtab(Elf *e, GElf_Shdr *sh)
 }
 
 /* Inserts perf's symbols of e in table order; *nr gets how many. */
-static int load_symbols(struct lp_ptree *t, struct meta **meta, Elf *e, size_t *nr)
+static int load_symbols(struct lp_ptree *t, struct metas *meta, Elf *e, size_t *nr)
 {
 	GElf_Shdr sh;
 	size_t shstrndx, esz = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT), cap = 0;
 	Elf_Scn *scn = perf_symtab(e, &sh);
 	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	uint8_t known[KNOWN_SECTIONS] = { 0 };
 
 	*nr = 0;
 	if (!data || !esz || elf_getshdrstrndx(e, &shstrndx))
 		return 0;
+	meta->e = e;
+	meta->strtab = sh.sh_link;
+	/* room for every symbol at once: no array copied as it grows */
+	size_t max = data->d_size / esz;
+	if (max && max < INT32_MAX && !t->n) {
+		if (!(t->n = malloc(max * sizeof *t->n)) || !(meta->v = malloc(max * sizeof *meta->v)))
+			return -ENOMEM;
+		t->cap = cap = max;
+	}
 	for (size_t i = 0; i < data->d_size / esz; i++) {
 		GElf_Sym s;
 		int32_t node;
 
 		if (!gelf_getsym(data, (int)i, &s))
 			break;
-		if (!perf_keeps(e, shstrndx, &s))
+		if (!perf_keeps(e, shstrndx, &s, known))
 			continue;
 		if ((size_t)t->nr >= cap) {
 			cap = cap ? cap * 2 : 256;
-			struct meta *m = realloc(*meta, cap * sizeof *m);
+			struct meta *m = realloc(meta->v, cap * sizeof *m);
 			if (!m)
 				return -ENOMEM;
-			*meta = m;
+			meta->v = m;
 		}
 		node = lp_ptree_insert(t, s.st_value, s.st_value + s.st_size);
 		if (node < 0)
 			return node;
-		(*meta)[node].name = elf_strptr(e, sh.sh_link, s.st_name);
-		(*meta)[node].bind = (uint8_t)GELF_ST_BIND(s.st_info);
-		if (!(*meta)[node].name)
-			(*meta)[node].name = "";
+		meta->v[node] = (struct meta){ s.st_name, (uint8_t)GELF_ST_BIND(s.st_info) };
 		(*nr)++;
 	}
 	return 0;
@@ -281,11 +328,10 @@ static size_t underscores(const char *s)
 }
 
 /* perf's choose_best_symbol: true when a is kept over b. */
-static bool a_wins(const struct lp_ptree_node *na, const struct meta *a,
+static bool a_wins(const struct metas *m, const struct lp_ptree_node *na, const struct meta *a,
 		   const struct lp_ptree_node *nb, const struct meta *b)
 {
 	bool sa = na->end > na->start, sb = nb->end > nb->start;
-	size_t ua = underscores(a->name), ub = underscores(b->name);
 
 	if (sa != sb)
 		return sa;
@@ -293,15 +339,18 @@ static bool a_wins(const struct lp_ptree_node *na, const struct meta *a,
 		return b->bind == STB_WEAK;
 	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
 		return a->bind == STB_GLOBAL;
+	const char *an = meta_name(m, a), *bn = meta_name(m, b);
+	size_t ua = underscores(an), ub = underscores(bn);
 	if (ua != ub)
 		return ua < ub;
-	return strlen(a->name) >= strlen(b->name);
+	return strlen(an) >= strlen(bn);
 }
 
 /* perf's symbols__fixup_duplicate: of neighbours at one address, the loser
  * is erased and the winner meets the next one. */
-static void drop_aliases(struct lp_ptree *t, const struct meta *meta)
+static void drop_aliases(struct lp_ptree *t, const struct metas *m)
 {
+	const struct meta *meta = m->v;
 	int32_t cur = lp_ptree_first(t);
 
 	while (cur != LP_PTREE_NIL) {
@@ -311,7 +360,7 @@ static void drop_aliases(struct lp_ptree *t, const struct meta *meta)
 			break;
 		if (t->n[cur].start != t->n[next].start) {
 			cur = next;
-		} else if (a_wins(&t->n[cur], &meta[cur], &t->n[next], &meta[next])) {
+		} else if (a_wins(m, &t->n[cur], &meta[cur], &t->n[next], &meta[next])) {
 			lp_ptree_erase(t, next);
 		} else {
 			lp_ptree_erase(t, cur);
@@ -379,18 +428,87 @@ static int add_found(struct lp_symtab *t, struct lp_ptree *tree, struct stubs *s
 			return n;
 		st->v[i].node = n;
 	}
+	char name[PLT_NAME_MAX];
 	for (size_t i = 0; i < st->nr; i++)
 		if (lp_ptree_find(tree, st->v[i].addr) == st->v[i].node &&
-		    lp_symtab_add_late(t, st->v[i].name, st->v[i].addr, st->size))
+		    lp_symtab_add_late(t, stub_name(st, &st->v[i], name), st->v[i].addr, st->size))
 			return -ENOMEM;
 	return add_holes(t, tree, st, first_stub);
+}
+
+/* perf's end for a sizeless symbol with nothing after it. */
+static uint64_t page_after(uint64_t start)
+{
+	return start > UINT64_MAX - 8192 ? UINT64_MAX : ((start + 4095) & ~(uint64_t)4095) + 4096;
+}
+
+/* The hull of the stubs [lo, hi) and of every symbol of perf's table that
+ * can overlap them once its end is fixed: the last start at or before lo
+ * (a sizeless symbol there reaches past lo), sized symbols crossing the
+ * stubs, and up to the first start at or after hi (where any sizeless
+ * symbol before it ends).  Holes and stubs lie within it. */
+static void perf_hull(Elf *e, uint64_t lo, uint64_t hi, uint64_t *from, uint64_t *to, size_t *nr)
+{
+	GElf_Shdr sh;
+	size_t shstrndx, esz = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
+	Elf_Scn *scn = perf_symtab(e, &sh);
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	uint8_t known[KNOWN_SECTIONS] = { 0 };
+	uint64_t before = lo, after = UINT64_MAX, last = 0;
+	bool any_before = false;
+
+	*from = lo, *to = hi, *nr = 0;
+	if (!data || !esz || elf_getshdrstrndx(e, &shstrndx))
+		return;
+	for (size_t i = 0; i < data->d_size / esz; i++) {
+		GElf_Sym s;
+
+		if (!gelf_getsym(data, (int)i, &s))
+			break;
+		if (!perf_keeps(e, shstrndx, &s, known))
+			continue;
+		uint64_t a = s.st_value, b = a + s.st_size < a ? UINT64_MAX : a + s.st_size;
+		(*nr)++;
+		last = a > last ? a : last;
+		if (a <= lo && (!any_before || a > before))
+			before = a, any_before = true;
+		if (a >= hi && a < after)
+			after = a;
+		if (s.st_size && a < hi && b > lo) {
+			*from = a < *from ? a : *from;
+			*to = b > *to ? b : *to;
+		}
+	}
+	if (any_before && before < *from)
+		*from = before;
+	if (after == UINT64_MAX)
+		after = page_after(last > hi ? last : hi);
+	if (after > *to)
+		*to = after;
+}
+
+int lp_plt_span(Elf *runtime, Elf *symsrc, uint64_t *lo, uint64_t *hi)
+{
+	GElf_Shdr rsh, dsh;
+	Elf_Data *rel, *dyn;
+	uint64_t first, ent;
+	size_t nrel, nsyms;
+
+	*lo = *hi = 0;
+	if (!stub_layout(runtime, &first, &ent, &nrel, &rel, &rsh, &dyn, &dsh) ||
+	    nrel > (UINT64_MAX - first) / ent)
+		return 0;
+	perf_hull(symsrc, first, first + nrel * ent, lo, hi, &nsyms);
+	if (!nsyms)             /* perf adds no stubs to an object without symbols */
+		*lo = *hi = 0;
+	return 0;
 }
 
 int lp_plt_add(struct lp_symtab *t, Elf *runtime, Elf *symsrc)
 {
 	struct stubs st = { 0 };
 	struct lp_ptree tree = LP_PTREE_INIT;
-	struct meta *meta = NULL;
+	struct metas meta = { 0 };
 	size_t nsyms = 0;
 	int err = read_stubs(runtime, &st);
 
@@ -398,11 +516,11 @@ int lp_plt_add(struct lp_symtab *t, Elf *runtime, Elf *symsrc)
 		err = load_symbols(&tree, &meta, symsrc, &nsyms);
 	if (!err && nsyms) {            /* perf adds no stubs to an object without symbols */
 		fixup_ends(&tree);
-		drop_aliases(&tree, meta);
+		drop_aliases(&tree, &meta);
 		err = add_found(t, &tree, &st);
 	}
 	lp_ptree_free(&tree);
-	free(meta);
+	free(meta.v);
 	stubs_free(&st);
 	return err;
 }

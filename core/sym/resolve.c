@@ -17,7 +17,12 @@
  *
  * A direct-mapped cache of 4096 results keyed by (proc, pid, maps
  * generation, ip, kernel) skips all of that for repeated addresses, the
- * common case in a profile.  proc->gen changes whenever the maps change,
+ * common case in a profile.  Behind it, a second one keyed by what alone
+ * names a user frame in a file: the file (path, device, inode) and the
+ * offset in it, which the processes of one program share where ASLR
+ * maps each elsewhere (the hundreds of compilers of a build); maps of
+ * anonymous memory (JIT code, named by each process's perf map) are not
+ * in it.  proc->gen changes whenever the maps change,
  * so an entry never outlives the maps it was computed from, and lp_procs
  * frees no proc before lp_procs_free(), so a proc address is not reused.
  * Cached strings belong to the dsos cache and the kernel table, which live
@@ -41,6 +46,17 @@
 #endif
 #define FCACHE_SIZE (1u << FCACHE_BITS)
 #define KERNEL_DSO "[kernel.kallsyms]"
+
+#define BYFILE_BITS 12
+
+/* The second cache's entry: a frame's result by file and offset. */
+struct byfile_ent {
+	const char *path;               /* NULL: empty */
+	uint64_t dev, ino, off;
+	const char *sym, *dso, *mangled;
+	uint64_t symoff, vaddr;
+	const struct lp_dso *obj;
+};
 
 struct fcache_ent {
 	const struct lp_proc *proc;     /* NULL for kernel and unknown-process frames */
@@ -74,6 +90,7 @@ struct lp_resolver {
 	bool kallsyms_default;          /* reading /proc/kallsyms: the running kernel */
 	uint64_t hits, misses;
 	struct fcache_ent *cache;
+	struct byfile_ent *byfile;      /* 1 << BYFILE_BITS, made on first use */
 	struct lp_perfmaps *perfmaps;   /* JIT symbol files, read on first use */
 	struct lp_htab *dm;             /* raw name pointer -> its demangled
 					 * name (owned), 0 when it does not
@@ -109,6 +126,7 @@ void lp_resolver_free(struct lp_resolver *r)
 	lp_kernel_free(r->kernel);
 	free(r->kallsyms);
 	free(r->cache);
+	free(r->byfile);
 	const struct lp_htab_ent *e;
 	for (size_t it = 0; r->dm && (e = lp_htab_next(r->dm, &it));)
 		free((char *)(uintptr_t)e->val);
@@ -286,17 +304,12 @@ static int resolve_jit(struct lp_resolver *r, const struct lp_proc *proc, uint64
 	return 0;
 }
 
-/* Returns 0, 1 (a result not to be cached) or -ENOMEM. */
-static int resolve_user(struct lp_resolver *r, const struct lp_proc *proc, uint64_t ip,
-			struct lp_frame *out)
+/* resolve_user of a frame in map m, a file's. */
+static int resolve_file(struct lp_resolver *r, const struct lp_proc *proc, const struct lp_map *m,
+			uint64_t ip, struct lp_frame *out)
 {
-	const struct lp_map *m = lp_proc_find_map(proc, ip);
 	uint64_t vaddr;
 
-	if (!m)
-		return 0;
-	if (jit_map(m))
-		return resolve_jit(r, proc, ip, out);
 	if (map_object(r, m, proc->pid))
 		return -ENOMEM;
 	out->dso = r->last.name;
@@ -314,6 +327,45 @@ static int resolve_user(struct lp_resolver *r, const struct lp_proc *proc, uint6
 		out->symoff = vaddr - s->start;
 	}
 	return 0;
+}
+
+/* The second cache's entry of a frame at ip in map m (a file's: not a
+ * JIT map), made when new (then its path NULL); NULL when there is no
+ * cache.  *key gets its key. */
+static struct byfile_ent *byfile_slot(struct lp_resolver *r, const struct lp_map *m, uint64_t ip,
+				      struct byfile_ent *key)
+{
+	if (!r->byfile && !(r->byfile = calloc(1u << BYFILE_BITS, sizeof *r->byfile)))
+		return NULL;
+	*key = (struct byfile_ent){ .path = m->path, .dev = (uint64_t)m->maj << 32 | m->min,
+				    .ino = m->ino, .off = ip - m->start + m->pgoff };
+	uint64_t h = ((uint64_t)(uintptr_t)key->path * 0xff51afd7ed558ccdull ^ key->off ^
+		      key->ino * 0xc4ceb9fe1a85ec53ull ^ key->dev) * 0x9e3779b97f4a7c15ull;
+	return &r->byfile[h >> (64 - BYFILE_BITS)];
+}
+
+/* Returns 0, 1 (a result not to be cached) or -ENOMEM. */
+static int resolve_user(struct lp_resolver *r, const struct lp_proc *proc, uint64_t ip,
+			struct lp_frame *out)
+{
+	const struct lp_map *m = lp_proc_find_map(proc, ip);
+
+	if (!m)
+		return 0;
+	if (jit_map(m))
+		return resolve_jit(r, proc, ip, out);
+	struct byfile_ent key, *e = r->cache_on && m->path ? byfile_slot(r, m, ip, &key) : NULL;
+	if (e && e->path == key.path && e->off == key.off && e->ino == key.ino && e->dev == key.dev) {
+		*out = (struct lp_frame){ .ip = ip, .sym = e->sym, .mangled = e->mangled,
+					  .dso = e->dso, .symoff = e->symoff, .obj = e->obj,
+					  .vaddr = e->vaddr, .fileoff = e->off };
+		return 0;
+	}
+	int err = resolve_file(r, proc, m, ip, out);
+	if (!err && e)
+		*e = (struct byfile_ent){ key.path, key.dev, key.ino, key.off, out->sym, out->dso,
+					  out->mangled, out->symoff, out->vaddr, out->obj };
+	return err;
 }
 
 int lp_resolver_object(struct lp_resolver *r, const struct lp_proc *proc, uint64_t ip,

@@ -77,6 +77,13 @@ int lp_plt_add(struct lp_symtab *t, struct Elf *runtime, struct Elf *symsrc);
  * cannot be read). */
 int lp_plt_add_file(struct lp_symtab *t, const char *path, struct Elf *symsrc);
 
+/* The addresses whose lookups lp_plt_add(t, runtime, symsrc) can change:
+ * [*lo, *hi), a hull of the stubs and of the symbols of symsrc perf may
+ * find over them, empty (*lo == *hi) when it would add nothing.  Reads
+ * the symbol table once, builds no tree: a caller may put the replay off
+ * until a lookup falls in the span (dso.c).  Returns 0. */
+int lp_plt_span(struct Elf *runtime, struct Elf *symsrc, uint64_t *lo, uint64_t *hi);
+
 /* The tag recorded for a symbol returned by lp_symtab_find()/lp_symtab_at()
  * of the same table. */
 uint16_t lp_symtab_tag(const struct lp_symtab *t, const struct lp_sym *s);
@@ -179,6 +186,13 @@ int lp_kcache_open(const char *dir, const char *path, const struct stat *src,
 		   struct lp_kcache *out);
 void lp_kcache_close(struct lp_kcache *c);
 
+/* Lets the pages of the mapped cache file go from this process's memory
+ * (its resident set): they are read again from the file when touched.
+ * For after lp_symtab_import has copied the records: of the names only
+ * those looked up come back.  The file is never written in place (a new
+ * one is renamed over it), so what comes back is what was there. */
+void lp_kcache_release(struct lp_kcache *c);
+
 /* Writes the finished table t of kallsyms file path (status src), with
  * its nr_mods module names (tags index them), hidden flag and flaw, as the
  * cache file in dir, making the directories as needed.  0, or -errno:
@@ -199,8 +213,9 @@ struct lp_kernel *lp_kernel_load_cached(const char *path, const char *dir, bool 
  * _stext and _etext in address order (kernel.c).  A static string. */
 const char *lp_kernel_flaw(const struct lp_kernel *k);
 
-/* The symbol table of a dso (borrowed). */
-const struct lp_symtab *lp_dso_symtab(const struct lp_dso *d);
+/* The symbol table of a dso (borrowed), its PLT stubs in it (read now
+ * when put off: lp_dso_find). */
+const struct lp_symtab *lp_dso_symtab(struct lp_dso *d);
 
 /* Whether the dso's symbols came from a .symtab (its own or its debug
  * file's), rather than from .dynsym alone. */

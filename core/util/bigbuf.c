@@ -76,6 +76,8 @@ int lp_bigbuf_reserve(void **buf, size_t *cap, size_t need)
 
 void lp_bigbuf_free(void *buf, size_t cap)
 {
+	if (!buf)               /* munmap(NULL, cap) would unmap [0, cap) */
+		return;
 	if (cap >= LP_BIGBUF_MIN)
 		munmap(buf, cap);
 	else

@@ -121,8 +121,10 @@ size_t lp_rows_place(struct lp_rows *r, size_t i);
  * descending, then self, then the cells' text without the [k]/[.] level
  * (named before unnamed, addresses as signed numbers), then, for the
  * single key sym, by place in perf's tree.  *out gets a malloc'd array
- * of row numbers, all of them, in that order (the caller frees it);
- * returns how many of them to print, at most limit, or -ENOMEM. */
+ * of row numbers, all of them (the caller frees it), the first limit of
+ * them in that order and the rest after them, in no particular order
+ * when limit is small (a few rows of a long table are found without
+ * sorting it all); returns how many to print, at most limit, or -ENOMEM. */
 long lp_rows_sort(struct lp_rows *r, bool children, size_t limit, uint32_t **out);
 
 /* The command of thread tid at its last sample (for the pid key), or NULL. */

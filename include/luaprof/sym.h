@@ -113,8 +113,10 @@ size_t lp_elf_build_id(const char *path, uint8_t *id, size_t max);
 int lp_dso_file_to_vaddr(const struct lp_dso *d, uint64_t off, uint64_t *vaddr);
 
 /* The symbol at ELF virtual address vaddr, or NULL: the function around
- * it rather than a sizeless label inside (lp_symtab_find_sized). */
-const struct lp_sym *lp_dso_find(const struct lp_dso *d, uint64_t vaddr);
+ * it rather than a sizeless label inside (lp_symtab_find_sized).  The
+ * first lookup near the object's PLT names its stubs first (reading the
+ * file again), so d is not const. */
+const struct lp_sym *lp_dso_find(struct lp_dso *d, uint64_t vaddr);
 
 struct lp_dsos;
 

@@ -76,4 +76,45 @@ void lp_fold_words_put(struct lp_run *run, const struct lp_proc *proc, uint64_t 
 /* Frees the caches; the strings go with the Lua state. */
 void lp_fold_free(struct lp_run *run);
 
+/* ---- the names of folded strings as numbers (lfoldids.c) ---- */
+
+/* What names a frame of a folded string: frames of one key are named
+ * alike (proc NULL: a sample without a process, not cached by it). */
+struct lp_fold_frame {
+	const struct lp_proc *proc;
+	uint32_t gen;           /* proc's maps, as they were */
+	unsigned how;           /* LP_FOLD_HOW_*: how the frame is resolved */
+	uint64_t ip;
+};
+enum { LP_FOLD_HOW_FIRST = 1, LP_FOLD_HOW_CALLER = 2, LP_FOLD_HOW_RET = 4,
+       LP_FOLD_HOW_KERNEL = 8, LP_FOLD_HOW_UNWOUND = 16 };
+
+/* A name of a frame in a folded string: name (its ';' and newlines not
+ * yet replaced), or, when mangled is set, mangled's demangled without
+ * parameters (name when it does not demangle); then the annotation
+ * suffix ("_[k]", "_[j]", "_[i]" or "").  key: a pointer that stands for
+ * the text (the same key and suffix, the same text), or NULL. */
+struct lp_fold_name {
+	const char *name, *mangled, *suffix;
+	const void *key;
+};
+
+/* The ids (at most 6; ids has room for them) of frame k's names when
+ * cached, and how many; 0 when not.  lp_foldids_put caches n of them
+ * (nothing when more). */
+size_t lp_foldids_get(struct lp_run *run, const struct lp_fold_frame *k, uint32_t *ids);
+void lp_foldids_put(struct lp_run *run, const struct lp_fold_frame *k, const uint32_t *ids,
+		    size_t n);
+
+/* The id of a name, of a command name (as s.folded's root) and of a text
+ * as it is; -1 when out of memory. */
+int64_t lp_foldids_name(struct lp_run *run, const struct lp_fold_name *n);
+int64_t lp_foldids_comm(struct lp_run *run, const char *comm);
+int64_t lp_foldids_text_id(struct lp_run *run, const char *text, size_t len);
+
+/* The text of id and its length (borrowed for the run); NULL when none. */
+const char *lp_foldids_text(struct lp_run *run, uint32_t id, size_t *len);
+
+void lp_foldids_free(struct lp_run *run);
+
 #endif

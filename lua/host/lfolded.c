@@ -62,17 +62,44 @@ static int by_key(const void *a, const void *b)
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
+/* Whether the lines are in order already (a luaprof.stacks gives them so). */
+static bool sorted(const struct lines *l)
+{
+	for (size_t i = 1; i < l->n; i++)
+		if (by_key(&l->v[i - 1], &l->v[i]) > 0)
+			return false;
+	return true;
+}
+
+/* Appends " COUNT\n", the count as %.15g prints it: a whole count below
+ * 10^15 (every count of samples) in digits, without printf. */
+static void add_count(struct lp_buf *b, double count)
+{
+	if (count >= 0 && count < 1e15 && count == (double)(uint64_t)count) {
+		char s[24], *p = s + sizeof s;
+		uint64_t v = (uint64_t)count;
+		*--p = '\n';
+		do
+			*--p = (char)('0' + v % 10);
+		while (v /= 10);
+		*--p = ' ';
+		lp_buf_add(b, p, (size_t)(s + sizeof s - p));
+		return;
+	}
+	lp_buf_printf(b, " %.15g\n", count);
+}
+
 /* The folded text of the stacks at idx, in b (the keys are borrowed from
- * the table, which stays on the stack). */
+ * the table, which stays on the stack, or from the luaprof.stacks). */
 static void text(lua_State *L, int idx, struct lp_buf *b)
 {
 	struct lines l = { 0 };
 	lp_stacks_each(L, idx, collect, &l, "folded");
-	if (l.n)                /* qsort takes no NULL array, even empty */
+	if (l.n && !sorted(&l))         /* qsort takes no NULL array, even empty */
 		qsort(l.v, l.n, sizeof *l.v, by_key);
 	for (size_t i = 0; i < l.n; i++) {
 		lp_buf_add(b, l.v[i].key, l.v[i].len);
-		lp_buf_printf(b, " %.15g\n", l.v[i].count);
+		add_count(b, l.v[i].count);
 	}
 	free(l.v);
 	if (b->err)

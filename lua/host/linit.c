@@ -40,6 +40,7 @@ static const luaL_Reg modules[] = {
 	{ "push", luaopen_luaprof_push },
 	{ "report", luaopen_luaprof_report },
 	{ "speedscope", NULL },
+	{ "stacks", luaopen_luaprof_stacks },
 	{ "stat", NULL },
 	{ "term", luaopen_luaprof_term },
 	{ "url", luaopen_luaprof_url },

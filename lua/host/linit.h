@@ -9,7 +9,7 @@
 #include <lua.h>
 
 /* Adds the C modules (hist, json, flamegraph, pprof, push, folded, perfscript,
- * term)
+ * report, stacks, term, url)
  * as fields of the luaprof table on top of the stack, and as
  * package.loaded["luaprof.NAME"], so require "luaprof.NAME" finds them;
  * the Lua modules (calltree, counts, fmt, map, speedscope) load when first
@@ -27,6 +27,7 @@ int luaopen_luaprof_perfscript(lua_State *L);
 int luaopen_luaprof_term(lua_State *L);
 int luaopen_luaprof_push(lua_State *L);
 int luaopen_luaprof_report(lua_State *L);
+int luaopen_luaprof_stacks(lua_State *L);
 int luaopen_luaprof_url(lua_State *L);
 
 #endif

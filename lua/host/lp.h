@@ -201,6 +201,7 @@ struct lp_run_stack {
 	struct lp_srclines *lines;      /* source lines, made on first use */
 	struct lp_unwinder *unwinder;   /* DWARF unwinding, made on first use */
 	struct lp_fold_cache *fold[2];  /* per LP_FOLD_* kind, made on first use */
+	struct lp_foldids *foldids;     /* folded strings' names as ids (lfoldids.c) */
 	bool kernel_notice;             /* the hidden kernel symbols were noted */
 };
 
@@ -216,10 +217,16 @@ struct lp_run_aggs {
 						 * recording's events (lxevents.c) */
 };
 
-/* lrows.c: the reports (luaprof.report) made, fed each sample in C. */
-struct lp_report_reg;
+/* lfeed.c: what the run hands every sample in C, before any on_sample
+ * (luaprof.report, luaprof.stacks, luaprof.pprof with feed = "all"):
+ * each object embeds a feeder, whose add takes the current sample
+ * (run->view) and returns 0, or -1 when out of memory. */
+struct lp_run;
+struct lp_feeder {
+	int (*add)(struct lp_run *run, struct lp_feeder *self);
+};
 struct lp_run_reports {
-	struct lp_report_reg **v;
+	struct lp_feeder **v;
 	size_t n;
 };
 
@@ -477,9 +484,13 @@ void lp_term_release(void);
 /* lterm.c: no more keys will come (the terminal hung up). */
 void lp_term_input_closed(void);
 
-/* lrows.c: lp_report_feed adds the current sample (run->view) to every
- * report fed all samples: 0, or -1 after a message (out of memory);
- * lp_reports_free forgets them, after the Lua state is closed. */
+/* lfeed.c: lp_feeder_add registers f with the run (an error raised when
+ * out of memory), lp_feeder_remove forgets it (its object's __gc);
+ * lp_report_feed hands the current sample (run->view) to every feeder:
+ * 0, or -1 after a message (out of memory); lp_reports_free forgets them
+ * all, after the Lua state is closed. */
+void lp_feeder_add(lua_State *L, struct lp_run *run, struct lp_feeder *f);
+void lp_feeder_remove(struct lp_run *run, struct lp_feeder *f);
 int lp_report_feed(struct lp_run *run);
 void lp_reports_free(struct lp_run *run);
 

@@ -1,7 +1,7 @@
 /*
  * lpaux.c - helpers the bindings and the C modules share, as Lua's lauxlib
- * serves its libraries: writing a file whole, and
- * walking a table of stacks.  Nothing here calls back into a binding.
+ * serves its libraries: writing a file whole (lp_stacks_each, declared in
+ * lpaux.h, is lstacks.c's).  Nothing here calls back into a binding.
  */
 #include <errno.h>
 #include <limits.h>
@@ -56,39 +56,6 @@ void lp_lib_write_file(lua_State *L, const char *path, const char *data, size_t 
 		unlink(tmp);
 		luaL_error(L, "cannot write %s: %s", LP_SHOW(path), strerror(err));
 	}
-}
-
-static void each_pair(lua_State *L, int idx, lp_stacks_fn fn, void *ctx, const char *what)
-{
-	lua_pushnil(L);
-	while (lua_next(L, idx)) {
-		if (lua_type(L, -2) == LUA_TSTRING) {
-			size_t n;
-			const char *k = lua_tolstring(L, -2, &n);
-			if (lua_type(L, -1) != LUA_TNUMBER)
-				luaL_error(L, "%s: the count of '%s' is a %s, not a number", what,
-					   LP_SHOW(k), luaL_typename(L, -1));
-			if (fn(ctx, k, n, lua_tonumber(L, -1)))
-				luaL_error(L, "%s: cannot use the stack '%s' (out of memory, or a "
-					      "negative count)", what, LP_SHOW(k));
-		}
-		lua_pop(L, 1);
-	}
-}
-
-void lp_stacks_each(lua_State *L, int idx, lp_stacks_fn fn, void *ctx, const char *what)
-{
-	idx = lua_absindex(L, idx);
-	if (!lua_istable(L, idx))
-		luaL_error(L, "%s: expected a luaprof.map or a table of stack -> count, not %s", what,
-			   luaL_typename(L, idx));
-	int top = lua_gettop(L);
-	/* a luaprof.map keeps its scalar keys in .counts */
-	if (lua_getmetatable(L, idx) && lua_getfield(L, idx, "counts") == LUA_TTABLE)
-		each_pair(L, lua_gettop(L), fn, ctx, what);
-	else
-		each_pair(L, idx, fn, ctx, what);
-	lua_settop(L, top);
 }
 
 void lp_push_strings(lua_State *L, const char *const *v, size_t n)

@@ -5,6 +5,7 @@
 #ifndef LP_LPAUX_H
 #define LP_LPAUX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <lua.h>
@@ -18,10 +19,11 @@ void lp_lib_write_file(lua_State *L, const char *path, const char *data, size_t 
 /* Pushes a new sequence of the n strings v[0..n-1]. */
 void lp_push_strings(lua_State *L, const char *const *v, size_t n);
 
-/* Calls fn for every string key -> count of the stacks at idx: a
- * luaprof.map (its string keys) or a plain table.  Raises a Lua error,
- * prefixed by what, for any other value, a count that is not a number, or
- * when fn returns non-zero. */
+/* lstacks.c: calls fn for every string key -> count of the stacks at idx: a
+ * luaprof.map (its string keys), a luaprof.stacks (its stacks, in the
+ * order of their text) or a plain table.  Raises a Lua error, prefixed by
+ * what, for any other value, a count that is not a number, or when fn
+ * returns non-zero. */
 typedef int (*lp_stacks_fn)(void *ctx, const char *key, size_t len, double count);
 void lp_stacks_each(lua_State *L, int idx, lp_stacks_fn fn, void *ctx, const char *what);
 

@@ -10,6 +10,10 @@
  *   }
  *   p:add(s [, values])          the current sample's stack (s, in on_sample);
  *                                values default to { 1, s.period }
+ *   luaprof.pprof{ ..., feed = "all" }
+ *                                the run adds every sample itself, in C,
+ *                                as p:add(s) would (no on_sample needed)
+ *   p:close()                    frees the profile: a fed one takes no more
  *   p:add_stack(frames, values [, labels])
  *                                a stack built by the script, leaf first:
  *                                { {sym=, dso=, ip=, file=, line=}, ... }
@@ -45,6 +49,8 @@
 enum { L_PID = 1, L_TID = 2, L_COMM = 4, L_CPU = 8 };
 
 struct lpprof {
+	struct lp_feeder feeder;        /* first: feed = "all" registers it (lfeed.c) */
+	struct lp_run *run;             /* fed: the run */
 	struct lp_pprof *p;
 	struct lp_hmap *locs;           /* (mapping id, address) -> location id */
 	size_t nr_values;
@@ -116,7 +122,8 @@ static size_t lines_of(struct lp_run *run, size_t i, struct lp_pprof_line *out, 
 	return n + 1;
 }
 
-static uint64_t location_of(lua_State *L, struct lpprof *w, struct lp_run *run, size_t i)
+/* The location of frame i of the sample; 0 when out of memory. */
+static uint64_t location_of(struct lpprof *w, struct lp_run *run, size_t i)
 {
 	const struct lp_frame *f = &run->stack.frames[i];
 	bool caller = i > 0;
@@ -126,14 +133,12 @@ static uint64_t location_of(lua_State *L, struct lpprof *w, struct lp_run *run, 
 	bool added = false;
 	int64_t e = lp_hmap_find(w->locs, key, sizeof key, lp_hash(key, sizeof key), true, &added);
 	if (e < 0)
-		lp_nomem(L);
+		return 0;
 	uint64_t *v = lp_hmap_value(w->locs, (size_t)e);
 	if (added) {
 		struct lp_pprof_line lines[16];
 		size_t n = lines_of(run, i, lines, 16);
 		*v = lp_pprof_location(w->p, mapping, key[1], lines, n);
-		if (!*v)
-			lp_nomem(L);
 	}
 	return *v;
 }
@@ -169,21 +174,38 @@ static void values_arg(lua_State *L, int idx, struct lpprof *w, int64_t *v)
 	}
 }
 
+/* Adds the current sample (run->view) with values: 0, or -1 when out of
+ * memory. */
+static int add_sample(struct lpprof *w, struct lp_run *run, const int64_t *values)
+{
+	w->period_sum += run->view.rec->u.sample.period;
+	w->period_n++;
+	size_t n = lp_stack_frames(run);
+	for (size_t i = 0; i < n; i++)
+		if (!(w->ids[i] = location_of(w, run, i)))
+			return -1;
+	struct lp_pprof_label labels[4];
+	size_t nl = labels_of(w, run, labels);
+	return lp_pprof_add(w->p, w->ids, n, values, labels, nl) ? -1 : 0;
+}
+
+/* The feeder: the sample with its default values, { 1, period }. */
+static int feed(struct lp_run *run, struct lp_feeder *f)
+{
+	int64_t values[LP_PPROF_MAX_VALUES] = { 1, (int64_t)run->view.rec->u.sample.period };
+	return add_sample((struct lpprof *)f, run, values);
+}
+
 static int l_add(lua_State *L)
 {
 	struct lpprof *w = check(L);
+	if (w->run)
+		return luaL_error(L, "pprof: this profile is fed every sample (feed = \"all\")");
 	struct lp_run *run = lp_view_check(L, 2);
 	int64_t values[LP_PPROF_MAX_VALUES] = { 1, (int64_t)run->view.rec->u.sample.period };
-	w->period_sum += run->view.rec->u.sample.period;
-	w->period_n++;
 	if (!lua_isnoneornil(L, 3))
 		values_arg(L, 3, w, values);
-	size_t n = lp_stack_frames(run);
-	for (size_t i = 0; i < n; i++)
-		w->ids[i] = location_of(L, w, run, i);
-	struct lp_pprof_label labels[4];
-	size_t nl = labels_of(w, run, labels);
-	nomem(L, lp_pprof_add(w->p, w->ids, n, values, labels, nl));
+	nomem(L, add_sample(w, run, values));
 	return 0;
 }
 
@@ -289,6 +311,9 @@ static int l_write(lua_State *L)
 static int l_gc(lua_State *L)
 {
 	struct lpprof *w = lp_class_check_any(L, 1, &profile_class);
+	if (w->run)
+		lp_feeder_remove(w->run, &w->feeder);
+	w->run = NULL;
 	lp_pprof_free(w->p);
 	lp_hmap_free(w->locs);
 	w->p = NULL;
@@ -376,6 +401,14 @@ static int l_new(lua_State *L)
 		sample_types(L, w, 1);
 		period(L, w, 1);
 		labels(L, w, 1);
+		static const char *const feeds[] = { "all", "script", NULL };
+		lua_getfield(L, 1, "feed");
+		if (lp_checkfield_option(L, -1, 1, "feed", "script", feeds) == 0) {
+			w->feeder.add = feed;
+			w->run = lp_get_run(L);
+			lp_feeder_add(L, w->run, &w->feeder);
+		}
+		lua_pop(L, 1);
 	} else {
 		lua_newtable(L);
 		sample_types(L, w, lua_gettop(L));
@@ -386,7 +419,7 @@ static int l_new(lua_State *L)
 
 static const luaL_Reg methods[] = {
 	{ "add", l_add }, { "add_stack", l_add_stack }, { "encode", l_encode },
-	{ "write", l_write }, { NULL, NULL },
+	{ "write", l_write }, { "close", l_gc }, { NULL, NULL },
 };
 
 static const luaL_Reg meta[] = { { "__gc", l_gc }, { NULL, NULL } };

@@ -35,6 +35,7 @@
 #include "luaprof/rows.h"
 
 struct lp_report_reg {
+	struct lp_feeder feeder;        /* first: feed = "all" registers it (lfeed.c) */
 	struct lp_rows_spec spec;
 	bool feed_all;
 	struct lp_rows **by_event;      /* per event + 1 (NULL: not yet) */
@@ -222,16 +223,9 @@ static int add_sample(struct lp_run *run, struct lp_report_reg *g)
 	return lp_rows_add(r, &s) ? -1 : 0;
 }
 
-int lp_report_feed(struct lp_run *run)
+static int feed(struct lp_run *run, struct lp_feeder *f)
 {
-	for (size_t i = 0; i < run->reports.n; i++) {
-		struct lp_report_reg *g = run->reports.v[i];
-		if (g && g->feed_all && add_sample(run, g)) {
-			fprintf(stderr, "luaprof: out of memory\n");
-			return -1;
-		}
-	}
-	return 0;
+	return add_sample(run, (struct lp_report_reg *)f);
 }
 
 /* Reads the options table at 1 into g. */
@@ -275,13 +269,11 @@ static int l_new(lua_State *L)
 	struct lp_report_reg spec;
 	memset(&spec, 0, sizeof spec);
 	read_spec(L, &spec);
-	struct lp_report_reg **v = realloc(run->reports.v, (run->reports.n + 1) * sizeof *v);
-	if (!v)
-		return lp_nomem(L);
-	run->reports.v = v;
+	spec.feeder.add = feed;
 	struct lp_report_reg *g = lp_class_alloc(L, &report_class, sizeof *g, 0);
 	*g = spec;
-	v[run->reports.n++] = g;
+	if (g->feed_all)
+		lp_feeder_add(L, run, &g->feeder);
 	lua_pushvalue(L, -1);   /* kept alive for the run by the registry */
 	luaL_ref(L, LUA_REGISTRYINDEX);
 	return 1;
@@ -401,19 +393,9 @@ static int l_comm(lua_State *L)
 static int l_gc(lua_State *L)
 {
 	struct lp_report_reg *g = check(L);
-	struct lp_run *run = lp_get_run(L);
-	for (size_t i = 0; i < run->reports.n; i++)
-		if (run->reports.v[i] == g)
-			run->reports.v[i] = NULL;
+	lp_feeder_remove(lp_get_run(L), &g->feeder);
 	reg_free(g);
 	return 0;
-}
-
-void lp_reports_free(struct lp_run *run)
-{
-	free(run->reports.v);
-	run->reports.v = NULL;
-	run->reports.n = 0;
 }
 
 static const luaL_Reg methods[] = {

@@ -569,6 +569,112 @@ void lp_stack_push_folded(lua_State *L, struct lp_run *run)
 	lp_fold_put(L, run, LP_FOLD_FOLDED);
 }
 
+/* Grows out's arrays for n more names and a frame. */
+static int ids_room(struct lp_fold_ids *out, size_t n)
+{
+	if (out->nr + n > out->cap) {
+		size_t c = out->cap ? out->cap : 256;
+		while (c < out->nr + n)
+			c *= 2;
+		uint32_t *v = realloc(out->ids, c * sizeof *v);
+		if (!v)
+			return -1;
+		out->ids = v;
+		out->cap = c;
+	}
+	if (out->nr_frames == out->cap_frames) {
+		size_t c = out->cap_frames ? 2 * out->cap_frames : 64;
+		uint32_t *v = realloc(out->starts, c * sizeof *v);
+		if (!v)
+			return -1;
+		out->starts = v;
+		out->cap_frames = c;
+	}
+	return 0;
+}
+
+/* The ids of the names frame f (at p) adds to a folded string, into out:
+ * as lp_stack_push_folded names it.  0 or -1. */
+static int fold_names(struct lp_run *run, const struct lp_frame *f, const struct frame_pos *p,
+		      struct lp_fold_ids *out)
+{
+	const struct lp_srcframe *sf;
+	int ns = p->unwound ? srcframes(run, f, p->ret, &sf) : 0;
+	if (ns > LP_FOLD_NAME_WORDS)
+		ns = LP_FOLD_NAME_WORDS;
+	const char *sym = f->sym ? f->sym : "[unknown]";
+	/* the frame's own name; by its pointer, unless a perf map's (JIT
+	 * names may be read again) */
+	bool jit = jit_frame(f);
+	struct lp_fold_name own = { sym, f->sym ? f->mangled : NULL,
+				    f->kernel && f->ip >> 63 ? "_[k]" : jit ? "_[j]" : "",
+				    jit ? NULL : sym };
+	int64_t id = lp_foldids_name(run, &own);
+	if (id < 0 || ids_room(out, (size_t)ns + 1))
+		return -1;
+	out->ids[out->nr++] = (uint32_t)id;
+	if (ns < 2)
+		return 0;
+	/* the inlined functions, "_[i]" unless of the frame's own name */
+	char *brief = own.mangled ? lp_demangle_name(own.mangled, false) : NULL;
+	const char *shown = brief ? brief : sym;
+	for (int j = ns - 1; j-- > 0;) {
+		const char *name = sf[j].name ? sf[j].name : sf[j].func ? sf[j].func : "[unknown]";
+		struct lp_fold_name n = { name, NULL, strcmp(name, shown) ? "_[i]" : "", name };
+		if ((id = lp_foldids_name(run, &n)) < 0)
+			break;
+		out->ids[out->nr++] = (uint32_t)id;
+	}
+	free(brief);
+	return id < 0 ? -1 : 0;
+}
+
+/* The ids of the frame at p into out: cached, or named. */
+static int fold_frame(struct lp_run *run, const struct frame_pos *p, struct lp_fold_ids *out)
+{
+	const struct lp_proc *proc = sample_proc(run);
+	struct lp_fold_frame key = {
+		proc, proc ? proc->gen : 0,
+		(p->first ? LP_FOLD_HOW_FIRST : 0) | (p->caller ? LP_FOLD_HOW_CALLER : 0) |
+		(p->ret ? LP_FOLD_HOW_RET : 0) | (p->kernel ? LP_FOLD_HOW_KERNEL : 0) |
+		(p->unwound ? LP_FOLD_HOW_UNWOUND : 0),
+		p->ip,
+	};
+	if (ids_room(out, 8))
+		return -1;
+	out->starts[out->nr_frames++] = (uint32_t)out->nr;
+	size_t n = lp_foldids_get(run, &key, out->ids + out->nr);
+	if (n) {
+		out->nr += n;
+		return 0;
+	}
+	struct lp_frame f;
+	frame_at(run, p, &f);
+	size_t first = out->nr;
+	if (fold_names(run, &f, p, out))
+		return -1;
+	lp_foldids_put(run, &key, out->ids + first, out->nr - first);
+	return 0;
+}
+
+int lp_stack_fold_ids(struct lp_run *run, struct lp_fold_ids *out)
+{
+	struct frame_iter it;
+	struct frame_pos p;
+	out->nr = out->nr_frames = 0;
+	iter_init(&it, run);
+	while (out->nr_frames < LP_MAX_STACK && iter_next(&it, &p))
+		if (fold_frame(run, &p, out))
+			return -1;
+	if (out->nr_frames)
+		return 0;
+	/* no frame (a corrupt chain): the sample's own, as walk() has it */
+	const struct lp_record *r = run->view.rec;
+	p = (struct frame_pos){ .ip = r->u.sample.ip, .kernel = cpumode_kernel(r->misc),
+				.first = true, .unwound = run->view.unwound };
+	return fold_frame(run, &p, out);
+}
+
 size_t lp_stack_frames(struct lp_run *run)
 {
 	return walk(run);
@@ -590,4 +696,5 @@ void lp_stack_free(struct lp_run *run)
 	run->stack.unwinder = NULL;
 	lp_srclines_free(run->stack.lines);
 	run->stack.lines = NULL;
+	lp_foldids_free(run);
 }

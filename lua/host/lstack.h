@@ -91,4 +91,16 @@ bool lp_stack_fold_key(struct lp_run *run, enum lp_fold_kind kind, struct lp_fol
  * only). */
 void lp_stack_push_folded(lua_State *L, struct lp_run *run);
 
+/* The names the current sample's folded string is made of after the
+ * command name (what s.folded is made of), as ids of lfold.h's run-wide
+ * table of names (lp_foldids_text gives their text): each frame's, leaf
+ * first, a frame's in the string's order (its own, then the functions
+ * inlined there, outermost first).  out->nr_frames frames, frame i's
+ * names from out->ids[out->starts[i]].  0, or -1 when out of memory. */
+struct lp_fold_ids {
+	uint32_t *ids, *starts;
+	size_t nr, cap, nr_frames, cap_frames;
+};
+int lp_stack_fold_ids(struct lp_run *run, struct lp_fold_ids *out);
+
 #endif

@@ -5,7 +5,7 @@ Every figure is a ratio of the two tools measured in the same run (they
 alternate, median of several runs), or a count that does not depend on speed.
 Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
 
-    tests/bench/bench.py [--quick] [--only NAME[,NAME...]]
+    tests/bench/bench.py [--quick] [--no-dwarf] [--only NAME[,NAME...]]
 
 NAME is one of: live, replay, replaywall (replay's first row alone), keepup, startup, symbols, tracepoints, dwarf, flame, map,
 guards, probes, stat, offcpu, script, switches, drain, oneliners, real, strings.
@@ -17,6 +17,7 @@ BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
 LUAPROF = os.environ.get("LUAPROF", os.path.join(ROOT, "luaprof"))
 PROGS = os.path.join(BUILD, "progs")
 QUICK = "--quick" in sys.argv
+NO_DWARF = "--no-dwarf" in sys.argv    # real: without the DWARF make (perf reports: 10 min each)
 ONLY = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
 REPS = 3 if QUICK else 5
 TMP = tempfile.mkdtemp(prefix="luaprof-bench.")
@@ -992,9 +993,10 @@ def script_bench():
 def record_real_files():
     """The recordings every machine of this kind can make: make -j2 of a
     clean copy of this project, with -g and with --call-graph dwarf; git
-    log -p of the project's history; go build of a small program with an
-    empty build cache (the Go compiler: a Go program), when go is
-    installed.  QUICK: the -g make alone.  [(name, path)]."""
+    log -p of the project's history (eight times); go build -a of a small
+    program with an empty build cache (the Go compiler: a Go program,
+    building the standard library too), when go is installed.  QUICK: the
+    -g make alone.  [(name, path)]."""
     src = os.path.join(TMP, "src")
     if not os.path.isdir(src):
         os.makedirs(src)
@@ -1012,9 +1014,12 @@ def record_real_files():
     rec("make -j2 -g", ["make", "-s", "-j2"], ["-g"], src)
     if QUICK:
         return files
-    subprocess.run(["make", "-s", "clean"], cwd=src, check=True, stdout=subprocess.DEVNULL)
-    rec("make -j2 dwarf", ["make", "-s", "-j2"], ["--call-graph", "dwarf"], src)
-    rec("git log -p -g", ["sh", "-c", "git log -p >/dev/null"], ["-g"], ROOT)
+    if not NO_DWARF:
+        subprocess.run(["make", "-s", "clean"], cwd=src, check=True, stdout=subprocess.DEVNULL)
+        rec("make -j2 dwarf", ["make", "-s", "-j2"], ["--call-graph", "dwarf"], src)
+    # git log -p of the project's history eight times over: one is 0.5 s of CPU
+    rec("git log -p x8 -g", ["sh", "-c", "for i in 1 2 3 4 5 6 7 8; do git log -p; done >/dev/null"],
+        ["-g"], ROOT)
     if shutil.which("go"):
         gsrc = os.path.join(TMP, "gohello")
         os.makedirs(gsrc, exist_ok=True)
@@ -1022,15 +1027,19 @@ def record_real_files():
             f.write('package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hi") }\n')
         env = dict(os.environ, GOCACHE=os.path.join(TMP, "gocache"), GOPATH=os.path.join(TMP, "gopath"),
                    GO111MODULE="off")
-        rec("go build -g", ["go", "build", "-o", os.path.join(gsrc, "hello"), "main.go"], ["-g"], gsrc, env)
+        # -a: the standard library compiled too (the Go compiler, assembler
+        # and linker, a few hundred processes), not only hello's package
+        rec("go build -a -g", ["go", "build", "-a", "-o", os.path.join(gsrc, "hello"), "main.go"], ["-g"],
+            gsrc, env)
     return files
 
 
 def real_recordings():
     """Issue 35's rows: on each real recording, luaprof's shipped reports
     against perf's equivalent, paired and alternated (the pair's order
-    random each round), median wall seconds and peak RSS, and the spread
-    (slowest / fastest - 1) of the wall times:
+    random each round), median wall seconds, CPU seconds (user + sys,
+    which the other work on a shared machine changes less) and peak RSS,
+    and the spread (slowest / fastest - 1) of the wall times:
       top               perf report --stdio --no-children
       top --children    perf report --stdio --children
       folded            perf script report stackcollapse (perf's own
@@ -1038,33 +1047,55 @@ def real_recordings():
                         is not packaged for Debian)
       script            perf script
     5 rounds (1 on the DWARF recording, whose perf reports run addr2line
-    for minutes)."""
+    for minutes).  The load average before and after each recording's
+    rows is printed with them, and at the end the rows as the markdown
+    table of docs/performance.md."""
     pairs = [("top", ["run", "top"], ["report", "--stdio", "--no-children"]),
              ("top --children", ["run", "top", "--children"], ["report", "--stdio", "--children"]),
              ("folded", ["run", "folded"], ["script", "report", "stackcollapse"]),
              ("script", ["run", "script"], ["script"])]
+    rows = []
     for name, data in record_real_files():
         n = perf_samples(data)
         reps = 1 if QUICK or "dwarf" in name else 5     # perf report of the DWARF file: minutes (addr2line)
         wl = "%s %dk" % (name, n // 1000)
+        load0 = os.getloadavg()[0]
         for what, ours, theirs in pairs:
             cmds = {"luaprof": [LUAPROF] + ours + ["-i", data], "perf": ["perf"] + theirs + ["-i", data]}
             wall = {k: [] for k in cmds}
+            cpu = {k: [] for k in cmds}
             rss = {k: [] for k in cmds}
             for _ in range(reps):
                 for k in random.sample(sorted(cmds), 2):
-                    w, _, m, _ = run(cmds[k], out_path="/dev/null")
-                    wall[k].append(w); rss[k].append(m)
+                    w, c, m, _ = run(cmds[k], out_path="/dev/null")
+                    wall[k].append(w); cpu[k].append(c); rss[k].append(m)
             med = {k: statistics.median(v) for k, v in wall.items()}
+            mcpu = {k: statistics.median(v) for k, v in cpu.items()}
+            mrss = {k: statistics.median(v) for k, v in rss.items()}
             report(wl, "%s vs perf %s (wall s)" % (what, " ".join(theirs)), med["luaprof"], med["perf"], "s")
-            report(wl, "%s peak RSS vs perf" % what, statistics.median(rss["luaprof"]),
-                   statistics.median(rss["perf"]), "KiB")
+            report(wl, "%s vs perf %s (CPU s)" % (what, " ".join(theirs)), mcpu["luaprof"], mcpu["perf"], "s")
+            report(wl, "%s peak RSS vs perf" % what, mrss["luaprof"], mrss["perf"], "KiB")
             RESULTS.append(dict(workload=wl, measure=what + " wall runs", luaprof=wall["luaprof"],
                                 perf=wall["perf"], spread_luaprof=spread(wall["luaprof"]),
                                 spread_perf=spread(wall["perf"]), time=time.time()))
             print("%-22s %-44s spread %+.0f%% / %+.0f%%" % ("", what + " wall spread (luaprof / perf)",
                                                           100 * spread(wall["luaprof"]),
                                                           100 * spread(wall["perf"])))
+            rows.append((wl, what, theirs, med, mcpu, mrss, spread(wall["luaprof"]), spread(wall["perf"]),
+                         reps))
+        load1 = os.getloadavg()[0]
+        print("%-22s load average %.1f before, %.1f after" % (wl, load0, load1))
+        RESULTS.append(dict(workload=wl, measure="load average before, after", luaprof=load0, perf=load1,
+                            time=time.time()))
+    print("\n| recording | command | luaprof wall (CPU) | perf wall (CPU) | ratio wall (CPU) "
+          "| spread luaprof / perf | peak RSS luaprof / perf |")
+    print("|---|---|---|---|---|---|---|")
+    for wl, what, theirs, med, mcpu, mrss, sl, sp, reps in rows:
+        print("| %s | `%s` vs `perf %s`%s | %.3f s (%.3f) | %.3f s (%.3f) | %.1fx (%.1fx) | %s | %d / %d MiB |"
+              % (wl, what, " ".join(theirs), "" if reps > 1 else ", 1 run", med["luaprof"], mcpu["luaprof"],
+                 med["perf"], mcpu["perf"], med["perf"] / med["luaprof"], mcpu["perf"] / max(mcpu["luaprof"], 1e-9),
+                 "+%.0f%% / +%.0f%%" % (100 * sl, 100 * sp) if reps > 1 else "-",
+                 round(mrss["luaprof"] / 1024), round(mrss["perf"] / 1024)))
 
 
 SLOW_LUA = script("slow.lua", "local n = 0\n"
@@ -1207,9 +1238,12 @@ def main():
         if ONLY is None or name in ONLY:
             fn()
     print("bench: %.0f s" % (time.time() - t0))
+    commit = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"],
+                            capture_output=True, text=True).stdout.strip()
     with open(os.path.join(ROOT, "tests", "bench", "results.jsonl"), "a") as f:
         for r in RESULTS:
             r["quick"] = QUICK
+            r["commit"] = commit        # tests/bench/doctable.py names it under its table
             f.write(json.dumps(r) + "\n")
 
 

@@ -14,7 +14,7 @@ cd "$TMP"
 
 sample_fields="addr, args, cgroup, cgroup_path, comm, cpu, dso, event, file, folded, gid, has_callchain, id, ip, kernel, line, mangled, offset, period, pid, process_comm, raw, retval, stack, str, sym, symoff, tid, time, uid, values"
 start_fields="all_cpus, arch, build_ids, cmdline, command, events, file, freq, hostname, nr_cpus, os_release, perf_version, period, pid, pids"
-modules="luaprof.calltree, luaprof.flamegraph, luaprof.fmt, luaprof.folded, luaprof.hist, luaprof.json, luaprof.map, luaprof.perfscript, luaprof.pprof, luaprof.push, luaprof.report, luaprof.speedscope, luaprof.stat, luaprof.term, luaprof.url"
+modules="luaprof.calltree, luaprof.flamegraph, luaprof.fmt, luaprof.folded, luaprof.hist, luaprof.json, luaprof.map, luaprof.perfscript, luaprof.pprof, luaprof.push, luaprof.report, luaprof.speedscope, luaprof.stacks, luaprof.stat, luaprof.term, luaprof.url"
 expected() {
 	cat <<EOT
 on_comm: t.ppid: no such field of a comm record (on_comm); fields are: comm, exec, pid, tid, time; nil true
@@ -55,7 +55,8 @@ typo() {
 modules() {
 	cat > mods.lua <<'EOT'
 for _, name in ipairs({ "calltree", "flamegraph", "fmt", "folded", "hist", "json",
-                        "map", "perfscript", "pprof", "push", "report", "speedscope", "stat", "term", "url" }) do
+                        "map", "perfscript", "pprof", "push", "report", "speedscope", "stacks", "stat", "term",
+                        "url" }) do
   assert(luaprof[name] ~= nil and luaprof[name] == require("luaprof." .. name), name)
 end
 for _, code in ipairs({ 'return luaprof.mapp', 'return require "luaprof.nope"', 'return require "sched"',
@@ -65,7 +66,7 @@ end
 os.exit(0)
 EOT
 	expect_status 0 "$LUAPROF" run ./mods.lua -i /dev/null
-	fields="calltree, const, demangle, errno_name, executable, exit, flamegraph, fmt, folded, frame, functions, hist, is_target, json, map, open_flags, options, perfscript, pprof, push, read_string, report, setup, shown, signal_name, speedscope, stat, syscall_name, syscall_nr, task_state, term, url, usage_error, version, write_file"
+	fields="calltree, const, demangle, errno_name, executable, exit, flamegraph, fmt, folded, frame, functions, hist, is_target, json, map, open_flags, options, perfscript, pprof, push, read_string, report, setup, shown, signal_name, speedscope, stacks, stat, syscall_name, syscall_nr, task_state, term, url, usage_error, version, write_file"
 	cat > want.txt <<EOT
 chunk:1: luaprof.mapp: no such field of luaprof; its fields are: $fields
 chunk:1: require "luaprof.nope": no such module; luaprof's modules are: $modules

@@ -60,7 +60,7 @@ static size_t file_build_id(const char *path, uint8_t *id)
 	return n;
 }
 
-static bool has_sym(const struct lp_dso *d, const char *name)
+static bool has_sym(struct lp_dso *d, const char *name)
 {
 	const struct lp_symtab *t = lp_dso_symtab(d);
 

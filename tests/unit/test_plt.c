@@ -316,9 +316,76 @@ static void find_stops_at_first_holder(void)
 	lp_ptree_free(&t);
 }
 
+/* lp_dso_find of d (read from a file: stubs named at the first lookup
+ * near them) and of m (the same bytes from memory: named at once) agree at
+ * every address of m's symbols' range, walked up (dir 1) or down. */
+static void same_answers(struct lp_dso *d, struct lp_dso *m, int dir)
+{
+	const struct lp_symtab *t = lp_dso_symtab(m);
+	size_t n = lp_symtab_count(t), bad = 0;
+
+	TEST_TRUE(n > 0);
+	if (!n)
+		return;
+	uint64_t lo = lp_symtab_at(t, 0)->start, hi = lo;
+	for (size_t i = 0; i < n; i++)
+		if (lp_symtab_at(t, i)->end > hi)
+			hi = lp_symtab_at(t, i)->end;
+	lo = lo > 4096 ? lo - 4096 : 0;
+	hi += 4096;
+	for (uint64_t k = 0; k < hi - lo && bad < 5; k++) {
+		uint64_t a = dir > 0 ? lo + k : hi - 1 - k;
+		const struct lp_sym *x = lp_dso_find(d, a), *y = lp_dso_find(m, a);
+		if (!x != !y || (x && (strcmp(x->name, y->name) || x->start != y->start ||
+				       x->end != y->end))) {
+			fprintf(stderr, "  %#" PRIx64 ": %s, named at once %s\n", a,
+				x ? x->name : "nothing", y ? y->name : "nothing");
+			bad++;
+		}
+	}
+	TEST_EQ(bad, 0);
+}
+
+/* The stubs of an object read from a file are named at the first lookup
+ * where they can change the answer (dso.c): every lookup, before and
+ * after, answers as a table that named them at once, whichever end of the
+ * object the lookups start from; with a .symtab, with .dynsym alone (the
+ * span then reaches far past the stubs), and on this test program. */
+static void stubs_later_same_answers(void)
+{
+	const char *bins[] = { build("pie", ""), build("dynsym", "-s -rdynamic"),
+			       "/proc/self/exe" };
+
+	for (size_t i = 0; i < sizeof bins / sizeof *bins; i++) {
+		char bin[128];
+		FILE *f;
+		static char image[16 << 20];
+		size_t size;
+
+		TEST_TRUE(bins[i] != NULL);
+		if (!bins[i])
+			continue;
+		snprintf(bin, sizeof bin, "%s", bins[i]);
+		if (!(f = fopen(bin, "rb")))
+			continue;
+		size = fread(image, 1, sizeof image, f);
+		fclose(f);
+		for (int dir = 1; dir >= -1; dir -= 2) {
+			struct lp_dso *d = lp_dso_open(bin), *m = lp_dso_open_mem(bin, image, size);
+			TEST_TRUE(d && m);
+			if (d && m)
+				same_answers(d, m, dir);
+			lp_dso_free(d);
+			lp_dso_free(m);
+		}
+	}
+	cleanup();
+}
+
 TEST_MAIN("plt",
 	  TEST_CASE(stubs_match_objdump),
 	  TEST_CASE(ibt_names_plt_not_plt_sec),
 	  TEST_CASE(stripped_gets_no_stubs),
+	  TEST_CASE(stubs_later_same_answers),
 	  TEST_CASE(tree_stays_valid),
 	  TEST_CASE(find_stops_at_first_holder))

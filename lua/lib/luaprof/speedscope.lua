@@ -2,8 +2,9 @@
 -- profile per thread (https://www.speedscope.app/file-format-schema.json).
 --
 --   local sp = luaprof.speedscope{ name = "my run", unit = "nanoseconds",
---                                  per = "thread" }   -- or "process"
---   function on_sample(s) sp:add(s) end        -- in on_sample
+--                                  per = "thread",    -- or "process"
+--                                  feed = "all" }     -- every sample, in C
+--   function on_sample(s) sp:add(s) end        -- in on_sample (without feed)
 --   sp:add_stack(key, name, frames, weight)     -- a stack of your own, leaf
 --                                               -- first: { {sym=, dso=}, ... }
 --   sp:profile_of(comm, pid, tid) -> key, name  -- the profile a thread's
@@ -17,6 +18,10 @@
 -- sample.  A stack's frame list is built once per distinct folded stack.
 -- per = "process" puts the threads of a process into one profile, named
 -- "comm (pid N)"; per thread (the default) they are "comm (tid N)".
+-- feed = "all": the run adds every sample itself, in C (luaprof.stacks
+-- with a timeline), so no on_sample is needed and no Lua runs per
+-- sample; such a profile takes no add or add_stack, and :close() stops
+-- it taking samples (a profile per period: close the one written).
 
 local json = require "luaprof.json"
 
@@ -34,8 +39,14 @@ local function new(opts)
   if per ~= "thread" and per ~= "process" then
     error("speedscope: per is \"thread\" or \"process\"", 2)
   end
+  local fed
+  if opts.feed == "all" then
+    fed = luaprof.stacks{ timeline = per, weight = unit == "none" and "samples" or "period" }
+  elseif opts.feed ~= nil and opts.feed ~= "script" then
+    error("speedscope: feed is \"all\" or \"script\"", 2)
+  end
   return setmetatable({
-    name = opts.name or "luaprof", unit = unit, per = per,
+    name = opts.name or "luaprof", unit = unit, per = per, fed = fed,
     frames = {}, frame_index = {}, threads = {}, order = {}, stacks = {},
   }, Profile)
 end
@@ -91,7 +102,12 @@ function Profile:profile_of(comm, pid, tid)
   return tid, string.format("%s (tid %d)", comm or "?", tid)
 end
 
+local function not_fed(self, what)
+  if self.fed then error("speedscope: " .. what .. ": this profile is fed every sample (feed = \"all\")", 3) end
+end
+
 function Profile:add(s)
+  not_fed(self, "add")
   local key = s.folded
   local ids = self.stacks[key]
   if not ids then
@@ -104,15 +120,27 @@ function Profile:add(s)
 end
 
 function Profile:add_stack(tid, name, frames, weight)
+  not_fed(self, "add_stack")
   local t = thread(self, tid, name)
   t.name = name         -- the latest: a thread may exec
   push(t, ids_of(self, frames), weight or 1)
 end
 
+-- The profiles of a fed profile: its frames and threads as luaprof.stacks
+-- kept them.
+local function fed_profiles(self)
+  return self.fed:frames(), self.fed:timelines()
+end
+
 function Profile:json()
+  local frames, threads = self.frames, {}
+  if self.fed then
+    frames, threads = fed_profiles(self)
+  else
+    for i, tid in ipairs(self.order) do threads[i] = self.threads[tid] end
+  end
   local profiles = json.array()
-  for _, tid in ipairs(self.order) do
-    local t = self.threads[tid]
+  for _, t in ipairs(threads) do
     profiles[#profiles + 1] = {
       type = "sampled", name = t.name, unit = self.unit,
       startValue = 0, endValue = t.total,
@@ -121,7 +149,7 @@ function Profile:json()
   end
   return json.encode({
     ["$schema"] = "https://www.speedscope.app/file-format-schema.json",
-    shared = { frames = json.array(self.frames) },
+    shared = { frames = json.array(frames) },
     profiles = profiles,
     name = self.name,
     activeProfileIndex = 0,
@@ -131,6 +159,11 @@ end
 
 function Profile:write(path)
   luaprof.write_file(path, self:json())
+end
+
+-- Stops a fed profile taking samples and frees what it holds.
+function Profile:close()
+  if self.fed then self.fed:close() end
 end
 
 return new
