@@ -43,7 +43,9 @@ function on_end()
     table.sort(events)
     for i, ev in ipairs(events) do
       local tree = luaprof.calltree()
-      for folded, n in pairs(by_event[ev]) do tree:add_folded(folded, n, { reverse = per == "callee", comm = false }) end
+      for folded, n in pairs(by_event[ev]) do
+        tree:add_folded(folded, n, { reverse = per == "callee", comm = false })
+      end
       if i > 1 then print() end
       print(string.format("# %d samples of event '%s', %s graph (%s first), paths under %.2f%% left out",
                           tree:sum(), ev, per, per == "caller" and "root" or "leaf", 0))

@@ -21,7 +21,7 @@ one:add("r;f", 3)
 one:add("r", 1)
 assert(luaprof.folded.text(one) == "r 1\nr;f 3\n", luaprof.folded.text(one))
 local n = 0
-for k, c in pairs(one) do n = n + c end
+for _, c in pairs(one) do n = n + c end
 assert(n == 4 and one:sum() == 4)
 assert(not pcall(one.add, one, "r", -1), "no negative count")
 one:clear()
