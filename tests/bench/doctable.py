@@ -3,6 +3,7 @@
 written from what tests/bench/bench.py measured, never by hand.
 
     tests/bench/doctable.py [--stdout] [RESULTS]
+    tests/bench/doctable.py --check [--doc FILE]
 
 Reads RESULTS (default tests/bench/results.jsonl, which bench.py appends
 to), takes for each recording (make -j2 -g, make -j2 dwarf, git log -p,
@@ -12,6 +13,11 @@ end -->" of docs/performance.md with: the table of medians (wall and CPU
 seconds, peak RSS) and spreads, the run each recording's rows come from
 (commit, date, rounds, load average), and issue 35's targets as these
 rows meet them.  --stdout prints the block instead.
+
+The records the block is written from are kept in tests/bench/real.jsonl
+(committed, as the table is): --check writes the block again from them
+and exits 1 when docs/performance.md's (or FILE's) differs, so that the
+table stays what the recorded runs measured (make test runs it).
 """
 import json
 import os
@@ -26,6 +32,7 @@ COMMANDS = [("top", "perf report --stdio --no-children"),
             ("top --children", "perf report --stdio --children"),
             ("folded", "perf script report stackcollapse"),
             ("script", "perf script")]
+KEPT = os.path.join(ROOT, "tests", "bench", "real.jsonl")
 ORDER = ["make -j2 -g", "make -j2 dwarf", "git log -p x8 -g", "go build -a -g"]
 
 
@@ -131,22 +138,59 @@ def block(runs):
     return "\n".join(out)
 
 
-def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    path = args[0] if args else os.path.join(ROOT, "tests", "bench", "results.jsonl")
+def read_records(path):
     with open(path) as f:
-        records = [json.loads(line) for line in f if line.strip()]
-    text = block(latest_runs(records))
-    if "--stdout" in sys.argv:
-        print(text)
-        return
-    with open(DOC) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def split_doc(doc_path):
+    """(text before the block, the block, text after it) of doc_path."""
+    with open(doc_path) as f:
         doc = f.read()
     if BEGIN not in doc or END not in doc:
-        sys.exit("doctable.py: %s has no %s ... %s lines to put the rows between" % (DOC, BEGIN, END))
+        sys.exit("doctable.py: %s has no %s ... %s lines to put the rows between" % (doc_path, BEGIN, END))
     head, rest = doc.split(BEGIN, 1)
-    tail = rest.split(END, 1)[1]
-    with open(DOC, "w") as f:
+    inside, tail = rest.split(END, 1)
+    return head, inside, tail
+
+
+def kept_records(runs):
+    """The records the block is written from, in a stable order."""
+    out = []
+    for name in sorted(runs):
+        _workload, got, end = runs[name]
+        out += [got[m] for m in sorted(got)]
+        if end not in out:
+            out.append(end)
+    return out
+
+
+def main():
+    argv = sys.argv[1:]
+    doc_path = DOC
+    if "--doc" in argv:
+        doc_path = argv[argv.index("--doc") + 1]
+        del argv[argv.index("--doc"):argv.index("--doc") + 2]
+    if "--check" in argv:
+        text = block(latest_runs(read_records(KEPT)))
+        _head, inside, _tail = split_doc(doc_path)
+        if inside.strip("\n") != text:
+            sys.exit("doctable.py: the table in %s is not what %s measured: "
+                     "run tests/bench/doctable.py after bench.py --only real" % (doc_path, KEPT))
+        return
+    args = [a for a in argv if not a.startswith("--")]
+    path = args[0] if args else os.path.join(ROOT, "tests", "bench", "results.jsonl")
+    runs = latest_runs(read_records(path))
+    text = block(runs)
+    if "--stdout" in argv:
+        print(text)
+        return
+    head, _inside, tail = split_doc(doc_path)
+    with open(KEPT + ".tmp", "w") as f:
+        for r in kept_records(runs):
+            f.write(json.dumps(r, sort_keys=True) + "\n")
+    os.replace(KEPT + ".tmp", KEPT)
+    with open(doc_path, "w") as f:
         f.write(head + BEGIN + "\n" + text + "\n" + END + tail)
 
 
