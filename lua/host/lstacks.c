@@ -43,7 +43,6 @@
 #include "luaprof/luaprof.h"
 #include "luaprof/stacks.h"
 
-#define STACKS_MT "luaprof.Stacks"
 #define ROOT_SLOTS 256          /* root names by command (and pid, tid) */
 #define NO_FRAMES UINT32_MAX
 
@@ -77,7 +76,7 @@ struct lstacks {
 	struct lp_run *run;
 	struct lp_stacks *st;
 	uint8_t per, timeline;
-	bool by_event, by_period, feed_all, closed;
+	bool by_event, by_period, feed_all;
 	uint32_t *event_node;           /* per event index + 1: its node, 0 not yet */
 	size_t nr_event_node;
 	struct lp_fold_ids fold;        /* the sample being added: its names */
@@ -102,12 +101,12 @@ static const char *const timelines[] = { "none", "thread", "process", NULL };
 static const char *const weights[] = { "samples", "period", NULL };
 static const char *const feeds[] = { "all", "script", NULL };
 
+/* a luaprof.stacks is closed when its st is NULL (release, or not yet whole) */
+static const struct lp_class stacks_class;
+
 static struct lstacks *check(lua_State *L)
 {
-	struct lstacks *x = luaL_checkudata(L, 1, STACKS_MT);
-	if (x->closed)
-		luaL_error(L, "luaprof.stacks used after it was closed");
-	return x;
+	return lp_class_check(L, 1, &stacks_class);
 }
 
 static int grow(void *pv, size_t *cap, size_t need, size_t elem)
@@ -373,7 +372,7 @@ static void clear(struct lstacks *x)
 
 static void release(struct lstacks *x)
 {
-	if (x->closed)
+	if (!x->st)
 		return;
 	clear_lines(x);
 	lp_feeder_remove(x->run, &x->feeder);
@@ -390,12 +389,11 @@ static void release(struct lstacks *x)
 	free(x->fold.starts);
 	free(x->event_node);
 	memset(x, 0, sizeof *x);
-	x->closed = true;
 }
 
 static int l_gc(lua_State *L)
 {
-	release(luaL_checkudata(L, 1, STACKS_MT));
+	release(lp_class_check_any(L, 1, &stacks_class));
 	return 0;
 }
 
@@ -424,7 +422,7 @@ static uint32_t from_arg(lua_State *L, struct lstacks *x, int idx, bool make)
 	int64_t id = lp_stacks_name(x->st, ev, len);
 	int64_t node = id < 0 ? id : make ? lp_stacks_child(x->st, LP_STACKS_ROOT, (uint32_t)id) : -1;
 	if (id < 0 || (make && node < 0))
-		luaL_error(L, "out of memory");
+		lp_nomem(L);
 	if (!make) {
 		for (uint32_t i = 1; i < lp_stacks_nodes(x->st) && node < 0; i++) {
 			struct lp_stacks_node n = lp_stacks_node(x->st, i);
@@ -455,7 +453,7 @@ static int l_add(lua_State *L)
 	uint32_t from = from_arg(L, x, 4, true);
 	int64_t node = lp_stacks_path(x->st, from, text, len);
 	if (node < 0 || lp_stacks_add(x->st, (uint32_t)node, (uint64_t)n))
-		return luaL_error(L, "out of memory");
+		return lp_nomem(L);
 	return 0;
 }
 
@@ -492,7 +490,7 @@ static int l_each(lua_State *L)
 	int rc = from != UINT32_MAX ? lp_stacks_sorted(x->st, from, collect, L, &text) : 0;
 	lp_buf_free(&text);
 	if (rc)
-		return luaL_error(L, "out of memory");
+		return lp_nomem(L);
 	lua_pushinteger(L, 0);
 	lua_pushcclosure(L, each_next, 2);
 	return 1;
@@ -604,8 +602,8 @@ static int l_timelines(lua_State *L)
 
 static int l_tostring(lua_State *L)
 {
-	struct lstacks *x = luaL_checkudata(L, 1, STACKS_MT);
-	if (x->closed)
+	struct lstacks *x = lp_class_check_any(L, 1, &stacks_class);
+	if (!x->st)
 		lua_pushliteral(L, "luaprof.stacks (closed)");
 	else
 		lua_pushfstring(L, "luaprof.stacks (%d stacks)", (int)lp_stacks_stacks(x->st));
@@ -636,10 +634,8 @@ static int l_new(lua_State *L)
 	struct lp_run *run = lp_get_run(L);
 	struct lstacks o = { .feed_all = true };
 	read_opts(L, &o);
-	struct lstacks *x = lua_newuserdatauv(L, sizeof *x, 0);
-	memset(x, 0, sizeof *x);
-	x->closed = true;               /* until it is whole */
-	luaL_setmetatable(L, STACKS_MT);
+	/* zeroed: closed until it is whole */
+	struct lstacks *x = lp_class_alloc(L, &stacks_class, sizeof *x, 0);
 	o.feeder.add = feed;
 	o.run = run;
 	if (!(o.st = lp_stacks_new()) ||
@@ -648,7 +644,7 @@ static int l_new(lua_State *L)
 		lp_stacks_free(o.st);
 		lp_hmap_free(o.line_of);
 		lp_hmap_free(o.frames);
-		return luaL_error(L, "out of memory");
+		return lp_nomem(L);
 	}
 	*x = o;
 	if (x->feed_all)
@@ -672,11 +668,11 @@ static int each_stack(void *ctx, uint32_t node, const char *text, size_t len, ui
  * luaprof.stacks (nothing done). */
 static bool stacks_udata_each(lua_State *L, int idx, lp_stacks_fn fn, void *ctx, const char *what)
 {
-	struct lstacks *x = luaL_testudata(L, idx, STACKS_MT);
+	struct lstacks *x = lp_class_test(L, idx, &stacks_class);
 	if (!x)
 		return false;
-	if (x->closed)
-		luaL_error(L, "%s: luaprof.stacks used after it was closed", what);
+	if (!x->st)
+		lp_argerror(L, idx, "%s is closed", stacks_class.name);
 	if (x->by_event)
 		luaL_error(L, "%s: a luaprof.stacks with events = true: give one event's, "
 			   "as a table (st:each(EVENT))", what);
@@ -722,25 +718,28 @@ void lp_stacks_each(lua_State *L, int idx, lp_stacks_fn fn, void *ctx, const cha
 	lua_settop(L, top);
 }
 
+static const luaL_Reg stacks_methods[] = {
+	{ "add", l_add }, { "each", l_each }, { "sum", l_sum }, { "events", l_events },
+	{ "clear", l_clear }, { "close", l_close }, { "frames", l_frames },
+	{ "timelines", l_timelines }, { NULL, NULL },
+};
+
+static const luaL_Reg stacks_meta[] = {
+	{ "__gc", l_gc }, { "__len", l_len }, { "__pairs", l_each },
+	{ "__tostring", l_tostring }, { NULL, NULL },
+};
+
+static const struct lp_class stacks_class = {
+	.name = LP_CLASS_NAME("stacks", "Stacks"),
+	.methods = stacks_methods,
+	.meta = stacks_meta,
+	.closable = true,
+	.handle = offsetof(struct lstacks, st),
+};
+
 int luaopen_luaprof_stacks(lua_State *L)
 {
-	static const luaL_Reg methods[] = {
-		{ "add", l_add }, { "each", l_each }, { "sum", l_sum }, { "events", l_events },
-		{ "clear", l_clear }, { "close", l_close }, { "frames", l_frames },
-		{ "timelines", l_timelines }, { NULL, NULL },
-	};
-	luaL_newmetatable(L, STACKS_MT);
-	luaL_newlib(L, methods);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pushcfunction(L, l_len);
-	lua_setfield(L, -2, "__len");
-	lua_pushcfunction(L, l_each);
-	lua_setfield(L, -2, "__pairs");
-	lua_pushcfunction(L, l_tostring);
-	lua_setfield(L, -2, "__tostring");
-	lua_pop(L, 1);
+	lp_class_new(L, &stacks_class, 0);
 	lua_pushcfunction(L, l_new);    /* the module is the constructor */
 	return 1;
 }

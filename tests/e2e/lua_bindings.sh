@@ -17,6 +17,11 @@ local function e(f, ...)
 end
 print((tostring(luaprof.hist()) == "" and "" or "?") .. getmetatable(luaprof.hist()).__name)
 print((tostring(luaprof.pprof()):gsub(": 0x%x+$", "")))
+local st = luaprof.stacks{ feed = "script" }
+print(getmetatable(st).__name)
+st:close()
+e(function() st:sum() end)
+e(function() luaprof.folded.text(st) end)
 e(function() luaprof.hist().add(nil, 1) end)
 e(function() luaprof.hist():add("x") end)
 e(function() luaprof.json.encode({}, { indent = "x" }) end)
@@ -50,6 +55,9 @@ LUA
 cat > want <<'TXT'
 luaprof.hist.Hist
 luaprof.pprof.Profile
+luaprof.stacks.Stacks
+calling 'sum' on bad self (luaprof.stacks.Stacks is closed)
+bad argument #1 to 'text' (luaprof.stacks.Stacks is closed)
 bad argument #1 to 'add' (luaprof.hist.Hist expected, got nil)
 bad argument #1 to 'add' (number expected, got string)
 bad argument #2 to 'encode' (indent: number expected, got string)
