@@ -20,7 +20,9 @@ count() {
 	n=$(awk '$1=="event" && $2=="page-faults" {print $3}' "$TMP/out")
 	expect_status 0 "$LUAPROF" run "$CHECKS/setup.lua" -c 512 -- "$PROGS/faults" 4
 	m=$(awk '$1=="event" && $2=="page-faults" {print $3}' "$TMP/out")
-	[ "$m" -ge 8 ] && [ "$m" -le $((n / 512 + 2)) ] || fail "-c 512 gave $m samples ($n faults)"
+	# the two runs' faults differ by a few (the loader's, before main):
+	# within two samples of the first run's count / 512, not its 4096+
+	[ "$m" -ge $((n / 512 - 2)) ] && [ "$m" -le $((n / 512 + 2)) ] || fail "-c 512 gave $m samples ($n faults)"
 }
 
 # -e replaces the events.
