@@ -36,6 +36,9 @@
  * message set below: lp_err(rc, "%s: %s", path, lp_last_error()). */
 int lp_err(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* lp_err with the arguments as a va_list. */
+int lp_verr(int code, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
 /* lp_err for a constructor: sets errno to -code and returns NULL. */
 void *lp_err_null(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
