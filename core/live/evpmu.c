@@ -27,6 +27,8 @@
 /* ---- terms ------------------------------------------------------------------------ */
 
 struct terms {
+	struct lp_event_spec *v;        /* the events the terms apply to */
+	size_t n;
 	const char *item;       /* for messages */
 	const char *pmu;        /* NULL: common terms only */
 	uint64_t config[4];
@@ -48,9 +50,8 @@ static int term_error(const struct terms *t, const char *key, const char *why)
 	char known[256];
 	if (t->pmu && lp_pmu_terms(t->pmu, known, sizeof known))
 		lp_err(-EINVAL, "%s term '%s' in '%s' (PMU '%s' has %s; and period=, freq=, "
-			 "call-graph=, name=)", why, LP_SHOW(key), LP_SHOW(t->item),
-			 LP_SHOW(t->pmu),
-			 known);
+		       "call-graph=, name=)", why, LP_SHOW(key), LP_SHOW(t->item), LP_SHOW(t->pmu),
+		       known);
 	else
 		lp_err(-EINVAL, "%s term '%s' in '%s' (terms: period=N, freq=N, "
 		       "call-graph=fp|dwarf|no, stack-size=N, name=NAME, config=N)", why,
@@ -81,8 +82,10 @@ static int value_error(const struct terms *t, const char *key, const char *val)
 }
 
 /* call-graph=fp|dwarf|no and stack-size=N on the events added. */
-static int callgraph_term(struct lp_event_spec *v, size_t n, const char *key, const char *val)
+static int callgraph_term(const struct terms *t, const char *key, const char *val)
 {
+	struct lp_event_spec *v = t->v;
+	size_t n = t->n;
 	uint64_t size = LP_DWARF_STACK_DEFAULT;
 	bool stack = !strcmp(key, "stack-size");
 	if (stack && (parse_value(val, &size) || !size || size > LP_DWARF_STACK_MAX))
@@ -104,12 +107,11 @@ static int callgraph_term(struct lp_event_spec *v, size_t n, const char *key, co
 }
 
 /* A term every event takes; 1 when key is none of them. */
-static int common_term(struct lp_event_spec *v, size_t n, struct terms *t, const char *key,
-		       const char *val)
+static int common_term(struct terms *t, const char *key, const char *val)
 {
 	uint64_t x = 0;
 	if (!strcmp(key, "call-graph") || !strcmp(key, "stack-size"))
-		return callgraph_term(v, n, key, val);
+		return callgraph_term(t, key, val);
 	if (!strcmp(key, "name")) {
 		free(t->name);
 		return *val && (t->name = strdup(val)) ? 0 : -EINVAL;
@@ -120,20 +122,19 @@ static int common_term(struct lp_event_spec *v, size_t n, struct terms *t, const
 	/* the kernel refuses a period with the top bit set (EINVAL) */
 	if (parse_value(val, &x) || !x || (period && x > LP_PERIOD_MAX))
 		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		v[i].rate = LP_RATE_OWN;
-		v[i].use_period = period;
-		v[i].period = period ? x : 0;
-		v[i].freq = freq ? x : 0;
+	for (size_t i = 0; i < t->n; i++) {
+		t->v[i].rate = LP_RATE_OWN;
+		t->v[i].use_period = period;
+		t->v[i].period = period ? x : 0;
+		t->v[i].freq = freq ? x : 0;
 	}
 	return 0;
 }
 
-static int apply_terms(struct lp_event_spec *v, size_t n, struct terms *t, const char *list);
+static int apply_terms(struct terms *t, const char *list);
 
 /* config=, config1=, config2=, a PMU's format term or event alias. */
-static int config_term(struct lp_event_spec *v, size_t n, struct terms *t, const char *key,
-		       const char *val, bool has_val)
+static int config_term(struct terms *t, const char *key, const char *val, bool has_val)
 {
 	uint64_t x = 1;
 	if (has_val && parse_value(val, &x))
@@ -157,15 +158,15 @@ static int config_term(struct lp_event_spec *v, size_t n, struct terms *t, const
 	if (rc == -ENOENT && t->pmu && !has_val && t->depth < 2 &&
 	    !lp_pmu_alias(t->pmu, key, alias, sizeof alias)) {
 		t->depth++;
-		rc = apply_terms(v, n, t, alias);
+		rc = apply_terms(t, alias);
 		t->depth--;
 		return rc;
 	}
 	return term_error(t, key, rc == -ENOENT ? "unknown" : "an unreadable format for");
 }
 
-/* Applies the comma-separated terms of list to the n events at v. */
-static int apply_terms(struct lp_event_spec *v, size_t n, struct terms *t, const char *list)
+/* Applies the comma-separated terms of list to the events of t. */
+static int apply_terms(struct terms *t, const char *list)
 {
 	char buf[512];
 	if (snprintf(buf, sizeof buf, "%s", list) >= (int)sizeof buf)
@@ -176,10 +177,10 @@ static int apply_terms(struct lp_event_spec *v, size_t n, struct terms *t, const
 		if (eq)
 			*eq = '\0';
 		const char *val = eq ? eq + 1 : "1";
-		int rc = common_term(v, n, t, term, val);
+		int rc = common_term(t, term, val);
 		if (rc < 0)
 			return value_error(t, term, val);
-		if (rc > 0 && (rc = config_term(v, n, t, term, val, eq != NULL)))
+		if (rc > 0 && (rc = config_term(t, term, val, eq != NULL)))
 			return rc;
 	}
 	return 0;
@@ -256,8 +257,11 @@ int lp_evparse_terms(struct lp_event_list *l, const char *item)
 	if (rc == -ENOENT && !strchr(base, ':'))
 		lp_err(rc, "unknown event or PMU '%s' in '%s': see 'luaprof list' and "
 		       "'luaprof list pmu'", LP_SHOW(base), LP_SHOW(item));
-	if (!rc)
-		rc = apply_terms(&l->v[first], l->n - first, &t, list);
+	if (!rc) {
+		t.v = &l->v[first];
+		t.n = l->n - first;
+		rc = apply_terms(&t, list);
+	}
 	if (!rc && t.pmu && !*list) {
 		char known[256];
 		lp_pmu_terms(t.pmu, known, sizeof known);
