@@ -28,6 +28,11 @@ static int set(int code, const char *fmt, va_list ap)
 	return code;
 }
 
+int lp_verr(int code, const char *fmt, va_list ap)
+{
+	return set(code, fmt, ap);
+}
+
 int lp_err(int code, const char *fmt, ...)
 {
 	va_list ap;

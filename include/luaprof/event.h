@@ -188,8 +188,8 @@ int lp_event_list_add(struct lp_event_list *l, const char *str);
  * PIE program's address is moved by the load bias of process pid when pid
  * > 0 (a running process), else left for the run to move at the command's
  * exec (spec->reloc stays true).  Returns 0, or -errno with one line in
- * lp_last_error() (no such variable, a symbol that is not a variable, a misaligned or
- * odd-sized one). */
+ * lp_last_error() (no such variable, a symbol that is not a variable, a
+ * misaligned or odd-sized one). */
 int lp_event_list_resolve(struct lp_event_list *l, const char *path, pid_t pid);
 
 /* Whether l has watchpoints whose address waits for the load bias. */
