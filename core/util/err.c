@@ -13,7 +13,6 @@
 
 static _Thread_local char msgs[2][LP_ERRMSG_MAX];
 static _Thread_local unsigned cur;
-static _Thread_local int last_code;
 
 /* Formats into the buffer not in use, then makes it the current one. */
 __attribute__((format(printf, 2, 0)))
@@ -23,7 +22,6 @@ static int set(int code, const char *fmt, va_list ap)
 	vsnprintf(msgs[next], sizeof msgs[next], fmt, ap);
 	lp_one_line(msgs[next]);
 	cur = next;
-	last_code = code;
 	lp_log(LP_DEBUG, "%s", msgs[next]);
 	return code;
 }
@@ -57,13 +55,7 @@ const char *lp_last_error(void)
 	return msgs[cur];
 }
 
-int lp_last_error_code(void)
-{
-	return last_code;
-}
-
 void lp_err_clear(void)
 {
 	msgs[cur][0] = '\0';
-	last_code = 0;
 }

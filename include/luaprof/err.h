@@ -46,9 +46,6 @@ void *lp_err_null(int code, const char *fmt, ...) __attribute__((format(printf, 
  * after lp_err_clear).  It stays valid until the thread's next lp_err. */
 const char *lp_last_error(void);
 
-/* The code the calling thread's last lp_err was given (0 when none). */
-int lp_last_error_code(void);
-
 /* Forgets the calling thread's last message: lp_last_error() is "" until
  * the next lp_err. */
 void lp_err_clear(void);

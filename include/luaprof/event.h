@@ -265,7 +265,7 @@ bool lp_event_file_attr(const struct lp_event_spec *spec, const struct perf_even
  * one with the top bit set (EINVAL), though sample_period is a u64. */
 #define LP_PERIOD_MAX ((UINT64_C(1) << 63) - 1)
 
-/* The perf_event_open(2) system call. */
+/* The perf_event_open(2) system call: the fd, or -errno (no message). */
 int lp_event_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 		      unsigned long flags);
 

@@ -216,12 +216,15 @@ int lp_pd_writer_add_event(struct lp_pd_writer *w, const struct perf_event_attr 
 			   const char *name, const uint64_t *ids, size_t nr_ids);
 
 /* Sets header facts written at close (strings copied; in pipe mode, at
- * the first record). */
+ * the first record).  Returns 0 or -errno (a failed write of the
+ * writer's before it stays the answer). */
 int lp_pd_writer_set_info(struct lp_pd_writer *w, const struct lp_pd_info *info);
 
 /* Appends one raw record (header.size bytes) to the data section.  Readers
  * sort by time at the end of the file unless the caller also writes perf's
- * FINISHED_ROUND records (type 68, 8 bytes) between rounds. */
+ * FINISHED_ROUND records (type 68, 8 bytes) between rounds.  Returns 0 or
+ * -errno (-EINVAL for a malformed record; a failed write stays the
+ * answer of every later call). */
 int lp_pd_writer_write(struct lp_pd_writer *w, const void *rec);
 
 /* Sets the TRACING_DATA feature (lp_tdata_build's block, copied): the
@@ -229,7 +232,8 @@ int lp_pd_writer_write(struct lp_pd_writer *w, const void *rec);
  * or -errno. */
 int lp_pd_writer_set_tracing_data(struct lp_pd_writer *w, const void *data, size_t len);
 
-/* Adds a build-id entry for an object that got samples (path < 4096 bytes). */
+/* Adds a build-id entry for an object that got samples (path < 4096
+ * bytes).  Returns 0 or -errno (-EINVAL for a longer path). */
 int lp_pd_writer_add_build_id(struct lp_pd_writer *w, const struct lp_pd_build_id *b);
 
 /* Writes the attrs, feature sections and final header, and closes the file
