@@ -287,7 +287,7 @@ int lp_evlist_mmap(struct lp_evlist *el, size_t pages, bool exact)
 		       pages, pages * (size_t)getpagesize() / 1024, el->nr_cpus, mlock_kb());
 	else if (rc)
 		lp_err(rc, "cannot map %zu ring pages per CPU: %s; use a smaller -m",
-			 pages, strerror(-rc));
+		       pages, strerror(-rc));
 	if (rc)
 		return rc;
 	if (pages != want)

@@ -131,8 +131,8 @@ static int function_offset(const char *path, const char *func, uint64_t off, con
 			      LP_SHOW(item), LP_SHOW(path));
 	if (rc == -ENOENT)
 		return lp_err(rc, "no function '%s' in %s (for '%s'; its functions: "
-				"nm -D --defined-only %s, or nm if it has a symbol table)",
-				LP_SHOW(func), LP_SHOW(path), LP_SHOW(item), LP_SHOW(path));
+			      "nm -D --defined-only %s, or nm if it has a symbol table)",
+			      LP_SHOW(func), LP_SHOW(path), LP_SHOW(item), LP_SHOW(path));
 	if (rc)
 		return lp_err(rc, "cannot read %s: %s", LP_SHOW(path), strerror(-rc));
 	if (sym.type == STT_GNU_IFUNC)
