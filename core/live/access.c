@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "live/evlist.h"
+#include "luaprof/err.h"
 #include "luaprof/event.h"
 
 #define CAP_PERFMON_BIT 38
@@ -34,15 +35,14 @@ bool lp_perf_privileged(void)
 	return caps & (1ull << CAP_PERFMON_BIT | 1ull << CAP_SYS_ADMIN_BIT);
 }
 
-int lp_access_check(char *err, size_t errsz)
+int lp_access_check(void)
 {
 	int level = lp_event_paranoid();
 	if (level < 3 || lp_perf_privileged())
 		return 0;
-	snprintf(err, errsz, "kernel.perf_event_paranoid=%d lets no user without CAP_PERFMON "
-		 "profile (Debian's and Ubuntu's hardening): run as root, or allow the user "
-		 "space of your own processes with 'sysctl kernel.perf_event_paranoid=2'", level);
-	return -EACCES;
+	return lp_err(-EACCES, "kernel.perf_event_paranoid=%d lets no user without CAP_PERFMON "
+		      "profile (Debian's and Ubuntu's hardening): run as root, or allow the user "
+		      "space of your own processes with 'sysctl kernel.perf_event_paranoid=2'", level);
 }
 
 void lp_access_hint(const struct lp_event_spec *ev, pid_t tid, char *buf, size_t size)

@@ -194,9 +194,9 @@ int lp_capcall_init(struct lp_capcall *cc, const struct lp_event_spec *events, s
 	return rc;
 }
 
-int lp_capcall_open_task(struct lp_capcall *cc, pid_t tid, char *err, size_t errsz)
+int lp_capcall_open_task(struct lp_capcall *cc, pid_t tid)
 {
-	return cc->on ? lp_evlist_open_task(&cc->el, tid, err, errsz) : 0;
+	return cc->on ? lp_evlist_open_task(&cc->el, tid) : 0;
 }
 
 int lp_capcall_redirect(struct lp_capcall *cc, const struct lp_evlist *main)

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "live/evparse.h"
+#include "luaprof/err.h"
 #include "luaprof/event.h"
 #include "luaprof/luaprof.h"
 
@@ -94,7 +95,7 @@ static bool is_raw(const char *s, size_t n)
 	return n <= 17;
 }
 
-int lp_evparse_raw_cache(struct lp_event_list *l, const char *item, char *err, size_t errsz)
+int lp_evparse_raw_cache(struct lp_event_list *l, const char *item)
 {
 	const char *colon = strchr(item, ':');
 	size_t n = colon ? (size_t)(colon - item) : strlen(item);
@@ -109,15 +110,14 @@ int lp_evparse_raw_cache(struct lp_event_list *l, const char *item, char *err, s
 	struct lp_event_spec *e = lp_evparse_push(l);
 	if (!e || !(e->name = strdup(item))) {
 		lp_evparse_truncate(l, l->n - (e != NULL));
-		return snprintf(err, errsz, "out of memory"), -ENOMEM;
+		return lp_err(-ENOMEM, "out of memory");
 	}
 	e->type = cache >= 0 ? PERF_TYPE_HW_CACHE : PERF_TYPE_RAW;
 	e->config = cache >= 0 ? (uint64_t)cache : strtoull(base + 1, NULL, 16);
 	if (colon && (!colon[1] || strlen(colon + 1) > 8 || lp_event_modifiers(colon + 1, e))) {
 		lp_evparse_truncate(l, l->n - 1);
-		snprintf(err, errsz, "bad modifier in event '%s': use :u, :k, :p, :pp, :ppp or :P",
-			 LP_SHOW(item));
-		return -EINVAL;
+		return lp_err(-EINVAL, "bad modifier in event '%s': use :u, :k, :p, :pp, :ppp or :P",
+			      LP_SHOW(item));
 	}
 	return 0;
 }

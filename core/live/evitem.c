@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "live/evparse.h"
+#include "luaprof/err.h"
 #include "luaprof/event.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/trace.h"
@@ -65,90 +66,81 @@ static bool bad_glob(const char *s)
 	return false;
 }
 
-static int tracefs_error(int rc, const char *name, char *err, size_t errsz)
+static int tracefs_error(int rc, const char *name)
 {
 	const char *dir = lp_tracefs_dir();
 	if (rc == -ENODEV)
-		snprintf(err, errsz, "tracefs is not mounted (needed for tracepoint '%s'): %s",
-			 LP_SHOW(name), mount_hint);
+		lp_err(rc, "tracefs is not mounted (needed for tracepoint '%s'): %s",
+		       LP_SHOW(name), mount_hint);
 	else if (rc == -EACCES || rc == -EPERM)
-		snprintf(err, errsz, "cannot read tracepoint '%s' in %s: permission denied "
-			 "(tracefs is root's: run as root, or 'mount -o remount,mode=755 %s')",
-			 LP_SHOW(name), dir ? dir : "tracefs", dir ? dir : "/sys/kernel/tracing");
+		lp_err(rc, "cannot read tracepoint '%s' in %s: permission denied "
+		       "(tracefs is root's: run as root, or 'mount -o remount,mode=755 %s')",
+		       LP_SHOW(name), dir ? dir : "tracefs", dir ? dir : "/sys/kernel/tracing");
 	else if (rc == -ENOMEM)
-		snprintf(err, errsz, "out of memory");
+		lp_err(rc, "out of memory");
 	else
-		snprintf(err, errsz, "cannot read tracepoint '%s': %s", LP_SHOW(name),
-			 strerror(-rc));
+		lp_err(rc, "cannot read tracepoint '%s': %s", LP_SHOW(name),
+		       strerror(-rc));
 	return rc;
 }
 
-static int parse_tracepoint(struct lp_event_list *l, const char *item, char *err, size_t errsz)
+static int parse_tracepoint(struct lp_event_list *l, const char *item)
 {
 	char sys[256], ev[256];
 	const char *colon = strchr(item, ':');
 	size_t n = (size_t)(colon - item);
 	if (!n || n >= sizeof sys || !colon[1] || strlen(colon + 1) >= sizeof ev ||
-	    strchr(colon + 1, ':') || strchr(item, '/')) {
-		snprintf(err, errsz, "bad event '%s': a tracepoint is SYSTEM:EVENT, such as "
-			 "sched:sched_switch (see 'luaprof list')", LP_SHOW(item));
-		return -EINVAL;
-	}
+	    strchr(colon + 1, ':') || strchr(item, '/'))
+		return lp_err(-EINVAL, "bad event '%s': a tracepoint is SYSTEM:EVENT, such as "
+			      "sched:sched_switch (see 'luaprof list')", LP_SHOW(item));
 	memcpy(sys, item, n);
 	sys[n] = '\0';
 	snprintf(ev, sizeof ev, "%s", colon + 1);
-	if (bad_glob(sys) || bad_glob(ev)) {
-		snprintf(err, errsz, "bad glob '%s': a '[' has no closing ']'", LP_SHOW(item));
-		return -EINVAL;
-	}
+	if (bad_glob(sys) || bad_glob(ev))
+		return lp_err(-EINVAL, "bad glob '%s': a '[' has no closing ']'", LP_SHOW(item));
 	struct tp_add ta = { .l = l };
 	size_t before = l->n;
 	int rc = has_glob(item) ? lp_tracefs_each(sys, ev, add_tracepoint, &ta)
 				: add_tracepoint(sys, ev, &ta);
-	if (rc == -ENOENT && !has_glob(item)) {
-		snprintf(err, errsz, "unknown tracepoint '%s': no such event in %s/events "
-			 "(see 'luaprof list %s:*')", LP_SHOW(item), lp_tracefs_dir(),
-			 LP_SHOW(sys));
-		return rc;
-	}
+	if (rc == -ENOENT && !has_glob(item))
+		return lp_err(rc, "unknown tracepoint '%s': no such event in %s/events "
+			      "(see 'luaprof list %s:*')", LP_SHOW(item), lp_tracefs_dir(),
+			      LP_SHOW(sys));
 	if (rc)
-		return tracefs_error(rc, *ta.failed ? ta.failed : item, err, errsz);
-	if (l->n == before) {
-		snprintf(err, errsz, "no tracepoint matches '%s' (see 'luaprof list %s:*')",
-			 LP_SHOW(item), LP_SHOW(sys));
-		return -ENOENT;
-	}
+		return tracefs_error(rc, *ta.failed ? ta.failed : item);
+	if (l->n == before)
+		return lp_err(-ENOENT, "no tracepoint matches '%s' (see 'luaprof list %s:*')",
+			      LP_SHOW(item), LP_SHOW(sys));
 	return 0;
 }
 
 /* ---- one item -------------------------------------------------------------------- */
 
-int lp_evparse_item(struct lp_event_list *l, const char *item, char *err, size_t errsz)
+int lp_evparse_item(struct lp_event_list *l, const char *item)
 {
 	if (lp_evparse_is_probe(item))
-		return lp_evparse_probe(l, item, err, errsz);
+		return lp_evparse_probe(l, item);
 	struct lp_event_spec *e = lp_evparse_push(l);
 	if (!e)
-		return snprintf(err, errsz, "out of memory"), -ENOMEM;
+		return lp_err(-ENOMEM, "out of memory");
 	int rc = lp_event_parse(item, e);
 	if (rc != -ENOENT) {
 		if (rc)
 			l->n--;
 		if (rc == -EINVAL)
-			snprintf(err, errsz, "bad modifier in event '%s': use :u, :k, :p, :pp, :ppp "
-				 "or :P", LP_SHOW(item));
+			lp_err(rc, "bad modifier in event '%s': use :u, :k, :p, :pp, :ppp "
+			       "or :P", LP_SHOW(item));
 		else if (rc)
-			snprintf(err, errsz, "out of memory");
+			lp_err(rc, "out of memory");
 		return rc;
 	}
 	l->n--;
-	if ((rc = lp_evparse_raw_cache(l, item, err, errsz)) <= 0)
+	if ((rc = lp_evparse_raw_cache(l, item)) <= 0)
 		return rc;
 	if (strchr(item, ':'))
-		return parse_tracepoint(l, item, err, errsz);
-	snprintf(err, errsz, "unknown event '%s': see 'luaprof list' (cpu-clock, page-faults, "
-		 "sched:sched_switch, ...)", LP_SHOW(item));
-	return -ENOENT;
+		return parse_tracepoint(l, item);
+	return lp_err(-ENOENT, "unknown event '%s': see 'luaprof list' (cpu-clock, page-faults, "
+		      "sched:sched_switch, ...)", LP_SHOW(item));
 }
 
 bool lp_evparse_is_probe(const char *item)

@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 
 #include "live/evlist.h"
+#include "luaprof/err.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/ring.h"
 #include "util/grow.h"
@@ -113,8 +114,7 @@ static int add_fd(struct lp_evlist *el, int fd, uint32_t event)
 	return 0;
 }
 
-static void open_error(const struct lp_evlist *el, size_t e, int cpu, pid_t tid, int rc,
-		       char *err, size_t errsz)
+static void open_error(const struct lp_evlist *el, size_t e, int cpu, pid_t tid, int rc)
 {
 	const struct lp_event_spec *ev = &el->events[e];
 	bool tp = ev->type == PERF_TYPE_TRACEPOINT;
@@ -136,16 +136,15 @@ static void open_error(const struct lp_evlist *el, size_t e, int cpu, pid_t tid,
 	else if (rc == -EMFILE)
 		snprintf(hint, sizeof hint, " (a run needs one per event and CPU, more with -p); "
 			 "raise the hard limit (ulimit -Hn, as root)");
-	snprintf(err, errsz, "cannot open event '%s' on cpu %d: %s%s", LP_SHOW(ev->name), cpu,
-		 strerror(-rc), hint);
+	lp_err(rc, "cannot open event '%s' on cpu %d: %s%s", LP_SHOW(ev->name), cpu,
+	       strerror(-rc), hint);
 }
 
-static void filter_error(const struct lp_event_spec *ev, int rc, char *err, size_t errsz)
+static void filter_error(const struct lp_event_spec *ev, int rc)
 {
-	snprintf(err, errsz, "the kernel rejects the filter '%s' on '%s': %s (its fields: "
-		 "luaprof list --fields %s)", LP_SHOW(ev->filter), LP_SHOW(ev->name), strerror(-rc),
-		 LP_SHOW(ev->name));
-	lp_one_line(err);
+	lp_err(rc, "the kernel rejects the filter '%s' on '%s': %s (its fields: "
+	       "luaprof list --fields %s)", LP_SHOW(ev->filter), LP_SHOW(ev->name), strerror(-rc),
+	       LP_SHOW(ev->name));
 }
 
 /* Raises the soft limit on open files to the hard one, as perf does when
@@ -171,8 +170,7 @@ static bool unsupported(int rc)
  * set: the fd, SKIPPED (counting: the machine cannot count it), or -errno
  * (err set, but not for ESRCH). */
 #define SKIPPED (-1000000)
-static int open_one(struct lp_evlist *el, size_t e, pid_t tid, size_t c, int group_fd,
-		    char *err, size_t errsz)
+static int open_one(struct lp_evlist *el, size_t e, pid_t tid, size_t c, int group_fd)
 {
 	struct lp_sampling s = el->sampling;
 	s.tracking = (e == 0) && !el->counting && !el->no_tracking;
@@ -187,13 +185,13 @@ static int open_one(struct lp_evlist *el, size_t e, pid_t tid, size_t c, int gro
 		return SKIPPED;
 	}
 	if (fd < 0) {
-		open_error(el, e, el->cpus[c], tid, fd, err, errsz);
+		open_error(el, e, el->cpus[c], tid, fd);
 		return fd;
 	}
 	int rc = lp_event_set_filter(fd, &el->events[e]);
 	if (rc) {
 		close(fd);
-		filter_error(&el->events[e], rc, err, errsz);
+		filter_error(&el->events[e], rc);
 		return rc;
 	}
 	return fd;
@@ -207,15 +205,14 @@ static void drop_fds(struct lp_evlist *el, size_t keep)
 			close(el->fds[el->nr_fds]);
 }
 
-int lp_evlist_open_task(struct lp_evlist *el, pid_t tid, char *err, size_t errsz)
+int lp_evlist_open_task(struct lp_evlist *el, pid_t tid)
 {
 	size_t first = el->nr_fds;
 	for (size_t c = 0; c < el->nr_cpus; c++) {
 		int leader = -1;
 		for (size_t e = 0; e < el->nr_events; e++) {
 			const struct lp_event_spec *ev = &el->events[e];
-			int fd = open_one(el, e, tid, c, ev->group && !ev->group_leader ? leader : -1,
-					  err, errsz);
+			int fd = open_one(el, e, tid, c, ev->group && !ev->group_leader ? leader : -1);
 			if (fd == -ESRCH) {
 				drop_fds(el, first);    /* the thread has gone meanwhile */
 				return 0;
@@ -228,11 +225,9 @@ int lp_evlist_open_task(struct lp_evlist *el, pid_t tid, char *err, size_t errsz
 				leader = fd;
 			lp_event_attr(&el->events[e], &el->sampling, &el->attrs[e]);
 			int rc = add_fd(el, fd, (uint32_t)e);
-			if (rc) {
-				snprintf(err, errsz, "cannot read the id of event '%s'",
-					 LP_SHOW(el->events[e].name));
-				return rc;
-			}
+			if (rc)
+				return lp_err(rc, "cannot read the id of event '%s'",
+					      LP_SHOW(el->events[e].name));
 		}
 	}
 	return 0;
@@ -273,7 +268,7 @@ static void unmap_rings(struct lp_evlist *el)
 		lp_ring_free(el->rings[c]), el->rings[c] = NULL;
 }
 
-int lp_evlist_mmap(struct lp_evlist *el, size_t pages, bool exact, char *err, size_t errsz)
+int lp_evlist_mmap(struct lp_evlist *el, size_t pages, bool exact)
 {
 	size_t want = pages;
 	int rc;
@@ -286,13 +281,13 @@ int lp_evlist_mmap(struct lp_evlist *el, size_t pages, bool exact, char *err, si
 		pages /= 2;
 	}
 	if (rc == -EPERM)
-		snprintf(err, errsz, "cannot map %zu ring pages per CPU (%zu KiB on each of %zu CPUs): "
-			 "more than kernel.perf_event_mlock_kb (%ld KiB) and 'ulimit -l' let this user "
-			 "lock; use a smaller -m, or raise them (sysctl kernel.perf_event_mlock_kb=N)",
-			 pages, pages * (size_t)getpagesize() / 1024, el->nr_cpus, mlock_kb());
+		lp_err(rc, "cannot map %zu ring pages per CPU (%zu KiB on each of %zu CPUs): "
+		       "more than kernel.perf_event_mlock_kb (%ld KiB) and 'ulimit -l' let this user "
+		       "lock; use a smaller -m, or raise them (sysctl kernel.perf_event_mlock_kb=N)",
+		       pages, pages * (size_t)getpagesize() / 1024, el->nr_cpus, mlock_kb());
 	else if (rc)
-		snprintf(err, errsz, "cannot map %zu ring pages per CPU: %s; use a smaller -m",
-			 pages, strerror(-rc));
+		lp_err(rc, "cannot map %zu ring pages per CPU: %s; use a smaller -m",
+		       pages, strerror(-rc));
 	if (rc)
 		return rc;
 	if (pages != want)
@@ -309,8 +304,7 @@ int lp_evlist_mmap(struct lp_evlist *el, size_t pages, bool exact, char *err, si
 	return 0;
 fail:
 	rc = -errno;
-	snprintf(err, errsz, "cannot share the ring buffers between events: %s", strerror(-rc));
-	return rc;
+	return lp_err(rc, "cannot share the ring buffers between events: %s", strerror(-rc));
 }
 
 void lp_evlist_enable(struct lp_evlist *el, int on)

@@ -50,22 +50,22 @@ int lp_evlist_init(struct lp_evlist *el, struct lp_event_spec *events, size_t nr
 
 /* Opens every event for task tid on every CPU (tid -1: system-wide), the
  * first event of each (tid, cpu) carrying the MMAP/COMM/TASK tracking.
- * ESRCH (the thread is gone) is not an error.  On failure writes a one-line
- * reason into err and returns -errno. */
-int lp_evlist_open_task(struct lp_evlist *el, pid_t tid, char *err, size_t errsz);
+ * ESRCH (the thread is gone) is not an error.  On failure returns -errno
+ * with a one-line reason in lp_last_error(). */
+int lp_evlist_open_task(struct lp_evlist *el, pid_t tid);
 
 /* Maps one ring per CPU (pages each; unless exact, halved down to 8 on
  * EPERM/ENOMEM, with one LP_WARN line naming kernel.perf_event_mlock_kb)
- * and redirects the other fds into it.  Returns 0 or -errno with err set
- * (one line naming the setting to raise). */
-int lp_evlist_mmap(struct lp_evlist *el, size_t pages, bool exact, char *err, size_t errsz);
+ * and redirects the other fds into it.  Returns 0 or -errno with
+ * lp_last_error() set (one line naming the setting to raise). */
+int lp_evlist_mmap(struct lp_evlist *el, size_t pages, bool exact);
 
 /* access.c: whether this process may do what kernel.perf_event_paranoid
  * forbids users (CAP_PERFMON or CAP_SYS_ADMIN). */
 bool lp_perf_privileged(void);
-/* access.c: 0, or -EACCES with one line in err when the paranoid level (3
- * and above) lets this user profile nothing at all. */
-int lp_access_check(char *err, size_t errsz);
+/* access.c: 0, or -EACCES with one line in lp_last_error() when the
+ * paranoid level (3 and above) lets this user profile nothing at all. */
+int lp_access_check(void);
 /* access.c: the end of the line for an event (ev) that the kernel refused
  * (EACCES/EPERM) for task tid (-1: every CPU), naming the setting and the
  * value it needs, into buf (size bytes), starting with ": ". */
@@ -128,7 +128,7 @@ struct lp_capcall {
 int lp_capcall_init(struct lp_capcall *cc, const struct lp_event_spec *events, size_t n,
 		    const struct lp_sampling *s);
 /* Opens the probes for task tid (-1: every task), as lp_evlist_open_task. */
-int lp_capcall_open_task(struct lp_capcall *cc, pid_t tid, char *err, size_t errsz);
+int lp_capcall_open_task(struct lp_capcall *cc, pid_t tid);
 /* Sends the probes' samples into main's rings, once mapped.  0 or -errno. */
 int lp_capcall_redirect(struct lp_capcall *cc, const struct lp_evlist *main);
 void lp_capcall_enable(struct lp_capcall *cc, int on);

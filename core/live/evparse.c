@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "live/evparse.h"
+#include "luaprof/err.h"
 #include "luaprof/event.h"
 #include "luaprof/luaprof.h"
 
@@ -52,29 +53,28 @@ static size_t item_len(const char *s)
 }
 
 /* One item of a list or group: terms go to evpmu.c, the rest by form. */
-static int add_plain(struct lp_event_list *l, const char *item, char *err, size_t errsz)
+static int add_plain(struct lp_event_list *l, const char *item)
 {
 	if (!lp_evparse_is_probe(item) && strchr(item, '/'))
-		return lp_evparse_terms(l, item, err, errsz);
-	return lp_evparse_item(l, item, err, errsz);
+		return lp_evparse_terms(l, item);
+	return lp_evparse_item(l, item);
 }
 
 /* Calls fn on each item of the comma-separated str; an empty item or a
  * failure stops it. */
 static int each_item(struct lp_event_list *l, const char *str, const char *whole,
-		     int (*fn)(struct lp_event_list *, const char *, char *, size_t),
-		     char *err, size_t errsz)
+		     int (*fn)(struct lp_event_list *, const char *))
 {
 	int rc = 0;
 	for (const char *s = str; !rc; s++) {
 		size_t n = item_len(s);
 		char *item = strndup(s, n);
 		if (!item)
-			rc = -ENOMEM, snprintf(err, errsz, "out of memory");
+			rc = lp_err(-ENOMEM, "out of memory");
 		else if (!n)
-			rc = -EINVAL, snprintf(err, errsz, "empty event name in '%s'", LP_SHOW(whole));
+			rc = lp_err(-EINVAL, "empty event name in '%s'", LP_SHOW(whole));
 		else
-			rc = fn(l, item, err, errsz);
+			rc = fn(l, item);
 		free(item);
 		s += n;
 		if (!*s)
@@ -85,11 +85,10 @@ static int each_item(struct lp_event_list *l, const char *str, const char *whole
 
 /* ---- groups ------------------------------------------------------------------------- */
 
-static int group_error(const char *item, const char *why, char *err, size_t errsz)
+static int group_error(const char *item, const char *why)
 {
-	snprintf(err, errsz, "malformed group '%s': %s (a group is {EVENT,EVENT,...}, "
-		 "such as {cpu-clock,page-faults}:u)", LP_SHOW(item), why);
-	return -EINVAL;
+	return lp_err(-EINVAL, "malformed group '%s': %s (a group is {EVENT,EVENT,...}, "
+		      "such as {cpu-clock,page-faults}:u)", LP_SHOW(item), why);
 }
 
 /* Appends mods (without S) to a member's name, as perf names them. */
@@ -107,8 +106,7 @@ static int name_with_mods(struct lp_event_spec *e, const char *mods)
 
 /* The group's modifiers on each member: u, k, p, P as an event's, S for
  * leader sampling. */
-static int group_mods(struct lp_event_list *l, size_t first, const char *mods, const char *item,
-		      char *err, size_t errsz)
+static int group_mods(struct lp_event_list *l, size_t first, const char *mods, const char *item)
 {
 	char plain[16];
 	size_t n = 0;
@@ -119,38 +117,37 @@ static int group_mods(struct lp_event_list *l, size_t first, const char *mods, c
 		else if (n + 1 < sizeof plain)
 			plain[n++] = *m;
 		else
-			return group_error(item, "too many modifiers", err, errsz);
+			return group_error(item, "too many modifiers");
 	}
 	plain[n] = '\0';
 	for (size_t i = first; i < l->n; i++) {
 		l->v[i].leader_sample = S;
 		if (n && lp_event_modifiers(plain, &l->v[i]))
-			return group_error(item, "unknown modifier after '}': use :u, :k, :p, :P or :S",
-					   err, errsz);
+			return group_error(item, "unknown modifier after '}': use :u, :k, :p, :P or :S");
 		if (n && name_with_mods(&l->v[i], plain))
-			return snprintf(err, errsz, "out of memory"), -ENOMEM;
+			return lp_err(-ENOMEM, "out of memory");
 	}
 	return 0;
 }
 
-static int add_group(struct lp_event_list *l, const char *item, char *err, size_t errsz)
+static int add_group(struct lp_event_list *l, const char *item)
 {
 	const char *close = strrchr(item, '}');
 	if (!close)
-		return group_error(item, "no closing '}'", err, errsz);
+		return group_error(item, "no closing '}'");
 	const char *mods = close[1] == ':' ? close + 2 : close + 1;
 	if ((close[1] && close[1] != ':') || (close[1] == ':' && !*mods))
-		return group_error(item, "only modifiers (:u, :k, :S) may follow '}'", err, errsz);
+		return group_error(item, "only modifiers (:u, :k, :S) may follow '}'");
 	char *inner = strndup(item + 1, (size_t)(close - item - 1));
 	if (!inner)
-		return snprintf(err, errsz, "out of memory"), -ENOMEM;
+		return lp_err(-ENOMEM, "out of memory");
 	size_t first = l->n;
-	int rc = strpbrk(inner, "{}") ? group_error(item, "groups do not nest", err, errsz) :
-		 !*inner ? group_error(item, "it is empty", err, errsz) :
-		 each_item(l, inner, item, add_plain, err, errsz);
+	int rc = strpbrk(inner, "{}") ? group_error(item, "groups do not nest") :
+		 !*inner ? group_error(item, "it is empty") :
+		 each_item(l, inner, item, add_plain);
 	free(inner);
 	if (!rc)
-		rc = group_mods(l, first, mods, item, err, errsz);
+		rc = group_mods(l, first, mods, item);
 	uint32_t number = 1;
 	for (size_t i = 0; i < first; i++)
 		if (l->v[i].group >= number)
@@ -162,28 +159,24 @@ static int add_group(struct lp_event_list *l, const char *item, char *err, size_
 	return rc;
 }
 
-static int add_any(struct lp_event_list *l, const char *item, char *err, size_t errsz)
+static int add_any(struct lp_event_list *l, const char *item)
 {
 	if (*item == '{')
-		return add_group(l, item, err, errsz);
+		return add_group(l, item);
 	if (strchr(item, '}') && !lp_evparse_is_probe(item))
-		return group_error(item, "'}' without '{'", err, errsz);
-	return add_plain(l, item, err, errsz);
+		return group_error(item, "'}' without '{'");
+	return add_plain(l, item);
 }
 
-int lp_event_list_add(struct lp_event_list *l, const char *str, char *err, size_t errsz)
+int lp_event_list_add(struct lp_event_list *l, const char *str)
 {
 	size_t before = l->n, len = strlen(str);
-	if (len > LP_EVENT_STR_MAX) {
-		snprintf(err, errsz, "an event string is longer than the %d bytes luaprof takes: '%s'",
-			 LP_EVENT_STR_MAX, LP_SHOW(str));
-		return -E2BIG;
-	}
-	int rc = each_item(l, str, str, add_any, err, errsz);
-	if (rc) {
+	if (len > LP_EVENT_STR_MAX)
+		return lp_err(-E2BIG, "an event string is longer than the %d bytes luaprof takes: '%s'",
+			      LP_EVENT_STR_MAX, LP_SHOW(str));
+	int rc = each_item(l, str, str, add_any);
+	if (rc)
 		lp_evparse_truncate(l, before);
-		lp_one_line(err);       /* it may quote a name with a newline */
-	}
 	return rc;
 }
 

@@ -28,6 +28,7 @@
 #include <linux/hw_breakpoint.h>
 
 #include "live/evparse.h"
+#include "luaprof/err.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/probe.h"
 
@@ -37,28 +38,24 @@ struct probe_pmu {
 	bool has_ref;
 };
 
-static int oom(char *err, size_t errsz)
+static int oom(void)
 {
-	snprintf(err, errsz, "out of memory");
-	return -ENOMEM;
+	return lp_err(-ENOMEM, "out of memory");
 }
 
 /* The uprobe or kprobe PMU: its type and the bits of retprobe and
  * ref_ctr_offset. */
-static int probe_pmu(const char *pmu, const char *item, struct probe_pmu *p, char *err,
-		     size_t errsz)
+static int probe_pmu(const char *pmu, const char *item, struct probe_pmu *p)
 {
 	int rc = lp_pmu_type(pmu, &p->type);
-	if (rc == -ENOENT) {
-		snprintf(err, errsz, "cannot place '%s': this kernel has no %s PMU (%s/%s is "
-			 "missing)%s", LP_SHOW(item), pmu, lp_pmu_root(), pmu,
-			 !strcmp(pmu, "kprobe") ?
-			 ": kprobes are not available here" : ": uprobes need Linux 4.17 or later");
-		return rc;
-	}
+	if (rc == -ENOENT)
+		return lp_err(rc, "cannot place '%s': this kernel has no %s PMU (%s/%s is "
+			      "missing)%s", LP_SHOW(item), pmu, lp_pmu_root(), pmu,
+			      !strcmp(pmu, "kprobe") ?
+			      ": kprobes are not available here" : ": uprobes need Linux 4.17 or later");
 	if (rc || lp_pmu_format(pmu, "retprobe", &p->ret)) {
-		snprintf(err, errsz, "cannot place '%s': the %s PMU's type or format/retprobe "
-			 "in %s does not read", LP_SHOW(item), pmu, lp_pmu_root());
+		lp_err(rc ? rc : -EINVAL, "cannot place '%s': the %s PMU's type or format/retprobe "
+		       "in %s does not read", LP_SHOW(item), pmu, lp_pmu_root());
 		return rc ? rc : -EINVAL;
 	}
 	p->has_ref = lp_pmu_format(pmu, "ref_ctr_offset", &p->ref) == 0;
@@ -108,16 +105,16 @@ static int split_offset(const char *s, char *buf, size_t size, uint64_t *off)
 	return 0;
 }
 
-static int object_error(int rc, const char *name, const char *item, char *err, size_t errsz)
+static int object_error(int rc, const char *name, const char *item)
 {
 	if (rc == -ENOENT)
-		snprintf(err, errsz, "cannot find '%s' for '%s': no such file%s", LP_SHOW(name),
-			 LP_SHOW(item), strchr(name, '/') ? "" : ", program on $PATH, or library in "
-			 "the dynamic linker's cache (give a path: ./prog, "
-			 "/usr/lib/x86_64-linux-gnu/libz.so.1)");
+		lp_err(rc, "cannot find '%s' for '%s': no such file%s", LP_SHOW(name),
+		       LP_SHOW(item), strchr(name, '/') ? "" : ", program on $PATH, or library in "
+		       "the dynamic linker's cache (give a path: ./prog, "
+		       "/usr/lib/x86_64-linux-gnu/libz.so.1)");
 	else
-		snprintf(err, errsz, "cannot use '%s' for '%s': %s", LP_SHOW(name), LP_SHOW(item),
-			 strerror(-rc));
+		lp_err(rc, "cannot use '%s' for '%s': %s", LP_SHOW(name), LP_SHOW(item),
+		       strerror(-rc));
 	return rc;
 }
 
@@ -125,30 +122,30 @@ static int object_error(int rc, const char *name, const char *item, char *err, s
 
 /* The file offset of func+off in path, checked. */
 static int function_offset(const char *path, const char *func, uint64_t off, const char *item,
-			   uint64_t *out, char *err, size_t errsz)
+			   uint64_t *out)
 {
 	struct lp_elf_sym sym;
 	int rc = lp_elf_symbol(path, func, &sym);
 	if (rc == -ENOEXEC)
-		return snprintf(err, errsz, "cannot place '%s': %s is not an ELF file",
-				LP_SHOW(item), LP_SHOW(path)), rc;
+		return lp_err(rc, "cannot place '%s': %s is not an ELF file",
+			      LP_SHOW(item), LP_SHOW(path));
 	if (rc == -ENOENT)
-		return snprintf(err, errsz, "no function '%s' in %s (for '%s'; its functions: "
-				"nm -D --defined-only %s, or nm if it has a symbol table)",
-				LP_SHOW(func), LP_SHOW(path), LP_SHOW(item), LP_SHOW(path)), rc;
+		return lp_err(rc, "no function '%s' in %s (for '%s'; its functions: "
+			      "nm -D --defined-only %s, or nm if it has a symbol table)",
+			      LP_SHOW(func), LP_SHOW(path), LP_SHOW(item), LP_SHOW(path));
 	if (rc)
-		return snprintf(err, errsz, "cannot read %s: %s", LP_SHOW(path), strerror(-rc)), rc;
+		return lp_err(rc, "cannot read %s: %s", LP_SHOW(path), strerror(-rc));
 	if (sym.type == STT_GNU_IFUNC)
-		return snprintf(err, errsz, "'%s' in %s is an IFUNC resolver, which runs once at "
-				"load: probe the implementation it picks instead (for '%s')",
-				LP_SHOW(func), LP_SHOW(path), LP_SHOW(item)), -EINVAL;
+		return lp_err(-EINVAL, "'%s' in %s is an IFUNC resolver, which runs once at "
+			      "load: probe the implementation it picks instead (for '%s')",
+			      LP_SHOW(func), LP_SHOW(path), LP_SHOW(item));
 	if (sym.type != STT_FUNC || !sym.has_offset)
-		return snprintf(err, errsz, "'%s' in %s is not a function (for '%s')",
-				LP_SHOW(func), LP_SHOW(path), LP_SHOW(item)), -EINVAL;
+		return lp_err(-EINVAL, "'%s' in %s is not a function (for '%s')",
+			      LP_SHOW(func), LP_SHOW(path), LP_SHOW(item));
 	if (off && sym.size && off >= sym.size)
-		return snprintf(err, errsz, "offset %llu is past the end of '%s' (%llu bytes) in "
-				"'%s'", (unsigned long long)off, LP_SHOW(func),
-				(unsigned long long)sym.size, LP_SHOW(item)), -EINVAL;
+		return lp_err(-EINVAL, "offset %llu is past the end of '%s' (%llu bytes) in "
+			      "'%s'", (unsigned long long)off, LP_SHOW(func),
+			      (unsigned long long)sym.size, LP_SHOW(item));
 	*out = sym.offset + off;
 	return 0;
 }
@@ -165,27 +162,26 @@ static int split_last(const char *s, char *path, size_t size, const char **last)
 	return 0;
 }
 
-static int add_uprobe(struct lp_event_list *l, const char *item, const char *rest, bool ret,
-		      char *err, size_t errsz)
+static int add_uprobe(struct lp_event_list *l, const char *item, const char *rest, bool ret)
 {
 	char name[PATH_MAX], path[PATH_MAX], func[256];
 	const char *last;
-	uint64_t off, at;
+	uint64_t off, at = 0;
 	struct probe_pmu pmu;
 	if (split_last(rest, name, sizeof name, &last) || split_offset(last, func, sizeof func, &off) ||
 	    (ret && off))
-		return snprintf(err, errsz, "bad event '%s': a uprobe is uprobe:PATH:FUNCTION[+OFFSET] "
-				"or uretprobe:PATH:FUNCTION", LP_SHOW(item)), -EINVAL;
-	int rc = probe_pmu("uprobe", item, &pmu, err, errsz);
+		return lp_err(-EINVAL, "bad event '%s': a uprobe is uprobe:PATH:FUNCTION[+OFFSET] "
+			      "or uretprobe:PATH:FUNCTION", LP_SHOW(item));
+	int rc = probe_pmu("uprobe", item, &pmu);
 	if (!rc && (rc = lp_probe_find_object(name, path, sizeof path)))
-		return object_error(rc, name, item, err, errsz);
-	if (rc || (rc = function_offset(path, func, off, item, &at, err, errsz)))
+		return object_error(rc, name, item);
+	if (rc || (rc = function_offset(path, func, off, item, &at)))
 		return rc;
 	struct lp_event_spec *e = new_probe(l, item, &pmu, ret ? LP_PROBE_URETPROBE : LP_PROBE_UPROBE,
 					    ret);
 	if (!e || !(e->probe_str = strdup(path))) {
 		lp_evparse_truncate(l, l->n - (e != NULL));
-		return oom(err, errsz);
+		return oom();
 	}
 	e->config2 = at;
 	e->regs_user = LP_PROBE_REGS_MASK;
@@ -252,30 +248,29 @@ static int usdt_site(const struct lp_usdt_probe *p, void *arg)
 	return 0;
 }
 
-static int usdt_error(const struct usdt_add *u, int rc, char *err, size_t errsz)
+static int usdt_error(const struct usdt_add *u, int rc)
 {
 	if (rc == -ENOMEM)
-		return oom(err, errsz);
+		return oom();
 	if (rc == -EOPNOTSUPP)
-		snprintf(err, errsz, "'%s' has a semaphore, and this kernel's uprobe PMU has no "
-			 "ref_ctr_offset to raise it (Linux 4.20 or later)", LP_SHOW(u->item));
+		lp_err(rc, "'%s' has a semaphore, and this kernel's uprobe PMU has no "
+		       "ref_ctr_offset to raise it (Linux 4.20 or later)", LP_SHOW(u->item));
 	else if (rc == -ENOEXEC)
-		snprintf(err, errsz, "cannot place '%s': %s is not an ELF file", LP_SHOW(u->item),
-			 LP_SHOW(u->path));
+		lp_err(rc, "cannot place '%s': %s is not an ELF file", LP_SHOW(u->item),
+		       LP_SHOW(u->path));
 	else if (rc)
-		snprintf(err, errsz, "cannot read %s: %s", LP_SHOW(u->path), strerror(-rc));
+		lp_err(rc, "cannot read %s: %s", LP_SHOW(u->path), strerror(-rc));
 	else if (*u->others)
-		snprintf(err, errsz, "no USDT probe '%s:%s' in %s (it has %s)",
-			 LP_SHOW(u->provider), LP_SHOW(u->name), LP_SHOW(u->path), u->others);
+		lp_err(-ENOENT, "no USDT probe '%s:%s' in %s (it has %s)",
+		       LP_SHOW(u->provider), LP_SHOW(u->name), LP_SHOW(u->path), u->others);
 	else
-		snprintf(err, errsz, "no USDT probe '%s:%s' in %s: it has no USDT probes "
-			 "(.note.stapsdt)", LP_SHOW(u->provider), LP_SHOW(u->name),
-			 LP_SHOW(u->path));
+		lp_err(-ENOENT, "no USDT probe '%s:%s' in %s: it has no USDT probes "
+		       "(.note.stapsdt)", LP_SHOW(u->provider), LP_SHOW(u->name),
+		       LP_SHOW(u->path));
 	return rc ? rc : -ENOENT;
 }
 
-static int add_usdt(struct lp_event_list *l, const char *item, const char *rest, char *err,
-		    size_t errsz)
+static int add_usdt(struct lp_event_list *l, const char *item, const char *rest)
 {
 	char both[PATH_MAX], name[PATH_MAX], path[PATH_MAX], provider[LP_USDT_NAME_MAX];
 	const char *probe, *prov;
@@ -283,11 +278,11 @@ static int add_usdt(struct lp_event_list *l, const char *item, const char *rest,
 	if (split_last(rest, both, sizeof both, &probe) ||
 	    split_last(both, name, sizeof name, &prov) ||
 	    snprintf(provider, sizeof provider, "%s", prov) >= (int)sizeof provider)
-		return snprintf(err, errsz, "bad event '%s': a USDT probe is "
-				"usdt:PATH:PROVIDER:NAME", LP_SHOW(item)), -EINVAL;
-	int rc = probe_pmu("uprobe", item, &pmu, err, errsz);
+		return lp_err(-EINVAL, "bad event '%s': a USDT probe is "
+			      "usdt:PATH:PROVIDER:NAME", LP_SHOW(item));
+	int rc = probe_pmu("uprobe", item, &pmu);
 	if (!rc && (rc = lp_probe_find_object(name, path, sizeof path)))
-		return object_error(rc, name, item, err, errsz);
+		return object_error(rc, name, item);
 	if (rc)
 		return rc;
 	size_t first = l->n;
@@ -297,30 +292,29 @@ static int add_usdt(struct lp_event_list *l, const char *item, const char *rest,
 		rc = u.rc;
 	if (rc || !u.found) {
 		lp_evparse_truncate(l, first);
-		return usdt_error(&u, rc, err, errsz);
+		return usdt_error(&u, rc);
 	}
 	return 0;
 }
 
 /* ---- kprobes -------------------------------------------------------------------- */
 
-static int add_kprobe(struct lp_event_list *l, const char *item, const char *rest, bool ret,
-		      char *err, size_t errsz)
+static int add_kprobe(struct lp_event_list *l, const char *item, const char *rest, bool ret)
 {
 	char func[256];
 	uint64_t off;
 	struct probe_pmu pmu;
 	if (split_offset(rest, func, sizeof func, &off) || strchr(func, ':') || (ret && off))
-		return snprintf(err, errsz, "bad event '%s': a kprobe is kprobe:FUNCTION[+OFFSET] "
-				"or kretprobe:FUNCTION", LP_SHOW(item)), -EINVAL;
-	int rc = probe_pmu("kprobe", item, &pmu, err, errsz);
+		return lp_err(-EINVAL, "bad event '%s': a kprobe is kprobe:FUNCTION[+OFFSET] "
+			      "or kretprobe:FUNCTION", LP_SHOW(item));
+	int rc = probe_pmu("kprobe", item, &pmu);
 	if (rc)
 		return rc;
 	struct lp_event_spec *e = new_probe(l, item, &pmu, ret ? LP_PROBE_KRETPROBE : LP_PROBE_KPROBE,
 					    ret);
 	if (!e || !(e->probe_str = strdup(func))) {
 		lp_evparse_truncate(l, l->n - (e != NULL));
-		return oom(err, errsz);
+		return oom();
 	}
 	e->config2 = off;
 	return 0;
@@ -350,8 +344,7 @@ static bool is_symbol(const char *s)
 	       strlen(s);
 }
 
-static int add_watch(struct lp_event_list *l, const char *item, const char *rest, char *err,
-		     size_t errsz)
+static int add_watch(struct lp_event_list *l, const char *item, const char *rest)
 {
 	char where[256];
 	const char *colon = strchr(rest, ':');
@@ -376,13 +369,13 @@ static int add_watch(struct lp_event_list *l, const char *item, const char *rest
 			bits = 0;
 	}
 	if (!bits || !*where || (len && addr % len))
-		return snprintf(err, errsz, "bad watchpoint '%s': it is mem:ADDRESS[/LEN][:ACCESS] or "
-				"mem:VARIABLE[/LEN][:ACCESS], LEN 1, 2, 4 or 8 (aligned), ACCESS r, w, "
-				"rw or x", LP_SHOW(item)), -EINVAL;
+		return lp_err(-EINVAL, "bad watchpoint '%s': it is mem:ADDRESS[/LEN][:ACCESS] or "
+			      "mem:VARIABLE[/LEN][:ACCESS], LEN 1, 2, 4 or 8 (aligned), ACCESS r, w, "
+			      "rw or x", LP_SHOW(item));
 	struct lp_event_spec *e = lp_evparse_push(l);
 	if (!e || !(e->name = strdup(item)) || (sym && !(e->probe_str = strdup(where)))) {
 		lp_evparse_truncate(l, l->n - (e != NULL));
-		return oom(err, errsz);
+		return oom();
 	}
 	e->type = PERF_TYPE_BREAKPOINT;
 	e->bp_type = bits;
@@ -409,53 +402,48 @@ static uint64_t watch_len(uint64_t size, uint64_t vaddr)
 	return len;
 }
 
-static int resolve_one(struct lp_event_spec *e, const char *path, pid_t pid, char *err,
-		       size_t errsz)
+static int resolve_one(struct lp_event_spec *e, const char *path, pid_t pid)
 {
 	struct lp_elf_sym sym;
 	int rc = lp_elf_symbol(path, e->probe_str, &sym);
 	if (rc == -ENOENT)
-		return snprintf(err, errsz, "no variable '%s' in %s (for '%s')",
-				LP_SHOW(e->probe_str), LP_SHOW(path), LP_SHOW(e->name)), rc;
+		return lp_err(rc, "no variable '%s' in %s (for '%s')",
+			      LP_SHOW(e->probe_str), LP_SHOW(path), LP_SHOW(e->name));
 	if (rc)
-		return snprintf(err, errsz, "cannot read %s for '%s': %s", LP_SHOW(path),
-				LP_SHOW(e->name),
-				rc == -ENOEXEC ? "not an ELF file" : strerror(-rc)), rc;
+		return lp_err(rc, "cannot read %s for '%s': %s", LP_SHOW(path),
+			      LP_SHOW(e->name),
+			      rc == -ENOEXEC ? "not an ELF file" : strerror(-rc));
 	if (sym.type != STT_OBJECT)
-		return snprintf(err, errsz, "'%s' in %s is %s, not a variable: mem: watches a "
-				"global variable (mem:NAME) or an address (mem:0xADDRESS)",
-				LP_SHOW(e->probe_str), LP_SHOW(path),
-				sym.type == STT_FUNC || sym.type == STT_GNU_IFUNC ?
-				"a function" : sym.type == STT_TLS ? "thread-local" : "no data object"),
-		       -EINVAL;
+		return lp_err(-EINVAL, "'%s' in %s is %s, not a variable: mem: watches a "
+			      "global variable (mem:NAME) or an address (mem:0xADDRESS)",
+			      LP_SHOW(e->probe_str), LP_SHOW(path),
+			      sym.type == STT_FUNC || sym.type == STT_GNU_IFUNC ?
+			      "a function" : sym.type == STT_TLS ? "thread-local" : "no data object");
 	if (!e->config2)
 		e->config2 = watch_len(sym.size, sym.vaddr);
 	if (sym.vaddr % e->config2)
-		return snprintf(err, errsz, "'%s' in %s is not aligned to %llu bytes: give a length "
-				"that divides its address (mem:%s/1)", LP_SHOW(e->probe_str),
-				LP_SHOW(path), (unsigned long long)e->config2,
-				LP_SHOW(e->probe_str)), -EINVAL;
+		return lp_err(-EINVAL, "'%s' in %s is not aligned to %llu bytes: give a length "
+			      "that divides its address (mem:%s/1)", LP_SHOW(e->probe_str),
+			      LP_SHOW(path), (unsigned long long)e->config2,
+			      LP_SHOW(e->probe_str));
 	uint64_t bias = 0;
 	e->reloc = sym.dyn && pid <= 0;
 	if (sym.dyn && pid > 0 && (rc = lp_elf_load_bias(pid, path, &bias)))
-		return snprintf(err, errsz, "cannot find where process %d loaded %s: %s", (int)pid,
-				LP_SHOW(path), strerror(-rc)), rc;
+		return lp_err(rc, "cannot find where process %d loaded %s: %s", (int)pid,
+			      LP_SHOW(path), strerror(-rc));
 	e->config1 = sym.vaddr + bias;
 	return 0;
 }
 
-int lp_event_list_resolve(struct lp_event_list *l, const char *path, pid_t pid, char *err,
-			  size_t errsz)
+int lp_event_list_resolve(struct lp_event_list *l, const char *path, pid_t pid)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		struct lp_event_spec *e = &l->v[i];
 		if (e->probe != LP_PROBE_WATCH || !e->probe_str || e->config1)
 			continue;
-		int rc = resolve_one(e, path, pid, err, errsz);
-		if (rc) {
-			lp_one_line(err);
+		int rc = resolve_one(e, path, pid);
+		if (rc)
 			return rc;
-		}
 	}
 	return 0;
 }
@@ -468,7 +456,7 @@ bool lp_event_list_needs_bias(const struct lp_event_list *l)
 	return false;
 }
 
-int lp_evparse_probe(struct lp_event_list *l, const char *item, char *err, size_t errsz)
+int lp_evparse_probe(struct lp_event_list *l, const char *item)
 {
 	static const struct {
 		const char *prefix;
@@ -485,11 +473,11 @@ int lp_evparse_probe(struct lp_event_list *l, const char *item, char *err, size_
 		const char *rest = item + n;
 		switch (forms[i].kind) {
 		case LP_PROBE_UPROBE: case LP_PROBE_URETPROBE:
-			return add_uprobe(l, item, rest, forms[i].kind == LP_PROBE_URETPROBE, err, errsz);
-		case LP_PROBE_USDT: return add_usdt(l, item, rest, err, errsz);
-		case LP_PROBE_WATCH: return add_watch(l, item, rest, err, errsz);
+			return add_uprobe(l, item, rest, forms[i].kind == LP_PROBE_URETPROBE);
+		case LP_PROBE_USDT: return add_usdt(l, item, rest);
+		case LP_PROBE_WATCH: return add_watch(l, item, rest);
 		default:
-			return add_kprobe(l, item, rest, forms[i].kind == LP_PROBE_KRETPROBE, err, errsz);
+			return add_kprobe(l, item, rest, forms[i].kind == LP_PROBE_KRETPROBE);
 		}
 	}
 	return -ENOENT;

@@ -50,6 +50,7 @@
 #include "live/evlist.h"
 #include "live/tqueue.h"
 #include "luaprof/capture.h"
+#include "luaprof/err.h"
 #include "luaprof/live.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/probe.h"
@@ -428,51 +429,47 @@ void lp_live_stop(struct lp_live *lv)
 /* ------------------------------------------------------------- setup */
 
 /* The run's events, and the library calls' probes, for task tid. */
-static int open_task(struct lp_live *lv, pid_t tid, char *err, size_t errsz)
+static int open_task(struct lp_live *lv, pid_t tid)
 {
-	int rc = lp_evlist_open_task(&lv->el, tid, err, errsz);
-	return rc ? rc : lp_capcall_open_task(&lv->calls, tid, err, errsz);
+	int rc = lp_evlist_open_task(&lv->el, tid);
+	return rc ? rc : lp_capcall_open_task(&lv->calls, tid);
 }
 
-static int open_pid_threads(struct lp_live *lv, pid_t pid, char *err, size_t errsz)
+static int open_pid_threads(struct lp_live *lv, pid_t pid)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
 	DIR *d = opendir(path);
-	if (!d) {
-		snprintf(err, errsz, "no process with pid %d", (int)pid);
-		return -ESRCH;
-	}
+	if (!d)
+		return lp_err(-ESRCH, "no process with pid %d", (int)pid);
 	struct dirent *de;
 	int rc = 0;
 	while (!rc && (de = readdir(d)))
 		if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
-			rc = open_task(lv, (pid_t)atoi(de->d_name), err, errsz);
+			rc = open_task(lv, (pid_t)atoi(de->d_name));
 	closedir(d);
 	return rc;
 }
 
 /* System-wide events with -p targets (a script's system_wide) watch the
  * targets only for their exit, which ends the run. */
-static int open_targets(struct lp_live *lv, const struct lp_live_opts *o, char *err, size_t errsz)
+static int open_targets(struct lp_live *lv, const struct lp_live_opts *o)
 {
 	int rc;
 	if (o->system_wide || o->argv) {
-		rc = open_task(lv, o->system_wide ? -1 : lv->wl.pid, err, errsz);
+		rc = open_task(lv, o->system_wide ? -1 : lv->wl.pid);
 		if (rc || !o->nr_pids)
 			return rc;
 	}
 	lv->target_fds = malloc(o->nr_pids * sizeof *lv->target_fds);
 	if (!lv->target_fds)
-		return -ENOMEM;
+		return lp_err(-ENOMEM, "%s", strerror(ENOMEM));
 	for (size_t i = 0; i < o->nr_pids; i++) {
-		if (!o->system_wide && (rc = open_pid_threads(lv, o->pids[i], err, errsz)))
+		if (!o->system_wide && (rc = open_pid_threads(lv, o->pids[i])))
 			return rc;
 		long fd = syscall(SYS_pidfd_open, o->pids[i], 0);
-		if (fd < 0 && errno == ESRCH) {
-			snprintf(err, errsz, "no process with pid %d", (int)o->pids[i]);
-			return -ESRCH;
-		}
+		if (fd < 0 && errno == ESRCH)
+			return lp_err(-ESRCH, "no process with pid %d", (int)o->pids[i]);
 		lv->target_fds[lv->nr_targets++] = (int)fd;
 	}
 	return 0;
@@ -574,25 +571,23 @@ static void warn_not_inherited(const struct lp_event_spec *v, size_t n, int rc)
 			     : "run as root with tracefs mounted, or probe every CPU (-a)");
 }
 
-static int live_setup(struct lp_live *lv, const struct lp_live_opts *o, char *err, size_t errsz)
+static int live_setup(struct lp_live *lv, const struct lp_live_opts *o)
 {
 	struct lp_sampling s = o->sampling;
 	int rc;
 	s.inherit = !o->system_wide;
 	s.enable_on_exec = o->argv && !o->system_wide;
-	if ((rc = lp_access_check(err, errsz)))
+	if ((rc = lp_access_check()))
 		return rc;
 	if (pipe2(lv->wake, O_CLOEXEC | O_NONBLOCK))
-		return -errno;
+		return lp_err(-errno, "%s", strerror(errno));
 	lv->exe = o->exe;
 	lv->reloc = false;
 	for (size_t e = 0; e < o->nr_events; e++)
 		lv->reloc |= o->events[e].reloc && o->argv;
 	if (o->argv && (rc = lv->reloc ? lp_workload_prepare_stopped(&lv->wl, o->argv)
-				       : lp_workload_prepare(&lv->wl, o->argv))) {
-		snprintf(err, errsz, "cannot start '%s': %s", LP_SHOW(o->argv[0]), strerror(-rc));
-		return rc;
-	}
+				       : lp_workload_prepare(&lv->wl, o->argv)))
+		return lp_err(rc, "cannot start '%s': %s", LP_SHOW(o->argv[0]), strerror(-rc));
 	lv->has_cmd = o->argv != NULL;
 	lv->cmd = o->argv ? o->argv[0] : NULL;
 	/* before their attrs are made */
@@ -600,49 +595,38 @@ static int live_setup(struct lp_live *lv, const struct lp_live_opts *o, char *er
 	lv->placed = o->events;
 	lv->nr_placed = o->nr_events;
 	if ((rc = lp_evlist_init(&lv->el, o->events, o->nr_events, &s)) ||
-	    (!s.count_only && (rc = lp_capcall_init(&lv->calls, o->events, o->nr_events, &s)))) {
-		snprintf(err, errsz, "cannot list the online CPUs: %s", strerror(-rc));
-		return rc;
-	}
-	if ((rc = open_targets(lv, o, err, errsz)))
+	    (!s.count_only && (rc = lp_capcall_init(&lv->calls, o->events, o->nr_events, &s))))
+		return lp_err(rc, "cannot list the online CPUs: %s", strerror(-rc));
+	if ((rc = open_targets(lv, o)))
 		return rc;
 	warn_not_inherited(o->events, o->nr_events, placed);
-	if (!lv->el.nr_fds) {
-		snprintf(err, errsz, "nothing to profile: every target has exited");
-		return -ESRCH;
-	}
-	if ((rc = lp_evlist_mmap(&lv->el, o->mmap_pages, o->mmap_pages_exact, err, errsz)))
+	if (!lv->el.nr_fds)
+		return lp_err(-ESRCH, "nothing to profile: every target has exited");
+	if ((rc = lp_evlist_mmap(&lv->el, o->mmap_pages, o->mmap_pages_exact)))
 		return rc;
-	if ((rc = lp_capcall_redirect(&lv->calls, &lv->el))) {
-		snprintf(err, errsz, "cannot send the library calls' probes into the rings: %s",
-			 strerror(-rc));
-		return rc;
-	}
+	if ((rc = lp_capcall_redirect(&lv->calls, &lv->el)))
+		return lp_err(rc, "cannot send the library calls' probes into the rings: %s",
+			      strerror(-rc));
 	lp_format_from_attr(&lv->fmt, &lv->el.attrs[0]);
 	if (!(lv->fmts = calloc(o->nr_events, sizeof *lv->fmts)))
-		return -ENOMEM;
+		return lp_err(-ENOMEM, "%s", strerror(ENOMEM));
 	for (size_t e = 0; e < o->nr_events; e++)
 		lp_format_from_attr(&lv->fmts[e], &lv->el.attrs[e]);
-	if (!lv->el.counting && (rc = setup_drain(lv, o->queue_bytes)))
-		return rc;
-	return setup_poll(lv);
+	if ((!lv->el.counting && (rc = setup_drain(lv, o->queue_bytes))) || (rc = setup_poll(lv)))
+		return lp_err(rc, "%s", strerror(-rc));
+	return 0;
 }
 
-struct lp_live *lp_live_open(const struct lp_live_opts *o, unsigned *fallbacks,
-			     char *err, size_t errsz)
+struct lp_live *lp_live_open(const struct lp_live_opts *o, unsigned *fallbacks)
 {
 	struct lp_live *lv = calloc(1, sizeof *lv);
-	if (!lv) {
-		snprintf(err, errsz, "out of memory");
-		return NULL;
-	}
+	if (!lv)
+		return lp_err_null(-ENOMEM, "out of memory");
 	lv->wl = (struct lp_workload){ .pid = -1, .go_fd = -1, .err_fd = -1, .pidfd = -1 };
 	lv->wake[0] = lv->wake[1] = -1;
-	int rc = live_setup(lv, o, err, errsz);
+	int rc = live_setup(lv, o);
 	*fallbacks = lv->el.fallbacks;
 	if (rc) {
-		if (!*err)
-			snprintf(err, errsz, "%s", strerror(-rc));
 		lp_workload_kill(&lv->wl, SIGKILL);
 		lp_workload_reap(&lv->wl, true);
 		lp_live_close(lv);
@@ -656,7 +640,7 @@ struct lp_live *lp_live_open(const struct lp_live_opts *o, unsigned *fallbacks,
 /* Moves the watchpoints of the command's variables by its load bias, now
  * that it is stopped at its exec (PERF_EVENT_IOC_MODIFY_ATTRIBUTES: the
  * one change the kernel allows an open breakpoint). */
-static int relocate(struct lp_live *lv, char *err, size_t errsz)
+static int relocate(struct lp_live *lv)
 {
 	uint64_t bias = 0;
 	int rc = lv->exe ? lp_elf_load_bias(lv->wl.pid, lv->exe, &bias) : -ENOENT;
@@ -681,21 +665,19 @@ static int relocate(struct lp_live *lv, char *err, size_t errsz)
 		ev->reloc = false;
 	}
 	if (rc)
-		snprintf(err, errsz, "cannot place the watchpoints in '%s' where it was loaded: %s",
-			 LP_SHOW(lv->cmd), strerror(-rc));
+		lp_err(rc, "cannot place the watchpoints in '%s' where it was loaded: %s",
+		       LP_SHOW(lv->cmd), strerror(-rc));
 	return rc;
 }
 
-int lp_live_start(struct lp_live *lv, char *err, size_t errsz)
+int lp_live_start(struct lp_live *lv)
 {
 	if (lv->deadline)
 		lv->deadline += now_ns();
 	int rc;
-	if (lv->threaded && (rc = lp_drain_start(&lv->drain))) {
-		snprintf(err, errsz, "cannot start the thread that drains the rings: %s",
-			 strerror(-rc));
-		return rc;
-	}
+	if (lv->threaded && (rc = lp_drain_start(&lv->drain)))
+		return lp_err(rc, "cannot start the thread that drains the rings: %s",
+			      strerror(-rc));
 	if (!lv->el.sampling.enable_on_exec)
 		lp_evlist_enable(&lv->el, 1);
 	if (!lv->el.sampling.enable_on_exec)
@@ -703,25 +685,23 @@ int lp_live_start(struct lp_live *lv, char *err, size_t errsz)
 	if (!lv->has_cmd)
 		return 0;
 	rc = lp_workload_start(&lv->wl);
-	if (rc) {
-		snprintf(err, errsz, "cannot run '%s': %s", LP_SHOW(lv->cmd), strerror(-rc));
-		return rc;
-	}
-	if (lv->reloc && (rc = relocate(lv, err, errsz))) {
+	if (rc)
+		return lp_err(rc, "cannot run '%s': %s", LP_SHOW(lv->cmd), strerror(-rc));
+	if (lv->reloc && (rc = relocate(lv))) {
 		lp_workload_kill(&lv->wl, SIGKILL);
 		lp_workload_resume(&lv->wl);
 		return rc;
 	}
 	if ((rc = lp_workload_resume(&lv->wl)))
-		snprintf(err, errsz, "cannot let '%s' run: %s", LP_SHOW(lv->cmd), strerror(-rc));
+		lp_err(rc, "cannot let '%s' run: %s", LP_SHOW(lv->cmd), strerror(-rc));
 	return rc;
 }
 
-int lp_live_confirm(struct lp_live *lv, char *err, size_t errsz)
+int lp_live_confirm(struct lp_live *lv)
 {
 	int rc = lv->has_cmd ? lp_workload_wait_exec(&lv->wl) : 0;
 	if (rc)
-		snprintf(err, errsz, "cannot run '%s': %s", lv->cmd, strerror(-rc));
+		lp_err(rc, "cannot run '%s': %s", lv->cmd, strerror(-rc));
 	return rc;
 }
 

@@ -8,27 +8,35 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "luaprof/err.h"
 #include "perfdata/perfdata_int.h"
 #include "util/strtab.h"
 
 int pd_error(struct lp_perfdata *pd, uint64_t off, int err, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
 	if (pd->failed)
-		return err;
+		return pd_error_again(pd, err);
+	va_start(ap, fmt);
+	lp_verr(err, fmt, ap);
+	va_end(ap);
 	if (off == PD_NO_OFF)
-		n = snprintf(pd->err, sizeof pd->err, "%s: ", pd->path);
+		lp_err(err, "%s: %s", pd->path, lp_last_error());
 	else
-		n = snprintf(pd->err, sizeof pd->err, "%s: offset %llu: ", pd->path,
-			     (unsigned long long)off);
-	if (n > 0 && (size_t)n < sizeof pd->err) {
-		va_start(ap, fmt);
-		vsnprintf(pd->err + n, sizeof pd->err - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
+		lp_err(err, "%s: offset %llu: %s", pd->path, (unsigned long long)off,
+		       lp_last_error());
+	pd->failmsg = strdup(lp_last_error());
 	pd->failed = err;
+	return err;
+}
+
+int pd_error_again(const struct lp_perfdata *pd, int err)
+{
+	if (!pd->failed)
+		lp_err_clear();
+	else
+		lp_err(err, "%s", pd->failmsg ? pd->failmsg : "out of memory");
 	return err;
 }
 

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "luaprof/err.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/trace.h"
 #include "perfdata/perfdata_int.h"
@@ -235,7 +236,7 @@ static int open_any(struct lp_perfdata *pd, const char *path)
 	return err;
 }
 
-struct lp_perfdata *lp_perfdata_open(const char *path, char *err, size_t errsz)
+struct lp_perfdata *lp_perfdata_open(const char *path)
 {
 	struct lp_perfdata *pd = calloc(1, sizeof *pd);
 	int rc = -ENOMEM;
@@ -250,8 +251,8 @@ struct lp_perfdata *lp_perfdata_open(const char *path, char *err, size_t errsz)
 	}
 	if (!rc)
 		return pd;
-	if (err && errsz)
-		snprintf(err, errsz, "%s", pd && pd->failed ? pd->err : "out of memory");
+	if (!pd || !pd->failed)
+		lp_err(rc, "out of memory");
 	lp_perfdata_close(pd);
 	errno = -rc;
 	return NULL;
@@ -271,6 +272,7 @@ void lp_perfdata_close(struct lp_perfdata *pd)
 	free(pd->bids);
 	free(pd->cmdline);
 	free(pd->path);
+	free(pd->failmsg);
 	free(pd);
 }
 
@@ -296,11 +298,6 @@ const struct lp_pd_stats *lp_perfdata_stats(const struct lp_perfdata *pd)
 	return &pd->stats;
 }
 
-const char *lp_perfdata_error(const struct lp_perfdata *pd)
-{
-	return pd->failed ? pd->err : "";
-}
-
 /* ---- the record loop ---------------------------------------------------------- */
 
 int lp_perfdata_unordered(struct lp_perfdata *pd)
@@ -317,7 +314,8 @@ int lp_perfdata_next_ref(struct lp_perfdata *pd, const struct lp_record **rec,
 	*rec = &pd->cur;
 	if (!pd->started)       /* written once: the read-ahead thread reads its neighbours */
 		pd->started = true;
-	return pd->ahead ? pd_ahead_next(pd, rec, ev) : pd_read_next(pd, &pd->cur, ev);
+	int n = pd->ahead ? pd_ahead_next(pd, rec, ev) : pd_read_next(pd, &pd->cur, ev);
+	return n < 0 ? pd_error_again(pd, n) : n;
 }
 
 int lp_perfdata_next(struct lp_perfdata *pd, struct lp_record *rec,

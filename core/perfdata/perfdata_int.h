@@ -301,7 +301,7 @@ void pd_ahead_stop(struct lp_perfdata *pd);
 
 struct lp_perfdata {
 	char *path;             /* as messages show it (lp_show): they alone use it */
-	char err[384];
+	char *failmsg;          /* the first error's message, given again with it */
 	int failed;             /* sticky -errno once an error was reported */
 	bool draining;          /* failed, but records queued before it still go out */
 	bool pipe, eof, ordered;
@@ -343,11 +343,17 @@ struct lp_perfdata {
 
 /* ---- errors and strings (pderror.c) ----------------------------------- */
 
-/* Records the first error as "PATH: offset OFF: message" (no offset part
- * for PD_NO_OFF) and returns err, a negative errno.  Later errors do not
- * overwrite it. */
+/* Words the first error as "PATH: offset OFF: message" (no offset part
+ * for PD_NO_OFF) with lp_err, keeps a copy for the calls that return it
+ * again, and returns err, a negative errno.  Later errors do not
+ * replace it: their message is the first one's. */
 int pd_error(struct lp_perfdata *pd, uint64_t off, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* Sets lp_last_error() again for err returned to the caller: the first
+ * error's message, or "" when the reader has not failed (an error of no
+ * message).  Returns err.  The message thus crosses from the read-ahead
+ * thread, where it was worded, to the caller's. */
+int pd_error_again(const struct lp_perfdata *pd, int err);
 /* A copy of [s, s + n) up to the first NUL, owned by pd; NULL on ENOMEM. */
 const char *pd_strdup(struct lp_perfdata *pd, const void *s, size_t n);
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "luaprof/err.h"
 #include "luaprof/url.h"
 #include "push/curlsym.h"
 
@@ -26,21 +27,14 @@ static const CURLUPart curl_part[LP_URL_NPARTS] = {
 	CURLUPART_PORT, CURLUPART_PATH, CURLUPART_QUERY, CURLUPART_FRAGMENT,
 };
 
-/* Why libcurl refused, into err (when there is room). */
-static void why(const struct lp_curl *fn, CURLUcode rc, char *err, size_t errsz)
-{
-	if (err && errsz)
-		snprintf(err, errsz, "%s", fn->url_strerror ? fn->url_strerror(rc) :
-			 "libcurl cannot take it apart");
-}
-
-/* -errno for a failed curl_url_set or _get. */
-static int failure(const struct lp_curl *fn, CURLUcode rc, char *err, size_t errsz)
+/* -errno for a failed curl_url_set or _get, with why libcurl refused in
+ * lp_last_error(). */
+static int failure(const struct lp_curl *fn, CURLUcode rc)
 {
 	if (rc == CURLUE_OUT_OF_MEMORY)
-		return -ENOMEM;
-	why(fn, rc, err, errsz);
-	return -EINVAL;
+		return lp_err(-ENOMEM, "out of memory");
+	return lp_err(-EINVAL, "%s", fn->url_strerror ? fn->url_strerror(rc) :
+		      "libcurl cannot take it apart");
 }
 
 void lp_url_free(struct lp_url *u)
@@ -69,7 +63,7 @@ static int get_parts(const struct lp_curl *fn, CURLU *h, struct lp_url *u)
 	return 0;
 }
 
-int lp_url_parse(const char *s, struct lp_url *u, char *err, size_t errsz)
+int lp_url_parse(const char *s, struct lp_url *u)
 {
 	memset(u, 0, sizeof *u);
 	const struct lp_curl *fn = lp_curl_load();
@@ -79,14 +73,14 @@ int lp_url_parse(const char *s, struct lp_url *u, char *err, size_t errsz)
 	if (!h)
 		return -ENOMEM;
 	CURLUcode rc = fn->url_set(h, CURLUPART_URL, s, 0);
-	int ret = rc ? failure(fn, rc, err, errsz) : get_parts(fn, h, u);
+	int ret = rc ? failure(fn, rc) : get_parts(fn, h, u);
 	fn->url_cleanup(h);
 	if (ret)
 		lp_url_free(u);
 	return ret;
 }
 
-char *lp_url_build(const struct lp_url *u, char *err, size_t errsz)
+char *lp_url_build(const struct lp_url *u)
 {
 	const struct lp_curl *fn = lp_curl_load();
 	if (!fn)
@@ -98,12 +92,12 @@ char *lp_url_build(const struct lp_url *u, char *err, size_t errsz)
 	for (int i = 0; i < LP_URL_NPARTS && !ret; i++) {
 		CURLUcode rc = u->part[i] ? fn->url_set(h, curl_part[i], u->part[i], 0) : CURLUE_OK;
 		if (rc)
-			ret = failure(fn, rc, err, errsz);
+			ret = failure(fn, rc);
 	}
 	char *p = NULL, *out = NULL;
 	CURLUcode rc = ret ? CURLUE_OK : fn->url_get(h, CURLUPART_URL, &p, 0);
 	if (!ret && rc)
-		ret = failure(fn, rc, err, errsz);
+		ret = failure(fn, rc);
 	if (!ret && !(out = strdup(p)))
 		ret = -ENOMEM;
 	if (p)

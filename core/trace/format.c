@@ -147,22 +147,28 @@ static long long attr_value(const char *s, const char *e, const char *key)
 	return -1;
 }
 
-/* Splits a declaration [s, e) into type [*ts, *te), name [*ns, *ne) and
- * the array length text [*as, *ae) ("16" of "char comm[16]"); *as is NULL
- * when the field is not a fixed array. */
-static int split_decl(const char *s, const char *e, const char **ts, const char **te,
-		      const char **ns, const char **ne, const char **as, const char **ae)
+/* A declaration's parts, each the text [s, e): its type, its name and
+ * its array length ("16" of "char comm[16]"; s NULL when the field is not
+ * a fixed array). */
+struct span {
+	const char *s, *e;
+};
+struct decl {
+	struct span type, name, len;
+};
+
+/* Splits the declaration [s, e) into *d. */
+static int split_decl(const char *s, const char *e, struct decl *d)
 {
 	trim(&s, &e);
-	*as = *ae = NULL;
+	d->len.s = d->len.e = NULL;
 	if (e > s && e[-1] == ']') {
 		const char *open = e - 1;
 		while (open > s && *open != '[')
 			open--;
 		if (*open != '[')
 			return -EPROTO;
-		*as = open + 1;
-		*ae = e - 1;
+		d->len = (struct span){ open + 1, e - 1 };
 		e = open;
 	}
 	const char *n = e;
@@ -170,23 +176,22 @@ static int split_decl(const char *s, const char *e, const char **ts, const char 
 		n--;
 	if (n == e || n == s || isdigit((unsigned char)*n))
 		return -EPROTO;         /* no name, or no type before it */
-	*ns = n;
-	*ne = e;
-	*ts = s;
-	*te = n;
-	trim(ts, te);
+	d->name = (struct span){ n, e };
+	const char *ts = s, *te = n;
+	trim(&ts, &te);
+	d->type = (struct span){ ts, te };
 	/* brackets in the type only as a dynamic field's "T[]" */
-	const char *br = memchr(*ts, '[', (size_t)(*te - *ts));
-	if (br && (br + 2 != *te || br[1] != ']' || !(starts(*ts, *te, "__data_loc") ||
-						       starts(*ts, *te, "__rel_loc"))))
+	const char *br = memchr(ts, '[', (size_t)(te - ts));
+	if (br && (br + 2 != te || br[1] != ']' || !(starts(ts, te, "__data_loc") ||
+						     starts(ts, te, "__rel_loc"))))
 		return -EPROTO;
-	return *ts < *te ? 0 : -EPROTO;
+	return ts < te ? 0 : -EPROTO;
 }
 
 /* Sets kind, elem_size and count from the type and the sizes. */
-static void classify(struct lp_tp_field *f, const char *ts, const char *te, const char *as,
-		     const char *ae)
+static void classify(struct lp_tp_field *f, const struct decl *d)
 {
+	const char *ts = d->type.s, *te = d->type.e, *as = d->len.s, *ae = d->len.e;
 	bool sign;
 	if ((starts(ts, te, "__data_loc") || starts(ts, te, "__rel_loc")) && f->size == 4) {
 		f->dyn = true;
@@ -214,9 +219,9 @@ static void classify(struct lp_tp_field *f, const char *ts, const char *te, cons
 }
 
 /* The type as shown: "TYPE" or "TYPE[N]". */
-static const char *type_text(struct pool *pl, const char *ts, const char *te, const char *as,
-			     const char *ae)
+static const char *type_text(struct pool *pl, const struct decl *dc)
 {
+	const char *ts = dc->type.s, *te = dc->type.e, *as = dc->len.s, *ae = dc->len.e;
 	char *d = pl->p;
 	size_t tn = (size_t)(te - ts), an = as ? (size_t)(ae - as) : 0;
 	if (!as)
@@ -236,8 +241,8 @@ static const char *type_text(struct pool *pl, const char *ts, const char *te, co
 static int parse_field(const char *s, const char *e, struct pool *pl, struct lp_tp_field *f)
 {
 	const char *semi = memchr(s, ';', (size_t)(e - s));
-	const char *ts, *te, *ns, *ne, *as, *ae;
-	if (!semi || split_decl(s, semi, &ts, &te, &ns, &ne, &as, &ae))
+	struct decl d;
+	if (!semi || split_decl(s, semi, &d))
 		return -EPROTO;
 	long long off = attr_value(semi, e, "offset:");
 	long long size = attr_value(semi, e, "size:");
@@ -248,14 +253,14 @@ static int parse_field(const char *s, const char *e, struct pool *pl, struct lp_
 	f->offset = (uint32_t)off;
 	f->size = (uint32_t)size;
 	bool guess;
-	ctype_size(ts, te, &guess);
+	ctype_size(d.type.s, d.type.e, &guess);
 	f->is_signed = sign < 0 ? guess : sign != 0;
-	f->name = pool_put(pl, ns, (size_t)(ne - ns));
-	f->type = type_text(pl, ts, te, as, ae);
+	f->name = pool_put(pl, d.name.s, (size_t)(d.name.e - d.name.s));
+	f->type = type_text(pl, &d);
 	if (!f->name || !f->type)
 		return -EPROTO;
 	f->common = !strncmp(f->name, "common_", 7);
-	classify(f, ts, te, as, ae);
+	classify(f, &d);
 	return 0;
 }
 

@@ -171,13 +171,13 @@ struct lp_event_list {
  * tracepoint's id comes from tracefs; it is sampled at every hit (period
  * 1, PERF_SAMPLE_RAW) unless the run sets -F or -c, as are watchpoints
  * and probes.  A USDT probe with several sites adds one event per site,
- * all of the one name.  Returns 0, or -errno with one line in err naming
- * the event and the fix (unknown name, tracepoint, PMU, term, file,
- * function or probe; a glob that is malformed or matches nothing; tracefs
+ * all of the one name.  Returns 0, or -errno with one line in
+ * lp_last_error() (err.h) naming the event and the fix (unknown name,
+ * tracepoint, PMU, term, file, function or probe; a glob that is malformed or matches nothing; tracefs
  * not mounted or not readable; no kprobe PMU; a malformed group); l then
  * holds the events it held before (its array may have grown: free it with
  * lp_event_list_free as on success). */
-int lp_event_list_add(struct lp_event_list *l, const char *str, char *err, size_t errsz);
+int lp_event_list_add(struct lp_event_list *l, const char *str);
 
 /* The longest event string lp_event_list_add takes (a path of PATH_MAX,
  * 4096, with a function and its modifiers); longer ones are -E2BIG. */
@@ -188,10 +188,9 @@ int lp_event_list_add(struct lp_event_list *l, const char *str, char *err, size_
  * PIE program's address is moved by the load bias of process pid when pid
  * > 0 (a running process), else left for the run to move at the command's
  * exec (spec->reloc stays true).  Returns 0, or -errno with one line in
- * err (no such variable, a symbol that is not a variable, a misaligned or
- * odd-sized one). */
-int lp_event_list_resolve(struct lp_event_list *l, const char *path, pid_t pid, char *err,
-			  size_t errsz);
+ * lp_last_error() (no such variable, a symbol that is not a variable, a
+ * misaligned or odd-sized one). */
+int lp_event_list_resolve(struct lp_event_list *l, const char *path, pid_t pid);
 
 /* Whether l has watchpoints whose address waits for the load bias. */
 bool lp_event_list_needs_bias(const struct lp_event_list *l);
@@ -266,7 +265,7 @@ bool lp_event_file_attr(const struct lp_event_spec *spec, const struct perf_even
  * one with the top bit set (EINVAL), though sample_period is a u64. */
 #define LP_PERIOD_MAX ((UINT64_C(1) << 63) - 1)
 
-/* The perf_event_open(2) system call. */
+/* The perf_event_open(2) system call: the fd, or -errno (no message). */
 int lp_event_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 		      unsigned long flags);
 

@@ -64,21 +64,21 @@ size_t lp_live_default_queue(void);
 
 struct lp_live;
 
-/* Prepares a run.  On failure returns NULL and writes one line saying why
- * into err.  The events' specs are updated to what was actually opened;
- * *fallbacks receives the LP_FALLBACK_* bits applied. */
-struct lp_live *lp_live_open(const struct lp_live_opts *o, unsigned *fallbacks,
-			     char *err, size_t errsz);
+/* Prepares a run.  On failure returns NULL with errno set and one line
+ * saying why in lp_last_error() (err.h).  The events' specs are updated
+ * to what was actually opened; *fallbacks receives the LP_FALLBACK_* bits applied. */
+struct lp_live *lp_live_open(const struct lp_live_opts *o, unsigned *fallbacks);
 
-/* Starts the run.  Returns 0, or -errno with err set (exec failure). */
-int lp_live_start(struct lp_live *lv, char *err, size_t errsz);
+/* Starts the run.  Returns 0, or -errno with the message in lp_last_error()
+ * (exec failure). */
+int lp_live_start(struct lp_live *lv);
 
 /* After lp_live_start: whether the run has really started.  With a
  * command, waits for its exec (lp_workload_wait_exec: it may cost the new
  * program one preemption, so a counting run leaves this out) and returns
- * -errno, with err set, when it failed: the command is reaped, nothing of
+ * -errno, with the message in lp_last_error(), when it failed: the command is reaped, nothing of
  * it ran.  0 once it runs, and at once for -p and -a. */
-int lp_live_confirm(struct lp_live *lv, char *err, size_t errsz);
+int lp_live_confirm(struct lp_live *lv);
 
 /* The next record in time order.  Returns 1 with *rec (borrowed until the
  * next call) and *event (index into the events, or -1 when the record names

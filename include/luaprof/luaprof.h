@@ -4,11 +4,11 @@
  *
  * The core is plain C: it opens perf events, drains ring buffers, decodes
  * records, tracks processes and resolves symbols.  It never prints and never
- * exits; every diagnostic goes through lp_log(), whose sink the program
- * chooses with lp_log_set_hook().
- *
- * Error convention (everywhere in core/): int-returning functions return 0 or
- * a negative errno; pointer constructors return NULL and set errno.
+ * exits.  Errors have one channel (err.h): int-returning functions return 0
+ * or a negative errno, pointer constructors NULL with errno set, and where
+ * a person is to read why, the failure site words it with lp_err() for the
+ * caller to read from lp_last_error().  Warnings, which stop nothing, go
+ * through lp_log(), whose sink the program chooses with lp_log_set_hook().
  */
 #ifndef LUAPROF_H
 #define LUAPROF_H
@@ -17,11 +17,11 @@
 
 #define LP_VERSION "0.1.0"
 
-/* The size of a buffer for the one-line messages the core writes into a
- * caller's err.  The values they quote are shown by lp_show (a few dozen
- * bytes each), so a message with its reason and its fix fits many times
- * over; the room left is for what the core lists itself (a PMU's terms, a
- * program's USDT probes). */
+/* The size of the one-line messages the core words (lp_err, err.h).  The
+ * values they quote are shown by lp_show (a few dozen bytes each), so a
+ * message with its reason and its fix fits many times over; the room left
+ * is for what the core lists itself (a PMU's terms, a program's USDT
+ * probes). */
 #define LP_ERRMSG_MAX (3 * 4352 + 512)
 
 enum lp_log_level { LP_ERROR, LP_WARN, LP_INFO, LP_DEBUG };

@@ -75,10 +75,10 @@ struct lp_perfdata;
  * are refused with a message saying so.  A file cut short inside its data
  * section opens (its records up to the cut are read, then
  * lp_perfdata_next() reports the cut); one cut before its data section
- * does not.  On failure returns NULL and, when err is not NULL, writes one
- * line naming the file ("stdin" for "-"), the offset and the problem into
- * err (errsz bytes). */
-struct lp_perfdata *lp_perfdata_open(const char *path, char *err, size_t errsz);
+ * does not.  On failure returns NULL with errno set and one line naming
+ * the file ("stdin" for "-"), the offset and the problem in
+ * lp_last_error() (err.h). */
+struct lp_perfdata *lp_perfdata_open(const char *path);
 
 /* Whether to stop waiting for a stream (a pipe, standard input) that has
  * nothing to read: stop(ctx), asked each time a signal interrupts that
@@ -103,11 +103,13 @@ const struct lp_pd_info *lp_perfdata_info(const struct lp_perfdata *pd);
 
 /* The next record in time order.  Returns 1 and fills *rec (borrowed until
  * the next call) and *ev (the event of a SAMPLE, or of a record carrying an
- * id; NULL when none applies), 0 at the end, or a negative errno with the
- * message available from lp_perfdata_error().  When the input turns bad
- * part-way (a file cut short, a corrupt record), the whole records read
- * before it that were still waiting to be ordered come out first, then the
- * error, which every later call returns again.  Records the reader consumes
+ * id; NULL when none applies), 0 at the end, or a negative errno with its
+ * message, one line "FILE: offset N: problem", in lp_last_error() (err.h;
+ * "" for an error without one: out of memory outside the reader).  When
+ * the input turns bad part-way (a file cut short, a corrupt record), the
+ * whole records read before it that were still waiting to be ordered come
+ * out first, then the error, which every later call returns again, with
+ * its message set again.  Records the reader consumes
  * itself (attrs, features, FINISHED_ROUND, compressed wrappers, ...) are not
  * returned.
  *
@@ -160,9 +162,6 @@ void lp_perfdata_progress(const struct lp_perfdata *pd, uint64_t *done, uint64_t
 
 /* Counters so far; valid until close. */
 const struct lp_pd_stats *lp_perfdata_stats(const struct lp_perfdata *pd);
-
-/* The last error as one line "FILE: offset N: problem", or "" when none. */
-const char *lp_perfdata_error(const struct lp_perfdata *pd);
 
 struct lp_pd_writer;
 
@@ -217,12 +216,15 @@ int lp_pd_writer_add_event(struct lp_pd_writer *w, const struct perf_event_attr 
 			   const char *name, const uint64_t *ids, size_t nr_ids);
 
 /* Sets header facts written at close (strings copied; in pipe mode, at
- * the first record). */
+ * the first record).  Returns 0 or -errno (a failed write of the
+ * writer's before it stays the answer). */
 int lp_pd_writer_set_info(struct lp_pd_writer *w, const struct lp_pd_info *info);
 
 /* Appends one raw record (header.size bytes) to the data section.  Readers
  * sort by time at the end of the file unless the caller also writes perf's
- * FINISHED_ROUND records (type 68, 8 bytes) between rounds. */
+ * FINISHED_ROUND records (type 68, 8 bytes) between rounds.  Returns 0 or
+ * -errno (-EINVAL for a malformed record; a failed write stays the
+ * answer of every later call). */
 int lp_pd_writer_write(struct lp_pd_writer *w, const void *rec);
 
 /* Sets the TRACING_DATA feature (lp_tdata_build's block, copied): the
@@ -230,7 +232,8 @@ int lp_pd_writer_write(struct lp_pd_writer *w, const void *rec);
  * or -errno. */
 int lp_pd_writer_set_tracing_data(struct lp_pd_writer *w, const void *data, size_t len);
 
-/* Adds a build-id entry for an object that got samples (path < 4096 bytes). */
+/* Adds a build-id entry for an object that got samples (path < 4096
+ * bytes).  Returns 0 or -errno (-EINVAL for a longer path). */
 int lp_pd_writer_add_build_id(struct lp_pd_writer *w, const struct lp_pd_build_id *b);
 
 /* Writes the attrs, feature sections and final header, and closes the file

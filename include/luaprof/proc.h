@@ -141,7 +141,7 @@ int lp_procfs_scan(pid_t pid, unsigned flags, lp_scan_fn fn, void *arg);
 int lp_procs_synthesize(struct lp_procs *ps, pid_t pid, bool maps);
 
 /* Visits every thread (order unspecified); stops early when fn returns
- * non-zero and returns that value. */
+ * non-zero and returns that value, else 0.  Fails in no other way. */
 int lp_procs_each(struct lp_procs *ps, int (*fn)(struct lp_thread *t, void *arg), void *arg);
 
 /* Reads the NUL-terminated string at addr in live process pid (procmem.c)

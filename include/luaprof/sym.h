@@ -120,6 +120,7 @@ const struct lp_sym *lp_dso_find(struct lp_dso *d, uint64_t vaddr);
 
 struct lp_dsos;
 
+/* An empty cache (lp_dsos_free), or NULL with errno ENOMEM. */
 struct lp_dsos *lp_dsos_new(void);
 void lp_dsos_free(struct lp_dsos *c);
 

@@ -88,6 +88,7 @@ uint64_t lp_tp_elem(const struct lp_tp_field *f, const uint8_t *p, size_t i);
 /* Formats by tracepoint id (a recording's, or those read from tracefs). */
 struct lp_tp_set;
 
+/* An empty set (lp_tp_set_free), or NULL with errno ENOMEM. */
 struct lp_tp_set *lp_tp_set_new(void);
 /* Adds f, which the set then owns (freed at once on failure).  A second
  * format with an id already there replaces nothing: the first stays.
@@ -115,7 +116,8 @@ int lp_tracefs_read(const char *rel, char **out, size_t *len);
  * such tracepoint, -ENODEV when tracefs is not mounted, -EACCES. */
 int lp_tracefs_id(const char *system, const char *event, uint64_t *id);
 
-/* Reads and parses the format of system:event (see lp_tp_format_parse). */
+/* Reads and parses the format of system:event: 0 and *out (see
+ * lp_tp_format_parse), or its -errno, or lp_tracefs_read's (no message). */
 int lp_tracefs_format(const char *system, const char *event, struct lp_tp_format **out);
 
 /* Calls fn(system, event, arg) for each tracepoint whose system matches

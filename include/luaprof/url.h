@@ -32,15 +32,15 @@ extern const char *const lp_url_part_names[LP_URL_NPARTS];
 /* Takes the absolute URL s apart into *u (to be freed with lp_url_free;
  * left empty on failure).  The host is given as libcurl writes it (an
  * IPv6 address in brackets); the path is "/" when s has none.  0, or
- * -EINVAL with why in err (errsz bytes, one phrase: libcurl's, such as
- * "Malformed input to a URL function"), -ELIBACC when libcurl cannot be
- * opened, -ENOMEM. */
-int lp_url_parse(const char *s, struct lp_url *u, char *err, size_t errsz);
+ * -EINVAL with why in lp_last_error() (err.h; one phrase: libcurl's, such
+ * as "Malformed input to a URL function"), -ELIBACC when libcurl cannot
+ * be opened, -ENOMEM. */
+int lp_url_parse(const char *s, struct lp_url *u);
 
 /* Puts the parts of u (those not NULL) together into a new URL (free()
- * it), libcurl checking each.  NULL with errno EINVAL (and why in err),
- * ELIBACC or ENOMEM. */
-char *lp_url_build(const struct lp_url *u, char *err, size_t errsz);
+ * it), libcurl checking each.  NULL with errno EINVAL (and why in
+ * lp_last_error()), ELIBACC or ENOMEM. */
+char *lp_url_build(const struct lp_url *u);
 
 /* Frees the parts; u is empty after. */
 void lp_url_free(struct lp_url *u);

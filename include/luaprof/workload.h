@@ -33,7 +33,7 @@ int lp_workload_prepare(struct lp_workload *w, char *const argv[]);
 /* The same, and lp_workload_start then returns with the new program
  * stopped right after its exec, before its first instruction (the child
  * asks to be traced: PTRACE_TRACEME), so that the caller can read where it
- * was loaded; lp_workload_resume lets it run. */
+ * was loaded; lp_workload_resume lets it run.  Returns 0 or -errno. */
 int lp_workload_prepare_stopped(struct lp_workload *w, char *const argv[]);
 
 /* Releases the child into exec, and returns at once: waiting for the exec

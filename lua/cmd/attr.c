@@ -15,6 +15,7 @@
 
 #include "list.h"
 #include "lp.h"
+#include "luaprof/err.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/event.h"
 
@@ -101,9 +102,8 @@ static void print_attr(const struct lp_event_spec *e, const struct perf_event_at
 int lp_list_attr(const char *events)
 {
 	struct lp_event_list l = { 0 };
-	char err[LP_ERRMSG_MAX];
-	if (lp_event_list_add(&l, events, err, sizeof err)) {
-		fprintf(stderr, "luaprof: %s\n", err);
+	if (lp_event_list_add(&l, events)) {
+		fprintf(stderr, "luaprof: %s\n", lp_last_error());
 		lp_event_list_free(&l);         /* its events are as before, its array may not be */
 		return LP_EXIT_FAILURE;
 	}

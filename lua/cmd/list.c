@@ -23,6 +23,7 @@
 
 #include "list.h"
 #include "lp.h"
+#include "luaprof/err.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/event.h"
 #include "luaprof/trace.h"
@@ -250,9 +251,8 @@ static void print_fields(const struct lp_tp_format *f)
 static int list_fields(const char *name)
 {
 	struct lp_event_list l = { 0 };
-	char err[LP_ERRMSG_MAX];
-	if (lp_event_list_add(&l, name, err, sizeof err)) {
-		fprintf(stderr, "luaprof: %s\n", err);
+	if (lp_event_list_add(&l, name)) {
+		fprintf(stderr, "luaprof: %s\n", lp_last_error());
 		lp_event_list_free(&l);         /* its events are as before, its array may not be */
 		return LP_EXIT_FAILURE;
 	}

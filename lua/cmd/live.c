@@ -27,6 +27,7 @@
 #include "cli.h"
 #include "lp.h"
 #include "lpaux.h"
+#include "luaprof/err.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/live.h"
 #include "luaprof/probe.h"
@@ -408,7 +409,6 @@ static bool watches_symbols(const struct lp_cli *cli)
  * find).  0 or -1 after a message. */
 static int resolve_watches(struct lp_cli *cli, char *exe, size_t size)
 {
-	char err[LP_ERRMSG_MAX];
 	pid_t pid = -1;
 	*exe = '\0';
 	if (!watches_symbols(cli))
@@ -436,8 +436,8 @@ static int resolve_watches(struct lp_cli *cli, char *exe, size_t size)
 			"command (-- CMD) or -p PID, or watch an address (mem:0xADDRESS)\n");
 		return -1;
 	}
-	if (lp_event_list_resolve(&cli->events, exe, pid, err, sizeof err)) {
-		fprintf(stderr, "luaprof: %s\n", err);
+	if (lp_event_list_resolve(&cli->events, exe, pid)) {
+		fprintf(stderr, "luaprof: %s\n", lp_last_error());
 		return -1;
 	}
 	return 0;
@@ -494,7 +494,6 @@ struct live_run {
 	bool looped;                    /* live_loop ran: the run is to be ended */
 	bool started;                   /* the events and the command were started */
 	uint64_t t0, t1;                /* the loop's start and end (CLOCK_MONOTONIC) */
-	char err[LP_ERRMSG_MAX];
 	char exe[PATH_MAX];             /* the program mem:VARIABLE watches */
 };
 
@@ -553,8 +552,8 @@ static int live_open(struct live_run *lr)
 		.duration_ns = cli->duration_ns, .exe = *lr->exe ? lr->exe : NULL,
 		.queue_bytes = (size_t)cli->queue_bytes,
 	};
-	if (!(lr->lv = lp_live_open(&o, &lr->fb, lr->err, sizeof lr->err))) {
-		fprintf(stderr, "luaprof: %s\n", lr->err);
+	if (!(lr->lv = lp_live_open(&o, &lr->fb))) {
+		fprintf(stderr, "luaprof: %s\n", lp_last_error());
 		return -1;
 	}
 	notices(cli, lr->fb);
@@ -598,17 +597,15 @@ static int live_go(struct live_run *lr)
 	sigset_t held;
 	bool early = lp_cmd_signals_live(lr->lv, &held);
 	int rc = run->failed ? -1 : setup_counts(run, lr->lv, cli) ? 1 :
-		 early ? 0 : lp_live_start(lr->lv, lr->err, sizeof lr->err);
+		 early ? 0 : lp_live_start(lr->lv);
 	lr->started = !early && rc == 0;
 	lp_cmd_signals_release(&held);
 	/* the recording's place waits for the exec; a counting run, which
 	 * keeps none, does not wait (see lp_live_confirm) */
 	if (lr->started && lr->recording)
-		rc = lp_live_confirm(lr->lv, lr->err, sizeof lr->err);
-	if (rc == 1)
-		snprintf(lr->err, sizeof lr->err, "out of memory");
-	if (rc > 0 || (rc < 0 && !run->failed))
-		fprintf(stderr, "luaprof: %s\n", lr->err);
+		rc = lp_live_confirm(lr->lv);
+	if (rc > 0 || (rc < 0 && !run->failed))   /* 1: setup_counts ran out of memory */
+		fprintf(stderr, "luaprof: %s\n", rc > 0 ? "out of memory" : lp_last_error());
 	if (rc || !lr->started) {
 		lr->started = false;
 		return rc ? -1 : 0;

@@ -23,6 +23,7 @@
 #include "lp.h"
 #include "lpaux.h"
 #include "run.h"
+#include "luaprof/err.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/perfdata.h"
 #include "replay.h"
@@ -53,6 +54,7 @@ struct replay_src {
 	uint64_t first_time, last_time;
 	const struct lp_pd_event *last_ev;      /* event_index's last answer */
 	int last_idx;
+	char *error;            /* the reader's error message ("" for none), once it failed */
 };
 
 static int event_index(struct replay_src *rs, const struct lp_pd_event *ev)
@@ -141,6 +143,8 @@ static int replay_next(void *ctx, const struct lp_record **recp, int *event)
 	if (rs->stopped || ((*rs->interrupted || lp_deadline_passed()) && !rs->input_ended))
 		return 0;
 	int rc = lp_perfdata_next_ref(rs->pd, recp, &ev);
+	if (rc < 0 && !rs->error)       /* kept for the line after the loop */
+		rs->error = strdup(lp_last_error());
 	const struct lp_record *rec = *recp;
 	if (rc > 0 && lp_perfdata_info(rs->pd)->nr_build_ids != rs->nr_bids_given &&
 	    give_build_ids(rs))
@@ -355,22 +359,21 @@ static int check_handlers(struct lp_run *run, struct lp_perfdata *pd)
 
 static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 {
-	char err[LP_ERRMSG_MAX] = "";
 	struct replay_src rs = { .resolver = run->resolver, .samples = &run->loop->stats.samples,
 				 .interrupted = &run->loop->interrupted };
 	lp_perfdata_set_stop(input_stop, &rs);  /* until lp_replay returns */
 	/* a named pipe is waited on until a writer comes, or a signal that
 	 * ends the run (another one, say SIGCHLD, has it waited on again),
 	 * or the end of -d */
-	while (!(rs.pd = lp_perfdata_open(file, err, sizeof err)) && errno == EINTR &&
+	while (!(rs.pd = lp_perfdata_open(file)) && errno == EINTR &&
 	       !run->loop->interrupted && !lp_deadline_passed())
 		;
 	if (!rs.pd && run->loop->interrupted)
 		return 128 + (run->loop->end_signal = run->loop->interrupted);
 	if (!rs.pd && errno == EINTR)
-		return no_writer(run, file, duration_ns, err);
+		return no_writer(run, file, duration_ns, lp_last_error());
 	if (!rs.pd) {
-		fprintf(stderr, "luaprof: %s\n", *err ? err : LP_SHOW(file));
+		fprintf(stderr, "luaprof: %s\n", *lp_last_error() ? lp_last_error() : LP_SHOW(file));
 		return LP_EXIT_FAILURE;
 	}
 	rs.prog.tty = isatty(STDERR_FILENO);
@@ -399,13 +402,15 @@ static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 	if (!rc)
 		rc = lp_run_loop(run, &src);
 	progress_end(&rs);
+	const char *why = rs.error ? rs.error : "";
 	if (rc < 0 && !run->failed)
 		fprintf(stderr, "luaprof: %s (on_end sees the %llu samples read before it)\n",
-			rc == -ENOMEM && !*lp_perfdata_error(rs.pd) ? "out of memory" :
-			lp_perfdata_error(rs.pd), (unsigned long long)run->loop->stats.samples);
+			rc == -ENOMEM && !*why ? "out of memory" : why,
+			(unsigned long long)run->loop->stats.samples);
 	if (!run->failed || run->loop->hook_error)
 		lp_run_end(run, rs.last_time - rs.first_time, -1);
 	lp_perfdata_close(rs.pd);
+	free(rs.error);
 	if (rc || run->failed)
 		return LP_EXIT_FAILURE;
 	run->loop->end_signal = run->loop->interrupted;

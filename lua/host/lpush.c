@@ -45,6 +45,7 @@
 #include "lclass.h"
 #include "linit.h"
 #include "lp.h"
+#include "luaprof/err.h"
 #include "luaprof/push.h"
 #include "luaprof/url.h"
 
@@ -70,13 +71,13 @@ static int l_post(lua_State *L)
 	luaL_argcheck(L, !strncmp(url, "http://", 7) || !strncmp(url, "https://", 8), 2,
 		      "an http:// or https:// URL");
 	struct lp_url u;
-	char why[256];
-	int bad = lp_url_parse(url, &u, why, sizeof why);
+	int bad = lp_url_parse(url, &u);
 	lp_url_free(&u);
 	if (bad == -ENOMEM)
 		return lp_nomem(L);
 	if (bad)
-		return luaL_argerror(L, 2, lua_pushfstring(L, "a URL libcurl takes (%s)", why));
+		return luaL_argerror(L, 2, lua_pushfstring(L, "a URL libcurl takes (%s)",
+								   lp_last_error()));
 	int rc = lp_push_post(p, url, ct, body, len);
 	if (rc == -ENOMEM)
 		return lp_nomem(L);

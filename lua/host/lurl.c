@@ -29,6 +29,7 @@
 
 #include "lclass.h"
 #include "linit.h"
+#include "luaprof/err.h"
 #include "luaprof/url.h"
 
 static int no_curl(lua_State *L)
@@ -41,15 +42,14 @@ static int l_parse(lua_State *L)
 {
 	const char *s = luaL_checkstring(L, 1);
 	struct lp_url u;
-	char err[256];
-	int rc = lp_url_parse(s, &u, err, sizeof err);
+	int rc = lp_url_parse(s, &u);
 	if (rc == -ELIBACC)
 		return no_curl(L);
 	if (rc == -ENOMEM)
 		return lp_nomem(L);
 	if (rc) {
 		lua_pushnil(L);
-		lua_pushstring(L, err);
+		lua_pushstring(L, lp_last_error());
 		return 2;
 	}
 	lua_createtable(L, 0, LP_URL_NPARTS);
@@ -80,14 +80,13 @@ static int l_build(lua_State *L)
 	luaL_checktype(L, 1, LUA_TTABLE);
 	lua_settop(L, 1);
 	struct lp_url u;
-	char err[256];
 	get_parts(L, &u);
-	char *s = lp_url_build(&u, err, sizeof err);
+	char *s = lp_url_build(&u);
 	if (!s && errno == ELIBACC)
 		return no_curl(L);
 	if (!s)
 		return errno == ENOMEM ? lp_nomem(L) :
-		       lp_argerror(L, 1, "%s", err);
+		       lp_argerror(L, 1, "%s", lp_last_error());
 	lua_pushstring(L, s);
 	free(s);
 	return 1;

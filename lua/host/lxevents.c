@@ -33,6 +33,7 @@
 
 #include "lp.h"
 #include "settings.h"
+#include "luaprof/err.h"
 #include "luaprof/event.h"
 #include "luaprof/luaprof.h"
 #include "luaprof/probe.h"
@@ -139,11 +140,10 @@ static int l_describe(lua_State *L)
 	const char *ev = luaL_checkstring(L, 1);
 	bool fields = lua_toboolean(L, 2);
 	struct lp_event_list l = { 0 };
-	char err[LP_ERRMSG_MAX];
-	if (lp_event_list_add(&l, ev, err, sizeof err)) {
+	if (lp_event_list_add(&l, ev)) {
 		lp_event_list_free(&l);
 		lua_pushnil(L);
-		lua_pushstring(L, err);
+		lua_pushstring(L, lp_last_error());
 		return 2;
 	}
 	lua_createtable(L, (int)l.n, 0);

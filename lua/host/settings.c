@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "settings.h"
+#include "luaprof/err.h"
 #include "luaprof/luaprof.h"
 
 int lp_settings_u64(const char *s, uint64_t *out)
@@ -44,8 +45,10 @@ int lp_cli_call_graph(struct lp_sampling *s, const char *mode, char *err, size_t
 int lp_cli_add_events(struct lp_cli *cli, const char *list, char *err, size_t size)
 {
 	size_t first = cli->events.n;
-	if (lp_event_list_add(&cli->events, list, err, size))
+	if (lp_event_list_add(&cli->events, list)) {
+		snprintf(err, size, "%s", lp_last_error());
 		return -1;
+	}
 	cli->last_e = first;
 	cli->user_events = true;
 	return 0;

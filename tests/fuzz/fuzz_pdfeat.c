@@ -187,10 +187,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else
 		seekable(&o, feats);
 	static int fd = -1;
-	char path[64], err[256];
+	char path[64];
 	memfile(&fd, o.b, o.len, path, sizeof path);
 	free(o.b);
-	struct lp_perfdata *pd = lp_perfdata_open(path, err, sizeof err);
+	struct lp_perfdata *pd = lp_perfdata_open(path);
 	if (pd) {
 		struct lp_record rec;
 		const struct lp_pd_event *ev;

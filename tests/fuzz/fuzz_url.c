@@ -55,8 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = lp_url_shown(s, big, sizeof big);
 	check_shown(s, big, n, sizeof big);
 	struct lp_url u, again;
-	char err[256];
-	bool parsed = !lp_url_parse(s, &u, err, sizeof err);
+	bool parsed = !lp_url_parse(s, &u);
 	const char *auth = strstr(big, "://");
 	auth = auth ? auth + 3 : big;
 	const char *at = strchr(auth, '@');
@@ -66,11 +65,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (parsed) {
 		if (u.part[LP_URL_QUERY] && *u.part[LP_URL_QUERY] && strchr(big, '?'))
 			abort();                /* the query shown */
-		char *b = lp_url_build(&u, err, sizeof err);
-		if (b && !lp_url_parse(b, &again, err, sizeof err)) {
-			char *b2 = lp_url_build(&again, err, sizeof err);
+		char *b = lp_url_build(&u);
+		if (b && !lp_url_parse(b, &again)) {
+			char *b2 = lp_url_build(&again);
 			struct lp_url third;
-			if (b2 && !lp_url_parse(b2, &third, err, sizeof err)) {
+			if (b2 && !lp_url_parse(b2, &third)) {
 				same(&again, &third);   /* put together, taken apart: the same */
 				lp_url_free(&third);
 			}

@@ -131,8 +131,7 @@ static void name_sample(struct lp_procs *ps, struct lp_resolver *r, const struct
 /* Reads the recording at path as lua/cmd/replay.c does. */
 static void replay(const char *path)
 {
-	char err[256];
-	struct lp_perfdata *pd = lp_perfdata_open(path, err, sizeof err);
+	struct lp_perfdata *pd = lp_perfdata_open(path);
 	if (!pd)
 		return;
 	struct lp_procs *ps = lp_procs_new();

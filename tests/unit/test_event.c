@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <time.h>
 
+#include "luaprof/err.h"
 #include "luaprof/event.h"
 #include "luaprof/record.h"
 #include "luaprof/trace.h"
@@ -161,11 +162,10 @@ static void tracepoint_attr(void)
 {
 	struct lp_event_list l = { 0 };
 	struct perf_event_attr a;
-	char err[512];
 	uint64_t id = 0;
 	if (!have_tracefs())
 		TEST_SKIP("tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
-	TEST_EQ(lp_event_list_add(&l, "sched:sched_switch", err, sizeof err), 0);
+	TEST_EQ(lp_event_list_add(&l, "sched:sched_switch"), 0);
 	TEST_EQ(lp_tracefs_id("sched", "sched_switch", &id), 0);
 	TEST_EQ(l.n, 1);
 	TEST_STREQ(l.v[0].name, "sched:sched_switch");
@@ -198,14 +198,13 @@ static int count_tp(const char *system, const char *event, void *arg)
 static void lists_and_globs(void)
 {
 	struct lp_event_list l = { 0 };
-	char err[512];
 	size_t n = 0;
 	if (!have_tracefs())
 		TEST_SKIP("tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
-	TEST_EQ(lp_event_list_add(&l, "cpu-clock,sched:sched_switch,cs:u", err, sizeof err), 0);
+	TEST_EQ(lp_event_list_add(&l, "cpu-clock,sched:sched_switch,cs:u"), 0);
 	TEST_EQ(l.n, 3);
 	TEST_STREQ(l.v[2].name, "context-switches:u");
-	TEST_EQ(lp_event_list_add(&l, "syscalls:sys_enter_getp*", err, sizeof err), 0);
+	TEST_EQ(lp_event_list_add(&l, "syscalls:sys_enter_getp*"), 0);
 	TEST_EQ(lp_tracefs_each("syscalls", "sys_enter_getp*", count_tp, &n), 0);
 	TEST_EQ(l.n, 3 + n);
 	for (size_t i = 4; i < l.n; i++)     /* in name order */
@@ -245,15 +244,14 @@ static void list_errors(void)
 		{ "mem:0x1000:rx", "bad watchpoint" },
 	};
 	struct lp_event_list l = { 0 };
-	char err[512];
 	if (!have_tracefs())
 		TEST_SKIP("tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
-	TEST_EQ(lp_event_list_add(&l, "cpu-clock", err, sizeof err), 0);
+	TEST_EQ(lp_event_list_add(&l, "cpu-clock"), 0);
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-		*err = '\0';
-		TEST_TRUE(lp_event_list_add(&l, bad[i].str, err, sizeof err) < 0);
-		if (!strstr(err, bad[i].msg))
-			TEST_FAIL_("'%s': error \"%s\" lacks \"%s\"", bad[i].str, err, bad[i].msg);
+		lp_err_clear();
+		TEST_TRUE(lp_event_list_add(&l, bad[i].str) < 0);
+		if (!strstr(lp_last_error(), bad[i].msg))
+			TEST_FAIL_("'%s': error \"%s\" lacks \"%s\"", bad[i].str, lp_last_error(), bad[i].msg);
 		TEST_EQ(l.n, 1);
 	}
 	lp_event_list_free(&l);
@@ -264,11 +262,10 @@ static void filters(void)
 {
 	struct lp_event_list l = { 0 };
 	struct lp_sampling s = { .inherit = false };
-	char err[512];
 	unsigned fb = 0;
 	if (!have_tracefs() || geteuid())
 		TEST_SKIP("needs root and tracefs (mount -t tracefs nodev /sys/kernel/tracing)");
-	TEST_EQ(lp_event_list_add(&l, "sched:sched_switch", err, sizeof err), 0);
+	TEST_EQ(lp_event_list_add(&l, "sched:sched_switch"), 0);
 	int fd = lp_event_open(&l.v[0], &s, 0, -1, &fb);
 	TEST_TRUE(fd >= 0);
 	TEST_EQ(lp_event_set_filter(fd, &l.v[0]), 0);   /* none: nothing to do */

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 
+#include "luaprof/err.h"
 #include "luaprof/perfdata.h"
 #include "test.h"
 
@@ -262,10 +263,22 @@ static bool side_band_row(const struct lp_record *rec, struct row *r)
 	return true;
 }
 
+/* lp_perfdata_open, with its message copied into err when it fails. */
+static struct lp_perfdata *open_pd(const char *path, char *err, size_t errsz)
+{
+	struct lp_perfdata *pd = lp_perfdata_open(path);
+	int e = errno;
+
+	if (!pd)
+		snprintf(err, errsz, "%s", lp_last_error());
+	errno = e;
+	return pd;
+}
+
 /* Our samples; returns lp_perfdata_next's final value (0 or -errno). */
 static int our_rows(const char *file, struct rows *out, char *err, size_t errsz)
 {
-	struct lp_perfdata *pd = lp_perfdata_open(file, err, errsz);
+	struct lp_perfdata *pd = open_pd(file, err, errsz);
 	struct lp_record rec;
 	const struct lp_pd_event *ev;
 	int n;
@@ -287,7 +300,7 @@ static int our_rows(const char *file, struct rows *out, char *err, size_t errsz)
 		rows_push(out, &r);
 	}
 	if (n < 0)
-		snprintf(err, errsz, "%s", lp_perfdata_error(pd));
+		snprintf(err, errsz, "%s", lp_last_error());
 	lp_perfdata_close(pd);
 	return n;
 }
@@ -521,7 +534,7 @@ static char *perf_output(const char *cmd)
 static void header_facts_equal_perf(const char *file)
 {
 	char err[512];
-	struct lp_perfdata *pd = lp_perfdata_open(file, err, sizeof err);
+	struct lp_perfdata *pd = open_pd(file, err, sizeof err);
 	struct lp_record rec;
 	const struct lp_pd_event *ev;
 	char *perf, cmd[4600];
@@ -561,7 +574,7 @@ static void corpus_header_facts(void)
 static char *our_build_ids(const char *file)
 {
 	char err[512], line[4200], *out = calloc(1, 1 << 20);
-	struct lp_perfdata *pd = lp_perfdata_open(file, err, sizeof err);
+	struct lp_perfdata *pd = open_pd(file, err, sizeof err);
 	const struct lp_pd_info *in;
 
 	if (!pd || !out)
@@ -686,10 +699,10 @@ static unsigned ahead_every = 1;
 static int read_all(const char *path, size_t *nrec)
 {
 	char err[512] = "", err2[512] = "";
-	struct lp_perfdata *pd = lp_perfdata_open(path, err, sizeof err);
+	struct lp_perfdata *pd = open_pd(path, err, sizeof err);
 	static unsigned calls;
 	bool compare = calls++ % ahead_every == 0;
-	struct lp_perfdata *ahead = compare ? lp_perfdata_open(path, err2, sizeof err2) : NULL;
+	struct lp_perfdata *ahead = compare ? open_pd(path, err2, sizeof err2) : NULL;
 	struct lp_record rec, rec2;
 	const struct lp_pd_event *ev, *ev2;
 	int n, n2, rc;
@@ -703,7 +716,7 @@ static int read_all(const char *path, size_t *nrec)
 		while ((n = lp_perfdata_next(pd, &rec, &ev)) > 0)
 			(*nrec)++;
 		if (n < 0) {
-			TEST_TRUE(strstr(lp_perfdata_error(pd), "offset") != NULL);
+			TEST_TRUE(strstr(lp_last_error(), "offset") != NULL);
 			TEST_EQ(lp_perfdata_next(pd, &rec, &ev), n);  /* sticky */
 		}
 		lp_perfdata_close(pd);
@@ -721,7 +734,11 @@ static int read_all(const char *path, size_t *nrec)
 	TEST_TRUE(rc == 0 || rc == -ESPIPE);
 	for (;;) {
 		n = lp_perfdata_next(pd, &rec, &ev);
+		if (n < 0)
+			snprintf(err, sizeof err, "%s", lp_last_error());
 		n2 = lp_perfdata_next(ahead, &rec2, &ev2);
+		if (n2 < 0)
+			snprintf(err2, sizeof err2, "%s", lp_last_error());
 		TEST_EQ(n, n2);
 		if (n <= 0 || n2 <= 0)
 			break;
@@ -733,9 +750,9 @@ static int read_all(const char *path, size_t *nrec)
 		if (ev && ev2)
 			TEST_STREQ(ev->name, ev2->name);
 	}
-	TEST_STREQ(lp_perfdata_error(pd), lp_perfdata_error(ahead));
+	TEST_STREQ(err, err2);
 	if (n < 0) {
-		TEST_TRUE(strstr(lp_perfdata_error(pd), "offset") != NULL);
+		TEST_TRUE(strstr(err, "offset") != NULL);
 		TEST_EQ(lp_perfdata_next(pd, &rec, &ev), n);  /* sticky */
 		TEST_EQ(lp_perfdata_next(ahead, &rec2, &ev2), n);
 	}
@@ -878,22 +895,22 @@ static void bad_magic_and_header(void)
 
 	memcpy(h, "2ELIFREP", 8);
 	write_file(t, h, sizeof h);
-	TEST_TRUE(!lp_perfdata_open(t, err, sizeof err) && strstr(err, "byte order"));
+	TEST_TRUE(!open_pd(t, err, sizeof err) && strstr(err, "byte order"));
 	memcpy(h, "PERFFILE", 8);
 	write_file(t, h, sizeof h);
-	TEST_TRUE(!lp_perfdata_open(t, err, sizeof err) && strstr(err, "version 1"));
+	TEST_TRUE(!open_pd(t, err, sizeof err) && strstr(err, "version 1"));
 	memcpy(h, "ELF\x7f\0\0\0\0", 8);
 	write_file(t, h, sizeof h);
-	TEST_TRUE(!lp_perfdata_open(t, err, sizeof err) && strstr(err, "bad magic"));
+	TEST_TRUE(!open_pd(t, err, sizeof err) && strstr(err, "bad magic"));
 	memcpy(h, "PERFILE2", 8);
 	size = 99;
 	memcpy(h + 8, &size, 8);
 	write_file(t, h, sizeof h);
-	TEST_TRUE(!lp_perfdata_open(t, err, sizeof err) && strstr(err, "header size"));
+	TEST_TRUE(!open_pd(t, err, sizeof err) && strstr(err, "header size"));
 	write_file(t, h, 0);
-	TEST_TRUE(!lp_perfdata_open(t, err, sizeof err) && strstr(err, "empty"));
-	TEST_TRUE(!lp_perfdata_open(tmp("missing"), err, sizeof err) && strstr(err, "cannot open"));
-	TEST_TRUE(!lp_perfdata_open(tmpdir, err, sizeof err) && strstr(err, "directory"));
+	TEST_TRUE(!open_pd(t, err, sizeof err) && strstr(err, "empty"));
+	TEST_TRUE(!open_pd(tmp("missing"), err, sizeof err) && strstr(err, "cannot open"));
+	TEST_TRUE(!open_pd(tmpdir, err, sizeof err) && strstr(err, "directory"));
 	tmp_cleanup();
 }
 
@@ -1075,22 +1092,23 @@ static void synthetic_order_matches_perf(void)
 static size_t read_times(const char *path, bool unordered, uint64_t (*out)[2], size_t max)
 {
 	char err[512];
-	struct lp_perfdata *pd = lp_perfdata_open(path, err, sizeof err);
+	struct lp_perfdata *pd = open_pd(path, err, sizeof err);
 	struct lp_record rec;
 	const struct lp_pd_event *ev;
 	size_t n = 0;
+	int r;
 
 	TEST_TRUE(pd != NULL);
 	if (!pd)
 		return 0;
 	if (unordered)
 		TEST_EQ(lp_perfdata_unordered(pd), 0);
-	while (lp_perfdata_next(pd, &rec, &ev) > 0 && n < max) {
+	while ((r = lp_perfdata_next(pd, &rec, &ev)) > 0 && n < max) {
 		out[n][0] = rec.type;
 		out[n++][1] = rec.has_sid ? rec.sid.time : 0;
 	}
 	TEST_EQ(lp_perfdata_unordered(pd), -EALREADY);        /* only before the first */
-	TEST_EQ(lp_perfdata_error(pd)[0], '\0');
+	TEST_TRUE(r >= 0);                                      /* no error */
 	lp_perfdata_close(pd);
 	return n;
 }
@@ -1161,7 +1179,7 @@ static void unknown_ids_are_skipped(void)
 	put_sample(&b, 77, 200, 1);     /* no such id */
 	put_sample(&b, 1, 300, 1);
 	write_file(tmp("unknown.data"), b.p, b.n);
-	pd = lp_perfdata_open(tmp("unknown.data"), err, sizeof err);
+	pd = open_pd(tmp("unknown.data"), err, sizeof err);
 	TEST_TRUE(pd != NULL);
 	if (!pd)
 		return;
@@ -1185,7 +1203,7 @@ static void unknown_ids_are_skipped(void)
 /* Samples delivered from path, and the final lp_perfdata_next value. */
 static int count_samples(const char *path, size_t *nsamples, char *err, size_t errsz)
 {
-	struct lp_perfdata *pd = lp_perfdata_open(path, err, errsz);
+	struct lp_perfdata *pd = open_pd(path, err, errsz);
 	struct lp_record rec;
 	const struct lp_pd_event *ev;
 	int n;
@@ -1195,7 +1213,7 @@ static int count_samples(const char *path, size_t *nsamples, char *err, size_t e
 		return -1;
 	while ((n = lp_perfdata_next(pd, &rec, &ev)) > 0)
 		*nsamples += rec.type == PERF_RECORD_SAMPLE;
-	snprintf(err, errsz, "%s", lp_perfdata_error(pd));
+	snprintf(err, errsz, "%s", n < 0 ? lp_last_error() : "");
 	lp_perfdata_close(pd);
 	return n;
 }
@@ -1352,7 +1370,7 @@ static void pipe_header_facts(void)
 		note("  skip: no corpus\n");
 		return;
 	}
-	pd = lp_perfdata_open(cpath("perf.data.piped.header_features-4.16"), err, sizeof err);
+	pd = open_pd(cpath("perf.data.piped.header_features-4.16"), err, sizeof err);
 	TEST_TRUE(pd != NULL);
 	if (!pd)
 		return;
@@ -1411,7 +1429,7 @@ static void compressed_recordings_match_perf(void)
 static void copy_through_writer(const char *src, const char *dst)
 {
 	char err[512];
-	struct lp_perfdata *pd = lp_perfdata_open(src, err, sizeof err);
+	struct lp_perfdata *pd = open_pd(src, err, sizeof err);
 	struct lp_pd_writer *w = lp_pd_writer_open(dst);
 	struct lp_record rec;
 	const struct lp_pd_event *ev;
@@ -1437,8 +1455,8 @@ static void copy_through_writer(const char *src, const char *dst)
 static void same_records(const char *a, const char *b)
 {
 	char err[512];
-	struct lp_perfdata *pa = lp_perfdata_open(a, err, sizeof err);
-	struct lp_perfdata *pb = lp_perfdata_open(b, err, sizeof err);
+	struct lp_perfdata *pa = open_pd(a, err, sizeof err);
+	struct lp_perfdata *pb = open_pd(b, err, sizeof err);
 	struct lp_record ra, rb;
 	const struct lp_pd_event *ea, *eb;
 	int na, nb;
@@ -1528,7 +1546,7 @@ static void writer_defaults_and_backup(void)
 	}
 	snprintf(old, sizeof old, "%s.old", dst);
 	TEST_EQ(stat(old, &st), 0);             /* the first file was kept as .old */
-	pd = lp_perfdata_open(dst, err, sizeof err);
+	pd = open_pd(dst, err, sizeof err);
 	TEST_TRUE(pd != NULL);
 	if (pd) {
 		TEST_TRUE(lp_perfdata_info(pd)->hostname && lp_perfdata_info(pd)->hostname[0]);

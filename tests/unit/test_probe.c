@@ -19,15 +19,15 @@
 #include <linux/hw_breakpoint.h>
 
 #include "test.h"
+#include "luaprof/err.h"
 #include "luaprof/event.h"
 #include "luaprof/probe.h"
 
 static int parse(const char *str, struct lp_event_list *l)
 {
-	char err[512];
-	int rc = lp_event_list_add(l, str, err, sizeof err);
+	int rc = lp_event_list_add(l, str);
 	if (rc)
-		fprintf(stderr, "  %s: %s\n", str, err);
+		fprintf(stderr, "  %s: %s\n", str, lp_last_error());
 	return rc;
 }
 
@@ -75,7 +75,6 @@ static void pmu_events(void)
 	char dir[] = "/tmp/lp-pmu-XXXXXX";
 	struct lp_event_list l = { 0 };
 	struct perf_event_attr a;
-	char err[512];
 	TEST_TRUE(mkdtemp(dir) != NULL);
 	fake_pmus(dir);
 	lp_pmu_set_root(dir);
@@ -92,10 +91,10 @@ static void pmu_events(void)
 	TEST_EQ_U64(a.config, 1);
 	TEST_EQ_U64(a.config1, 3);
 	TEST_TRUE(!a.freq && a.sample_period == 1000);
-	TEST_TRUE(lp_event_list_add(&l, "cpu/event=0x100/", err, sizeof err) < 0);
-	TEST_TRUE(strstr(err, "a value too large for term 'event'") != NULL);
-	TEST_TRUE(lp_event_list_add(&l, "cpu/frob=1/", err, sizeof err) < 0);
-	TEST_TRUE(strstr(err, "unknown term 'frob'") && strstr(err, "umask"));
+	TEST_TRUE(lp_event_list_add(&l, "cpu/event=0x100/") < 0);
+	TEST_TRUE(strstr(lp_last_error(), "a value too large for term 'event'") != NULL);
+	TEST_TRUE(lp_event_list_add(&l, "cpu/frob=1/") < 0);
+	TEST_TRUE(strstr(lp_last_error(), "unknown term 'frob'") && strstr(lp_last_error(), "umask"));
 	/* a kprobe PMU: the function's name is the string config1 points at */
 	TEST_EQ(parse("kprobe:do_sys_openat2+4,kretprobe:vfs_read", &l), 0);
 	lp_event_attr(&l.v[3], &freq4k, &a);
@@ -116,11 +115,11 @@ static void pmu_events(void)
 static void no_kprobe_pmu(void)
 {
 	struct lp_event_list l = { 0 };
-	char err[512], dir[] = "/tmp/lp-pmu-XXXXXX";
+	char dir[] = "/tmp/lp-pmu-XXXXXX";
 	TEST_TRUE(mkdtemp(dir) != NULL);
 	lp_pmu_set_root(dir);
-	TEST_EQ(lp_event_list_add(&l, "kprobe:vfs_read", err, sizeof err), -ENOENT);
-	TEST_TRUE(strstr(err, "this kernel has no kprobe PMU") != NULL);
+	TEST_EQ(lp_event_list_add(&l, "kprobe:vfs_read"), -ENOENT);
+	TEST_TRUE(strstr(lp_last_error(), "this kernel has no kprobe PMU") != NULL);
 	lp_pmu_set_root(NULL);
 	rmdir(dir);
 	lp_event_list_free(&l);
@@ -268,7 +267,7 @@ static bool watchpoints_fire(char *why, size_t size)
  * exe. */
 static void open_self(bool uprobes, struct lp_event_list *l, char *exe, int *fds)
 {
-	char ev[3 * PATH_MAX], err[512];
+	char ev[3 * PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, PATH_MAX - 1);
 	struct lp_sampling count = { .count_only = true };
 	unsigned fb = 0;
@@ -280,7 +279,7 @@ static void open_self(bool uprobes, struct lp_event_list *l, char *exe, int *fds
 	else
 		snprintf(ev, sizeof ev, "mem:probe_watched:w");
 	TEST_EQ(parse(ev, l), 0);
-	TEST_EQ(lp_event_list_resolve(l, exe, getpid(), err, sizeof err), 0);
+	TEST_EQ(lp_event_list_resolve(l, exe, getpid()), 0);
 	for (size_t i = 0; i < l->n; i++) {
 		fds[i] = lp_event_open(&l->v[i], &count, 0, -1, &fb);
 		TEST_TRUE(fds[i] >= 0);
@@ -336,23 +335,22 @@ static void probe_errors(void)
 		{ "usdt:/proc/self/exe:n", "a USDT probe is usdt:PATH:PROVIDER:NAME" },
 		{ "uprobe:/etc/passwd:f", "is not an ELF file" },
 	};
-	char err[512];
 	struct lp_event_list l = { 0 };
 	if (access("/sys/bus/event_source/devices/uprobe/type", R_OK))
 		TEST_SKIP("no uprobe PMU (/sys/bus/event_source/devices/uprobe)");
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-		*err = '\0';
-		TEST_TRUE(lp_event_list_add(&l, bad[i].str, err, sizeof err) < 0);
-		if (!strstr(err, bad[i].msg))
-			TEST_FAIL_("'%s': error \"%s\" lacks \"%s\"", bad[i].str, err, bad[i].msg);
+		lp_err_clear();
+		TEST_TRUE(lp_event_list_add(&l, bad[i].str) < 0);
+		if (!strstr(lp_last_error(), bad[i].msg))
+			TEST_FAIL_("'%s': error \"%s\" lacks \"%s\"", bad[i].str, lp_last_error(), bad[i].msg);
 		TEST_EQ(l.n, 0);
 	}
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	exe[n > 0 ? n : 0] = '\0';
 	TEST_EQ(parse("mem:main:w,mem:nope", &l), 0);   /* found only at resolving */
-	TEST_EQ(lp_event_list_resolve(&l, exe, 0, err, sizeof err), -EINVAL);
-	TEST_TRUE(strstr(err, "'main' in") && strstr(err, "is a function, not a variable"));
+	TEST_EQ(lp_event_list_resolve(&l, exe, 0), -EINVAL);
+	TEST_TRUE(strstr(lp_last_error(), "'main' in") && strstr(lp_last_error(), "is a function, not a variable"));
 	lp_event_list_free(&l);
 }
 

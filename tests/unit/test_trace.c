@@ -351,8 +351,7 @@ static void recording_brings_its_formats(void)
 	TEST_EQ(lp_pd_writer_set_tracing_data(w, b.b, b.n), 0);
 	TEST_EQ(lp_pd_writer_write(w, &rec), 0);
 	TEST_EQ(lp_pd_writer_close(w), 0);
-	char err[256];
-	struct lp_perfdata *pd = lp_perfdata_open(path, err, sizeof err);
+	struct lp_perfdata *pd = lp_perfdata_open(path);
 	TEST_TRUE(pd != NULL);
 	if (pd && lp_perfdata_event(pd, 0)->format) {
 		const struct lp_pd_event *ev = lp_perfdata_event(pd, 0);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "luaprof/err.h"
 #include "luaprof/url.h"
 #include "test.h"
 
@@ -21,8 +22,7 @@ static const char *shown(const char *s)
 static void parts_and_build(void)
 {
 	struct lp_url u;
-	char err[128];
-	int rc = lp_url_parse("http://ann:T0K@pyro:4040/base/?token=X#f", &u, err, sizeof err);
+	int rc = lp_url_parse("http://ann:T0K@pyro:4040/base/?token=X#f", &u);
 	if (rc == -ELIBACC)
 		TEST_SKIP("libcurl cannot be opened");
 	TEST_EQ(rc, 0);
@@ -40,16 +40,16 @@ static void parts_and_build(void)
 	u.part[LP_URL_PATH] = strdup("/base/ingest");
 	u.part[LP_URL_QUERY] = strdup("token=X&name=a");
 	u.part[LP_URL_FRAGMENT] = NULL;
-	char *s = lp_url_build(&u, err, sizeof err);
+	char *s = lp_url_build(&u);
 	TEST_STREQ(s, "http://ann:T0K@pyro:4040/base/ingest?token=X&name=a");
 	free(s);
 	free(u.part[LP_URL_PORT]);
 	u.part[LP_URL_PORT] = strdup("99999");
-	TEST_TRUE(lp_url_build(&u, err, sizeof err) == NULL && errno == EINVAL);
-	TEST_TRUE(strstr(err, "Port") != NULL);
+	TEST_TRUE(lp_url_build(&u) == NULL && errno == EINVAL);
+	TEST_TRUE(strstr(lp_last_error(), "Port") != NULL);
 	lp_url_free(&u);
-	TEST_EQ(lp_url_parse("http://[::1", &u, err, sizeof err), -EINVAL);
-	TEST_STREQ(err, "Bad IPv6 address");
+	TEST_EQ(lp_url_parse("http://[::1", &u), -EINVAL);
+	TEST_STREQ(lp_last_error(), "Bad IPv6 address");
 	TEST_TRUE(u.part[LP_URL_SCHEME] == NULL);
 }
 
