@@ -326,7 +326,7 @@ cut_features() {
 # (perf gets 16-page rings, which it writes out at each 32 KiB: with its
 # default 128 pages it wrote nothing until 256 KiB, 3-4 s of this spin.)
 killed() {
-	local rec=(perf record -q -m 16)
+	local rec=(command perf record -q -m 16)
 	[ "$1" = luaprof ] && rec=("$LP" record)
 	"${rec[@]}" -F 4000 -o kill.data -- "$SPIN" 8000 >/dev/null 2>&1 & local p=$! i
 	# killed once it has written samples (64 KiB), however slow the machine
