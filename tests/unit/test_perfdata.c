@@ -1374,7 +1374,8 @@ static void pipe_header_facts(void)
 
 /* --no-bpf-event: perf 6.1's side-band thread for BPF events, otherwise
  * started, polls with a 1 s timeout it is not woken from at the end (each
- * perf record took a second more than its workload; tests/e2e/lib.sh). */
+ * perf record went on for up to a second past its workload;
+ * tests/e2e/lib.sh). */
 static bool perf_record(const char *args, const char *out)
 {
 	char cmd[1200];
