@@ -40,16 +40,21 @@ docs/*.md).  The convention, also described in docs/internals.md:
   widened by a larger number still match; with a tolerance, a word of
   only '@' and '|' (a histogram's bar) matches any such word.
 
-Commands run under bash in a scratch directory holding the test programs
-(tests/progs, built by make progs: ./demo, ./spin, ...) and the files
-saved by file=, with luaprof first on PATH.  Each example is one row of
-"N passed, N failed, N skipped"; failures are explained at the end.
+Commands run under bash in a scratch directory of their file's own
+holding the test programs (tests/progs, built by make progs: ./demo,
+./spin, ...) and the files saved by file=, with luaprof first on PATH; an
+example ends when its shell does (what it left in the background is
+killed).  With -j N, N files run at a time.  Each example is one row of
+"N passed, N failed, N skipped", in the order of the files given;
+failures are explained at the end.
 """
 import argparse
+import concurrent.futures
 import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -245,7 +250,10 @@ class Machine:
 
 
 class Runner:
-    def __init__(self, args):
+    """The examples of one file, in a scratch directory of its own: its
+    rows (ok, skip, FAIL lines) in rows, the failures explained in
+    failures."""
+    def __init__(self, args, machine):
         self.luaprof = os.path.abspath(args.luaprof)
         self.work = tempfile.mkdtemp(prefix='luaprof-doctest.')
         self.bin = os.path.join(self.work, '.bin')
@@ -253,9 +261,9 @@ class Runner:
         os.symlink(self.luaprof, os.path.join(self.bin, 'luaprof'))
         for name in os.listdir(args.progs):
             os.symlink(os.path.join(os.path.abspath(args.progs), name), os.path.join(self.work, name))
-        self.machine = Machine(self.luaprof)
+        self.machine = machine
         self.passed, self.failed, self.skipped = 0, 0, 0
-        self.failures = []
+        self.rows, self.failures = [], []
         self.saved = {}                 # file= name -> (block, run by a command?)
 
     def where(self, b, offset=0):
@@ -263,15 +271,15 @@ class Runner:
 
     def ok(self, where, what):
         self.passed += 1
-        print('ok   %s: %s' % (where, what))
+        self.rows.append('ok   %s: %s' % (where, what))
 
     def skip(self, where, why):
         self.skipped += 1
-        print('skip %s: %s' % (where, why))
+        self.rows.append('skip %s: %s' % (where, why))
 
     def fail(self, where, what, detail=''):
         self.failed += 1
-        print('FAIL %s: %s' % (where, what))
+        self.rows.append('FAIL %s: %s' % (where, what))
         self.failures.append('FAIL %s: %s\n%s' % (where, what, detail))
 
     def needs_missing(self, opts):
@@ -283,17 +291,30 @@ class Runner:
         return None
 
     def execute(self, command, opts):
+        """Runs command under bash, as a terminal would: the example ends
+        when its shell does, and what it left running in the background
+        (./spin 2000 & luaprof -p $! -d 1) is killed then, rather than
+        waited for (its output would come after the prompt)."""
         env = dict(os.environ, PATH=self.bin + ':' + os.environ.get('PATH', ''))
-        try:
-            r = subprocess.run(['bash', '-c', command], cwd=self.work, env=env,
-                               stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT if opts.get('stderr') else subprocess.PIPE,
-                               timeout=float(opts.get('timeout', 30)))
-        except subprocess.TimeoutExpired:
-            return None, '', 'timed out after %s s' % opts.get('timeout', 30)
-        out = r.stdout.decode('utf-8', 'replace')
-        err = r.stderr.decode('utf-8', 'replace') if r.stderr else ''
-        return r.returncode, out, err
+        timeout = float(opts.get('timeout', 30))
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            p = subprocess.Popen(['bash', '-c', command], cwd=self.work, env=env, stdout=out,
+                                 stderr=subprocess.STDOUT if opts.get('stderr') else err,
+                                 start_new_session=True)
+            try:
+                status = p.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                status = None
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            p.wait()
+            if status is None:
+                return None, '', 'timed out after %s s' % opts.get('timeout', 30)
+            out.seek(0)
+            err.seek(0)
+            return status, out.read().decode('utf-8', 'replace'), err.read().decode('utf-8', 'replace')
 
     def check(self, where, command, expected, opts):
         why = self.needs_missing(opts)
@@ -427,10 +448,6 @@ class Runner:
 
     def finish(self):
         shutil.rmtree(self.work, ignore_errors=True)
-        for f in self.failures:
-            print(f)
-        print('%d passed, %d failed, %d skipped' % (self.passed, self.failed, self.skipped))
-        return 1 if self.failed else 0
 
 
 def first_difference(expected, actual, opts):
@@ -458,20 +475,40 @@ def indent(title, lines):
     return '    %s\n%s\n' % (title, '\n'.join('      | ' + l for l in lines))
 
 
+def run_one(args, machine, path):
+    runner = Runner(args, machine)
+    try:
+        runner.run_file(path)
+    finally:
+        runner.finish()
+    return runner
+
+
 def main():
     p = argparse.ArgumentParser(description='run the examples of markdown files')
     p.add_argument('--luaprof', required=True)
     p.add_argument('--progs', required=True, help='the built test programs (build/progs)')
+    p.add_argument('-j', '--jobs', type=int, default=1,
+                   help='files run at a time (each in a scratch directory of its own), '
+                        'the largest first; the rows are printed in the order given')
     p.add_argument('files', nargs='+')
     args = p.parse_args()
-    runner = Runner(args)
-    try:
-        for path in args.files:
-            runner.run_file(path)
-    finally:
-        rc = runner.finish()
-    sys.exit(rc)
-
+    machine = Machine(os.path.abspath(args.luaprof))
+    # most examples wait (on a workload, a duration, the kernel): files
+    # side by side take the time of the longest rather than of all
+    order = sorted(args.files, key=lambda f: -os.path.getsize(f))
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        futures = {f: pool.submit(run_one, args, machine, f) for f in order}
+        runners = [futures[f].result() for f in args.files]
+    for r in runners:
+        for row in r.rows:
+            print(row)
+    for r in runners:
+        for f in r.failures:
+            print(f)
+    passed, failed, skipped = (sum(getattr(r, k) for r in runners) for k in ('passed', 'failed', 'skipped'))
+    print('%d passed, %d failed, %d skipped' % (passed, failed, skipped))
+    sys.exit(1 if failed else 0)
 
 if __name__ == '__main__':
     main()

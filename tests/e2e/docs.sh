@@ -3,12 +3,13 @@
 # tolerance its directive states (tests/doctest.py; the convention is in
 # docs/internals.md, "Tested examples").  Each example is a row.  The last
 # row checks the checker: a document whose example shows a wrong line
-# must fail, naming the line.
+# must fail, naming the line.  The documents run three at a time: most
+# examples wait (on a workload, a duration, the kernel), few burn CPU.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 command -v python3 >/dev/null || skip "python3 not found (the doc tests are tests/doctest.py)"
 cd "$ROOT"
-python3 tests/doctest.py --luaprof "$LUAPROF" --progs "$PROGS" README.md docs/*.md > "$TMP/docs.txt" 2>&1
+python3 tests/doctest.py -j 3 --luaprof "$LUAPROF" --progs "$PROGS" README.md docs/*.md > "$TMP/docs.txt" 2>&1
 rc=$?
 # the broken example: the script prints "a", the document shows "the"
 printf '%s\n' '<!-- doctest: file=shown.lua -->' '```lua' 'print("hello from a script")' '```' '' \

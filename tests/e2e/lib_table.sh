@@ -250,8 +250,10 @@ mounted() {
 	return $rc
 }
 
-# disk_full: a recording onto a 192 KiB tmpfs that fills while recording.
-disk_full() { mounted size=192k "$LP" record -F 20000 -g -o mnt/out.data -- "$MARK" 1500; }
+# disk_full: a recording onto a 192 KiB tmpfs that fills while recording
+# (500 ms at -F 20000 -g: about 900 KiB of records, the disk's size five
+# times over).
+disk_full() { mounted size=192k "$LP" record -F 20000 -g -o mnt/out.data -- "$MARK" 500; }
 
 # read_only: a recording into a read-only directory.
 read_only() { mounted ro "$LP" run "$S/count.lua" -o mnt/out.data -- "$MARK" 50; }
@@ -320,10 +322,11 @@ cut_features() {
 }
 # killed WRITER: a recording by perf record or luaprof record killed with
 # SIGKILL once it holds samples, its header still saying the data has no
-# size.  Its
-# records are read up to the last whole one: samples come out.
+# size.  Its records are read up to the last whole one: samples come out.
+# (perf gets 16-page rings, which it writes out at each 32 KiB: with its
+# default 128 pages it wrote nothing until 256 KiB, 3-4 s of this spin.)
 killed() {
-	local rec=(perf record -q)
+	local rec=(command perf record -q -m 16)
 	[ "$1" = luaprof ] && rec=("$LP" record)
 	"${rec[@]}" -F 4000 -o kill.data -- "$SPIN" 8000 >/dev/null 2>&1 & local p=$! i
 	# killed once it has written samples (64 KiB), however slow the machine

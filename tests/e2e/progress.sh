@@ -4,12 +4,14 @@
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 cd "$TMP"
-expect_status 0 "$LUAPROF" record -F 999 -o rec.data -- "$PROGS/spin" 1500
-# about 3 ms of work per sample: a replay of 4-5 s (the clock is read every
-# 256 records, so the first check after 2 s may come 0.8 s later)
+expect_status 0 "$LUAPROF" record -F 999 -o rec.data -- "$PROGS/spin" 1600
+# about 1600 samples, 2 ms of work each: a replay of about 3.2 s, whose
+# clock is read every 256 records (0.5 s), at 2.05, 2.56 and 3.07 s: two
+# checks or more after the 2 s, on a replay of CPU time (a slower machine
+# only lengthens it)
 cat > slow.lua <<'LUA'
 local n = 0
-function on_sample() local t = os.clock() while os.clock() - t < 0.003 do end n = n + 1 end
+function on_sample() local t = os.clock() while os.clock() - t < 0.002 do end n = n + 1 end
 function on_end() print("done", n) end
 LUA
 python3 - "$LUAPROF" <<'PY' > pty.txt || fail "the replay under a pty failed: $(cat pty.txt)"

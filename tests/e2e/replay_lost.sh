@@ -14,7 +14,7 @@ files=()
 # One ring page per CPU with deep stacks, and perf record stopped (SIGSTOP)
 # for 0.3 s while its workload runs: the ring overflows however fast the
 # machine is.
-perf record -q -m 1 -F 4000 -g -o overflow.data -- "$PROGS/deep16" 900 2>/dev/null & perf=$!
+command perf record -q -m 1 -F 4000 -g -o overflow.data -- "$PROGS/deep16" 900 2>/dev/null & perf=$!
 trap 'kill -CONT $perf 2>/dev/null; rm -rf "$TMP"' EXIT
 for _ in $(seq 400); do         # until the workload runs, sampled (perf enables at its exec)
 	kid=$(pgrep -P $perf -x deep16) && break

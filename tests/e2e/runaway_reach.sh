@@ -90,22 +90,22 @@ stops() {
 }
 
 SPIN=$PROGS/spin
-stops co-timeout - - 255 '^luaprof: \./co\.lua:8: on_sample ran longer than --script-timeout 1 s: stopped$' \
-	run ./co.lua --script-timeout 1 -e cpu-clock -- "$SPIN" 20001
+stops co-timeout - - 255 '^luaprof: \./co\.lua:8: on_sample ran longer than --script-timeout 0\.3 s: stopped$' \
+	run ./co.lua --script-timeout 0.3 -e cpu-clock -- "$SPIN" 20001
 grep -q 'resumed' co-timeout.out && fail "co-timeout: the resume returned"
 expect_grep '^on_end ran$' co-timeout.out     # what was gathered is kept (issue 32)
 stops co-int INT looping 255 '^luaprof: \./co\.lua:8: on_sample interrupted by SIGINT \(Ctrl-C\)$' \
 	run ./co.lua -e cpu-clock -- "$SPIN" 20002
-stops wrap-timeout - - 255 '^luaprof: \./wrap\.lua:4: on_sample ran longer than --script-timeout 1 s: stopped$' \
-	run ./wrap.lua --script-timeout 1 -e cpu-clock -- "$SPIN" 20003
+stops wrap-timeout - - 255 '^luaprof: \./wrap\.lua:4: on_sample ran longer than --script-timeout 0\.3 s: stopped$' \
+	run ./wrap.lua --script-timeout 0.3 -e cpu-clock -- "$SPIN" 20003
 stops wrap-term TERM looping 255 '^luaprof: \./wrap\.lua:4: on_sample interrupted by SIGTERM$' \
 	run ./wrap.lua -e cpu-clock -- "$SPIN" 20004
-stops caught - - 255 '^luaprof: on_sample ran longer than --script-timeout 1 s and did not stop: it runs where no hook reaches' \
-	run ./caught.lua --script-timeout 1 -e cpu-clock -- "$SPIN" 20005
+stops caught - - 255 '^luaprof: on_sample ran longer than --script-timeout 0\.3 s and did not stop: it runs where no hook reaches' \
+	run ./caught.lua --script-timeout 0.3 -e cpu-clock -- "$SPIN" 20005
 # finalizers: at the end (after on_end) and mid-run
 GCEND='^luaprof: the __gc finalizers at the end'
-stops gc-end-timeout - - 255 "$GCEND ran longer than --script-timeout 1 s: Lua runs no hook in a __gc finalizer, so luaprof exits without finishing them\$" \
-	run ./gc_end.lua --script-timeout 1 -e cpu-clock -- true
+stops gc-end-timeout - - 255 "$GCEND ran longer than --script-timeout 0\.3 s: Lua runs no hook in a __gc finalizer, so luaprof exits without finishing them\$" \
+	run ./gc_end.lua --script-timeout 0.3 -e cpu-clock -- true
 expect_grep '^on_end ran$' gc-end-timeout.out
 for sig in TERM INT; do
 	name=$(echo "$sig" | tr A-Z a-z)
@@ -121,8 +121,8 @@ for sig in TERM INT; do
 	expect_grep "$GCEND did not stop at SIG$sig( \\(Ctrl-C\\))?: Lua runs no hook in a __gc finalizer, so luaprof exits without finishing them\$" gc-end-$name.err
 	echo "gc-end-$name: $(head -1 gc-end-$name.err)"
 done
-stops gc-mid-timeout - - 255 '^luaprof: on_sample ran longer than --script-timeout 1 s and did not stop: it runs where no hook reaches \(a __gc finalizer' \
-	run ./gc_mid.lua --script-timeout 1 -e cpu-clock -- "$SPIN" 20006
+stops gc-mid-timeout - - 255 '^luaprof: on_sample ran longer than --script-timeout 0\.3 s and did not stop: it runs where no hook reaches \(a __gc finalizer' \
+	run ./gc_mid.lua --script-timeout 0.3 -e cpu-clock -- "$SPIN" 20006
 stops gc-mid-int INT looping 255 '^luaprof: on_sample did not stop at SIGINT \(Ctrl-C\): it runs where no hook reaches \(a __gc finalizer' \
 	run ./gc_mid.lua -e cpu-clock -- "$SPIN" 20007
 exit 0

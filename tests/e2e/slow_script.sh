@@ -4,13 +4,14 @@
 # the workload's) loses none: 0 lost, and each sample the kernel wrote
 # (the -o recording's, counted by perf script) delivered exactly once
 # (by CPU and time) and in time order.  With --queue-size=256K, 4-page
-# rings and 300 us a sample (about 4 MB of samples, ten times what the
-# queue and the rings hold) the bound is reached: its line, the kernel's losses counted, the
-# delivered and lost samples adding up to the recording's samples and
-# losses, still in time order, and exit 0.  How far the script fell
-# behind goes to on_end (info.backlog); stderr says nothing of it while the
-# queue held the backlog with room to spare (no sample was at risk), and
-# past the bound says only that.
+# rings and 300 us a sample (1 s of CPU at -F 20000 -g: about 2 MB of
+# samples, seven times what the queue and the rings hold) the bound is
+# reached: its line, the kernel's losses counted, the delivered and lost
+# samples adding up to the recording's samples and losses, still in time
+# order, and exit 0.  How far the script fell behind goes to on_end
+# (info.backlog); stderr says nothing of it while the queue held the
+# backlog with room to spare (no sample was at risk), and past the bound
+# says only that.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 cd "$TMP"
@@ -34,7 +35,7 @@ as_slow() {
 
 # the bound: 256 KiB, a script six times slower than the samples
 bound() {
-	expect_status 0 "$LUAPROF" run "$S" -A 300 -F 20000 -g -m 4 --queue-size=256K -o tiny.data -- "$PROGS/spin" 2000
+	expect_status 0 "$LUAPROF" run "$S" -A 300 -F 20000 -g -m 4 --queue-size=256K -o tiny.data -- "$PROGS/spin" 1000
 	expect_grep '^luaprof: the script is 256 KiB of records behind, the limit of --queue-size: the kernel drops samples \(counted as lost\) until the script catches up$' err
 	[ "$(grep -c 'limit of --queue-size' err)" = 1 ] || fail "the bound's line more than once"
 	grep -q 'fell behind' err && fail "past the bound, a second line on the backlog"

@@ -1390,11 +1390,15 @@ static void pipe_header_facts(void)
 
 /* ---- compressed recordings ------------------------------------------------------------------ */
 
+/* --no-bpf-event: perf 6.1's side-band thread for BPF events, otherwise
+ * started, polls with a 1 s timeout it is not woken from at the end (each
+ * perf record went on for up to a second past its workload;
+ * tests/e2e/lib.sh). */
 static bool perf_record(const char *args, const char *out)
 {
 	char cmd[1200];
 
-	snprintf(cmd, sizeof cmd, "perf record -q -z -e cpu-clock -F 4000 %s -- "
+	snprintf(cmd, sizeof cmd, "perf record --no-bpf-event -q -z -e cpu-clock -F 4000 %s -- "
 		 "sh -c 'i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done' >%s 2>/dev/null",
 		 args, out);
 	return system(cmd) == 0;
