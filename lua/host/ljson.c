@@ -124,13 +124,8 @@ static int keys_of(struct enc *e, int idx)
 		lua_pushvalue(L, -2);
 		lua_rawset(L, -4);              /* orig[name] = key */
 	}
-	if (e->sort_keys && n > 1) {
-		lua_getglobal(L, "table");
-		lua_getfield(L, -1, "sort");
-		lua_pushvalue(L, -4);
-		lua_call(L, 1, 0);
-		lua_pop(L, 1);
-	}
+	if (e->sort_keys && n > 1)
+		lp_sort_sequence(L, -2);
 	return n;
 }
 

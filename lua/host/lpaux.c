@@ -66,3 +66,13 @@ void lp_push_strings(lua_State *L, const char *const *v, size_t n)
 		lua_rawseti(L, -2, (lua_Integer)i + 1);
 	}
 }
+
+void lp_sort_sequence(lua_State *L, int idx)
+{
+	idx = lua_absindex(L, idx);
+	lua_getglobal(L, "table");
+	lua_getfield(L, -1, "sort");
+	lua_pushvalue(L, idx);
+	lua_call(L, 1, 0);
+	lua_pop(L, 1);
+}

@@ -19,6 +19,10 @@ void lp_lib_write_file(lua_State *L, const char *path, const char *data, size_t 
 /* Pushes a new sequence of the n strings v[0..n-1]. */
 void lp_push_strings(lua_State *L, const char *const *v, size_t n);
 
+/* Sorts the sequence at idx in place, as table.sort sorts it (strings in
+ * byte order); raises what table.sort raises. */
+void lp_sort_sequence(lua_State *L, int idx);
+
 /* lstacks.c: calls fn for every string key -> count of the stacks at idx: a
  * luaprof.map (its string keys), a luaprof.stacks (its stacks, in the
  * order of their text) or a plain table.  Raises a Lua error, prefixed by

@@ -30,6 +30,7 @@
 #include "lclass.h"
 #include "linit.h"
 #include "lp.h"
+#include "lpaux.h"
 #include "lstack.h"
 #include "luaprof/dwarf.h"
 #include "luaprof/rows.h"
@@ -293,16 +294,8 @@ static int l_add(lua_State *L)
 static int l_events(lua_State *L)
 {
 	struct lp_report_reg *g = check(L);
-	lua_createtable(L, (int)g->nr_tables, 0);
-	for (size_t i = 0; i < g->nr_tables; i++) {
-		lua_pushstring(L, g->names[i]);
-		lua_rawseti(L, -2, (lua_Integer)i + 1);
-	}
-	lua_getglobal(L, "table");
-	lua_getfield(L, -1, "sort");
-	lua_pushvalue(L, -3);
-	lua_call(L, 1, 0);
-	lua_pop(L, 1);
+	lp_push_strings(L, (const char *const *)g->names, g->nr_tables);
+	lp_sort_sequence(L, -1);
 	return 1;
 }
 

@@ -528,11 +528,7 @@ static int l_events(lua_State *L)
 		lua_pushlstring(L, name, len);
 		lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
 	}
-	lua_getglobal(L, "table");
-	lua_getfield(L, -1, "sort");
-	lua_pushvalue(L, -3);
-	lua_call(L, 1, 0);
-	lua_pop(L, 1);
+	lp_sort_sequence(L, -1);
 	return 1;
 }
 

@@ -51,11 +51,28 @@ cut_in_data() {
 # the same stream cut short, through stdin in pipe mode
 pipe_mode() {
 	perf record -q -g -F 2000 -o - -- "$PROGS/leafs" 60 2>/dev/null > pipe.data || fail "perf record -o - failed"
-	# Cut 4 bytes into an 8-byte unit: perf 6.1's records are multiples of 8
-	# bytes from offset 16 on, so this cut is never between two records (a cut
-	# there would read as a clean end of the stream, which pipe mode has no
-	# marker for).
-	head -c $(( ($(stat -c %s pipe.data) / 2) / 8 * 8 + 4 )) pipe.data > pcut.data
+	# Cut 4 bytes into the first record that starts past the middle, found
+	# by walking the stream's record headers (u32 type, u16 misc, u16 size)
+	# from offset 16: a cut between two records would read as a clean end
+	# of the stream, which pipe mode has no marker for.  (Cutting at an
+	# offset 4 mod 8 was not enough: not every record perf writes in pipe
+	# mode is a multiple of 8 bytes.)
+	cut=$(python3 - pipe.data <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+off = 16
+while off + 8 <= len(data):
+    size = struct.unpack_from("<IHH", data, off)[2]
+    if size < 8:
+        break
+    if off >= len(data) // 2 and off + size <= len(data):
+        print(off + 4)
+        sys.exit(0)
+    off += size
+sys.exit(1)
+PY
+) || fail "no record past the middle of perf's stream"
+	head -c "$cut" pipe.data > pcut.data
 	expect_status 255 "$LUAPROF" run "$CHECKS/end_count.lua" -i - < pcut.data
 	one_error_line stdin
 	expect_grep "^on_end samples [1-9]" "$TMP/out"
