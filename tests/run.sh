@@ -175,9 +175,10 @@ run_e2e() {
 	   fi
 	   failures+=("$name")
 	   echo "FAIL $name (exit $rc)"
-	   # from its first failure on (a test of scenarios reports each one),
-	   # else its last lines
-	   if printf '%s\n' "$out" | grep -q '^FAIL'; then
+	   # from its first failed row or scenario on ("FAIL NAME", each with
+	   # its own lines), else its last lines (a plain test's "FAIL: why"
+	   # comes last, after what it printed to show why)
+	   if printf '%s\n' "$out" | grep -q '^FAIL '; then
 		printf '%s\n' "$out" | awk '/^FAIL/ { p = 1 } /^(ok|skip) / { p = 0 } p' | head -60
 	   else
 		printf '%s\n' "$out" | tail -25
