@@ -7,6 +7,7 @@
 
 #include "lp.h"
 #include "luaprof/live.h"
+#include "luaprof/source.h"
 
 struct lp_recording;
 
