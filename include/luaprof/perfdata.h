@@ -293,4 +293,35 @@ uint64_t lp_pd_source_span(const struct lp_pd_source *ps);
 /* Frees the context.  Accepts NULL. */
 void lp_pd_source_free(struct lp_pd_source *ps);
 
+/* ---- a tee: a source whose records are also written (source.h) ---- */
+
+/* What the tee's user adds, all called from next. */
+struct lp_pd_tee_hooks {
+	/* Handed each record the tee wrote (or would have, once failed),
+	 * after it: what the caller notes of it (the objects samples landed
+	 * in).  0, or -errno, a failure handed to fail.  NULL: nothing. */
+	int (*seen)(void *ctx, const struct lp_record *r);
+	/* Told each failure (-errno: the writer's, seen's); the caller keeps
+	 * the first and says so.  Required. */
+	void (*fail)(void *ctx, int err);
+	/* Whether the recording has failed (by the tee or otherwise): nothing
+	 * more is written then, the records still handed on.  Required. */
+	bool (*failed)(void *ctx);
+	void *ctx;
+};
+
+struct lp_pd_tee;
+
+/* A source that writes every record of inner to w as it hands it on, as
+ * the kernel gave it, but for luaprof's own captures (LP_RECORD_CAPTURE),
+ * which perf would refuse; the end, an alarm and input pass through.  Its
+ * names, formats and sample bits are inner's.  inner (copied), w and
+ * hooks' ctx are borrowed until lp_pd_tee_free; inner and *out may be
+ * the same.  NULL with errno ENOMEM. */
+struct lp_pd_tee *lp_pd_tee_new(const struct lp_source *inner, struct lp_pd_writer *w,
+				const struct lp_pd_tee_hooks *hooks, struct lp_source *out);
+
+/* Frees the tee (not inner nor w).  Accepts NULL. */
+void lp_pd_tee_free(struct lp_pd_tee *tee);
+
 #endif

@@ -555,8 +555,10 @@ static int feed(struct live_run *lr)
 		fprintf(stderr, "luaprof: out of memory\n");
 		return -1;
 	}
-	if (lr->recording)
-		lp_recording_source(lr->recording, &src, &src);
+	if (lr->recording && lp_recording_source(lr->recording, &src, &src)) {
+		lp_live_source_free(ls);
+		return -1;
+	}
 	int rc = lp_run_loop(run, &src);
 	if (rc < 0 && !run->failed)
 		fprintf(stderr, "luaprof: reading the samples failed: %s\n", strerror(-rc));
