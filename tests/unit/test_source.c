@@ -9,6 +9,8 @@
 #include <linux/perf_event.h>
 
 #include "luaprof/capture.h"
+#include "luaprof/live.h"
+#include "luaprof/luaprof.h"
 #include "luaprof/perfdata.h"
 #include "luaprof/record.h"
 #include "test.h"
@@ -251,5 +253,78 @@ static void replay_halt_and_stop(void)
 	test_tmp_cleanup();
 }
 
+/* The warnings the sources give, through the log hook. */
+static char logged[512];
+static int nr_logged;
+
+static void log_hook(enum lp_log_level level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	if (level != LP_WARN)
+		return;
+	nr_logged++;
+	snprintf(logged, sizeof logged, "%s", msg);
+}
+
+/* A recording's tracepoint with no TRACING_DATA: no format, and one
+ * warning per ask, the line luaprof prints (after "luaprof: "). */
+static void replay_tracepoint_without_format(void)
+{
+	const char *path = test_tmp("tp.data");
+	struct perf_event_attr a = event_attr();
+	uint64_t id = ID;
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = 316;
+	struct lp_pd_writer *w = lp_pd_writer_open(path);
+	TEST_TRUE(w != NULL);
+	TEST_EQ(lp_pd_writer_add_event(w, &a, "sched:sched_switch", &id, 1), 0);
+	TEST_EQ(lp_pd_writer_close(w), 0);
+	struct lp_perfdata *pd = lp_perfdata_open(path);
+	TEST_TRUE(pd != NULL);
+	struct lp_source src;
+	struct lp_pd_source *ps = lp_pd_source_new(pd, NULL, &src);
+	lp_log_set_hook(log_hook, NULL);
+	TEST_TRUE(src.event_format(src.ctx, 0) == NULL);
+	TEST_TRUE(src.event_format(src.ctx, 1) == NULL);        /* no event: no word */
+	TEST_EQ(nr_logged, 1);
+	TEST_STREQ(logged, "the recording holds no format for tracepoint 'sched:sched_switch' "
+		   "(no TRACING_DATA): s.args is nil for its samples");
+	lp_log_set_hook(NULL, NULL);
+	lp_pd_source_free(ps);
+	lp_perfdata_close(pd);
+	test_tmp_cleanup();
+}
+
+/* A live tracepoint whose format tracefs does not have: the line luaprof
+ * prints; other events have none to read.  Nothing of the run (lv) is
+ * read for names and formats. */
+static void live_format_unreadable(void)
+{
+	char tp[] = "nosuch_sys:nosuch_event", clock[] = "cpu-clock";
+	struct lp_event_spec events[2] = {
+		{ .name = tp, .type = PERF_TYPE_TRACEPOINT, .config = 999999 },
+		{ .name = clock, .type = PERF_TYPE_SOFTWARE },
+	};
+	struct lp_source src;
+	struct lp_live_source *ls = lp_live_source_new(NULL, events, 2, &src);
+	TEST_TRUE(ls != NULL);
+	TEST_STREQ(src.event_name(src.ctx, 1), "cpu-clock");
+	TEST_TRUE(src.event_name(src.ctx, 2) == NULL && src.event_name(src.ctx, -1) == NULL);
+	TEST_EQ_U64(src.sample_type(src.ctx, 2), ~(uint64_t)0);
+	TEST_TRUE(src.next != NULL && src.watch != NULL && src.next_ref == NULL);
+	lp_log_set_hook(log_hook, NULL);
+	TEST_TRUE(src.event_format(src.ctx, 1) == NULL);
+	TEST_TRUE(src.event_format(src.ctx, 5) == NULL);
+	TEST_EQ(nr_logged, 0);
+	TEST_TRUE(src.event_format(src.ctx, 0) == NULL);
+	TEST_EQ(nr_logged, 1);
+	TEST_TRUE(!strncmp(logged, "cannot read the format of 'nosuch_sys:nosuch_event' (", 53));
+	TEST_TRUE(strstr(logged, "): s.args is nil for its samples") != NULL);
+	lp_log_set_hook(NULL, NULL);
+	lp_live_source_free(ls);
+	lp_live_source_free(NULL);
+}
+
 TEST_MAIN("source", TEST_CASE(tee_then_replay), TEST_CASE(tee_after_failure),
-	  TEST_CASE(replay_halt_and_stop))
+	  TEST_CASE(replay_halt_and_stop), TEST_CASE(replay_tracepoint_without_format),
+	  TEST_CASE(live_format_unreadable))
