@@ -24,6 +24,7 @@
 
 #include "luaprof/event.h"
 #include "luaprof/record.h"
+#include "luaprof/source.h"
 
 struct lp_live_opts {
 	char *const *argv;              /* command to launch, or NULL */
@@ -147,5 +148,23 @@ const struct lp_live_stats *lp_live_stats(const struct lp_live *lv);
 /* Stops counting, unmaps and closes everything; does not wait for the
  * command (use lp_live_wait first).  Accepts NULL. */
 void lp_live_close(struct lp_live *lv);
+
+struct lp_live_source;
+
+/* The run's records as a source (source.h) for the loop: next, stop and
+ * watch are lp_live_next, lp_live_stop and lp_live_watch; event idx is
+ * events[idx] (nr_events of them, as given to lp_live_open, both borrowed
+ * until lp_live_source_free), its samples' bits those lv opened it with,
+ * and a tracepoint's format is read from tracefs at its first sample (a
+ * probe's tracefs event has none: its arguments are its own).  A format
+ * that cannot be read is said through lp_log at LP_WARN (at each ask: the
+ * loop asks once per event), and event_format returns NULL.  Fills *out, whose ctx is the returned
+ * context: lp_live_source_free it after the loop.  NULL with errno
+ * ENOMEM. */
+struct lp_live_source *lp_live_source_new(struct lp_live *lv, const struct lp_event_spec *events,
+					  size_t nr_events, struct lp_source *out);
+
+/* Frees the context and the formats it read.  Accepts NULL. */
+void lp_live_source_free(struct lp_live_source *ls);
 
 #endif

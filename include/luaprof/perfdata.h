@@ -21,6 +21,7 @@
 #include <linux/perf_event.h>
 
 #include "luaprof/record.h"
+#include "luaprof/source.h"
 
 struct lp_tp_format;
 
@@ -244,5 +245,83 @@ int lp_pd_writer_add_build_id(struct lp_pd_writer *w, const struct lp_pd_build_i
  * and gets a header without features, which perf reads; a file whose
  * attrs were not written whole is removed.  Either is said with lp_log. */
 int lp_pd_writer_close(struct lp_pd_writer *w);
+
+/* ---- a recording as a source of records (source.h) ---- */
+
+/* What the replay's user adds to the source, all called from next. */
+struct lp_pd_source_hooks {
+	/* Asked before each record is read (the caller's progress line, its
+	 * signals and deadline): true ends the replay there, next returning 0.
+	 * NULL: never. */
+	bool (*halt)(void *ctx);
+	/* Handed each build-id entry of the recording once, in order: those
+	 * of its header by lp_pd_source_build_ids, those a stream sends later
+	 * as they arrive.  0, or -errno, which fails next with it.  NULL:
+	 * none wanted. */
+	int (*build_id)(void *ctx, const struct lp_pd_build_id *b);
+	void *ctx;
+};
+
+struct lp_pd_source;
+
+/* pd's records as a source, for the loop (next_ref; no watch): event idx
+ * is pd's idx-th, its name, its samples' bits (all bits for an index of
+ * no event), and its tracepoint format from the recording's own
+ * TRACING_DATA, never this machine's tracefs (a recording made on
+ * another kernel decodes as recorded); a tracepoint it holds no format
+ * for is said through lp_log at LP_WARN at each ask (the loop asks once
+ * per event).  next returns pd's -errno with the message in
+ * lp_last_error() (kept for later: lp_pd_source_error), or the build_id
+ * hook's -errno, with no message.  pd is borrowed, hooks copied, until
+ * lp_pd_source_free.  Fills *out, whose ctx is the returned
+ * context.  NULL with errno ENOMEM. */
+struct lp_pd_source *lp_pd_source_new(struct lp_perfdata *pd, const struct lp_pd_source_hooks *hooks,
+				      struct lp_source *out);
+
+/* Hands the build-id entries read so far, not handed yet, to the hook.
+ * 0, or the first -errno it returned. */
+int lp_pd_source_build_ids(struct lp_pd_source *ps);
+
+/* The message of next's first failure, kept past later calls into the
+ * core, or NULL when it has not failed (or the hook failed it). */
+const char *lp_pd_source_error(const struct lp_pd_source *ps);
+
+/* The time from the earliest to the latest sample handed out (0 before
+ * two). */
+uint64_t lp_pd_source_span(const struct lp_pd_source *ps);
+
+/* Frees the context.  Accepts NULL. */
+void lp_pd_source_free(struct lp_pd_source *ps);
+
+/* ---- a tee: a source whose records are also written (source.h) ---- */
+
+/* What the tee's user adds, all called from next. */
+struct lp_pd_tee_hooks {
+	/* Handed each record the tee wrote (or would have, once failed),
+	 * after it: what the caller notes of it (the objects samples landed
+	 * in).  0, or -errno, a failure handed to fail.  NULL: nothing. */
+	int (*seen)(void *ctx, const struct lp_record *r);
+	/* Told each failure (-errno: the writer's, seen's); the caller keeps
+	 * the first and says so.  Required. */
+	void (*fail)(void *ctx, int err);
+	/* Whether the recording has failed (by the tee or otherwise): nothing
+	 * more is written then, the records still handed on.  Required. */
+	bool (*failed)(void *ctx);
+	void *ctx;
+};
+
+struct lp_pd_tee;
+
+/* A source that writes every record of inner to w as it hands it on, as
+ * the kernel gave it, but for luaprof's own captures (LP_RECORD_CAPTURE),
+ * which perf would refuse; the end, an alarm and input pass through.  Its
+ * names, formats and sample bits are inner's.  inner (copied), w and
+ * hooks' ctx are borrowed until lp_pd_tee_free; inner and *out may be
+ * the same.  NULL with errno ENOMEM. */
+struct lp_pd_tee *lp_pd_tee_new(const struct lp_source *inner, struct lp_pd_writer *w,
+				const struct lp_pd_tee_hooks *hooks, struct lp_source *out);
+
+/* Frees the tee (not inner nor w).  Accepts NULL. */
+void lp_pd_tee_free(struct lp_pd_tee *tee);
 
 #endif

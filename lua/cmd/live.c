@@ -1,7 +1,8 @@
 /*
  * live.c - a script's live run: the events opened on the command, the -p
  * processes or the whole system, their records handed to the driver loop
- * (run.c) as a source, as replay.c hands a recording's.
+ * (run.c) as a source (core/live/livesrc.c), as replay.c hands a
+ * recording's.
  *
  * A run is three steps: live_open opens the events (and the recording of
  * -o), live_loop starts them and feeds the script until the end, and
@@ -31,85 +32,8 @@
 #include "luaprof/luaprof.h"
 #include "luaprof/live.h"
 #include "luaprof/probe.h"
-#include "luaprof/trace.h"
 #include "record.h"
 #include "run.h"
-
-/* ---- the live source ---- */
-
-/* The context of the live source. */
-struct live_src {
-	struct lp_live *lv;
-	const struct lp_cli *cli;
-	struct lp_tp_set *formats;      /* tracepoint formats read so far */
-};
-
-static int source_next(void *ctx, struct lp_record *rec, int *event)
-{
-	return lp_live_next(((struct live_src *)ctx)->lv, rec, event);
-}
-
-
-static void source_stop(void *ctx)
-{
-	lp_live_stop(((struct live_src *)ctx)->lv);
-}
-
-
-static void source_watch(void *ctx, int fd)
-{
-	lp_live_watch(((struct live_src *)ctx)->lv, fd);
-}
-
-
-static const char *source_event_name(void *ctx, int idx)
-{
-	const struct lp_cli *cli = ((struct live_src *)ctx)->cli;
-	return idx >= 0 && (size_t)idx < cli->events.n ? cli->events.v[idx].name : NULL;
-}
-
-
-/* A tracepoint's format, read from tracefs at its first sample. */
-static const struct lp_tp_format *source_event_format(void *ctx, int idx)
-{
-	struct live_src *ls = ctx;
-	const struct lp_event_spec *e = &ls->cli->events.v[idx];
-	const struct lp_tp_format *found;
-	struct lp_tp_format *f;
-	char sys[256];
-	if ((size_t)idx >= ls->cli->events.n || e->type != PERF_TYPE_TRACEPOINT || e->probe)
-		return NULL;    /* a probe made a tracefs event (evdyn.c) has s.args of its own */
-	if ((found = lp_tp_set_find(ls->formats, e->config)))
-		return found;
-	const char *colon = strchr(e->name, ':');
-	snprintf(sys, sizeof sys, "%.*s", colon ? (int)(colon - e->name) : 0, e->name);
-	int rc = ls->formats ? lp_tracefs_format(sys, colon ? colon + 1 : "", &f) : -ENOMEM;
-	if (!rc && !(rc = lp_tp_set_add(ls->formats, f)))
-		return lp_tp_set_find(ls->formats, e->config);
-	fprintf(stderr, "luaprof: cannot read the format of '%s' (%s): s.args is nil for its "
-			"samples\n", LP_SHOW(e->name), strerror(-rc));
-	return NULL;
-}
-
-
-static uint64_t source_sample_type(void *ctx, int idx)
-{
-	struct live_src *ls = ctx;
-	if (idx < 0 || (size_t)idx >= ls->cli->events.n)
-		return ~(uint64_t)0;
-	return lp_live_attr(ls->lv, (size_t)idx)->sample_type;
-}
-
-
-/* The source of lv's records, with ctx as its context (ctx->formats is
- * made here: lp_tp_set_free it after the loop). */
-static struct lp_source live_source(struct live_src *ctx, struct lp_live *lv,
-				    const struct lp_cli *cli)
-{
-	*ctx = (struct live_src){ lv, cli, lp_tp_set_new() };
-	return (struct lp_source){ ctx, source_next, source_stop, source_event_name,
-				   source_event_format, source_sample_type, source_watch };
-}
 
 /* ---- what the run adds to the loop ---- */
 
@@ -618,6 +542,32 @@ static int live_go(struct live_run *lr)
 	return 0;
 }
 
+/* Every record of the started run to the script (and the -o recording,
+ * through its tee), then what a second signal left, skipped.  0, or -1
+ * or -errno (reported). */
+static int feed(struct live_run *lr)
+{
+	struct lp_run *run = lr->run;
+	struct lp_source src;
+	struct lp_live_source *ls = lp_live_source_new(lr->lv, lr->cli->events.v,
+						       lr->cli->events.n, &src);
+	if (!ls) {
+		fprintf(stderr, "luaprof: out of memory\n");
+		return -1;
+	}
+	if (lr->recording && lp_recording_source(lr->recording, &src, &src)) {
+		lp_live_source_free(ls);
+		return -1;
+	}
+	int rc = lp_run_loop(run, &src);
+	if (rc < 0 && !run->failed)
+		fprintf(stderr, "luaprof: reading the samples failed: %s\n", strerror(-rc));
+	if (rc == 0 && lp_cmd_signal_count() > 1)
+		skip_rest(run, &src, lr->recording != NULL);
+	lp_live_source_free(ls);
+	return rc;
+}
+
 /* on_start, the run started (live_go), then every record fed to the
  * script until the end.  0, or -1 (reported). */
 static int live_loop(struct live_run *lr)
@@ -631,18 +581,8 @@ static int live_loop(struct live_run *lr)
 	run->loop->interval.set_alarm = source_alarm;
 	run->loop->interval.alarm_ctx = lr->lv;
 	int rc = live_go(lr);
-	if (rc == 0 && lr->started) {
-		struct live_src ctx;
-		struct lp_source src = live_source(&ctx, lr->lv, cli);
-		if (lr->recording)
-			lp_recording_source(lr->recording, &src, &src);
-		rc = lp_run_loop(run, &src);
-		if (rc < 0 && !run->failed)
-			fprintf(stderr, "luaprof: reading the samples failed: %s\n", strerror(-rc));
-		if (rc == 0 && lp_cmd_signal_count() > 1)
-			skip_rest(run, &src, lr->recording != NULL);
-		lp_tp_set_free(ctx.formats);
-	}
+	if (rc == 0 && lr->started)
+		rc = feed(lr);
 	lr->t1 = now_ns();
 	return rc;
 }

@@ -1,7 +1,8 @@
 /*
  * record.c - writing a live run to perf.data while it runs.
  *
- * Every record the kernel gives is written as it is (they carry the ids the
+ * Every record the kernel gives is written as it is, as it passes to the
+ * script (the tee of core/perfdata/pdtee.c; they carry the ids the
  * events were opened with, declared in the attrs), so perf report and perf
  * script read the file like one of perf record's.  With tracepoints, the
  * TRACING_DATA feature carries their formats from tracefs, as perf record
@@ -53,7 +54,7 @@ struct lp_recording {
 	const char *path;       /* as messages name it */
 	bool pipe;              /* -o -: a stream on standard output */
 	bool placed;            /* the run started: the file is at its path */
-	struct lp_source inner;
+	struct lp_pd_tee *tee;  /* the source that writes the records (lp_recording_source) */
 	struct lp_format fmt;   /* of the events: the trailer of made-up records */
 	uint64_t id;            /* the first event's first id, named by that trailer */
 	struct lp_procs *procs; /* the run's model, as of the record being teed */
@@ -314,61 +315,37 @@ struct lp_recording *lp_recording_open(const char *path, struct lp_live *lv,
 	return rec;
 }
 
-static int tee_next(void *ctx, struct lp_record *r, int *event)
+/* The tee's notes of each record it wrote (pdtee.c): the objects samples
+ * landed in, and a map of [vdso]. */
+static int tee_seen(void *ctx, const struct lp_record *r)
 {
 	struct lp_recording *rec = ctx;
-	int rc = rec->inner.next(rec->inner.ctx, r, event);
-	if (rc != 1 || r->type == LP_RECORD_CAPTURE)
-		return rc;      /* the end, an error, an alarm or input (no record),
-				 * or luaprof's own capture, which perf would refuse */
-	if (!rec->err)
-		set_err(rec, lp_pd_writer_write(rec->w, r->data));
-	if (r->type == PERF_RECORD_SAMPLE) {
-		if (lp_hits_sample(rec->hits, rec->procs, r))
-			set_err(rec, -ENOMEM);
-	} else {
+	if (r->type != PERF_RECORD_SAMPLE)
 		note_mmap(rec, r);
-	}
-	return rc;
+	else if (lp_hits_sample(rec->hits, rec->procs, r))
+		return -ENOMEM;
+	return 0;
 }
 
-static void tee_stop(void *ctx)
+static void tee_fail(void *ctx, int err)
 {
-	struct lp_recording *rec = ctx;
-	rec->inner.stop(rec->inner.ctx);
+	set_err(ctx, err);
 }
 
-static void tee_watch(void *ctx, int fd)
+static bool tee_failed(void *ctx)
 {
-	struct lp_recording *rec = ctx;
-	if (rec->inner.watch)
-		rec->inner.watch(rec->inner.ctx, fd);
+	return ((struct lp_recording *)ctx)->err != 0;
 }
 
-static const char *tee_event_name(void *ctx, int idx)
+int lp_recording_source(struct lp_recording *rec, const struct lp_source *inner,
+			struct lp_source *out)
 {
-	struct lp_recording *rec = ctx;
-	return rec->inner.event_name(rec->inner.ctx, idx);
-}
-
-static const struct lp_tp_format *tee_event_format(void *ctx, int idx)
-{
-	struct lp_recording *rec = ctx;
-	return rec->inner.event_format ? rec->inner.event_format(rec->inner.ctx, idx) : NULL;
-}
-
-static uint64_t tee_sample_type(void *ctx, int idx)
-{
-	struct lp_recording *rec = ctx;
-	return rec->inner.sample_type ? rec->inner.sample_type(rec->inner.ctx, idx) : ~(uint64_t)0;
-}
-
-void lp_recording_source(struct lp_recording *rec, const struct lp_source *inner,
-			 struct lp_source *out)
-{
-	rec->inner = *inner;
-	*out = (struct lp_source){ rec, tee_next, tee_stop, tee_event_name, tee_event_format,
-				   tee_sample_type, inner->watch ? tee_watch : NULL };
+	struct lp_pd_tee_hooks hooks = { tee_seen, tee_fail, tee_failed, rec };
+	lp_pd_tee_free(rec->tee);
+	if ((rec->tee = lp_pd_tee_new(inner, rec->w, &hooks, out)))
+		return 0;
+	fprintf(stderr, "luaprof: out of memory\n");
+	return -1;
 }
 
 /* An object of the build-id table, for perf's build-id cache. */
@@ -495,6 +472,7 @@ int lp_recording_close(struct lp_recording *rec, bool cache)
 	if (!rec->placed && !rec->pipe) {       /* the run never started */
 		lp_pd_writer_discard(rec->w);
 		lp_hits_free(rec->hits);
+		lp_pd_tee_free(rec->tee);
 		free(rec);
 		return 0;
 	}
@@ -513,6 +491,7 @@ int lp_recording_close(struct lp_recording *rec, bool cache)
 	if (cache && !failed && !rec->pipe)
 		fill_cache(&bt);
 	free(bt.objs);
+	lp_pd_tee_free(rec->tee);
 	free(rec);
 	return failed ? -1 : 0;
 }

@@ -7,6 +7,7 @@
 
 #include "lp.h"
 #include "luaprof/live.h"
+#include "luaprof/source.h"
 
 struct lp_recording;
 
@@ -52,10 +53,13 @@ int lp_recording_place(struct lp_recording *rec);
 void lp_recording_synth(struct lp_recording *rec, const struct lp_record *r);
 
 /* A source that writes every record of inner to the recording, notes the
- * object of each sample, then hands it on.  The returned source borrows
- * rec and inner. */
-void lp_recording_source(struct lp_recording *rec, const struct lp_source *inner,
-			 struct lp_source *out);
+ * object of each sample, then hands it on (the tee of pdtee.c, freed with
+ * rec).  A failure to write is said at once, as "writing FILE failed:
+ * ... (the run goes on; the recording stops here)", and the run goes
+ * on.  inner is copied (it and *out may be the same); the returned
+ * source borrows rec.  0, or -1 after a line (out of memory). */
+int lp_recording_source(struct lp_recording *rec, const struct lp_source *inner,
+			struct lp_source *out);
 
 /* Adds the build-ids perf record would (the objects samples landed in,
  * the kernel's when a kernel sample fell in its text, [vdso]'s when it was

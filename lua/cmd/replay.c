@@ -1,8 +1,10 @@
 /*
  * replay.c - running a script over a recording (luaprof run SCRIPT -i FILE):
  * the same hooks, the same sample view and symbolization as a live run, fed
- * by the perf.data reader.  A file that turns out bad part-way through still
- * gets on_end for what was read, with the error, and a failing exit.
+ * by the perf.data reader (as a source: core/perfdata/pdreplay.c, the
+ * progress line and the signals added here).  A file that turns out bad
+ * part-way through still gets on_end for what was read, with the error,
+ * and a failing exit.
  *
  * The recording's build-ids go to the resolver before any sample (and, in
  * pipe mode, as their records arrive), so each object is read only from a
@@ -42,52 +44,32 @@ struct progress {
 	uint64_t samples_at_last;
 };
 
+/* What the replay adds to the recording's source (core/perfdata/pdreplay.c):
+ * the progress line, the signals and -d, the build-ids for the resolver. */
 struct replay_src {
 	struct lp_perfdata *pd;
+	struct lp_pd_source *ps;
 	struct progress prog;
 	const uint64_t *samples;        /* the run's count of delivered samples */
 	struct lp_resolver *resolver;
-	size_t nr_bids_given;           /* build-id entries passed to the resolver */
-	bool stopped;
 	const volatile sig_atomic_t *interrupted;       /* by a signal: stop reading */
 	bool input_ended;               /* by that, or -d, while the input stalled */
-	uint64_t first_time, last_time;
-	const struct lp_pd_event *last_ev;      /* event_index's last answer */
-	int last_idx;
-	char *error;            /* the reader's error message ("" for none), once it failed */
 };
-
-static int event_index(struct replay_src *rs, const struct lp_pd_event *ev)
-{
-	if (ev && ev == rs->last_ev)            /* runs of one event's records */
-		return rs->last_idx;
-	size_t n = lp_perfdata_nr_events(rs->pd);
-	for (size_t i = 0; ev && i < n; i++)
-		if (lp_perfdata_event(rs->pd, i) == ev) {
-			rs->last_ev = ev;
-			rs->last_idx = (int)i;
-			return (int)i;
-		}
-	return -1;
-}
 
 static bool guest(uint16_t cpumode)
 {
 	return cpumode == PERF_RECORD_MISC_GUEST_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_USER;
 }
 
-/* Passes the build-id entries read since the last call to the resolver.
- * Returns 0 or -ENOMEM. */
-static int give_build_ids(struct replay_src *rs)
+/* A build-id entry of the recording to the resolver, as it comes
+ * (lp_pd_source_build_ids).  0 or -ENOMEM. */
+static int give_build_id(void *ctx, const struct lp_pd_build_id *b)
 {
-	const struct lp_pd_info *in = lp_perfdata_info(rs->pd);
-	for (; rs->nr_bids_given < in->nr_build_ids; rs->nr_bids_given++) {
-		const struct lp_pd_build_id *b = &in->build_ids[rs->nr_bids_given];
-		if (guest(b->cpumode) || !b->size)
-			continue;
-		if (lp_resolver_expect_build_id(rs->resolver, b->path, b->id, b->size) == -ENOMEM)
-			return -ENOMEM;
-	}
+	struct replay_src *rs = ctx;
+	if (guest(b->cpumode) || !b->size)
+		return 0;
+	if (lp_resolver_expect_build_id(rs->resolver, b->path, b->id, b->size) == -ENOMEM)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -135,78 +117,27 @@ static void progress_end(struct replay_src *rs)
 		fprintf(stderr, "\r%60s\r", "");
 }
 
-static int replay_next(void *ctx, const struct lp_record **recp, int *event)
+/* Asked before each record (lp_pd_source_hooks.halt): the progress
+ * line, and whether a signal or -d ends the replay while the script
+ * works (while the input stalls, input_stop ends the input instead). */
+static bool replay_halt(void *ctx)
 {
 	struct replay_src *rs = ctx;
 	progress_tick(rs);
-	const struct lp_pd_event *ev = NULL;
-	if (rs->stopped || ((*rs->interrupted || lp_deadline_passed()) && !rs->input_ended))
-		return 0;
-	int rc = lp_perfdata_next_ref(rs->pd, recp, &ev);
-	if (rc < 0 && !rs->error)       /* kept for the line after the loop */
-		rs->error = strdup(lp_last_error());
-	const struct lp_record *rec = *recp;
-	if (rc > 0 && lp_perfdata_info(rs->pd)->nr_build_ids != rs->nr_bids_given &&
-	    give_build_ids(rs))
-		rc = -ENOMEM;
-	if (rc <= 0)
-		return rc;
-	*event = event_index(rs, ev);
-	uint64_t t = rec->type == PERF_RECORD_SAMPLE ? rec->u.sample.time : 0;
-	if (t && (!rs->first_time || t < rs->first_time))       /* file order: see read_ahead */
-		rs->first_time = t;
-	if (t > rs->last_time)
-		rs->last_time = t;
-	return 1;
+	return (*rs->interrupted || lp_deadline_passed()) && !rs->input_ended;
 }
 
 /* The reader's question while a stream stalls and a signal came (its
  * own, -d's or one that stops the run): a stop or -d ends the input there,
  * and the records read so far still go to the script, in time order,
  * those waiting to be ordered included (lp_perfdata_set_stop).  Stopped
- * while the script works, the replay ends at once instead (replay_next). */
+ * while the script works, the replay ends at once instead (replay_halt). */
 static bool input_stop(void *ctx)
 {
 	struct replay_src *rs = ctx;
 	if (*rs->interrupted || lp_deadline_passed())
 		rs->input_ended = true;
 	return rs->input_ended;
-}
-
-static void replay_stop(void *ctx)
-{
-	((struct replay_src *)ctx)->stopped = true;
-}
-
-static const char *replay_event_name(void *ctx, int idx)
-{
-	struct replay_src *rs = ctx;
-	if (idx < 0 || (size_t)idx >= lp_perfdata_nr_events(rs->pd))
-		return NULL;
-	return lp_perfdata_event(rs->pd, (size_t)idx)->name;
-}
-
-/* From the recording's own TRACING_DATA, never this machine's tracefs: a
- * recording made on another kernel decodes as it was recorded. */
-static const struct lp_tp_format *replay_event_format(void *ctx, int idx)
-{
-	struct replay_src *rs = ctx;
-	if (idx < 0 || (size_t)idx >= lp_perfdata_nr_events(rs->pd))
-		return NULL;
-	const struct lp_pd_event *ev = lp_perfdata_event(rs->pd, (size_t)idx);
-	if (ev->attr.type == PERF_TYPE_TRACEPOINT && !ev->format)
-		fprintf(stderr, "luaprof: the recording holds no format for tracepoint '%s' (no "
-				"TRACING_DATA): s.args is nil for its samples\n",
-				LP_SHOW(ev->name));
-	return ev->format;
-}
-
-static uint64_t replay_sample_type(void *ctx, int idx)
-{
-	struct replay_src *rs = ctx;
-	if (idx < 0 || (size_t)idx >= lp_perfdata_nr_events(rs->pd))
-		return ~(uint64_t)0;
-	return lp_perfdata_event(rs->pd, (size_t)idx)->attr.sample_type;
 }
 
 static void set_string(lua_State *L, const char *key, const char *val)
@@ -378,16 +309,16 @@ static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 	}
 	rs.prog.tty = isatty(STDERR_FILENO);
 	rs.prog.start = rs.prog.last = mono_ns();
-	if (give_build_ids(&rs)) {
+	struct lp_source src;
+	struct lp_pd_source_hooks hooks = { replay_halt, give_build_id, &rs };
+	if (!(rs.ps = lp_pd_source_new(rs.pd, &hooks, &src)) || lp_pd_source_build_ids(rs.ps)) {
 		fprintf(stderr, "luaprof: out of memory\n");
+		lp_pd_source_free(rs.ps);
 		lp_perfdata_close(rs.pd);
 		return LP_EXIT_FAILURE;
 	}
-	struct lp_source src = { .ctx = &rs, .next_ref = replay_next, .stop = replay_stop,
-				 .event_name = replay_event_name,
-				 .event_format = replay_event_format,
-				 .sample_type = replay_sample_type };
 	if (!run->aggs.on && check_handlers(run, rs.pd)) {      /* -x checks in on_start */
+		lp_pd_source_free(rs.ps);
 		lp_perfdata_close(rs.pd);
 		return LP_EXIT_FAILURE;
 	}
@@ -402,15 +333,15 @@ static int replay(struct lp_run *run, const char *file, uint64_t duration_ns)
 	if (!rc)
 		rc = lp_run_loop(run, &src);
 	progress_end(&rs);
-	const char *why = rs.error ? rs.error : "";
+	const char *why = lp_pd_source_error(rs.ps) ? lp_pd_source_error(rs.ps) : "";
 	if (rc < 0 && !run->failed)
 		fprintf(stderr, "luaprof: %s (on_end sees the %llu samples read before it)\n",
 			rc == -ENOMEM && !*why ? "out of memory" : why,
 			(unsigned long long)run->loop->stats.samples);
 	if (!run->failed || run->loop->hook_error)
-		lp_run_end(run, rs.last_time - rs.first_time, -1);
+		lp_run_end(run, lp_pd_source_span(rs.ps), -1);
+	lp_pd_source_free(rs.ps);
 	lp_perfdata_close(rs.pd);
-	free(rs.error);
 	if (rc || run->failed)
 		return LP_EXIT_FAILURE;
 	run->loop->end_signal = run->loop->interrupted;

@@ -7,6 +7,7 @@
 
 #include "lfields.h"
 #include "lp.h"
+#include "luaprof/source.h"
 
 /* on_interval's clock. */
 struct lp_run_interval {

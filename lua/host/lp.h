@@ -18,6 +18,7 @@
 
 #include "luaprof/proc.h"
 #include "luaprof/record.h"
+#include "luaprof/source.h"
 #include "luaprof/sym.h"
 
 #define LP_EXIT_FAILURE 255     /* luaprof's own failures */
@@ -40,31 +41,6 @@
 struct lp_tp_format;
 struct lp_hmap;
 struct lp_event_spec;
-
-/* Where records come from: a live run or a recording. */
-struct lp_source {
-	void *ctx;
-	/* 1 with a record, 2 with none when an alarm set by run->interval.set_alarm
-	 * went off, 3 with none when the fd of watch is readable, 0 at the end,
-	 * -errno on failure */
-	int (*next)(void *ctx, struct lp_record *rec, int *event);
-	void (*stop)(void *ctx);
-	/* the name of event index idx (from next), or NULL */
-	const char *(*event_name)(void *ctx, int idx);
-	/* the tracepoint format of event idx: NULL for other events, or when
-	 * none is known.  Asked once per event, at its first sample. */
-	const struct lp_tp_format *(*event_format)(void *ctx, int idx);
-	/* the PERF_SAMPLE_* bits of event idx's samples (what they carry);
-	 * asked at each event's first sample and for each switch record, so
-	 * it must be a lookup */
-	uint64_t (*sample_type)(void *ctx, int idx);
-	/* watch fd (-1: none) for input while waiting for records (next then
-	 * returns 3); NULL when the source cannot (a replay) */
-	void (*watch)(void *ctx, int fd);
-	/* when not NULL, used instead of next: the same without a copy, *rec
-	 * valid until the next call */
-	int (*next_ref)(void *ctx, const struct lp_record **rec, int *event);
-};
 
 struct lp_tpview;
 
