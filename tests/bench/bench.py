@@ -1236,7 +1236,14 @@ def main():
     t0 = time.time()
     for name, fn in SECTIONS:
         if ONLY is None or name in ONLY:
+            first, load0 = len(RESULTS), os.getloadavg()[0]
             fn()
+            load1 = os.getloadavg()[0]
+            for r in RESULTS[first:]:
+                # the run each record comes from, for doctable.py's notes
+                # under its tables: the section, and the machine's load
+                # average (1 min) before and after it
+                r["section"], r["load"] = name, [round(load0, 2), round(load1, 2)]
     print("bench: %.0f s" % (time.time() - t0))
     commit = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"],
                             capture_output=True, text=True).stdout.strip()
