@@ -3,7 +3,8 @@
 
 Every figure is a ratio of the two tools measured in the same run (they
 alternate, median of several runs), or a count that does not depend on speed.
-Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
+Writes a table to stdout and JSON lines to tests/bench/results.jsonl, from
+which tests/bench/doctable.py writes docs/performance.md's tables.
 
     tests/bench/bench.py [--quick] [--no-dwarf] [--only NAME[,NAME...]]
 
