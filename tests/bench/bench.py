@@ -3,7 +3,8 @@
 
 Every figure is a ratio of the two tools measured in the same run (they
 alternate, median of several runs), or a count that does not depend on speed.
-Writes a table to stdout and JSON lines to tests/bench/results.jsonl.
+Writes a table to stdout and JSON lines to tests/bench/results.jsonl, from
+which tests/bench/doctable.py writes docs/performance.md's tables.
 
     tests/bench/bench.py [--quick] [--no-dwarf] [--only NAME[,NAME...]]
 
@@ -1236,7 +1237,14 @@ def main():
     t0 = time.time()
     for name, fn in SECTIONS:
         if ONLY is None or name in ONLY:
+            first, load0 = len(RESULTS), os.getloadavg()[0]
             fn()
+            load1 = os.getloadavg()[0]
+            for r in RESULTS[first:]:
+                # the run each record comes from, for doctable.py's notes
+                # under its tables: the section, and the machine's load
+                # average (1 min) before and after it
+                r["section"], r["load"] = name, [round(load0, 2), round(load1, 2)]
     print("bench: %.0f s" % (time.time() - t0))
     commit = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"],
                             capture_output=True, text=True).stdout.strip()

@@ -1,38 +1,45 @@
 #!/usr/bin/env python3
-"""doctable.py - docs/performance.md's rows of the real recordings (issue 35),
-written from what tests/bench/bench.py measured, never by hand.
+"""doctable.py - docs/performance.md's tables of bench results, written
+from what tests/bench/bench.py measured, never by hand.
 
     tests/bench/doctable.py [--stdout] [RESULTS]
     tests/bench/doctable.py --check [--doc FILE]
 
-Reads RESULTS (default tests/bench/results.jsonl, which bench.py appends
-to), takes for each recording (make -j2 -g, make -j2 dwarf, git log -p,
-go build) the latest full run of bench.py's real section, and replaces
-the lines between "<!-- bench real: begin -->" and "<!-- bench real:
-end -->" of docs/performance.md with: the table of medians (wall and CPU
-seconds, peak RSS) and spreads, the run each recording's rows come from
-(commit, date, rounds, load average), and issue 35's targets as these
-rows meet them.  --stdout prints the block instead.
+Two blocks of docs/performance.md, each between its marker lines, are
+written from RESULTS (default tests/bench/results.jsonl, which bench.py
+appends to) and the records kept from the last time:
 
-The records the block is written from are kept in tests/bench/real.jsonl
-(committed, as the table is): --check writes the block again from them
-and exits 1 when docs/performance.md's (or FILE's) differs, so that the
-table stays what the recorded runs measured (make test runs it).
+  summary  "<!-- bench summary: begin -->" ... "end -->": the table under
+           "## make bench", one row per line of SUMMARY below (which bench
+           records each row shows: workload and measure), each from the
+           latest full (not --quick) record of its measures, and under it
+           the runs they come from (section, commit, date, load average).
+  real     "<!-- bench real: begin -->" ... "end -->" (issue 35): for each
+           recording (make -j2 -g, make -j2 dwarf, git log -p, go build)
+           the latest full run of bench.py's real section: the table of
+           medians (wall and CPU seconds, peak RSS) and spreads, the run
+           each recording's rows come from (commit, date, rounds, load
+           average), and issue 35's targets as these rows meet them.
+
+--stdout prints the blocks instead.  The records each block is written
+from are kept in tests/bench/summary.jsonl and tests/bench/real.jsonl
+(committed, as the tables are): --check writes the blocks again from
+them alone and exits 1 when docs/performance.md's (or FILE's) differ, so
+that the tables stay what the recorded runs measured (make test runs it).
 """
 import json
 import os
 import re
+import statistics
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DOC = os.path.join(ROOT, "docs", "performance.md")
-BEGIN, END = "<!-- bench real: begin -->", "<!-- bench real: end -->"
 COMMANDS = [("top", "perf report --stdio --no-children"),
             ("top --children", "perf report --stdio --children"),
             ("folded", "perf script report stackcollapse"),
             ("script", "perf script")]
-KEPT = os.path.join(ROOT, "tests", "bench", "real.jsonl")
 ORDER = ["make -j2 -g", "make -j2 dwarf", "git log -p x8 -g", "go build -a -g"]
 
 
@@ -138,24 +145,196 @@ def block(runs):
     return "\n".join(out)
 
 
+# ---- the summary table under "## make bench" ------------------------------
+
+DEEP = r"deep16 [\d.]+M fp"             # replay's file: "deep16 1.8M fp"
+
+
+def per_s(x):
+    """A rate of samples per second: 4.6 M/s, 0.58 M/s, 64 k/s."""
+    return "%.1f M/s" % (x / 1e6) if x >= 1e6 else "%.2f M/s" % (x / 1e6) if x >= 1e5 else "%.0f k/s" % (x / 1e3)
+
+
+def secs(x):
+    """Seconds as 1.1 s, 175 ms, 8.1 ms."""
+    return "%.1f s" % x if x >= 1 else "%.0f ms" % (x * 1e3) if x >= 0.01 else "%.1f ms" % (x * 1e3)
+
+
+def times(x):
+    """A ratio: 72x, 7.0x."""
+    return "%.0fx" % x if x >= 10 else "%.1fx" % x
+
+
+def size_of(workload):
+    """The sample count in replay's file's name: "1.8" of "deep16 1.8M fp"."""
+    return re.search(r"([\d.]+)M", workload).group(1)
+
+
+def row_deep(r):
+    return (["deep16: %s M samples, 2 threads, 16-deep stacks, `-g` (frame pointers)" % size_of(r["py"]["workload"]),
+             "replay, script counting `s.sym` vs `perf script -s` with the same count in Python (samples per CPU-second)",
+             per_s(r["py"]["luaprof"]), per_s(r["py"]["perf"]), times(r["py"]["ratio"])])
+
+
+def row_scaling(r):
+    sc = r["scaling"]
+    sizes = re.findall(r"([\d.]+)M", sc["workload"])
+    return (["deep16 at %s and %s M samples" % (", ".join(sizes[:-1]), sizes[-1]),
+             "`s.sym` replay: peak RSS; CPU per sample (total, and without the first 20000 samples' start-up)",
+             "%.1f MiB (spread %.1f%%); %s ns total, %s ns steady (spread %.1f%%)"
+             % (statistics.median(sc["rss_kib"]) / 1024, 100 * sc["rss_spread"],
+                "/".join("%.0f" % x for x in sc["ns_per_sample_total"]),
+                "/".join("%.0f" % x for x in sc["ns_per_sample_steady"]), 100 * sc["steady_spread"]), "", ""])
+
+
+# Each row of the summary: {name: (workload pattern, measure)}, the bench
+# records it shows (the latest full one of each), the section of bench.py
+# that measures them, and its cells from them: [workload, measure,
+# luaprof, perf, ratio].
+SUMMARY = [
+    ({"py": (DEEP, "s.sym vs perf script -s Python (samp/CPU-s)")}, "replay", row_deep),
+    ({"r": (DEEP, "s.sym vs perf report --no-children (samp/CPU-s)")}, "replay",
+     lambda r: ["same file", "`s.sym` script vs `perf report --stdio --no-children`",
+                per_s(r["r"]["luaprof"]), per_s(r["r"]["perf"]), times(r["r"]["ratio"])]),
+    ({"r": (DEEP, "s.folded vs perf stackcollapse (samp/CPU-s)")}, "replay",
+     lambda r: ["same file", "`s.folded` script vs `perf script report stackcollapse`",
+                per_s(r["r"]["luaprof"]), per_s(r["r"]["perf"]), times(r["r"]["ratio"])]),
+    ({"sym": (DEEP, "s.sym peak RSS vs perf report"), "folded": (DEEP, "s.folded peak RSS vs perf report")},
+     "replay",
+     lambda r: ["same file", "peak RSS, `s.sym` / `s.folded` script vs perf report",
+                "%s / %s MiB" % (mib(r["sym"]["luaprof"]), mib(r["folded"]["luaprof"])),
+                "%s MiB" % mib(r["sym"]["perf"]),
+                "%s / %s" % (times(r["sym"]["ratio"]), times(r["folded"]["ratio"]))]),
+    ({"scaling": (r"deep16 [\d.]+M(/[\d.]+M)+", "s.sym scaling")}, "replay", row_scaling),
+    ({"r": (r"twothreads -F999 -g", "slowdown vs alone (wall)")}, "live",
+     lambda r: ["twothreads, `-F 999 -g`",
+                "wall-time slowdown of the workload: `luaprof run count.lua` vs `perf record`",
+                "%.2fx" % r["r"]["luaprof"], "%.2fx" % r["r"]["perf"], "%.2fx" % r["r"]["ratio"]]),
+    ({"run": (r"deep16 -F\d+ -g", "lost samples: luaprof run vs perf record (sum)"),
+      "rec": (r"deep16 -F\d+ -g", "lost samples: luaprof record vs perf record (sum)")}, "keepup",
+     lambda r: ["deep16, `-F %s -g`, 5 runs of 3 s" % re.search(r"-F(\d+)", r["run"]["workload"]).group(1),
+                "samples lost: `luaprof run count.lua` and `luaprof record` vs `perf record`",
+                "%d and %d" % (r["run"]["luaprof"], r["rec"]["luaprof"]),
+                "%d" % r["run"]["perf"], ""]),      # the same perf record runs for both
+    ({"r": (r"2x spin -F20000 -g -p", "samples per CPU-second (counting script)")}, "live",
+     lambda r: ["2 busy processes, `-F 20000 -g -p`", "samples per CPU-second into a counting script vs `perf record`",
+                per_s(r["r"]["luaprof"]), per_s(r["r"]["perf"]), times(r["r"]["ratio"])]),
+    ({"r": (r"true", "start-up to exit (wall s)")}, "startup",
+     lambda r: ["`true`", "start-up to exit: `luaprof run count.lua -- true` vs `perf record -o /dev/null -- true` (wall)",
+                secs(r["r"]["luaprof"]), secs(r["r"]["perf"]), times(r["r"]["ratio"])]),
+    ({"cached": (r"syscalls 20k samples", "replay start-up, cached kallsyms (wall s)"),
+      "proc": (r"syscalls 20k samples", "replay start-up, /proc/kallsyms (wall s)")}, "startup",
+     lambda r: ["syscalls: a `luaprof record` of 20,000+ samples, kernel ones among them",
+                "replay start-up: a script reading `s.sym` that stops at the 20,000th sample vs `perf report` of "
+                "the file (wall): kallsyms from the copy in perf's cache / from /proc/kallsyms",
+                "%s / %s" % (secs(r["cached"]["luaprof"]), secs(r["proc"]["luaprof"])),
+                secs(r["cached"]["perf"]), "%s / %s" % (times(r["cached"]["ratio"]), times(r["proc"]["ratio"]))]),
+    ({k: (r"syscalls 200 -F999", "record, build-id cache %s (CPU s)" % k) for k in ("off", "warm", "cold")},
+     "startup",
+     lambda r: ["syscalls 200, `-F 999`", "`luaprof record` vs `perf record`, CPU time, build-id cache off / warm / cold",
+                " / ".join("%.0f" % (r[k]["luaprof"] * 1e3) for k in ("off", "warm", "cold")) + " ms",
+                " / ".join("%.0f" % (r[k]["perf"] * 1e3) for k in ("off", "warm", "cold")) + " ms",
+                " / ".join(times(r[k]["ratio"]) for k in ("off", "warm", "cold"))]),
+    ({"r": (r"200k functions", "first sample named vs perf report (wall s)")}, "symbols",
+     lambda r: ["a program of 200,000 functions", "first sample named (replay) vs `perf report` loading the same "
+                "symbols (wall)", secs(r["r"]["luaprof"]), secs(r["r"]["perf"]), times(r["r"]["ratio"])]),
+]
+
+
+def latest(records, workload, measure):
+    """The latest full (not --quick) record of measure whose workload is
+    all of the pattern workload, or None."""
+    best = None
+    for r in records:
+        if (r.get("measure") == measure and not r.get("quick") and re.fullmatch(workload, r.get("workload", ""))
+                and (best is None or r["time"] > best["time"])):
+            best = r
+    return best
+
+
+def summary_rows(records):
+    """[(cells, {name: record}, section)] of SUMMARY's rows, from records;
+    exits naming the first measure of a row that records lack, and the
+    section of bench.py that measures it."""
+    out = []
+    for want, section, cells in SUMMARY:
+        got = {k: latest(records, w, m) for k, (w, m) in want.items()}
+        missing = [m for k, (w, m) in want.items() if got[k] is None]
+        if missing:
+            sys.exit("doctable.py: no full record of %r for the summary table: run tests/bench/bench.py --only %s"
+                     % (missing[0], section))
+        out.append((cells(got), got, section))
+    return out
+
+
+def when(t):
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t))
+
+
+def summary_block(rows):
+    lines = ["| workload | measure | luaprof | perf | ratio |", "|---|---|---|---|---|"]
+    runs = {}            # a run of a section: its rows, its records' commit, time, load
+    for i, (cells, got, section) in enumerate(rows, 1):
+        lines.append("|" + "|".join(" %s " % c if c else " " for c in cells) + "|")
+        for r in got.values():
+            key = (r.get("section", section), r.get("commit"), tuple(r.get("load") or ()))
+            run = runs.setdefault(key, {"rows": set(), "time": r["time"]})
+            run["rows"].add(i)
+            run["time"] = max(run["time"], r["time"])
+    notes = []
+    for (section, commit, load), run in sorted(runs.items(), key=lambda kv: min(kv[1]["rows"])):
+        rows_ = sorted(run["rows"])
+        spans, start = [], rows_[0]
+        for a, b in zip(rows_, rows_[1:] + [None]):
+            if b != a + 1:
+                spans.append("%d" % start if start == a else "%d-%d" % (start, a))
+                start = b
+        notes.append("- row%s %s: `tests/bench/bench.py --only %s`, commit %s, %s, load average %s"
+                     % ("s" if len(rows_) > 1 else "", ", ".join(spans), section, commit or "not recorded",
+                        when(run["time"]), "%.1f before the section and %.1f after" % load if load
+                        else "not recorded"))
+    return "\n".join(lines + ["", "The runs these rows come from, each ratio of the two tools alternating "
+                              "in one run (the load average is of 1 minute; the machine has 2 vCPUs, "
+                              "and the bench keeps one or two of them busy, so a load well above 2 "
+                              "means others' builds and tests ran beside it):", ""] + notes)
+
+
+def summary_kept(rows):
+    """The records the summary is written from, in a stable order."""
+    out = []
+    for _cells, got, _section in rows:
+        out += [r for _k, r in sorted(got.items()) if r not in out]
+    return out
+
+
+# ---- the two blocks and the page ------------------------------------------
+
+BENCH = os.path.join(ROOT, "tests", "bench")
+# name: (begin, end, kept records, [records] -> (block text, records it used))
+BLOCKS = [
+    ("summary", "<!-- bench summary: begin -->", "<!-- bench summary: end -->", os.path.join(BENCH, "summary.jsonl"),
+     lambda recs: (lambda rows: (summary_block(rows), summary_kept(rows)))(summary_rows(recs))),
+    ("real", "<!-- bench real: begin -->", "<!-- bench real: end -->", os.path.join(BENCH, "real.jsonl"),
+     lambda recs: (lambda runs: (block(runs), kept_records(runs)))(latest_runs(recs))),
+]
+
+
 def read_records(path):
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def split_doc(doc_path):
-    """(text before the block, the block, text after it) of doc_path."""
-    with open(doc_path) as f:
-        doc = f.read()
-    if BEGIN not in doc or END not in doc:
-        sys.exit("doctable.py: %s has no %s ... %s lines to put the rows between" % (doc_path, BEGIN, END))
-    head, rest = doc.split(BEGIN, 1)
-    inside, tail = rest.split(END, 1)
+def split_doc(doc, doc_path, begin, end):
+    """(text before the block, the block, text after it) of doc."""
+    if begin not in doc or end not in doc:
+        sys.exit("doctable.py: %s has no %s ... %s lines to put the rows between" % (doc_path, begin, end))
+    head, rest = doc.split(begin, 1)
+    inside, tail = rest.split(end, 1)
     return head, inside, tail
 
 
 def kept_records(runs):
-    """The records the block is written from, in a stable order."""
+    """The records the real block is written from, in a stable order."""
     out = []
     for name in sorted(runs):
         _workload, got, end = runs[name]
@@ -171,27 +350,42 @@ def main():
     if "--doc" in argv:
         doc_path = argv[argv.index("--doc") + 1]
         del argv[argv.index("--doc"):argv.index("--doc") + 2]
+    with open(doc_path) as f:
+        doc = f.read()
     if "--check" in argv:
-        text = block(latest_runs(read_records(KEPT)))
-        _head, inside, _tail = split_doc(doc_path)
-        if inside.strip("\n") != text:
-            sys.exit("doctable.py: the table in %s is not what %s measured: "
-                     "run tests/bench/doctable.py after bench.py --only real" % (doc_path, KEPT))
+        bad = []
+        for name, begin, end, kept, make in BLOCKS:
+            text, _used = make(read_records(kept))
+            if split_doc(doc, doc_path, begin, end)[1].strip("\n") != text:
+                bad.append("doctable.py: the %s table in %s is not what %s measured"
+                           % (name, doc_path, os.path.relpath(kept, ROOT)))
+        if bad:
+            sys.exit("\n".join(bad) + "\nrun tests/bench/doctable.py after tests/bench/bench.py")
         return
     args = [a for a in argv if not a.startswith("--")]
-    path = args[0] if args else os.path.join(ROOT, "tests", "bench", "results.jsonl")
-    runs = latest_runs(read_records(path))
-    text = block(runs)
+    path = args[0] if args else os.path.join(BENCH, "results.jsonl")
+    # RESULTS, and the records kept from the last time: a block whose
+    # measures RESULTS lacks (its sections not run again) stays as it was
+    records, seen = [], set()
+    for r in [r for _n, _b, _e, kept, _m in BLOCKS if os.path.exists(kept) for r in read_records(kept)] + \
+            read_records(path):
+        key = json.dumps(r, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            records.append(r)
+    made = [(begin, end, kept) + make(records) for _n, begin, end, kept, make in BLOCKS]
     if "--stdout" in argv:
-        print(text)
+        print("\n\n".join(text for _b, _e, _k, text, _u in made))
         return
-    head, _inside, tail = split_doc(doc_path)
-    with open(KEPT + ".tmp", "w") as f:
-        for r in kept_records(runs):
-            f.write(json.dumps(r, sort_keys=True) + "\n")
-    os.replace(KEPT + ".tmp", KEPT)
+    for begin, end, kept, text, used in made:
+        head, _inside, tail = split_doc(doc, doc_path, begin, end)
+        doc = head + begin + "\n" + text + "\n" + end + tail
+        with open(kept + ".tmp", "w") as f:
+            for r in used:
+                f.write(json.dumps(r, sort_keys=True) + "\n")
+        os.replace(kept + ".tmp", kept)
     with open(doc_path, "w") as f:
-        f.write(head + BEGIN + "\n" + text + "\n" + END + tail)
+        f.write(doc)
 
 
 if __name__ == "__main__":
