@@ -32,33 +32,39 @@ real_rows() {
 # (addresses in the kernel half), "_[j]" after a JIT frame's (its object
 # a perf map, /tmp/perf-PID.map: stackcollapse-perf.pl --all), the
 # "(inlined)" lines in their place with "_[i]" after the name;
+# a kernel-half address in the chain's user part (a frame pointer's
+# garbage: perf script's "[unknown] ([unknown])") is no kernel frame,
+# no "_[k]", as perf's stackcollapse.py --kernel and luaprof have it;
 # ';' in a name made ':'.  A sample without call chain is its one frame.
 fold_perf_script() {
 	/usr/bin/python3 - "$1" <<'PY'
 import re, sys
 head = re.compile(r"^\s*(\S.*?)\s+(\d+)(/\d+)?\s")
 frame = re.compile(r"^\t\s*([0-9a-f]+) (.*)$")
-stacks, comm, frames = {}, None, []
+stacks, comm, frames, user_part = {}, None, [], False
 def name(text):
     text = re.sub(r" \(inlined\)$", "", text)
     text = re.sub(r" \([^()]*\)$", "", text)   # the object
     text = re.sub(r"\+0x[0-9a-f]+$", "", text)
     return text.replace(";", ":").replace("\n", "_")
 def add(addr, text):
+    global user_part
     n = name(text)
     if text.endswith(" (inlined)"):
         n += "_[i]"
-    elif int(addr, 16) >= 0xffff800000000000:
+    elif int(addr, 16) >= 0xffff800000000000 and not user_part:
         n += "_[k]"
     elif re.search(r" \(/tmp/perf-\d+\.map\)$", text):
         n += "_[j]"
+    if int(addr, 16) < 0xffff800000000000:
+        user_part = True
     frames.append(n)
 def flush():
-    global comm, frames
+    global comm, frames, user_part
     if comm is not None:
         key = ";".join([comm] + frames[::-1])
         stacks[key] = stacks.get(key, 0) + 1
-    comm, frames = None, []
+    comm, frames, user_part = None, [], False
 for line in open(sys.argv[1], errors="replace"):
     line = line.rstrip("\n")
     m = frame.match(line) if comm is not None else None
