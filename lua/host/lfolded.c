@@ -20,6 +20,7 @@
 
 #include <lauxlib.h>
 
+#include "lclass.h"
 #include "linit.h"
 #include "lpaux.h"
 #include "luaprof/buf.h"
@@ -71,60 +72,93 @@ static bool sorted(const struct lines *l)
 	return true;
 }
 
-/* Appends " COUNT\n", the count as %.15g prints it: a whole count below
- * 10^15 (every count of samples) in digits, without printf. */
-static void add_count(struct lp_buf *b, double count)
+/* " COUNT\n" into s (24 bytes), the count as %.15g prints it: a whole
+ * count below 10^15 (every count of samples) in digits, without printf.
+ * Its length. */
+static size_t count_text(char *s, double count)
 {
 	if (count >= 0 && count < 1e15 && count == (double)(uint64_t)count) {
-		char s[24], *p = s + sizeof s;
+		char d[24], *p = d + sizeof d;
 		uint64_t v = (uint64_t)count;
 		*--p = '\n';
 		do
 			*--p = (char)('0' + v % 10);
 		while (v /= 10);
 		*--p = ' ';
-		lp_buf_add(b, p, (size_t)(s + sizeof s - p));
-		return;
+		size_t n = (size_t)(d + sizeof d - p);
+		memcpy(s, p, n);
+		return n;
 	}
-	lp_buf_printf(b, " %.15g\n", count);
+	int n = snprintf(s, 24, " %.15g\n", count);
+	return n > 0 && n < 24 ? (size_t)n : 0;
 }
 
-/* The folded text of the stacks at idx, in b (the keys are borrowed from
- * the table, which stays on the stack, or from the luaprof.stacks). */
-static void text(lua_State *L, int idx, struct lp_buf *b)
+static const struct lp_class lines_class;
+
+static int lines_gc(lua_State *L)
 {
-	struct lines l = { 0 };
-	lp_stacks_each(L, idx, collect, &l, "folded");
-	if (l.n && !sorted(&l))         /* qsort takes no NULL array, even empty */
-		qsort(l.v, l.n, sizeof *l.v, by_key);
-	for (size_t i = 0; i < l.n; i++) {
-		lp_buf_add(b, l.v[i].key, l.v[i].len);
-		add_count(b, l.v[i].count);
-	}
-	free(l.v);
-	if (b->err)
-		luaL_error(L, "folded: out of memory");
+	struct lines *l = lp_class_check_any(L, 1, &lines_class);
+	free(l->v);
+	l->v = NULL;
+	return 0;
+}
+
+static const luaL_Reg lines_meta[] = { { "__gc", lines_gc }, { NULL, NULL } };
+static const struct lp_class lines_class = {
+	.name = LP_CLASS_NAME("folded", "Lines"), .meta = lines_meta,
+};
+
+/* Pushes the lines of the stacks at idx, sorted by stack (the keys are
+ * borrowed from the table, which stays on the stack, or from the
+ * luaprof.stacks), in an object whose collection frees them, so that an
+ * error raised on the way leaks nothing. */
+static struct lines *sorted_lines(lua_State *L, int idx)
+{
+	idx = lua_absindex(L, idx);
+	lp_class_new(L, &lines_class, 0);
+	struct lines *l = lp_class_alloc(L, &lines_class, sizeof *l, 0);
+	lp_stacks_each(L, idx, collect, l, "folded");
+	if (l->n && !sorted(l))         /* qsort takes no NULL array, even empty */
+		qsort(l->v, l->n, sizeof *l->v, by_key);
+	return l;
 }
 
 static int l_text(lua_State *L)
 {
+	struct lines *l = sorted_lines(L, 1);
 	struct lp_buf b = { 0 };
-	text(L, 1, &b);
+	char c[24];
+	for (size_t i = 0; i < l->n; i++) {
+		lp_buf_add(&b, l->v[i].key, l->v[i].len);
+		lp_buf_add(&b, c, count_text(c, l->v[i].count));
+	}
+	if (b.err) {
+		lp_buf_free(&b);
+		return luaL_error(L, "folded: out of memory");
+	}
 	lua_pushlstring(L, b.p ? b.p : "", b.len);
 	lp_buf_free(&b);
 	return 1;
 }
 
+static bool put_lines(void *ctx, FILE *f)
+{
+	const struct lines *l = ctx;
+	char c[24];
+	for (size_t i = 0; i < l->n; i++)
+		if (fwrite(l->v[i].key, 1, l->v[i].len, f) != l->v[i].len ||
+		    fwrite(c, 1, count_text(c, l->v[i].count), f) == 0)
+			return false;
+	return true;
+}
+
+/* Streams the lines to the file (no copy of the whole text in memory: a
+ * large profile's text is megabytes). */
 static int l_write(lua_State *L)
 {
 	const char *path = luaL_checkstring(L, 1);
-	struct lp_buf b = { 0 };
-	text(L, 2, &b);
-	lua_pushlstring(L, b.p ? b.p : "", b.len);
-	lp_buf_free(&b);
-	size_t n;
-	const char *s = lua_tolstring(L, -1, &n);
-	lp_lib_write_file(L, path, s, n);
+	struct lines *l = sorted_lines(L, 2);
+	lp_lib_write_with(L, path, put_lines, l);
 	return 0;
 }
 

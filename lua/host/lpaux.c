@@ -17,30 +17,42 @@
 #include "lpaux.h"
 #include "luaprof/luaprof.h"
 
+/* One chunk of data: lp_lib_write_file's producer. */
+struct whole {
+	const char *data;
+	size_t len;
+};
+
+static bool put_whole(void *ctx, FILE *f)
+{
+	const struct whole *w = ctx;
+	return fwrite(w->data, 1, w->len, f) == w->len;
+}
+
 /* Writes to what path already is when that is no regular file (/dev/null,
  * /dev/stdout, a FIFO): a temporary file renamed over it would replace a
  * device node with a file. */
-static void write_special(lua_State *L, const char *path, const char *data, size_t len)
+static void write_special(lua_State *L, const char *path, lp_lib_producer put, void *ctx)
 {
 	FILE *f = fopen(path, "wb");
 	if (!f)
 		luaL_error(L, "cannot open %s: %s", LP_SHOW(path), strerror(errno));
-	bool ok = fwrite(data, 1, len, f) == len;
+	bool ok = put(ctx, f);
 	int err = errno;
 	if (fclose(f) || !ok)
 		luaL_error(L, "cannot write %s: %s", LP_SHOW(path), strerror(ok ? errno : err));
 }
 
-void lp_lib_write_file(lua_State *L, const char *path, const char *data, size_t len)
+void lp_lib_write_with(lua_State *L, const char *path, lp_lib_producer put, void *ctx)
 {
 	struct stat st;
 	if (!strcmp(path, "-")) {
-		if (fwrite(data, 1, len, stdout) != len || fflush(stdout))
+		if (!put(ctx, stdout) || fflush(stdout))
 			luaL_error(L, "cannot write to standard output: %s", strerror(errno));
 		return;
 	}
 	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		write_special(L, path, data, len);
+		write_special(L, path, put, ctx);
 		return;
 	}
 	char tmp[4096];
@@ -49,13 +61,19 @@ void lp_lib_write_file(lua_State *L, const char *path, const char *data, size_t 
 	FILE *f = fopen(tmp, "wb");
 	if (!f)
 		luaL_error(L, "cannot create %s: %s", LP_SHOW(path), strerror(errno));
-	bool ok = fwrite(data, 1, len, f) == len;
+	bool ok = put(ctx, f);
 	int err = errno;
 	if (fclose(f) || !ok || rename(tmp, path)) {
 		err = ok ? errno : err;
 		unlink(tmp);
 		luaL_error(L, "cannot write %s: %s", LP_SHOW(path), strerror(err));
 	}
+}
+
+void lp_lib_write_file(lua_State *L, const char *path, const char *data, size_t len)
+{
+	struct whole w = { data, len };
+	lp_lib_write_with(L, path, put_whole, &w);
 }
 
 void lp_push_strings(lua_State *L, const char *const *v, size_t n)

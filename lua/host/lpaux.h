@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <lua.h>
 
@@ -15,6 +16,13 @@
  * regular file (/dev/null, a FIFO) is written as it is.  Raises a Lua
  * error naming the path. */
 void lp_lib_write_file(lua_State *L, const char *path, const char *data, size_t len);
+
+/* Writes what put writes to the open file f (true when every write
+ * succeeded; it must not raise a Lua error, which would leave the
+ * temporary file behind), with lp_lib_write_file's guarantees: output too
+ * large to build in memory first streams through the stdio buffer. */
+typedef bool (*lp_lib_producer)(void *ctx, FILE *f);
+void lp_lib_write_with(lua_State *L, const char *path, lp_lib_producer put, void *ctx);
 
 /* Pushes a new sequence of the n strings v[0..n-1]. */
 void lp_push_strings(lua_State *L, const char *const *v, size_t n);

@@ -24,6 +24,30 @@ local n = 0
 for _, c in pairs(one) do n = n + c end
 assert(n == 4 and one:sum() == 4)
 assert(not pcall(one.add, one, "r", -1), "no negative count")
+local ok, err
+-- write streams the same text to a file, whole or not at all
+local dir = os.getenv("TMPDIR") or "/tmp"
+local path = string.format("%s/stacks_api.%d.folded", dir, math.random(1 << 30))
+luaprof.folded.write(path, one)
+local f = assert(io.open(path))
+local written = f:read("a")
+f:close()
+os.remove(path)
+assert(written == "r 1\nr;f 3\n", written)
+local big = {}
+for i = 1, 20000 do big[string.format("m;f%05d", i)] = i end
+luaprof.folded.write(path, big)
+f = assert(io.open(path))
+written = f:read("a")
+f:close()
+os.remove(path)
+assert(written == luaprof.folded.text(big) and #written > 200000, #written)
+local bad = path .. ".missing/dir/out.folded"
+ok, err = pcall(luaprof.folded.write, bad, one)
+assert(not ok and err:find("cannot create"), err)
+assert(not io.open(bad), "nothing written")
+ok, err = pcall(luaprof.folded.write, path, { ["a;b"] = "x" })
+assert(not ok and not io.open(path), "a bad count: an error and no file")
 one:clear()
 assert(#one == 0 and luaprof.folded.text(one) == "")
 one:close()
@@ -31,7 +55,7 @@ assert(not pcall(one.sum, one), "closed")
 assert(not pcall(luaprof.stacks, { per = "nope" }))
 
 local fed = luaprof.stacks{}
-local ok, err = pcall(fed.add, fed, {})
+ok, err = pcall(fed.add, fed, {})
 assert(not ok and err:find("fed every sample"), err)
 fed:close()
 function on_end() print("ok") end   -- a hook: the run reaches the script
