@@ -16,7 +16,10 @@
  * naming them replays perf's loading of every symbol into its tree, so
  * for an object read from a file it is put off until a lookup falls
  * where the stubs can change its answer (lp_plt_span), which most
- * objects never see (docs/performance.md, "Measured choices").
+ * objects never see (docs/performance.md, "Measured choices").  A file's
+ * own table of LP_OCACHE_MIN_SYMS functions or more is kept whole, its
+ * stubs named, in luaprof's cache (kcache.c) and read from there while
+ * the file is unchanged; a table from a separate debug file is not.
  */
 #include <errno.h>
 #include <limits.h>
@@ -25,6 +28,7 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sym/sym_int.h"
 #include "util/elffile.h"
@@ -52,7 +56,66 @@ struct lp_dso {
 	bool plt_later;         /* the PLT stubs not named yet: lookups in */
 	uint64_t plt_lo, plt_hi;        /* [plt_lo, plt_hi) name them first */
 	uint64_t plt_hull;      /* lp_plt_span's end, which plt_widen widens */
+	struct lp_kcache cache; /* syms from the cache: its file's mapping */
+	bool cached;
 };
+
+/* The object cache of a file being opened: the cache's directory (dir
+ * NULL: none) and the file's status. */
+struct ocache {
+	const char *dir;
+	struct stat st;
+};
+
+/* d's build-id in hex into buf ("" when it has none). */
+static const char *build_id_hex(const struct lp_dso *d, char buf[2 * BUILD_ID_MAX + 1])
+{
+	buf[0] = '\0';
+	return d->build_id_size ? lp_build_id_hex(d->build_id, d->build_id_size, buf) : buf;
+}
+
+/* Takes d's finished table, stubs and all, from the cache when it has a
+ * valid one for the file (and its build-id); true if it did. */
+static bool from_cache(struct lp_dso *d, const struct ocache *oc)
+{
+	char hex[2 * BUILD_ID_MAX + 1];
+
+	if (!oc || !oc->dir || lp_ocache_open(oc->dir, d->path, &oc->st, &d->cache))
+		return false;
+	const struct lp_kcache *c = &d->cache;
+	struct lp_symtab *t = strcmp(c->names + c->mods[0], build_id_hex(d, hex)) ? NULL :
+			      lp_symtab_import(c->recs, c->nr_recs, c->names, c->names_len, 1);
+	if (!t) {
+		lp_kcache_close(&d->cache);
+		return false;
+	}
+	lp_kcache_release(&d->cache);   /* the records were copied */
+	lp_symtab_free(d->syms);
+	d->syms = t;
+	d->full_symtab = c->full_symtab;
+	d->plt_later = false;
+	d->cached = true;
+	return true;
+}
+
+/* Writes d's table, read from e (the file of status oc->st), to the cache
+ * when it is large enough to be worth it and came from e itself; its PLT
+ * stubs are named first, as a later lookup among them would (plt_now). */
+static void to_cache(struct lp_dso *d, Elf *e, const struct ocache *oc)
+{
+	if (!oc || !oc->dir || d->cached || d->symsrc ||
+	    lp_symtab_count(d->syms) < LP_OCACHE_MIN_SYMS)
+		return;
+	if (d->plt_later) {
+		d->plt_later = false;
+		int err = lp_plt_add(d->syms, e, e);    /* ENOMEM: some of them */
+		if (lp_symtab_finish(d->syms) || err)
+			return;
+	}
+	char hex[2 * BUILD_ID_MAX + 1];
+	lp_ocache_save(oc->dir, d->path, &oc->st, d->syms, d->full_symtab,
+		       build_id_hex(d, hex));   /* or not */
+}
 
 /* After lp_symtab_finish: widens the span the stubs put off can change to
  * what settling them into d's table again can change: the whole of a
@@ -307,8 +370,9 @@ static int read_minidebug(struct lp_dso *d, Elf *e)
 /* Symbols (.symtab, else the debug file's when try_debug, else .dynsym)
  * with the PLT stubs perf names, given the table they came from; and, if
  * the segments had none, the build-id from note sections.  try_debug: e
- * is the file at d->path (stubs may be named later). */
-static int read_scns(struct lp_dso *d, Elf *e, bool try_debug)
+ * is the file at d->path (stubs may be named later), whose own symbols
+ * are taken from the cache oc when it has them. */
+static int read_scns(struct lp_dso *d, Elf *e, bool try_debug, const struct ocache *oc)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
 
@@ -326,6 +390,8 @@ static int read_scns(struct lp_dso *d, Elf *e, bool try_debug)
 	d->full_symtab = symtab != NULL;
 	if (!symtab && try_debug && load_debug_syms(d, e))
 		return 0;       /* .dynsym would only be replaced */
+	if (from_cache(d, oc))
+		return 0;
 	if ((symtab || dynsym) && read_syms(d, e, symtab ? symtab : dynsym))
 		return -ENOMEM;
 	if (!symtab && try_debug && read_minidebug(d, e))
@@ -334,8 +400,10 @@ static int read_scns(struct lp_dso *d, Elf *e, bool try_debug)
 }
 
 /* The dso of an ELF image; try_debug: symbols from a separate debug file
- * when the image has no .symtab. */
-static struct lp_dso *dso_from_elf(const char *name, Elf *e, bool try_debug)
+ * when the image has no .symtab; oc: the cache of the file's own symbols,
+ * or NULL. */
+static struct lp_dso *dso_from_elf(const char *name, Elf *e, bool try_debug,
+				   const struct ocache *oc)
 {
 	GElf_Ehdr eh;
 
@@ -349,8 +417,8 @@ static struct lp_dso *dso_from_elf(const char *name, Elf *e, bool try_debug)
 		goto nomem;
 	d->path = strdup(name);
 	d->syms = lp_symtab_new();
-	if (!d->path || !d->syms || read_phdrs(d, e) || read_scns(d, e, try_debug) ||
-	    lp_symtab_finish(d->syms))
+	if (!d->path || !d->syms || read_phdrs(d, e) || read_scns(d, e, try_debug, oc) ||
+	    (!d->cached && lp_symtab_finish(d->syms)))
 		goto nomem;
 	plt_widen(d);
 	return d;
@@ -370,8 +438,14 @@ struct lp_dso *lp_dso_open(const char *path)
 		errno = -rc;
 		return NULL;
 	}
-	struct lp_dso *d = dso_from_elf(path, e, true);
+	char dir[PATH_MAX];
+	struct ocache oc = { .dir = lp_kcache_dir(dir, sizeof dir) ? dir : NULL };
+	if (fstat(fd, &oc.st))
+		oc.dir = NULL;
+	struct lp_dso *d = dso_from_elf(path, e, true, &oc);
 	int err = errno;
+	if (d)
+		to_cache(d, e, &oc);
 	lp_elf_close(fd, e);
 	if (!d)
 		errno = err;
@@ -425,7 +499,7 @@ struct lp_dso *lp_dso_open_mem(const char *name, const void *image, size_t size)
 	struct lp_dso *d = NULL;
 	int err = ENOEXEC;
 	if (e) {
-		d = dso_from_elf(name, e, false);
+		d = dso_from_elf(name, e, false, NULL);
 		err = errno;
 		elf_end(e);
 	}
@@ -466,6 +540,7 @@ void lp_dso_free(struct lp_dso *d)
 		return;
 	lp_symtab_free(d->syms);
 	lp_symtab_free(d->objs);
+	lp_kcache_close(&d->cache);
 	free(d->symsrc);
 	free(d->segs);
 	free(d->origin);

@@ -1,7 +1,7 @@
 /*
- * kcache.c - parsed kallsyms tables kept in a cache file, so that the next
- * replay naming kernel frames maps the table instead of parsing 5 MB of
- * text again.
+ * kcache.c - parsed kallsyms tables (and object files' symbol tables)
+ * kept in a cache file, so that the next replay naming kernel frames maps
+ * the table instead of parsing 5 MB of text again.
  *
  * Why: a recording's kallsyms copy (perf's build-id cache) has 100-200k
  * lines, whose parse, and the fresh memory its table and names take, cost
@@ -36,6 +36,13 @@
  * stand for): the header, nr_mods 32-bit offsets of the module names
  * (padded to 8 bytes), nr_recs lp_symtab_rec records, then the names,
  * NUL-terminated, names_len bytes in all.
+ *
+ * Object files' tables (lp_ocache_*, used by dso.c) are kept the same
+ * way in DIR/objects/HASH, under their own magic: one module name, the
+ * object's build-id in hex, which dso.c compares with the file's (a
+ * file rewritten in place within one tick of the clock keeps its size
+ * and time), and the KC_FULL_SYMTAB flag.  Any regular file may be
+ * cached; dso.c writes only tables of LP_OCACHE_MIN_SYMS or more.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,9 +57,13 @@
 #include "luaprof/hmap.h"
 #include "sym/sym_int.h"
 
-/* 2: the flags hold the kallsyms file's flaw (files of 1 are parsed and
- * written again) */
-static const char kc_magic[8] = "LPKSYM2\n";
+/* What a cache file holds: a kallsyms table, or an object file's (the
+ * same layout, its own directory and magic, one empty module name). */
+struct kc_kind {
+	const char *sub;        /* the directory under the cache's, for its files */
+	char magic[8];
+	uint32_t flags;         /* the header flags it may have */
+};
 
 struct kc_header {
 	char magic[8];
@@ -62,10 +73,16 @@ struct kc_header {
 	uint64_t nr_recs, nr_mods, names_len;
 };
 
-#define KC_HIDDEN 1u
+#define KC_HIDDEN 1u            /* kallsyms: every address was zero */
+#define KC_FULL_SYMTAB 1u       /* objects: the symbols came from a .symtab */
 #define KC_FLAW_SHIFT 1
 #define KC_FLAW_MASK (7u << KC_FLAW_SHIFT)
 #define KC_MAX_MODS 65536u
+
+/* kallsyms 2: the flags hold the kallsyms file's flaw (files of 1 are
+ * parsed and written again) */
+static const struct kc_kind kallsyms_kind = { "kallsyms", "LPKSYM2\n", KC_HIDDEN | KC_FLAW_MASK };
+static const struct kc_kind objects_kind = { "objects", "LPOSYM1\n", KC_FULL_SYMTAB };
 
 bool lp_kcache_dir(char *buf, size_t size)
 {
@@ -116,10 +133,11 @@ static bool own_base(const char *base, bool make)
 	return own_dir(parent, false) && own_dir(base, true);
 }
 
-/* Checks (and with make, makes) BASE, BASE/luaprof and BASE/luaprof/kallsyms
- * for dir "BASE/luaprof", then names the file of kallsyms path into out.
+/* Checks (and with make, makes) BASE, BASE/luaprof and BASE/luaprof/SUB
+ * (kind's) for dir "BASE/luaprof", then names the file of path into out.
  * false when a directory is not this user's or a name does not fit. */
-static bool cache_file(const char *dir, const char *path, bool make, char *out, size_t size)
+static bool cache_file(const struct kc_kind *kind, const char *dir, const char *path, bool make,
+		       char *out, size_t size)
 {
 	char buf[PATH_MAX];
 	size_t base = base_len(dir);
@@ -131,7 +149,7 @@ static bool cache_file(const char *dir, const char *path, bool make, char *out, 
 	buf[base] = '\0';
 	if (!own_base(buf, make) || !own_dir(dir, make))
 		return false;
-	int n = snprintf(buf, sizeof buf, "%s/kallsyms", dir);
+	int n = snprintf(buf, sizeof buf, "%s/%s", dir, kind->sub);
 	if (n < 0 || (size_t)n >= sizeof buf || !own_dir(buf, make))
 		return false;
 	n = snprintf(out, size, "%s/%016llx", buf, (unsigned long long)h);
@@ -159,19 +177,19 @@ static uint64_t mods_bytes(uint64_t nr_mods)
 	return (nr_mods * sizeof(uint32_t) + 7) & ~(uint64_t)7;
 }
 
-int lp_kcache_parse(const void *image, size_t len, const struct lp_kcache_key *key,
-		    struct lp_kcache *out)
+static int parse_kind(const struct kc_kind *kind, const void *image, size_t len,
+		      const struct lp_kcache_key *key, struct lp_kcache *out)
 {
 	const struct kc_header *h = image;
 
-	if (len < sizeof *h || memcmp(h->magic, kc_magic, sizeof kc_magic) ||
-	    h->rec_size != sizeof(struct lp_symtab_rec) || (h->flags & ~(KC_HIDDEN | KC_FLAW_MASK)) ||
+	if (len < sizeof *h || memcmp(h->magic, kind->magic, sizeof kind->magic) ||
+	    h->rec_size != sizeof(struct lp_symtab_rec) || (h->flags & ~kind->flags) ||
 	    (h->flags & KC_FLAW_MASK) >> KC_FLAW_SHIFT > LP_KFLAW_MAX)
 		return -EINVAL;
 	if (memcmp(&h->key, key, sizeof *key))
 		return -ESTALE;
 	if (!h->nr_mods || h->nr_mods > KC_MAX_MODS || h->nr_recs > INT32_MAX ||
-	    !h->names_len || h->names_len > len)
+	    !h->names_len || h->names_len > len || (kind == &objects_kind && h->nr_mods != 1))
 		return -EINVAL;
 	uint64_t recs_at = sizeof *h + mods_bytes(h->nr_mods);
 	uint64_t names_at = recs_at + h->nr_recs * sizeof(struct lp_symtab_rec);
@@ -187,20 +205,35 @@ int lp_kcache_parse(const void *image, size_t len, const struct lp_kcache_key *k
 	*out = (struct lp_kcache){
 		.recs = (const struct lp_symtab_rec *)(const void *)((const char *)image + recs_at),
 		.nr_recs = (size_t)h->nr_recs, .mods = mods, .nr_mods = (size_t)h->nr_mods,
-		.names = names, .names_len = (size_t)h->names_len, .hidden = h->flags & KC_HIDDEN,
+		.names = names, .names_len = (size_t)h->names_len,
+		.hidden = kind == &kallsyms_kind && (h->flags & KC_HIDDEN),
+		.full_symtab = kind == &objects_kind && (h->flags & KC_FULL_SYMTAB),
 		.flaw = (enum lp_kflaw)((h->flags & KC_FLAW_MASK) >> KC_FLAW_SHIFT),
 	};
 	return 0;
 }
 
-int lp_kcache_open(const char *dir, const char *path, const struct stat *src,
-		   struct lp_kcache *out)
+int lp_kcache_parse(const void *image, size_t len, const struct lp_kcache_key *key,
+		    struct lp_kcache *out)
+{
+	return parse_kind(&kallsyms_kind, image, len, key, out);
+}
+
+int lp_ocache_parse(const void *image, size_t len, const struct lp_kcache_key *key,
+		    struct lp_kcache *out)
+{
+	return parse_kind(&objects_kind, image, len, key, out);
+}
+
+/* lp_kcache_open() of kind's file, src a file of the kind cached. */
+static int open_kind(const struct kc_kind *kind, const char *dir, const char *path,
+		     const struct stat *src, struct lp_kcache *out)
 {
 	char file[PATH_MAX];
 	struct lp_kcache_key key;
 	struct stat st;
 
-	if (!lp_kcache_wants(src) || !cache_file(dir, path, false, file, sizeof file))
+	if (!cache_file(kind, dir, path, false, file, sizeof file))
 		return -ENOENT;
 	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
@@ -212,7 +245,7 @@ int lp_kcache_open(const char *dir, const char *path, const struct stat *src,
 	if (map == MAP_FAILED)
 		return -EINVAL;
 	lp_kcache_key_of(src, &key);
-	int err = lp_kcache_parse(map, (size_t)st.st_size, &key, out);
+	int err = parse_kind(kind, map, (size_t)st.st_size, &key, out);
 	if (err) {
 		munmap(map, (size_t)st.st_size);
 		return err;
@@ -220,6 +253,18 @@ int lp_kcache_open(const char *dir, const char *path, const struct stat *src,
 	out->map = map;
 	out->map_len = (size_t)st.st_size;
 	return 0;
+}
+
+int lp_kcache_open(const char *dir, const char *path, const struct stat *src,
+		   struct lp_kcache *out)
+{
+	return lp_kcache_wants(src) ? open_kind(&kallsyms_kind, dir, path, src, out) : -ENOENT;
+}
+
+int lp_ocache_open(const char *dir, const char *path, const struct stat *src,
+		   struct lp_kcache *out)
+{
+	return S_ISREG(src->st_mode) ? open_kind(&objects_kind, dir, path, src, out) : -ENOENT;
 }
 
 void lp_kcache_release(struct lp_kcache *c)
@@ -237,8 +282,9 @@ void lp_kcache_close(struct lp_kcache *c)
 
 /* Writes the image of table t to f: header, module offsets, records, names.
  * 0, -EFBIG (names past 4 GiB) or -EIO. */
-static int write_image(FILE *f, const struct lp_kcache_key *key, const struct lp_symtab *t,
-		       const char *const *mods, size_t nr_mods, bool hidden, enum lp_kflaw flaw)
+static int write_image(FILE *f, const struct kc_kind *kind, const struct lp_kcache_key *key,
+		       const struct lp_symtab *t, const char *const *mods, size_t nr_mods,
+		       uint32_t flags)
 {
 	size_t n = lp_symtab_count(t);
 	uint64_t names_len = 0;
@@ -251,10 +297,9 @@ static int write_image(FILE *f, const struct lp_kcache_key *key, const struct lp
 		names_len += strlen(lp_symtab_at(t, i)->name) + 1;
 	if (names_len > UINT32_MAX)
 		return -EFBIG;
-	struct kc_header h = { .rec_size = sizeof r, .key = *key,
-			       .flags = (hidden ? KC_HIDDEN : 0) | (uint32_t)flaw << KC_FLAW_SHIFT,
+	struct kc_header h = { .rec_size = sizeof r, .key = *key, .flags = flags,
 			       .nr_recs = n, .nr_mods = nr_mods, .names_len = names_len };
-	memcpy(h.magic, kc_magic, sizeof h.magic);
+	memcpy(h.magic, kind->magic, sizeof h.magic);
 	static const char pad[8];
 	fwrite(&h, sizeof h, 1, f);
 	off = 0;
@@ -275,16 +320,15 @@ static int write_image(FILE *f, const struct lp_kcache_key *key, const struct lp
 	return ferror(f) ? -EIO : 0;
 }
 
-int lp_kcache_save(const char *dir, const char *path, const struct stat *src,
-		   const struct lp_symtab *t, const char *const *mods, size_t nr_mods, bool hidden,
-		   enum lp_kflaw flaw)
+/* lp_kcache_save() of kind's file, its header's flags given. */
+static int save_kind(const struct kc_kind *kind, const char *dir, const char *path,
+		     const struct stat *src, const struct lp_symtab *t, const char *const *mods,
+		     size_t nr_mods, uint32_t flags)
 {
 	char file[PATH_MAX], tmp[PATH_MAX + 8];
 	struct lp_kcache_key key;
 
-	if (!lp_kcache_wants(src) || !nr_mods || nr_mods > KC_MAX_MODS || flaw > LP_KFLAW_MAX)
-		return -EINVAL;
-	if (!cache_file(dir, path, true, file, sizeof file))
+	if (!cache_file(kind, dir, path, true, file, sizeof file))
 		return -EPERM;
 	snprintf(tmp, sizeof tmp, "%s.XXXXXX", file);
 	int fd = mkostemp(tmp, O_CLOEXEC);      /* mode 0600 */
@@ -298,7 +342,7 @@ int lp_kcache_save(const char *dir, const char *path, const struct stat *src,
 		return err;
 	}
 	lp_kcache_key_of(src, &key);
-	int err = write_image(f, &key, t, mods, nr_mods, hidden, flaw);
+	int err = write_image(f, kind, &key, t, mods, nr_mods, flags);
 	if (fclose(f) && !err)
 		err = -EIO;
 	if (!err && rename(tmp, file))
@@ -306,4 +350,25 @@ int lp_kcache_save(const char *dir, const char *path, const struct stat *src,
 	if (err)
 		unlink(tmp);
 	return err;
+}
+
+int lp_kcache_save(const char *dir, const char *path, const struct stat *src,
+		   const struct lp_symtab *t, const char *const *mods, size_t nr_mods, bool hidden,
+		   enum lp_kflaw flaw)
+{
+	if (!lp_kcache_wants(src) || !nr_mods || nr_mods > KC_MAX_MODS || flaw > LP_KFLAW_MAX)
+		return -EINVAL;
+	return save_kind(&kallsyms_kind, dir, path, src, t, mods, nr_mods,
+			 (hidden ? KC_HIDDEN : 0) | (uint32_t)flaw << KC_FLAW_SHIFT);
+}
+
+int lp_ocache_save(const char *dir, const char *path, const struct stat *src,
+		   const struct lp_symtab *t, bool full_symtab, const char *build_id)
+{
+	const char *const mods[1] = { build_id };
+
+	if (!S_ISREG(src->st_mode))
+		return -EINVAL;
+	return save_kind(&objects_kind, dir, path, src, t, mods, 1,
+			 full_symtab ? KC_FULL_SYMTAB : 0);
 }

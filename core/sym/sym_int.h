@@ -154,6 +154,7 @@ struct lp_kcache {
 	const char *names;
 	size_t names_len;
 	bool hidden;
+	bool full_symtab;       /* an object's table: from a .symtab */
 	enum lp_kflaw flaw;     /* the kallsyms file's, as parsed */
 	void *map;
 	size_t map_len;
@@ -201,6 +202,35 @@ void lp_kcache_release(struct lp_kcache *c);
 int lp_kcache_save(const char *dir, const char *path, const struct stat *src,
 		   const struct lp_symtab *t, const char *const *mods, size_t nr_mods,
 		   bool hidden, enum lp_kflaw flaw);
+
+/* ---- object files' symbol tables in the same cache (kcache.c) ----
+ *
+ * The finished table of an object file whose symbols come from the file
+ * itself (.symtab, else .dynsym and MiniDebugInfo, with the PLT stubs
+ * named), in DIR/objects/, the same layout as a kallsyms table's under
+ * its own magic, the same trust and staleness rules: it stands for the
+ * file at path while the file's device, inode, size and modification
+ * time are those it records.  full_symtab: lp_dso_has_symtab's answer. */
+
+/* The smallest table cached: smaller ones are read in microseconds. */
+#define LP_OCACHE_MIN_SYMS 1000
+
+/* lp_kcache_parse() for an object's cache file image. */
+int lp_ocache_parse(const void *image, size_t len, const struct lp_kcache_key *key,
+		    struct lp_kcache *out);
+
+/* lp_kcache_open() for the object file path of status src (any regular
+ * file); out->full_symtab is set. */
+int lp_ocache_open(const char *dir, const char *path, const struct stat *src,
+		   struct lp_kcache *out);
+
+/* lp_kcache_save() for the object file path of status src: t finished,
+ * with every PLT stub it will ever have; build_id the file's, in hex ("":
+ * none), kept as the table's one module name, which a reader compares
+ * with the file's (a file rewritten in place within the clock's tick
+ * keeps its status).  0 or -errno as there. */
+int lp_ocache_save(const char *dir, const char *path, const struct stat *src,
+		   const struct lp_symtab *t, bool full_symtab, const char *build_id);
 
 /* lp_kernel_load() through the cache in dir (NULL: none): the table cached
  * for path when there is a valid one, else parsed and then cached (a

@@ -1,7 +1,8 @@
 /*
- * fuzz_kcache.c - the reader of cached kallsyms tables (kcache.c:
- * lp_kcache_parse, then lp_symtab_import's checks of the records) on any
- * bytes as a cache file image.  The key is taken from the image's own
+ * fuzz_kcache.c - the readers of cached symbol tables (kcache.c:
+ * lp_kcache_parse for kallsyms tables, lp_ocache_parse for object files',
+ * then lp_symtab_import's checks of the records) on any bytes as a cache
+ * file image.  The key is taken from the image's own
  * header when it has one, so that inputs get past the staleness check.
  * Every symbol of a table that passes is looked up at its start and at
  * addresses around it, and its name and module read, so that ASan catches
@@ -33,6 +34,20 @@ static void look(const struct lp_symtab *t, const struct lp_kcache *c, uint64_t 
 	sink += strlen(s->name) + strlen(c->names + c->mods[tag]);
 }
 
+/* Imports the table c describes and looks up around every symbol. */
+static void walk(const struct lp_kcache *c)
+{
+	struct lp_symtab *t = lp_symtab_import(c->recs, c->nr_recs, c->names, c->names_len,
+					       c->nr_mods);
+	for (size_t i = 0; t && i < lp_symtab_count(t); i++) {
+		const struct lp_sym *s = lp_symtab_at(t, i);
+		look(t, c, s->start);
+		look(t, c, s->start - 1);
+		look(t, c, s->end);
+	}
+	lp_symtab_free(t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct lp_kcache_key key = { 0 };
@@ -44,16 +59,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(image, data, size);
 	if (size >= KEY_AT + sizeof key)
 		memcpy(&key, data + KEY_AT, sizeof key);
-	if (!lp_kcache_parse(image, size, &key, &c)) {
-		struct lp_symtab *t = lp_symtab_import(c.recs, c.nr_recs, c.names, c.names_len,
-						       c.nr_mods);
-		for (size_t i = 0; t && i < lp_symtab_count(t); i++) {
-			const struct lp_sym *s = lp_symtab_at(t, i);
-			look(t, &c, s->start);
-			look(t, &c, s->start - 1);
-			look(t, &c, s->end);
-		}
-		lp_symtab_free(t);
+	if (!lp_kcache_parse(image, size, &key, &c))
+		walk(&c);
+	if (!lp_ocache_parse(image, size, &key, &c)) {
+		if (c.nr_mods != 1 || c.flaw || c.hidden)
+			abort();                /* an object's table has one name, no flaw */
+		walk(&c);
 	}
 	free(image);
 	return 0;
