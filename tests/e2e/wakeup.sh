@@ -45,8 +45,11 @@ for line in open(sys.argv[1]):
 ours = open(sys.argv[2]).read()
 rows = {}
 for l in ours.split("# who wakes whom\n", 1)[1].split("\n\n")[0].splitlines()[1:]:
-    # a command name may hold spaces ("V8 Worker"): the numbers anchor it
-    f = re.match(r"^(.+?)\s+(\d+)\s+(.+?)\s+(\d+)\s+(\d+)$", l.strip()).groups()
+    # a command name may hold spaces ("V8 Worker") or be empty, a pid be
+    # -1 (a task exiting): the numbers anchor it
+    m = re.match(r"^(?:(.*?)\s+)?(-?\d+)\s+(?:(.*?)\s+)?(-?\d+)\s+(\d+)$", l.strip())
+    assert m, "a row of luaprof's that is not WAKER PID WAKEE PID COUNT: %r" % l
+    f = [g or "" for g in m.groups()]
     rows[(f[0], int(f[1]), f[2], int(f[3]))] = int(f[4])
 assert rows == pairs, "pairs: %d in luaprof, %d from perf script; differing: %s" % (
     len(rows), len(pairs), sorted(set(rows.items()) ^ set(pairs.items()))[:5])
