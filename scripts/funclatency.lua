@@ -52,6 +52,8 @@ local function hist_of(s)
   return h.hist
 end
 
+local unpaired = 0                     -- returns without an entry before them
+
 function on_sample(s)
   local tid = s.tid
   local stack = entries[tid]
@@ -63,6 +65,20 @@ function on_sample(s)
     stack[#stack + 1] = s.time
   elseif stack and #stack > 0 then
     hist_of(s):add((s.time - table.remove(stack)) // div)
+  else
+    unpaired = unpaired + 1
+  end
+end
+
+-- What was left out, on stderr: calls begun before the probes were placed
+-- (attached with -p), calls still running at the end.
+local function left_out()
+  local open = 0
+  for _, stack in pairs(entries) do open = open + #stack end
+  if unpaired > 0 or open > 0 then
+    io.stderr:write(string.format("funclatency: not counted: %d return%s without an entry (the call "
+      .. "began before the probes were placed), %d call%s still running at the end\n",
+      unpaired, unpaired == 1 and "" or "s", open, open == 1 and "" or "s"))
   end
 end
 
@@ -75,4 +91,5 @@ function on_end()
                         h.hist:sum(), opt.unit, h.hist:count()))
   end
   if #order == 0 then print(string.format("%s was not called", func)) end
+  left_out()
 end

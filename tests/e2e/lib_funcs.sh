@@ -34,7 +34,7 @@ rows() { awk '/^\[/ {gsub(/[\[\),]/, " "); print $1, $3}' "$1"; }
 # around the call ($CALLS_NAPS: the probes' times lie within those, so a
 # late wake-up on a busy machine moves a nap to a higher bucket in both).
 check_naps() {
-	grep -q 'count: 10$' "$1" || { cat "$1"; fail "$2: not 10 calls of nap"; }
+	grep -q 'count: 10$' "$1" || { cat "$1" "$TMP/err" "$CALLS_NAPS"; fail "$2: not 10 calls of nap"; }
 	[ "$(grep -c . "$CALLS_NAPS" 2>/dev/null)" = 10 ] || fail "$2: calls did not time its 10 naps in $CALLS_NAPS"
 	local fast
 	fast=$(awk '$1 < 4000000 {n++} END {print n + 0}' "$CALLS_NAPS")
