@@ -13,7 +13,9 @@ local opt = luaprof.options{
   help = [[OBJECT:FUNC: OBJECT a path, a program on $PATH or a library name.
 Prints the histogram of the calls' durations (power-of-two buckets) with
 their count, average and total, for all threads together or --per=process
-or thread.  Calls still running when the run ends are not counted.]],
+or thread.  Calls still running when the run ends, and returns of calls
+begun before the probes were placed, are not counted; how many is said
+on stderr.]],
   { "func", "string", nil, "OBJECT:FUNC, the function to time (-A OBJECT:FUNC too)" },
   { "unit", "string", "us", "the histogram's unit", choices = { "ns", "us", "ms" } },
   { "per", "string", "all", "one histogram in all, per process or per thread",
