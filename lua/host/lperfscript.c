@@ -123,14 +123,16 @@ static void add_line(luaL_Buffer *b, const struct shown *o, uint64_t addr, const
 	luaL_addchar(b, '\n');
 }
 
-/* The source line perf script's srcline field prints for frame f (vaddr:
- * where it is looked up): NULL where it prints none (no object). */
-static const char *frame_srcline(struct lp_run *run, const struct lp_frame *f, bool ret,
+/* The source line perf script's srcline field prints for frame f, at its
+ * own address (a frame-pointer caller's return address, as perf looks it
+ * up; an unwound caller's is already the address before it): NULL where
+ * it prints none (no object). */
+static const char *frame_srcline(struct lp_run *run, const struct lp_frame *f,
 				 const struct lp_srcframe *sf, int ns)
 {
 	if (!f->dso)
 		return NULL;
-	return lp_stack_srcline(run, f, f->vaddr - ret, ns > 0 ? sf[0].file : NULL,
+	return lp_stack_srcline(run, f, f->vaddr, ns > 0 ? sf[0].file : NULL,
 				ns > 0 ? sf[0].line : 0, false);
 }
 
@@ -154,14 +156,14 @@ static void add_frame_lines(luaL_Buffer *b, struct lp_run *run, size_t i, const 
 	if (run->stack.frame_caller[i])
 		addr--, off--;
 	bool inl = run->view.unwound && name && !f->kernel;
-	int ns = inl || (o->srcline && !f->kernel) ? lp_stack_srcframes(run, i, &sf) : 0;
-	const char *src = o->srcline ? frame_srcline(run, f, run->stack.frame_ret[i], sf, ns) : NULL;
+	int ns = inl || (o->srcline && !f->kernel) ? lp_stack_srcframes_at(run, i, &sf) : 0;
+	const char *src = o->srcline ? frame_srcline(run, f, sf, ns) : NULL;
 	for (int j = 0; inl && j < ns; j++) {
 		const char *own = sf[j].name ? sf[j].name : j + 1 < ns ? "??" : name;
 		/* each of append_inlines' lines has its addr2line record's line:
 		 * the innermost's at the address, the others' at their calls */
 		if (o->srcline && j)
-			src = lp_stack_srcline(run, f, f->vaddr - run->stack.frame_ret[i], sf[j].file,
+			src = lp_stack_srcline(run, f, f->vaddr, sf[j].file,
 					       sf[j].line, false);
 		add_line(b, o, addr, own, off, f->dso, strcmp(own, name) != 0, src);
 	}
@@ -238,7 +240,7 @@ static int l_frame(lua_State *L)
 	const struct lp_srcframe *sf = NULL;
 	if (o.srcline) {
 		int ns = f->kernel ? 0 : lp_stack_leaf_srcframes(run, &sf);
-		src = frame_srcline(run, f, false, sf, ns);
+		src = frame_srcline(run, f, sf, ns);
 	}
 	luaL_Buffer b;
 	luaL_buffinit(L, &b);

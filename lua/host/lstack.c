@@ -685,6 +685,11 @@ int lp_stack_srcframes(struct lp_run *run, size_t i, const struct lp_srcframe **
 	return srcframes(run, &run->stack.frames[i], run->stack.frame_ret[i], sf);
 }
 
+int lp_stack_srcframes_at(struct lp_run *run, size_t i, const struct lp_srcframe **sf)
+{
+	return srcframes(run, &run->stack.frames[i], false, sf);
+}
+
 int lp_stack_leaf_srcframes(struct lp_run *run, const struct lp_srcframe **sf)
 {
 	return srcframes(run, lp_stack_leaf(run), false, sf);

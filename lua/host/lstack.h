@@ -30,6 +30,11 @@ struct lp_srcframe;
  * Borrowed until the next sample. */
 int lp_stack_srcframes(struct lp_run *run, size_t i, const struct lp_srcframe **sf);
 
+/* The same at the frame's own address: a caller of a frame-pointer
+ * callchain (a return address) looked up there, not at the call before
+ * it, as perf script does (its callchain's addresses as they are). */
+int lp_stack_srcframes_at(struct lp_run *run, size_t i, const struct lp_srcframe **sf);
+
 /* The run's cache of source lines (core/dwarf/srcline.c), made on first
  * use; NULL when out of memory. */
 struct lp_srclines *lp_stack_lines(struct lp_run *run);

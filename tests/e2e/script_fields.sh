@@ -3,7 +3,8 @@
 # symoff, dso, srcline): a list in any order, or +F,-G changes to the
 # default; byte for byte perf script's text on the same recordings (a
 # --call-graph dwarf one, with inlined frames and their source lines, and
-# a -g one).  What perf refuses, luaprof refuses in one line (exit 255): a
+# a -g one; a -g one of callers whose return address begins a new line,
+# which perf looks up at that address).  What perf refuses, luaprof refuses in one line (exit 255): a
 # field it does not know, symoff without sym, srcline without ip, a list
 # mixing fields and changes; cpu where the samples have none.
 . "$(dirname "$0")/lib.sh"
@@ -24,6 +25,17 @@ for f in dwarf.data fp.data; do
 	echo "$f: 9 field lists as perf script -F ($(grep -c '^$' ours) samples)"
 done
 grep -q '(inlined)$' dwarf.data.all || fail "no inlined frame in perf's text: nothing was compared of them"
+# frame pointers, callers whose return address begins the next line: perf
+# looks a callchain's addresses up as they are (the line after the call)
+cc -O0 -g -fno-omit-frame-pointer -o retline "$ROOT/tests/progs/retline.c" || fail "cannot build retline"
+perf record -q -g -F 999 -o ret.data -- ./retline 200000 >/dev/null 2>&1 || fail "perf record -g of retline failed"
+perf script -i ret.data -F ip,sym,symoff,dso,srcline > theirs 2>/dev/null || fail "perf script of ret.data failed"
+"$LUAPROF" run script --fields=ip,sym,symoff,dso,srcline -i ret.data > ours 2>err || { cat err; fail "ret.data failed"; }
+cmp -s theirs ours || { diff theirs ours | head; fail "ret.data: a frame-pointer caller's srcline differs from perf script's"; }
+after=$(grep -n 'retline_sink++;' "$ROOT/tests/progs/retline.c" | cut -d: -f1)
+grep -A1 ' retline_work+' theirs | grep -q "retline.c:$after\$" ||
+	fail "no caller frame at the line after its call (retline.c:$after): nothing was compared of them"
+echo "ret.data: callers at their return address as perf script gives them ($(grep -c ' retline_work+' theirs) frames)"
 # refusals: one line, exit 255
 refused() {
 	expect_status 255 "$LUAPROF" run script "--fields=$1" -i dwarf.data
