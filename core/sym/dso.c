@@ -56,8 +56,8 @@ struct lp_dso {
 	bool plt_later;         /* the PLT stubs not named yet: lookups in */
 	uint64_t plt_lo, plt_hi;        /* [plt_lo, plt_hi) name them first */
 	uint64_t plt_hull;      /* lp_plt_span's end, which plt_widen widens */
-	struct lp_kcache cache; /* syms from the cache: its file's mapping */
-	bool cached;
+	struct lp_kcache cache; /* syms from the cache: its file's mapping (map
+				 * NULL: syms read from the object) */
 };
 
 /* The object cache of a file being opened: the cache's directory (dir
@@ -94,7 +94,6 @@ static bool from_cache(struct lp_dso *d, const struct ocache *oc)
 	d->syms = t;
 	d->full_symtab = c->full_symtab;
 	d->plt_later = false;
-	d->cached = true;
 	return true;
 }
 
@@ -103,7 +102,7 @@ static bool from_cache(struct lp_dso *d, const struct ocache *oc)
  * stubs are named first, as a later lookup among them would (plt_now). */
 static void to_cache(struct lp_dso *d, Elf *e, const struct ocache *oc)
 {
-	if (!oc || !oc->dir || d->cached || d->symsrc ||
+	if (!oc || !oc->dir || d->cache.map || d->symsrc ||
 	    lp_symtab_count(d->syms) < LP_OCACHE_MIN_SYMS)
 		return;
 	if (d->plt_later) {
@@ -418,7 +417,7 @@ static struct lp_dso *dso_from_elf(const char *name, Elf *e, bool try_debug,
 	d->path = strdup(name);
 	d->syms = lp_symtab_new();
 	if (!d->path || !d->syms || read_phdrs(d, e) || read_scns(d, e, try_debug, oc) ||
-	    (!d->cached && lp_symtab_finish(d->syms)))
+	    (!d->cache.map && lp_symtab_finish(d->syms)))
 		goto nomem;
 	plt_widen(d);
 	return d;

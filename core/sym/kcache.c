@@ -63,6 +63,7 @@ struct kc_kind {
 	const char *sub;        /* the directory under the cache's, for its files */
 	char magic[8];
 	uint32_t flags;         /* the header flags it may have */
+	uint32_t max_mods;      /* module names it may have (at least one) */
 };
 
 struct kc_header {
@@ -81,8 +82,9 @@ struct kc_header {
 
 /* kallsyms 2: the flags hold the kallsyms file's flaw (files of 1 are
  * parsed and written again) */
-static const struct kc_kind kallsyms_kind = { "kallsyms", "LPKSYM2\n", KC_HIDDEN | KC_FLAW_MASK };
-static const struct kc_kind objects_kind = { "objects", "LPOSYM1\n", KC_FULL_SYMTAB };
+static const struct kc_kind kallsyms_kind = { "kallsyms", "LPKSYM2\n", KC_HIDDEN | KC_FLAW_MASK,
+					      KC_MAX_MODS };
+static const struct kc_kind objects_kind = { "objects", "LPOSYM1\n", KC_FULL_SYMTAB, 1 };
 
 bool lp_kcache_dir(char *buf, size_t size)
 {
@@ -188,8 +190,8 @@ static int parse_kind(const struct kc_kind *kind, const void *image, size_t len,
 		return -EINVAL;
 	if (memcmp(&h->key, key, sizeof *key))
 		return -ESTALE;
-	if (!h->nr_mods || h->nr_mods > KC_MAX_MODS || h->nr_recs > INT32_MAX ||
-	    !h->names_len || h->names_len > len || (kind == &objects_kind && h->nr_mods != 1))
+	if (!h->nr_mods || h->nr_mods > kind->max_mods || h->nr_recs > INT32_MAX ||
+	    !h->names_len || h->names_len > len)
 		return -EINVAL;
 	uint64_t recs_at = sizeof *h + mods_bytes(h->nr_mods);
 	uint64_t names_at = recs_at + h->nr_recs * sizeof(struct lp_symtab_rec);
