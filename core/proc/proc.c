@@ -211,11 +211,12 @@ static struct lp_thread *thread_new(struct lp_procs *ps, uint32_t pid, uint32_t 
 	}
 	/* a thread is named ":TID" until a COMM record names it, as in perf;
 	 * the idle task (tid 0), which no record names, is "swapper", as
-	 * perf's session names it before reading anything */
+	 * perf's session names it before reading anything; perf's tid is
+	 * signed, so the tid of a task with none left (-1) is ":-1" */
 	if (tid == 0)
 		snprintf(t->comm, sizeof t->comm, "swapper");
 	else
-		snprintf(t->comm, sizeof t->comm, ":%" PRIu32, tid);
+		snprintf(t->comm, sizeof t->comm, ":%" PRId32, (int32_t)tid);
 	thread_set_proc(t, p);
 	return t;
 }

@@ -123,6 +123,8 @@ static void unknown_threads_and_many(void)
 	struct lp_thread *t = lp_procs_thread(ps, 7, 8);
 	TEST_STREQ(t->comm, ":8");
 	TEST_STREQ(lp_procs_thread(ps, 0, 0)->comm, "swapper");     /* the idle task, as perf */
+	/* an exiting task's samples carry pid/tid -1: perf names it ":-1" */
+	TEST_STREQ(lp_procs_thread(ps, UINT32_MAX, UINT32_MAX)->comm, ":-1");
 	for (uint32_t i = 1000; i < 6000; i++)
 		TEST_TRUE(lp_procs_thread(ps, i, i) != NULL);
 	for (uint32_t i = 1000; i < 6000; i += 499)
