@@ -291,11 +291,11 @@ static void scan_self(void)
 /* Exited threads are kept LP_PROCS_EXIT_KEEP_NS on the records' clock,
  * then freed at a later EXIT with their process; a tid made live again by
  * a FORK is kept, and a thread that exits twice is aged from its last
- * EXIT. */
-static struct lp_record exit_at(uint32_t pid, uint32_t tid, uint64_t s)
+ * EXIT.  Times are in tenths of the keep (10: LP_PROCS_EXIT_KEEP_NS). */
+static struct lp_record exit_at(uint32_t pid, uint32_t tid, uint64_t tenths)
 {
 	struct lp_record r = task_rec(PERF_RECORD_EXIT, pid, pid, tid, tid);
-	r.u.task.time = s * 1000000000ull;
+	r.u.task.time = tenths * (LP_PROCS_EXIT_KEEP_NS / 10);
 	return r;
 }
 
@@ -315,7 +315,7 @@ static void exited_threads_freed(void)
 	apply(ps, task_rec(PERF_RECORD_FORK, 400, 1, 400, 1));
 	apply(ps, exit_at(400, 400, 11));                          /* 400 exits again */
 	apply(ps, exit_at(900, 900, 11));                          /* unknown: nothing */
-	/* at 11 s: 101, 300, 400 (1 s) are 10 s old: 101 goes, 100 (2 s) stays */
+	/* at 11: 101, 300, 400 (1) are a keep old: 101 goes, 100 (2) stays */
 	TEST_TRUE(!lp_procs_find(ps, 101));
 	struct lp_thread *t = lp_procs_find(ps, 100);
 	TEST_TRUE(t && t->exited && t->proc && lp_proc_find_map(t->proc, 0x1800));
@@ -324,8 +324,8 @@ static void exited_threads_freed(void)
 	struct lp_thread *u = lp_procs_thread(ps, 500, 500);
 	TEST_TRUE(u);
 	apply(ps, exit_at(500, 500, 20));
-	TEST_TRUE(!lp_procs_find(ps, 100));                       /* 2 s + 10 <= 20 */
-	TEST_TRUE(lp_procs_find(ps, 400));                        /* 11 s + 10 > 20 */
+	TEST_TRUE(!lp_procs_find(ps, 100));                       /* 2 + 10 <= 20 */
+	TEST_TRUE(lp_procs_find(ps, 400));                        /* 11 + 10 > 20 */
 	TEST_TRUE(lp_procs_find(ps, 300));
 	apply(ps, exit_at(600, 600, 21));
 	TEST_TRUE(!lp_procs_find(ps, 400));
