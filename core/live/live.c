@@ -14,7 +14,8 @@
  * after stamping it: within microseconds on bare metal, but a vCPU the
  * host stops between the two can take milliseconds (a slack of 2 ms let
  * records out of order: docs/performance.md, "Measured choices in the
- * code"), so the slack is 20 ms.  At the end everything is flushed.
+ * code"), so the slack is 20 ms, and grows when a record still comes
+ * later than that (slack.h).  At the end everything is flushed.
  * Timestamps are CLOCK_MONOTONIC (use_clockid), the clock read here.
  *
  * A sampling run drains the rings on a thread of its own (drain.c) into
@@ -48,6 +49,7 @@
 
 #include "live/drain.h"
 #include "live/evlist.h"
+#include "live/slack.h"
 #include "live/tqueue.h"
 #include "luaprof/capture.h"
 #include "luaprof/err.h"
@@ -58,7 +60,6 @@
 #include "luaprof/ring.h"
 #include "luaprof/workload.h"
 
-#define SAFE_SLACK_NS  20000000ull     /* 20 ms */
 #define POLL_MS        100
 /* Held records are asked for in batches: a pass is asked for once the
  * earliest held record is this much past its slack, not as soon as it is
@@ -83,6 +84,7 @@ struct lp_live {
 	volatile sig_atomic_t stop;
 	bool ending, ended;
 	uint64_t safe_time;             /* records up to this time may go out */
+	struct lp_slack slack;          /* how long before that the pass was */
 	uint64_t deadline;              /* CLOCK_MONOTONIC ns, 0 = none */
 	uint64_t alarm;                 /* lp_live_set_alarm's time, 0 = none */
 	bool input_ready;               /* the watched fd was readable at the last poll */
@@ -281,12 +283,12 @@ static void wait_for_data(struct lp_live *lv)
 	int timeout = POLL_MS;
 	struct lp_tqueue *q = earliest(lv);
 	until(lv->deadline, &timeout);
-	until(lv->alarm ? lv->alarm + SAFE_SLACK_NS : 0, &timeout);
+	until(lv->alarm ? lv->alarm + lv->slack.ns : 0, &timeout);
 	/* a record held back for the slack goes out once past it, not at the
 	 * next poll's end: the drain thread, which took it at once (it wakes
 	 * at every sample while capturing strings), has no later pass to say
 	 * so until asked */
-	until(q ? lp_tqueue_time(q) + SAFE_SLACK_NS + BATCH_NS : 0, &timeout);
+	until(q ? lp_tqueue_time(q) + lv->slack.ns + BATCH_NS : 0, &timeout);
 	bool due = (lv->alarm || q) && !timeout;
 	/* an alarm or a held record due, or nothing to hand out past the
 	 * bound: a pass now */
@@ -383,6 +385,11 @@ int lp_live_next(struct lp_live *lv, struct lp_record *rec, int *event)
 	for (;;) {
 		struct lp_tqueue *q = earliest(lv);
 		if (q && (lv->ending || lp_tqueue_time(q) <= lv->safe_time)) {
+			if (lp_slack_note(&lv->slack, lp_tqueue_time(q))) {
+				lv->stats.late = lv->slack.late;
+				lv->stats.max_late_ns = lv->slack.max_late_ns;
+				lv->stats.slack_ns = lv->slack.ns;
+			}
 			if (emit(lv, q, rec, event))
 				return 1;
 			continue;
@@ -410,7 +417,7 @@ int lp_live_next(struct lp_live *lv, struct lp_record *rec, int *event)
 		int rc = lv->threaded ? take_all(lv, &pass) : drain_all(lv);
 		if (rc)
 			return rc;
-		lv->safe_time = pass - SAFE_SLACK_NS;
+		lv->safe_time = pass - lv->slack.ns;
 	}
 }
 
@@ -630,6 +637,7 @@ struct lp_live *lp_live_open(const struct lp_live_opts *o, unsigned *fallbacks)
 		return lp_err_null(-ENOMEM, "out of memory");
 	lv->wl = (struct lp_workload){ .pid = -1, .go_fd = -1, .err_fd = -1, .pidfd = -1 };
 	lv->wake[0] = lv->wake[1] = -1;
+	lp_slack_init(&lv->slack);
 	int rc = live_setup(lv, o);
 	*fallbacks = lv->el.fallbacks;
 	if (rc) {

@@ -57,6 +57,11 @@ struct lp_live_stats {
 	uint64_t queue_full;            /* times the queue reached its bound */
 	size_t queue_bytes;             /* the bound */
 	size_t queue_peak;              /* the most bytes the queue held at once */
+	uint64_t late;                  /* records handed out after one stamped later:
+					 * the kernel wrote them longer after their
+					 * stamp than the merge waited (a stalled vCPU) */
+	uint64_t max_late_ns;           /* how far behind, at most */
+	uint64_t slack_ns;              /* the merge's wait after the last of them */
 };
 
 /* The default bound of the queue between the rings and the script: a

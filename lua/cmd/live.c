@@ -281,6 +281,13 @@ static void report_losses(const struct lp_live *lv)
 	if (st->bad_records)
 		fprintf(stderr, "luaprof: %llu malformed records were skipped\n",
 			(unsigned long long)st->bad_records);
+	if (st->late)
+		fprintf(stderr, "luaprof: %llu record%s reached the script out of time order, up to "
+				"%.1f ms behind (the kernel wrote %s more than the merge's wait after "
+				"stamping %s: a stalled CPU); the wait grew to %.0f ms\n",
+			(unsigned long long)st->late, st->late == 1 ? "" : "s",
+			(double)st->max_late_ns / 1e6, st->late == 1 ? "it" : "them",
+			st->late == 1 ? "it" : "them", (double)st->slack_ns / 1e6);
 	report_backlog(st);
 }
 
