@@ -283,8 +283,13 @@ size_t lp_capcall_take(struct lp_capcall *cc, const struct perf_event_header *h,
 		memcpy(&dl, (const uint8_t *)s->raw + sp->fetch_off[i], 4);
 		memcpy(&addr, (const uint8_t *)s->raw + sp->fetch_addr[i], 8);
 		size_t off = dl & 0xffff, len = dl >> 16;
-		if (!len || off > s->raw_size || len > s->raw_size - off)
-			continue;       /* the kernel could not read it */
+		if (!len || off > s->raw_size || len > s->raw_size - off) {
+			/* the kernel could not read it (a page not present:
+			 * a probe takes no fault): said, so that the system
+			 * call's sample takes no older call's string */
+			items[n++] = (struct lp_capture_item){ addr, NULL, 0, LP_CAPTURE_CALL, EFAULT };
+			continue;
+		}
 		const char *str = (const char *)s->raw + off;
 		items[n++] = (struct lp_capture_item){ addr, str, (uint32_t)strnlen(str, len),
 						       LP_CAPTURE_CALL, 0 };

@@ -74,15 +74,18 @@ static void add_str(struct item_w *w, pid_t pid, uint64_t addr)
 	item_end(w, addr, LP_CAPTURE_STR, rc, rc ? 0 : len);
 }
 
-/* An item whose data is known (len bytes at str). */
-static void add_known(struct item_w *w, uint64_t addr, uint16_t kind, const char *str, size_t len)
+/* An item whose data is known (len bytes at str), or that could not be
+ * read (err, no data). */
+static void add_known(struct item_w *w, uint64_t addr, uint16_t kind, const char *str, size_t len,
+		      int err)
 {
-	size_t max = len;
+	size_t max = err ? 0 : len;
 	char *buf = (char *)item_begin(w, &max);
 	if (!buf)
 		return;
-	memcpy(buf, str, max);
-	item_end(w, addr, kind, 0, max);
+	if (max)
+		memcpy(buf, str, max);
+	item_end(w, addr, kind, err, max);
 }
 
 /* /proc/PID/cmdline, its trailing NUL left out. */
@@ -131,7 +134,7 @@ size_t lp_capture_call(const struct lp_sample *s, const struct lp_capture_item *
 	if (w.room < HEAD + ITEM + 8)
 		return 0;
 	for (size_t i = 0; i < nr; i++)
-		add_known(&w, items[i].addr, items[i].kind, items[i].data, items[i].len);
+		add_known(&w, items[i].addr, items[i].kind, items[i].data, items[i].len, items[i].err);
 	return w.nr ? finish(&w, s, 1) : 0;
 }
 

@@ -56,6 +56,7 @@ int lp_strings_record(struct lp_run *run, const struct lp_record *rec)
 		sl->cap = rec->size;
 	}
 	memcpy(sl->rec, rec->data, rec->size);
+	memset(sl->taken, 0, sizeof sl->taken);
 	sl->len = rec->size;
 	sl->tid = c.tid;
 	sl->time = c.time;
@@ -81,13 +82,29 @@ static bool thread_call(struct lp_run *run, struct lp_capture *c)
 }
 
 /* The item of the thread's latest call of kind (for LP_CAPTURE_CALL, the
- * string at addr), or NULL. */
+ * string at addr), or NULL.  A system call's string is taken by one
+ * sample, the first that asks (its own system call's): a later sample
+ * whose own call left no record (its string unread by the kernel, its
+ * probe's sample lost) must not take an older call's string at a
+ * pointer used again.  Nor is one the kernel could not read taken. */
 static const struct lp_capture_item *call_item(struct lp_run *run, struct lp_capture *c,
 					       uint16_t kind, uint64_t addr)
 {
-	for (size_t i = 0; thread_call(run, c) && i < c->nr; i++)
-		if (c->items[i].kind == kind && (kind != LP_CAPTURE_CALL || c->items[i].addr == addr))
-			return &c->items[i];
+	const struct lp_sample *s = &run->view.rec->u.sample;
+	struct lp_capslot *sl = &run->strings.call[s->tid % LP_CAPTURE_SLOTS];
+	if (!thread_call(run, c))
+		return NULL;
+	for (size_t i = 0; i < c->nr; i++) {
+		const struct lp_capture_item *it = &c->items[i];
+		if (it->kind != kind || (kind == LP_CAPTURE_CALL && it->addr != addr))
+			continue;
+		if (kind == LP_CAPTURE_CALL) {
+			if (it->err || (sl->taken[i] && sl->taken[i] != s->time))
+				return NULL;
+			sl->taken[i] = s->time;
+		}
+		return it;
+	}
 	return NULL;
 }
 

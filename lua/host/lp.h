@@ -16,6 +16,7 @@
 
 #include <lua.h>
 
+#include "luaprof/capture.h"
 #include "luaprof/proc.h"
 #include "luaprof/record.h"
 #include "luaprof/source.h"
@@ -219,6 +220,8 @@ struct lp_capslot {
 	uint64_t time;
 	void *rec;              /* a copy of the capture record (malloc'd) */
 	size_t len, cap;
+	uint64_t taken[LP_CAPTURE_MAX]; /* a call record's: the time of the sample
+					 * that took item i, 0: none yet */
 };
 struct lp_filestr;
 struct lp_run_strings {

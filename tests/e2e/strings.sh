@@ -12,6 +12,8 @@
 # - without the declaration: the literals (from the files), the rest nil
 #   (the process has exited), counted, and the line says how to keep them;
 # - a pointer that names nothing: nil and its reason, counted; NULL not;
+# - a pointer a wrapper's call named one path and a raw system call
+#   another: each its own (tests/progs/strreuse);
 # - an exec's args.argv (sh -c '/bin/echo a b c'), as bpftrace's join;
 # - a uprobe's string argument and a uretprobe's returned string, copied
 #   by the kernel, as bpftrace's str(arg0) and str(retval); the tracefs
@@ -148,6 +150,19 @@ cats_bpftrace() {
 	fi
 }
 
+# a heap buffer naming two paths: the first opened by libc's open() (its
+# string copied at the wrapper), the second by a raw syscall(SYS_openat)
+# (no wrapper, no copy): the second's string is its own, read from the
+# process (tests/progs/strreuse sleeps before it exits), not the first
+# call's at the same pointer
+reused_pointer() {
+	expect_status 0 "$LUAPROF" run "$S" -e "$OPEN" -A strreuse -- "$PROGS/strreuse"
+	grep '^/nonexistent/strreuse/' "$TMP/out" > got
+	printf '/nonexistent/strreuse/wrapper\n/nonexistent/strreuse/raw\n' | diff - got ||
+		fail "the raw system call's string was not its own"
+	expect_grep '^strings: read=[0-9]+ missed=0 kernel=[0-9]+ stack=[0-9]+ prompt=1 ' "$TMP/err"
+}
+
 # an exec's arguments
 exec_argv() {
 	echo '/bin/echo a b c' > echo.sh
@@ -195,6 +210,7 @@ scenario "live, not declared" undeclared
 scenario "a pointer that names nothing" bad_pointers
 scenario "the issue's one-liner" oneliner
 scenario "the cats' opens, as bpftrace's" cats_bpftrace
+scenario "a pointer used again by a raw system call" reused_pointer
 scenario "an exec's args.argv" exec_argv
 scenario "a probe's strings" probes
 scenario "no probe left by the runs above" none_left

@@ -90,6 +90,26 @@ static void call_records(void)
 	TEST_EQ(lp_capture_decode(out, 16, &c), -EPROTO);
 }
 
+/* An argument the kernel could not read at the call is an item of its
+ * own, its error and no data: the system call's sample then takes no
+ * older call's string at that pointer. */
+static void call_record_unread(void)
+{
+	uint8_t out[256] __attribute__((aligned(8)));
+	struct lp_sample s = { .pid = 7, .tid = 8, .time = 99 };
+	struct lp_capture_item items[2] = {
+		{ 0x1000, NULL, 0, LP_CAPTURE_CALL, EFAULT },
+		{ 0x2000, "/tmp", 4, LP_CAPTURE_CALL, 0 },
+	};
+	size_t n = lp_capture_call(&s, items, 2, out, sizeof out);
+	struct lp_capture c;
+	TEST_EQ(lp_capture_decode(out, n, &c), 0);
+	TEST_TRUE(c.call && c.nr == 2);
+	TEST_TRUE(c.items[0].addr == 0x1000 && c.items[0].err == EFAULT && c.items[0].len == 0);
+	TEST_TRUE(c.items[1].addr == 0x2000 && !c.items[1].err && c.items[1].len == 4 &&
+		  !memcmp(c.items[1].data, "/tmp", 4));
+}
+
 static void stack_copy(void)
 {
 	char stack[64] = "xx/on/the/stack";
@@ -172,5 +192,6 @@ static void constants(void)
 	TEST_TRUE(n > 150 && kill);
 }
 
-TEST_MAIN("capture", TEST_CASE(build_and_decode), TEST_CASE(call_records), TEST_CASE(stack_copy),
+TEST_MAIN("capture", TEST_CASE(build_and_decode), TEST_CASE(call_records), TEST_CASE(call_record_unread),
+	  TEST_CASE(stack_copy),
 	  TEST_CASE(literal_from_file), TEST_CASE(constants))
