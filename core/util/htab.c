@@ -1,7 +1,7 @@
 /*
  * htab.c - the generic hash table (see htab.h): an array of entries and a
- * parallel array of 32-bit tags, a power of two of each, at most half
- * full.  A tag is 32 bits of the key's hash with the top bit set; 0 marks
+ * parallel array of 32-bit tags, a power of two of each, at most three
+ * quarters full.  A tag is 32 bits of the key's hash with the top bit set; 0 marks
  * an empty slot.  A key lives at its home slot (tag & mask) or in the run
  * of full slots after it; deleting shifts the rest of that run back, so
  * there are no tombstones and a miss stops at the first empty slot.
@@ -93,7 +93,13 @@ struct lp_htab_ent *lp_htab_insert(struct lp_htab *t, size_t slot, uint64_t key,
 {
 	if (added)
 		*added = false;
-	if ((t->nr + 1) * 2 > t->mask + 1) {
+	/* Three quarters, not half: the tags of a run of slots share a cache
+	 * line, so the longer runs cost no measurable time (top, folded,
+	 * pprof, count(sym) on the make -j2 -g recording, 10-12 alternated
+	 * runs), and a table just past a power of two is a quarter full,
+	 * not an eighth: top --children's peak RSS on that recording fell
+	 * from 69 to 61 MiB, its row tables past 64k entries. */
+	if ((t->nr + 1) * 4 > (t->mask + 1) * 3) {
 		if (grow(t))
 			return errno = ENOMEM, NULL;
 		slot = empty_slot(t, tag);

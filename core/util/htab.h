@@ -8,9 +8,9 @@
  * With both callbacks NULL the key is its own identity (integers,
  * pointers compared as addresses) and no call is made per lookup.
  *
- * Open addressing with linear probing, at most half full; each slot keeps
- * 32 bits of its key's hash, so a probe calls equal_fn only when those
- * match, and growing never calls hash_fn again.  Entries move when the
+ * Open addressing with linear probing, at most three quarters full; each
+ * slot keeps 32 bits of its key's hash, so a probe calls equal_fn only
+ * when those match, and growing never calls hash_fn again.  Entries move when the
  * table grows or an entry is deleted: a pointer to one is valid until the
  * next lp_htab_add() or lp_htab_delete().
  *
