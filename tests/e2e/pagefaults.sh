@@ -22,7 +22,10 @@ perf_recording() {
 		awk '/^# Samples: .* of event / {ev = $NF} ev == "\047minor-faults\047" && $1 ~ /%$/ && $4 !~ /^0x/ {print $4, $5, $2}' |
 		sort > perf.minor
 	expect_status 0 "$LUAPROF" run pagefaults --limit=100000 -i pf.data
-	awk '/^# by function/ {t = 1; next} /^# / {t = 0} t && $1 ~ /^[0-9]+$/ && $5 != "[unknown]" {print $5, $6, $2}' "$TMP/out" |
+	# (a function with major faults alone, when the machine is short of
+	# memory, is a row of ours with 0 minor, and not one of perf's table
+	# of minor faults)
+	awk '/^# by function/ {t = 1; next} /^# / {t = 0} t && $1 ~ /^[0-9]+$/ && $2 > 0 && $5 != "[unknown]" {print $5, $6, $2}' "$TMP/out" |
 		sort > ours.minor
 	[ "$(wc -l < perf.minor)" -ge 3 ] || fail "perf report shows fewer than three functions"
 	diff perf.minor ours.minor || fail "minor faults per function differ from perf report's"
