@@ -58,8 +58,10 @@ pid=$(awk '$3 == "toolwork" {print $4; exit}' lp.out)
 # toolwork's requests: its pid, under its name (one it makes while exec
 # loads it still carries luaprof's name, the forked child's, in
 # bpftrace's rows, and none in luaprof's, ":PID": left out of both)
+# (toolwork makes 15 reads and its writes, but the kernel's count of
+# requests under its name is not a promise: biolatency's test once saw 7
+# under load, bpftrace as luaprof; the rows are compared with bpftrace's)
 n=$(awk -v p="$pid" '$4 == p && $3 == "toolwork"' lp.out | wc -l)
-[ "$n" -ge 15 ] || { cat lp.out; fail "luaprof printed $n requests of toolwork: fewer than its 15 reads"; }
 bt_stop "^[0-9]+ +[0-9]+:[0-9]+ +toolwork +$pid " "$n"
 # DISK COMM PID LAT, luaprof's disk as its number
 awk -v p="$pid" -v OFS='\t' '$4 == p && $3 == "toolwork" {print $2, $3, $4, $5}' lp.out > lp.rows
