@@ -284,9 +284,9 @@ size_t lp_capcall_take(struct lp_capcall *cc, const struct perf_event_header *h,
 		memcpy(&addr, (const uint8_t *)s->raw + sp->fetch_addr[i], 8);
 		size_t off = dl & 0xffff, len = dl >> 16;
 		if (!len || off > s->raw_size || len > s->raw_size - off) {
-			/* the kernel could not read it (a page not present:
-			 * a probe takes no fault): said, so that the system
-			 * call's sample takes no older call's string */
+			/* the kernel could not read it (a bad pointer): said,
+			 * so that the system call's sample takes no older
+			 * call's string */
 			items[n++] = (struct lp_capture_item){ addr, NULL, 0, LP_CAPTURE_CALL, EFAULT };
 			continue;
 		}

@@ -1,10 +1,11 @@
 /*
  * htab.c - the generic hash table (see htab.h): an array of entries and a
  * parallel array of 32-bit tags, a power of two of each, at most three
- * quarters full.  A tag is 32 bits of the key's hash with the top bit set; 0 marks
- * an empty slot.  A key lives at its home slot (tag & mask) or in the run
- * of full slots after it; deleting shifts the rest of that run back, so
- * there are no tombstones and a miss stops at the first empty slot.
+ * quarters full.  A tag is 32 bits of the key's hash with the top bit
+ * set; 0 marks an empty slot.  A key lives at its home slot (tag & mask)
+ * or in the run of full slots after it; deleting shifts the rest of that
+ * run back, so there are no tombstones and a miss stops at the first
+ * empty slot.
  *
  * Workload: one lookup per sample or per frame in the tables built on it
  * (threads, objects, source lines, strings, flame graph nodes), so a

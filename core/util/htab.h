@@ -10,9 +10,9 @@
  *
  * Open addressing with linear probing, at most three quarters full; each
  * slot keeps 32 bits of its key's hash, so a probe calls equal_fn only
- * when those match, and growing never calls hash_fn again.  Entries move when the
- * table grows or an entry is deleted: a pointer to one is valid until the
- * next lp_htab_add() or lp_htab_delete().
+ * when those match, and growing never calls hash_fn again.  Entries move
+ * when the table grows or an entry is deleted: a pointer to one is valid
+ * until the next lp_htab_add() or lp_htab_delete().
  *
  * The struct is here, not in htab.c, only so that lookups (once per
  * sample in the process model, once per frame in the source line cache)
