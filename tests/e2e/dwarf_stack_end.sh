@@ -6,7 +6,8 @@
 # frames are 16 bytes, so of two sizes 8 bytes apart one puts a return
 # address in the copy's last word: there luaprof read it, and went one
 # frame further than perf (python3's --children row of that frame counted
-# 4 samples where perf counted 3).  --true-stacks reads the last word too.
+# 4 samples where perf counted 3).  --true-stacks reads the last word too:
+# most stacks one frame longer at one size, few at the other.
 # test: check
 . "$(dirname "$0")/lib.sh"
 need_perf_events
@@ -33,7 +34,21 @@ for p, o in zip(perf, ours):
 assert cut > len(perf) // 2, ("few stacks cut: the copy is not short", cut)
 PY
 	expect_status 0 "$LUAPROF" run script --true-stacks -i d$size.data
-	[ "$(grep -c . "$TMP/out")" -gt "$(grep -c . d$size.ours)" ] && longer=$((longer + 1))
+	# the stacks --true-stacks made longer: at one size most, at the
+	# other few (a sample away from deep16's loop, in a prologue or in
+	# the kernel's entry, has its stack pointer 8 bytes off: seen once
+	# under ASan with a CPU busy)
+	python3 - d$size.ours "$TMP/out" > d$size.longer <<'PY' || fail "dwarf,$size: --true-stacks changed the number of stacks"
+import sys
+ours = open(sys.argv[1]).read().strip().split("\n\n")
+true = open(sys.argv[2]).read().strip().split("\n\n")
+assert len(ours) == len(true), (len(ours), len(true))
+longer = sum(len(t.split("\n")) > len(o.split("\n")) for o, t in zip(ours, true))
+print(1 if longer * 2 > len(ours) else 0 if longer * 10 < len(ours) else -1, longer, len(ours))
+PY
+	read -r most n all < d$size.longer
+	[ "$most" -ge 0 ] || fail "dwarf,$size: --true-stacks made $n of $all stacks longer: neither most nor few"
+	longer=$((longer + most))
 done
-[ "$longer" = 1 ] || fail "--true-stacks read one more frame at $longer of the two sizes, not one"
+[ "$longer" = 1 ] || fail "--true-stacks made most stacks one frame longer at $longer of the two sizes, not one ($(cat d128.longer) / $(cat d136.longer))"
 echo "dwarf,128 and dwarf,136: perf's stacks less its last frame; --true-stacks one frame more at one size"
