@@ -142,7 +142,10 @@ rebuilt() {
 	[ "$(build_id_of "$PROG")" != "$OLD" ] || fail "the rebuild kept build-id $OLD"
 	agree "$TMP/h" lp.data
 	grep -q ' \[\.\] spin_iters$' ours || fail "the rebuilt program's spin_iters is not named from the cache"
-	! grep -q ' \[?\] ' ours || fail "unnamed samples after the rebuild: $(grep ' \[?\] ' ours)"
+	# (a sample or two may land where neither tool names anything, as
+	# once with a CPU busy; without the cache the program's are most)
+	awk '{n += $1} $2 == "[?]" {u += $1} END {exit !(u * 100 <= n)}' ours ||
+		fail "unnamed samples after the rebuild: $(grep ' \[?\] ' ours) of $(awk '{n += $1} END {print n}' ours)"
 }
 
 # --no-buildid-cache: nothing written; run -o fills it too.
