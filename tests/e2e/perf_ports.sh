@@ -105,23 +105,18 @@ by_pid() {
 	same "$1" sys.data "$PY/$1.py" "$pid"
 }
 # the comparison covers the calls audit names otherwise: preadwrite's
-# pread and pwrite under audit's names, its failing pread too
+# pread and pwrite under audit's names, its failing pread too, from a
+# recording of preadwrite alone (the -a one above can lose some of its
+# calls on a busy machine: seen under ASan with a CPU busy)
 audit_names() {
-	local data=sys.data
-	PYTHONPATH=$TMP/stub perf script -i $data -s "$PY/syscall-counts-by-pid.py" preadwrite 2>/dev/null > orig.txt
-	if ! grep -qE "^  pread +[0-9]+$" orig.txt; then
-		# perf's -a recording held none of preadwrite's calls (once, under
-		# ASan with a CPU busy): once more, of preadwrite alone
-		data=pw.data
-		perf record -q -a -e raw_syscalls:sys_enter,raw_syscalls:sys_exit -o $data -- "$PROGS/preadwrite" \
-			>/dev/null 2>&1 || fail "perf record of raw_syscalls failed (preadwrite)"
-		PYTHONPATH=$TMP/stub perf script -i $data -s "$PY/syscall-counts-by-pid.py" preadwrite 2>/dev/null > orig.txt
-	fi
+	perf record -q -e raw_syscalls:sys_enter,raw_syscalls:sys_exit -o pw.data -- "$PROGS/preadwrite" \
+		>/dev/null 2>&1 || fail "perf record of raw_syscalls failed (preadwrite)"
+	PYTHONPATH=$TMP/stub perf script -i pw.data -s "$PY/syscall-counts-by-pid.py" preadwrite 2>/dev/null > orig.txt
 	for c in pread pwrite; do
 		grep -qE "^  $c +[0-9]+$" orig.txt || { cat orig.txt; fail "syscall-counts-by-pid.py printed no '$c' row for preadwrite"; }
 	done
 	grep -q 'pread64' orig.txt && fail "perf's script printed the kernel's pread64: not audit's names"
-	expect_status 0 "$LUAPROF" run failed-syscalls-by-pid -A preadwrite -i $data
+	expect_status 0 "$LUAPROF" run failed-syscalls-by-pid -A preadwrite -i pw.data
 	grep -qE '^  syscall: pread +$' "$TMP/out" || { cat "$TMP/out"; fail "failed-syscalls-by-pid: no failing pread for preadwrite"; }
 	echo "pread and pwrite: audit's names, as perf's scripts print them"
 }
