@@ -10,7 +10,8 @@
  * file's .symtab (looked for before .dynsym is read, which it would
  * replace), else of .dynsym; C++ names stay mangled.  Data objects
  * (STT_OBJECT), which perf keeps with the functions, are read only when
- * an address no function holds is looked up (lp_dso_find_object).  The table is reserved
+ * an address no function holds is looked up (lp_dso_find_object), and
+ * only those of the section holding it (struct osec).  The table is reserved
  * once for the section's symbol count.  PLT stubs are added as perf 6.1
  * names them (plt.c), from the object and the ELF its symbols came from;
  * naming them replays perf's loading of every symbol into its tree, so
@@ -37,6 +38,14 @@
 #define LP_DEBUG_DIR "/usr/lib/debug"  /* separate debug files, by build-id */
 #define MEM_IMAGE_MAX (16u << 20)   /* a larger in-memory image is bogus */
 
+/* An allocated section, whose data objects are read when an address in
+ * it is looked up: an object of another section cannot hold it. */
+struct osec {
+	uint64_t lo, hi;        /* [lo, hi) */
+	size_t idx;             /* its index in the file */
+	bool read;              /* its objects are in objs */
+};
+
 struct seg {
 	uint64_t off, vaddr, filesz, memsz;
 };
@@ -51,8 +60,11 @@ struct lp_dso {
 	struct lp_symtab *syms;
 	bool full_symtab;       /* symbols came from a .symtab */
 	char *symsrc;           /* the debug file they came from; NULL: the object */
-	struct lp_symtab *objs; /* data objects, read on first need */
-	bool objs_read;
+	struct lp_symtab *objs; /* data objects of the sections read (osecs) */
+	struct osec *osecs;     /* its allocated sections, read on first need */
+	size_t nr_osecs;
+	bool osecs_read;
+	bool objs_none;         /* the file could not be read again */
 	bool plt_later;         /* the PLT stubs not named yet: lookups in */
 	uint64_t plt_lo, plt_hi;        /* [plt_lo, plt_hi) name them first */
 	uint64_t plt_hull;      /* lp_plt_span's end, which plt_widen widens */
@@ -539,6 +551,7 @@ void lp_dso_free(struct lp_dso *d)
 		return;
 	lp_symtab_free(d->syms);
 	lp_symtab_free(d->objs);
+	free(d->osecs);
 	lp_kcache_close(&d->cache);
 	free(d->symsrc);
 	free(d->segs);
@@ -612,23 +625,57 @@ const struct lp_sym *lp_dso_find(struct lp_dso *d, uint64_t vaddr)
 	return lp_symtab_find_sized(d->syms, vaddr);
 }
 
-/* Adds the data objects (STT_OBJECT, named, in an allocated section) of
- * the symbol table scn of e to t; 0 or -ENOMEM. */
-static int read_objects(struct lp_symtab *t, Elf *e, Elf_Scn *scn)
+/* The allocated section of d holding vaddr, or NULL. */
+static struct osec *osec_of(struct lp_dso *d, uint64_t vaddr)
 {
-	GElf_Shdr sh, ssh;
+	for (size_t i = 0; i < d->nr_osecs; i++)
+		if (vaddr >= d->osecs[i].lo && vaddr < d->osecs[i].hi)
+			return &d->osecs[i];
+	return NULL;
+}
+
+/* Notes e's allocated sections in d->osecs; 0 or -ENOMEM. */
+static int read_osecs(struct lp_dso *d, Elf *e)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t n = 0;
+
+	while ((scn = elf_nextscn(e, scn)))
+		n++;
+	if (n && !(d->osecs = calloc(n, sizeof *d->osecs)))
+		return -ENOMEM;
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) && sh.sh_size &&
+		    sh.sh_addr <= UINT64_MAX - sh.sh_size)
+			d->osecs[d->nr_osecs++] = (struct osec){
+				.lo = sh.sh_addr, .hi = sh.sh_addr + sh.sh_size, .idx = elf_ndxscn(scn) };
+	return 0;
+}
+
+/* Whether section idx of d had its objects read. */
+static bool osec_read(const struct lp_dso *d, size_t idx)
+{
+	for (size_t i = 0; i < d->nr_osecs; i++)
+		if (d->osecs[i].idx == idx)
+			return d->osecs[i].read;
+	return false;
+}
+
+/* Adds to t the data objects (STT_OBJECT, named) of the symbol table scn
+ * of e that belong to a section of d marked read; 0 or -ENOMEM. */
+static int read_objects(const struct lp_dso *d, struct lp_symtab *t, Elf *e, Elf_Scn *scn)
+{
+	GElf_Shdr sh;
 	Elf_Data *data = gelf_getshdr(scn, &sh) ? elf_getdata(scn, NULL) : NULL;
 	size_t n = data && sh.sh_entsize ? data->d_size / sh.sh_entsize : 0;
 	for (size_t i = 1; i < n; i++) {
 		GElf_Sym sym;
-		Elf_Scn *sec;
 		const char *name;
 		if (!gelf_getsym(data, (int)i, &sym))
 			break;
 		if (GELF_ST_TYPE(sym.st_info) != STT_OBJECT || !sym.st_name ||
-		    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE ||
-		    !(sec = elf_getscn(e, sym.st_shndx)) || !gelf_getshdr(sec, &ssh) ||
-		    !(ssh.sh_flags & SHF_ALLOC) || !(name = elf_strptr(e, sh.sh_link, sym.st_name)))
+		    !osec_read(d, sym.st_shndx) || !(name = elf_strptr(e, sh.sh_link, sym.st_name)))
 			continue;
 		if (lp_symtab_add_ex(t, name, sym.st_value, sym.st_size,
 				     bind_prio(GELF_ST_BIND(sym.st_info))))
@@ -637,25 +684,55 @@ static int read_objects(struct lp_symtab *t, Elf *e, Elf_Scn *scn)
 	return 0;
 }
 
+/* Makes d->objs the objects of every section marked read, after marking
+ * the one holding vaddr (reading the sections first, once); objs stays
+ * as it was when vaddr is in no allocated section or its objects were
+ * read.  0, or -1 when the file can't be read again: then no object is
+ * ever looked up (d->objs_none). */
+static int load_objects(struct lp_dso *d, uint64_t vaddr)
+{
+	int fd;
+	Elf *e;
+	struct osec *o;
+
+	if (d->path[0] == '[' || lp_elf_open(d->symsrc ? d->symsrc : d->path, 0, &fd, &e))
+		return -1;
+	int err = d->osecs_read ? 0 : read_osecs(d, e);
+	d->osecs_read = !err;
+	if (err || !(o = osec_of(d, vaddr)) || o->read) {
+		lp_elf_close(fd, e);
+		return err ? -1 : 0;
+	}
+	o->read = true;
+	Elf_Scn *scn = find_symtab(e), *dyn = NULL;
+	GElf_Shdr sh;
+	while (!scn && (dyn = elf_nextscn(e, dyn)))
+		if (gelf_getshdr(dyn, &sh) && sh.sh_type == SHT_DYNSYM)
+			scn = dyn;
+	struct lp_symtab *t = scn ? lp_symtab_new() : NULL;
+	if (t && (read_objects(d, t, e, scn) || lp_symtab_finish(t))) {
+		lp_symtab_free(t);
+		t = NULL;
+	}
+	if (t) {
+		lp_symtab_free(d->objs);
+		d->objs = t;
+	}
+	lp_elf_close(fd, e);
+	return 0;
+}
+
 const struct lp_sym *lp_dso_find_object(struct lp_dso *d, uint64_t vaddr)
 {
-	if (!d->objs_read) {
-		int fd;
-		Elf *e;
-		d->objs_read = true;
-		if (d->path[0] == '[' || lp_elf_open(d->symsrc ? d->symsrc : d->path, 0, &fd, &e))
-			return NULL;
-		Elf_Scn *scn = find_symtab(e), *dyn = NULL;
-		GElf_Shdr sh;
-		while (!scn && (dyn = elf_nextscn(e, dyn)))
-			if (gelf_getshdr(dyn, &sh) && sh.sh_type == SHT_DYNSYM)
-				scn = dyn;
-		if (scn && (d->objs = lp_symtab_new()) &&
-		    (read_objects(d->objs, e, scn) || lp_symtab_finish(d->objs))) {
-			lp_symtab_free(d->objs);
-			d->objs = NULL;
-		}
-		lp_elf_close(fd, e);
+	struct osec *o = NULL;
+
+	if (d->objs_none)
+		return NULL;
+	if (d->osecs_read && !(o = osec_of(d, vaddr)))
+		return NULL;
+	if ((!o || !o->read) && load_objects(d, vaddr)) {
+		d->objs_none = true;
+		return NULL;
 	}
 	return d->objs ? lp_symtab_find_sized(d->objs, vaddr) : NULL;
 }
