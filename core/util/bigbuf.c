@@ -2,8 +2,11 @@
  * bigbuf.c - growable buffers, large ones in huge-page mappings (see
  * bigbuf.h).
  *
- * A large buffer is a private anonymous mapping whose start and size are
- * multiples of 2 MiB, so that every part of it can be a huge page.  It
+ * A large buffer is a private anonymous mapping whose start is a multiple
+ * of 2 MiB, so that every whole 2 MiB of it can be a huge page; its size
+ * is a multiple of 4 KiB only: a table of 1.1 MiB (libLLVM's symbols) in
+ * a mapping rounded up to 2 MiB took a whole huge page, 0.9 MiB of it
+ * never used.  It
  * grows by mapping a new aligned region and moving the old pages into its
  * start with mremap: page tables move, bytes are not copied.
  */
@@ -16,17 +19,20 @@
 #include "util/bigbuf.h"
 
 #define HUGE_SIZE ((size_t)2 << 20)
+#define PAGE_SIZE ((size_t)4096)
 
-/* n rounded up to a multiple of HUGE_SIZE; 0 on overflow. */
-static size_t round_huge(size_t n)
+/* n rounded up to a multiple of PAGE_SIZE; 0 on overflow. */
+static size_t round_page(size_t n)
 {
-	if (n > SIZE_MAX - HUGE_SIZE)
+	if (n > SIZE_MAX - PAGE_SIZE)
 		return 0;
-	return (n + HUGE_SIZE - 1) & ~(HUGE_SIZE - 1);
+	return (n + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
 }
 
-/* A fresh zeroed mapping of size bytes (a multiple of HUGE_SIZE) at a
- * HUGE_SIZE-aligned address, advised for huge pages; NULL on failure. */
+/* A fresh zeroed mapping of size bytes (a multiple of PAGE_SIZE) at a
+ * HUGE_SIZE-aligned address, advised for huge pages; NULL on failure.
+ * The kernel backs with huge pages only the 2 MiB blocks wholly inside
+ * it, so a tail, smaller pages, costs what it holds, not 2 MiB. */
 static void *map_huge(size_t size)
 {
 	size_t len = size + HUGE_SIZE;
@@ -56,7 +62,7 @@ int lp_bigbuf_reserve(void **buf, size_t *cap, size_t need)
 		*cap = need;
 		return 0;
 	}
-	size_t size = round_huge(need);
+	size_t size = round_page(need);
 	if (!size || size > SIZE_MAX - HUGE_SIZE || !(p = map_huge(size)))
 		return -ENOMEM;
 	if (*cap >= LP_BIGBUF_MIN) {

@@ -5,11 +5,11 @@
  * Filling fresh memory costs one page fault per 4 KiB page touched, and a
  * fault is a trap into the kernel (slow under virtualization); a 2 MiB huge
  * page is one fault.  A buffer smaller than LP_BIGBUF_MIN bytes is ordinary
- * malloc memory; from that size on it is an mmap rounded up to 2 MiB and
+ * malloc memory; from that size on it is an mmap aligned to 2 MiB and
  * marked MADV_HUGEPAGE (where THP is off the kernel ignores the advice and
  * uses 4 KiB pages: only slower).  Pages are touched, so paid for, only
- * when written: reserving more than is used costs address space, not
- * memory.  The kind of storage follows from the capacity, so a caller keeps
+ * when written, but a huge page is paid for whole: reserving more than is
+ * used costs address space, and up to 2 MiB of memory.  The kind of storage follows from the capacity, so a caller keeps
  * just the pointer and the capacity.
  */
 #ifndef LP_BIGBUF_H
