@@ -169,11 +169,21 @@ struct pd_oe {
 	uint32_t chunk;         /* arena chunk the record lies in */
 };
 
-/* Arena chunks: 2 MiB huge-page buffers, each with a count of references
- * (queued records, and the source or the copier filling it); a chunk is
- * freed (or kept as a spare) when its count drops to 0. */
-#define PD_CHUNK_SIZE ((size_t)2 << 20)
-#define PD_SPARE_CHUNKS 4
+/* Arena chunks: 256 KiB slices of 2 MiB huge-page slabs, each with a
+ * count of references (queued records, and the source or the copier
+ * filling it); a chunk's slice is given back when its count drops to 0,
+ * and a slab with no slice in use is freed, but for PD_SPARE_SLABS kept
+ * for reuse. */
+#define PD_CHUNK_SIZE ((size_t)256 << 10)
+#define PD_SLAB_SIZE ((size_t)2 << 20)
+#define PD_SLAB_CHUNKS (PD_SLAB_SIZE / PD_CHUNK_SIZE)
+_Static_assert(PD_SLAB_CHUNKS <= 8, "pd_slab.busy has a bit per slice");
+#define PD_SPARE_SLABS 1
+
+struct pd_slab {
+	uint8_t *mem;           /* NULL: free slot */
+	uint8_t busy;           /* a bit per slice in use */
+};
 
 struct pd_chunk {
 	uint8_t *mem;           /* NULL: free slot */
@@ -195,8 +205,8 @@ struct pd_order {
 	struct pd_chunk *chunks;
 	size_t nr_chunks;
 	uint32_t cur;           /* the chunk records are copied into, or PD_NO_CHUNK */
-	uint8_t *spare[PD_SPARE_CHUNKS];        /* emptied chunks' memory, for reuse */
-	size_t nr_spare;
+	struct pd_slab *slabs;  /* the chunks' memory */
+	size_t nr_slabs;
 	uint32_t release;       /* chunk of the last delivered entry */
 	size_t bytes;           /* arena chunks allocated */
 	size_t max_bytes;       /* cap on arena + pending entries */

@@ -937,9 +937,10 @@ static void put(struct buf *b, const void *p, size_t n)
 		  PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
 
 /* A synthetic recording: two software events, rounds or not, sample_id_all
- * or not. */
+ * or not; 40 stretches of records, or nr_stretches. */
 struct syn {
 	bool rounds, sid_all;
+	int nr_stretches;
 };
 
 static struct perf_event_attr syn_attr(uint64_t config, bool sid_all)
@@ -993,7 +994,7 @@ static void synth_records(struct buf *b, struct syn cfg)
 	uint64_t t = 1000000;
 
 	rnd_state = 12345;
-	for (int round = 0; round < 40; round++) {
+	for (int round = 0; round < (cfg.nr_stretches ? cfg.nr_stretches : 40); round++) {
 		for (int i = 0; i < 60; i++) {
 			uint64_t jitter = rnd() % 5000, time = t + jitter;
 
@@ -1067,11 +1068,14 @@ static void write_synthetic_file(const char *path, struct syn cfg)
 }
 
 /* perf orders pipe input always, a file only when its first event has
- * sample_id_all; rounds or not. */
+ * sample_id_all; rounds or not.  The last: 4 MiB of records and no round,
+ * all of them queued until the end, in slices of several slabs of the
+ * order arena (pdorder.c). */
 static void synthetic_order_matches_perf(void)
 {
 	static const struct syn cfgs[] = {
-		{ true, true }, { false, true }, { true, false }, { false, false },
+		{ true, true, 0 }, { false, true, 0 }, { true, false, 0 }, { false, false, 0 },
+		{ false, true, 1100 },
 	};
 
 	if (!have_perf()) {
