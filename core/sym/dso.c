@@ -101,7 +101,7 @@ static bool from_cache(struct lp_dso *d, const struct ocache *oc)
 		lp_kcache_close(&d->cache);
 		return false;
 	}
-	lp_kcache_release(&d->cache);   /* the records were copied */
+	lp_kcache_release(&d->cache);   /* checked: lookups read them again */
 	lp_symtab_free(d->syms);
 	d->syms = t;
 	d->full_symtab = c->full_symtab;

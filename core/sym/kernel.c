@@ -332,7 +332,7 @@ static struct lp_kernel *from_cache(const char *dir, const char *path, const str
 		lp_kernel_free(k);
 		return NULL;
 	}
-	lp_kcache_release(&k->cache);   /* the records were copied */
+	lp_kcache_release(&k->cache);   /* checked: lookups read them again */
 	return k;
 }
 

@@ -115,11 +115,13 @@ struct lp_symtab_rec {
 bool lp_symtab_rec(const struct lp_symtab *t, size_t i, struct lp_symtab_rec *r);
 
 /* A finished table of the n records at recs, their names at names +
- * rec.name (borrowed: names must outlive the table).  Records are outside
- * data and are checked: names inside names_len bytes (whose last is a
- * NUL), tags below nr_tags, starts in order, each up an earlier entry,
- * no unknown flags.  NULL with errno EINVAL for a record that breaks
- * one, or ENOMEM. */
+ * rec.name, both borrowed: they must outlive the table, unchanged, and
+ * lookups read the records where they lie (a record found is copied
+ * then, once).  Records are outside data and are all checked here:
+ * names inside names_len bytes (whose last is a NUL), tags below nr_tags,
+ * starts in order, each up an earlier entry, no unknown flags.  The
+ * table can't be added to (-EINVAL).  NULL with errno EINVAL for a record
+ * that breaks one, or ENOMEM. */
 struct lp_symtab *lp_symtab_import(const struct lp_symtab_rec *recs, size_t n,
 				   const char *names, size_t names_len, size_t nr_tags);
 
@@ -189,8 +191,8 @@ void lp_kcache_close(struct lp_kcache *c);
 
 /* Lets the pages of the mapped cache file go from this process's memory
  * (its resident set): they are read again from the file when touched.
- * For after lp_symtab_import has copied the records: of the names only
- * those looked up come back.  The file is never written in place (a new
+ * For after lp_symtab_import has checked the records: of them and of the
+ * names only those lookups read come back.  The file is never written in place (a new
  * one is renamed over it), so what comes back is what was there. */
 void lp_kcache_release(struct lp_kcache *c);
 

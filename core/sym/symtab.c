@@ -15,7 +15,14 @@
  * Finishing is linear when the symbols came in start order (kallsyms does
  * that); otherwise a radix sort of (start, index) keys puts them in order.
  * A finished table can be written out as plain records and made again
- * from them (lp_symtab_rec, lp_symtab_import: kcache.c's cached kallsyms).
+ * from them (lp_symtab_rec, lp_symtab_import: kcache.c's cached kallsyms
+ * and objects' tables).  An imported table is not copied: lookups read
+ * the records where they lie (the cache file's mapping, whose pages the
+ * kernel drops and reads again as they are needed), and a record found
+ * is made an entry the first time (struct mat), so that the lp_sym
+ * pointers handed out stay put.  Copying the kernel's 122,000 records
+ * took 3.8 MiB and a tenth of a replay's time, for the few hundred
+ * symbols a recording names.
  * Large arrays are huge-page buffers (bigbuf.h).  Names are copied into an
  * lp_names arena, one allocation per 64 KiB of names, or borrowed from the
  * caller (lp_symtab_add_borrowed).
@@ -25,6 +32,8 @@
 #include <string.h>
 
 #include "util/bigbuf.h"
+#include "util/chunks.h"
+#include "util/htab.h"
 #include "sym/sym_int.h"
 
 /* ------------------------------------------------------------ name arena */
@@ -87,12 +96,24 @@ struct sym_ent {
 /* 32 bytes: two entries per 64-byte cache line. */
 _Static_assert(sizeof(struct sym_ent) == 32, "sym_ent grew");
 
+/* The entries made of an imported table's records, as they are found. */
+struct mat {
+	struct lp_htab *made;   /* record index -> its struct sym_ent */
+	struct lp_chunk *mem;   /* the entries */
+};
+
+#define MAT_CHUNK 4096          /* bytes of entries per allocation */
+
 struct lp_symtab {
-	struct sym_ent *ents;
+	struct sym_ent *ents;   /* NULL when imported */
 	size_t nr;
 	size_t bytes;           /* capacity of ents, a bigbuf */
 	bool finished;
 	struct lp_names names;
+	/* imported: nr records, their names, borrowed */
+	const struct lp_symtab_rec *recs;
+	const char *rnames;
+	struct mat *mat;
 };
 
 struct lp_symtab *lp_symtab_new(void)
@@ -110,6 +131,11 @@ void lp_symtab_free(struct lp_symtab *t)
 		return;
 	lp_names_free(&t->names);
 	lp_bigbuf_free(t->ents, t->bytes);
+	if (t->mat) {
+		lp_htab_free(t->mat->made);
+		lp_chunks_free(t->mat->mem);
+		free(t->mat);
+	}
 	free(t);
 }
 
@@ -130,6 +156,8 @@ static int ents_room(struct lp_symtab *t, size_t want)
 
 int lp_symtab_reserve(struct lp_symtab *t, size_t n)
 {
+	if (t->recs)
+		return -EINVAL;
 	return n > MAX_ENTS - t->nr ? -ENOMEM : ents_room(t, t->nr + n);
 }
 
@@ -138,6 +166,8 @@ static int ents_reserve_one(struct lp_symtab *t)
 {
 	size_t want = t->nr < 32 ? 64 : 2 * t->nr;
 
+	if (t->recs)            /* imported: finished for good */
+		return -EINVAL;
 	if (t->nr < t->bytes / sizeof *t->ents)
 		return 0;
 	return ents_room(t, want < MAX_ENTS ? want : t->nr + 1);
@@ -146,8 +176,9 @@ static int ents_reserve_one(struct lp_symtab *t)
 int lp_symtab_add_borrowed(struct lp_symtab *t, const char *name, uint64_t start,
 			   uint64_t size, unsigned prio, uint16_t tag)
 {
-	if (ents_reserve_one(t))
-		return -ENOMEM;
+	int err = ents_reserve_one(t);
+	if (err)
+		return err;
 	struct sym_ent *e = &t->ents[t->nr++];
 	e->s.name = name;
 	e->s.start = start;
@@ -164,8 +195,9 @@ int lp_symtab_add_borrowed(struct lp_symtab *t, const char *name, uint64_t start
 int lp_symtab_add_tagged(struct lp_symtab *t, const char *name, uint64_t start,
 			 uint64_t size, unsigned prio, uint16_t tag)
 {
-	if (ents_reserve_one(t))
-		return -ENOMEM;
+	int err = ents_reserve_one(t);
+	if (err)
+		return err;
 	const char *copy = lp_names_dup(&t->names, name, strlen(name));
 	if (!copy)
 		return -ENOMEM;
@@ -376,6 +408,8 @@ static void link_up(struct lp_symtab *t)
 
 int lp_symtab_finish(struct lp_symtab *t)
 {
+	if (t->recs)            /* imported: finished already */
+		return 0;
 	/* Sizeless ends are recomputed, so finishing twice is harmless. */
 	for (size_t i = 0; i < t->nr; i++)
 		if (!t->ents[i].sized)
@@ -389,44 +423,109 @@ int lp_symtab_finish(struct lp_symtab *t)
 	return 0;
 }
 
-/* e contains addr; a sizeless one (a label: an assembly jump target, a
- * JIT builtin's return point) gives way to a sized symbol around it that
- * contains addr too, the function the label is in. */
-static const struct lp_sym *in_sized(const struct lp_symtab *t, const struct sym_ent *e,
-				     uint64_t addr)
+/* ---- lookups: in the entries, or in an imported table's records ---- */
+
+static inline uint64_t at_start(const struct lp_symtab *t, size_t i)
 {
-	if (e->sized || e->late)
-		return &e->s;
-	for (int32_t j = e->up; j >= 0; j = t->ents[j].up)
-		if (t->ents[j].sized && !t->ents[j].late && addr < t->ents[j].s.end)
-			return &t->ents[j].s;
-	return &e->s;
+	return t->recs ? t->recs[i].start : t->ents[i].s.start;
 }
 
-const struct lp_sym *lp_symtab_find(const struct lp_symtab *t, uint64_t addr)
+static inline uint64_t at_end(const struct lp_symtab *t, size_t i)
+{
+	return t->recs ? t->recs[i].end : t->ents[i].s.end;
+}
+
+static inline int32_t at_up(const struct lp_symtab *t, size_t i)
+{
+	return t->recs ? t->recs[i].up : t->ents[i].up;
+}
+
+/* Entry i's LP_SYMREC_* flags. */
+static inline unsigned at_flags(const struct lp_symtab *t, size_t i)
+{
+	if (t->recs)
+		return t->recs[i].flags;
+	const struct sym_ent *e = &t->ents[i];
+	return (e->sized ? LP_SYMREC_SIZED : 0) | (e->late ? LP_SYMREC_LATE : 0) |
+	       (e->hole ? LP_SYMREC_HOLE : 0);
+}
+
+/* Record i of an imported table as an entry, made the first time it is
+ * asked for; NULL when out of memory. */
+static const struct sym_ent *made(const struct lp_symtab *t, size_t i)
+{
+	struct mat *m = t->mat;
+	struct lp_htab_ent *he = lp_htab_find_int(m->made, i);
+
+	if (he)
+		return (const struct sym_ent *)(uintptr_t)he->val;
+	struct sym_ent *e = (struct sym_ent *)(void *)lp_chunks_alloc(&m->mem, sizeof *e, MAT_CHUNK);
+	if (!e || !(he = lp_htab_add_hashed(m->made, i, lp_htab_int_hash(i), NULL)))
+		return NULL;
+	const struct lp_symtab_rec *r = &t->recs[i];
+	*e = (struct sym_ent){
+		.s = { .start = r->start, .end = r->end, .name = t->rnames + r->name },
+		.up = r->up, .tag = r->tag, .prio = r->prio,
+		.sized = !!(r->flags & LP_SYMREC_SIZED), .late = !!(r->flags & LP_SYMREC_LATE),
+		.hole = !!(r->flags & LP_SYMREC_HOLE),
+	};
+	he->val = (uintptr_t)e;
+	return e;
+}
+
+/* Entry i's symbol; NULL when out of memory. */
+static const struct lp_sym *sym_at(const struct lp_symtab *t, size_t i)
+{
+	if (!t->recs)
+		return &t->ents[i].s;
+	const struct sym_ent *e = made(t, i);
+	return e ? &e->s : NULL;
+}
+
+/* The index of the entry containing addr (lp_symtab_find's), or -1. */
+static int64_t find_index(const struct lp_symtab *t, uint64_t addr)
 {
 	if (!t || !t->finished)
-		return NULL;
+		return -1;
 	size_t lo = 0, hi = t->nr;      /* first entry with start > addr */
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (t->ents[mid].s.start <= addr)
+		if (at_start(t, mid) <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (int32_t i = (int32_t)lo - 1; i >= 0; i = t->ents[i].up)
-		if (addr < t->ents[i].s.end)
-			return t->ents[i].hole ? NULL : &t->ents[i].s;
-	return NULL;
+	for (int32_t i = (int32_t)lo - 1; i >= 0; i = at_up(t, (size_t)i))
+		if (addr < at_end(t, (size_t)i))
+			return at_flags(t, (size_t)i) & LP_SYMREC_HOLE ? -1 : i;
+	return -1;
 }
 
+const struct lp_sym *lp_symtab_find(const struct lp_symtab *t, uint64_t addr)
+{
+	int64_t i = find_index(t, addr);
+
+	return i < 0 ? NULL : sym_at(t, (size_t)i);
+}
+
+/* Entry i contains addr; a sizeless one (a label: an assembly jump target,
+ * a JIT builtin's return point) gives way to a sized symbol around it that
+ * contains addr too, the function the label is in. */
 const struct lp_sym *lp_symtab_find_sized(const struct lp_symtab *t, uint64_t addr)
 {
-	const struct lp_sym *s = lp_symtab_find(t, addr);
+	int64_t i = find_index(t, addr);
 
-	return s ? in_sized(t, (const struct sym_ent *)(const void *)s, addr) : NULL;
+	if (i < 0)
+		return NULL;
+	if (!(at_flags(t, (size_t)i) & (LP_SYMREC_SIZED | LP_SYMREC_LATE)))
+		for (int32_t j = at_up(t, (size_t)i); j >= 0; j = at_up(t, (size_t)j))
+			if ((at_flags(t, (size_t)j) & (LP_SYMREC_SIZED | LP_SYMREC_LATE)) == LP_SYMREC_SIZED &&
+			    addr < at_end(t, (size_t)j)) {
+				i = j;
+				break;
+			}
+	return sym_at(t, (size_t)i);
 }
 
 size_t lp_symtab_count(const struct lp_symtab *t)
@@ -438,13 +537,18 @@ const struct lp_sym *lp_symtab_at(const struct lp_symtab *t, size_t i)
 {
 	if (!t || !t->finished || i >= t->nr)
 		return NULL;
-	return &t->ents[i].s;
+	return sym_at(t, i);
 }
 
 bool lp_symtab_rec(const struct lp_symtab *t, size_t i, struct lp_symtab_rec *r)
 {
 	if (!t || !t->finished || i >= t->nr)
 		return false;
+	if (t->recs) {
+		*r = t->recs[i];
+		r->name = r->zero = 0;
+		return true;
+	}
 	const struct sym_ent *e = &t->ents[i];
 	*r = (struct lp_symtab_rec){
 		.start = e->s.start, .end = e->s.end, .up = e->up, .tag = e->tag, .prio = e->prio,
@@ -468,28 +572,24 @@ struct lp_symtab *lp_symtab_import(const struct lp_symtab_rec *recs, size_t n,
 				   const char *names, size_t names_len, size_t nr_tags)
 {
 	struct lp_symtab *t = lp_symtab_new();
-	int err = !t ? -ENOMEM : n > MAX_ENTS ? -EINVAL : ents_room(t, n);
+	int err = !t ? -ENOMEM : n > MAX_ENTS ? -EINVAL : 0;
 
+	if (!err && !(t->mat = calloc(1, sizeof *t->mat)))
+		err = -ENOMEM;
+	if (!err && !(t->mat->made = lp_htab_new(NULL, NULL, NULL)))
+		err = -ENOMEM;
 	if (!err && n && (!names_len || names[names_len - 1]))
 		err = -EINVAL;
-	for (size_t i = 0; !err && i < n; i++) {
-		const struct lp_symtab_rec *r = &recs[i];
-		if (!rec_valid(recs, i, names_len, nr_tags)) {
+	for (size_t i = 0; !err && i < n; i++)
+		if (!rec_valid(recs, i, names_len, nr_tags))
 			err = -EINVAL;
-			break;
-		}
-		t->ents[i] = (struct sym_ent){
-			.s = { .start = r->start, .end = r->end, .name = names + r->name },
-			.up = r->up, .tag = r->tag, .prio = r->prio,
-			.sized = !!(r->flags & LP_SYMREC_SIZED), .late = !!(r->flags & LP_SYMREC_LATE),
-			.hole = !!(r->flags & LP_SYMREC_HOLE),
-		};
-	}
 	if (err) {
 		lp_symtab_free(t);
 		errno = -err;
 		return NULL;
 	}
+	t->recs = recs;
+	t->rnames = names;
 	t->nr = n;
 	t->finished = true;
 	return t;

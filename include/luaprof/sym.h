@@ -35,8 +35,9 @@ struct lp_symtab *lp_symtab_new(void);
 void lp_symtab_free(struct lp_symtab *t);
 
 /* Adds a symbol (name is copied).  size 0 means "unknown": the end becomes
- * the next symbol's start at lp_symtab_finish(), as perf does.  Returns 0 or
- * -ENOMEM. */
+ * the next symbol's start at lp_symtab_finish(), as perf does.  Returns 0,
+ * -ENOMEM, or -EINVAL for a table made from records (lp_symtab_import),
+ * which takes no more. */
 int lp_symtab_add(struct lp_symtab *t, const char *name, uint64_t start, uint64_t size);
 
 /* Preference of a symbol among aliases at one address (higher wins), as

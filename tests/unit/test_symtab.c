@@ -500,6 +500,68 @@ static void test_late_any_order(void)
 	}
 }
 
+/* A table read back from its records (lp_symtab_import, as the caches
+ * do) answers every lookup as the table it was written from, without
+ * copying them: overlaps, a label in a function, late stubs, a hole.
+ * Each symbol found is one pointer however it is found; the imported
+ * table takes no more symbols. */
+static void test_imported_answers_alike(void)
+{
+	struct lp_symtab *t = lp_symtab_new();
+	TEST_EQ(lp_symtab_add(t, "outer", 0x1000, 0x1000), 0);
+	TEST_EQ(lp_symtab_add(t, "inner", 0x1100, 0x100), 0);
+	TEST_EQ(lp_symtab_add(t, "label", 0x1140, 0), 0);
+	TEST_EQ(lp_symtab_add(t, "straddle", 0x1f00, 0x200), 0);
+	TEST_EQ(lp_symtab_add(t, "sizeless", 0x2400, 0), 0);
+	TEST_EQ(lp_symtab_add_late(t, "x@plt", 0x2480, 0x10), 0);
+	TEST_EQ(lp_symtab_add_late(t, NULL, 0x2490, 0x20), 0);
+	TEST_EQ(lp_symtab_add_tagged(t, "tagged", 0x3000, 0x10, 0, 1), 0);
+	TEST_EQ(lp_symtab_finish(t), 0);
+
+	size_t n = lp_symtab_count(t), len = 0;
+	struct lp_symtab_rec *recs = calloc(n, sizeof *recs);
+	char *names = calloc(1, 4096);
+	TEST_TRUE(recs && names);
+	for (size_t i = 0; i < n; i++) {
+		TEST_TRUE(lp_symtab_rec(t, i, &recs[i]));
+		recs[i].name = (uint32_t)len;
+		const char *nm = lp_symtab_at(t, i)->name;
+		memcpy(names + len, nm, strlen(nm) + 1);
+		len += strlen(nm) + 1;
+	}
+	struct lp_symtab *m = lp_symtab_import(recs, n, names, len, 2);
+	TEST_TRUE(m != NULL);
+	TEST_EQ(lp_symtab_count(m), n);
+	size_t differ = 0;
+	for (uint64_t a = 0xf00; a < 0x3100; a++) {
+		for (int sized = 0; sized < 2; sized++) {
+			const struct lp_sym *x = sized ? lp_symtab_find_sized(t, a) : lp_symtab_find(t, a);
+			const struct lp_sym *y = sized ? lp_symtab_find_sized(m, a) : lp_symtab_find(m, a);
+			const struct lp_sym *y2 = sized ? lp_symtab_find_sized(m, a) : lp_symtab_find(m, a);
+			differ += !x != !y || y != y2 ||
+				  (x && (strcmp(x->name, y->name) || x->start != y->start || x->end != y->end ||
+					 lp_symtab_tag(t, x) != lp_symtab_tag(m, y)));
+		}
+	}
+	TEST_EQ(differ, 0);
+	for (size_t i = 0; i < n; i++) {
+		struct lp_symtab_rec r;
+		TEST_TRUE(lp_symtab_rec(m, i, &r));
+		TEST_TRUE(r.start == recs[i].start && r.end == recs[i].end && r.flags == recs[i].flags);
+	}
+	TEST_TRUE(lp_symtab_at(m, 0) == lp_symtab_find(m, 0x1000));
+	TEST_STREQ(lp_symtab_find(m, 0x1145)->name, "label");
+	TEST_STREQ(lp_symtab_find_sized(m, 0x1145)->name, "inner");
+	TEST_TRUE(lp_symtab_find(m, 0x2495) == NULL);          /* the hole */
+	TEST_EQ(lp_symtab_add(m, "more", 0x4000, 0x10), -EINVAL);
+	TEST_EQ(lp_symtab_finish(m), 0);
+	TEST_EQ(lp_symtab_count(m), n);
+	lp_symtab_free(m);
+	lp_symtab_free(t);
+	free(recs);
+	free(names);
+}
+
 TEST_MAIN("symtab",
 	TEST_CASE(test_random_order),
 	TEST_CASE(test_sizeless_ends),
@@ -517,4 +579,5 @@ TEST_MAIN("symtab",
 	TEST_CASE(test_borrowed_and_reserve),
 	TEST_CASE(test_huge_name),
 	TEST_CASE(test_late_and_holes),
-	TEST_CASE(test_late_any_order))
+	TEST_CASE(test_late_any_order),
+	TEST_CASE(test_imported_answers_alike))
