@@ -114,7 +114,16 @@ struct lp_symtab {
 	const struct lp_symtab_rec *recs;
 	const char *rnames;
 	struct mat *mat;
+	uint64_t *firsts;       /* the start of every BLOCK-th record */
 };
+
+/* Records per block of an imported table: a lookup binary searches the
+ * blocks' first starts (the kernel's: 15 KiB), then one block (2 KiB of
+ * records), so that it reads one or two pages of the mapping, not a page
+ * at each of the search's first nine steps.  A search of the whole
+ * array touched 2.8 MiB of the kernel's 3.8 for a recording's 900
+ * symbols. */
+#define BLOCK 64
 
 struct lp_symtab *lp_symtab_new(void)
 {
@@ -136,6 +145,7 @@ void lp_symtab_free(struct lp_symtab *t)
 		lp_chunks_free(t->mat->mem);
 		free(t->mat);
 	}
+	free(t->firsts);
 	free(t);
 }
 
@@ -489,6 +499,18 @@ static int64_t find_index(const struct lp_symtab *t, uint64_t addr)
 		return -1;
 	size_t lo = 0, hi = t->nr;      /* first entry with start > addr */
 
+	if (t->firsts) {                /* its block, or the next's first */
+		size_t blo = 0, bhi = (t->nr + BLOCK - 1) / BLOCK;
+		while (blo < bhi) {
+			size_t mid = blo + (bhi - blo) / 2;
+			if (t->firsts[mid] <= addr)
+				blo = mid + 1;
+			else
+				bhi = mid;
+		}
+		lo = blo ? (blo - 1) * BLOCK : 0;
+		hi = blo * BLOCK < t->nr ? blo * BLOCK : t->nr;
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (at_start(t, mid) <= addr)
@@ -578,11 +600,16 @@ struct lp_symtab *lp_symtab_import(const struct lp_symtab_rec *recs, size_t n,
 		err = -ENOMEM;
 	if (!err && !(t->mat->made = lp_htab_new(NULL, NULL, NULL)))
 		err = -ENOMEM;
+	if (!err && n && !(t->firsts = malloc((n + BLOCK - 1) / BLOCK * sizeof *t->firsts)))
+		err = -ENOMEM;
 	if (!err && n && (!names_len || names[names_len - 1]))
 		err = -EINVAL;
-	for (size_t i = 0; !err && i < n; i++)
+	for (size_t i = 0; !err && i < n; i++) {
 		if (!rec_valid(recs, i, names_len, nr_tags))
 			err = -EINVAL;
+		else if (i % BLOCK == 0)
+			t->firsts[i / BLOCK] = recs[i].start;
+	}
 	if (err) {
 		lp_symtab_free(t);
 		errno = -err;
