@@ -95,8 +95,10 @@ static bool from_cache(struct lp_dso *d, const struct ocache *oc)
 	if (!oc || !oc->dir || lp_ocache_open(oc->dir, d->path, &oc->st, &d->cache))
 		return false;
 	const struct lp_kcache *c = &d->cache;
+	struct lp_symsrc from;
+	lp_kcache_source(c, &from);
 	struct lp_symtab *t = strcmp(c->names + c->mods[0], build_id_hex(d, hex)) ? NULL :
-			      lp_symtab_import(c->recs, c->nr_recs, c->names, c->names_len, 1);
+			      lp_symtab_import(c->recs, c->nr_recs, c->names, c->names_len, 1, &from);
 	if (!t) {
 		lp_kcache_close(&d->cache);
 		return false;

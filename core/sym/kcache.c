@@ -211,6 +211,7 @@ static int parse_kind(const struct kc_kind *kind, const void *image, size_t len,
 		.hidden = kind == &kallsyms_kind && (h->flags & KC_HIDDEN),
 		.full_symtab = kind == &objects_kind && (h->flags & KC_FULL_SYMTAB),
 		.flaw = (enum lp_kflaw)((h->flags & KC_FLAW_MASK) >> KC_FLAW_SHIFT),
+		.fd = -1,
 	};
 	return 0;
 }
@@ -243,17 +244,20 @@ static int open_kind(const struct kc_kind *kind, const char *dir, const char *pa
 	void *map = MAP_FAILED;
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_size > 0)
 		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
+	if (map == MAP_FAILED) {
+		close(fd);
 		return -EINVAL;
+	}
 	lp_kcache_key_of(src, &key);
 	int err = parse_kind(kind, map, (size_t)st.st_size, &key, out);
 	if (err) {
 		munmap(map, (size_t)st.st_size);
+		close(fd);
 		return err;
 	}
 	out->map = map;
 	out->map_len = (size_t)st.st_size;
+	out->fd = fd;           /* lookups read the records again (lp_kcache_source) */
 	return 0;
 }
 
@@ -277,9 +281,23 @@ void lp_kcache_release(struct lp_kcache *c)
 
 void lp_kcache_close(struct lp_kcache *c)
 {
-	if (c->map)
+	if (c->map) {           /* fd is open only with a mapping (a zeroed
+				 * lp_kcache has fd 0: no file of its own) */
 		munmap(c->map, c->map_len);
+		close(c->fd);
+	}
 	c->map = NULL;
+	c->fd = -1;
+}
+
+void lp_kcache_source(const struct lp_kcache *c, struct lp_symsrc *src)
+{
+	const char *base = c->map;
+	*src = (struct lp_symsrc){ .fd = c->map ? c->fd : -1 };
+	if (c->map) {
+		src->recs_at = (uint64_t)((const char *)c->recs - base);
+		src->names_at = (uint64_t)(c->names - base);
+	}
 }
 
 /* Writes the image of table t to f: header, module offsets, records, names.

@@ -320,12 +320,16 @@ static struct lp_kernel *from_cache(const char *dir, const char *path, const str
 		return NULL;
 	}
 	const struct lp_kcache *c = &k->cache;
+	struct lp_symsrc from;
+	bool ok = (k->mods = malloc(c->nr_mods * sizeof *k->mods)) != NULL;
 	k->nr_mods = k->cap_mods = c->nr_mods;
-	k->mods = malloc(c->nr_mods * sizeof *k->mods);
-	for (size_t i = 0; k->mods && i < c->nr_mods; i++)
-		k->mods[i] = c->names + c->mods[i];
-	k->syms = k->mods ? lp_symtab_import(c->recs, c->nr_recs, c->names, c->names_len,
-					     c->nr_mods) : NULL;
+	for (size_t i = 0; ok && i < c->nr_mods; i++) {     /* copied: the mapping is let go */
+		const char *m = c->names + c->mods[i];
+		ok = (k->mods[i] = lp_names_dup(&k->names, m, strlen(m))) != NULL;
+	}
+	lp_kcache_source(c, &from);
+	k->syms = ok ? lp_symtab_import(c->recs, c->nr_recs, c->names, c->names_len, c->nr_mods,
+					&from) : NULL;
 	k->hidden = c->hidden;
 	k->flaw = c->flaw;
 	if (!k->syms) {

@@ -114,16 +114,26 @@ struct lp_symtab_rec {
  * not finished or i is past its end. */
 bool lp_symtab_rec(const struct lp_symtab *t, size_t i, struct lp_symtab_rec *r);
 
+/* Where an imported table's records and names are read again after the
+ * import checked them: the file (fd, which the caller keeps open for
+ * the table's life) and their offsets in it.  fd -1: none. */
+struct lp_symsrc {
+	int fd;
+	uint64_t recs_at, names_at;
+};
+
 /* A finished table of the n records at recs, their names at names +
- * rec.name, both borrowed: they must outlive the table, unchanged, and
- * lookups read the records where they lie (a record found is copied
- * then, once).  Records are outside data and are all checked here:
- * names inside names_len bytes (whose last is a NUL), tags below nr_tags,
- * starts in order, each up an earlier entry, no unknown flags.  The
- * table can't be added to (-EINVAL).  NULL with errno EINVAL for a record
- * that breaks one, or ENOMEM. */
+ * rec.name (symimport.c).  Records are outside data and are all checked
+ * here: names inside names_len bytes (whose last is a NUL), tags below
+ * nr_tags, starts in order, each up an earlier entry, no unknown flags.
+ * With src (fd >= 0) lookups then read what they need from src's file,
+ * and recs and names may go once this returns; without, lookups read
+ * them where they lie, and they must outlive the table, unchanged.  The
+ * table can't be added to (-EINVAL).  NULL with errno EINVAL for a
+ * record that breaks one, or ENOMEM. */
 struct lp_symtab *lp_symtab_import(const struct lp_symtab_rec *recs, size_t n,
-				   const char *names, size_t names_len, size_t nr_tags);
+				   const char *names, size_t names_len, size_t nr_tags,
+				   const struct lp_symsrc *src);
 
 /* ---- parsed kallsyms tables in a cache file (kcache.c) ---- */
 
@@ -160,6 +170,7 @@ struct lp_kcache {
 	enum lp_kflaw flaw;     /* the kallsyms file's, as parsed */
 	void *map;
 	size_t map_len;
+	int fd;                 /* the file, open while map is */
 };
 
 /* The cache's directory, into buf (size bytes): $XDG_CACHE_HOME/luaprof
@@ -189,11 +200,16 @@ int lp_kcache_open(const char *dir, const char *path, const struct stat *src,
 		   struct lp_kcache *out);
 void lp_kcache_close(struct lp_kcache *c);
 
+/* Where lp_symtab_import reads c's records and names again: its file,
+ * open until lp_kcache_close (fd -1 for a cache only parsed). */
+void lp_kcache_source(const struct lp_kcache *c, struct lp_symsrc *src);
+
 /* Lets the pages of the mapped cache file go from this process's memory
  * (its resident set): they are read again from the file when touched.
- * For after lp_symtab_import has checked the records: of them and of the
- * names only those lookups read come back.  The file is never written in place (a new
- * one is renamed over it), so what comes back is what was there. */
+ * For after lp_symtab_import has checked the records, which lookups then
+ * read from the file (lp_kcache_source).  The file is never written in
+ * place (a new one is renamed over it), so what is read is what was
+ * checked. */
 void lp_kcache_release(struct lp_kcache *c);
 
 /* Writes the finished table t of kallsyms file path (status src), with

@@ -16,13 +16,8 @@
  * that); otherwise a radix sort of (start, index) keys puts them in order.
  * A finished table can be written out as plain records and made again
  * from them (lp_symtab_rec, lp_symtab_import: kcache.c's cached kallsyms
- * and objects' tables).  An imported table is not copied: lookups read
- * the records where they lie (the cache file's mapping, whose pages the
- * kernel drops and reads again as they are needed), and a record found
- * is made an entry the first time (struct mat), so that the lp_sym
- * pointers handed out stay put.  Copying the kernel's 122,000 records
- * took 3.8 MiB and a tenth of a replay's time, for the few hundred
- * symbols a recording names.
+ * and objects' tables); an imported table is not copied, and its lookups
+ * are symimport.c's.
  * Large arrays are huge-page buffers (bigbuf.h).  Names are copied into an
  * lp_names arena, one allocation per 64 KiB of names, or borrowed from the
  * caller (lp_symtab_add_borrowed).
@@ -32,9 +27,7 @@
 #include <string.h>
 
 #include "util/bigbuf.h"
-#include "util/chunks.h"
-#include "util/htab.h"
-#include "sym/sym_int.h"
+#include "sym/symtab_int.h"
 
 /* ------------------------------------------------------------ name arena */
 
@@ -83,48 +76,6 @@ void lp_names_free(struct lp_names *a)
 
 /* ---------------------------------------------------------------- table */
 
-struct sym_ent {
-	struct lp_sym s;        /* first: an lp_sym pointer is an entry pointer */
-	int32_t up;             /* nearest earlier entry open at s.start, or -1 */
-	uint16_t tag;
-	uint8_t prio;
-	uint8_t sized : 1;
-	uint8_t late : 1;       /* added after the others' ends were fixed */
-	uint8_t hole : 1;       /* late, and lookups in it find nothing */
-};
-
-/* 32 bytes: two entries per 64-byte cache line. */
-_Static_assert(sizeof(struct sym_ent) == 32, "sym_ent grew");
-
-/* The entries made of an imported table's records, as they are found. */
-struct mat {
-	struct lp_htab *made;   /* record index -> its struct sym_ent */
-	struct lp_chunk *mem;   /* the entries */
-};
-
-#define MAT_CHUNK 4096          /* bytes of entries per allocation */
-
-struct lp_symtab {
-	struct sym_ent *ents;   /* NULL when imported */
-	size_t nr;
-	size_t bytes;           /* capacity of ents, a bigbuf */
-	bool finished;
-	struct lp_names names;
-	/* imported: nr records, their names, borrowed */
-	const struct lp_symtab_rec *recs;
-	const char *rnames;
-	struct mat *mat;
-	uint64_t *firsts;       /* the start of every BLOCK-th record */
-};
-
-/* Records per block of an imported table: a lookup binary searches the
- * blocks' first starts (the kernel's: 15 KiB), then one block (2 KiB of
- * records), so that it reads one or two pages of the mapping, not a page
- * at each of the search's first nine steps.  A search of the whole
- * array touched 2.8 MiB of the kernel's 3.8 for a recording's 900
- * symbols. */
-#define BLOCK 64
-
 struct lp_symtab *lp_symtab_new(void)
 {
 	struct lp_symtab *t = calloc(1, sizeof *t);
@@ -140,12 +91,7 @@ void lp_symtab_free(struct lp_symtab *t)
 		return;
 	lp_names_free(&t->names);
 	lp_bigbuf_free(t->ents, t->bytes);
-	if (t->mat) {
-		lp_htab_free(t->mat->made);
-		lp_chunks_free(t->mat->mem);
-		free(t->mat);
-	}
-	free(t->firsts);
+	lp_symimp_free(t->imp);
 	free(t);
 }
 
@@ -166,7 +112,7 @@ static int ents_room(struct lp_symtab *t, size_t want)
 
 int lp_symtab_reserve(struct lp_symtab *t, size_t n)
 {
-	if (t->recs)
+	if (t->imp)
 		return -EINVAL;
 	return n > MAX_ENTS - t->nr ? -ENOMEM : ents_room(t, t->nr + n);
 }
@@ -176,7 +122,7 @@ static int ents_reserve_one(struct lp_symtab *t)
 {
 	size_t want = t->nr < 32 ? 64 : 2 * t->nr;
 
-	if (t->recs)            /* imported: finished for good */
+	if (t->imp)             /* imported: finished for good */
 		return -EINVAL;
 	if (t->nr < t->bytes / sizeof *t->ents)
 		return 0;
@@ -418,7 +364,7 @@ static void link_up(struct lp_symtab *t)
 
 int lp_symtab_finish(struct lp_symtab *t)
 {
-	if (t->recs)            /* imported: finished already */
+	if (t->imp)             /* imported: finished already */
 		return 0;
 	/* Sizeless ends are recomputed, so finishing twice is harmless. */
 	for (size_t i = 0; i < t->nr; i++)
@@ -433,121 +379,48 @@ int lp_symtab_finish(struct lp_symtab *t)
 	return 0;
 }
 
-/* ---- lookups: in the entries, or in an imported table's records ---- */
-
-static inline uint64_t at_start(const struct lp_symtab *t, size_t i)
+/* e contains addr; a sizeless one (a label: an assembly jump target, a
+ * JIT builtin's return point) gives way to a sized symbol around it that
+ * contains addr too, the function the label is in. */
+static const struct lp_sym *in_sized(const struct lp_symtab *t, const struct sym_ent *e,
+				     uint64_t addr)
 {
-	return t->recs ? t->recs[i].start : t->ents[i].s.start;
-}
-
-static inline uint64_t at_end(const struct lp_symtab *t, size_t i)
-{
-	return t->recs ? t->recs[i].end : t->ents[i].s.end;
-}
-
-static inline int32_t at_up(const struct lp_symtab *t, size_t i)
-{
-	return t->recs ? t->recs[i].up : t->ents[i].up;
-}
-
-/* Entry i's LP_SYMREC_* flags. */
-static inline unsigned at_flags(const struct lp_symtab *t, size_t i)
-{
-	if (t->recs)
-		return t->recs[i].flags;
-	const struct sym_ent *e = &t->ents[i];
-	return (e->sized ? LP_SYMREC_SIZED : 0) | (e->late ? LP_SYMREC_LATE : 0) |
-	       (e->hole ? LP_SYMREC_HOLE : 0);
-}
-
-/* Record i of an imported table as an entry, made the first time it is
- * asked for; NULL when out of memory. */
-static const struct sym_ent *made(const struct lp_symtab *t, size_t i)
-{
-	struct mat *m = t->mat;
-	struct lp_htab_ent *he = lp_htab_find_int(m->made, i);
-
-	if (he)
-		return (const struct sym_ent *)(uintptr_t)he->val;
-	struct sym_ent *e = (struct sym_ent *)(void *)lp_chunks_alloc(&m->mem, sizeof *e, MAT_CHUNK);
-	if (!e || !(he = lp_htab_add_hashed(m->made, i, lp_htab_int_hash(i), NULL)))
-		return NULL;
-	const struct lp_symtab_rec *r = &t->recs[i];
-	*e = (struct sym_ent){
-		.s = { .start = r->start, .end = r->end, .name = t->rnames + r->name },
-		.up = r->up, .tag = r->tag, .prio = r->prio,
-		.sized = !!(r->flags & LP_SYMREC_SIZED), .late = !!(r->flags & LP_SYMREC_LATE),
-		.hole = !!(r->flags & LP_SYMREC_HOLE),
-	};
-	he->val = (uintptr_t)e;
-	return e;
-}
-
-/* Entry i's symbol; NULL when out of memory. */
-static const struct lp_sym *sym_at(const struct lp_symtab *t, size_t i)
-{
-	if (!t->recs)
-		return &t->ents[i].s;
-	const struct sym_ent *e = made(t, i);
-	return e ? &e->s : NULL;
-}
-
-/* The index of the entry containing addr (lp_symtab_find's), or -1. */
-static int64_t find_index(const struct lp_symtab *t, uint64_t addr)
-{
-	if (!t || !t->finished)
-		return -1;
-	size_t lo = 0, hi = t->nr;      /* first entry with start > addr */
-
-	if (t->firsts) {                /* its block, or the next's first */
-		size_t blo = 0, bhi = (t->nr + BLOCK - 1) / BLOCK;
-		while (blo < bhi) {
-			size_t mid = blo + (bhi - blo) / 2;
-			if (t->firsts[mid] <= addr)
-				blo = mid + 1;
-			else
-				bhi = mid;
-		}
-		lo = blo ? (blo - 1) * BLOCK : 0;
-		hi = blo * BLOCK < t->nr ? blo * BLOCK : t->nr;
-	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (at_start(t, mid) <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (int32_t i = (int32_t)lo - 1; i >= 0; i = at_up(t, (size_t)i))
-		if (addr < at_end(t, (size_t)i))
-			return at_flags(t, (size_t)i) & LP_SYMREC_HOLE ? -1 : i;
-	return -1;
+	if (e->sized || e->late)
+		return &e->s;
+	for (int32_t j = e->up; j >= 0; j = t->ents[j].up)
+		if (t->ents[j].sized && !t->ents[j].late && addr < t->ents[j].s.end)
+			return &t->ents[j].s;
+	return &e->s;
 }
 
 const struct lp_sym *lp_symtab_find(const struct lp_symtab *t, uint64_t addr)
 {
-	int64_t i = find_index(t, addr);
+	if (!t || !t->finished)
+		return NULL;
+	if (t->imp)
+		return lp_symimp_find(t, addr, false);
+	size_t lo = 0, hi = t->nr;      /* first entry with start > addr */
 
-	return i < 0 ? NULL : sym_at(t, (size_t)i);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->ents[mid].s.start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int32_t i = (int32_t)lo - 1; i >= 0; i = t->ents[i].up)
+		if (addr < t->ents[i].s.end)
+			return t->ents[i].hole ? NULL : &t->ents[i].s;
+	return NULL;
 }
 
-/* Entry i contains addr; a sizeless one (a label: an assembly jump target,
- * a JIT builtin's return point) gives way to a sized symbol around it that
- * contains addr too, the function the label is in. */
 const struct lp_sym *lp_symtab_find_sized(const struct lp_symtab *t, uint64_t addr)
 {
-	int64_t i = find_index(t, addr);
+	if (t && t->finished && t->imp)
+		return lp_symimp_find(t, addr, true);
+	const struct lp_sym *s = lp_symtab_find(t, addr);
 
-	if (i < 0)
-		return NULL;
-	if (!(at_flags(t, (size_t)i) & (LP_SYMREC_SIZED | LP_SYMREC_LATE)))
-		for (int32_t j = at_up(t, (size_t)i); j >= 0; j = at_up(t, (size_t)j))
-			if ((at_flags(t, (size_t)j) & (LP_SYMREC_SIZED | LP_SYMREC_LATE)) == LP_SYMREC_SIZED &&
-			    addr < at_end(t, (size_t)j)) {
-				i = j;
-				break;
-			}
-	return sym_at(t, (size_t)i);
+	return s ? in_sized(t, (const struct sym_ent *)(const void *)s, addr) : NULL;
 }
 
 size_t lp_symtab_count(const struct lp_symtab *t)
@@ -559,18 +432,15 @@ const struct lp_sym *lp_symtab_at(const struct lp_symtab *t, size_t i)
 {
 	if (!t || !t->finished || i >= t->nr)
 		return NULL;
-	return sym_at(t, i);
+	return t->imp ? lp_symimp_at(t, i) : &t->ents[i].s;
 }
 
 bool lp_symtab_rec(const struct lp_symtab *t, size_t i, struct lp_symtab_rec *r)
 {
 	if (!t || !t->finished || i >= t->nr)
 		return false;
-	if (t->recs) {
-		*r = t->recs[i];
-		r->name = r->zero = 0;
-		return true;
-	}
+	if (t->imp)
+		return lp_symimp_rec(t, i, r);
 	const struct sym_ent *e = &t->ents[i];
 	*r = (struct lp_symtab_rec){
 		.start = e->s.start, .end = e->s.end, .up = e->up, .tag = e->tag, .prio = e->prio,
@@ -580,43 +450,18 @@ bool lp_symtab_rec(const struct lp_symtab *t, size_t i, struct lp_symtab_rec *r)
 	return true;
 }
 
-/* Whether record i of recs is one lp_symtab_import() takes. */
-static bool rec_valid(const struct lp_symtab_rec *recs, size_t i, size_t names_len,
-		      size_t nr_tags)
-{
-	const struct lp_symtab_rec *r = &recs[i];
-	return r->name < names_len && r->tag < nr_tags && r->up >= -1 && r->up < (int64_t)i &&
-	       !(r->flags & ~(LP_SYMREC_SIZED | LP_SYMREC_LATE | LP_SYMREC_HOLE)) &&
-	       (i == 0 || recs[i - 1].start <= r->start);
-}
-
 struct lp_symtab *lp_symtab_import(const struct lp_symtab_rec *recs, size_t n,
-				   const char *names, size_t names_len, size_t nr_tags)
+				   const char *names, size_t names_len, size_t nr_tags,
+				   const struct lp_symsrc *src)
 {
 	struct lp_symtab *t = lp_symtab_new();
-	int err = !t ? -ENOMEM : n > MAX_ENTS ? -EINVAL : 0;
+	int err = -ENOMEM;
 
-	if (!err && !(t->mat = calloc(1, sizeof *t->mat)))
-		err = -ENOMEM;
-	if (!err && !(t->mat->made = lp_htab_new(NULL, NULL, NULL)))
-		err = -ENOMEM;
-	if (!err && n && !(t->firsts = malloc((n + BLOCK - 1) / BLOCK * sizeof *t->firsts)))
-		err = -ENOMEM;
-	if (!err && n && (!names_len || names[names_len - 1]))
-		err = -EINVAL;
-	for (size_t i = 0; !err && i < n; i++) {
-		if (!rec_valid(recs, i, names_len, nr_tags))
-			err = -EINVAL;
-		else if (i % BLOCK == 0)
-			t->firsts[i / BLOCK] = recs[i].start;
-	}
-	if (err) {
+	if (!t || !(t->imp = lp_symimp_new(recs, n, names, names_len, nr_tags, src, &err))) {
 		lp_symtab_free(t);
 		errno = -err;
 		return NULL;
 	}
-	t->recs = recs;
-	t->rnames = names;
 	t->nr = n;
 	t->finished = true;
 	return t;

@@ -38,7 +38,7 @@ static void look(const struct lp_symtab *t, const struct lp_kcache *c, uint64_t 
 static void walk(const struct lp_kcache *c)
 {
 	struct lp_symtab *t = lp_symtab_import(c->recs, c->nr_recs, c->names, c->names_len,
-					       c->nr_mods);
+					       c->nr_mods, NULL);
 	for (size_t i = 0; t && i < lp_symtab_count(t); i++) {
 		const struct lp_sym *s = lp_symtab_at(t, i);
 		look(t, c, s->start);

@@ -529,7 +529,7 @@ static void test_imported_answers_alike(void)
 		memcpy(names + len, nm, strlen(nm) + 1);
 		len += strlen(nm) + 1;
 	}
-	struct lp_symtab *m = lp_symtab_import(recs, n, names, len, 2);
+	struct lp_symtab *m = lp_symtab_import(recs, n, names, len, 2, NULL);
 	TEST_TRUE(m != NULL);
 	TEST_EQ(lp_symtab_count(m), n);
 	size_t differ = 0;

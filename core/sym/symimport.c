@@ -1,0 +1,266 @@
+/*
+ * symimport.c - symbol tables made from records (lp_symtab_import: the
+ * kallsyms and object caches' tables), looked up without a copy of them.
+ *
+ * Copying the kernel's 122,000 records into entries took 3.8 MiB and a
+ * tenth of a replay's time, for the few hundred symbols a recording
+ * names; reading them where they lie, in the cache file's mapping, still
+ * brought most of its pages back, as the kernel maps the 64 KiB around
+ * each page a lookup touches (fault-around).  So every record is checked
+ * once, at import, and the start of every BLOCK-th one kept; a lookup
+ * binary searches those starts, then one block of records, which it
+ * reads from the file with pread (struct lp_symsrc) the first time and
+ * keeps; a symbol found is made an entry, its name read and copied, the
+ * first time too (struct symimp.made), so that the lp_sym pointers
+ * handed out stay put.  Without a file the records and names are read
+ * where they lie (the fuzz target, the tests).
+ *
+ * A block read again is checked again (the cache file is never written
+ * in place, but never trust a file): one that does not hold what the
+ * import checked is unreadable, and lookups in it find nothing.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sym/symtab_int.h"
+#include "util/chunks.h"
+#include "util/htab.h"
+
+#define BLOCK 32                /* records per block: 1 KiB */
+#define ENT_CHUNK 4096          /* bytes of entries per allocation */
+#define NAME_CHUNK 4096         /* bytes of names per allocation */
+#define NAME_READ 128           /* bytes a name's first read asks for */
+#define MAX_ENTS ((size_t)INT32_MAX)
+
+struct symimp {
+	const struct lp_symtab_rec *recs;       /* where they lie, or NULL: src */
+	const char *names;
+	size_t names_len, nr_tags;
+	struct lp_symsrc src;
+	uint64_t *firsts;                       /* every BLOCK-th record's start */
+	const struct lp_symtab_rec **blocks;    /* src: the blocks read, NULL: not yet */
+	bool *bad;                              /* src: the blocks that can't be read */
+	struct lp_htab *made;                   /* record index -> its struct sym_ent */
+	struct lp_chunk *ents, *strs;           /* the entries made, their names */
+};
+
+void lp_symimp_free(struct symimp *m)
+{
+	if (!m)
+		return;
+	lp_htab_free(m->made);
+	lp_chunks_free(m->ents);
+	lp_chunks_free(m->strs);
+	free(m->firsts);
+	free(m->blocks);
+	free(m->bad);
+	free(m);
+}
+
+/* Whether r, record i, is one the import takes: name and tag in range,
+ * up an earlier record, known flags; prev the record before it or NULL. */
+static bool rec_ok(const struct symimp *m, const struct lp_symtab_rec *r,
+		   const struct lp_symtab_rec *prev, size_t i)
+{
+	return r->name < m->names_len && r->tag < m->nr_tags && r->up >= -1 &&
+	       r->up < (int64_t)i &&
+	       !(r->flags & ~(LP_SYMREC_SIZED | LP_SYMREC_LATE | LP_SYMREC_HOLE)) &&
+	       (!prev || prev->start <= r->start);
+}
+
+/* Reads block b from the file into m->blocks[b], checked; 0 or -1. */
+static int read_block(const struct lp_symtab *t, size_t b)
+{
+	struct symimp *m = t->imp;
+	size_t first = b * BLOCK, n = t->nr - first < BLOCK ? t->nr - first : BLOCK;
+	size_t bytes = n * sizeof(struct lp_symtab_rec);
+	struct lp_symtab_rec *v = (struct lp_symtab_rec *)(void *)
+		lp_chunks_alloc(&m->ents, bytes, ENT_CHUNK);
+	off_t at = (off_t)(m->src.recs_at + first * sizeof(struct lp_symtab_rec));
+
+	if (!v || pread(m->src.fd, v, bytes, at) != (ssize_t)bytes || v[0].start != m->firsts[b])
+		goto bad;
+	for (size_t k = 0; k < n; k++)
+		if (!rec_ok(m, &v[k], k ? &v[k - 1] : NULL, first + k))
+			goto bad;
+	m->blocks[b] = v;
+	return 0;
+bad:
+	m->bad[b] = true;       /* the chunk's bytes stay, unused, until the end */
+	return -1;
+}
+
+/* Record i; NULL when it can't be read. */
+static const struct lp_symtab_rec *rec(const struct lp_symtab *t, size_t i)
+{
+	struct symimp *m = t->imp;
+	size_t b = i / BLOCK;
+
+	if (m->recs)
+		return &m->recs[i];
+	if (!m->blocks[b] && (m->bad[b] || read_block(t, b)))
+		return NULL;
+	return &m->blocks[b][i % BLOCK];
+}
+
+/* The name at offset off of the names, copied from the file; NULL when it
+ * can't be read whole (or out of memory). */
+static const char *read_name(struct symimp *m, uint32_t off)
+{
+	size_t max = m->names_len - off, want = NAME_READ;
+	const char *out = NULL;
+
+	for (;;) {
+		if (want > max)
+			want = max;
+		char *buf = malloc(want);
+		ssize_t got = buf ? pread(m->src.fd, buf, want, (off_t)(m->src.names_at + off)) : -1;
+		const char *nul = got > 0 ? memchr(buf, '\0', (size_t)got) : NULL;
+		if (nul) {
+			size_t len = (size_t)(nul - buf) + 1;
+			char *s = lp_chunks_alloc(&m->strs, len, NAME_CHUNK);
+			if (s)
+				out = memcpy(s, buf, len);
+		}
+		free(buf);
+		if (nul || got != (ssize_t)want || want == max)
+			return out;
+		want *= 4;
+	}
+}
+
+/* Record i as an entry, made the first time; NULL when it can't be. */
+static const struct lp_sym *made(const struct lp_symtab *t, size_t i)
+{
+	struct symimp *m = t->imp;
+	struct lp_htab_ent *he = lp_htab_find_int(m->made, i);
+
+	if (he)
+		return &((const struct sym_ent *)(uintptr_t)he->val)->s;
+	const struct lp_symtab_rec *r = rec(t, i);
+	const char *name = !r ? NULL : m->recs ? m->names + r->name : read_name(m, r->name);
+	struct sym_ent *e = name ? (struct sym_ent *)(void *)
+		lp_chunks_alloc(&m->ents, sizeof *e, ENT_CHUNK) : NULL;
+	if (!e || !(he = lp_htab_add_hashed(m->made, i, lp_htab_int_hash(i), NULL)))
+		return NULL;
+	*e = (struct sym_ent){
+		.s = { .start = r->start, .end = r->end, .name = name },
+		.up = r->up, .tag = r->tag, .prio = r->prio,
+		.sized = !!(r->flags & LP_SYMREC_SIZED), .late = !!(r->flags & LP_SYMREC_LATE),
+		.hole = !!(r->flags & LP_SYMREC_HOLE),
+	};
+	he->val = (uintptr_t)e;
+	return &e->s;
+}
+
+/* The index of the record containing addr (lp_symtab_find's), or -1. */
+static int64_t find_index(const struct lp_symtab *t, uint64_t addr)
+{
+	const struct symimp *m = t->imp;
+	const struct lp_symtab_rec *r = NULL;
+	size_t blo = 0, bhi = (t->nr + BLOCK - 1) / BLOCK;
+
+	while (blo < bhi) {             /* the blocks starting at or before addr */
+		size_t mid = blo + (bhi - blo) / 2;
+		if (m->firsts[mid] <= addr)
+			blo = mid + 1;
+		else
+			bhi = mid;
+	}
+	/* the first record past addr is in the last of them, or the next's first */
+	size_t lo = blo ? (blo - 1) * BLOCK : 0, hi = blo * BLOCK < t->nr ? blo * BLOCK : t->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (!(r = rec(t, mid)))
+			return -1;
+		if (r->start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int64_t i = (int64_t)lo - 1; i >= 0; i = r->up) {
+		if (!(r = rec(t, (size_t)i)))
+			return -1;
+		if (addr < r->end)
+			return r->flags & LP_SYMREC_HOLE ? -1 : i;
+	}
+	return -1;
+}
+
+#define SIZED_KIND (LP_SYMREC_SIZED | LP_SYMREC_LATE)
+
+const struct lp_sym *lp_symimp_find(const struct lp_symtab *t, uint64_t addr, bool sized)
+{
+	int64_t i = find_index(t, addr);
+	const struct lp_symtab_rec *r = i < 0 ? NULL : rec(t, (size_t)i);
+
+	if (!r)
+		return NULL;
+	/* a label gives way to a sized symbol around it (lp_symtab_find_sized) */
+	if (sized && !(r->flags & SIZED_KIND))
+		for (int64_t j = r->up; j >= 0; j = r->up) {
+			if (!(r = rec(t, (size_t)j)))
+				return NULL;
+			if ((r->flags & SIZED_KIND) == LP_SYMREC_SIZED && addr < r->end) {
+				i = j;
+				break;
+			}
+		}
+	return made(t, (size_t)i);
+}
+
+const struct lp_sym *lp_symimp_at(const struct lp_symtab *t, size_t i)
+{
+	return made(t, i);
+}
+
+bool lp_symimp_rec(const struct lp_symtab *t, size_t i, struct lp_symtab_rec *out)
+{
+	const struct lp_symtab_rec *r = rec(t, i);
+
+	if (!r)
+		return false;
+	*out = *r;
+	out->name = out->zero = 0;
+	return true;
+}
+
+struct symimp *lp_symimp_new(const struct lp_symtab_rec *recs, size_t n, const char *names,
+			     size_t names_len, size_t nr_tags, const struct lp_symsrc *src, int *err)
+{
+	struct symimp *m = calloc(1, sizeof *m);
+	size_t nb = (n + BLOCK - 1) / BLOCK;
+	bool from_file = src && src->fd >= 0;
+
+	*err = !m ? -ENOMEM : n > MAX_ENTS ? -EINVAL : 0;
+	if (!*err) {
+		*m = (struct symimp){ .recs = from_file ? NULL : recs, .names = names,
+				      .names_len = names_len, .nr_tags = nr_tags,
+				      .src = from_file ? *src : (struct lp_symsrc){ .fd = -1 } };
+		m->made = lp_htab_new(NULL, NULL, NULL);
+		m->firsts = malloc((nb ? nb : 1) * sizeof *m->firsts);
+		if (from_file) {
+			m->blocks = calloc(nb ? nb : 1, sizeof *m->blocks);
+			m->bad = calloc(nb ? nb : 1, sizeof *m->bad);
+		}
+		if (!m->made || !m->firsts || (from_file && (!m->blocks || !m->bad)))
+			*err = -ENOMEM;
+	}
+	if (!*err && n && (!names_len || names[names_len - 1]))
+		*err = -EINVAL;
+	for (size_t i = 0; !*err && i < n; i++) {
+		if (!rec_ok(m, &recs[i], i ? &recs[i - 1] : NULL, i))
+			*err = -EINVAL;
+		else if (i % BLOCK == 0)
+			m->firsts[i / BLOCK] = recs[i].start;
+	}
+	if (*err) {
+		lp_symimp_free(m);
+		return NULL;
+	}
+	if (from_file)
+		m->names = NULL;        /* read from the file from now on */
+	return m;
+}
