@@ -38,7 +38,7 @@
 #include "luaprof/thread.h"
 
 #define AHEAD_BATCHES 8
-#define AHEAD_RECORDS 256                       /* records per batch */
+#define AHEAD_RECORDS 512                       /* records per batch */
 #define AHEAD_BYTES ((size_t)512 << 10)         /* their bytes, per batch */
 #define MAX_RECORD ((size_t)65536)              /* header.size is 16 bits */
 
