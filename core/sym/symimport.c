@@ -2,9 +2,9 @@
  * symimport.c - symbol tables made from records (lp_symtab_import: the
  * kallsyms and object caches' tables), looked up without a copy of them.
  *
- * Copying the kernel's 122,000 records into entries took 3.8 MiB and a
- * tenth of a replay's time, for the few hundred symbols a recording
- * names; reading them where they lie, in the cache file's mapping, still
+ * Copying the kernel's 122,000 records into entries took 3.8 MiB (and a
+ * twentieth of a folded run's time, zeroing and filling it) for the few
+ * hundred symbols a recording names; reading them where they lie, in the cache file's mapping, still
  * brought most of its pages back, as the kernel maps the 64 KiB around
  * each page a lookup touches (fault-around).  So every record is checked
  * once, at import, and the start of every BLOCK-th one kept; a lookup
@@ -17,7 +17,9 @@
  *
  * A block read again is checked again (the cache file is never written
  * in place, but never trust a file): one that does not hold what the
- * import checked is unreadable, and lookups in it find nothing.
+ * import checked is unreadable, and lookups in it find nothing.  Lookups
+ * change the table's state (blocks read, entries made) behind its const
+ * pointer: one thread at a time, as for every lookup of core/sym.
  */
 #include <errno.h>
 #include <stdlib.h>
