@@ -17,7 +17,8 @@
  *
  * A block read again is checked again (the cache file is never written
  * in place, but never trust a file): one that does not hold what the
- * import checked is unreadable, and lookups in it find nothing.  Lookups
+ * import checked is unreadable, and lookups in it find nothing, which a
+ * warning says once per table (never a silent unnamed frame).  Lookups
  * change the table's state (blocks read, entries made) behind its const
  * pointer: one thread at a time, as for every lookup of core/sym.
  */
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "luaprof/luaprof.h"
 #include "sym/symtab_int.h"
 #include "util/chunks.h"
 #include "util/htab.h"
@@ -46,6 +48,7 @@ struct symimp {
 	bool *bad;                              /* src: the blocks that can't be read */
 	struct lp_htab *made;                   /* record index -> its struct sym_ent */
 	struct lp_chunk *ents, *strs;           /* the entries made, their names */
+	bool warned;                            /* a read again failed, and was said */
 };
 
 void lp_symimp_free(struct symimp *m)
@@ -72,6 +75,17 @@ static bool rec_ok(const struct symimp *m, const struct lp_symtab_rec *r,
 	       (!prev || prev->start <= r->start);
 }
 
+/* Says once per table that what lookups read again failed. */
+static void unreadable(struct symimp *m)
+{
+	if (m->warned)
+		return;
+	m->warned = true;
+	lp_log(LP_WARN, "sym: a symbol cache file changed or could not be read during the run "
+	       "(~/.cache/luaprof): frames in what it held are left unnamed; run again to "
+	       "rebuild it");
+}
+
 /* Reads block b from the file into m->blocks[b], checked; 0 or -1. */
 static int read_block(const struct lp_symtab *t, size_t b)
 {
@@ -91,6 +105,7 @@ static int read_block(const struct lp_symtab *t, size_t b)
 	return 0;
 bad:
 	m->bad[b] = true;       /* the chunk's bytes stay, unused, until the end */
+	unreadable(m);
 	return -1;
 }
 
@@ -127,8 +142,11 @@ static const char *read_name(struct symimp *m, uint32_t off)
 				out = memcpy(s, buf, len);
 		}
 		free(buf);
-		if (nul || got != (ssize_t)want || want == max)
+		if (nul || got != (ssize_t)want || want == max) {
+			if (!out)
+				unreadable(m);
 			return out;
+		}
 		want *= 4;
 	}
 }
