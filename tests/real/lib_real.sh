@@ -163,6 +163,8 @@ real_differs() {
 	# (a difference seen once in many runs is otherwise gone with $TMP)
 	if mkdir -p "$keep" && cp "$2" "$TMP"/*.perf "$TMP"/*.lp "$TMP"/*.diff "$keep"/ 2>/dev/null &&
 		find "$TMP" -maxdepth 1 -type f -perm -u+x -exec cp {} "$keep"/ \; ; then
+		# and a JIT's perf maps (real_node's NAME.map), which name its frames
+		find "$TMP" -maxdepth 1 -type f -name '*.map' -exec cp {} "$keep"/ \;
 		echo "    kept in $keep"
 	fi
 }
