@@ -169,11 +169,12 @@ struct pd_oe {
 	uint32_t chunk;         /* arena chunk the record lies in */
 };
 
-/* Arena chunks: 256 KiB slices of 2 MiB huge-page slabs, each with a
- * count of references (queued records, and the source or the copier
- * filling it); a chunk's slice is given back when its count drops to 0,
- * and a slab with no slice in use is freed, but for PD_SPARE_SLABS kept
- * for reuse. */
+/* Arena chunks: 256 KiB slices of 2 MiB slabs (the first in small
+ * pages and kept to the end, the others huge pages), each with a count
+ * of references (queued records, and the source or the copier filling
+ * it); a chunk's slice is given back when its count drops to 0, and a
+ * slab with no slice in use is freed, but for PD_SPARE_SLABS kept for
+ * reuse (pdorder.c). */
 #define PD_CHUNK_SIZE ((size_t)256 << 10)
 #define PD_SLAB_SIZE ((size_t)2 << 20)
 #define PD_SLAB_CHUNKS (PD_SLAB_SIZE / PD_CHUNK_SIZE)

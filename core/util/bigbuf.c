@@ -80,6 +80,12 @@ int lp_bigbuf_reserve(void **buf, size_t *cap, size_t need)
 	return 0;
 }
 
+void lp_bigbuf_small(void *buf, size_t cap)
+{
+	if (buf && cap >= LP_BIGBUF_MIN)
+		(void)madvise(buf, cap, MADV_NOHUGEPAGE);       /* advice */
+}
+
 void lp_bigbuf_free(void *buf, size_t cap)
 {
 	if (!buf)               /* munmap(NULL, cap) would unmap [0, cap) */

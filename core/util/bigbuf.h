@@ -25,6 +25,12 @@
  * Returns 0, or -ENOMEM with *buf and *cap unchanged. */
 int lp_bigbuf_reserve(void **buf, size_t *cap, size_t need);
 
+/* Takes back the huge-page advice of a buffer of capacity cap made by
+ * lp_bigbuf_reserve, before it is written: its pages are then paid for
+ * 4 KiB at a time, as touched (no effect on a malloc one).  For memory
+ * that is often only partly used. */
+void lp_bigbuf_small(void *buf, size_t cap);
+
 /* Frees a buffer made by lp_bigbuf_reserve with its capacity (NULL is
  * fine). */
 void lp_bigbuf_free(void *buf, size_t cap);

@@ -105,6 +105,29 @@ static void test_tmp_cleanup(void)
 		fprintf(stderr, "  cleanup of %s failed\n", test_tmpdir_);
 }
 
+/* The resident KiB of this process's mapping that starts at p (smaps'
+ * Rss), or -1 when there is none. */
+static long test_mapping_rss_kib(const void *p) __attribute__((unused));
+static long test_mapping_rss_kib(const void *p)
+{
+	char want[32], line[512];
+	long rss = -1;
+	int in = 0;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return -1;
+	snprintf(want, sizeof want, "%lx-", (unsigned long)(uintptr_t)p);
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, want, strlen(want)) == 0)
+			in = 1;
+		else if (in && sscanf(line, "Rss: %ld kB", &rss) == 1)
+			break;
+	}
+	fclose(f);
+	return rss;
+}
+
 struct test_case { const char *name; void (*fn)(void); };
 #define TEST_CASE(f) { #f, f }
 

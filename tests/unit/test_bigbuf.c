@@ -89,27 +89,6 @@ static void test_impossible_size(void)
 	lp_bigbuf_free(p, cap);
 }
 
-/* The resident KiB of the mapping that starts at p (smaps' Rss), or -1. */
-static long mapping_rss_kib(const void *p)
-{
-	char want[32], line[512];
-	long rss = -1;
-	bool in = false;
-	FILE *f = fopen("/proc/self/smaps", "r");
-
-	if (!f)
-		return -1;
-	snprintf(want, sizeof want, "%lx-", (unsigned long)(uintptr_t)p);
-	while (fgets(line, sizeof line, f)) {
-		if (strncmp(line, want, strlen(want)) == 0)
-			in = true;
-		else if (in && sscanf(line, "Rss: %ld kB", &rss) == 1)
-			break;
-	}
-	fclose(f);
-	return rss;
-}
-
 /* A buffer of a huge page and a bit, written whole, holds what it was
  * asked for: the tail is no second huge page (1.1 MiB of symbols took 2). */
 static void test_tail_costs_what_it_holds(void)
@@ -120,7 +99,7 @@ static void test_tail_costs_what_it_holds(void)
 	TEST_EQ(lp_bigbuf_reserve(&p, &cap, want), 0);
 	TEST_EQ(cap, HUGE + 100 * 1024);
 	memset(p, 1, cap);
-	long rss = mapping_rss_kib(p);
+	long rss = test_mapping_rss_kib(p);
 	if (rss < 0) {
 		lp_bigbuf_free(p, cap);
 		TEST_SKIP("no /proc/self/smaps entry for the mapping");
@@ -129,8 +108,30 @@ static void test_tail_costs_what_it_holds(void)
 	lp_bigbuf_free(p, cap);
 }
 
+/* A buffer advised back to small pages costs the pages written, where a
+ * huge page would cost 2 MiB for the first byte (pdorder.c's first slab). */
+static void test_small_costs_pages_written(void)
+{
+	void *p = NULL;
+	size_t cap = 0;
+
+	TEST_EQ(lp_bigbuf_reserve(&p, &cap, HUGE), 0);
+	TEST_EQ(cap, HUGE);
+	lp_bigbuf_small(p, cap);
+	memset(p, 1, 3 * PAGE);
+	((unsigned char *)p)[HUGE - 1] = 1;
+	long rss = test_mapping_rss_kib(p);
+	if (rss < 0) {
+		lp_bigbuf_free(p, cap);
+		TEST_SKIP("no /proc/self/smaps entry for the mapping");
+	}
+	TEST_EQ(rss, 16);
+	lp_bigbuf_free(p, cap);
+}
+
 TEST_MAIN("bigbuf",
 	TEST_CASE(test_grow_keeps_contents),
 	TEST_CASE(test_fresh_mapping_and_free),
 	TEST_CASE(test_impossible_size),
-	TEST_CASE(test_tail_costs_what_it_holds))
+	TEST_CASE(test_tail_costs_what_it_holds),
+	TEST_CASE(test_small_costs_pages_written))
