@@ -664,26 +664,40 @@ static bool osec_read(const struct lp_dso *d, size_t idx)
 	return false;
 }
 
+struct objects_arg {
+	const struct lp_dso *d;
+	struct lp_symtab *t;
+	Elf *e;
+	size_t strndx;
+};
+
+/* lp_elf_each_sym's callback of read_objects. */
+static int add_object(void *arg, size_t i, const GElf_Sym *sym)
+{
+	const struct objects_arg *a = arg;
+	const char *name;
+
+	(void)i;
+	if (GELF_ST_TYPE(sym->st_info) != STT_OBJECT || !sym->st_name ||
+	    !osec_read(a->d, sym->st_shndx) || !(name = elf_strptr(a->e, a->strndx, sym->st_name)))
+		return 0;
+	return lp_symtab_add_ex(a->t, name, sym->st_value, sym->st_size,
+				bind_prio(GELF_ST_BIND(sym->st_info))) ? -ENOMEM : 0;
+}
+
 /* Adds to t the data objects (STT_OBJECT, named) of the symbol table scn
- * of e that belong to a section of d marked read; 0 or -ENOMEM. */
-static int read_objects(const struct lp_dso *d, struct lp_symtab *t, Elf *e, Elf_Scn *scn)
+ * of e (opened with fd) that belong to a section of d marked read: read
+ * a window at a time (lp_elf_each_sym), as most of a large table is
+ * functions.  0 or -ENOMEM; a table that can't be read whole gives the
+ * objects before the fault. */
+static int read_objects(const struct lp_dso *d, struct lp_symtab *t, Elf *e, int fd,
+			Elf_Scn *scn)
 {
 	GElf_Shdr sh;
-	Elf_Data *data = gelf_getshdr(scn, &sh) ? elf_getdata(scn, NULL) : NULL;
-	size_t n = data && sh.sh_entsize ? data->d_size / sh.sh_entsize : 0;
-	for (size_t i = 1; i < n; i++) {
-		GElf_Sym sym;
-		const char *name;
-		if (!gelf_getsym(data, (int)i, &sym))
-			break;
-		if (GELF_ST_TYPE(sym.st_info) != STT_OBJECT || !sym.st_name ||
-		    !osec_read(d, sym.st_shndx) || !(name = elf_strptr(e, sh.sh_link, sym.st_name)))
-			continue;
-		if (lp_symtab_add_ex(t, name, sym.st_value, sym.st_size,
-				     bind_prio(GELF_ST_BIND(sym.st_info))))
-			return -ENOMEM;
-	}
-	return 0;
+	if (!gelf_getshdr(scn, &sh))
+		return 0;
+	struct objects_arg a = { d, t, e, sh.sh_link };
+	return lp_elf_each_sym(e, fd, scn, add_object, &a) == -ENOMEM ? -ENOMEM : 0;
 }
 
 /* Makes d->objs the objects of every section marked read, after marking
@@ -712,7 +726,7 @@ static int load_objects(struct lp_dso *d, uint64_t vaddr)
 		if (gelf_getshdr(dyn, &sh) && sh.sh_type == SHT_DYNSYM)
 			scn = dyn;
 	struct lp_symtab *t = scn ? lp_symtab_new() : NULL;
-	if (t && (read_objects(d, t, e, scn) || lp_symtab_finish(t))) {
+	if (t && (read_objects(d, t, e, fd, scn) || lp_symtab_finish(t))) {
 		lp_symtab_free(t);
 		t = NULL;
 	}

@@ -39,4 +39,21 @@ Elf *lp_elf_mem(const void *image, size_t size);
  * cannot be read are skipped. */
 Elf_Scn *lp_elf_section(Elf *e, const char *name, GElf_Word type, GElf_Shdr *sh);
 
+/* Called by lp_elf_each_sym() for symbol i; a non-zero return stops
+ * the scan, which returns it. */
+typedef int (*lp_elf_sym_fn)(void *arg, size_t i, const GElf_Sym *sym);
+
+/* Calls fn(arg, i, &sym) for the symbols i = 1, 2, ... of scn, a symbol
+ * table (SHT_SYMTAB or SHT_DYNSYM) of e, which lp_elf_open() gave with
+ * fd.  They are read with pread(2), LP_ELF_SYM_WINDOW of them at a time,
+ * not through libelf's mapping of the file: a scan of a large table
+ * (libLLVM's .dynsym, 1.3 MiB) then leaves none of it resident in the
+ * process, where every page a mapping touched stays until the file is
+ * closed.  A table libelf has to decompress is read through libelf.
+ * Returns fn's first non-zero return, or 0 when all were passed, or
+ * -ENOEXEC when the table can't be read whole (the symbols before the
+ * fault were passed), or -ENOMEM. */
+#define LP_ELF_SYM_WINDOW 1024
+int lp_elf_each_sym(Elf *e, int fd, Elf_Scn *scn, lp_elf_sym_fn fn, void *arg);
+
 #endif

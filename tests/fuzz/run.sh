@@ -25,7 +25,7 @@ targets=("$@")
 max_len() {
 	case $1 in
 	fuzz_perfdata*|fuzz_pdpipe|fuzz_minidebug|fuzz_tdata) echo 16384 ;;
-	fuzz_srcline) echo 32768 ;;
+	fuzz_srcline|fuzz_elfsyms) echo 32768 ;;
 	fuzz_folded|fuzz_kallsyms) echo 4096 ;;
 	fuzz_evparse) echo 256 ;;     # -e strings: 256 bytes hold a dozen globs
 	fuzz_url) echo 512 ;;         # a --push URL

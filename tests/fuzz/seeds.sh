@@ -54,7 +54,7 @@ fuzz_debuglink)
 			objcopy -O binary --only-section=.gnu_debuglink "$tmp/m" "$dir/seed-debuglink"
 		rm -rf "$tmp"
 	fi ;;
-fuzz_minidebug|fuzz_srcline)
+fuzz_minidebug|fuzz_srcline|fuzz_elfsyms)
 	# a MiniDebugInfo image (xz, with a 64 KiB dictionary: the 8 MiB of
 	# xz's default is allocated and cleared by every decode) and small
 	# objects with DWARF, made here
@@ -68,7 +68,7 @@ fuzz_minidebug|fuzz_srcline)
 			cp "$tmp/mini.xz" "$dir/seed-mini.xz"
 		[ "$target" = fuzz_minidebug ] && rm -f "$dir/seed-inlined" &&
 			cp "$tmp/small" "$dir/seed-small"      # an ELF image
-		[ "$target" = fuzz_srcline ] && rm -f "$dir/seed-mini.xz"
+		[ "$target" != fuzz_minidebug ] && rm -f "$dir/seed-mini.xz"
 		rm -rf "$tmp"
 	fi ;;
 fuzz_perfdata|fuzz_pdpipe)
