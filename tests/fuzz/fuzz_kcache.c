@@ -7,7 +7,10 @@
  * Every symbol of a table that passes is looked up at its start and at
  * addresses around it, and its name and module read, so that ASan catches
  * a table pointing outside the image and a lookup that does not end (an
- * "up" chain with a loop) hangs the run.
+ * "up" chain with a loop) hangs the run.  The image is imported a second
+ * time from a file holding it (a memfd, memfile.h), as a cache file is
+ * (records checked and read with pread): it must be taken or refused as
+ * the in-memory one is, and answer every lookup alike.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +19,7 @@
 
 #include "luaprof/sym.h"
 #include "sym/sym_int.h"
+#include "memfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -34,22 +38,44 @@ static void look(const struct lp_symtab *t, const struct lp_kcache *c, uint64_t 
 	sink += strlen(s->name) + strlen(c->names + c->mods[tag]);
 }
 
-/* Imports the table c describes and looks up around every symbol. */
-static void walk(const struct lp_kcache *c)
+/* Whether t and f (the same table imported from the file) answer a
+ * lookup at addr alike. */
+static void same(const struct lp_symtab *t, const struct lp_symtab *f, uint64_t addr)
+{
+	const struct lp_sym *a = lp_symtab_find(t, addr), *b = lp_symtab_find(f, addr);
+	if (!a != !b || (a && (a->start != b->start || a->end != b->end || strcmp(a->name, b->name) ||
+			       lp_symtab_tag(t, a) != lp_symtab_tag(f, b))))
+		abort();
+}
+
+/* Imports the table c describes (an image at base, also in file fd) and
+ * looks up around every symbol. */
+static void walk(const struct lp_kcache *c, const void *base, int fd)
 {
 	struct lp_symtab *t = lp_symtab_import(c->recs, c->nr_recs, c->names, c->names_len,
 					       c->nr_mods, NULL);
+	struct lp_symsrc src = { fd, (uint64_t)((const char *)c->recs - (const char *)base),
+				 (uint64_t)(c->names - (const char *)base) };
+	struct lp_symtab *f = lp_symtab_import(c->recs, c->nr_recs, c->names, c->names_len,
+					       c->nr_mods, &src);
+	if (!t != !f)
+		abort();
 	for (size_t i = 0; t && i < lp_symtab_count(t); i++) {
 		const struct lp_sym *s = lp_symtab_at(t, i);
 		look(t, c, s->start);
 		look(t, c, s->start - 1);
 		look(t, c, s->end);
+		same(t, f, s->start);
+		same(t, f, s->end);
 	}
 	lp_symtab_free(t);
+	lp_symtab_free(f);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static int fd = -1;
+	char path[64];
 	struct lp_kcache_key key = { 0 };
 	struct lp_kcache c;
 	uint64_t *image = malloc(size + 8);     /* 8-byte aligned, as a mapping is */
@@ -57,14 +83,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!image)
 		return 0;
 	memcpy(image, data, size);
+	memfile(&fd, data, size, path, sizeof path);
 	if (size >= KEY_AT + sizeof key)
 		memcpy(&key, data + KEY_AT, sizeof key);
 	if (!lp_kcache_parse(image, size, &key, &c))
-		walk(&c);
+		walk(&c, image, fd);
 	if (!lp_ocache_parse(image, size, &key, &c)) {
 		if (c.nr_mods != 1 || c.flaw || c.hidden)
 			abort();                /* an object's table has one name, no flaw */
-		walk(&c);
+		walk(&c, image, fd);
 	}
 	free(image);
 	return 0;

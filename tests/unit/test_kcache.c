@@ -214,6 +214,37 @@ static const char *cached_synthetic(char *dir, size_t dn, char *file, size_t fn)
 	return path;
 }
 
+/* An import from the cache file checks the records with pread, not
+ * through the file's mapping: the mapping holds few of them after (the
+ * pages the open's checks touched), where checking them in place brought
+ * every page of them in. */
+static void test_import_leaves_records_out(void)
+{
+	char dir[512], file[700];
+	const char *path = cached_synthetic(dir, sizeof dir, file, sizeof file);
+	struct stat st;
+	struct lp_kcache c;
+	struct lp_symsrc src;
+
+	TEST_TRUE(stat(path, &st) == 0);
+	TEST_EQ(lp_kcache_open(dir, path, &st, &c), 0);
+	lp_kcache_source(&c, &src);
+	long recs_kib = (long)(c.nr_recs * sizeof(struct lp_symtab_rec) / 1024);
+	struct lp_symtab *t = lp_symtab_import(c.recs, c.nr_recs, c.names, c.names_len, c.nr_mods,
+					       &src);
+	TEST_TRUE(t != NULL);
+	long rss = test_mapping_rss_kib(c.map);
+	if (rss < 0)
+		TEST_SKIP("no /proc/self/smaps entry for the cache file's mapping");
+	TEST_TRUE(recs_kib >= 1000);
+	if (rss > 256)
+		TEST_FAIL_("%ld KiB of the mapping resident after the import (records: %ld KiB)", rss,
+			   recs_kib);
+	lp_symtab_free(t);
+	lp_kcache_close(&c);
+	test_tmp_cleanup();
+}
+
 static void test_damaged(void)
 {
 	char dir[512], file[700], keep[720];
@@ -367,6 +398,7 @@ TEST_MAIN("kcache",
 	TEST_CASE(test_changed_file),
 	TEST_CASE(test_damaged),
 	TEST_CASE(test_changed_under_table),
+	TEST_CASE(test_import_leaves_records_out),
 	TEST_CASE(test_not_through_links),
 	TEST_CASE(test_other_users),
 	TEST_CASE(test_dir))
