@@ -344,9 +344,10 @@ static struct byfile_ent *byfile_slot(struct lp_resolver *r, const struct lp_map
 	return &r->byfile[h >> (64 - BYFILE_BITS)];
 }
 
-/* Returns 0, 1 (a result not to be cached) or -ENOMEM. */
+/* Returns 0, 1 (a result not to be cached) or -ENOMEM; cached: through
+ * the cache by file and offset. */
 static int resolve_user(struct lp_resolver *r, const struct lp_proc *proc, uint64_t ip,
-			struct lp_frame *out)
+			bool cached, struct lp_frame *out)
 {
 	const struct lp_map *m = lp_proc_find_map(proc, ip);
 
@@ -354,7 +355,7 @@ static int resolve_user(struct lp_resolver *r, const struct lp_proc *proc, uint6
 		return 0;
 	if (jit_map(m))
 		return resolve_jit(r, proc, ip, out);
-	struct byfile_ent key, *e = r->cache_on && m->path ? byfile_slot(r, m, ip, &key) : NULL;
+	struct byfile_ent key, *e = cached && m->path ? byfile_slot(r, m, ip, &key) : NULL;
 	if (e && e->path == key.path && e->off == key.off && e->ino == key.ino && e->dev == key.dev) {
 		*out = (struct lp_frame){ .ip = ip, .sym = e->sym, .mangled = e->mangled,
 					  .dso = e->dso, .symoff = e->symoff, .obj = e->obj,
@@ -414,7 +415,7 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 		return 0;
 	}
 	r->misses++;
-	int err = kernel ? resolve_kernel(r, ip, out) : resolve_user(r, proc, ip, out);
+	int err = kernel ? resolve_kernel(r, ip, out) : resolve_user(r, proc, ip, r->cache_on, out);
 	if (err || !e)
 		return err < 0 ? err : 0;
 	*e = (struct fcache_ent){ .proc = key, .ip = ip, .pid = pid, .gen = gen,
@@ -424,6 +425,14 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 				  .vaddr = out->vaddr, .fileoff = out->fileoff,
 				  .object = out->object };
 	return 0;
+}
+
+int lp_resolver_frame_uncached(struct lp_resolver *r, const struct lp_proc *proc,
+			       uint64_t ip, bool kernel, struct lp_frame *out)
+{
+	*out = (struct lp_frame){ .ip = ip, .kernel = kernel };
+	int err = kernel ? resolve_kernel(r, ip, out) : resolve_user(r, proc, ip, false, out);
+	return err < 0 ? err : 0;
 }
 
 int lp_resolver_expect_build_id(struct lp_resolver *r, const char *path,

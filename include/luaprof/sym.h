@@ -256,6 +256,13 @@ void lp_resolver_free(struct lp_resolver *r);
 int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 		      uint64_t ip, bool kernel, struct lp_frame *out);
 
+/* lp_resolver_frame without the resolver's caches of frames (neither
+ * looked in nor filled): for a caller with caches of its own that missed,
+ * where the resolver's, keyed alike, would mostly miss too (the folded
+ * names' ids, lfoldids.c: two fewer cache misses per new frame). */
+int lp_resolver_frame_uncached(struct lp_resolver *r, const struct lp_proc *proc,
+			       uint64_t ip, bool kernel, struct lp_frame *out);
+
 /* Reads the kernel's symbols now, not at the first kernel address: a live
  * run does it before its events start, since reading /proc/kallsyms takes
  * long enough for a busy machine's samples to fill the rings unread.

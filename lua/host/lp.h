@@ -180,6 +180,8 @@ struct lp_run_stack {
 	struct lp_fold_cache *fold[2];  /* per LP_FOLD_* kind, made on first use */
 	struct lp_foldids *foldids;     /* folded strings' names as ids (lfoldids.c) */
 	bool kernel_notice;             /* the hidden kernel symbols were noted */
+	bool uncached;                  /* frames resolved past the resolver's
+					 * caches (lstack.c's fold_frame) */
 };
 
 /* lagg.c: the one-liners' C aggregations (luaprof -x): on when the

@@ -43,7 +43,10 @@ static struct lp_proc *sample_proc(struct lp_run *run)
 
 static void resolve(struct lp_run *run, uint64_t ip, bool kernel, struct lp_frame *out)
 {
-	lp_resolver_frame(run->resolver, sample_proc(run), ip, kernel, out);
+	if (run->stack.uncached)
+		lp_resolver_frame_uncached(run->resolver, sample_proc(run), ip, kernel, out);
+	else
+		lp_resolver_frame(run->resolver, sample_proc(run), ip, kernel, out);
 	if (kernel && !run->stack.kernel_notice && lp_resolver_kernel_hidden(run->resolver)) {
 		run->stack.kernel_notice = true;
 		fprintf(stderr, "luaprof: kernel addresses are hidden (kernel.kptr_restrict): "
@@ -648,8 +651,12 @@ static int fold_frame(struct lp_run *run, const struct frame_pos *p, struct lp_f
 		out->nr += n;
 		return 0;
 	}
+	/* missed by both caches of lfoldids.c, which the resolver's would
+	 * miss as well (theirs are keyed alike) */
 	struct lp_frame f;
+	run->stack.uncached = true;
 	frame_at(run, p, &f);
+	run->stack.uncached = false;
 	size_t first = out->nr;
 	if (fold_names(run, &f, p, out))
 		return -1;

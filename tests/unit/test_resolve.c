@@ -230,6 +230,37 @@ static void test_cache_invalidation(void)
 	lp_procs_free(ps);
 }
 
+/* lp_resolver_frame_uncached names a frame as lp_resolver_frame does,
+ * and neither counts in the caches' stats nor fills them: the next
+ * cached lookup of the same address is a miss. */
+static void test_uncached(void)
+{
+	struct lp_procs *ps = lp_procs_new();
+	struct lp_resolver *r = lp_resolver_new(ps, NULL);
+	struct lp_frame a, b;
+	uint64_t hits, misses;
+
+	load_self_maps(ps);
+	struct lp_proc *p = lp_procs_thread(ps, PID, PID)->proc;
+	uint64_t ip = (uintptr_t)local_marker + 4, lib = (uintptr_t)strlen;
+	TEST_EQ(lp_resolver_frame_uncached(r, p, ip, false, &a), 0);
+	TEST_EQ(lp_resolver_frame_uncached(r, p, ip, false, &a), 0);
+	lp_resolver_cache_stats(r, &hits, &misses);
+	TEST_EQ(hits + misses, 0);
+	TEST_EQ(lp_resolver_frame(r, p, ip, false, &b), 0);
+	lp_resolver_cache_stats(r, &hits, &misses);
+	TEST_EQ(hits, 0);
+	TEST_EQ(misses, 1);
+	TEST_STREQ(a.sym, "local_marker");
+	TEST_TRUE(a.sym == b.sym && a.dso == b.dso && a.symoff == b.symoff && a.obj == b.obj &&
+		  a.vaddr == b.vaddr && a.fileoff == b.fileoff && a.ip == b.ip);
+	TEST_EQ(lp_resolver_frame_uncached(r, p, lib, false, &a), 0);
+	TEST_EQ(lp_resolver_frame(r, p, lib, false, &b), 0);
+	TEST_TRUE(a.sym && a.sym == b.sym && a.dso == b.dso && a.symoff == b.symoff);
+	lp_resolver_free(r);
+	lp_procs_free(ps);
+}
+
 static const char *write_kallsyms(const char *text)
 {
 	static char path[64];
@@ -371,6 +402,7 @@ static void test_throughput(void)
 }
 
 TEST_MAIN("resolve",
+	TEST_CASE(test_uncached),
 	TEST_CASE(test_self),
 	TEST_CASE(test_program_pie),
 	TEST_CASE(test_program_nopie),
