@@ -1046,23 +1046,35 @@ def real_recordings():
       folded            perf script report stackcollapse (perf's own
                         stackcollapse; FlameGraph's stackcollapse-perf.pl
                         is not packaged for Debian)
+      folded            perf script | stackcollapse-perf.pl, the command
+                        issue 35 names, when stackcollapse-perf.pl is on
+                        PATH (a FlameGraph checkout's; never shipped here)
       script            perf script
     5 rounds (1 on the DWARF recording, whose perf reports run addr2line
     for minutes).  The load average before and after each recording's
     rows is printed with them, and at the end the rows as the markdown
     table of docs/performance.md."""
-    pairs = [("top", ["run", "top"], ["report", "--stdio", "--no-children"]),
-             ("top --children", ["run", "top", "--children"], ["report", "--stdio", "--children"]),
-             ("folded", ["run", "folded"], ["script", "report", "stackcollapse"]),
-             ("script", ["run", "script"], ["script"])]
+    def perf(*args):
+        return lambda data: ["perf"] + list(args) + ["-i", data]
+    pairs = [("top", ["run", "top"], "report --stdio --no-children",
+              perf("report", "--stdio", "--no-children")),
+             ("top --children", ["run", "top", "--children"], "report --stdio --children",
+              perf("report", "--stdio", "--children")),
+             ("folded", ["run", "folded"], "script report stackcollapse",
+              perf("script", "report", "stackcollapse")),
+             ("script", ["run", "script"], "script", perf("script"))]
+    if shutil.which("stackcollapse-perf.pl"):
+        pairs.insert(3, ("folded (FlameGraph)", ["run", "folded"], "script | stackcollapse-perf.pl",
+                         lambda data: ["sh", "-c", 'perf script -i "$1" | stackcollapse-perf.pl', "sh",
+                                       data]))
     rows = []
     for name, data in record_real_files():
         n = perf_samples(data)
         reps = 1 if QUICK or "dwarf" in name else 5     # perf report of the DWARF file: minutes (addr2line)
         wl = "%s %dk" % (name, n // 1000)
         load0 = os.getloadavg()[0]
-        for what, ours, theirs in pairs:
-            cmds = {"luaprof": [LUAPROF] + ours + ["-i", data], "perf": ["perf"] + theirs + ["-i", data]}
+        for what, ours, theirs, their_argv in pairs:
+            cmds = {"luaprof": [LUAPROF] + ours + ["-i", data], "perf": their_argv(data)}
             wall = {k: [] for k in cmds}
             cpu = {k: [] for k in cmds}
             rss = {k: [] for k in cmds}
@@ -1073,8 +1085,8 @@ def real_recordings():
             med = {k: statistics.median(v) for k, v in wall.items()}
             mcpu = {k: statistics.median(v) for k, v in cpu.items()}
             mrss = {k: statistics.median(v) for k, v in rss.items()}
-            report(wl, "%s vs perf %s (wall s)" % (what, " ".join(theirs)), med["luaprof"], med["perf"], "s")
-            report(wl, "%s vs perf %s (CPU s)" % (what, " ".join(theirs)), mcpu["luaprof"], mcpu["perf"], "s")
+            report(wl, "%s vs perf %s (wall s)" % (what, theirs), med["luaprof"], med["perf"], "s")
+            report(wl, "%s vs perf %s (CPU s)" % (what, theirs), mcpu["luaprof"], mcpu["perf"], "s")
             report(wl, "%s peak RSS vs perf" % what, mrss["luaprof"], mrss["perf"], "KiB")
             RESULTS.append(dict(workload=wl, measure=what + " wall runs", luaprof=wall["luaprof"],
                                 perf=wall["perf"], spread_luaprof=spread(wall["luaprof"]),
@@ -1093,7 +1105,7 @@ def real_recordings():
     print("|---|---|---|---|---|---|---|")
     for wl, what, theirs, med, mcpu, mrss, sl, sp, reps in rows:
         print("| %s | `%s` vs `perf %s`%s | %.3f s (%.3f) | %.3f s (%.3f) | %.1fx (%.1fx) | %s | %d / %d MiB |"
-              % (wl, what, " ".join(theirs), "" if reps > 1 else ", 1 run", med["luaprof"], mcpu["luaprof"],
+              % (wl, what, theirs, "" if reps > 1 else ", 1 run", med["luaprof"], mcpu["luaprof"],
                  med["perf"], mcpu["perf"], med["perf"] / med["luaprof"], mcpu["perf"] / max(mcpu["luaprof"], 1e-9),
                  "+%.0f%% / +%.0f%%" % (100 * sl, 100 * sp) if reps > 1 else "-",
                  round(mrss["luaprof"] / 1024), round(mrss["perf"] / 1024)))

@@ -39,6 +39,7 @@ DOC = os.path.join(ROOT, "docs", "performance.md")
 COMMANDS = [("top", "perf report --stdio --no-children"),
             ("top --children", "perf report --stdio --children"),
             ("folded", "perf script report stackcollapse"),
+            ("folded (FlameGraph)", "perf script | stackcollapse-perf.pl"),
             ("script", "perf script")]
 ORDER = ["make -j2 -g", "make -j2 dwarf", "git log -p x8 -g", "go build -a -g"]
 
@@ -87,6 +88,12 @@ def rows_of(got):
     return out
 
 
+def shown(what):
+    """The command of a row: "folded (FlameGraph)" is folded against
+    another perf command."""
+    return what.split(" (")[0]
+
+
 def mib(kib):
     return "%.0f" % (kib / 1024)
 
@@ -107,7 +114,7 @@ def block(runs):
             spread = ("+%.0f%% / +%.0f%%" % (100 * r["spread_luaprof"], 100 * r["spread_perf"])
                       if reps > 1 else "- (1 run)")
             lines.append("| %s | `%s` vs `%s` | %.3f s (%.3f) | %.3f s (%.3f) | %.1fx (%.1fx) | %s | %s / %s MiB (1/%.1f) |"
-                         % (workload, what, theirs, wall["luaprof"], cpu["luaprof"], wall["perf"],
+                         % (workload, shown(what), theirs, wall["luaprof"], cpu["luaprof"], wall["perf"],
                             cpu["perf"], wall["perf"] / wall["luaprof"], cpu["perf"] / max(cpu["luaprof"], 1e-9),
                             spread, mib(rss["luaprof"]), mib(rss["perf"]), rss["perf"] / rss["luaprof"]))
         notes.append("- %s: commit %s, %s, %s, load average %.1f before its rows and %.1f after"
@@ -129,12 +136,13 @@ def block(runs):
             wall, cpu, _ = rows[what]
             rw, rc = wall["perf"] / wall["luaprof"], cpu["perf"] / max(cpu["luaprof"], 1e-9)
             out.append("| `%s` at least %dx faster than `%s` | %.1fx wall, %.1fx CPU | %s |"
-                       % (what, goal, against, rw, rc,
+                       % (shown(what), goal, against, rw, rc,
                           "yes" if min(rw, rc) >= goal else "in CPU only" if rc >= goal else
                           "in wall time only" if rw >= goal else "no"))
         speed("top", 5, "perf report --no-children")
         speed("top --children", 5, "perf report --children")
         speed("folded", 20, "perf script report stackcollapse")
+        speed("folded (FlameGraph)", 20, "perf script | stackcollapse-perf.pl")
         for what, against in (("top", "top"), ("top --children", "top --children"),
                               ("folded", "top"), ("script", "top")):
             if what in rows and against in rows:
