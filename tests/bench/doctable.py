@@ -94,6 +94,12 @@ def shown(what):
     return what.split(" (")[0]
 
 
+def cell(command):
+    """command as a table cell's code: a pipe escaped (GitHub's tables split
+    cells at a "|" even inside backticks)."""
+    return command.replace("|", "\\|")
+
+
 def mib(kib):
     return "%.0f" % (kib / 1024)
 
@@ -114,7 +120,7 @@ def block(runs):
             spread = ("+%.0f%% / +%.0f%%" % (100 * r["spread_luaprof"], 100 * r["spread_perf"])
                       if reps > 1 else "- (1 run)")
             lines.append("| %s | `%s` vs `%s` | %.3f s (%.3f) | %.3f s (%.3f) | %.1fx (%.1fx) | %s | %s / %s MiB (1/%.1f) |"
-                         % (workload, shown(what), theirs, wall["luaprof"], cpu["luaprof"], wall["perf"],
+                         % (workload, shown(what), cell(theirs), wall["luaprof"], cpu["luaprof"], wall["perf"],
                             cpu["perf"], wall["perf"] / wall["luaprof"], cpu["perf"] / max(cpu["luaprof"], 1e-9),
                             spread, mib(rss["luaprof"]), mib(rss["perf"]), rss["perf"] / rss["luaprof"]))
         notes.append("- %s: commit %s, %s, %s, load average %.1f before its rows and %.1f after"
@@ -136,7 +142,7 @@ def block(runs):
             wall, cpu, _ = rows[what]
             rw, rc = wall["perf"] / wall["luaprof"], cpu["perf"] / max(cpu["luaprof"], 1e-9)
             out.append("| `%s` at least %dx faster than `%s` | %.1fx wall, %.1fx CPU | %s |"
-                       % (shown(what), goal, against, rw, rc,
+                       % (shown(what), goal, cell(against), rw, rc,
                           "yes" if min(rw, rc) >= goal else "in CPU only" if rc >= goal else
                           "in wall time only" if rw >= goal else "no"))
         speed("top", 5, "perf report --no-children")
