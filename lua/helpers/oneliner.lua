@@ -133,19 +133,18 @@ local function fields_of(x)
 end
 
 -- The user's or the kernel's stack of sample x as bpftrace prints a
--- stack: a line "    sym+off" per frame after a newline, the first n
--- frames only when n is given ("" when there is none).
+-- stack (s.ustack, s.kstack: a line "    sym+off" per frame after a
+-- newline), the first n frames only when n is given ("" when there is
+-- none).
 local function stack_text(kernel, x, n)
-  local out = { "\n" }
-  n = n or math.huge
-  for _, f in ipairs((x or cur).stack or {}) do
-    if #out > n then break end
-    if (f.kernel and true or false) == kernel then
-      out[#out + 1] = "    " .. (f.sym and (f.sym .. "+" .. (f.symoff or 0)) or
-                                string.format("0x%x", f.ip)) .. "\n"
-    end
+  local text = kernel and (x or cur).kstack or (x or cur).ustack
+  if not n or text == "" then return text end
+  local at = 1
+  for _ = 1, n do
+    at = text:find("\n", at + 1, true)
+    if not at then return text end
   end
-  return #out > 1 and table.concat(out) or ""
+  return text:sub(1, at)
 end
 
 -- sym: the sample's function, or without one its address as perf report

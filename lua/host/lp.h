@@ -80,7 +80,7 @@ struct lp_view {
 	uint64_t nr_addrs;
 	bool unwound;                   /* addrs holds a DWARF-unwound user stack */
 	uint32_t cached;                /* bit set of uservalue slots filled */
-	uint32_t noted;                 /* lsample.c: fields said once to be missing */
+	uint64_t noted;                 /* lsample.c: fields said once to be missing */
 	/* lsample.c: the field names read, by their Lua strings' addresses,
 	 * and the resolver's names whose Lua strings are cached */
 	struct lp_view_key { const char *key; int field; } keys[LP_VIEW_KEYS];

@@ -49,7 +49,7 @@ enum field {
 	F_SYM, F_DSO, F_SYMOFF, F_KERNEL, F_STACK, F_FOLDED, F_ADDR, F_ID,
 	F_RAW, F_FILE, F_LINE, F_HAS_CALLCHAIN,
 	F_ARGS, F_RETVAL, F_VALUES, F_MANGLED, F_OFFSET, F_STR,
-	F_UID, F_GID, F_PROCESS_COMM, F_CGROUP, F_CGROUP_PATH,
+	F_UID, F_GID, F_PROCESS_COMM, F_CGROUP, F_CGROUP_PATH, F_USTACK, F_KSTACK,
 };
 
 static const char *const field_names[] = {
@@ -57,7 +57,7 @@ static const char *const field_names[] = {
 	"sym", "dso", "symoff", "kernel", "stack", "folded", "addr", "id",
 	"raw", "file", "line", "has_callchain",
 	"args", "retval", "values", "mangled", "offset", "str",
-	"uid", "gid", "process_comm", "cgroup", "cgroup_path",
+	"uid", "gid", "process_comm", "cgroup", "cgroup_path", "ustack", "kstack",
 };
 
 #define NR_FIELDS (sizeof field_names / sizeof field_names[0])
@@ -80,13 +80,15 @@ static int not_current(lua_State *L, struct lp_run *run)
  * missing from its event's samples: why, and the script's line. */
 static void notice_missing(lua_State *L, struct lp_run *run, enum field f, const char *why)
 {
-	if (run->view.noted & (1u << f))
+	if (run->view.noted & ((uint64_t)1 << f))
 		return;
-	run->view.noted |= 1u << f;
+	run->view.noted |= (uint64_t)1 << f;
 	const char *event = run->src->event_name(run->src->ctx, run->view.event);
 	luaL_where(L, 1);
 	fprintf(stderr, "luaprof: %ss.%s %s: the samples of %s carry %s\n", lua_tostring(L, -1),
-		field_names[f - 1], f == F_STACK || f == F_FOLDED ? "holds the sampled frame alone" :
+		field_names[f - 1],
+		f == F_STACK || f == F_FOLDED || f == F_USTACK || f == F_KSTACK ?
+		"holds the sampled frame alone" :
 		"is nil", event ? LP_SHOW(event) : "this event", why);
 	lua_pop(L, 1);
 }
@@ -139,6 +141,16 @@ static void push_cached(lua_State *L, struct lp_run *run, int slot,
 	lua_pushvalue(L, -1);
 	lua_setiuservalue(L, lua_upvalueindex(2), slot);
 	run->view.cached |= 1u << slot;
+}
+
+static void push_ustack(lua_State *L, struct lp_run *run)
+{
+	lp_stack_push_text(L, run, false);
+}
+
+static void push_kstack(lua_State *L, struct lp_run *run)
+{
+	lp_stack_push_text(L, run, true);
 }
 
 /* The slot of name in the cache of names' strings (view.names and l_index's
@@ -242,6 +254,12 @@ static int l_index(lua_State *L)
 		push_cached(L, run, f == F_STACK ? 1 : 2,
 			    f == F_STACK ? lp_stack_push : lp_stack_push_folded);
 		break;
+	case F_USTACK:
+	case F_KSTACK:
+		if (!(run->view.sample_type & PERF_SAMPLE_CALLCHAIN))
+			notice_missing(L, run, (enum field)f, NO_CHAIN);
+		push_cached(L, run, f == F_USTACK ? 6 : 7, f == F_USTACK ? push_ustack : push_kstack);
+		break;
 	case F_RAW: push_cached(L, run, 3, lp_trace_push_raw); break;
 	case F_FILE: lp_stack_push_leaf_source(L, run, false); break;
 	case F_LINE: lp_stack_push_leaf_source(L, run, true); break;
@@ -304,7 +322,7 @@ static const struct lp_class view_class = { .name = LP_SAMPLE_MT, .meta = view_m
 
 void lp_sample_open(lua_State *L, struct lp_run *run)
 {
-	lua_newuserdatauv(L, 1, 5);             /* the fields cached in a call */
+	lua_newuserdatauv(L, 1, 7);             /* the fields cached in a call */
 	lua_pushlightuserdata(L, NULL);         /* its metatable is every light userdata's */
 	lua_createtable(L, 0, NR_FIELDS);
 	for (size_t i = 0; i < NR_FIELDS; i++) {

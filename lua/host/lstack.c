@@ -387,6 +387,48 @@ void lp_stack_push(lua_State *L, struct lp_run *run)
 	}
 }
 
+/* Adds the line of a frame named sym (NULL: unnamed, at ip) at offset off
+ * to b, as the one-liners' stack text had it from s.stack in Lua: the
+ * offset a Lua integer, the address in hex. */
+static void add_text_line(luaL_Buffer *b, const char *sym, uint64_t off, uint64_t ip)
+{
+	char n[32];
+
+	luaL_addstring(b, "    ");
+	if (sym) {
+		luaL_addstring(b, sym);
+		snprintf(n, sizeof n, "+%lld\n", (long long)(lua_Integer)off);
+	} else {
+		snprintf(n, sizeof n, "0x%" PRIx64 "\n", ip);
+	}
+	luaL_addstring(b, n);
+}
+
+void lp_stack_push_text(lua_State *L, struct lp_run *run, bool kernel)
+{
+	size_t n = walk(run), lines = 0;
+	luaL_Buffer b;
+
+	luaL_buffinit(L, &b);
+	luaL_addchar(&b, '\n');
+	for (size_t i = 0; i < n; i++) {
+		const struct lp_frame *f = &run->stack.frames[i];
+		if (f->kernel != kernel)
+			continue;
+		const struct lp_srcframe *sf;
+		int ns = run->view.unwound ? srcframes(run, f, run->stack.frame_ret[i], &sf) : 0;
+		for (int j = 0; j < ns - 1; j++, lines++)
+			add_text_line(&b, sf[j].func, 0, f->ip);
+		add_text_line(&b, f->sym, f->symoff, f->ip);
+		lines++;
+	}
+	luaL_pushresult(&b);
+	if (!lines) {
+		lua_pop(L, 1);
+		lua_pushliteral(L, "");
+	}
+}
+
 /* The key of the registry table caching "file:line" strings by source
  * frame (light userdata: the frames live as long as the run's srclines). */
 

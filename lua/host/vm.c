@@ -244,7 +244,7 @@ static void set_script(struct lp_run *run, const char *script)
 {
 	lp_script_set_path(run->vm.L, script);
 	if (run->aggs.on || lp_script_is_shipped(script))
-		run->view.noted = ~0u;
+		run->view.noted = ~(uint64_t)0;
 }
 
 /* The global luaprof and its modules, arg, and the sample view; the

@@ -12,7 +12,7 @@
 need_perf_events
 cd "$TMP"
 
-sample_fields="addr, args, cgroup, cgroup_path, comm, cpu, dso, event, file, folded, gid, has_callchain, id, ip, kernel, line, mangled, offset, period, pid, process_comm, raw, retval, stack, str, sym, symoff, tid, time, uid, values"
+sample_fields="addr, args, cgroup, cgroup_path, comm, cpu, dso, event, file, folded, gid, has_callchain, id, ip, kernel, kstack, line, mangled, offset, period, pid, process_comm, raw, retval, stack, str, sym, symoff, tid, time, uid, ustack, values"
 start_fields="all_cpus, arch, build_ids, cmdline, command, events, file, freq, hostname, nr_cpus, os_release, perf_version, period, pid, pids"
 modules="luaprof.calltree, luaprof.flamegraph, luaprof.fmt, luaprof.folded, luaprof.hist, luaprof.json, luaprof.map, luaprof.perfscript, luaprof.pprof, luaprof.push, luaprof.report, luaprof.speedscope, luaprof.stacks, luaprof.stat, luaprof.term, luaprof.url"
 expected() {

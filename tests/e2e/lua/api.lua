@@ -30,8 +30,8 @@ function on_sample(s)
   local ok0, err0 = pcall(function() return s.nonexistent end)
   assert(not ok0 and err0:find("api.lua:%d+: s.nonexistent: no such field of a sample; fields are: " ..
     "addr, args, cgroup, cgroup_path, comm, cpu, dso, event, file, folded, gid, has_callchain, id, ip, " ..
-    "kernel, line, mangled, offset, period, " ..
-    "pid, process_comm, raw, retval, stack, str, sym, symoff, tid, time, uid, values$"), err0)
+    "kernel, kstack, line, mangled, offset, period, " ..
+    "pid, process_comm, raw, retval, stack, str, sym, symoff, tid, time, uid, ustack, values$"), err0)
   assert(s.retval == nil, "a known field with no value is nil")
   local ok, err = pcall(function() s.pid = 1 end)
   assert(not ok and err:match("read%-only"))
