@@ -66,7 +66,11 @@ same_map() {
 ROUNDS=40 record fp -g -F 999
 same_map fp
 real_compare fp.data
-grep -q 'JS:.*fib ' fp.top.perf || fail "fp.data: no JIT-compiled fib row in perf report (from node's perf map)"
+# a row of the script's own JIT-compiled code, named by node's perf map:
+# strings' and sieve's (5-10% and 4%); fib's alone was too few samples
+# to count on (0.7-2.5%, and none in one run of the suite)
+grep -Eq 'JS:.*(strings|sieve|fib) ' fp.top.perf ||
+	fail "fp.data: no row of the script's JIT-compiled functions in perf report (from node's perf map)"
 if [ "${LP_TEST_SLOW:-0}" = 1 ]; then
 	ROUNDS=20 record dwarf --call-graph dwarf -F 499
 	same_map dwarf
