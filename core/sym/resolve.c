@@ -384,6 +384,14 @@ int lp_resolver_object(struct lp_resolver *r, const struct lp_proc *proc, uint64
 	return 0;
 }
 
+/* A kernel or a user frame, out holding ip and kernel; cached: user
+ * frames through the cache by file and offset.  As resolve_user returns. */
+static int resolve_any(struct lp_resolver *r, const struct lp_proc *proc, uint64_t ip,
+		       bool kernel, bool cached, struct lp_frame *out)
+{
+	return kernel ? resolve_kernel(r, ip, out) : resolve_user(r, proc, ip, cached, out);
+}
+
 static struct fcache_ent *cache_slot(struct lp_resolver *r, const struct lp_proc *key,
 				     uint64_t ip)
 {
@@ -415,7 +423,7 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 		return 0;
 	}
 	r->misses++;
-	int err = kernel ? resolve_kernel(r, ip, out) : resolve_user(r, proc, ip, r->cache_on, out);
+	int err = resolve_any(r, proc, ip, kernel, r->cache_on, out);
 	if (err || !e)
 		return err < 0 ? err : 0;
 	*e = (struct fcache_ent){ .proc = key, .ip = ip, .pid = pid, .gen = gen,
@@ -431,7 +439,7 @@ int lp_resolver_frame_uncached(struct lp_resolver *r, const struct lp_proc *proc
 			       uint64_t ip, bool kernel, struct lp_frame *out)
 {
 	*out = (struct lp_frame){ .ip = ip, .kernel = kernel };
-	int err = kernel ? resolve_kernel(r, ip, out) : resolve_user(r, proc, ip, false, out);
+	int err = resolve_any(r, proc, ip, kernel, false, out);
 	return err < 0 ? err : 0;
 }
 

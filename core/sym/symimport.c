@@ -4,8 +4,9 @@
  *
  * Copying the kernel's 122,000 records into entries took 3.8 MiB (and a
  * twentieth of a folded run's time, zeroing and filling it) for the few
- * hundred symbols a recording names; reading them where they lie, in the cache file's mapping, still
- * brought most of its pages back, as the kernel maps the 64 KiB around
+ * hundred symbols a recording names; reading them where they lie, in the
+ * cache file's mapping, still brought most of its pages back, as the
+ * kernel maps the 64 KiB around
  * each page a lookup touches (fault-around).  So every record is checked
  * once, at import, and the start of every BLOCK-th one kept; a lookup
  * binary searches those starts, then one block of records, which it

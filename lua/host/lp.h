@@ -16,6 +16,7 @@
 
 #include <lua.h>
 
+#include "luaprof/buf.h"
 #include "luaprof/capture.h"
 #include "luaprof/proc.h"
 #include "luaprof/record.h"
@@ -180,8 +181,7 @@ struct lp_run_stack {
 	struct lp_fold_cache *fold[2];  /* per LP_FOLD_* kind, made on first use */
 	struct lp_foldids *foldids;     /* folded strings' names as ids (lfoldids.c) */
 	bool kernel_notice;             /* the hidden kernel symbols were noted */
-	bool uncached;                  /* frames resolved past the resolver's
-					 * caches (lstack.c's fold_frame) */
+	struct lp_buf text[2];          /* scratch: s.ustack's and s.kstack's text */
 };
 
 /* lagg.c: the one-liners' C aggregations (luaprof -x): on when the

@@ -143,14 +143,18 @@ static void push_cached(lua_State *L, struct lp_run *run, int slot,
 	run->view.cached |= 1u << slot;
 }
 
-static void push_ustack(lua_State *L, struct lp_run *run)
+/* s.ustack or s.kstack (f): both made from one walk of the stack the
+ * first time either is read (count(ustack, kstack) reads both), and
+ * cached in slots 6 and 7. */
+static void push_stack_text(lua_State *L, struct lp_run *run, enum field f)
 {
-	lp_stack_push_text(L, run, false);
-}
-
-static void push_kstack(lua_State *L, struct lp_run *run)
-{
-	lp_stack_push_text(L, run, true);
+	if (!(run->view.cached & (1u << 6))) {
+		lp_stack_push_texts(L, run);
+		lua_setiuservalue(L, lua_upvalueindex(2), 7);
+		lua_setiuservalue(L, lua_upvalueindex(2), 6);
+		run->view.cached |= 1u << 6 | 1u << 7;
+	}
+	lua_getiuservalue(L, lua_upvalueindex(2), f == F_USTACK ? 6 : 7);
 }
 
 /* The slot of name in the cache of names' strings (view.names and l_index's
@@ -258,7 +262,7 @@ static int l_index(lua_State *L)
 	case F_KSTACK:
 		if (!(run->view.sample_type & PERF_SAMPLE_CALLCHAIN))
 			notice_missing(L, run, (enum field)f, NO_CHAIN);
-		push_cached(L, run, f == F_USTACK ? 6 : 7, f == F_USTACK ? push_ustack : push_kstack);
+		push_stack_text(L, run, (enum field)f);
 		break;
 	case F_RAW: push_cached(L, run, 3, lp_trace_push_raw); break;
 	case F_FILE: lp_stack_push_leaf_source(L, run, false); break;

@@ -41,12 +41,15 @@ static struct lp_proc *sample_proc(struct lp_run *run)
 	return t ? t->proc : NULL;
 }
 
-static void resolve(struct lp_run *run, uint64_t ip, bool kernel, struct lp_frame *out)
+/* Resolves ip of the sample's process; cached: through the resolver's
+ * caches (not when the caller's own, keyed alike, missed: fold_frame). */
+static void resolve(struct lp_run *run, uint64_t ip, bool kernel, bool cached,
+		    struct lp_frame *out)
 {
-	if (run->stack.uncached)
-		lp_resolver_frame_uncached(run->resolver, sample_proc(run), ip, kernel, out);
-	else
+	if (cached)
 		lp_resolver_frame(run->resolver, sample_proc(run), ip, kernel, out);
+	else
+		lp_resolver_frame_uncached(run->resolver, sample_proc(run), ip, kernel, out);
 	if (kernel && !run->stack.kernel_notice && lp_resolver_kernel_hidden(run->resolver)) {
 		run->stack.kernel_notice = true;
 		fprintf(stderr, "luaprof: kernel addresses are hidden (kernel.kptr_restrict): "
@@ -55,15 +58,21 @@ static void resolve(struct lp_run *run, uint64_t ip, bool kernel, struct lp_fram
 	}
 }
 
-const struct lp_frame *lp_stack_leaf(struct lp_run *run)
+/* lp_stack_leaf, resolved through the resolver's caches or not. */
+static const struct lp_frame *leaf(struct lp_run *run, bool cached)
 {
 	struct lp_view *v = &run->view;
 	if (!v->have_frame) {
 		const struct lp_record *r = v->rec;
-		resolve(run, r->u.sample.ip, cpumode_kernel(r->misc), &v->frame);
+		resolve(run, r->u.sample.ip, cpumode_kernel(r->misc), cached, &v->frame);
 		v->have_frame = true;
 	}
 	return &v->frame;
+}
+
+const struct lp_frame *lp_stack_leaf(struct lp_run *run)
+{
+	return leaf(run, true);
 }
 
 /* The unwound addresses of a sample with a user stack copy, into
@@ -105,9 +114,9 @@ const uint64_t *lp_stack_addrs(struct lp_run *run, uint64_t *nr, bool *unwound)
 
 /* Resolves a return address as the call before it: the function and
  * offset of ip - 1, reported as ip. */
-static void resolve_caller(struct lp_run *run, uint64_t ip, struct lp_frame *out)
+static void resolve_caller(struct lp_run *run, uint64_t ip, bool cached, struct lp_frame *out)
 {
-	resolve(run, ip - 1, false, out);
+	resolve(run, ip - 1, false, cached, out);
 	out->ip = ip;
 	if (out->fileoff)
 		out->fileoff++;
@@ -117,13 +126,14 @@ static void resolve_caller(struct lp_run *run, uint64_t ip, struct lp_frame *out
 
 /* The first frame of a stack, at ip in kernel or user space: the sample's
  * leaf frame (computed once per sample) when it is that, else resolved. */
-static void first_frame(struct lp_run *run, uint64_t ip, bool kernel, struct lp_frame *out)
+static void first_frame(struct lp_run *run, uint64_t ip, bool kernel, bool cached,
+			struct lp_frame *out)
 {
 	const struct lp_record *r = run->view.rec;
 	if (ip == r->u.sample.ip && kernel == cpumode_kernel(r->misc))
-		*out = *lp_stack_leaf(run);
+		*out = *leaf(run, cached);
 	else
-		resolve(run, ip, kernel, out);
+		resolve(run, ip, kernel, cached, out);
 }
 
 /* Where a frame of the stack lies and how walk() names it. */
@@ -195,14 +205,16 @@ static bool iter_next(struct frame_iter *it, struct frame_pos *p)
 	return false;
 }
 
-static void frame_at(struct lp_run *run, const struct frame_pos *p, struct lp_frame *out)
+/* The frame at p; cached: through the resolver's caches. */
+static void frame_at(struct lp_run *run, const struct frame_pos *p, bool cached,
+		     struct lp_frame *out)
 {
 	if (p->first)
-		first_frame(run, p->ip, p->kernel, out);
+		first_frame(run, p->ip, p->kernel, cached, out);
 	else if (p->caller)
-		resolve_caller(run, p->ip, out);
+		resolve_caller(run, p->ip, cached, out);
 	else
-		resolve(run, p->ip, p->kernel, out);
+		resolve(run, p->ip, p->kernel, cached, out);
 }
 
 /* Resolves every frame of the sample into run->stack.frames; returns the count:
@@ -215,7 +227,7 @@ static size_t walk(struct lp_run *run)
 	iter_init(&it, run);
 	run->stack.corrupt = it.corrupt;
 	while (n < LP_MAX_STACK && iter_next(&it, &p)) {
-		frame_at(run, &p, &run->stack.frames[n]);
+		frame_at(run, &p, true, &run->stack.frames[n]);
 		run->stack.frame_caller[n] = p.caller;
 		run->stack.frame_ret[n++] = p.ret;
 	}
@@ -390,43 +402,44 @@ void lp_stack_push(lua_State *L, struct lp_run *run)
 /* Adds the line of a frame named sym (NULL: unnamed, at ip) at offset off
  * to b, as the one-liners' stack text had it from s.stack in Lua: the
  * offset a Lua integer, the address in hex. */
-static void add_text_line(luaL_Buffer *b, const char *sym, uint64_t off, uint64_t ip)
+static void add_text_line(struct lp_buf *b, const char *sym, uint64_t off, uint64_t ip)
 {
-	char n[32];
-
-	luaL_addstring(b, "    ");
-	if (sym) {
-		luaL_addstring(b, sym);
-		snprintf(n, sizeof n, "+%lld\n", (long long)(lua_Integer)off);
-	} else {
-		snprintf(n, sizeof n, "0x%" PRIx64 "\n", ip);
-	}
-	luaL_addstring(b, n);
+	if (sym)
+		lp_buf_printf(b, "    %s+%lld\n", sym, (long long)(lua_Integer)off);
+	else
+		lp_buf_printf(b, "    0x%" PRIx64 "\n", ip);
 }
 
-void lp_stack_push_text(lua_State *L, struct lp_run *run, bool kernel)
+/* Pushes the text of b: "" when it holds no line (the "\n" it starts
+ * with alone); nil and an error after a failed append. */
+static void push_text(lua_State *L, struct lp_buf *b)
 {
-	size_t n = walk(run), lines = 0;
-	luaL_Buffer b;
+	if (b->err) {
+		b->err = 0;
+		luaL_error(L, "not enough memory");
+	}
+	lua_pushlstring(L, b->p, b->len > 1 ? b->len : 0);
+}
 
-	luaL_buffinit(L, &b);
-	luaL_addchar(&b, '\n');
+void lp_stack_push_texts(lua_State *L, struct lp_run *run)
+{
+	size_t n = walk(run);
+	struct lp_buf *text = run->stack.text;      /* [0] user, [1] kernel */
+
+	text[0].len = text[1].len = 0;
+	lp_buf_add(&text[0], "\n", 1);
+	lp_buf_add(&text[1], "\n", 1);
 	for (size_t i = 0; i < n; i++) {
 		const struct lp_frame *f = &run->stack.frames[i];
-		if (f->kernel != kernel)
-			continue;
+		struct lp_buf *b = &text[f->kernel];
 		const struct lp_srcframe *sf;
 		int ns = run->view.unwound ? srcframes(run, f, run->stack.frame_ret[i], &sf) : 0;
-		for (int j = 0; j < ns - 1; j++, lines++)
-			add_text_line(&b, sf[j].func, 0, f->ip);
-		add_text_line(&b, f->sym, f->symoff, f->ip);
-		lines++;
+		for (int j = 0; j < ns - 1; j++)
+			add_text_line(b, sf[j].func, 0, f->ip);
+		add_text_line(b, f->sym, f->symoff, f->ip);
 	}
-	luaL_pushresult(&b);
-	if (!lines) {
-		lua_pop(L, 1);
-		lua_pushliteral(L, "");
-	}
+	push_text(L, &text[0]);
+	push_text(L, &text[1]);
 }
 
 /* The key of the registry table caching "file:line" strings by source
@@ -498,7 +511,7 @@ static size_t pos_words(struct lp_run *run, const struct frame_pos *p, uint64_t 
 	if (n)
 		return n;
 	struct lp_frame f;
-	frame_at(run, p, &f);
+	frame_at(run, p, true, &f);
 	n = frame_words(run, &f, p->ret, p->unwound, w, max);
 	if (n)
 		lp_fold_words_put(run, proc, p->ip, how, w, n);
@@ -696,9 +709,7 @@ static int fold_frame(struct lp_run *run, const struct frame_pos *p, struct lp_f
 	/* missed by both caches of lfoldids.c, which the resolver's would
 	 * miss as well (theirs are keyed alike) */
 	struct lp_frame f;
-	run->stack.uncached = true;
-	frame_at(run, p, &f);
-	run->stack.uncached = false;
+	frame_at(run, p, false, &f);
 	size_t first = out->nr;
 	if (fold_names(run, &f, p, out))
 		return -1;
@@ -751,4 +762,6 @@ void lp_stack_free(struct lp_run *run)
 	lp_srclines_free(run->stack.lines);
 	run->stack.lines = NULL;
 	lp_foldids_free(run);
+	lp_buf_free(&run->stack.text[0]);
+	lp_buf_free(&run->stack.text[1]);
 }

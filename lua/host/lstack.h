@@ -76,13 +76,14 @@ const uint64_t *lp_stack_addrs(struct lp_run *run, uint64_t *nr, bool *unwound);
  * line= } (perf adds them to such stacks only). */
 void lp_stack_push(lua_State *L, struct lp_run *run);
 
-/* Pushes s.ustack (kernel false) or s.kstack: the user's or the kernel's
- * frames of the sample's stack as bpftrace prints a stack, "\n" and then
- * a line "    sym+off" per frame, leaf first ("    0x..." of its address
- * when unnamed), the functions inlined at a frame of an unwound stack
- * ("    func+0") before it, as s.stack has them; "" when there is none.
- * Unlike s.stack it looks up no source line for a callchain's frames. */
-void lp_stack_push_text(lua_State *L, struct lp_run *run, bool kernel);
+/* Pushes s.ustack, then s.kstack, from one walk of the stack: the user's
+ * and the kernel's frames of the sample's stack as bpftrace prints a
+ * stack, "\n" and then a line "    sym+off" per frame, leaf first
+ * ("    0x..." of its address when unnamed), the functions inlined at a
+ * frame of an unwound stack ("    func+0") before it, as s.stack has
+ * them; "" when there is none.  Unlike s.stack it looks up no source line
+ * for a callchain's frames.  Raises a Lua error when out of memory. */
+void lp_stack_push_texts(lua_State *L, struct lp_run *run);
 
 /* Pushes s.file (line false) or s.line (line true) of the sampled ip, as
  * a frame's file and line: those of the innermost function inlined there,
