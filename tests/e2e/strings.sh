@@ -142,7 +142,9 @@ cats_bpftrace() {
 	C=$TMP/sc$$
 	cp "$(command -v cat)" "$C" || fail "cannot copy cat"
 	cname=$(basename "$C" | cut -c1-15)
-	printf '%s /etc/hostname\n%s /etc/os-release\n' "$C" "$C" > cats.sh
+	# (the cats' own output to /dev/null: in bpftrace's, a line of theirs
+	# came out split by bpftrace's writes once, and was compared as a path)
+	printf '%s /etc/hostname >/dev/null\n%s /etc/os-release >/dev/null\n' "$C" "$C" > cats.sh
 	if bt "tracepoint:syscalls:sys_enter_openat /comm == \"$cname\"/ { printf(\"%s\\n\", str(args->filename)); }" "/bin/sh $TMP/cats.sh"; then
 		expect_status 0 "$LUAPROF" run "$S" -e "$OPEN" -A "$cname" -- /bin/sh cats.sh
 		! grep -q '^nil' "$TMP/out" || { cat "$TMP/out"; fail "the cats' opens: a string was not captured"; }
