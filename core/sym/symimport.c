@@ -177,8 +177,34 @@ static const struct lp_sym *made(const struct lp_symtab *t, size_t i)
 	return &e->s;
 }
 
-/* The index of the record containing addr (lp_symtab_find's), or -1. */
-static int64_t find_index(const struct lp_symtab *t, uint64_t addr)
+static uint64_t max64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The start of record i (i < t->nr): a block's first is kept, any other
+ * is read; false when it can't be. */
+static bool start_of(const struct lp_symtab *t, size_t i, uint64_t *start)
+{
+	const struct lp_symtab_rec *r = i % BLOCK ? rec(t, i) : NULL;
+
+	if (!(i % BLOCK))
+		*start = t->imp->firsts[i / BLOCK];
+	else if (r)
+		*start = r->start;
+	return !(i % BLOCK) || r;
+}
+
+/* The index of the record containing addr (lp_symtab_find's), -1 for
+ * none, or -2 when a record can't be read; [*lo, *hi) as symtab.c's
+ * find_ent has it: the addresses given the same answer (*hi the end of
+ * the record found). */
+static int64_t find_index(const struct lp_symtab *t, uint64_t addr, uint64_t *lo, uint64_t *hi)
 {
 	const struct symimp *m = t->imp;
 	const struct lp_symtab_rec *r = NULL;
@@ -192,45 +218,65 @@ static int64_t find_index(const struct lp_symtab *t, uint64_t addr)
 			bhi = mid;
 	}
 	/* the first record past addr is in the last of them, or the next's first */
-	size_t lo = blo ? (blo - 1) * BLOCK : 0, hi = blo * BLOCK < t->nr ? blo * BLOCK : t->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	size_t lo_i = blo ? (blo - 1) * BLOCK : 0, hi_i = blo * BLOCK < t->nr ? blo * BLOCK : t->nr;
+	while (lo_i < hi_i) {
+		size_t mid = lo_i + (hi_i - lo_i) / 2;
 		if (!(r = rec(t, mid)))
-			return -1;
+			return -2;
 		if (r->start <= addr)
-			lo = mid + 1;
+			lo_i = mid + 1;
 		else
-			hi = mid;
+			hi_i = mid;
 	}
-	for (int64_t i = (int64_t)lo - 1; i >= 0; i = r->up) {
+	*lo = 0;
+	*hi = UINT64_MAX;
+	if ((lo_i && !start_of(t, lo_i - 1, lo)) || (lo_i < t->nr && !start_of(t, lo_i, hi)))
+		return -2;
+	for (int64_t i = (int64_t)lo_i - 1; i >= 0; i = r->up) {
 		if (!(r = rec(t, (size_t)i)))
-			return -1;
-		if (addr < r->end)
+			return -2;
+		if (addr < r->end) {
+			*hi = min64(*hi, r->end);
 			return r->flags & LP_SYMREC_HOLE ? -1 : i;
+		}
+		*lo = max64(*lo, r->end);
 	}
 	return -1;
 }
 
 #define SIZED_KIND (LP_SYMREC_SIZED | LP_SYMREC_LATE)
 
-const struct lp_sym *lp_symimp_find(const struct lp_symtab *t, uint64_t addr, bool sized)
+const struct lp_sym *lp_symimp_find(const struct lp_symtab *t, uint64_t addr, bool sized,
+				    uint64_t *lo, uint64_t *hi)
 {
-	int64_t i = find_index(t, addr);
+	int64_t i = find_index(t, addr, lo, hi);
 	const struct lp_symtab_rec *r = i < 0 ? NULL : rec(t, (size_t)i);
 
-	if (!r)
+	if (!r) {
+		if (i != -1)
+			*lo = *hi = addr;       /* unreadable: not to be kept */
 		return NULL;
+	}
 	/* a label gives way to a sized symbol around it (lp_symtab_find_sized) */
 	if (sized && !(r->flags & SIZED_KIND))
 		for (int64_t j = r->up; j >= 0; j = r->up) {
-			if (!(r = rec(t, (size_t)j)))
+			if (!(r = rec(t, (size_t)j))) {
+				*lo = *hi = addr;
 				return NULL;
-			if ((r->flags & SIZED_KIND) == LP_SYMREC_SIZED && addr < r->end) {
+			}
+			if ((r->flags & SIZED_KIND) != LP_SYMREC_SIZED)
+				continue;
+			if (addr < r->end) {
+				*hi = min64(*hi, r->end);
 				i = j;
 				break;
 			}
+			*lo = max64(*lo, r->end);
 		}
-	return made(t, (size_t)i);
+	const struct lp_sym *s = made(t, (size_t)i);
+	if (!s)
+		*lo = *hi = addr;
+	return s;
 }
 
 const struct lp_sym *lp_symimp_at(const struct lp_symtab *t, size_t i)

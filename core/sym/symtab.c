@@ -18,6 +18,13 @@
  * from them (lp_symtab_rec, lp_symtab_import: kcache.c's cached kallsyms
  * and objects' tables); an imported table is not copied, and its lookups
  * are symimport.c's.
+ * Each lookup computes the addresses around its own given the same answer
+ * (find_ent, symimport.c's find_index) and the table keeps them
+ * (ranges.h), a set for each kind of lookup: a profile's addresses are
+ * mostly new, but fall in a few thousand functions, so a lookup is then
+ * a search of those few thousand ranges, in memory the last ones warmed,
+ * rather than of every entry (and, imported, of the records read and the
+ * entries made from them).  Finishing again forgets them.
  * Large arrays are huge-page buffers (bigbuf.h).  Names are copied into an
  * lp_names arena, one allocation per 64 KiB of names, or borrowed from the
  * caller (lp_symtab_add_borrowed).
@@ -26,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "luaprof/ranges.h"
 #include "util/bigbuf.h"
 #include "sym/symtab_int.h"
 
@@ -80,8 +88,13 @@ struct lp_symtab *lp_symtab_new(void)
 {
 	struct lp_symtab *t = calloc(1, sizeof *t);
 
-	if (!t)
+	if (!t || !(t->hot[0] = lp_ranges_new()) || !(t->hot[1] = lp_ranges_new())) {
+		if (t)
+			lp_ranges_free(t->hot[0]);
+		free(t);
 		errno = ENOMEM;
+		return NULL;
+	}
 	return t;
 }
 
@@ -92,6 +105,8 @@ void lp_symtab_free(struct lp_symtab *t)
 	lp_names_free(&t->names);
 	lp_bigbuf_free(t->ents, t->bytes);
 	lp_symimp_free(t->imp);
+	lp_ranges_free(t->hot[0]);
+	lp_ranges_free(t->hot[1]);
 	free(t);
 }
 
@@ -375,52 +390,102 @@ int lp_symtab_finish(struct lp_symtab *t)
 	keep_best_aliases(t);
 	fixup_ends(t);
 	link_up(t);
+	lp_ranges_clear(t->hot[0]);     /* the entries moved */
+	lp_ranges_clear(t->hot[1]);
 	t->finished = true;
 	return 0;
 }
 
-/* e contains addr; a sizeless one (a label: an assembly jump target, a
- * JIT builtin's return point) gives way to a sized symbol around it that
- * contains addr too, the function the label is in. */
-static const struct lp_sym *in_sized(const struct lp_symtab *t, const struct sym_ent *e,
-				     uint64_t addr)
+static uint64_t max64(uint64_t a, uint64_t b)
 {
-	if (e->sized || e->late)
+	return a > b ? a : b;
+}
+
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The entry lp_symtab_find (sized false) or lp_symtab_find_sized gives
+ * for addr, or NULL, and in [*lo, *hi) the addresses around it given the
+ * same answer.
+ *
+ * Binary search for the last entry starting at or before addr, then the
+ * chain of enclosing entries up from it: the first one still open at
+ * addr is found.  Every address up to the next entry's start walks the
+ * same chain, and is given the same entry from the end of those before
+ * it in the chain (closed at addr) to the end of the one found.  Sized,
+ * a label found (a sizeless entry, not late) gives way to the first
+ * sized, not late, entry up from it that contains addr, the function the
+ * label is in: the range narrows to that one's end, or (none found) to
+ * past the ends of those that do not contain addr. */
+static const struct lp_sym *find_ent(const struct lp_symtab *t, uint64_t addr, bool sized,
+				     uint64_t *lo, uint64_t *hi)
+{
+	size_t l = 0, h = t->nr;        /* first entry with start > addr */
+
+	while (l < h) {
+		size_t mid = l + (h - l) / 2;
+		if (t->ents[mid].s.start <= addr)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	*lo = l ? t->ents[l - 1].s.start : 0;
+	*hi = l < t->nr ? t->ents[l].s.start : UINT64_MAX;
+	const struct sym_ent *e = NULL;
+	for (int32_t i = (int32_t)l - 1; i >= 0 && !e; i = t->ents[i].up)
+		if (addr < t->ents[i].s.end)
+			e = &t->ents[i];
+		else
+			*lo = max64(*lo, t->ents[i].s.end);
+	if (!e)
+		return NULL;
+	*hi = min64(*hi, e->s.end);
+	if (e->hole)
+		return NULL;
+	if (!sized || e->sized || e->late)
 		return &e->s;
-	for (int32_t j = e->up; j >= 0; j = t->ents[j].up)
-		if (t->ents[j].sized && !t->ents[j].late && addr < t->ents[j].s.end)
-			return &t->ents[j].s;
+	for (int32_t j = e->up; j >= 0; j = t->ents[j].up) {
+		const struct sym_ent *u = &t->ents[j];
+		if (!u->sized || u->late)
+			continue;
+		if (addr < u->s.end) {
+			*hi = min64(*hi, u->s.end);
+			return &u->s;
+		}
+		*lo = max64(*lo, u->s.end);
+	}
 	return &e->s;
+}
+
+const struct lp_sym *lp_symtab_find_span(const struct lp_symtab *t, uint64_t addr, bool sized,
+				       uint64_t *lo, uint64_t *hi)
+{
+	struct lp_ranges *hot = t ? t->hot[sized] : NULL;
+	const struct lp_sym *s;
+	uint64_t v;
+
+	*lo = *hi = addr;
+	if (!t || !t->finished)
+		return NULL;
+	if (lp_ranges_find(hot, addr, &v, lo, hi))
+		return (const struct lp_sym *)(uintptr_t)v;
+	s = t->imp ? lp_symimp_find(t, addr, sized, lo, hi) : find_ent(t, addr, sized, lo, hi);
+	lp_ranges_add(hot, *lo, *hi, (uint64_t)(uintptr_t)s);
+	return s;
 }
 
 const struct lp_sym *lp_symtab_find(const struct lp_symtab *t, uint64_t addr)
 {
-	if (!t || !t->finished)
-		return NULL;
-	if (t->imp)
-		return lp_symimp_find(t, addr, false);
-	size_t lo = 0, hi = t->nr;      /* first entry with start > addr */
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->ents[mid].s.start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (int32_t i = (int32_t)lo - 1; i >= 0; i = t->ents[i].up)
-		if (addr < t->ents[i].s.end)
-			return t->ents[i].hole ? NULL : &t->ents[i].s;
-	return NULL;
+	uint64_t lo, hi;
+	return lp_symtab_find_span(t, addr, false, &lo, &hi);
 }
 
 const struct lp_sym *lp_symtab_find_sized(const struct lp_symtab *t, uint64_t addr)
 {
-	if (t && t->finished && t->imp)
-		return lp_symimp_find(t, addr, true);
-	const struct lp_sym *s = lp_symtab_find(t, addr);
-
-	return s ? in_sized(t, (const struct sym_ent *)(const void *)s, addr) : NULL;
+	uint64_t lo, hi;
+	return lp_symtab_find_span(t, addr, true, &lo, &hi);
 }
 
 size_t lp_symtab_count(const struct lp_symtab *t)

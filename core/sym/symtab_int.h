@@ -21,6 +21,7 @@ struct sym_ent {
 _Static_assert(sizeof(struct sym_ent) == 32, "sym_ent grew");
 
 struct symimp;
+struct lp_ranges;
 
 struct lp_symtab {
 	struct sym_ent *ents;   /* NULL when imported */
@@ -29,11 +30,16 @@ struct lp_symtab {
 	bool finished;
 	struct lp_names names;
 	struct symimp *imp;     /* imported: its records, NULL: ents */
+	struct lp_ranges *hot[2];       /* the ranges lp_symtab_find [0] and
+					 * lp_symtab_find_sized [1] answered */
 };
 
 /* lp_symtab_find (sized false) and lp_symtab_find_sized of the finished
- * imported table t; NULL also when a record can't be read again. */
-const struct lp_sym *lp_symimp_find(const struct lp_symtab *t, uint64_t addr, bool sized);
+ * imported table t; NULL also when a record can't be read again.  [*lo,
+ * *hi) gets the addresses around addr given the same answer: empty when
+ * a record could not be read (an answer not to be kept). */
+const struct lp_sym *lp_symimp_find(const struct lp_symtab *t, uint64_t addr, bool sized,
+				    uint64_t *lo, uint64_t *hi);
 
 /* lp_symtab_at and lp_symtab_rec of t (i < t->nr). */
 const struct lp_sym *lp_symimp_at(const struct lp_symtab *t, size_t i);

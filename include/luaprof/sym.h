@@ -77,6 +77,16 @@ size_t lp_symtab_count(const struct lp_symtab *t);
  * shape of its red-black tree (docs/perf-differences.md). */
 const struct lp_sym *lp_symtab_find_sized(const struct lp_symtab *t, uint64_t addr);
 
+/* lp_symtab_find (sized false) or lp_symtab_find_sized, and in [*lo, *hi)
+ * the addresses around addr given the same answer (empty when a cached
+ * table's record could not be read again: an answer not to be kept).
+ * A table keeps the ranges its lookups answered (ranges.h) and answers
+ * from them next: lookups change its state behind the const pointer, so
+ * one thread at a time (as every lookup of core/sym).  Finishing a table
+ * again forgets them. */
+const struct lp_sym *lp_symtab_find_span(const struct lp_symtab *t, uint64_t addr, bool sized,
+					 uint64_t *lo, uint64_t *hi);
+
 struct lp_dso;
 
 /* Reads the object at path: build-id, PT_LOAD segments, symbols from

@@ -562,6 +562,104 @@ static void test_imported_answers_alike(void)
 	free(names);
 }
 
+/* The reference answers, from the entries alone: of the entries holding
+ * addr, the last (the greatest start), nothing when that is a hole;
+ * sized, a label found gives way to the last sized (not late) entry
+ * before it holding addr.  x: a table's entries as records. */
+static int64_t ref_find(const struct lp_symtab_rec *x, size_t n, uint64_t addr, bool sized)
+{
+	int64_t e = -1;
+	for (size_t i = 0; i < n; i++)
+		if (x[i].start <= addr && addr < x[i].end)
+			e = (int64_t)i;
+	if (e < 0 || (x[e].flags & LP_SYMREC_HOLE))
+		return -1;
+	if (!sized || (x[e].flags & (LP_SYMREC_SIZED | LP_SYMREC_LATE)))
+		return e;
+	for (int64_t j = e - 1; j >= 0; j--)
+		if ((x[j].flags & (LP_SYMREC_SIZED | LP_SYMREC_LATE)) == LP_SYMREC_SIZED &&
+		    x[j].start <= addr && addr < x[j].end)
+			return j;
+	return e;
+}
+
+/* Lookups remember the ranges they answered (ranges.h) and answer from
+ * them next time: every address of random tables (nested functions,
+ * labels, late stubs, holes), looked up in random order, both kinds of
+ * lookup mixed, each several times, in the table and in its imported
+ * copy, answers as the entries say. */
+static void test_ranges_remembered(void)
+{
+	unsigned seed = 7;
+	enum { SPAN = 0x3000, BASE = 0x10000 };
+	static size_t order[3 * SPAN];
+	size_t wrong = 0;
+
+	for (int round = 0; round < 40; round++) {
+		struct lp_symtab *t = lp_symtab_new();
+		int nsyms = 1 + rand_r(&seed) % 60;
+		for (int i = 0; i < nsyms; i++) {
+			uint64_t start = BASE + (uint64_t)(rand_r(&seed) % SPAN);
+			uint64_t size = rand_r(&seed) % 4 ? (uint64_t)(rand_r(&seed) % 0x400) : 0;
+			char name[16];
+			snprintf(name, sizeof name, "s%d", i);
+			int k = rand_r(&seed) % 10;
+			TEST_EQ(k == 0 ? lp_symtab_add_late(t, name, start, size)
+				: k == 1 ? lp_symtab_add_late(t, NULL, start, size + 1)
+				: lp_symtab_add(t, name, start, size), 0);
+		}
+		TEST_EQ(lp_symtab_finish(t), 0);
+		size_t n = lp_symtab_count(t), len = 0;
+		struct lp_symtab_rec *recs = calloc(n + 1, sizeof *recs);
+		char *names = calloc(n + 1, 16);
+		TEST_TRUE(recs && names);
+		for (size_t i = 0; i < n; i++) {
+			TEST_TRUE(lp_symtab_rec(t, i, &recs[i]));
+			const char *nm = lp_symtab_at(t, i)->name;
+			recs[i].name = (uint32_t)len;
+			memcpy(names + len, nm, strlen(nm) + 1);
+			len += strlen(nm) + 1;
+		}
+		struct lp_symtab *m = lp_symtab_import(recs, n, names, len, 2, NULL);
+		TEST_TRUE(m != NULL);
+		/* every address of the span and around it, three times over */
+		shuffle(order, 3 * SPAN, &seed);
+		for (size_t i = 0; i < 3 * SPAN; i++) {
+			uint64_t a = BASE - 0x100 + order[i] % (SPAN + 0x600);
+			bool sized = (order[i] / SPAN + (size_t)round) % 2;
+			int64_t want = ref_find(recs, n, a, sized);
+			for (int which = 0; which < 2; which++) {
+				const struct lp_symtab *q = which ? m : t;
+				const struct lp_sym *got = sized ? lp_symtab_find_sized(q, a)
+								 : lp_symtab_find(q, a);
+				wrong += want < 0 ? got != NULL : got != lp_symtab_at(q, (size_t)want);
+			}
+		}
+		lp_symtab_free(m);
+		lp_symtab_free(t);
+		free(recs);
+		free(names);
+	}
+	TEST_EQ(wrong, 0);
+}
+
+/* A table changed and finished again forgets the ranges it answered: a
+ * symbol added inside a range answered before is found. */
+static void test_ranges_forgotten(void)
+{
+	struct lp_symtab *t = lp_symtab_new();
+	TEST_EQ(lp_symtab_add(t, "outer", 0x1000, 0x1000), 0);
+	TEST_EQ(lp_symtab_finish(t), 0);
+	TEST_STREQ(lp_symtab_find(t, 0x1800)->name, "outer");
+	TEST_STREQ(lp_symtab_find(t, 0x1810)->name, "outer");
+	TEST_EQ(lp_symtab_add(t, "inner", 0x1800, 0x100), 0);
+	TEST_TRUE(lp_symtab_find(t, 0x1810) == NULL);   /* unfinished */
+	TEST_EQ(lp_symtab_finish(t), 0);
+	TEST_STREQ(lp_symtab_find(t, 0x1810)->name, "inner");
+	TEST_STREQ(lp_symtab_find(t, 0x1900)->name, "outer");
+	lp_symtab_free(t);
+}
+
 TEST_MAIN("symtab",
 	TEST_CASE(test_random_order),
 	TEST_CASE(test_sizeless_ends),
@@ -580,4 +678,6 @@ TEST_MAIN("symtab",
 	TEST_CASE(test_huge_name),
 	TEST_CASE(test_late_and_holes),
 	TEST_CASE(test_late_any_order),
-	TEST_CASE(test_imported_answers_alike))
+	TEST_CASE(test_imported_answers_alike),
+	TEST_CASE(test_ranges_remembered),
+	TEST_CASE(test_ranges_forgotten))
