@@ -61,6 +61,9 @@ struct lp_dso {
 	bool full_symtab;       /* symbols came from a .symtab */
 	char *symsrc;           /* the debug file they came from; NULL: the object */
 	struct lp_symtab *objs; /* data objects of the sections read (osecs) */
+	struct lp_symtab **objs_old;    /* the objs before, whose symbols were
+					 * handed out: freed with the dso */
+	size_t nr_objs_old;
 	struct osec *osecs;     /* its allocated sections, read on first need */
 	size_t nr_osecs;
 	bool osecs_read;
@@ -553,6 +556,9 @@ void lp_dso_free(struct lp_dso *d)
 		return;
 	lp_symtab_free(d->syms);
 	lp_symtab_free(d->objs);
+	for (size_t i = 0; i < d->nr_objs_old; i++)
+		lp_symtab_free(d->objs_old[i]);
+	free(d->objs_old);
 	free(d->osecs);
 	lp_kcache_close(&d->cache);
 	free(d->symsrc);
@@ -700,6 +706,21 @@ static int read_objects(const struct lp_dso *d, struct lp_symtab *t, Elf *e, int
 	return lp_elf_each_sym(e, fd, scn, add_object, &a) == -ENOMEM ? -ENOMEM : 0;
 }
 
+/* Keeps d->objs, about to be replaced, until d is freed: the symbols
+ * found in it stay valid (lp_dso_find_object).  0 or -ENOMEM. */
+static int retire_objects(struct lp_dso *d)
+{
+	if (!d->objs)
+		return 0;
+	struct lp_symtab **v = realloc(d->objs_old, (d->nr_objs_old + 1) * sizeof *v);
+	if (!v)
+		return -ENOMEM;
+	d->objs_old = v;
+	v[d->nr_objs_old++] = d->objs;
+	d->objs = NULL;
+	return 0;
+}
+
 /* Makes d->objs the objects of every section marked read, after marking
  * the one holding vaddr (reading the sections first, once); objs stays
  * as it was when vaddr is in no allocated section or its objects were
@@ -730,10 +751,10 @@ static int load_objects(struct lp_dso *d, uint64_t vaddr)
 		lp_symtab_free(t);
 		t = NULL;
 	}
-	if (t) {
-		lp_symtab_free(d->objs);
+	if (t && !retire_objects(d))
 		d->objs = t;
-	}
+	else            /* out of memory: this section's objects unnamed */
+		lp_symtab_free(t);
 	lp_elf_close(fd, e);
 	return 0;
 }

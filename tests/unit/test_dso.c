@@ -541,12 +541,52 @@ static void test_dsos_cache(void)
 	test_tmp_cleanup();
 }
 
+/* Data objects of two sections of this test's own executable: the first
+ * one found stays valid (named, in place) after the second section's
+ * objects are read, which replaces the table it was found in. */
+static int obj_in_data = 5;
+static const char obj_in_rodata[256] = "ro";
+static int first_phdr(struct dl_phdr_info *i, size_t size, void *arg)
+{
+	(void)size;
+	*(uintptr_t *)arg = i->dlpi_addr;
+	return 1;
+}
+
+static void test_objects_stay(void)
+{
+	char exe[4096];
+	uintptr_t bias = 0;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	TEST_TRUE(n > 0);
+	exe[n > 0 ? n : 0] = '\0';
+	dl_iterate_phdr(first_phdr, &bias);
+	struct lp_dso *d = lp_dso_open(exe);
+	TEST_TRUE(d != NULL);
+	if (!d)
+		return;
+	uint64_t data = (uintptr_t)&obj_in_data - bias, ro = (uintptr_t)obj_in_rodata - bias;
+	const struct lp_sym *a = lp_dso_find_object(d, data);
+	TEST_TRUE(a != NULL);
+	if (!a)
+		return;
+	TEST_STREQ(a->name, "obj_in_data");
+	const struct lp_sym *b = lp_dso_find_object(d, ro + 100);
+	TEST_STREQ(b ? b->name : "", "obj_in_rodata");
+	TEST_STREQ(a->name, "obj_in_data");             /* still there */
+	TEST_EQ_U64(a->start, data);
+	TEST_STREQ(lp_dso_find_object(d, data)->name, "obj_in_data");
+	lp_dso_free(d);
+	TEST_TRUE(obj_in_data + obj_in_rodata[0] > 0);
+}
+
 TEST_MAIN("dso",
 	TEST_CASE(test_pie),
 	TEST_CASE(test_nopie),
 	TEST_CASE(test_build_id),
 	TEST_CASE(test_stripped),
 	TEST_CASE(test_libc_file_to_vaddr),
+	TEST_CASE(test_objects_stay),
 	TEST_CASE(test_libc_debug_file),
 	TEST_CASE(test_not_elf),
 	TEST_CASE(test_open_mem),
