@@ -584,21 +584,54 @@ size_t lp_dso_build_id(const struct lp_dso *d, const uint8_t **id)
 	return d->build_id_size;
 }
 
-int lp_dso_file_to_vaddr(const struct lp_dso *d, uint64_t off, uint64_t *vaddr)
+/* The segment of d whose bytes convert file offset off (its file bytes
+ * first; then a segment's zero-filled tail, memsz, which a mapping can
+ * reach on the page after the last file byte), and in *pass which of the
+ * two held it; NULL when none does. */
+static const struct seg *seg_of(const struct lp_dso *d, uint64_t off, int *pass)
 {
-	/* File bytes first; then a segment's zero-filled tail (memsz), which a
-	 * mapping can reach on the page after the last file byte. */
-	for (int pass = 0; pass < 2; pass++) {
+	for (*pass = 0; *pass < 2; ++*pass) {
 		for (size_t i = 0; i < d->nr_segs; i++) {
 			const struct seg *s = &d->segs[i];
-			uint64_t len = pass ? s->memsz : s->filesz;
-			if (off >= s->off && off - s->off < len) {
-				*vaddr = s->vaddr + (off - s->off);
-				return 0;
-			}
+			uint64_t len = *pass ? s->memsz : s->filesz;
+			if (off >= s->off && off - s->off < len)
+				return s;
 		}
 	}
-	return -ENOENT;
+	return NULL;
+}
+
+int lp_dso_file_to_vaddr(const struct lp_dso *d, uint64_t off, uint64_t *vaddr)
+{
+	int pass;
+	const struct seg *s = seg_of(d, off, &pass);
+	if (!s)
+		return -ENOENT;
+	*vaddr = s->vaddr + (off - s->off);
+	return 0;
+}
+
+int lp_dso_file_span(const struct lp_dso *d, uint64_t off, uint64_t *vaddr, uint64_t *lo,
+		     uint64_t *hi)
+{
+	int pass;
+	const struct seg *s = seg_of(d, off, &pass);
+	*lo = *hi = off;
+	if (!s)
+		return -ENOENT;
+	*vaddr = s->vaddr + (off - s->off);
+	if (pass)               /* a zero-filled tail: the offset alone */
+		return 0;
+	*lo = s->off;
+	*hi = s->off + s->filesz;
+	/* the file bytes of a segment before it, which convert them first */
+	for (const struct seg *e = d->segs; e < s; e++) {
+		if (off < e->off)
+			*hi = e->off < *hi ? e->off : *hi;
+		else if (e->off + e->filesz > *lo)
+			*lo = e->off + e->filesz;
+	}
+	return 0;
 }
 
 /* Names the stubs put off (plt_stubs): reads the object, and the file its
@@ -626,11 +659,24 @@ static void plt_now(struct lp_dso *d)
 	lp_elf_close(fd, e);
 }
 
-const struct lp_sym *lp_dso_find(struct lp_dso *d, uint64_t vaddr)
+const struct lp_sym *lp_dso_find_span(struct lp_dso *d, uint64_t vaddr, uint64_t *lo, uint64_t *hi)
 {
 	if (d->plt_later && vaddr >= d->plt_lo && vaddr < d->plt_hi)
 		plt_now(d);
-	return lp_symtab_find_sized(d->syms, vaddr);
+	const struct lp_sym *s = lp_symtab_find_span(d->syms, vaddr, true, lo, hi);
+	/* the stubs not named yet: a lookup among them names them first,
+	 * which can change what the addresses around them are given */
+	if (d->plt_later && vaddr < d->plt_lo && *hi > d->plt_lo)
+		*hi = d->plt_lo;
+	else if (d->plt_later && vaddr >= d->plt_hi && *lo < d->plt_hi)
+		*lo = d->plt_hi;
+	return s;
+}
+
+const struct lp_sym *lp_dso_find(struct lp_dso *d, uint64_t vaddr)
+{
+	uint64_t lo, hi;
+	return lp_dso_find_span(d, vaddr, &lo, &hi);
 }
 
 /* The allocated section of d holding vaddr, or NULL. */
@@ -759,10 +805,12 @@ static int load_objects(struct lp_dso *d, uint64_t vaddr)
 	return 0;
 }
 
-const struct lp_sym *lp_dso_find_object(struct lp_dso *d, uint64_t vaddr)
+const struct lp_sym *lp_dso_find_object_span(struct lp_dso *d, uint64_t vaddr, uint64_t *lo,
+					     uint64_t *hi)
 {
 	struct osec *o = NULL;
 
+	*lo = *hi = vaddr;
 	if (d->objs_none)
 		return NULL;
 	if (d->osecs_read && !(o = osec_of(d, vaddr)))
@@ -771,7 +819,24 @@ const struct lp_sym *lp_dso_find_object(struct lp_dso *d, uint64_t vaddr)
 		d->objs_none = true;
 		return NULL;
 	}
-	return d->objs ? lp_symtab_find_sized(d->objs, vaddr) : NULL;
+	/* the section's objects are all read now: what a later read (of
+	 * another section's) adds lies outside it */
+	if (!(o = osec_of(d, vaddr)) || !o->read)
+		return NULL;
+	const struct lp_sym *s = NULL;
+	if (d->objs)
+		s = lp_symtab_find_span(d->objs, vaddr, true, lo, hi);
+	else
+		*lo = 0, *hi = UINT64_MAX;
+	*lo = *lo > o->lo ? *lo : o->lo;
+	*hi = *hi < o->hi ? *hi : o->hi;
+	return s;
+}
+
+const struct lp_sym *lp_dso_find_object(struct lp_dso *d, uint64_t vaddr)
+{
+	uint64_t lo, hi;
+	return lp_dso_find_object_span(d, vaddr, &lo, &hi);
 }
 
 const struct lp_symtab *lp_dso_symtab(struct lp_dso *d)

@@ -407,14 +407,21 @@ const char *lp_kernel_flaw(const struct lp_kernel *k)
 	}
 }
 
-const struct lp_sym *lp_kernel_find(const struct lp_kernel *k, uint64_t addr,
-				    const char **dso)
+const struct lp_sym *lp_kernel_find_span(const struct lp_kernel *k, uint64_t addr,
+					 const char **dso, uint64_t *lo, uint64_t *hi)
 {
-	const struct lp_sym *s = lp_symtab_find(k->syms, addr);
+	const struct lp_sym *s = lp_symtab_find_span(k->syms, addr, false, lo, hi);
 
 	if (dso)
 		*dso = s ? k->mods[lp_symtab_tag(k->syms, s)] : NULL;
 	return s;
+}
+
+const struct lp_sym *lp_kernel_find(const struct lp_kernel *k, uint64_t addr,
+				    const char **dso)
+{
+	uint64_t lo, hi;
+	return lp_kernel_find_span(k, addr, dso, &lo, &hi);
 }
 
 const struct lp_symtab *lp_kernel_symtab(const struct lp_kernel *k)

@@ -241,7 +241,13 @@ static int resolve_kernel(struct lp_resolver *r, uint64_t ip, struct lp_frame *o
 	out->dso = KERNEL_DSO;
 	if (!r->kernel_tried && load_kernel(r))
 		return -ENOMEM;
-	const struct lp_sym *s = r->kernel ? lp_kernel_find(r->kernel, ip, &dso) : NULL;
+	uint64_t lo, hi;
+	const struct lp_sym *s = r->kernel ? lp_kernel_find_span(r->kernel, ip, &dso, &lo, &hi)
+					   : NULL;
+	if (r->kernel && lo <= ip && ip < hi) {
+		out->same_lo = lo >> 63 ? lo : 1ull << 63;      /* kernel addresses only */
+		out->same_hi = hi;
+	}
 	if (s) {
 		out->sym = s->name;
 		out->dso = dso;
@@ -304,24 +310,51 @@ static int resolve_jit(struct lp_resolver *r, const struct lp_proc *proc, uint64
 	return 0;
 }
 
+/* The addresses around ip, at file offset off of map m, that the
+ * object's symbols name alike (the same symbol, or none), given the file
+ * offsets [flo, fhi) converted alike and the addresses [vlo, vhi) given
+ * the same symbol (both holding off and vaddr): into out->same_lo,
+ * same_hi. */
+static void same_span(const struct lp_map *m, uint64_t ip, uint64_t off, uint64_t vaddr,
+		      uint64_t flo, uint64_t fhi, uint64_t vlo, uint64_t vhi, struct lp_frame *out)
+{
+	uint64_t below = vaddr - vlo, above = vhi - vaddr;
+	if (below > off - flo)
+		below = off - flo;
+	if (above > fhi - off)
+		above = fhi - off;
+	if (below > ip - m->start)      /* and within the map */
+		below = ip - m->start;
+	if (above > m->end - ip)
+		above = m->end - ip;
+	out->same_lo = ip - below;
+	out->same_hi = ip + above;
+}
+
 /* resolve_user of a frame in map m, a file's. */
 static int resolve_file(struct lp_resolver *r, const struct lp_proc *proc, const struct lp_map *m,
 			uint64_t ip, struct lp_frame *out)
 {
-	uint64_t vaddr;
+	uint64_t vaddr, off = ip - m->start + m->pgoff, flo, fhi, vlo, vhi;
 
 	if (map_object(r, m, proc->pid))
 		return -ENOMEM;
 	out->dso = r->last.name;
-	out->fileoff = identity_map(m) ? 0 : ip - m->start + m->pgoff;
+	out->fileoff = identity_map(m) ? 0 : off;
 	struct lp_dso *d = r->last.dso;
-	if (!d || lp_dso_file_to_vaddr(d, ip - m->start + m->pgoff, &vaddr))
+	if (!d || lp_dso_file_span(d, off, &vaddr, &flo, &fhi))
 		return 0;
 	out->obj = d;
 	out->vaddr = vaddr;
-	const struct lp_sym *s = lp_dso_find(d, vaddr);
-	if (!s)         /* perf's symbols hold data objects too */
-		out->object = (s = lp_dso_find_object(d, vaddr)) != NULL;
+	const struct lp_sym *s = lp_dso_find_span(d, vaddr, &vlo, &vhi);
+	if (!s) {       /* perf's symbols hold data objects too */
+		uint64_t olo, ohi;
+		out->object = (s = lp_dso_find_object_span(d, vaddr, &olo, &ohi)) != NULL;
+		vlo = vlo > olo ? vlo : olo;
+		vhi = vhi < ohi ? vhi : ohi;
+	}
+	if (vlo <= vaddr && vaddr < vhi && ip < m->end)
+		same_span(m, ip, off, vaddr, flo, fhi, vlo, vhi, out);
 	if (s) {
 		set_name(r, s->name, out);
 		out->symoff = vaddr - s->start;

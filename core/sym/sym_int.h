@@ -282,6 +282,12 @@ void lp_dso_load_debug_file(struct lp_dso *d, const char *path);
  * .dynsym); valid until lp_dso_free. */
 const struct lp_sym *lp_dso_find_object(struct lp_dso *d, uint64_t vaddr);
 
+/* lp_dso_find_object, and in [*lo, *hi) the addresses around vaddr given
+ * the same answer: within the section holding vaddr, once its objects
+ * are read (empty when vaddr is in no section or they can't be read). */
+const struct lp_sym *lp_dso_find_object_span(struct lp_dso *d, uint64_t vaddr, uint64_t *lo,
+					     uint64_t *hi);
+
 /* For a dso read from a copy (perf's build-id cache): path is where the
  * object is on this machine (under the symfs directory), from which its
  * .gnu_debuglink file is looked for, as perf's DSO_BINARY_TYPE__DEBUGLINK

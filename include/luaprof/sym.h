@@ -123,11 +123,23 @@ size_t lp_elf_build_id(const char *path, uint8_t *id, size_t max);
  * it.  Returns 0, or -ENOENT when no segment contains it. */
 int lp_dso_file_to_vaddr(const struct lp_dso *d, uint64_t off, uint64_t *vaddr);
 
+/* lp_dso_file_to_vaddr, and in [*lo, *hi) the file offsets around off
+ * converted by the same segment (by the same difference): only off when
+ * it is in a segment's zero-filled tail.  -ENOENT (and [off, off)) when
+ * no segment holds off. */
+int lp_dso_file_span(const struct lp_dso *d, uint64_t off, uint64_t *vaddr, uint64_t *lo,
+		     uint64_t *hi);
+
 /* The symbol at ELF virtual address vaddr, or NULL: the function around
  * it rather than a sizeless label inside (lp_symtab_find_sized).  The
  * first lookup near the object's PLT names its stubs first (reading the
  * file again), so d is not const. */
 const struct lp_sym *lp_dso_find(struct lp_dso *d, uint64_t vaddr);
+
+/* lp_dso_find, and in [*lo, *hi) the addresses around vaddr given the
+ * same answer (lp_symtab_find_span's, short of the PLT stubs while they
+ * are not named yet). */
+const struct lp_sym *lp_dso_find_span(struct lp_dso *d, uint64_t vaddr, uint64_t *lo, uint64_t *hi);
 
 struct lp_dsos;
 
@@ -180,6 +192,11 @@ void lp_kernel_free(struct lp_kernel *k);
  * next one belongs to another object. */
 const struct lp_sym *lp_kernel_find(const struct lp_kernel *k, uint64_t addr,
 				    const char **dso);
+
+/* lp_kernel_find, and in [*lo, *hi) the addresses around addr given the
+ * same answer (lp_symtab_find_span's). */
+const struct lp_sym *lp_kernel_find_span(const struct lp_kernel *k, uint64_t addr,
+					 const char **dso, uint64_t *lo, uint64_t *hi);
 
 /* The addresses of the kernel symbols names[0..n) (the kernel's, not a
  * module's) in the kallsyms-format file path, which is read only as far as
@@ -243,6 +260,12 @@ struct lp_frame {
 	uint64_t fileoff;               /* a user ip's offset in the file mapped there
 					 * (ip - map start + map offset, perf's map_ip:
 					 * what perf script prints), 0 outside file maps */
+	uint64_t same_lo, same_hi;      /* the addresses [same_lo, same_hi) around ip
+					 * in its map named alike (sym, mangled, dso,
+					 * obj; symoff, vaddr, fileoff move with ip):
+					 * known when ip was looked up in a file's
+					 * symbols (always so by
+					 * lp_resolver_frame_uncached), else empty */
 };
 
 /* name demangled (C++, Rust legacy and v0, and NAME@plt of either): with

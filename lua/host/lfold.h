@@ -101,10 +101,12 @@ struct lp_fold_name {
 
 /* The ids (at most 6; ids has room for them) of frame k's names when
  * cached, and how many; 0 when not.  lp_foldids_put caches n of them
- * (nothing when more). */
+ * (nothing when more), and the addresses [same_lo, same_hi) around k's
+ * (in its process's maps) as named alike when there is one name (the
+ * frame's lp_frame.same_lo and same_hi; empty: none). */
 size_t lp_foldids_get(struct lp_run *run, const struct lp_fold_frame *k, uint32_t *ids);
 void lp_foldids_put(struct lp_run *run, const struct lp_fold_frame *k, const uint32_t *ids,
-		    size_t n);
+		    size_t n, uint64_t same_lo, uint64_t same_hi);
 
 /* The id of a name, of a command name (as s.folded's root) and of a text
  * as it is; -1 when out of memory. */

@@ -122,6 +122,12 @@ static void resolve_caller(struct lp_run *run, uint64_t ip, bool cached, struct 
 		out->fileoff++;
 	if (out->sym)
 		out->symoff++;
+	if (out->same_lo < out->same_hi && out->same_hi < UINT64_MAX) {
+		out->same_lo++;         /* the return addresses of those calls */
+		out->same_hi++;
+	} else {
+		out->same_lo = out->same_hi = 0;
+	}
 }
 
 /* The first frame of a stack, at ip in kernel or user space: the sample's
@@ -713,7 +719,7 @@ static int fold_frame(struct lp_run *run, const struct frame_pos *p, struct lp_f
 	size_t first = out->nr;
 	if (fold_names(run, &f, p, out))
 		return -1;
-	lp_foldids_put(run, &key, out->ids + first, out->nr - first);
+	lp_foldids_put(run, &key, out->ids + first, out->nr - first, f.same_lo, f.same_hi);
 	return 0;
 }
 

@@ -276,6 +276,17 @@ static void test_libc_file_to_vaddr(void)
 	TEST_TRUE(m.off != 0);          /* text is not at offset 0: a real conversion */
 	TEST_EQ(lp_dso_file_to_vaddr(d, off, &va), 0);
 	TEST_EQ_U64(va, want);
+	/* the offsets converted alike: text's segment, holding off, and each
+	 * of them converted by the same difference */
+	uint64_t lo, hi, va2 = 0;
+	TEST_EQ(lp_dso_file_span(d, off, &va2, &lo, &hi), 0);
+	TEST_EQ_U64(va2, want);
+	TEST_TRUE(lo <= off && off < hi && hi - lo >= 4096);
+	for (uint64_t at = lo; at < hi; at += (hi - lo) / 64 + 1)
+		TEST_TRUE(!lp_dso_file_to_vaddr(d, at, &va2) && va2 - want == at - off);
+	TEST_TRUE(!lp_dso_file_to_vaddr(d, hi - 1, &va2) && va2 - want == hi - 1 - off);
+	TEST_EQ(lp_dso_file_span(d, 1ull << 40, &va2, &lo, &hi), -ENOENT);
+	TEST_TRUE(lo == hi);
 	const struct lp_sym *s = lp_dso_find(d, va);
 	TEST_TRUE(s != NULL);
 	if (s) {
@@ -543,7 +554,8 @@ static void test_dsos_cache(void)
 
 /* Data objects of two sections of this test's own executable: the first
  * one found stays valid (named, in place) after the second section's
- * objects are read, which replaces the table it was found in. */
+ * objects are read, which replaces the table it was found in; each is
+ * found with the addresses around it named alike, within its object. */
 static int obj_in_data = 5;
 static const char obj_in_rodata[256] = "ro";
 static int first_phdr(struct dl_phdr_info *i, size_t size, void *arg)
@@ -565,14 +577,18 @@ static void test_objects_stay(void)
 	TEST_TRUE(d != NULL);
 	if (!d)
 		return;
-	uint64_t data = (uintptr_t)&obj_in_data - bias, ro = (uintptr_t)obj_in_rodata - bias;
-	const struct lp_sym *a = lp_dso_find_object(d, data);
+	uint64_t lo, hi, data = (uintptr_t)&obj_in_data - bias;
+	uint64_t ro = (uintptr_t)obj_in_rodata - bias;
+	const struct lp_sym *a = lp_dso_find_object_span(d, data, &lo, &hi);
 	TEST_TRUE(a != NULL);
 	if (!a)
 		return;
 	TEST_STREQ(a->name, "obj_in_data");
-	const struct lp_sym *b = lp_dso_find_object(d, ro + 100);
+	TEST_TRUE(lo == data && hi == data + sizeof obj_in_data);
+	const struct lp_sym *b = lp_dso_find_object_span(d, ro + 100, &lo, &hi);
+	TEST_TRUE(b != NULL);
 	TEST_STREQ(b ? b->name : "", "obj_in_rodata");
+	TEST_TRUE(lo == ro && hi == ro + sizeof obj_in_rodata);
 	TEST_STREQ(a->name, "obj_in_data");             /* still there */
 	TEST_EQ_U64(a->start, data);
 	TEST_STREQ(lp_dso_find_object(d, data)->name, "obj_in_data");

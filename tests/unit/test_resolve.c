@@ -317,6 +317,79 @@ static void test_kernel_frames(void)
 	lp_resolver_free(r);
 }
 
+/* Whether every address of f's span (sampled: both ends, and 256 between)
+ * resolves as f does, in p: the same symbol, object, dso, kind; the
+ * offsets moving with the address.  And whether the span holds f.ip. */
+static bool span_named_alike(struct lp_resolver *r, const struct lp_proc *p, bool kernel,
+			     const struct lp_frame *f)
+{
+	if (!(f->same_lo <= f->ip && f->ip < f->same_hi))
+		return false;
+	uint64_t len = f->same_hi - f->same_lo, step = len / 256 ? len / 256 : 1;
+	for (uint64_t d = 0; d < len; d = d + step < d ? len : d + step) {
+		for (int end = 0; end < 2; end++) {
+			uint64_t at = end ? f->same_hi - 1 - d : f->same_lo + d;
+			struct lp_frame g;
+			if (lp_resolver_frame_uncached(r, p, at, kernel, &g) || g.sym != f->sym ||
+			    g.mangled != f->mangled || g.dso != f->dso || g.obj != f->obj ||
+			    g.object != f->object || (f->sym && g.symoff - f->symoff != at - f->ip) ||
+			    (f->obj && g.vaddr - f->vaddr != at - f->ip) ||
+			    (f->fileoff && g.fileoff - f->fileoff != at - f->ip))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* lp_resolver_frame_uncached tells the addresses around a frame named
+ * alike (lp_frame.same_lo, same_hi): a function of this program, one of
+ * libc, a data object, a kernel symbol, and an address of the kernel's
+ * with no symbol.  Every address of each span is named as the frame. */
+static int data_object = 7;
+static void test_same_span(void)
+{
+	struct lp_procs *ps = lp_procs_new();
+	struct lp_resolver *r = lp_resolver_new(ps, NULL);
+	struct lp_frame f;
+
+	load_self_maps(ps);
+	struct lp_proc *p = lp_procs_thread(ps, PID, PID)->proc;
+	const uint64_t ips[] = { (uintptr_t)local_marker + 4, (uintptr_t)strlen + 1,
+				 (uintptr_t)&data_object };
+	for (size_t i = 0; i < sizeof ips / sizeof *ips; i++) {
+		TEST_EQ(lp_resolver_frame_uncached(r, p, ips[i], false, &f), 0);
+		TEST_TRUE(f.sym != NULL);
+		TEST_TRUE(span_named_alike(r, p, false, &f));
+	}
+	TEST_TRUE(f.object);            /* the data object's */
+	TEST_STREQ(f.sym, "data_object");
+	TEST_TRUE(f.same_hi - f.same_lo <= sizeof data_object);
+	TEST_EQ(lp_resolver_frame_uncached(r, p, (uintptr_t)local_marker, false, &f), 0);
+	TEST_TRUE(f.same_lo == (uintptr_t)local_marker);        /* starts with it */
+	/* a cached frame's span is not known */
+	TEST_EQ(lp_resolver_frame(r, p, ips[0], false, &f), 0);
+	TEST_EQ(lp_resolver_frame(r, p, ips[0], false, &f), 0);
+	TEST_TRUE(f.same_lo == f.same_hi);
+	lp_resolver_free(r);
+	lp_procs_free(ps);
+
+	const char *ks = write_kallsyms("ffffffff81000000 T _stext\n"
+					"ffffffff81000100 T do_work\n"
+					"ffffffff81000400 T more\n");
+	r = lp_resolver_new(NULL, ks);
+	TEST_EQ(lp_resolver_frame_uncached(r, NULL, 0xffffffff81000123ull, true, &f), 0);
+	TEST_STREQ(f.sym, "do_work");
+	TEST_EQ_U64(f.same_lo, 0xffffffff81000100ull);
+	TEST_EQ_U64(f.same_hi, 0xffffffff81000400ull);
+	TEST_TRUE(span_named_alike(r, NULL, true, &f));
+	TEST_EQ(lp_resolver_frame_uncached(r, NULL, 0xffffffff80000000ull, true, &f), 0);
+	TEST_TRUE(f.sym == NULL);       /* before the first symbol: none */
+	TEST_EQ_U64(f.same_hi, 0xffffffff81000000ull);
+	TEST_TRUE(span_named_alike(r, NULL, true, &f));
+	lp_resolver_free(r);
+	unlink(ks);
+}
+
 static void test_real_kallsyms(void)
 {
 	uint64_t sched = kallsyms_addr("schedule");
@@ -408,5 +481,6 @@ TEST_MAIN("resolve",
 	TEST_CASE(test_program_nopie),
 	TEST_CASE(test_cache_invalidation),
 	TEST_CASE(test_kernel_frames),
+	TEST_CASE(test_same_span),
 	TEST_CASE(test_real_kallsyms),
 	TEST_CASE(test_throughput))
