@@ -56,6 +56,7 @@ struct byfile_ent {
 	const char *sym, *dso, *mangled;
 	uint64_t symoff, vaddr;
 	const struct lp_dso *obj;
+	bool object;
 };
 
 struct fcache_ent {
@@ -392,13 +393,15 @@ static int resolve_user(struct lp_resolver *r, const struct lp_proc *proc, uint6
 	if (e && e->path == key.path && e->off == key.off && e->ino == key.ino && e->dev == key.dev) {
 		*out = (struct lp_frame){ .ip = ip, .sym = e->sym, .mangled = e->mangled,
 					  .dso = e->dso, .symoff = e->symoff, .obj = e->obj,
-					  .vaddr = e->vaddr, .fileoff = e->off };
+					  .vaddr = e->vaddr, .fileoff = e->off,
+					  .object = e->object };
 		return 0;
 	}
 	int err = resolve_file(r, proc, m, ip, out);
 	if (!err && e)
 		*e = (struct byfile_ent){ key.path, key.dev, key.ino, key.off, out->sym, out->dso,
-					  out->mangled, out->symoff, out->vaddr, out->obj };
+					  out->mangled, out->symoff, out->vaddr, out->obj,
+					  out->object };
 	return err;
 }
 

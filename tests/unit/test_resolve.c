@@ -38,8 +38,9 @@ static void mmap2(struct lp_procs *ps, uint32_t pid, uint64_t start, uint64_t en
 	TEST_EQ(lp_procs_apply(ps, &r), 0);
 }
 
-/* Feeds this process's executable maps to ps as process PID. */
-static void load_self_maps(struct lp_procs *ps)
+/* Feeds this process's maps to ps as process pid, each shift bytes
+ * higher. */
+static void load_maps_as(struct lp_procs *ps, uint32_t pid, uint64_t shift)
 {
 	char line[512], path[256];
 	uint64_t start, end, off, ino;
@@ -51,10 +52,17 @@ static void load_self_maps(struct lp_procs *ps)
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %x:%x %" SCNu64 " %255[^\n]",
 			   &start, &end, &off, &maj, &min, &ino, path) < 6)
 			continue;
-		mmap2(ps, PID, start, end, off, maj, min, ino, path[0] ? path : "//anon");
+		mmap2(ps, pid, start + shift, end + shift, off, maj, min, ino,
+		      path[0] ? path : "//anon");
 	}
 	if (f)
 		fclose(f);
+}
+
+/* Feeds this process's maps to ps as process PID. */
+static void load_self_maps(struct lp_procs *ps)
+{
+	load_maps_as(ps, PID, 0);
 }
 
 static __attribute__((noinline)) int local_marker(int x)
@@ -390,6 +398,27 @@ static void test_same_span(void)
 	unlink(ks);
 }
 
+/* A data object's frame found by file and offset (the resolver's second
+ * cache: another process mapping the same file elsewhere) is a data
+ * object's as when it was resolved (named NAME+0xOFF by reports). */
+static void test_object_by_file(void)
+{
+	struct lp_procs *ps = lp_procs_new();
+	struct lp_resolver *r = lp_resolver_new(ps, NULL);
+	struct lp_frame f;
+
+	load_self_maps(ps);
+	struct lp_proc *p = lp_procs_thread(ps, PID, PID)->proc;
+	load_maps_as(ps, PID + 1, 0x100000000ull);      /* another process of it */
+	struct lp_proc *q = lp_procs_thread(ps, PID + 1, PID + 1)->proc;
+	TEST_EQ(lp_resolver_frame(r, p, (uintptr_t)&data_object, false, &f), 0);
+	TEST_EQ(lp_resolver_frame(r, q, (uintptr_t)&data_object + 0x100000000ull, false, &f), 0);
+	TEST_STREQ(f.sym, "data_object");
+	TEST_TRUE(f.object);
+	lp_resolver_free(r);
+	lp_procs_free(ps);
+}
+
 static void test_real_kallsyms(void)
 {
 	uint64_t sched = kallsyms_addr("schedule");
@@ -482,5 +511,6 @@ TEST_MAIN("resolve",
 	TEST_CASE(test_cache_invalidation),
 	TEST_CASE(test_kernel_frames),
 	TEST_CASE(test_same_span),
+	TEST_CASE(test_object_by_file),
 	TEST_CASE(test_real_kallsyms),
 	TEST_CASE(test_throughput))
