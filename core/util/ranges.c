@@ -103,7 +103,9 @@ static bool room(struct lp_ranges *r)
 {
 	if (r->nr < r->cap)
 		return true;
-	size_t cap = r->cap ? 2 * r->cap : 64;
+	size_t cap = r->cap ? r->cap + r->cap / 2 : 16;        /* most sets stay small */
+	if (cap > MAX_RANGES)
+		cap = MAX_RANGES;
 	struct range *v = r->nr < MAX_RANGES ? realloc(r->v, cap * sizeof *v) : NULL;
 	if (!v)
 		return !(r->full = true);
