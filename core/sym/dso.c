@@ -20,7 +20,10 @@
  * objects never see (docs/performance.md, "Measured choices").  A file's
  * own table of LP_OCACHE_MIN_SYMS functions or more is kept whole, its
  * stubs named, in luaprof's cache (kcache.c) and read from there while
- * the file is unchanged; a table from a separate debug file is not.
+ * the file is unchanged; so is a table from a separate debug file, keyed
+ * by the debug file (which its build-id chose) and read from there while
+ * that file is unchanged, the object's stubs named too (its build-id,
+ * checked, says which object).
  */
 #include <errno.h>
 #include <limits.h>
@@ -82,6 +85,10 @@ struct ocache {
 	struct stat st;
 };
 
+/* What a debug file's path is followed by in the key of the table cached
+ * from it for its object (not a path anyone opens). */
+#define DEBUG_KEY "\n(symbols of its object)"
+
 /* d's build-id in hex into buf ("" when it has none). */
 static const char *build_id_hex(const struct lp_dso *d, char buf[2 * BUILD_ID_MAX + 1])
 {
@@ -90,12 +97,14 @@ static const char *build_id_hex(const struct lp_dso *d, char buf[2 * BUILD_ID_MA
 }
 
 /* Takes d's finished table, stubs and all, from the cache when it has a
- * valid one for the file (and its build-id); true if it did. */
-static bool from_cache(struct lp_dso *d, const struct ocache *oc)
+ * valid one under the name path (d's own file's, or its debug file's
+ * with DEBUG_KEY) for the status oc->st and d's build-id; true if it
+ * did. */
+static bool from_cache(struct lp_dso *d, const char *path, const struct ocache *oc)
 {
 	char hex[2 * BUILD_ID_MAX + 1];
 
-	if (!oc || !oc->dir || lp_ocache_open(oc->dir, d->path, &oc->st, &d->cache))
+	if (!oc || !oc->dir || lp_ocache_open(oc->dir, path, &oc->st, &d->cache))
 		return false;
 	const struct lp_kcache *c = &d->cache;
 	struct lp_symsrc from;
@@ -114,22 +123,23 @@ static bool from_cache(struct lp_dso *d, const struct ocache *oc)
 	return true;
 }
 
-/* Writes d's table, read from e (the file of status oc->st), to the cache
- * when it is large enough to be worth it and came from e itself; its PLT
- * stubs are named first, as a later lookup among them would (plt_now). */
-static void to_cache(struct lp_dso *d, Elf *e, const struct ocache *oc)
+/* Writes d's table, read from symsrc (of status oc->st: the object
+ * runtime itself, or its debug file), to the cache under the name path
+ * when it is large enough to be worth it; its PLT stubs are named first,
+ * as a later lookup among them would (plt_now). */
+static void to_cache(struct lp_dso *d, Elf *runtime, Elf *symsrc, const char *path,
+		     const struct ocache *oc)
 {
-	if (!oc || !oc->dir || d->cache.map || d->symsrc ||
-	    lp_symtab_count(d->syms) < LP_OCACHE_MIN_SYMS)
+	if (!oc || !oc->dir || d->cache.map || lp_symtab_count(d->syms) < LP_OCACHE_MIN_SYMS)
 		return;
 	if (d->plt_later) {
 		d->plt_later = false;
-		int err = lp_plt_add(d->syms, e, e);    /* ENOMEM: some of them */
+		int err = lp_plt_add(d->syms, runtime, symsrc);        /* ENOMEM: some */
 		if (lp_symtab_finish(d->syms) || err)
 			return;
 	}
 	char hex[2 * BUILD_ID_MAX + 1];
-	lp_ocache_save(oc->dir, d->path, &oc->st, d->syms, d->full_symtab,
+	lp_ocache_save(oc->dir, path, &oc->st, d->syms, d->full_symtab,
 		       build_id_hex(d, hex));   /* or not */
 }
 
@@ -304,8 +314,10 @@ static Elf_Scn *find_symtab(Elf *e)
 
 /* lp_dso_load_debug_file(), telling whether the symbols were replaced.
  * runtime: the object's own ELF, for its PLT stubs (NULL: read from
- * d->path). */
-static bool debug_file_syms(struct lp_dso *d, const char *path, Elf *runtime)
+ * d->path); oc: the cache to keep the table in, under key (NULL:
+ * none). */
+static bool debug_file_syms(struct lp_dso *d, const char *path, Elf *runtime,
+			    const struct ocache *oc, const char *key)
 {
 	int fd;
 	Elf *e;
@@ -331,6 +343,8 @@ static bool debug_file_syms(struct lp_dso *d, const char *path, Elf *runtime)
 			d->full_symtab = replaced = true;
 			free(d->symsrc);
 			d->symsrc = strdup(path);       /* NULL: objects from d itself */
+			if (runtime && oc)
+				to_cache(d, runtime, e, key, oc);
 		}
 	} else {
 		d->syms = keep;
@@ -341,17 +355,33 @@ static bool debug_file_syms(struct lp_dso *d, const char *path, Elf *runtime)
 
 void lp_dso_load_debug_file(struct lp_dso *d, const char *path)
 {
-	debug_file_syms(d, path, NULL);
+	debug_file_syms(d, path, NULL, NULL, NULL);
 }
 
 /* Takes the symbols of the object's separate debug file, when there is
  * one (lp_debug_file_find: debuglink, build-id directory, perf's cache),
- * with the PLT stubs of runtime, the object itself; true if it did. */
-static bool load_debug_syms(struct lp_dso *d, Elf *runtime)
+ * with the PLT stubs of runtime, the object itself: from the cache
+ * directory oc->dir when it holds them for that file as it is now (oc
+ * NULL: no cache); true if it did. */
+static bool load_debug_syms(struct lp_dso *d, Elf *runtime, const struct ocache *oc)
 {
 	char path[PATH_MAX];
-	return lp_debug_file_find(lp_dso_origin(d), runtime, d->build_id, d->build_id_size, path,
-				  sizeof path) && debug_file_syms(d, path, runtime);
+	if (!lp_debug_file_find(lp_dso_origin(d), runtime, d->build_id, d->build_id_size, path,
+				sizeof path))
+		return false;
+	/* keyed by the file in this role: opened as an object of its own,
+	 * it has a table of its own (no PLT stubs), under its own name */
+	char key[PATH_MAX + sizeof DEBUG_KEY];
+	struct ocache doc = { .dir = oc ? oc->dir : NULL };
+	if (doc.dir && (stat(path, &doc.st) ||
+			(size_t)snprintf(key, sizeof key, "%s" DEBUG_KEY, path) >= sizeof key))
+		doc.dir = NULL;
+	if (from_cache(d, key, &doc)) {
+		free(d->symsrc);
+		d->symsrc = strdup(path);       /* NULL: objects from d itself */
+		return true;
+	}
+	return debug_file_syms(d, path, runtime, &doc, key);
 }
 
 int lp_dso_set_origin(struct lp_dso *d, const char *path)
@@ -361,7 +391,7 @@ int lp_dso_set_origin(struct lp_dso *d, const char *path)
 	if (!(d->origin = strdup(path)))
 		return -ENOMEM;
 	if (!d->full_symtab && !lp_elf_open(d->path, 0, &fd, &e)) {
-		load_debug_syms(d, e);
+		load_debug_syms(d, e, NULL);
 		lp_elf_close(fd, e);
 	}
 	return 0;
@@ -404,9 +434,9 @@ static int read_scns(struct lp_dso *d, Elf *e, bool try_debug, const struct ocac
 			scn_build_id(d, scn);
 	}
 	d->full_symtab = symtab != NULL;
-	if (!symtab && try_debug && load_debug_syms(d, e))
+	if (!symtab && try_debug && load_debug_syms(d, e, oc))
 		return 0;       /* .dynsym would only be replaced */
-	if (from_cache(d, oc))
+	if (from_cache(d, d->path, oc))
 		return 0;
 	if ((symtab || dynsym) && read_syms(d, e, symtab ? symtab : dynsym))
 		return -ENOMEM;
@@ -460,8 +490,8 @@ struct lp_dso *lp_dso_open(const char *path)
 		oc.dir = NULL;
 	struct lp_dso *d = dso_from_elf(path, e, true, &oc);
 	int err = errno;
-	if (d)
-		to_cache(d, e, &oc);
+	if (d && !d->symsrc)    /* a debug file's table was cached by its name */
+		to_cache(d, e, e, path, &oc);
 	lp_elf_close(fd, e);
 	if (!d)
 		errno = err;
@@ -849,4 +879,9 @@ const struct lp_symtab *lp_dso_symtab(struct lp_dso *d)
 bool lp_dso_has_symtab(const struct lp_dso *d)
 {
 	return d->full_symtab;
+}
+
+bool lp_dso_from_cache(const struct lp_dso *d)
+{
+	return d->cache.map != NULL;
 }

@@ -269,6 +269,10 @@ const struct lp_symtab *lp_dso_symtab(struct lp_dso *d);
  * file's), rather than from .dynsym alone. */
 bool lp_dso_has_symtab(const struct lp_dso *d);
 
+/* Whether the dso's symbols were read from luaprof's cache of them (the
+ * object's own, or its debug file's: dso.c). */
+bool lp_dso_from_cache(const struct lp_dso *d);
+
 /* Replaces the dso's symbols by the .symtab of the ELF file at path (a
  * separate debug file of the same build-id: its addresses are the
  * object's).  Any failure, or a file without .symtab, keeps what the dso

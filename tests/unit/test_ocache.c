@@ -6,7 +6,8 @@
  * through its PLT, with .symtab and stripped, and libstdc++), whether the table was just
  * written or read back; a changed object, one rewritten in place with
  * its old status but another build-id, and a damaged cache file are each
- * read from the object again; small objects are not cached.
+ * read from the object again; small objects are not cached; a table from
+ * a separate debug file is cached under that file's name.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -281,6 +282,57 @@ static void test_damaged(void)
 	test_tmp_cleanup();
 }
 
+/* A stripped program whose symbols are in a separate debug file (found
+ * by its .gnu_debuglink, beside it): its table is cached under the debug
+ * file's name, stubs and all, and read back from there, naming every
+ * address as without the cache; the debug file opened as an object has
+ * its own; a debug file changed since is read again, and the table
+ * cached anew. */
+static void test_debug_file(void)
+{
+	char dir[512], dbg[512];
+	cache_here(dir, sizeof dir);
+	const char *bin = build(test_tmp("dbgprog"), "dbg", "", "-g");
+	snprintf(dbg, sizeof dbg, "%s.debug", bin);
+	TEST_EQ(sh("objcopy --only-keep-debug %s %s && strip --strip-all %s && "
+		   "cd $(dirname %s) && objcopy --add-gnu-debuglink=$(basename %s) %s",
+		   bin, dbg, bin, dbg, dbg, bin), 0);
+	struct lp_dso *plain = open_uncached(bin), *written = lp_dso_open(bin);
+	TEST_TRUE(plain && written);
+	if (!plain || !written)
+		return;
+	TEST_TRUE(lp_dso_has_symtab(plain));            /* the debug file's */
+	TEST_TRUE(!lp_dso_from_cache(written));
+	TEST_EQ(files_in(dir), 1);
+	struct lp_dso *read = lp_dso_open(bin);
+	TEST_TRUE(read && lp_dso_from_cache(read));
+	TEST_EQ(files_in(dir), 1);
+	same_lookups(plain, written);
+	same_lookups(plain, read);
+	/* the debug file opened as an object of its own: its own table (no
+	 * stubs of the program's), not the one cached for the program */
+	struct lp_dso *own = lp_dso_open(dbg), *own_plain = open_uncached(dbg);
+	TEST_TRUE(own && own_plain && !lp_dso_from_cache(own));
+	if (own && own_plain)
+		same_lookups(own_plain, own);
+	lp_dso_free(own);
+	lp_dso_free(own_plain);
+	TEST_EQ(files_in(dir), 2);
+	/* the debug file replaced by a copy: another inode and time */
+	TEST_EQ(sh("cp %s %s.new && mv %s.new %s", dbg, dbg, dbg, dbg), 0);
+	struct lp_dso *again = lp_dso_open(bin), *then = lp_dso_open(bin);
+	TEST_TRUE(again && !lp_dso_from_cache(again));
+	TEST_TRUE(then && lp_dso_from_cache(then));
+	same_lookups(plain, again);
+	same_lookups(plain, then);
+	lp_dso_free(plain);
+	lp_dso_free(written);
+	lp_dso_free(read);
+	lp_dso_free(again);
+	lp_dso_free(then);
+	test_tmp_cleanup();
+}
+
 static void test_small(void)
 {
 	char dir[512];
@@ -301,4 +353,5 @@ TEST_MAIN("ocache",
 	TEST_CASE(test_changed),
 	TEST_CASE(test_same_status),
 	TEST_CASE(test_damaged),
+	TEST_CASE(test_debug_file),
 	TEST_CASE(test_small))
