@@ -79,7 +79,7 @@ EOF
 
 checked=0
 pids=()
-cleanup() { for p in "${pids[@]}"; do rm -f "/tmp/perf-$p.map"; done; }
+cleanup() { for p in "${pids[@]}"; do rm -f "/tmp/perf-$p.map"; done; rm -rf "$TMP"; }
 trap cleanup EXIT
 cc -O2 -g -o inlined "$ROOT/tests/progs/inlined.c" || fail "cannot build inlined.c"
 expect_status 0 "$LUAPROF" record --call-graph dwarf -F 499 -o inl.data -- ./inlined 30
