@@ -39,7 +39,7 @@
 #include "luaprof/sym.h"
 
 #define L1_BITS 11
-#define L2_BITS 13
+#define L2_BITS 11
 #define SLOT_IDS 6
 
 struct l1_slot {
