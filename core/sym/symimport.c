@@ -125,16 +125,19 @@ static const struct lp_symtab_rec *rec(const struct lp_symtab *t, size_t i)
 }
 
 /* The name at offset off of the names, copied from the file; NULL when it
- * can't be read whole (or out of memory). */
+ * can't be read whole (or out of memory).  The first read, of NAME_READ
+ * bytes, holds most names (into the stack); a longer one is read again,
+ * four times as much each time (into the heap). */
 static const char *read_name(struct symimp *m, uint32_t off)
 {
 	size_t max = m->names_len - off, want = NAME_READ;
 	const char *out = NULL;
+	char first[NAME_READ];
 
 	for (;;) {
 		if (want > max)
 			want = max;
-		char *buf = malloc(want);
+		char *buf = want <= sizeof first ? first : malloc(want);
 		ssize_t got = buf ? pread(m->src.fd, buf, want, (off_t)(m->src.names_at + off)) : -1;
 		const char *nul = got > 0 ? memchr(buf, '\0', (size_t)got) : NULL;
 		if (nul) {
@@ -143,7 +146,8 @@ static const char *read_name(struct symimp *m, uint32_t off)
 			if (s)
 				out = memcpy(s, buf, len);
 		}
-		free(buf);
+		if (buf != first)
+			free(buf);
 		if (nul || got != (ssize_t)want || want == max) {
 			if (!out)
 				unreadable(m);
