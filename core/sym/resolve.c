@@ -228,24 +228,44 @@ int lp_resolver_load_kernel(struct lp_resolver *r)
 	return r->kernel_tried ? 0 : load_kernel(r);
 }
 
+/* The recording's kernel maps (records of pid -1: the kernel's text,
+ * its modules), NULL when there are none (a live run, or a recording
+ * without them). */
+static const struct lp_proc *kernel_maps(const struct lp_resolver *r)
+{
+	const struct lp_proc *k = r->procs ? lp_procs_kernel(r->procs) : NULL;
+	return k && k->nr_maps ? k : NULL;
+}
+
 /* A kernel-mode address: named from kallsyms, in [kernel.kallsyms] or a
  * module.  perf's kernel maps (the kernel's and the modules') all lie in
  * the upper half, so an address below it (a user address in a chain's
  * kernel part, as a sample in execve can give) is in no object, and
- * perf prints it "[unknown] ([unknown])". */
+ * perf prints it "[unknown] ([unknown])"; so is an address no symbol
+ * names outside the recording's kernel maps (a BPF program's, recorded
+ * without its KSYMBOL records, as perf --no-bpf-event records), where
+ * perf finds no map. */
 static int resolve_kernel(struct lp_resolver *r, uint64_t ip, struct lp_frame *out)
 {
 	const char *dso = NULL;
 
 	if (!(ip >> 63))
 		return 0;
-	out->dso = KERNEL_DSO;
 	if (!r->kernel_tried && load_kernel(r))
 		return -ENOMEM;
 	uint64_t lo, hi;
 	const struct lp_sym *s = r->kernel ? lp_kernel_find_span(r->kernel, ip, &dso, &lo, &hi)
 					   : NULL;
+	const struct lp_proc *k = s ? NULL : kernel_maps(r);
+	const struct lp_map *m = k ? lp_proc_find_map(k, ip) : NULL;
+	if (k && !m)
+		return 0;
+	out->dso = KERNEL_DSO;
 	if (r->kernel && lo <= ip && ip < hi) {
+		if (m) {        /* no symbol: named alike within the map */
+			lo = lo > m->start ? lo : m->start;
+			hi = hi < m->end ? hi : m->end;
+		}
 		out->same_lo = lo >> 63 ? lo : 1ull << 63;      /* kernel addresses only */
 		out->same_hi = hi;
 	}

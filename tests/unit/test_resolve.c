@@ -419,6 +419,46 @@ static void test_object_by_file(void)
 	lp_procs_free(ps);
 }
 
+/* A replay's kernel addresses with no symbol: in [kernel.kallsyms] when
+ * the recording's kernel maps (pid -1) hold them, else in no object, as
+ * perf finds no map for them (a BPF program's, recorded without its
+ * KSYMBOL records); a symbol found is named as before.  Without kernel
+ * maps (a live run) every kernel address is the kernel's. */
+static void test_kernel_outside_maps(void)
+{
+	const char *ks = write_kallsyms("ffffffff81000000 T _stext\n"
+					"ffffffff81000100 T do_work\n"
+					"ffffffffc0001000 t mod_fn\t[mymod]\n");
+	struct lp_procs *ps = lp_procs_new();
+	struct lp_resolver *r = lp_resolver_new(ps, ks);
+	struct lp_frame f;
+
+	mmap2(ps, UINT32_MAX, 0xffffffff80fff000ull, 0xffffffff82000000ull, 0xffffffff80fff000ull,
+	      0, 0, 0, "[kernel.kallsyms]_text");
+	TEST_EQ(lp_resolver_frame(r, NULL, 0xffffffff81000123ull, true, &f), 0);
+	TEST_STREQ(f.sym, "do_work");
+	TEST_STREQ(f.dso, "[kernel.kallsyms]");
+	TEST_EQ(lp_resolver_frame_uncached(r, NULL, 0xffffffffc0025dc6ull, true, &f), 0);
+	TEST_TRUE(f.sym == NULL && f.dso == NULL && f.same_lo == f.same_hi);
+	TEST_EQ(lp_resolver_frame_uncached(r, NULL, 0xffffffff80fff800ull, true, &f), 0);
+	TEST_TRUE(f.sym == NULL);
+	TEST_STREQ(f.dso, "[kernel.kallsyms]");
+	TEST_EQ_U64(f.same_lo, 0xffffffff80fff000ull);  /* within the map */
+	TEST_EQ_U64(f.same_hi, 0xffffffff81000000ull);
+	TEST_EQ(lp_resolver_frame(r, NULL, 0xffffffffc0001008ull, true, &f), 0);
+	TEST_STREQ(f.sym, "mod_fn");
+	TEST_STREQ(f.dso, "[mymod]");
+	lp_resolver_free(r);
+	lp_procs_free(ps);
+
+	r = lp_resolver_new(NULL, ks);
+	TEST_EQ(lp_resolver_frame(r, NULL, 0xffffffffc0025dc6ull, true, &f), 0);
+	TEST_TRUE(f.sym == NULL);
+	TEST_STREQ(f.dso, "[kernel.kallsyms]");
+	lp_resolver_free(r);
+	unlink(ks);
+}
+
 static void test_real_kallsyms(void)
 {
 	uint64_t sched = kallsyms_addr("schedule");
@@ -512,5 +552,6 @@ TEST_MAIN("resolve",
 	TEST_CASE(test_kernel_frames),
 	TEST_CASE(test_same_span),
 	TEST_CASE(test_object_by_file),
+	TEST_CASE(test_kernel_outside_maps),
 	TEST_CASE(test_real_kallsyms),
 	TEST_CASE(test_throughput))
