@@ -21,7 +21,7 @@ perf script -i bad.data > perf.txt 2>/dev/null || fail "perf script -i bad.data 
 script_text() {
 	expect_status 0 "$LUAPROF" run script -i bad.data
 	cmp perf.txt "$TMP/out" || { diff perf.txt "$TMP/out" | head; fail "script differs from perf script on corrupt chains"; }
-	empty=$(awk 'prev ~ /^[^\t]/ && prev != "" && $0 == "" {n++} {prev = $0} END {print n + 0}' perf.txt)
+	empty=$(frameless perf.txt)
 	[ "$empty" = "$n" ] || fail "perf script shows $empty samples without frames, $n chains were made corrupt"
 	echo "script: as perf script, $n samples without frames"
 }
@@ -34,12 +34,16 @@ top_children() {
 	python3 "$PS" near rows.perf rows.ours 0 > rows.diff || { head rows.diff; fail "top --children differs from perf report --children"; }
 	echo "top --children: as perf report --children ($(wc -l < rows.ours) rows)"
 }
-folded() {
-	python3 "$PS" fold perf.txt | grep ';' > folded.perf
-	expect_status 0 "$LUAPROF" run folded -i bad.data
-	sort "$TMP/out" > folded.ours
-	# ours are perf's stacks, plus the n samples as "copier;LEAF"
-	python3 - folded.perf folded.ours "$n" <<'PY' || fail "folded differs from perf's stacks (but for the corrupt chains)"
+# frameless TEXT: the samples perf script's TEXT shows without a frame
+# (their chains corrupt: perf drops them whole)
+frameless() {
+	awk 'prev ~ /^[^\t]/ && prev != "" && $0 == "" {n++} {prev = $0} END {print n + 0}' "$1"
+}
+# but_corrupt PERF OURS N: OURS (luaprof's folded lines, sorted) are
+# PERF's (perf's folded lines with a frame) plus N one-frame stacks
+# "COMM;LEAF", the samples of corrupt chains, whose frame luaprof keeps
+but_corrupt() {
+	python3 - "$1" "$2" "$3" <<'PY'
 import sys
 def read(path):
     rows = {}
@@ -57,6 +61,13 @@ for stack in set(perf) | set(ours):
 if extra != n:
     sys.exit("luaprof has %d one-frame stacks more than perf, not %d" % (extra, n))
 PY
+}
+folded() {
+	python3 "$PS" fold perf.txt | grep ';' > folded.perf
+	expect_status 0 "$LUAPROF" run folded -i bad.data
+	sort "$TMP/out" > folded.ours
+	# ours are perf's stacks, plus the n samples as "copier;LEAF"
+	but_corrupt folded.perf folded.ours "$n" || fail "folded differs from perf's stacks (but for the corrupt chains)"
 	echo "folded: as perf script's stacks but for the corrupt chains' samples ($n)"
 }
 
@@ -80,11 +91,16 @@ user_script() {
 }
 user_folded() {
 	[ -s user.data ] && [ -s perfu.txt ] || fail "no user.data: the script case did not make it"
-	python3 "$PS" fold perfu.txt > foldedu.perf
+	python3 "$PS" fold perfu.txt | grep ';' > foldedu.perf
 	expect_status 0 "$LUAPROF" run folded -i user.data
 	sort "$TMP/out" > foldedu.ours
-	diff foldedu.perf foldedu.ours > foldedu.diff || { head -4 foldedu.diff | cut -c1-300; fail "folded differs from perf's on user addresses in kernel chains"; }
-	echo "a user address in the kernel part of chains: folded as perf's"
+	# dd's own chains can be corrupt (a -1 from its walk through libc's
+	# exit code, once in a few runs): as in the first cases, perf gives
+	# such a sample no frame, luaprof its sampled one
+	c=$(frameless perfu.txt)
+	but_corrupt foldedu.perf foldedu.ours "$c" ||
+		fail "folded differs from perf's on user addresses in kernel chains (but for $c corrupt chains)"
+	echo "a user address in the kernel part of chains: folded as perf's ($c corrupt chains of dd's own)"
 }
 
 scenario "corrupt chains: script" script_text
