@@ -66,6 +66,10 @@ check_row() {
 		# is missed or throttled at most once (-a counts every thread missed)
 		late = thr + missed < n + 1 ? thr + missed : n + 1; dm = missed < n + 1 ? missed : n + 1
 		lo_on = 0.95 * cpu - 1 - 4 * late; hi_on = 1.05 * (mono + 20); lo_sl = n * 360 - 6; hi_sl = n * 370 + 6 + dm * 5
+		# on is read from the rounded figures of the row (WALL to 10 ms in
+		# seconds, the shares to 0.01%): as far off as they may be
+		rnd = ($5 == "s" ? 5 : 0.5) * $6 / 100 + 0.005 * wall / 100
+		lo_on -= rnd; hi_on += rnd
 		printf "%s: on %.1f ms (%.1f-%.1f; duty: %.1f ms in compute(), %.1f ms of CPU; %d throttled, %d switches in missed), asleep %.1f ms (%d-%d), runnable %.2f%%, sum %.2f%%\n",
 			FILENAME, on, lo_on, hi_on, mono, cpu, thr, missed, asleep, lo_sl, hi_sl, $9, sum
 		ok = on >= lo_on && on <= hi_on && asleep >= lo_sl && asleep <= hi_sl && sum >= 99.95 && sum <= 100.05
