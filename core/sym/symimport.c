@@ -181,16 +181,6 @@ static const struct lp_sym *made(const struct lp_symtab *t, size_t i)
 	return &e->s;
 }
 
-static uint64_t max64(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
-
-static uint64_t min64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
 /* The start of record i (i < t->nr): a block's first is kept, any other
  * is read; false when it can't be. */
 static bool start_of(const struct lp_symtab *t, size_t i, uint64_t *start)

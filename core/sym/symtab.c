@@ -396,16 +396,6 @@ int lp_symtab_finish(struct lp_symtab *t)
 	return 0;
 }
 
-static uint64_t max64(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
-
-static uint64_t min64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
 /* The entry lp_symtab_find (sized false) or lp_symtab_find_sized gives
  * for addr, or NULL, and in [*lo, *hi) the addresses around it given the
  * same answer.

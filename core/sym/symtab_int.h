@@ -20,6 +20,17 @@ struct sym_ent {
 /* 32 bytes: two entries per 64-byte cache line. */
 _Static_assert(sizeof(struct sym_ent) == 32, "sym_ent grew");
 
+/* The ends of the ranges lookups narrow (find_ent, find_index). */
+static inline uint64_t max64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static inline uint64_t min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
 struct symimp;
 struct lp_ranges;
 
