@@ -2,8 +2,9 @@
  * encode.c - writing records the way the kernel lays them out (see
  * lp_record_encode in record.h): the inverse of lp_record_parse for the
  * records a profiler makes up itself, as perf record does for what existed
- * before a run (COMM, FORK, MMAP2 from /proc) and for the kernel text map,
- * and for the losses no LOST record reported (a LOST made at the end).
+ * before a run (COMM, FORK, MMAP2 from /proc, KSYMBOL for the BPF programs
+ * loaded) and for the kernel text map, and for the losses no LOST record
+ * reported (a LOST made at the end).
  *
  * Invariants: strings are NUL-terminated and padded with NULs to 8 bytes;
  * the body ends 8-aligned, so the sample_id trailer (TID, TIME, ID,
@@ -93,6 +94,15 @@ static void put_task(struct out *o, const struct lp_task *t)
 	put_u64(o, t->time);
 }
 
+static void put_ksymbol(struct out *o, const struct lp_ksymbol *k)
+{
+	put_u64(o, k->addr);
+	put_u32(o, k->len);
+	put(o, &k->type, sizeof k->type);
+	put(o, &k->flags, sizeof k->flags);
+	put_string(o, k->name);
+}
+
 static void put_sid(struct out *o, uint64_t st, const struct lp_sample_id *sid)
 {
 	if (st & PERF_SAMPLE_TID) {
@@ -138,6 +148,9 @@ int lp_record_encode(const struct lp_record *r, const struct lp_format *fmt,
 	case PERF_RECORD_LOST:
 		put_u64(&o, r->u.lost.id);
 		put_u64(&o, r->u.lost.lost);
+		break;
+	case PERF_RECORD_KSYMBOL:
+		put_ksymbol(&o, &r->u.ksymbol);
 		break;
 	default:
 		return -EINVAL;

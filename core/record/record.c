@@ -110,6 +110,16 @@ static int take_u32(struct cursor *c, uint32_t *v)
 	return 0;
 }
 
+static int take_u16(struct cursor *c, uint16_t *v)
+{
+	const void *p;
+
+	if (take(c, sizeof *v, &p))
+		return -EPROTO;
+	memcpy(v, p, sizeof *v);
+	return 0;
+}
+
 /* A NUL-terminated string that must end inside the window; it and its
  * padding take the rest of the window. */
 static int take_string(struct cursor *c, const char **s)
@@ -467,6 +477,16 @@ static int parse_cgroup(struct cursor *c, struct lp_record *r)
 	return take_u64(c, &r->u.cgroup.id) || take_string(c, &r->u.cgroup.path) ? -EPROTO : 0;
 }
 
+static int parse_ksymbol(struct cursor *c, struct lp_record *r)
+{
+	struct lp_ksymbol *k = &r->u.ksymbol;
+
+	if (take_u64(c, &k->addr) || take_u32(c, &k->len) || take_u16(c, &k->type) ||
+	    take_u16(c, &k->flags) || take_string(c, &k->name))
+		return -EPROTO;
+	return 0;
+}
+
 static const body_fn body_decoders[] = {
 	[PERF_RECORD_MMAP] = parse_mmap,
 	[PERF_RECORD_LOST] = parse_lost,
@@ -480,6 +500,7 @@ static const body_fn body_decoders[] = {
 	[PERF_RECORD_SWITCH] = parse_switch,
 	[PERF_RECORD_SWITCH_CPU_WIDE] = parse_switch,
 	[PERF_RECORD_CGROUP] = parse_cgroup,
+	[PERF_RECORD_KSYMBOL] = parse_ksymbol,
 };
 
 /* The decoder of a non-sample type, NULL for types decoded as opaque. */
@@ -735,6 +756,9 @@ void lp_record_rebase(struct lp_record *r, const void *to)
 		break;
 	case PERF_RECORD_CGROUP:
 		r->u.cgroup.path = moved(r->u.cgroup.path, from, n, to);
+		break;
+	case PERF_RECORD_KSYMBOL:
+		r->u.ksymbol.name = moved(r->u.ksymbol.name, from, n, to);
 		break;
 	default:
 		break;

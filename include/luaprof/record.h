@@ -121,6 +121,19 @@ struct lp_cgroup {              /* CGROUP (attr.cgroup): a cgroup's id and path 
 	const char *path;       /* NUL-terminated inside the record: "/user.slice/..." */
 };
 
+/* KSYMBOL (attr.ksymbol): kernel code registered or unregistered while
+ * the kernel runs, a BPF program's (type PERF_RECORD_KSYMBOL_TYPE_BPF) or
+ * out-of-line code's (_OOL: trampolines, optimized kprobes); perf record
+ * writes one for every BPF program loaded when it starts. */
+struct lp_ksymbol {
+	uint64_t addr;
+	uint32_t len;           /* of the code at addr */
+	uint16_t type;          /* PERF_RECORD_KSYMBOL_TYPE_* */
+	uint16_t flags;         /* PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER: gone */
+	const char *name;       /* NUL-terminated inside the record:
+				 * "bpf_prog_<tag>_<name>" for a BPF program */
+};
+
 struct lp_switch {              /* SWITCH and SWITCH_CPU_WIDE (context_switch) */
 	bool out;               /* PERF_RECORD_MISC_SWITCH_OUT: the task leaves */
 	bool preempt;           /* ... while runnable (SWITCH_OUT_PREEMPT) */
@@ -144,6 +157,7 @@ struct lp_record {
 		struct lp_throttle throttle;
 		struct lp_switch sw;
 		struct lp_cgroup cgroup;
+		struct lp_ksymbol ksymbol;
 		uint64_t lost_samples;  /* PERF_RECORD_LOST_SAMPLES */
 	} u;
 };
@@ -167,7 +181,7 @@ void lp_record_rebase(struct lp_record *r, const void *to);
  * misc and the body in r->u; data and size are ignored) as the kernel lays
  * it out into buf.  Types: MMAP, MMAP2 (the device/inode flavour, or the
  * build-id one when misc has PERF_RECORD_MISC_MMAP_BUILD_ID), COMM, FORK,
- * EXIT and LOST.  Strings are NUL-padded to 8 bytes.  When fmt->sample_id_all
+ * EXIT, LOST and KSYMBOL.  Strings are NUL-padded to 8 bytes.  When fmt->sample_id_all
  * the record ends with the sample_id trailer fmt->sample_type declares,
  * filled from r->sid (zeros when !r->has_sid).  Returns the record's size
  * (header.size), -ENOSPC when it does not fit in size bytes, or -EINVAL

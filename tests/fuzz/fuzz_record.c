@@ -91,6 +91,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case PERF_RECORD_CGROUP:
 			touch(rec.u.cgroup.path, strlen(rec.u.cgroup.path));
 			break;
+		case PERF_RECORD_KSYMBOL:
+			touch(rec.u.ksymbol.name, strlen(rec.u.ksymbol.name));
+			break;
 		}
 	}
 	free(buf);

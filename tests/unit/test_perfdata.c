@@ -682,6 +682,12 @@ static bool same_record(const struct lp_record *a, const struct lp_record *b)
 		       a->u.mmap.start == b->u.mmap.start && a->u.mmap.len == b->u.mmap.len;
 	if (a->type == PERF_RECORD_COMM)
 		return SAME_AT(a->u.comm.comm, b->u.comm.comm) && a->u.comm.tid == b->u.comm.tid;
+	if (a->type == PERF_RECORD_KSYMBOL)
+		return SAME_AT(a->u.ksymbol.name, b->u.ksymbol.name) &&
+		       a->u.ksymbol.addr == b->u.ksymbol.addr && a->u.ksymbol.len == b->u.ksymbol.len &&
+		       a->u.ksymbol.flags == b->u.ksymbol.flags;
+	if (a->type == PERF_RECORD_CGROUP)
+		return SAME_AT(a->u.cgroup.path, b->u.cgroup.path) && a->u.cgroup.id == b->u.cgroup.id;
 	return !memcmp(&a->u, &b->u, sizeof a->u) || a->type >= 64 || a->type == PERF_RECORD_SWITCH ||
 	       a->type == PERF_RECORD_SWITCH_CPU_WIDE;
 #undef SAME_AT

@@ -155,6 +155,8 @@ static bool record_within(const struct lp_record *r, const unsigned char *buf, s
 		return str_within(r->u.mmap.filename, buf, r->size);
 	case PERF_RECORD_COMM:
 		return str_within(r->u.comm.comm, buf, r->size);
+	case PERF_RECORD_KSYMBOL:
+		return str_within(r->u.ksymbol.name, buf, r->size);
 	default:
 		return true;
 	}
@@ -1562,6 +1564,69 @@ static void test_encode_round_trip_and_refusals(void)
 	free(huge);
 }
 
+static void put_ksymbol(struct builder *bd, uint16_t type, uint16_t flags, const char *name)
+{
+	begin(bd, PERF_RECORD_KSYMBOL, 0);
+	put_u64(bd, 0xffffffffc0025c2cull);
+	put_u32(bd, 203);
+	put_u16(bd, type);
+	put_u16(bd, flags);
+	put_str(bd, name);
+}
+
+/* KSYMBOL as the kernel writes it (a BPF program of perf record's
+ * recording, its trailer after the name), as encoded, moved, and cut. */
+static void test_ksymbol(void)
+{
+	struct builder bd;
+	struct parsed p;
+	static const char name[] = "bpf_prog_dc34e3a3c38e9c25_sched_wakeup";
+
+	put_ksymbol(&bd, PERF_RECORD_KSYMBOL_TYPE_BPF, 0, name);
+	put_sid_all(&bd);
+	finish(&bd);
+	p = parse_bd(&bd, &sid_all);
+	TEST_EQ(p.rc, 0);
+	TEST_EQ_U64(p.r.u.ksymbol.addr, 0xffffffffc0025c2cull);
+	TEST_EQ(p.r.u.ksymbol.len, 203);
+	TEST_EQ(p.r.u.ksymbol.type, PERF_RECORD_KSYMBOL_TYPE_BPF);
+	TEST_EQ(p.r.u.ksymbol.flags, 0);
+	TEST_STREQ(p.r.u.ksymbol.name, name);
+	check_sid_all(&p.r);
+
+	struct lp_record r = { .type = PERF_RECORD_KSYMBOL, .has_sid = true, .sid = sid_41 };
+	r.u.ksymbol = p.r.u.ksymbol;
+	expect_encoded(&r, &sid_all, &bd);
+
+	unsigned char *copy = dup_exact(bd.b, bd.n);
+	lp_record_rebase(&p.r, copy);
+	TEST_TRUE(str_within(p.r.u.ksymbol.name, copy, bd.n));
+	TEST_STREQ(p.r.u.ksymbol.name, name);
+	free(copy);
+	free(p.buf);
+
+	put_ksymbol(&bd, PERF_RECORD_KSYMBOL_TYPE_OOL, PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER,
+		    "ftrace_trampoline");
+	finish(&bd);
+	p = parse_bd(&bd, &no_sid);
+	TEST_EQ(p.rc, 0);
+	TEST_EQ(p.r.u.ksymbol.type, PERF_RECORD_KSYMBOL_TYPE_OOL);
+	TEST_EQ(p.r.u.ksymbol.flags, PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER);
+	free(p.buf);
+
+	begin(&bd, PERF_RECORD_KSYMBOL, 0);     /* the name has no NUL */
+	put_u64(&bd, 1);
+	put_u32(&bd, 1);
+	put_u32(&bd, 1);
+	put(&bd, "bpf_prog", 8);
+	finish(&bd);
+	TEST_EQ(parse_rc(&bd, &no_sid), -EPROTO);
+	begin(&bd, PERF_RECORD_KSYMBOL, 0);     /* cut before the type */
+	put_u64(&bd, 1);
+	finish(&bd);
+	TEST_EQ(parse_rc(&bd, &no_sid), -EPROTO);
+}
+
 TEST_MAIN("record",
 	TEST_CASE(test_format_from_attr),
 	TEST_CASE(test_sample_all_common),
@@ -1576,6 +1641,7 @@ TEST_MAIN("record",
 	TEST_CASE(test_mmap2_inode),
 	TEST_CASE(test_mmap2_build_id),
 	TEST_CASE(test_comm),
+	TEST_CASE(test_ksymbol),
 	TEST_CASE(test_fork_exit),
 	TEST_CASE(test_lost_throttle),
 	TEST_CASE(test_switch),
