@@ -292,6 +292,7 @@ void lp_event_attr(const struct lp_event_spec *spec, const struct lp_sampling *s
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = s->tracking;
+	a->ksymbol = s->tracking && s->ksymbols;        /* BPF programs loaded, unloaded */
 	a->context_switch = s->tracking && s->switch_events;
 	if (s->all_cgroups) {   /* the cgroup of each sample, the paths of new ones */
 		a->sample_type |= PERF_SAMPLE_CGROUP;
@@ -313,20 +314,34 @@ int lp_event_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu, int grou
 	return fd < 0 ? -errno : (int)fd;
 }
 
+/* Whether this kernel opens a disabled dummy event on the calling thread
+ * (user space only: any paranoid level that allows profiling allows it)
+ * with what a sets beside. */
+static bool kernel_takes(struct perf_event_attr a)
+{
+	a.size = sizeof a;
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.disabled = a.exclude_kernel = a.exclude_hv = 1;
+	int fd = lp_event_sys_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
+}
+
 bool lp_event_kernel_reads_lost(void)
 {
 	static int known = -1;          /* luaprof opens events from one thread */
-	if (known < 0) {
-		struct perf_event_attr a = {
-			.size = sizeof a, .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_DUMMY,
-			.disabled = 1, .exclude_kernel = 1, .exclude_hv = 1,
-			.read_format = PERF_FORMAT_LOST,
-		};
-		int fd = lp_event_sys_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-		known = fd >= 0;
-		if (fd >= 0)
-			close(fd);
-	}
+	if (known < 0)
+		known = kernel_takes((struct perf_event_attr){ .read_format = PERF_FORMAT_LOST });
+	return known;
+}
+
+bool lp_event_kernel_ksymbols(void)
+{
+	static int known = -1;
+	if (known < 0)
+		known = kernel_takes((struct perf_event_attr){ .ksymbol = 1 });
 	return known;
 }
 

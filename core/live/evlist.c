@@ -48,6 +48,7 @@ int lp_evlist_init(struct lp_evlist *el, struct lp_event_spec *events, size_t nr
 	el->nr_events = nr;
 	el->sampling = *s;
 	el->sampling.read_lost = !s->count_only && lp_event_kernel_reads_lost();
+	el->sampling.ksymbols = !s->count_only && lp_event_kernel_ksymbols();
 	el->counting = s->count_only;
 	/* counting a task (inherit: not -a) needs no fd per CPU */
 	int n = el->counting && s->inherit ? 1 : read_online_cpus(&el->cpus);

@@ -43,6 +43,7 @@ struct lp_procs {
 	struct exited *dead;        /* a ring: exited threads, oldest first */
 	size_t dead_head, nr_dead, cap_dead;
 	struct lp_proc kernel;
+	bool kernel_recorded;       /* MMAP records gave the kernel maps */
 	struct lp_strtab *paths;
 };
 
@@ -270,6 +271,16 @@ const struct lp_map *lp_procs_hit(struct lp_procs *ps, const struct lp_record *r
 
 /* -------------------------------------------------------------- records */
 
+/* The kernel's maps changed: so did every process's address space,
+ * whose kernel half they are (caches of kernel frames key them by the
+ * process's gen). */
+static void kernel_changed(struct lp_procs *ps)
+{
+	new_gen(&ps->kernel);
+	for (uint32_t i = 0; i < ps->nr_procs; i++)
+		new_gen(ps->procs[i]);
+}
+
 static int apply_mmap(struct lp_procs *ps, const struct lp_mmap *mm)
 {
 	struct lp_proc *p;
@@ -293,7 +304,49 @@ static int apply_mmap(struct lp_procs *ps, const struct lp_mmap *mm)
 	if (!m.path)
 		return -ENOMEM;
 	memcpy(m.build_id, mm->build_id, sizeof m.build_id);
-	return maps_insert(p, &m);
+	if (maps_insert(p, &m))
+		return -ENOMEM;
+	if (p == &ps->kernel) {
+		ps->kernel_recorded = true;
+		kernel_changed(ps);
+	}
+	return 0;
+}
+
+/* Removes map i of p. */
+static void maps_remove(struct lp_proc *p, uint32_t i)
+{
+	memmove(&p->maps[i], &p->maps[i + 1], (p->nr_maps - i - 1) * sizeof *p->maps);
+	p->nr_maps--;
+}
+
+/* KSYMBOL: kernel code registered (a BPF program loaded, a trampoline
+ * made) gets a kernel map of its own, named after its symbol, as perf
+ * makes a map and a dso of that name holding one symbol; unregistered,
+ * that map goes.  (perf 6.1 adds a symbol registered inside a map it
+ * already has to that map's object, and removes any map but the kernel
+ * text's at an address unregistered; with the kernel's maps the
+ * recording has, neither happens: BPF programs and trampolines are
+ * outside the kernel text and its modules.) */
+static int apply_ksymbol(struct lp_procs *ps, const struct lp_ksymbol *k)
+{
+	struct lp_proc *p = &ps->kernel;
+	if (k->flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER) {
+		uint32_t i = map_index(p, k->addr);
+		if (i == p->nr_maps || !p->maps[i].ksymbol)
+			return 0;
+		maps_remove(p, i);
+		kernel_changed(ps);
+		return 0;
+	}
+	if (k->len == 0 || k->addr + k->len < k->addr)
+		return 0;
+	struct lp_map m = { .start = k->addr, .end = k->addr + k->len, .ksymbol = true,
+			    .path = lp_strtab_intern(ps->paths, k->name) };
+	if (!m.path || maps_insert(p, &m))
+		return -ENOMEM;
+	kernel_changed(ps);
+	return 0;
 }
 
 static int apply_comm(struct lp_procs *ps, const struct lp_comm *c)
@@ -420,6 +473,8 @@ int lp_procs_apply(struct lp_procs *ps, const struct lp_record *r)
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
 		return apply_mmap(ps, &r->u.mmap);
+	case PERF_RECORD_KSYMBOL:
+		return apply_ksymbol(ps, &r->u.ksymbol);
 	case PERF_RECORD_COMM:
 		return apply_comm(ps, &r->u.comm);
 	case PERF_RECORD_FORK:
@@ -465,6 +520,11 @@ void lp_procs_free(struct lp_procs *ps)
 	lp_htab_free(ps->threads);
 	lp_strtab_free(ps->paths);
 	free(ps);
+}
+
+bool lp_procs_kernel_recorded(const struct lp_procs *ps)
+{
+	return ps->kernel_recorded;
 }
 
 struct lp_proc *lp_procs_kernel(struct lp_procs *ps)

@@ -6,8 +6,9 @@
  * own dso slot is left alone, so that several resolvers may share one
  * process model), file offset = ip - map start + pgoff, converted to an ELF
  * virtual address through the object's PT_LOAD segments, then the object's
- * symbol table.  Kernel addresses: kallsyms, loaded on the first one
- * (through the cache of parsed tables, kcache.c).
+ * symbol table.  Kernel addresses: the recording's kernel maps, then
+ * kallsyms, loaded on the first one (through the cache of parsed tables,
+ * kcache.c), or the name of the map a KSYMBOL record made.
  * Replaying, the recorded build-ids choose the files (bidfind.c), once per
  * object.
  *
@@ -17,16 +18,17 @@
  *
  * A direct-mapped cache of 4096 results keyed by (proc, pid, maps
  * generation, ip, kernel) skips all of that for repeated addresses, the
- * common case in a profile.  Behind it, a second one keyed by what alone
- * names a user frame in a file: the file (path, device, inode) and the
- * offset in it, which the processes of one program share where ASLR
- * maps each elsewhere (the hundreds of compilers of a build); maps of
- * anonymous memory (JIT code, named by each process's perf map) are not
- * in it.  proc->gen changes whenever the maps change,
- * so an entry never outlives the maps it was computed from, and lp_procs
- * frees no proc before lp_procs_free(), so a proc address is not reused.
- * Cached strings belong to the dsos cache and the kernel table, which live
- * as long as the resolver.
+ * common case in a profile; kernel frames are keyed by the generation of
+ * the kernel's maps.  Behind it, a second one keyed by what alone names a
+ * user frame in a file: the file (path, device, inode) and the offset in
+ * it, which the processes of one program share where ASLR maps each
+ * elsewhere (the hundreds of compilers of a build); maps of anonymous
+ * memory (JIT code, named by each process's perf map) are not in it.
+ * proc->gen changes whenever the maps change, so an entry never outlives
+ * the maps it was computed from, and lp_procs frees no proc before
+ * lp_procs_free(), so a proc address is not reused.  Cached strings
+ * belong to the dsos cache, the kernel table and the process model (the
+ * names of KSYMBOL maps), which live as long as the resolver.
  *
  * C++ and Rust names are demangled when first returned, once per symbol
  * (a table keyed by the symbol's name pointer), and the raw name kept.
@@ -63,7 +65,7 @@ struct fcache_ent {
 	const struct lp_proc *proc;     /* NULL for kernel and unknown-process frames */
 	uint64_t ip;
 	uint32_t pid, gen;
-	bool valid, kernel, object;
+	bool valid, kernel, object, ksymbol;
 	const char *sym, *dso, *mangled;
 	uint64_t symoff;
 	const struct lp_dso *obj;
@@ -228,41 +230,53 @@ int lp_resolver_load_kernel(struct lp_resolver *r)
 	return r->kernel_tried ? 0 : load_kernel(r);
 }
 
-/* The recording's kernel maps (records of pid -1: the kernel's text,
- * its modules), NULL when there are none (a live run, or a recording
- * without them). */
-static const struct lp_proc *kernel_maps(const struct lp_resolver *r)
+/* A frame in kernel code a KSYMBOL record registered (map m): the map's
+ * name is its object's and its one symbol's, as perf names it. */
+static void resolve_ksymbol(const struct lp_map *m, uint64_t ip, struct lp_frame *out)
 {
-	const struct lp_proc *k = r->procs ? lp_procs_kernel(r->procs) : NULL;
-	return k && k->nr_maps ? k : NULL;
+	out->sym = m->path;
+	out->dso = m->path;
+	out->symoff = ip - m->start;
+	out->ksymbol = true;
+	out->same_lo = m->start;
+	out->same_hi = m->end;
 }
 
 /* A kernel-mode address: named from kallsyms, in [kernel.kallsyms] or a
- * module.  perf's kernel maps (the kernel's and the modules') all lie in
- * the upper half, so an address below it (a user address in a chain's
- * kernel part, as a sample in execve can give) is in no object, and
- * perf prints it "[unknown] ([unknown])"; so is an address no symbol
- * names outside the recording's kernel maps (a BPF program's, recorded
- * without its KSYMBOL records, as perf --no-bpf-event records), where
- * perf finds no map. */
+ * module, or by its KSYMBOL map.  Where the recording has kernel maps,
+ * perf names an address in none only by a symbol of the kernel's own
+ * (its text map reaches to its last symbol: the init text after _etext
+ * is named); a module's symbol needs the module's map (perf drops those
+ * of modules it has no map of, as of the [bpf] and [__builtin_ftrace]
+ * pseudo-modules), so a BPF program's address recorded without its
+ * KSYMBOL record (perf --no-bpf-event) is in no object, named or not,
+ * and perf prints it "[unknown] ([unknown])".  So is any address below
+ * the upper half (a user address in a chain's kernel part, as a sample
+ * in execve can give).  Without recorded kernel maps (a live run, whose
+ * model has KSYMBOL maps at most, a recording without them), kallsyms
+ * names what no KSYMBOL map does. */
 static int resolve_kernel(struct lp_resolver *r, uint64_t ip, struct lp_frame *out)
 {
 	const char *dso = NULL;
 
 	if (!(ip >> 63))
 		return 0;
+	const struct lp_map *m = r->procs ? lp_proc_find_map(lp_procs_kernel(r->procs), ip) : NULL;
+	if (m && m->ksymbol) {
+		resolve_ksymbol(m, ip, out);
+		return 0;
+	}
+	bool recorded = r->procs && lp_procs_kernel_recorded(r->procs);
 	if (!r->kernel_tried && load_kernel(r))
 		return -ENOMEM;
 	uint64_t lo, hi;
 	const struct lp_sym *s = r->kernel ? lp_kernel_find_span(r->kernel, ip, &dso, &lo, &hi)
 					   : NULL;
-	const struct lp_proc *k = s ? NULL : kernel_maps(r);
-	const struct lp_map *m = k ? lp_proc_find_map(k, ip) : NULL;
-	if (k && !m)
+	if (recorded && !m && !(s && !strcmp(dso, KERNEL_DSO)))
 		return 0;
 	out->dso = KERNEL_DSO;
 	if (r->kernel && lo <= ip && ip < hi) {
-		if (m) {        /* no symbol: named alike within the map */
+		if (m) {        /* named alike within the map */
 			lo = lo > m->start ? lo : m->start;
 			hi = hi < m->end ? hi : m->end;
 		}
@@ -448,6 +462,12 @@ static int resolve_any(struct lp_resolver *r, const struct lp_proc *proc, uint64
 	return kernel ? resolve_kernel(r, ip, out) : resolve_user(r, proc, ip, cached, out);
 }
 
+/* The generation of the kernel's maps, which key its frames' entries. */
+static uint32_t kernel_gen(const struct lp_resolver *r)
+{
+	return r->procs ? lp_procs_kernel(r->procs)->gen : 0;
+}
+
 static struct fcache_ent *cache_slot(struct lp_resolver *r, const struct lp_proc *key,
 				     uint64_t ip)
 {
@@ -461,7 +481,7 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 		      uint64_t ip, bool kernel, struct lp_frame *out)
 {
 	const struct lp_proc *key = kernel ? NULL : proc;
-	uint32_t pid = key ? key->pid : 0, gen = key ? key->gen : 0;
+	uint32_t pid = key ? key->pid : 0, gen = key ? key->gen : kernel_gen(r);
 	struct fcache_ent *e = r->cache_on ? cache_slot(r, key, ip) : NULL;
 
 	*out = (struct lp_frame){ .ip = ip, .kernel = kernel };
@@ -476,6 +496,7 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 		out->vaddr = e->vaddr;
 		out->fileoff = e->fileoff;
 		out->object = e->object;
+		out->ksymbol = e->ksymbol;
 		return 0;
 	}
 	r->misses++;
@@ -487,7 +508,7 @@ int lp_resolver_frame(struct lp_resolver *r, const struct lp_proc *proc,
 				  .dso = out->dso, .symoff = out->symoff, .obj = out->obj,
 				  .mangled = out->mangled,
 				  .vaddr = out->vaddr, .fileoff = out->fileoff,
-				  .object = out->object };
+				  .object = out->object, .ksymbol = out->ksymbol };
 	return 0;
 }
 

@@ -220,6 +220,10 @@ struct lp_sampling {
 	bool all_cgroups;       /* PERF_SAMPLE_CGROUP, and with tracking CGROUP
 				 * records (perf's --all-cgroups) */
 	bool count_only;        /* count, never sample (luaprof stat) */
+	bool ksymbols;          /* with tracking: KSYMBOL records, of the BPF
+				 * programs loaded and unloaded (lp_evlist_init
+				 * sets it when the kernel takes it: Linux 5.1
+				 * on) */
 	bool read_lost;         /* PERF_FORMAT_LOST on sampling events but a
 				 * group's (lp_evlist_init sets it when the
 				 * kernel takes it: Linux 6.0 on) */
@@ -334,5 +338,9 @@ uint64_t lp_event_max_sample_rate(void);
  * only, so any paranoid level that allows profiling allows it); false
  * when that open fails for any reason. */
 bool lp_event_kernel_reads_lost(void);
+
+/* Whether this kernel writes KSYMBOL records (attr.ksymbol: Linux 5.1
+ * on), found once as lp_event_kernel_reads_lost. */
+bool lp_event_kernel_ksymbols(void);
 
 #endif

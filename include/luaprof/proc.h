@@ -24,7 +24,9 @@ struct lp_procs;
  * as long as it.  dso is a slot for the symbolizer (NULL until it resolves
  * the map); maps copied at fork share it.  hit is set by lp_procs_hit() when
  * a sample lands in the map; the pieces of a split map and the copies made
- * at fork keep it. */
+ * at fork keep it.  ksymbol marks a kernel map a KSYMBOL record made (a
+ * BPF program's code, a trampoline): path is then the name of the one
+ * symbol it holds, which starts at start. */
 struct lp_map {
 	uint64_t start, end;    /* [start, end) */
 	uint64_t pgoff;         /* file offset of start */
@@ -36,6 +38,7 @@ struct lp_map {
 	const char *path;
 	void *dso;
 	bool hit;
+	bool ksymbol;
 };
 
 struct lp_proc {
@@ -43,9 +46,11 @@ struct lp_proc {
 	struct lp_map *maps;    /* sorted by start, non-overlapping */
 	uint32_t nr_maps, cap_maps;
 	uint32_t refs;          /* threads pointing here (+1 while live) */
-	uint32_t gen;           /* changes whenever the maps change; never the
-				 * same for two processes, so (proc, gen) keys
-				 * a cache even if the struct is reused */
+	uint32_t gen;           /* changes whenever the maps change, its own
+				 * or the kernel's; never the same for two
+				 * processes, so (proc, gen) keys a cache of
+				 * its frames, user and kernel, even if the
+				 * struct is reused */
 	uint32_t slot;          /* its index in the model's list (proc.c) */
 };
 
@@ -76,7 +81,9 @@ struct lp_procs *lp_procs_new(void);
 void lp_procs_free(struct lp_procs *ps);
 
 /* Applies one decoded record: MMAP/MMAP2 add a map (replacing what it
- * overlaps), COMM renames (an exec keeps the old maps, as perf does: the
+ * overlaps), KSYMBOL adds a kernel map named after the symbol (replacing
+ * what it overlaps) or, unregistering, removes the KSYMBOL map at its
+ * address, COMM renames (an exec keeps the old maps, as perf does: the
  * new image's MMAPs replace what they overlap), FORK creates the
  * thread and (for a new process) copies the parent's maps unless misc has
  * PERF_RECORD_MISC_FORK_EXEC (perf's mark on forks synthesized from /proc),
@@ -95,8 +102,15 @@ struct lp_thread *lp_procs_thread(struct lp_procs *ps, uint32_t pid, uint32_t ti
 /* The thread tid if known, else NULL. */
 struct lp_thread *lp_procs_find(struct lp_procs *ps, uint32_t tid);
 
-/* The kernel's address space (maps from records with pid -1). Never NULL. */
+/* The kernel's address space (maps from records with pid -1, and from
+ * KSYMBOL records).  Never NULL.  Its gen changes with its maps, and then
+ * every process's too. */
 struct lp_proc *lp_procs_kernel(struct lp_procs *ps);
+
+/* Whether MMAP records gave the kernel maps (its text, its modules), as a
+ * recording has them: perf places kernel addresses in those maps only.
+ * A live run's model has none, KSYMBOL maps at most. */
+bool lp_procs_kernel_recorded(const struct lp_procs *ps);
 
 /* The map containing addr, or NULL.  Binary search.  Valid until the next
  * lp_procs_apply() on this model. */

@@ -212,6 +212,19 @@ int lp_kallsyms_lookup(const char *path, const char *const *names, uint64_t *add
  * file cannot be read. */
 size_t lp_kernel_build_id(const char *path, uint8_t *id, size_t max);
 
+struct lp_record;
+
+/* Hands fn a KSYMBOL record (PERF_RECORD_KSYMBOL_TYPE_BPF) for each
+ * function of each BPF program loaded now, as perf record synthesizes
+ * them when it starts: the address and length of its JIT'd code and the
+ * kernel's name for it ("bpf_prog_TAG_NAME", as its own KSYMBOL records
+ * and /proc/kallsyms name it).  Records are decoded only (data NULL, no
+ * trailer, time 0) and borrowed for the call.  The programs are read with
+ * bpf(2), which needs CAP_SYS_ADMIN: without it there are none; a
+ * program that goes meanwhile is left out.  Stops at the first non-zero
+ * return of fn and returns it; otherwise 0, or -ENOMEM. */
+int lp_bpf_scan(int (*fn)(const struct lp_record *r, void *arg), void *arg);
+
 /* Adds the object a recording names name, with build-id id (n bytes, 1 to
  * 20), to perf's build-id cache as perf record 6.1 does: in the directory
  * lp_bidcache_dir() names (DIR), one stat when it is there already, else
@@ -255,6 +268,9 @@ struct lp_frame {
 	uint64_t symoff;        /* ip - symbol start */
 	bool kernel;
 	bool object;            /* sym is a data object's (perf report: NAME+0xOFF) */
+	bool ksymbol;           /* a kernel frame in code a KSYMBOL record registered
+				 * (a BPF program): sym and dso are its name, and
+				 * perf places it at symoff in its own map */
 	const struct lp_dso *obj;       /* the object file ip was looked up in */
 	uint64_t vaddr;                 /* ip as an ELF address of obj */
 	uint64_t fileoff;               /* a user ip's offset in the file mapped there

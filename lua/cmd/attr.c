@@ -87,6 +87,7 @@ static void print_attr(const struct lp_event_spec *e, const struct perf_event_at
 	print_u("comm_exec", a->comm_exec, false);
 	print_u("use_clockid", a->use_clockid, false);
 	print_u("context_switch", a->context_switch, false);
+	print_u("ksymbol", a->ksymbol, false);
 	print_u("exclude_callchain_user", a->exclude_callchain_user, false);
 	print_u("bp_type", a->bp_type, false);
 	if (str)
@@ -108,7 +109,8 @@ int lp_list_attr(const char *events)
 		return LP_EXIT_FAILURE;
 	}
 	struct lp_sampling s = { .freq = 4000, .inherit = true, .enable_on_exec = true,
-				 .read_lost = lp_event_kernel_reads_lost() };
+				 .read_lost = lp_event_kernel_reads_lost(),
+				 .ksymbols = lp_event_kernel_ksymbols() };
 	for (size_t i = 0; i < l.n; i++) {
 		struct perf_event_attr a;
 		s.tracking = i == 0;

@@ -32,6 +32,7 @@
 #include "luaprof/luaprof.h"
 #include "luaprof/live.h"
 #include "luaprof/probe.h"
+#include "luaprof/sym.h"
 #include "record.h"
 #include "run.h"
 
@@ -218,9 +219,10 @@ static int seed_record(const struct lp_record *r, void *arg)
 }
 
 
-/* Reads the processes that exist already (-p, -a) from /proc once, into
- * the model, the script's on_comm/on_fork and the recording, as perf record
- * synthesizes them (so a replay of the recording sees the same): with -a
+/* Reads the BPF programs loaded now (lp_bpf_scan) and the processes that
+ * exist already (-p, -a) from /proc once, into the model, the script's
+ * on_comm/on_fork and the recording, as perf record synthesizes them (so
+ * a replay of the recording sees the same): with -a
  * every process, kernel threads included, with FORKs too.  A process that
  * exits meanwhile is simply left out.  Called once the events are on
  * (live_go), so that what changes meanwhile is in the records too. */
@@ -228,6 +230,10 @@ static void seed_procs(struct lp_run *run, const struct lp_cli *cli,
 		       struct lp_recording *recording)
 {
 	struct seed s = { run, recording };
+	/* the BPF programs loaded now, as perf record writes them: the
+	 * kernel reports those loaded and unloaded from now on */
+	if (!cli->sampling.count_only)
+		lp_bpf_scan(seed_record, &s);
 	for (size_t i = 0; i < cli->nr_pids; i++)
 		lp_procfs_scan(cli->pids[i], LP_SCAN_MAPS, seed_record, &s);
 	if (!cli->system_wide)

@@ -139,6 +139,9 @@ void lp_recording_synth(struct lp_recording *rec, const struct lp_record *r)
 	case PERF_RECORD_COMM:
 		write_made_up(rec, &copy, r->u.comm.pid, r->u.comm.tid);
 		break;
+	case PERF_RECORD_KSYMBOL:       /* perf's trailer of zeros */
+		write_made_up(rec, &copy, 0, 0);
+		break;
 	default:
 		write_made_up(rec, &copy, r->u.task.pid, r->u.task.tid);
 	}

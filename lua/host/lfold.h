@@ -85,6 +85,8 @@ struct lp_fold_frame {
 	uint32_t gen;           /* proc's maps, as they were */
 	unsigned how;           /* LP_FOLD_HOW_*: how the frame is resolved */
 	uint64_t ip;
+	uint32_t kgen;          /* a kernel frame's: the kernel's maps, as
+				 * they were (lp_procs_kernel's gen) */
 };
 enum { LP_FOLD_HOW_FIRST = 1, LP_FOLD_HOW_CALLER = 2, LP_FOLD_HOW_RET = 4,
        LP_FOLD_HOW_KERNEL = 8, LP_FOLD_HOW_UNWOUND = 16 };

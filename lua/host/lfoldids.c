@@ -9,7 +9,8 @@
  * replacing older ones in their slot:
  *  - by its process's maps and its address (proc, gen, ip, how), as the
  *    s.folded cache keys them: the first look, no map lookup;
- *  - by what its names depend on alone: a kernel frame by its address, a
+ *  - by what its names depend on alone: a kernel frame by its address
+ *    (and the kernel's maps, which KSYMBOL records change), a
  *    user frame in a file by the file (path, device, inode) and the
  *    offset in it, so that the processes of one program (hundreds of
  *    compilers in a build, each mapped elsewhere by ASLR) share them.
@@ -51,8 +52,9 @@ struct l1_slot {
 };
 
 struct l2_slot {
-	const char *path;               /* NULL: a kernel frame (off: its address)
-					 * or a user frame in no map */
+	const char *path;               /* NULL: a kernel frame (off: its address,
+					 * dev: the kernel maps' generation) or a
+					 * user frame in no map */
 	uint64_t dev, ino, off;
 	uint16_t how, n;                /* n 0: empty */
 	uint32_t ids[SLOT_IDS];
@@ -122,8 +124,8 @@ static bool file_map(const struct lp_map *m)
 static bool l2_key(const struct lp_fold_frame *k, struct l2_slot *key, const struct lp_map **map)
 {
 	*map = NULL;
-	if (k->how & LP_FOLD_HOW_KERNEL) {
-		*key = (struct l2_slot){ NULL, 0, 0, k->ip, (uint16_t)k->how, 0, { 0 } };
+	if (k->how & LP_FOLD_HOW_KERNEL) {     /* dev: the kernel's maps */
+		*key = (struct l2_slot){ NULL, k->kgen, 0, k->ip, (uint16_t)k->how, 0, { 0 } };
 		return true;
 	}
 	if (!k->proc)

@@ -122,12 +122,16 @@ static const char *object_name(struct lp_run *run, const struct lp_frame *f, boo
 	return sl ? lp_srclines_intern(sl, b) : f->sym;
 }
 
+/* A frame as a row sees it.  A BPF program's (a KSYMBOL map's) is at
+ * its offset in the program, where perf's symbol for it starts at 0: two
+ * programs of one name (loaded twice) are one row, as in perf. */
 static struct lp_rows_frame row_frame(struct lp_run *run, const struct lp_frame *f, bool caller)
 {
 	return (struct lp_rows_frame){
 		.sym = f->object && f->sym ? object_name(run, f, caller) : f->sym,
 		.mangled = f->object ? NULL : f->mangled, .dso = f->dso, .kernel = f->kernel,
-		.ip = f->ip, .offset = f->fileoff && !f->kernel ? f->fileoff : 0,
+		.ip = f->ksymbol ? f->symoff : f->ip,
+		.offset = f->fileoff && !f->kernel ? f->fileoff : 0,
 		.symoff = f->symoff,
 	};
 }

@@ -702,7 +702,7 @@ static int fold_frame(struct lp_run *run, const struct frame_pos *p, struct lp_f
 		(p->first ? LP_FOLD_HOW_FIRST : 0) | (p->caller ? LP_FOLD_HOW_CALLER : 0) |
 		(p->ret ? LP_FOLD_HOW_RET : 0) | (p->kernel ? LP_FOLD_HOW_KERNEL : 0) |
 		(p->unwound ? LP_FOLD_HOW_UNWOUND : 0),
-		p->ip,
+		p->ip, p->kernel ? lp_procs_kernel(run->procs)->gen : 0,
 	};
 	if (ids_room(out, 8))
 		return -1;

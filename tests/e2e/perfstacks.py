@@ -112,9 +112,12 @@ def fold(path):
         comm = re.match(r"^\s*(\S.*?)\s+\d+(/\d+)?\s", head)
         names = []
         for l in lines:
-            _, name, obj = parse(l)
+            addr, name, obj = parse(l)
             name = re.sub(r"\+0x[0-9a-f]+$", "", name)
-            names.append(name + ("_[k]" if obj.startswith("[kernel") else "_[i]" if obj == "inlined" else ""))
+            # a kernel address, as luaprof tells one (a BPF program's
+            # frame too, whose object is not [kernel.kallsyms])
+            kernel = obj != "inlined" and addr is not None and int(addr, 16) >> 63
+            names.append(name + ("_[k]" if kernel else "_[i]" if obj == "inlined" else ""))
         key = ";".join([comm.group(1) if comm else "?"] + names[::-1])
         stacks[key] = stacks.get(key, 0) + 1
     for k in sorted(stacks):

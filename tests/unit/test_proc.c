@@ -40,6 +40,61 @@ static void apply(struct lp_procs *ps, struct lp_record r)
 	TEST_EQ(lp_procs_apply(ps, &r), 0);
 }
 
+static struct lp_record ksymbol_rec(uint64_t addr, uint32_t len, bool unregister, const char *name)
+{
+	struct lp_record r = { .type = PERF_RECORD_KSYMBOL };
+	r.u.ksymbol = (struct lp_ksymbol){
+		.addr = addr, .len = len, .type = PERF_RECORD_KSYMBOL_TYPE_BPF,
+		.flags = unregister ? PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER : 0, .name = name };
+	return r;
+}
+
+/* KSYMBOL records add kernel maps named after their symbol and remove
+ * them again; the kernel text stays whatever is unregistered in it.
+ * Every change of the kernel's maps changes every process's gen. */
+static void ksymbol_maps(void)
+{
+	struct lp_procs *ps = lp_procs_new();
+	struct lp_proc *k = lp_procs_kernel(ps);
+	apply(ps, mmap_rec(UINT32_MAX, 0xffffffff81000000ull, 0x1000000, 0xffffffff81000000ull,
+			   "[kernel.kallsyms]_text"));
+	struct lp_proc *p = lp_procs_thread(ps, 10, 10)->proc;
+	uint32_t gen = p->gen, kgen = k->gen;
+	apply(ps, ksymbol_rec(0xffffffffc0025c2cull, 203, false, "bpf_prog_dc34_sched_wakeup"));
+	TEST_TRUE(p->gen != gen && k->gen != kgen);
+	const struct lp_map *m = lp_proc_find_map(k, 0xffffffffc0025c2cull + 202);
+	TEST_TRUE(m && m->ksymbol);
+	TEST_STREQ(m->path, "bpf_prog_dc34_sched_wakeup");
+	TEST_EQ_U64(m->start, 0xffffffffc0025c2cull);
+	TEST_TRUE(lp_proc_find_map(k, 0xffffffffc0025c2cull + 203) == NULL);
+	TEST_TRUE(!lp_proc_find_map(k, 0xffffffff81000100ull)->ksymbol);
+
+	/* a second program where the first was: it replaces what it covers */
+	apply(ps, ksymbol_rec(0xffffffffc0025c00ull, 0x40, false, "bpf_prog_ab_other"));
+	TEST_STREQ(lp_proc_find_map(k, 0xffffffffc0025c2cull)->path, "bpf_prog_ab_other");
+	m = lp_proc_find_map(k, 0xffffffffc0025c40ull);
+	TEST_TRUE(m != NULL);
+	if (m)
+		TEST_STREQ(m->path, "bpf_prog_dc34_sched_wakeup");
+	TEST_EQ(k->nr_maps, 3);
+
+	gen = p->gen;
+	apply(ps, ksymbol_rec(0xffffffffc0025c00ull, 0x40, true, "bpf_prog_ab_other"));
+	TEST_TRUE(lp_proc_find_map(k, 0xffffffffc0025c2cull) == NULL);
+	TEST_TRUE(p->gen != gen);
+	apply(ps, ksymbol_rec(0xffffffff81000100ull, 0x10, true, "no_such_prog"));
+	TEST_TRUE(lp_proc_find_map(k, 0xffffffff81000100ull) != NULL);  /* the text stays */
+	apply(ps, ksymbol_rec(0xffffffffc0030000ull, 0, false, "empty"));
+	apply(ps, ksymbol_rec(UINT64_MAX - 4, 16, false, "wraps"));
+	TEST_EQ(k->nr_maps, 2);         /* the text and what is left of the first */
+
+	/* a kernel MMAP changes the processes' gens too */
+	gen = p->gen;
+	apply(ps, mmap_rec(UINT32_MAX, 0xffffffffa0000000ull, 0x2000, 0, "[mymod]"));
+	TEST_TRUE(p->gen != gen);
+	lp_procs_free(ps);
+}
+
 static void maps_lookup_and_overlap(void)
 {
 	struct lp_procs *ps = lp_procs_new();
@@ -338,4 +393,5 @@ static void exited_threads_freed(void)
 
 TEST_MAIN("proc", TEST_CASE(exited_threads_freed), TEST_CASE(maps_lookup_and_overlap), TEST_CASE(fork_thread_and_exec),
 	  TEST_CASE(fork_exec_keeps_maps_apart), TEST_CASE(fork_from_mapless_parent), TEST_CASE(unknown_threads_and_many),
-	  TEST_CASE(hits_mark_maps), TEST_CASE(synthesize_self), TEST_CASE(scan_self))
+	  TEST_CASE(hits_mark_maps), TEST_CASE(synthesize_self), TEST_CASE(scan_self),
+	  TEST_CASE(ksymbol_maps))

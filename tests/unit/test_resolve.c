@@ -419,43 +419,107 @@ static void test_object_by_file(void)
 	lp_procs_free(ps);
 }
 
-/* A replay's kernel addresses with no symbol: in [kernel.kallsyms] when
- * the recording's kernel maps (pid -1) hold them, else in no object, as
- * perf finds no map for them (a BPF program's, recorded without its
- * KSYMBOL records); a symbol found is named as before.  Without kernel
- * maps (a live run) every kernel address is the kernel's. */
+/* A replay's kernel addresses: in [kernel.kallsyms] when the recording's
+ * kernel maps (pid -1) hold them, named or not; outside them, named only
+ * by a symbol of the kernel's own (perf's kernel map reaches to its last
+ * symbol: the init text after _etext), and else in no object, as perf
+ * finds no map for them (a BPF program's, recorded without its KSYMBOL
+ * records) and drops the symbols of modules it has no map of.  Without
+ * kernel maps (a live run) every kernel address is the kernel's. */
 static void test_kernel_outside_maps(void)
 {
 	const char *ks = write_kallsyms("ffffffff81000000 T _stext\n"
 					"ffffffff81000100 T do_work\n"
-					"ffffffffc0001000 t mod_fn\t[mymod]\n");
+					"ffffffff81fff000 T _etext\n"
+					"ffffffff83000000 T start_kernel\n"
+					"ffffffffc0001000 t mod_fn\t[mymod]\n"
+					"ffffffffc0025c00 t bpf_prog_6deef7357e7b4530_sys_enter\t[bpf]\n");
 	struct lp_procs *ps = lp_procs_new();
 	struct lp_resolver *r = lp_resolver_new(ps, ks);
 	struct lp_frame f;
 
-	mmap2(ps, UINT32_MAX, 0xffffffff80fff000ull, 0xffffffff82000000ull, 0xffffffff80fff000ull,
+	mmap2(ps, UINT32_MAX, 0xffffffff80fff000ull, 0xffffffff81fff000ull, 0xffffffff80fff000ull,
 	      0, 0, 0, "[kernel.kallsyms]_text");
 	TEST_EQ(lp_resolver_frame(r, NULL, 0xffffffff81000123ull, true, &f), 0);
 	TEST_STREQ(f.sym, "do_work");
 	TEST_STREQ(f.dso, "[kernel.kallsyms]");
 	TEST_EQ(lp_resolver_frame_uncached(r, NULL, 0xffffffffc0025dc6ull, true, &f), 0);
 	TEST_TRUE(f.sym == NULL && f.dso == NULL && f.same_lo == f.same_hi);
+	TEST_EQ(lp_resolver_frame_uncached(r, NULL, 0xffffffffc0025c10ull, true, &f), 0);
+	TEST_TRUE(f.sym == NULL && f.dso == NULL);      /* [bpf]: no map */
 	TEST_EQ(lp_resolver_frame_uncached(r, NULL, 0xffffffff80fff800ull, true, &f), 0);
 	TEST_TRUE(f.sym == NULL);
 	TEST_STREQ(f.dso, "[kernel.kallsyms]");
 	TEST_EQ_U64(f.same_lo, 0xffffffff80fff000ull);  /* within the map */
 	TEST_EQ_U64(f.same_hi, 0xffffffff81000000ull);
+	TEST_EQ(lp_resolver_frame(r, NULL, 0xffffffff83000010ull, true, &f), 0);
+	TEST_STREQ(f.sym, "start_kernel");              /* init text, past the map */
+	TEST_STREQ(f.dso, "[kernel.kallsyms]");
 	TEST_EQ(lp_resolver_frame(r, NULL, 0xffffffffc0001008ull, true, &f), 0);
-	TEST_STREQ(f.sym, "mod_fn");
+	TEST_TRUE(f.sym == NULL && f.dso == NULL);      /* a module with no map */
+	mmap2(ps, UINT32_MAX, 0xffffffffc0001000ull, 0xffffffffc0002000ull, 0, 0, 0, 0, "[mymod]");
+	TEST_EQ(lp_resolver_frame(r, NULL, 0xffffffffc0001008ull, true, &f), 0);
+	TEST_STREQ(f.sym, "mod_fn");                    /* the map came: the cache knows */
 	TEST_STREQ(f.dso, "[mymod]");
 	lp_resolver_free(r);
 	lp_procs_free(ps);
 
 	r = lp_resolver_new(NULL, ks);
-	TEST_EQ(lp_resolver_frame(r, NULL, 0xffffffffc0025dc6ull, true, &f), 0);
+	TEST_EQ(lp_resolver_frame(r, NULL, 0xffffffffc0035dc6ull, true, &f), 0);
 	TEST_TRUE(f.sym == NULL);
 	TEST_STREQ(f.dso, "[kernel.kallsyms]");
+	TEST_EQ(lp_resolver_frame(r, NULL, 0xffffffffc0025c10ull, true, &f), 0);
+	TEST_STREQ(f.sym, "bpf_prog_6deef7357e7b4530_sys_enter");
 	lp_resolver_free(r);
+	unlink(ks);
+}
+
+static void ksymbol(struct lp_procs *ps, uint64_t addr, uint32_t len, bool unregister,
+		    const char *name)
+{
+	struct lp_record r = { .type = PERF_RECORD_KSYMBOL };
+	r.u.ksymbol = (struct lp_ksymbol){
+		.addr = addr, .len = len, .type = PERF_RECORD_KSYMBOL_TYPE_BPF,
+		.flags = unregister ? PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER : 0, .name = name };
+	TEST_EQ(lp_procs_apply(ps, &r), 0);
+}
+
+/* A BPF program's code, registered by a KSYMBOL record: named after it,
+ * symbol and object, as perf does, whatever kallsyms says there; gone
+ * when unregistered, and another program loaded at its address later is
+ * named anew (the cached frames of the first are not reused), in a
+ * process's frames as in the resolver's own cache. */
+static void test_ksymbol_frames(void)
+{
+	const char *ks = write_kallsyms("ffffffff81000000 T _stext\n"
+					"ffffffff81000100 T do_work\n"
+					"ffffffffc0025c00 t bpf_prog_00_stale\t[bpf]\n");
+	struct lp_procs *ps = lp_procs_new();
+	struct lp_resolver *r = lp_resolver_new(ps, ks);
+	struct lp_frame f;
+	const uint64_t at = 0xffffffffc0025c2cull;
+
+	mmap2(ps, UINT32_MAX, 0xffffffff81000000ull, 0xffffffff82000000ull, 0xffffffff81000000ull,
+	      0, 0, 0, "[kernel.kallsyms]_text");
+	ksymbol(ps, at, 203, false, "bpf_prog_dc34e3a3c38e9c25_sched_wakeup");
+	TEST_EQ(lp_resolver_frame(r, NULL, at + 0x46, true, &f), 0);
+	TEST_STREQ(f.sym, "bpf_prog_dc34e3a3c38e9c25_sched_wakeup");
+	TEST_STREQ(f.dso, "bpf_prog_dc34e3a3c38e9c25_sched_wakeup");
+	TEST_EQ_U64(f.symoff, 0x46);
+	TEST_EQ_U64(f.same_lo, at);
+	TEST_EQ_U64(f.same_hi, at + 203);
+	TEST_EQ(lp_resolver_frame(r, NULL, at + 203, true, &f), 0);
+	TEST_TRUE(f.sym == NULL && f.dso == NULL);
+
+	ksymbol(ps, at, 203, true, "bpf_prog_dc34e3a3c38e9c25_sched_wakeup");
+	TEST_EQ(lp_resolver_frame(r, NULL, at + 0x46, true, &f), 0);
+	TEST_TRUE(f.sym == NULL && f.dso == NULL);
+	ksymbol(ps, at, 64, false, "bpf_prog_59f4a931744dcdc6_ksys_read");
+	TEST_EQ(lp_resolver_frame(r, NULL, at + 0x10, true, &f), 0);
+	TEST_STREQ(f.sym, "bpf_prog_59f4a931744dcdc6_ksys_read");
+	TEST_EQ_U64(f.symoff, 0x10);
+	lp_resolver_free(r);
+	lp_procs_free(ps);
 	unlink(ks);
 }
 
@@ -553,5 +617,6 @@ TEST_MAIN("resolve",
 	TEST_CASE(test_same_span),
 	TEST_CASE(test_object_by_file),
 	TEST_CASE(test_kernel_outside_maps),
+	TEST_CASE(test_ksymbol_frames),
 	TEST_CASE(test_real_kallsyms),
 	TEST_CASE(test_throughput))
