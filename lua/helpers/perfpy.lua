@@ -12,8 +12,8 @@
 --                            reverse=True) orders them: most first, ties
 --                            by the larger key
 --   perfpy.syscall_name(id)  Util.syscall_name: the name, or the number
---   perfpy.strerror(ret)     Util.strerror: "ENOENT" for -2, else
---                            "Unknown N errno"
+--   perfpy.strerror(ret)     Util.strerror: "ENOENT" for -2 (Python's
+--                            names: ENOTSUP for 95), else "Unknown N errno"
 --   perfpy.only(value)       the scripts' [comm] / [pid] argument: a
 --                            function(comm, pid) -> whether to count
 --   perfpy.print_syscall_totals(d, for_comm, rule)
@@ -81,8 +81,13 @@ function M.syscall_name(id)
   return luaprof.syscall_name(id, "audit") or "None"
 end
 
+-- Python's errno.errorcode, which Util.strerror reads, names two numbers
+-- by their other name: the later of the two its errno module defines.
+local PYTHON_ERRNO = { [35] = "EDEADLOCK", [95] = "ENOTSUP" }
+
 function M.strerror(nr)
-  return luaprof.errno_name(nr) or string.format("Unknown %d errno", nr)
+  local n = math.abs(nr)
+  return PYTHON_ERRNO[n] or luaprof.errno_name(nr) or string.format("Unknown %d errno", nr)
 end
 
 -- The [comm|pid] argument: a number is a pid, anything else a command name.

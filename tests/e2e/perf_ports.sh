@@ -11,7 +11,8 @@
 #   on the clock, so later blocks are not comparable);
 # - sched-migration and wakeup-latency (Perl) on a system-wide recording of
 #   the scheduler's events during pingpong and twothreads;
-# - event_analyzing_sample on a cpu-clock and page-faults recording.
+# - event_analyzing_sample on a cpu-clock and page-faults recording;
+# - Util.strerror's names (Python's errno's) for every error number.
 # The originals run as shipped, with python3-audit's system call names as
 # Debian's perf gives them (tests/install-deps.sh test installs it), but
 # for what this machine makes them need: sched-migration's
@@ -159,6 +160,27 @@ event_analyzing() {
 	grep -qE '^ +faults +[0-9]+ +#+$' "$TMP/out" || fail "event_analyzing_sample: no faults row"
 }
 
+# Util.strerror's names (Python's errno.errorcode) for every error number:
+# the run above meets only the errors its recording holds (a machine's
+# other processes may fail with any, 95 named ENOTSUP, not EOPNOTSUPP)
+strerror_names() {
+	# (a helper: found where the shipped scripts find it)
+	cat > names.lua <<LUA
+package.path = "$ROOT/lua/helpers/?.lua;" .. package.path
+local perfpy = require "perfpy"
+function on_end() for n = 1, 140 do print(n .. " " .. perfpy.strerror(-n)) end end
+LUA
+	expect_status 0 "$LUAPROF" run ./names.lua -- true
+	# the numbers this Python names (its errno may lack the kernel's
+	# newest: 3.11 has no EHWPOISON)
+	python3 -c 'import errno
+for n in range(1, 141):
+    if n in errno.errorcode: print(n, errno.errorcode[n])' > py.txt
+	awk 'NR == FNR { want[$1] = 1; next } $1 in want' py.txt "$TMP/out" > ours.txt
+	diff py.txt ours.txt || fail "perfpy.strerror names errors otherwise than Util.strerror"
+	echo "strerror: $(wc -l < py.txt) error numbers named as Util.strerror names them"
+}
+
 for s in syscall-counts syscall-counts-by-pid failed-syscalls-by-pid; do
 	scenario "$s" same "$s" sys.data "$PY/$s.py"
 	scenario "$s preadwrite" same "$s" sys.data "$PY/$s.py" preadwrite
@@ -171,6 +193,7 @@ done
 scenario "syscall-counts-by-pid PID" by_pid syscall-counts-by-pid
 scenario "failed-syscalls-by-pid PID" by_pid failed-syscalls-by-pid
 scenario "audit's names" audit_names
+scenario "Util.strerror's names" strerror_names
 scenario "sctop" sctop
 scenario "sched-migration" sched_migration
 scenario "wakeup-latency" wakeup_latency
