@@ -6,9 +6,11 @@
  * copied first, so libelf never touches the caller's pages, which may be
  * read-only.  The ELF handle is closed before returning: a dso keeps only
  * what lookups need.  Symbols are the defined, named STT_FUNC and
- * STT_GNU_IFUNC entries of .symtab; without one, of the separate debug
- * file's .symtab (looked for before .dynsym is read, which it would
- * replace), else of .dynsym; C++ names stay mangled.  Data objects
+ * STT_GNU_IFUNC entries of .symtab and .dynsym, as perf 6.1 reads both
+ * (a binary stripped but for a few symbols names the rest from
+ * .dynsym); without .symtab, of the separate debug file's .symtab (looked
+ * for before .dynsym is read, which it would replace), else of .dynsym;
+ * C++ names stay mangled.  Data objects
  * (STT_OBJECT), which perf keeps with the functions, are read only when
  * an address no function holds is looked up (lp_dso_find_object), and
  * only those of the section holding it (struct osec).  The table is reserved
@@ -413,8 +415,8 @@ static int read_minidebug(struct lp_dso *d, Elf *e)
 	return rc;
 }
 
-/* Symbols (.symtab, else the debug file's when try_debug, else .dynsym)
- * with the PLT stubs perf names, given the table they came from; and, if
+/* Symbols (.symtab and .dynsym, else the debug file's when try_debug,
+ * else .dynsym) with the PLT stubs perf names, given the table they came from; and, if
  * the segments had none, the build-id from note sections.  try_debug: e
  * is the file at d->path (stubs may be named later), whose own symbols
  * are taken from the cache oc when it has them. */
@@ -438,7 +440,9 @@ static int read_scns(struct lp_dso *d, Elf *e, bool try_debug, const struct ocac
 		return 0;       /* .dynsym would only be replaced */
 	if (from_cache(d, d->path, oc))
 		return 0;
-	if ((symtab || dynsym) && read_syms(d, e, symtab ? symtab : dynsym))
+	/* perf's tables: .symtab, then .dynsym (which has what a partial
+	 * .symtab lacks: a binary stripped but for a few symbols) */
+	if ((symtab && read_syms(d, e, symtab)) || (dynsym && read_syms(d, e, dynsym)))
 		return -ENOMEM;
 	if (!symtab && try_debug && read_minidebug(d, e))
 		return -ENOMEM;
@@ -819,11 +823,11 @@ static int load_objects(struct lp_dso *d, uint64_t vaddr)
 	o->read = true;
 	Elf_Scn *scn = find_symtab(e), *dyn = NULL;
 	GElf_Shdr sh;
-	while (!scn && (dyn = elf_nextscn(e, dyn)))
-		if (gelf_getshdr(dyn, &sh) && sh.sh_type == SHT_DYNSYM)
-			scn = dyn;
-	struct lp_symtab *t = scn ? lp_symtab_new() : NULL;
-	if (t && (read_objects(d, t, e, fd, scn) || lp_symtab_finish(t))) {
+	while ((dyn = elf_nextscn(e, dyn)) && !(gelf_getshdr(dyn, &sh) && sh.sh_type == SHT_DYNSYM))
+		;
+	struct lp_symtab *t = scn || dyn ? lp_symtab_new() : NULL;
+	if (t && ((scn && read_objects(d, t, e, fd, scn)) ||       /* as the functions */
+		  (dyn && read_objects(d, t, e, fd, dyn)) || lp_symtab_finish(t))) {
 		lp_symtab_free(t);
 		t = NULL;
 	}

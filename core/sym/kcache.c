@@ -84,7 +84,7 @@ struct kc_header {
  * parsed and written again) */
 static const struct kc_kind kallsyms_kind = { "kallsyms", "LPKSYM2\n", KC_HIDDEN | KC_FLAW_MASK,
 					      KC_MAX_MODS };
-static const struct kc_kind objects_kind = { "objects", "LPOSYM1\n", KC_FULL_SYMTAB, 1 };
+static const struct kc_kind objects_kind = { "objects", "LPOSYM2\n", KC_FULL_SYMTAB, 1 };
 
 bool lp_kcache_dir(char *buf, size_t size)
 {

@@ -19,10 +19,11 @@
  * some stubs are named and others are shown as _init, depending on the
  * tree's shape, and past the stubs (.plt.sec, .plt.got) the search may find
  * nothing at all.  To name exactly what perf names, this file replays perf's
- * loading on a model of the tree (perftree.c): the symbols of the symbol
- * table perf reads (functions, objects, and labels in sections named *text*
- * or *data*, in table order), their sizeless ends fixed, aliases removed as
- * symbols__fixup_duplicate does, then the stubs.  A stub is added only when
+ * loading on a model of the tree (perftree.c): the symbols of each symbol
+ * table perf reads (.symtab then .dynsym, or .dynsym alone: functions,
+ * objects, and labels in sections named *text* or *data*, in table order),
+ * after each table the sizeless ends fixed and aliases removed as
+ * symbols__fixup_end and symbols__fixup_duplicate do, then the stubs.  A stub is added only when
  * perf's lookup of its address finds it, and where a symbol overlapping the
  * stubs is not found by perf, a hole (lp_symtab_add_late) says so.
  *
@@ -40,6 +41,7 @@
 #include "sym/perftree.h"
 #include "sym/sym_int.h"
 #include "util/elffile.h"
+#include "util/grow.h"
 
 #define PLT_NAME_MAX 1024       /* perf's sympltname[] */
 
@@ -63,17 +65,19 @@ struct stubs {
 struct meta {
 	uint32_t name;          /* st_name */
 	uint8_t bind;
+	uint8_t table;          /* which of perf's tables: strtab's index */
 };
 
 struct metas {
 	struct meta *v;
+	size_t cap;
 	Elf *e;
-	size_t strtab;
+	size_t strtab[2];       /* of each table perf reads */
 };
 
 static const char *meta_name(const struct metas *m, const struct meta *x)
 {
-	const char *s = elf_strptr(m->e, m->strtab, x->name);
+	const char *s = elf_strptr(m->e, m->strtab[x->table], x->name);
 	return s ? s : "";
 }
 
@@ -235,49 +239,54 @@ static bool perf_keeps(Elf *e, size_t shstrndx, const GElf_Sym *s, uint8_t *know
 	return known[s->st_shndx] == 2;
 }
 
-/* The table perf reads: .symtab, else .dynsym. */
-static Elf_Scn *perf_symtab(Elf *e, GElf_Shdr *sh)
+/* The tables perf reads, in its order, into scn and sh: .symtab then
+ * .dynsym, else .dynsym (perf 6.1's dso__load_sym; a separate debug
+ * file's .dynsym is NOBITS, not read).  Returns how many. */
+static int perf_tables(Elf *e, Elf_Scn *scn[2], GElf_Shdr sh[2])
 {
-	Elf_Scn *scn = NULL, *dyn = NULL;
-	GElf_Shdr dsh;
+	Elf_Scn *s = NULL, *symtab = NULL, *dynsym = NULL;
+	GElf_Shdr h, symsh, dynsh;
 
-	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, sh))
+	while ((s = elf_nextscn(e, s))) {
+		if (!gelf_getshdr(s, &h))
 			continue;
-		if (sh->sh_type == SHT_SYMTAB)
-			return scn;
-		if (sh->sh_type == SHT_DYNSYM && !dyn) {
-			dyn = scn;
-			dsh = *sh;
-		}
+		if (h.sh_type == SHT_SYMTAB && !symtab)
+			symtab = s, symsh = h;
+		else if (h.sh_type == SHT_DYNSYM && !dynsym)
+			dynsym = s, dynsh = h;
 	}
-	if (dyn)
-		*sh = dsh;
-	return dyn;
+	int n = 0;
+	if (symtab)
+		scn[n] = symtab, sh[n++] = symsh;
+	if (dynsym)
+		scn[n] = dynsym, sh[n++] = dynsh;
+	return n;
 }
 
-/* Inserts perf's symbols of e in table order; *nr gets how many. */
-static int load_symbols(struct lp_ptree *t, struct metas *meta, Elf *e, size_t *nr)
+/* The symbols of table scn: its data and how many entries it has. */
+static Elf_Data *table_data(Elf *e, Elf_Scn *scn, size_t *count)
 {
-	GElf_Shdr sh;
-	size_t shstrndx, esz = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT), cap = 0;
-	Elf_Scn *scn = perf_symtab(e, &sh);
-	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	size_t esz = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
+	Elf_Data *data = elf_getdata(scn, NULL);
+	*count = data && esz ? data->d_size / esz : 0;
+	return *count ? data : NULL;
+}
+
+/* Inserts perf's symbols of table `table` (scn, sh) of e in table order;
+ * *nr gets how many. */
+static int load_symbols(struct lp_ptree *t, struct metas *meta, Elf *e, Elf_Scn *scn,
+			const GElf_Shdr *sh, uint8_t table, size_t *nr)
+{
+	size_t shstrndx, count;
+	Elf_Data *data = table_data(e, scn, &count);
 	uint8_t known[KNOWN_SECTIONS] = { 0 };
 
 	*nr = 0;
-	if (!data || !esz || elf_getshdrstrndx(e, &shstrndx))
+	if (!data || elf_getshdrstrndx(e, &shstrndx))
 		return 0;
 	meta->e = e;
-	meta->strtab = sh.sh_link;
-	/* room for every symbol at once: no array copied as it grows */
-	size_t max = data->d_size / esz;
-	if (max && max < INT32_MAX && !t->n) {
-		if (!(t->n = malloc(max * sizeof *t->n)) || !(meta->v = malloc(max * sizeof *meta->v)))
-			return -ENOMEM;
-		t->cap = cap = max;
-	}
-	for (size_t i = 0; i < data->d_size / esz; i++) {
+	meta->strtab[table] = sh->sh_link;
+	for (size_t i = 0; i < count; i++) {
 		GElf_Sym s;
 		int32_t node;
 
@@ -285,17 +294,12 @@ static int load_symbols(struct lp_ptree *t, struct metas *meta, Elf *e, size_t *
 			break;
 		if (!perf_keeps(e, shstrndx, &s, known))
 			continue;
-		if ((size_t)t->nr >= cap) {
-			cap = cap ? cap * 2 : 256;
-			struct meta *m = realloc(meta->v, cap * sizeof *m);
-			if (!m)
-				return -ENOMEM;
-			meta->v = m;
-		}
+		if (lp_grow(&meta->v, &meta->cap, t->nr, sizeof *meta->v, 256, INT32_MAX))
+			return -ENOMEM;
 		node = lp_ptree_insert(t, s.st_value, s.st_value + s.st_size);
 		if (node < 0)
 			return node;
-		meta->v[node] = (struct meta){ s.st_name, (uint8_t)GELF_ST_BIND(s.st_info) };
+		meta->v[node] = (struct meta){ s.st_name, (uint8_t)GELF_ST_BIND(s.st_info), table };
 		(*nr)++;
 	}
 	return 0;
@@ -442,25 +446,20 @@ static uint64_t page_after(uint64_t start)
 	return start > UINT64_MAX - 8192 ? UINT64_MAX : ((start + 4095) & ~(uint64_t)4095) + 4096;
 }
 
-/* The hull of the stubs [lo, hi) and of every symbol of perf's table that
- * can overlap them once its end is fixed: the last start at or before lo
- * (a sizeless symbol there reaches past lo), sized symbols crossing the
- * stubs, and up to the first start at or after hi (where any sizeless
- * symbol before it ends).  Holes and stubs lie within it. */
-static void perf_hull(Elf *e, uint64_t lo, uint64_t hi, uint64_t *from, uint64_t *to, size_t *nr)
+/* table_hull's for one table (scn) of e: its symbols' part of the hull,
+ * widening [*from, *to); *nr counts them. */
+static void table_hull(Elf *e, Elf_Scn *scn, uint64_t lo, uint64_t hi, uint64_t *from,
+		       uint64_t *to, size_t *nr)
 {
-	GElf_Shdr sh;
-	size_t shstrndx, esz = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
-	Elf_Scn *scn = perf_symtab(e, &sh);
-	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	size_t shstrndx, count;
+	Elf_Data *data = table_data(e, scn, &count);
 	uint8_t known[KNOWN_SECTIONS] = { 0 };
 	uint64_t before = lo, after = UINT64_MAX, last = 0;
 	bool any_before = false;
 
-	*from = lo, *to = hi, *nr = 0;
-	if (!data || !esz || elf_getshdrstrndx(e, &shstrndx))
+	if (!data || elf_getshdrstrndx(e, &shstrndx))
 		return;
-	for (size_t i = 0; i < data->d_size / esz; i++) {
+	for (size_t i = 0; i < count; i++) {
 		GElf_Sym s;
 
 		if (!gelf_getsym(data, (int)i, &s))
@@ -487,6 +486,25 @@ static void perf_hull(Elf *e, uint64_t lo, uint64_t hi, uint64_t *from, uint64_t
 		*to = after;
 }
 
+/* The hull of the stubs [lo, hi) and of every symbol of perf's tables
+ * that can overlap them once its end is fixed: the last start at or
+ * before lo (a sizeless symbol there reaches past lo), sized symbols
+ * crossing the stubs, and up to the first start at or after hi (where
+ * any sizeless symbol before it ends).  Taken per table, as perf fixes
+ * the ends of each table's symbols after loading it (a symbol of the
+ * first may reach past a start of the second), and joined: holes and
+ * stubs lie within it. */
+static void perf_hull(Elf *e, uint64_t lo, uint64_t hi, uint64_t *from, uint64_t *to, size_t *nr)
+{
+	Elf_Scn *scn[2];
+	GElf_Shdr sh[2];
+	int n = perf_tables(e, scn, sh);
+
+	*from = lo, *to = hi, *nr = 0;
+	for (int i = 0; i < n; i++)
+		table_hull(e, scn[i], lo, hi, from, to, nr);
+}
+
 int lp_plt_span(Elf *runtime, Elf *symsrc, uint64_t *lo, uint64_t *hi)
 {
 	GElf_Shdr rsh, dsh;
@@ -509,16 +527,24 @@ int lp_plt_add(struct lp_symtab *t, Elf *runtime, Elf *symsrc)
 	struct stubs st = { 0 };
 	struct lp_ptree tree = LP_PTREE_INIT;
 	struct metas meta = { 0 };
-	size_t nsyms = 0;
+	Elf_Scn *scn[2];
+	GElf_Shdr sh[2];
+	size_t nsyms = 0, nr;
 	int err = read_stubs(runtime, &st);
+	int tables = !err && st.nr ? perf_tables(symsrc, scn, sh) : 0;
 
-	if (!err && st.nr)
-		err = load_symbols(&tree, &meta, symsrc, &nsyms);
-	if (!err && nsyms) {            /* perf adds no stubs to an object without symbols */
-		fixup_ends(&tree);
-		drop_aliases(&tree, &meta);
-		err = add_found(t, &tree, &st);
+	/* each table as perf loads it: its symbols, then their ends fixed
+	 * and aliases dropped (the whole tree's) */
+	for (int i = 0; !err && i < tables; i++) {
+		err = load_symbols(&tree, &meta, symsrc, scn[i], &sh[i], (uint8_t)i, &nr);
+		if (!err && nr) {
+			fixup_ends(&tree);
+			drop_aliases(&tree, &meta);
+		}
+		nsyms += nr;
 	}
+	if (!err && nsyms)              /* perf adds no stubs to an object without symbols */
+		err = add_found(t, &tree, &st);
 	lp_ptree_free(&tree);
 	free(meta.v);
 	stubs_free(&st);
