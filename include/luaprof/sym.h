@@ -225,6 +225,21 @@ struct lp_record;
  * return of fn and returns it; otherwise 0, or -ENOMEM. */
 int lp_bpf_scan(int (*fn)(const struct lp_record *r, void *arg), void *arg);
 
+/* Hands fn an MMAP record for each module of the modules file path
+ * ("/proc/modules"), as perf record synthesizes the kernel's module maps:
+ * pid -1, misc PERF_RECORD_MISC_KERNEL, [address, address + size),
+ * offset 0, file name "[NAME]".  Lines that do not read as a module's,
+ * and modules at address 0 (hidden by kptr_restrict), are skipped; a file
+ * that cannot be opened has none.  Records are decoded only (data NULL,
+ * no trailer) and borrowed for the call.  Stops at the first non-zero
+ * return of fn and returns it; otherwise 0, or -ENOMEM. */
+int lp_kernel_modules_scan(const char *path, int (*fn)(const struct lp_record *r, void *arg),
+			   void *arg);
+
+/* lp_kernel_modules_scan of the file's len bytes at buf. */
+int lp_kernel_modules_parse(const char *buf, size_t len,
+			    int (*fn)(const struct lp_record *r, void *arg), void *arg);
+
 /* Adds the object a recording names name, with build-id id (n bytes, 1 to
  * 20), to perf's build-id cache as perf record 6.1 does: in the directory
  * lp_bidcache_dir() names (DIR), one stat when it is there already, else

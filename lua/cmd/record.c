@@ -105,8 +105,21 @@ static void write_made_up(struct lp_recording *rec, struct lp_record *r, uint32_
 		set_err(rec, lp_pd_writer_write(rec->w, buf));
 }
 
-/* perf record's synthesized map of the kernel text, which perf needs to
- * place kernel symbols: MMAP pid -1 "[kernel.kallsyms]_text". */
+/* Writes a kernel map luaprof made up, and applies it to the model (for
+ * kernel hits, and the live run's names). */
+static int write_kernel_record(const struct lp_record *r, void *arg)
+{
+	struct lp_recording *rec = arg;
+	struct lp_record copy = *r;
+	write_made_up(rec, &copy, UINT32_MAX, 0);
+	if (lp_procs_apply(rec->procs, r))
+		set_err(rec, -ENOMEM);
+	return 0;
+}
+
+/* perf record's synthesized maps of the kernel, which perf needs to
+ * place kernel symbols: MMAP pid -1 "[kernel.kallsyms]_text", then one
+ * per loaded module ("[ext4]"). */
 static void write_kernel_map(struct lp_recording *rec)
 {
 	uint64_t start, end;
@@ -115,8 +128,8 @@ static void write_kernel_map(struct lp_recording *rec)
 	struct lp_record r = { .type = PERF_RECORD_MMAP, .misc = PERF_RECORD_MISC_KERNEL };
 	r.u.mmap = (struct lp_mmap){ .pid = UINT32_MAX, .start = start, .len = end - start,
 				     .pgoff = start, .filename = "[kernel.kallsyms]_text" };
-	write_made_up(rec, &r, UINT32_MAX, 0);
-	if (lp_procs_apply(rec->procs, &r))     /* for kernel hits */
+	write_kernel_record(&r, rec);
+	if (lp_kernel_modules_scan("/proc/modules", write_kernel_record, rec))
 		set_err(rec, -ENOMEM);
 }
 
@@ -428,6 +441,8 @@ static void add_object(struct bid_table *bt, const struct lp_map *m)
 		bt->kernel = true;
 		return;
 	}
+	if (m->ksymbol)         /* a BPF program's code: no file */
+		return;
 	bool vdso = !strcmp(m->path, "[vdso]");
 	if ((vdso && bt->vdso) || (!vdso && seen_before(bt, m->path)))
 		return;

@@ -54,6 +54,20 @@ same_script() {
 	echo "$1: $(grep -c cpu-clock perf.txt) samples as perf script's, $n frames in the BPF program"
 }
 
+# same_sysmix DATA: sysmix's samples in luaprof's script of DATA (the
+# workload's bpftrace's own are not this test's) are perf script's, with
+# 20 frames or more in the program; prints how many (ours.txt: the text).
+same_sysmix() {
+	perf script -i "$1" 2>/dev/null | awk -v RS= -v ORS='\n\n' '/^sysmix /' > perf.txt
+	expect_status 0 "$LUAPROF" run script -i "$1"
+	awk -v RS= -v ORS='\n\n' '/^sysmix /' "$TMP/out" > ours.txt
+	cmp -s perf.txt ours.txt || { diff perf.txt ours.txt | head -20; fail "script of $1 differs from perf script"; }
+	local n
+	n=$(grep -c '^[[:space:]]*ffffffff[0-9a-f]* bpf_prog_[0-9a-f]*_sys_enter+0x[0-9a-f]* (bpf_prog_' ours.txt)
+	[ "$n" -ge 20 ] || fail "only $n frames of sysmix in the BPF program loaded during the run of $1"
+	echo "$n"
+}
+
 # same_folded DATA: folded's stacks are perf script's folded, BPF
 # programs' frames with _[k], as kernel code (stackcollapse-perf.pl gives
 # none: their object is not a [kernel...] one).
@@ -131,13 +145,7 @@ during() {
 	n=$(grep -c 'flags 0x1 ' ksym.txt)
 	[ "$n" -ge 2 ] || { cat ksym.txt; fail "the recording has $n KSYMBOL records unregistering the program, not 2"; }
 	loads=$(grep 'flags 0x0 ' ksym.txt | awk '{print $5}' | sort -u | wc -l)
-	# only sysmix's samples: bpftrace's own are not this test's
-	perf script -i during.data 2>/dev/null | awk -v RS= -v ORS='\n\n' '/^sysmix /' > perf.txt
-	expect_status 0 "$LUAPROF" run script -i during.data
-	awk -v RS= -v ORS='\n\n' '/^sysmix /' "$TMP/out" > ours.txt
-	cmp -s perf.txt ours.txt || { diff perf.txt ours.txt | head -20; fail "script of during.data differs from perf script"; }
-	n=$(grep -c '^[[:space:]]*ffffffff[0-9a-f]* bpf_prog_[0-9a-f]*_sys_enter+0x[0-9a-f]* (bpf_prog_' ours.txt)
-	[ "$n" -ge 20 ] || fail "only $n frames in the BPF program loaded during the run"
+	n=$(same_sysmix during.data) || { echo "$n"; exit 1; }
 	echo "during.data: $(grep -c cpu-clock ours.txt) samples of sysmix as perf script's, $n frames in the program ($loads addresses)"
 	rows() { awk '$1 ~ /%$/ && /bpf_prog_/ {$1 = $1; print}'; }
 	perf report -i during.data --stdio --children --sort sym -n -g none 2>/dev/null | rows > perf.rows
@@ -168,12 +176,7 @@ luaprof_record() {
 	same_script lrec.data 20
 	write_load_sh
 	expect_status 0 "$LUAPROF" record -g -o lrec2.data -- sh load.sh
-	perf script -i lrec2.data 2>/dev/null | awk -v RS= -v ORS='\n\n' '/^sysmix /' > perf.txt
-	expect_status 0 "$LUAPROF" run script -i lrec2.data
-	awk -v RS= -v ORS='\n\n' '/^sysmix /' "$TMP/out" > ours.txt
-	cmp -s perf.txt ours.txt || { diff perf.txt ours.txt | head -20; fail "script of lrec2.data differs from perf script"; }
-	n=$(grep -c '^[[:space:]]*ffffffff[0-9a-f]* bpf_prog_[0-9a-f]*_sys_enter+0x[0-9a-f]* (bpf_prog_' ours.txt)
-	[ "$n" -ge 20 ] || fail "only $n frames in the BPF program the workload loaded under luaprof record"
+	n=$(same_sysmix lrec2.data) || { echo "$n"; exit 1; }
 	echo "luaprof record: the programs' frames named by perf script as by luaprof ($n loaded by the workload)"
 }
 

@@ -40,6 +40,9 @@ fuzz_kallsyms)
 	# and its end (modules).
 	head -c 65536 /proc/kallsyms > "$dir/proc-head" 2>/dev/null
 	tail -c 65536 /proc/kallsyms > "$dir/proc-tail" 2>/dev/null ;;
+fuzz_kmodules)
+	# this machine's modules, if it has any
+	head -c 65536 /proc/modules > "$dir/proc-modules" 2>/dev/null ;;
 fuzz_perfmap)
 	# perf maps of the shapes runtimes write
 	printf '7f3a4c001000 40 LazyCompile:*fib /app/x.js:3\n7f3a4c001040 0x80 Function:foo\n' > "$dir/seed-node"

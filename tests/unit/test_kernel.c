@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "test.h"
+#include "luaprof/record.h"
 #include "luaprof/sym.h"
 #include "sym/sym_int.h"
 
@@ -475,6 +476,79 @@ static void test_whole(void)
 	TEST_STREQ(flaw_of(""), "_stext");
 }
 
+/* ---- /proc/modules (kmodules.c) ---- */
+
+struct mods {
+	char names[8][64];
+	uint64_t start[8], len[8];
+	int n, stop_at;
+};
+
+static int note_module(const struct lp_record *r, void *arg)
+{
+	struct mods *m = arg;
+	TEST_EQ(r->type, PERF_RECORD_MMAP);
+	TEST_EQ(r->misc, PERF_RECORD_MISC_KERNEL);
+	TEST_EQ(r->u.mmap.pid, UINT32_MAX);
+	TEST_EQ_U64(r->u.mmap.pgoff, 0);
+	if (m->n < 8) {
+		snprintf(m->names[m->n], sizeof m->names[0], "%s", r->u.mmap.filename);
+		m->start[m->n] = r->u.mmap.start;
+		m->len[m->n] = r->u.mmap.len;
+	}
+	return ++m->n == m->stop_at ? 7 : 0;
+}
+
+/* Modules as perf writes their maps; lines that are no module's (short,
+ * a bad number, hidden or empty, wrapping, a NUL) are passed over; fn's
+ * non-zero return stops the scan; a missing file has none. */
+static void test_modules(void)
+{
+	static const char text[] =
+		"ext4 995328 2 - Live 0xffffffffc0a2b000 (E)\n"
+		"mbcache 16384 1 ext4, Live 0xffffffffc0a1e000\n"
+		"hidden 16384 0 - Live 0x0000000000000000\n"
+		"empty 0 0 - Live 0xffffffffc0a00000\n"
+		"short 16384 0 - Live\n"
+		"badsize 16k 0 - Live 0xffffffffc0900000\n"
+		"badaddr 4096 0 - Live ffffffffc0800000\n"
+		"wraps 8192 0 - Live 0xfffffffffffff000\n"
+		"huge 4096 0 - Live 0x1ffffffffffffffff\n"
+		"\n"
+		"  spaced   4096   0   -   Live   0xffffffffc0700000\n"
+		"nul\0x 4096 0 - Live 0xffffffffc0600000\n"
+		"last 8192 0 - Loading 0xffffffffc0500000";
+	struct mods m = { .stop_at = -1 };
+	TEST_EQ(lp_kernel_modules_parse(text, sizeof text - 1, note_module, &m), 0);
+	TEST_EQ(m.n, 4);
+	TEST_STREQ(m.names[0], "[ext4]");
+	TEST_EQ_U64(m.start[0], 0xffffffffc0a2b000ull);
+	TEST_EQ_U64(m.len[0], 995328);
+	TEST_STREQ(m.names[1], "[mbcache]");
+	TEST_STREQ(m.names[2], "[spaced]");
+	TEST_EQ_U64(m.start[2], 0xffffffffc0700000ull);
+	TEST_STREQ(m.names[3], "[last]");
+	TEST_EQ_U64(m.len[3], 8192);
+
+	struct mods one = { .stop_at = 1 };
+	TEST_EQ(lp_kernel_modules_parse(text, sizeof text - 1, note_module, &one), 7);
+	TEST_EQ(one.n, 1);
+
+	FILE *f = tmp_open();
+	fputs(text, f);
+	fclose(f);
+	struct mods fm = { .stop_at = -1 };
+	TEST_EQ(lp_kernel_modules_scan(tmpfile_path, note_module, &fm), 0);
+	TEST_EQ(fm.n, 3);               /* the file ends at the NUL's line */
+	unlink(tmpfile_path);
+	struct mods none = { .stop_at = -1 };
+	TEST_EQ(lp_kernel_modules_scan("/nonexistent/modules", note_module, &none), 0);
+	TEST_EQ(none.n, 0);
+	/* this machine's, whatever it has: every record well formed */
+	struct mods here = { .stop_at = -1 };
+	TEST_EQ(lp_kernel_modules_scan("/proc/modules", note_module, &here), 0);
+}
+
 TEST_MAIN("kernel",
 	TEST_CASE(test_proc_kallsyms),
 	TEST_CASE(test_synthetic),
@@ -486,4 +560,5 @@ TEST_MAIN("kernel",
 	TEST_CASE(test_short_lines),
 	TEST_CASE(test_missing),
 	TEST_CASE(test_build_id_notes),
-	TEST_CASE(test_whole))
+	TEST_CASE(test_whole),
+	TEST_CASE(test_modules))
