@@ -181,6 +181,7 @@ struct lp_run_stack {
 	struct lp_fold_cache *fold[2];  /* per LP_FOLD_* kind, made on first use */
 	struct lp_foldids *foldids;     /* folded strings' names as ids (lfoldids.c) */
 	bool kernel_notice;             /* the hidden kernel symbols were noted */
+	bool outside_notice;            /* a kernel frame in no kernel map was noted */
 	struct lp_buf text[2];          /* scratch: s.ustack's and s.kstack's text */
 };
 

@@ -56,6 +56,14 @@ static void resolve(struct lp_run *run, uint64_t ip, bool kernel, bool cached,
 				"kernel frames are unnamed; run as root or set "
 				"sysctl kernel.kptr_restrict=0\n");
 	}
+	/* in no object: the recording has kernel maps, and none holds it */
+	if (kernel && ip >> 63 && !out->dso && !run->stack.outside_notice) {
+		run->stack.outside_notice = true;
+		fprintf(stderr, "luaprof: kernel frames in no kernel map of the recording (the first "
+				"at %#" PRIx64 ") are unnamed, as perf leaves them: a BPF program "
+				"loaded without a KSYMBOL record of it, or a module the recording "
+				"has no map of\n", ip);
+	}
 }
 
 /* lp_stack_leaf, resolved through the resolver's caches or not. */

@@ -93,7 +93,8 @@ loaded_before() {
 # A program another process loads while perf records sysmix: the
 # recording has no KSYMBOL of it (a task's events get those of its own
 # programs only), and perf finds no map there.  Replayed while the
-# program is loaded: /proc/kallsyms names it, perf does not.
+# program is loaded: /proc/kallsyms names it, perf does not; a line on
+# stderr says why its frames are unnamed.
 no_ksymbol() {
 	stop_at_exit
 	cat > wait.sh <<EOF
@@ -109,6 +110,8 @@ EOF
 	wait "$rec" || fail "perf record failed"
 	grep -q 'bpf_prog_[0-9a-f]*_sys_enter' /proc/kallsyms || skip "kallsyms does not list the program"
 	same_script nobpf.data 0
+	grep -q '^luaprof: kernel frames in no kernel map of the recording (the first at 0xffffffff[0-9a-f]*) are unnamed' \
+		"$TMP/err" || { cat "$TMP/err"; fail "no line says why the program's frames are unnamed"; }
 	bt_stop
 	grep -q '^[[:space:]]*ffffffff[0-9a-f]* \[unknown\] (\[unknown\])$' "$TMP/out" ||
 		fail "no frame in the unnamed program"

@@ -37,5 +37,7 @@ PY
 grep -qE 'luaprof: [0-9]+% \([0-9.]+/[0-9.]+ MiB\), [0-9.]+[KM]? samples/s' pty.txt || { cat pty.txt; fail "no progress line on a terminal"; }
 grep -qE '^done.[0-9]+$' pty.txt || fail "the script's output is missing"
 "$LUAPROF" run ./slow.lua -i rec.data > out.txt 2> err.txt || fail "the replay failed"
-[ -s err.txt ] && { cat err.txt; fail "progress was shown with stderr not a terminal"; }
+# (a BPF program another test loaded may leave a frame unnamed, and say so)
+grep -v '^luaprof: kernel frames in no kernel map' err.txt | grep -q . &&
+	{ cat err.txt; fail "progress was shown with stderr not a terminal"; }
 exit 0
