@@ -90,34 +90,30 @@ static int take_u64s(struct cursor *c, uint64_t nr, const uint64_t **out)
 	return 0;
 }
 
-static int take_u64(struct cursor *c, uint64_t *v)
+/* Consumes n bytes into v. */
+static int take_copy(struct cursor *c, void *v, size_t n)
 {
 	const void *p;
 
-	if (take(c, sizeof *v, &p))
+	if (take(c, n, &p))
 		return -EPROTO;
-	memcpy(v, p, sizeof *v);
+	memcpy(v, p, n);
 	return 0;
+}
+
+static int take_u64(struct cursor *c, uint64_t *v)
+{
+	return take_copy(c, v, sizeof *v);
 }
 
 static int take_u32(struct cursor *c, uint32_t *v)
 {
-	const void *p;
-
-	if (take(c, sizeof *v, &p))
-		return -EPROTO;
-	memcpy(v, p, sizeof *v);
-	return 0;
+	return take_copy(c, v, sizeof *v);
 }
 
 static int take_u16(struct cursor *c, uint16_t *v)
 {
-	const void *p;
-
-	if (take(c, sizeof *v, &p))
-		return -EPROTO;
-	memcpy(v, p, sizeof *v);
-	return 0;
+	return take_copy(c, v, sizeof *v);
 }
 
 /* A NUL-terminated string that must end inside the window; it and its
