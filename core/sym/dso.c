@@ -821,13 +821,12 @@ static int load_objects(struct lp_dso *d, uint64_t vaddr)
 		return err ? -1 : 0;
 	}
 	o->read = true;
-	Elf_Scn *scn = find_symtab(e), *dyn = NULL;
-	GElf_Shdr sh;
-	while ((dyn = elf_nextscn(e, dyn)) && !(gelf_getshdr(dyn, &sh) && sh.sh_type == SHT_DYNSYM))
-		;
-	struct lp_symtab *t = scn || dyn ? lp_symtab_new() : NULL;
-	if (t && ((scn && read_objects(d, t, e, fd, scn)) ||       /* as the functions */
-		  (dyn && read_objects(d, t, e, fd, dyn)) || lp_symtab_finish(t))) {
+	Elf_Scn *scn[2];
+	int n = lp_elf_sym_tables(e, scn);      /* as the functions */
+	struct lp_symtab *t = n ? lp_symtab_new() : NULL;
+	for (int i = 0; t && !err && i < n; i++)
+		err = read_objects(d, t, e, fd, scn[i]);
+	if (t && (err || lp_symtab_finish(t))) {
 		lp_symtab_free(t);
 		t = NULL;
 	}

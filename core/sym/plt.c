@@ -239,30 +239,6 @@ static bool perf_keeps(Elf *e, size_t shstrndx, const GElf_Sym *s, uint8_t *know
 	return known[s->st_shndx] == 2;
 }
 
-/* The tables perf reads, in its order, into scn and sh: .symtab then
- * .dynsym, else .dynsym (perf 6.1's dso__load_sym; a separate debug
- * file's .dynsym is NOBITS, not read).  Returns how many. */
-static int perf_tables(Elf *e, Elf_Scn *scn[2], GElf_Shdr sh[2])
-{
-	Elf_Scn *s = NULL, *symtab = NULL, *dynsym = NULL;
-	GElf_Shdr h, symsh, dynsh;
-
-	while ((s = elf_nextscn(e, s))) {
-		if (!gelf_getshdr(s, &h))
-			continue;
-		if (h.sh_type == SHT_SYMTAB && !symtab)
-			symtab = s, symsh = h;
-		else if (h.sh_type == SHT_DYNSYM && !dynsym)
-			dynsym = s, dynsh = h;
-	}
-	int n = 0;
-	if (symtab)
-		scn[n] = symtab, sh[n++] = symsh;
-	if (dynsym)
-		scn[n] = dynsym, sh[n++] = dynsh;
-	return n;
-}
-
 /* The symbols of table scn: its data and how many entries it has. */
 static Elf_Data *table_data(Elf *e, Elf_Scn *scn, size_t *count)
 {
@@ -272,20 +248,21 @@ static Elf_Data *table_data(Elf *e, Elf_Scn *scn, size_t *count)
 	return *count ? data : NULL;
 }
 
-/* Inserts perf's symbols of table `table` (scn, sh) of e in table order;
+/* Inserts perf's symbols of table `table` (scn) of e in table order;
  * *nr gets how many. */
 static int load_symbols(struct lp_ptree *t, struct metas *meta, Elf *e, Elf_Scn *scn,
-			const GElf_Shdr *sh, uint8_t table, size_t *nr)
+			uint8_t table, size_t *nr)
 {
 	size_t shstrndx, count;
 	Elf_Data *data = table_data(e, scn, &count);
 	uint8_t known[KNOWN_SECTIONS] = { 0 };
+	GElf_Shdr sh;
 
 	*nr = 0;
-	if (!data || elf_getshdrstrndx(e, &shstrndx))
+	if (!data || !gelf_getshdr(scn, &sh) || elf_getshdrstrndx(e, &shstrndx))
 		return 0;
 	meta->e = e;
-	meta->strtab[table] = sh->sh_link;
+	meta->strtab[table] = sh.sh_link;
 	for (size_t i = 0; i < count; i++) {
 		GElf_Sym s;
 		int32_t node;
@@ -497,8 +474,7 @@ static void table_hull(Elf *e, Elf_Scn *scn, uint64_t lo, uint64_t hi, uint64_t 
 static void perf_hull(Elf *e, uint64_t lo, uint64_t hi, uint64_t *from, uint64_t *to, size_t *nr)
 {
 	Elf_Scn *scn[2];
-	GElf_Shdr sh[2];
-	int n = perf_tables(e, scn, sh);
+	int n = lp_elf_sym_tables(e, scn);
 
 	*from = lo, *to = hi, *nr = 0;
 	for (int i = 0; i < n; i++)
@@ -528,15 +504,14 @@ int lp_plt_add(struct lp_symtab *t, Elf *runtime, Elf *symsrc)
 	struct lp_ptree tree = LP_PTREE_INIT;
 	struct metas meta = { 0 };
 	Elf_Scn *scn[2];
-	GElf_Shdr sh[2];
 	size_t nsyms = 0, nr;
 	int err = read_stubs(runtime, &st);
-	int tables = !err && st.nr ? perf_tables(symsrc, scn, sh) : 0;
+	int tables = !err && st.nr ? lp_elf_sym_tables(symsrc, scn) : 0;
 
 	/* each table as perf loads it: its symbols, then their ends fixed
 	 * and aliases dropped (the whole tree's) */
 	for (int i = 0; !err && i < tables; i++) {
-		err = load_symbols(&tree, &meta, symsrc, scn[i], &sh[i], (uint8_t)i, &nr);
+		err = load_symbols(&tree, &meta, symsrc, scn[i], (uint8_t)i, &nr);
 		if (!err && nr) {
 			fixup_ends(&tree);
 			drop_aliases(&tree, &meta);

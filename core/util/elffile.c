@@ -90,6 +90,27 @@ Elf_Scn *lp_elf_section(Elf *e, const char *name, GElf_Word type, GElf_Shdr *sh)
 	return NULL;
 }
 
+int lp_elf_sym_tables(Elf *e, Elf_Scn *scn[2])
+{
+	Elf_Scn *s = NULL, *symtab = NULL, *dynsym = NULL;
+	GElf_Shdr sh;
+
+	while ((s = elf_nextscn(e, s))) {
+		if (!gelf_getshdr(s, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && !symtab)
+			symtab = s;
+		else if (sh.sh_type == SHT_DYNSYM && !dynsym)
+			dynsym = s;
+	}
+	int n = 0;
+	if (symtab)
+		scn[n++] = symtab;
+	if (dynsym)
+		scn[n++] = dynsym;
+	return n;
+}
+
 /* lp_elf_each_sym through libelf, ent bytes a symbol: for a compressed
  * table (its sh_size is the compressed size). */
 static int each_sym_libelf(Elf_Scn *scn, size_t ent, lp_elf_sym_fn fn, void *arg)

@@ -39,6 +39,12 @@ Elf *lp_elf_mem(const void *image, size_t size);
  * cannot be read are skipped. */
 Elf_Scn *lp_elf_section(Elf *e, const char *name, GElf_Word type, GElf_Shdr *sh);
 
+/* The symbol tables perf 6.1 reads from e, in its order, into scn:
+ * .symtab then .dynsym, or .dynsym alone (the first section of each type,
+ * SHT_SYMTAB and SHT_DYNSYM: a separate debug file's NOBITS .dynsym is
+ * none).  Returns how many (0-2). */
+int lp_elf_sym_tables(Elf *e, Elf_Scn *scn[2]);
+
 /* Called by lp_elf_each_sym() for symbol i; a non-zero return stops
  * the scan, which returns it. */
 typedef int (*lp_elf_sym_fn)(void *arg, size_t i, const GElf_Sym *sym);
