@@ -73,6 +73,7 @@ struct lp_foldids {
 	struct lp_ranges **ranges;      /* a file's offsets -> the id of their name */
 	size_t nr_ranges, cap_ranges;
 	struct file_key last_key;       /* the file of the last ranges used */
+	int64_t last_at;                /* its entry in files */
 	struct lp_ranges *last;
 	struct l1_slot l1[1u << L1_BITS];
 	struct l2_slot l2[1u << L2_BITS];
@@ -155,40 +156,57 @@ static bool l2_same(const struct l2_slot *a, const struct l2_slot *b)
 	       a->dev == b->dev && a->how == b->how;
 }
 
+/* A new set of ranges for lp_foldids.files' value (see file_ranges),
+ * of kernel maps gen; 0 when out of memory. */
+static uint64_t new_ranges(struct lp_foldids *c, uint64_t gen)
+{
+	struct lp_ranges *r = NULL;
+	if (c->nr_ranges == c->cap_ranges) {
+		size_t cap = c->cap_ranges ? 2 * c->cap_ranges : 16;
+		struct lp_ranges **v = realloc(c->ranges, cap * sizeof *v);
+		if (v) {
+			c->ranges = v;
+			c->cap_ranges = cap;
+		}
+	}
+	if (c->nr_ranges < c->cap_ranges && (r = lp_ranges_new()))
+		c->ranges[c->nr_ranges++] = r;
+	return r ? c->nr_ranges | gen << 32 : 0;
+}
+
 /* The ranges of the file and kind of frame of key (a file's frame),
- * made when absent and create; NULL when none (or out of memory). */
+ * made when absent and create; NULL when none (or out of memory).  The
+ * kernel's, one set per kind of frame as a file's, are of addresses
+ * under the kernel maps of one generation (key->dev): when a KSYMBOL
+ * record changed the maps, the set is emptied and serves the new ones. */
 static struct lp_ranges *file_ranges(struct lp_foldids *c, const struct l2_slot *key, bool create)
 {
 	/* a first frame and a return address are both named at their
 	 * address (frames of unwound stacks have no ranges) */
-	struct file_key fk = { key->path, key->dev, key->ino,
+	struct file_key fk = { key->path, key->path ? key->dev : 0, key->ino,
 			       key->how & ~(unsigned)(LP_FOLD_HOW_FIRST | LP_FOLD_HOW_RET) };
-	if (c->last && !memcmp(&fk, &c->last_key, sizeof fk))
-		return c->last;
-	bool added = false;
-	int64_t i = lp_hmap_find(c->files, &fk, sizeof fk, lp_hash(&fk, sizeof fk), create, &added);
-	if (i < 0)
-		return NULL;
-	if (added) {
-		struct lp_ranges *r = NULL;
-		if (c->nr_ranges == c->cap_ranges) {
-			size_t cap = c->cap_ranges ? 2 * c->cap_ranges : 16;
-			struct lp_ranges **v = realloc(c->ranges, cap * sizeof *v);
-			if (v) {
-				c->ranges = v;
-				c->cap_ranges = cap;
-			}
-		}
-		if (c->nr_ranges < c->cap_ranges && (r = lp_ranges_new()))
-			c->ranges[c->nr_ranges++] = r;
-		/* an entry with no ranges (out of memory) stands for none */
-		*lp_hmap_value(c->files, (size_t)i) = r ? c->nr_ranges : 0;
+	int64_t i = c->last_at;
+	if (!c->last || memcmp(&fk, &c->last_key, sizeof fk)) {
+		bool added = false;
+		i = lp_hmap_find(c->files, &fk, sizeof fk, lp_hash(&fk, sizeof fk), create, &added);
+		if (i < 0)
+			return NULL;
+		if (added)
+			*lp_hmap_value(c->files, (size_t)i) = new_ranges(c, key->dev);
 	}
-	uint64_t v = *lp_hmap_value(c->files, (size_t)i);
-	if (!v)
+	/* the value: the set's index + 1 (0: none, out of memory), and the
+	 * kernel maps' generation its ranges are of above it */
+	uint64_t *v = lp_hmap_value(c->files, (size_t)i);
+	if (!(*v & UINT32_MAX))
 		return NULL;
+	struct lp_ranges *r = c->ranges[(*v & UINT32_MAX) - 1];
+	if (!key->path && *v >> 32 != key->dev) {
+		lp_ranges_clear(r);
+		*v = (*v & UINT32_MAX) | key->dev << 32;
+	}
 	c->last_key = fk;
-	return c->last = c->ranges[v - 1];
+	c->last_at = i;
+	return c->last = r;
 }
 
 /* Whether frames of key have ranges kept: a kernel frame, or a file's
